@@ -1,0 +1,23 @@
+package io.lgc4j.core.comm;
+
+import io.lgc4j.core.stage.Stage;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A decoded, checked frame: its kind, the stage and step that sent it, and a read-only little-endian view of its
+ * payload (no copy of the received bytes).
+ *
+ * @param kind        what the payload carries
+ * @param stage       the stage of the sending step
+ * @param step        the sending step, -1 outside training steps
+ * @param payload     read-only, little-endian, positioned at the payload's first byte
+ * @param wireLength  bytes of the whole frame on the wire (header, payload and trailer)
+ */
+public record Frame(TrafficKind kind, Stage stage, int step, ByteBuffer payload, int wireLength) {
+
+    /** Payload length in bytes. */
+    public int payloadLength() {
+        return payload.remaining();
+    }
+}

@@ -1,0 +1,151 @@
+package io.lgc4j.core.comm;
+
+import io.lgc4j.core.stage.Stage;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
+
+import static io.lgc4j.core.comm.FrameDescriptor.*;
+
+/**
+ * Writes and checks frames in the layout of {@link FrameDescriptor}.
+ *
+ * <p>Writing is in place: {@link #allocate} gives a buffer whose payload region the caller fills directly (one copy
+ * from the tensor to the wire), then {@link #seal} writes header and CRC. Reading never allocates: {@link #decode}
+ * checks every field against the bytes at hand and returns a view of the payload.
+ *
+ * <pre>{@code
+ * ByteBuffer frame = FrameCodec.allocate(4 * values.length);
+ * frame.asFloatBuffer().put(values);            // little-endian view at the payload offset
+ * byte[] wire = FrameCodec.seal(frame, TrafficKind.VALUES, Stage.FULL, step);
+ * Frame decoded = FrameCodec.decode(wire);      // throws FrameException on any inconsistency
+ * }</pre>
+ */
+public final class FrameCodec {
+
+    private FrameCodec() {
+    }
+
+    /**
+     * A buffer for one frame with room for {@code payloadLength} payload bytes: little-endian, its position at the
+     * payload's first byte and its limit at the payload's end. Fill the payload, then call {@link #seal}.
+     */
+    public static ByteBuffer allocate(int payloadLength) {
+        if (payloadLength < 0 || payloadLength > MAX_PAYLOAD_LENGTH) {
+            throw new IllegalArgumentException("payload length must be in [0, " + MAX_PAYLOAD_LENGTH + "], found "
+                    + payloadLength);
+        }
+        ByteBuffer buffer = ByteBuffer.wrap(new byte[frameLength(payloadLength)]).order(ByteOrder.LITTLE_ENDIAN);
+        buffer.position(HEADER_LENGTH).limit(HEADER_LENGTH + payloadLength);
+        return buffer.slice().order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /**
+     * Writes the header and CRC around a payload filled in a buffer from {@link #allocate} and returns the frame's
+     * bytes. The payload buffer's position is ignored: its whole capacity is the payload.
+     */
+    public static byte[] seal(ByteBuffer payload, TrafficKind kind, Stage stage, int step) {
+        if (kind == TrafficKind.HEADER) {
+            throw new IllegalArgumentException("HEADER is a meter category, not a frame kind");
+        }
+        if (!payload.hasArray() || payload.arrayOffset() != HEADER_LENGTH) {
+            throw new IllegalArgumentException("payload buffer must come from FrameCodec.allocate");
+        }
+        byte[] bytes = payload.array();
+        int payloadLength = payload.capacity();
+        ByteBuffer frame = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        frame.putInt(MAGIC_OFFSET, MAGIC);
+        frame.put(VERSION_OFFSET, (byte) VERSION);
+        frame.put(KIND_OFFSET, (byte) kind.wireId());
+        frame.put(STAGE_OFFSET, (byte) stage.wireId());
+        frame.put(FLAGS_OFFSET, (byte) 0);
+        frame.putInt(STEP_OFFSET, step);
+        frame.putInt(LENGTH_OFFSET, payloadLength);
+        CRC32C crc = new CRC32C();
+        crc.update(bytes, 0, HEADER_LENGTH + payloadLength);
+        frame.putInt(HEADER_LENGTH + payloadLength, (int) crc.getValue());
+        return bytes;
+    }
+
+    /** Encodes a frame around a copy of {@code payload}'s remaining bytes. */
+    public static byte[] encode(TrafficKind kind, Stage stage, int step, ByteBuffer payload) {
+        ByteBuffer frame = allocate(payload.remaining());
+        frame.put(payload.duplicate());
+        return seal(frame, kind, stage, step);
+    }
+
+    /**
+     * Checks a frame and returns it decoded. The frame must be exactly {@code bytes}: trailing bytes are an error.
+     *
+     * @throws FrameException saying what was expected and what was found
+     */
+    public static Frame decode(byte[] bytes) {
+        return decode(bytes, true);
+    }
+
+    /**
+     * Reads a frame this process sealed itself, checking its structure but not recomputing its CRC (the sender's
+     * meter reads the header back instead of trusting its caller).
+     */
+    static Frame peek(byte[] bytes) {
+        return decode(bytes, false);
+    }
+
+    private static Frame decode(byte[] bytes, boolean checkCrc) {
+        int length = bytes.length;
+        if (length < OVERHEAD) {
+            throw new FrameException("truncated frame: " + length + " bytes, a frame needs at least " + OVERHEAD);
+        }
+        ByteBuffer frame = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        int magic = frame.getInt(MAGIC_OFFSET);
+        if (magic != MAGIC) {
+            throw new FrameException(String.format("bad frame magic: expected 0x%08X, found 0x%08X", MAGIC, magic));
+        }
+        int version = frame.get(VERSION_OFFSET) & 0xFF;
+        if (version != VERSION) {
+            throw new FrameException("unsupported frame version: expected " + VERSION + ", found " + version);
+        }
+        int payloadLength = frame.getInt(LENGTH_OFFSET);
+        if (payloadLength < 0 || payloadLength > MAX_PAYLOAD_LENGTH) {
+            throw new FrameException("frame payload length out of range: expected 0.." + MAX_PAYLOAD_LENGTH
+                    + ", found " + Integer.toUnsignedString(payloadLength));
+        }
+        if (payloadLength != length - OVERHEAD) {
+            throw new FrameException("frame length mismatch: header declares " + payloadLength
+                    + " payload bytes, found " + (length - OVERHEAD));
+        }
+        if (checkCrc) {
+            CRC32C crc = new CRC32C();
+            crc.update(bytes, 0, HEADER_LENGTH + payloadLength);
+            int expectedCrc = (int) crc.getValue();
+            int foundCrc = frame.getInt(HEADER_LENGTH + payloadLength);
+            if (expectedCrc != foundCrc) {
+                throw new FrameException(String.format("frame CRC32C mismatch: computed 0x%08X, frame says 0x%08X",
+                        expectedCrc, foundCrc));
+            }
+        }
+        int kindId = frame.get(KIND_OFFSET) & 0xFF;
+        TrafficKind kind = TrafficKind.ofWireIdOrNull(kindId);
+        if (kind == null || kind == TrafficKind.HEADER) {
+            throw new FrameException("unknown frame kind: expected 1.." + (TrafficKind.values().length - 1)
+                    + ", found " + kindId);
+        }
+        int stageId = frame.get(STAGE_OFFSET) & 0xFF;
+        Stage stage;
+        try {
+            stage = Stage.ofWireId(stageId);
+        } catch (IllegalArgumentException e) {
+            throw new FrameException("unknown frame stage: expected 0.." + (Stage.values().length - 1)
+                    + ", found " + stageId);
+        }
+        int flags = frame.get(FLAGS_OFFSET) & 0xFF;
+        if (flags != 0) {
+            throw new FrameException("unsupported frame flags: expected 0, found " + flags);
+        }
+        int step = frame.getInt(STEP_OFFSET);
+        ByteBuffer payload = ByteBuffer.wrap(bytes, HEADER_LENGTH, payloadLength).slice()
+                .asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
+        return new Frame(kind, stage, step, payload, length);
+    }
+}

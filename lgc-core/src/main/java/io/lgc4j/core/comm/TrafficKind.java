@@ -1,0 +1,44 @@
+package io.lgc4j.core.comm;
+
+/**
+ * What a counted byte carried. Every frame has one kind for its payload; its header and trailer bytes are
+ * counted as {@link #HEADER}. The wire id of each constant is fixed.
+ */
+public enum TrafficKind {
+    /** Frame header and CRC trailer; never the kind of a frame. */
+    HEADER(0),
+    /** Gradient values: dense gradients, dense chunks of a ring, sparse values. */
+    VALUES(1),
+    /** Coded indices of a sparse support. */
+    INDICES(2),
+    /** Autoencoder latent (common representation). */
+    LATENT(3),
+    /** Per-rank innovation of the parameter-server autoencoder. */
+    INNOVATION(4),
+    /** Model parameters (initial broadcast, checkpoints). */
+    MODEL_WEIGHTS(5),
+    /** Autoencoder weights shipped at the stage switch. */
+    AE_WEIGHTS(6),
+    /** Small control messages (leader choice, handshakes). */
+    CONTROL(7);
+
+    private static final TrafficKind[] BY_ID = values();
+
+    private final int wireId;
+
+    TrafficKind(int wireId) {
+        this.wireId = wireId;
+    }
+
+    /** The byte that stands for this kind in a frame header. */
+    public int wireId() {
+        return wireId;
+    }
+
+    /**
+     * The kind for a wire id, or {@code null} when the id is unknown (the decoder turns that into a frame error).
+     */
+    static TrafficKind ofWireIdOrNull(int id) {
+        return id >= 0 && id < BY_ID.length && BY_ID[id].wireId == id ? BY_ID[id] : null;
+    }
+}

@@ -1,0 +1,18 @@
+package io.lgc4j.core.train;
+
+import io.lgc4j.core.metrics.PhaseClock;
+
+/**
+ * One worker rank's side of a topology's gradient aggregation. Every rank calls {@link #allReduceMean} once per
+ * step from its own thread; the call returns when this rank holds the aggregate.
+ */
+public interface GradientExchange {
+
+    /**
+     * Replaces {@code gradient} (this rank's flattened gradient) with the mean over all ranks' gradients of this
+     * step. Every rank ends with bit-identical contents.
+     *
+     * @param clock this rank's clock; implementations time their encode, communicate and decode phases on it
+     */
+    void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock);
+}

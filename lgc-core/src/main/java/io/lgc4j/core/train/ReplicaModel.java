@@ -1,0 +1,163 @@
+package io.lgc4j.core.train;
+
+import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.nn.gradient.Gradient;
+import org.deeplearning4j.nn.graph.ComputationGraph;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.nn.workspace.LayerWorkspaceMgr;
+import org.nd4j.evaluation.classification.Evaluation;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
+import org.nd4j.linalg.factory.Nd4j;
+
+/**
+ * One rank's copy of the user's model, split into the two halves that data-parallel training separates: compute
+ * the local gradient, then apply an aggregated gradient with the model's own updater (momentum, Adam state,
+ * schedules), exactly as DL4J's {@code StochasticGradientDescent} would after its own gradient.
+ *
+ * <p>Because every replica starts from the same parameters and updater state and applies the same aggregate, the
+ * replicas stay bit-identical.
+ */
+public sealed interface ReplicaModel permits ReplicaModel.Network, ReplicaModel.Graph {
+
+    /** Wraps an initialized {@link MultiLayerNetwork} or {@link ComputationGraph} (not a copy). */
+    static ReplicaModel wrap(Model model) {
+        if (model instanceof MultiLayerNetwork net) {
+            return new Network(net);
+        }
+        if (model instanceof ComputationGraph graph) {
+            return new Graph(graph);
+        }
+        throw new IllegalArgumentException("expected a MultiLayerNetwork or a ComputationGraph, found "
+                + (model == null ? "null" : model.getClass().getName()));
+    }
+
+    /** The wrapped model. */
+    Model model();
+
+    /** An independent deep copy: parameters, updater state and iteration counts. */
+    ReplicaModel copy();
+
+    /** Forward and backward on one mini-batch; returns the loss. The gradient is then in {@link #gradient()}. */
+    double computeGradient(INDArray features, INDArray labels);
+
+    /** The flattened gradient of the last {@link #computeGradient} call (a view, aligned with the parameters). */
+    INDArray gradient();
+
+    /**
+     * Applies {@code aggregate} (a flattened gradient) with the model's updater and steps the parameters, then
+     * advances the iteration count.
+     */
+    void applyGradient(float[] aggregate, int batchSize);
+
+    /** Marks the end of an epoch (updater schedules by epoch). */
+    void endEpoch();
+
+    /** Accuracy and confusion on {@code data}. */
+    Evaluation evaluate(DataSetIterator data);
+
+    /** The flattened parameters (a view). */
+    default INDArray params() {
+        return model().params();
+    }
+
+    /** {@link ReplicaModel} of a {@link MultiLayerNetwork}. */
+    record Network(MultiLayerNetwork net) implements ReplicaModel {
+        @Override
+        public Model model() {
+            return net;
+        }
+
+        @Override
+        public ReplicaModel copy() {
+            return new Network(net.clone());
+        }
+
+        @Override
+        public double computeGradient(INDArray features, INDArray labels) {
+            net.setInput(features);
+            net.setLabels(labels);
+            net.computeGradientAndScore();
+            return net.score();
+        }
+
+        @Override
+        public INDArray gradient() {
+            return net.getFlattenedGradients();
+        }
+
+        @Override
+        public void applyGradient(float[] aggregate, int batchSize) {
+            Gradient g = net.gradient();
+            INDArray flat = g.gradient();
+            flat.assign(Nd4j.createFromArray(aggregate));
+            int iteration = net.getIterationCount();
+            int epoch = net.getEpochCount();
+            net.getUpdater().update(net, g, iteration, epoch, batchSize, LayerWorkspaceMgr.noWorkspaces());
+            net.params().subi(flat);
+            net.applyConstraints(iteration, epoch);
+            net.setIterationCount(iteration + 1);
+            net.clear();
+        }
+
+        @Override
+        public void endEpoch() {
+            net.incrementEpochCount();
+        }
+
+        @Override
+        public Evaluation evaluate(DataSetIterator data) {
+            return net.evaluate(data);
+        }
+    }
+
+    /** {@link ReplicaModel} of a {@link ComputationGraph} with one input and one output. */
+    record Graph(ComputationGraph graph) implements ReplicaModel {
+        @Override
+        public Model model() {
+            return graph;
+        }
+
+        @Override
+        public ReplicaModel copy() {
+            return new Graph(graph.clone());
+        }
+
+        @Override
+        public double computeGradient(INDArray features, INDArray labels) {
+            graph.setInputs(features);
+            graph.setLabels(labels);
+            graph.computeGradientAndScore();
+            return graph.score();
+        }
+
+        @Override
+        public INDArray gradient() {
+            return graph.getFlattenedGradients();
+        }
+
+        @Override
+        public void applyGradient(float[] aggregate, int batchSize) {
+            Gradient g = graph.gradient();
+            INDArray flat = g.gradient();
+            flat.assign(Nd4j.createFromArray(aggregate));
+            int iteration = graph.getIterationCount();
+            int epoch = graph.getEpochCount();
+            graph.getUpdater().update(g, iteration, epoch, batchSize, LayerWorkspaceMgr.noWorkspaces());
+            graph.params().subi(flat);
+            graph.applyConstraints(iteration, epoch);
+            graph.getConfiguration().setIterationCount(iteration + 1);
+            graph.clear();
+        }
+
+        @Override
+        public void endEpoch() {
+            graph.incrementEpochCount();
+        }
+
+        @Override
+        public Evaluation evaluate(DataSetIterator data) {
+            return graph.evaluate(data);
+        }
+    }
+}

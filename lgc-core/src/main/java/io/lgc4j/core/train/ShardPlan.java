@@ -1,0 +1,65 @@
+package io.lgc4j.core.train;
+
+import java.util.SplittableRandom;
+
+/**
+ * Which examples each rank reads at each step: every epoch the example indices are shuffled with a generator
+ * seeded from the run seed and the epoch, then cut into K disjoint contiguous shards, one per rank; rank r reads
+ * its shard in mini-batches of b. Examples beyond {@code K * b * stepsPerEpoch} are left out of that epoch (a
+ * different tail every epoch, since the order changes).
+ */
+public final class ShardPlan {
+    private final int examples;
+    private final int workers;
+    private final int batchSize;
+    private final long seed;
+    private int cachedEpoch = -1;
+    private int[] order;
+
+    /**
+     * @throws IllegalArgumentException when the data cannot give every rank one batch per epoch
+     */
+    public ShardPlan(int examples, int workers, int batchSize, long seed) {
+        if ((long) workers * batchSize > examples) {
+            throw new IllegalArgumentException("workers * batchSizePerWorker = " + workers + " * " + batchSize
+                    + " = " + ((long) workers * batchSize) + " exceeds the " + examples + " training examples");
+        }
+        this.examples = examples;
+        this.workers = workers;
+        this.batchSize = batchSize;
+        this.seed = seed;
+    }
+
+    /** Synchronous steps per epoch. */
+    public int stepsPerEpoch() {
+        return examples / (workers * batchSize);
+    }
+
+    /** Example indices rank {@code rank} reads at step {@code stepInEpoch} of {@code epoch}. */
+    public synchronized int[] batch(int epoch, int stepInEpoch, int rank) {
+        if (epoch != cachedEpoch) {
+            order = shuffled(epoch);
+            cachedEpoch = epoch;
+        }
+        int shard = examples / workers;
+        int from = rank * shard + stepInEpoch * batchSize;
+        int[] batch = new int[batchSize];
+        System.arraycopy(order, from, batch, 0, batchSize);
+        return batch;
+    }
+
+    private int[] shuffled(int epoch) {
+        int[] idx = new int[examples];
+        for (int i = 0; i < examples; i++) {
+            idx[i] = i;
+        }
+        SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + epoch);
+        for (int i = examples - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            int t = idx[i];
+            idx[i] = idx[j];
+            idx[j] = t;
+        }
+        return idx;
+    }
+}

@@ -1,0 +1,38 @@
+package io.lgc4j.core.train;
+
+import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.layout.GradientLayout;
+
+import java.util.List;
+
+/**
+ * How K worker ranks aggregate their gradients, using only the {@link Transport} SPI for traffic. Endpoints
+ * 0..K-1 are the workers; a topology may ask for {@link #serviceEndpoints} more (a parameter server's roles),
+ * numbered K, K+1, ..., each running a {@link ServiceLoop} on its own thread.
+ *
+ * <pre>{@code
+ * Topology ring = new RingTopology();
+ * DistributedTrainer.builder().model(net).data(train).workers(4).topology(ring).build().fit(1);
+ * }</pre>
+ */
+public interface Topology {
+
+    /** A short name for metrics and result files ({@code ring}, {@code ps}). */
+    String name();
+
+    /** Endpoints this topology needs beyond the {@code workers} worker ranks. */
+    default int serviceEndpoints(int workers) {
+        return 0;
+    }
+
+    /** The exchange of worker {@code rank}; called once per rank before training starts. */
+    GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout);
+
+    /**
+     * The loops of the service endpoints, one per transport in {@code serviceTransports} (whose size is
+     * {@link #serviceEndpoints(int)}).
+     */
+    default List<ServiceLoop> services(int workers, List<Transport> serviceTransports, GradientLayout layout) {
+        return List.of();
+    }
+}

@@ -1,0 +1,23 @@
+package io.lgc4j.core.train;
+
+import io.lgc4j.core.comm.TrafficMeter;
+import io.lgc4j.core.metrics.StepMetrics;
+
+import java.util.List;
+
+/**
+ * The outcome of {@link DistributedTrainer#fit}.
+ *
+ * @param steps         metrics of every step, in order
+ * @param finalAccuracy accuracy of the trained model on the evaluation data (NaN when none was given)
+ * @param traffic       every byte counted over the whole run, setup included
+ * @param wallNanos     wall time of the run
+ */
+public record TrainingResult(List<StepMetrics> steps, double finalAccuracy, TrafficMeter.Snapshot traffic,
+                             long wallNanos) {
+
+    /** Creates the result; the step list is copied. */
+    public TrainingResult {
+        steps = List.copyOf(steps);
+    }
+}

@@ -1,0 +1,2 @@
+/** Ring collectives over the transport SPI: chunked reduce-scatter plus all-gather. */
+package io.lgc4j.ring.collective;
