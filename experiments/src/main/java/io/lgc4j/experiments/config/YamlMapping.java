@@ -24,6 +24,7 @@ import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import com.fasterxml.jackson.dataformat.yaml.util.StringQuotingChecker;
 
 import java.io.IOException;
@@ -59,6 +60,8 @@ final class YamlMapping {
         });
         YAMLFactory factory = YAMLFactory.builder().stringQuotingChecker(new PlainOnlyWhenSafe()).build();
         return YAMLMapper.builder(factory)
+                // "key:" with no value is YAML's null, meaning "take the default"; a quoted '' stays text.
+                .enable(YAMLParser.Feature.EMPTY_STRING_AS_NULL)
                 .addModule(enums)
                 // A typo'd key must fail, never fall back silently to a default (this is Jackson's default too).
                 .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)

@@ -1,0 +1,225 @@
+package io.lgc4j.experiments.config;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.file.Path;
+import java.util.Optional;
+
+import static io.lgc4j.experiments.config.Fixtures.fixture;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** Every way a config can be wrong, each asserting the exact message a user sees. */
+class ConfigLoaderErrorsTest {
+
+    private static final String RUN = "run:\n  name: q\n";
+
+    private static String loadError(Path file) {
+        return assertThrows(ConfigException.class, () -> ConfigLoader.load(file)).getMessage();
+    }
+
+    private static String parseError(String yaml) {
+        return assertThrows(ConfigException.class, () -> ConfigLoader.parse(yaml, "x.yaml")).getMessage();
+    }
+
+    @Test
+    void shouldNameUnknownKeyAndListAllowedKeysSortedUnderItsSection() {
+        Path file = fixture("unknown-key.yaml");
+        assertEquals(file + ": unknown key 'training.wrokers'; allowed keys under 'training': "
+                + "batchSizePerWorker, epochs, evalEverySteps, maxSteps, workers", loadError(file));
+    }
+
+    @Test
+    void shouldNameUnknownTopLevelKeyAndListTopLevelKeys() {
+        Path file = fixture("unknown-top-level-key.yaml");
+        assertEquals(file + ": unknown key 'trainer'; allowed keys at the top level: "
+                + "data, model, run, topology, training", loadError(file));
+    }
+
+    @Test
+    void shouldGiveFullPathOfUnknownKeyInNestedSection() {
+        assertEquals("x.yaml: unknown key 'model.updater.lr'; allowed keys under 'model.updater': "
+                + "learningRate, momentum, type", parseError(RUN + "model:\n  updater:\n    lr: 0.1\n"));
+    }
+
+    @Test
+    void shouldRejectTextWhereIntegerExpected() {
+        Path file = fixture("wrong-type.yaml");
+        assertEquals(file + ": key 'training.workers' expects an integer, found \"four\"", loadError(file));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        "training: {workers: 4.5}                 | key 'training.workers' expects an integer, found 4.5",
+        "training: {workers: true}                | key 'training.workers' expects an integer, found true",
+        "training: {workers: '4'}                 | key 'training.workers' expects an integer, found \"4\"",
+        "training: {workers: ''}                  | key 'training.workers' expects an integer, found \"\"",
+        "training: {workers: [1, 2]}              | key 'training.workers' expects an integer, found a list",
+        "training: {workers: {k: 4}}              | key 'training.workers' expects an integer, found a mapping",
+        "training: {workers: 99999999999}         | key 'training.workers' expects an integer, found 99999999999 (out of range)",
+        "run: {name: q, seed: 1.5}                | key 'run.seed' expects an integer, found 1.5",
+        "model: {updater: {learningRate: fast}}   | key 'model.updater.learningRate' expects a number, found \"fast\"",
+        "model: {updater: {momentum: [0.9]}}      | key 'model.updater.momentum' expects a number, found a list",
+        "data: {path: 17}                         | key 'data.path' expects text, found 17",
+        "data: {path: true}                       | key 'data.path' expects text, found true",
+        "training: 5                              | key 'training' expects a mapping, found 5",
+        "model: {updater: fast}                   | key 'model.updater' expects a mapping, found \"fast\"",
+    })
+    void shouldNameExpectedKindAndValueFoundForWrongType(String yaml, String expected) {
+        // Prefix a valid run section unless the case is about the run section itself.
+        String doc = yaml.startsWith("run:") ? yaml : "run: {name: q}\n" + yaml;
+        assertEquals("x.yaml: " + expected, parseError(doc));
+    }
+
+    @Test
+    void shouldRejectUnknownEnumValueListingAllowedValuesSorted() {
+        Path file = fixture("unknown-enum-value.yaml");
+        assertEquals(file + ": key 'topology.type' expects one of [ps, ring], found \"mesh\"", loadError(file));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        "model: {name: big-cnn}               | key 'model.name' expects one of [small-cnn, small-resnet], found \"big-cnn\"",
+        "model: {updater: {type: rmsprop}}    | key 'model.updater.type' expects one of [adam, nesterovs, sgd], found \"rmsprop\"",
+        "data: {dataset: mnist}               | key 'data.dataset' expects one of [fashion-mnist], found \"mnist\"",
+        "data: {preprocessing: 3}             | key 'data.preprocessing' expects one of [scale, standardize], found 3",
+        "topology: {type: ''}                 | key 'topology.type' expects one of [ps, ring], found \"\"",
+    })
+    void shouldRejectEveryEnumKeyWithItsAllowedValues(String yaml, String expected) {
+        assertEquals("x.yaml: " + expected, parseError(RUN + yaml));
+    }
+
+    @Test
+    void shouldRejectOutOfRangeValueInFile() {
+        Path file = fixture("out-of-range.yaml");
+        assertEquals(file + ": key 'training.workers' must be >= 1, found 0", loadError(file));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        "training: {workers: 257}                      | key 'training.workers' must be <= 256, found 257",
+        "training: {batchSizePerWorker: -3}            | key 'training.batchSizePerWorker' must be > 0, found -3",
+        "training: {batchSizePerWorker: 0}             | key 'training.batchSizePerWorker' must be > 0, found 0",
+        "training: {epochs: 0}                         | key 'training.epochs' must be >= 1, found 0",
+        "training: {maxSteps: -1}                      | key 'training.maxSteps' must be >= 0, found -1",
+        "training: {evalEverySteps: -100}              | key 'training.evalEverySteps' must be >= 0, found -100",
+        "data: {trainLimit: -1}                        | key 'data.trainLimit' must be >= 0, found -1",
+        "data: {testLimit: -5}                         | key 'data.testLimit' must be >= 0, found -5",
+        "data: {path: ' '}                             | key 'data.path' must not be empty, found \" \"",
+        "model: {updater: {learningRate: 0}}           | key 'model.updater.learningRate' must be > 0, found 0.0",
+        "model: {updater: {learningRate: -0.5}}        | key 'model.updater.learningRate' must be > 0, found -0.5",
+        "model: {updater: {momentum: 1}}               | key 'model.updater.momentum' must be in [0, 1), found 1.0",
+        "model: {updater: {momentum: -0.1}}            | key 'model.updater.momentum' must be in [0, 1), found -0.1",
+    })
+    void shouldRejectOutOfRangeValueNamingBoundAndValue(String yaml, String expected) {
+        assertEquals("x.yaml: " + expected, parseError(RUN + yaml));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        "run: {name: 'my run'}             | key 'run.name' must match [A-Za-z0-9._-]+, found \"my run\"",
+        "run: {name: ''}                   | key 'run.name' must match [A-Za-z0-9._-]+, found \"\"",
+        "run: {name: ../escape}            | key 'run.name' must match [A-Za-z0-9._-]+, found \"../escape\"",
+        "run: {name: q, outputDir: ''}     | key 'run.outputDir' must not be empty, found \"\"",
+    })
+    void shouldRejectRunNamesThatAreNotSafeInPaths(String yaml, String expected) {
+        assertEquals("x.yaml: " + expected, parseError(yaml));
+    }
+
+    @Test
+    void shouldRequireRunNameWhenRunSectionLacksIt() {
+        Path file = fixture("missing-name.yaml");
+        assertEquals(file + ": key 'run.name' is required", loadError(file));
+    }
+
+    @Test
+    void shouldRequireRunNameWhenRunSectionIsMissing() {
+        assertEquals("x.yaml: key 'run.name' is required", parseError("training: {workers: 2}\n"));
+    }
+
+    @Test
+    void shouldRequireRunNameWhenItHasNoValue() {
+        assertEquals("x.yaml: key 'run.name' is required", parseError("run:\n  name:\n"));
+    }
+
+    @Test
+    void shouldRequireRunNameInEmptyFile() {
+        assertEquals("x.yaml: key 'run.name' is required", parseError(""));
+        assertEquals("x.yaml: key 'run.name' is required", parseError("# nothing but a comment\n"));
+    }
+
+    @Test
+    void shouldReportMalformedYamlWithLineAndColumn() {
+        Path file = fixture("malformed.yaml");
+        assertEquals(file + ": malformed YAML at line 5, column 11: mapping values are not allowed here",
+                loadError(file));
+    }
+
+    @Test
+    void shouldReportUnclosedFlowMappingAsMalformedYaml() {
+        assertEquals("x.yaml: malformed YAML at line 2, column 1: expected ',' or '}', but got <stream end>",
+                parseError("run: {name: q\n"));
+    }
+
+    @Test
+    void shouldReportTabIndentationAsMalformedYaml() {
+        assertEquals("x.yaml: malformed YAML at line 3, column 1: found character '\\t(TAB)' that cannot start "
+                + "any token. (Do not use \\t(TAB) for indentation)", parseError(RUN + "\ttraining: {}\n"));
+    }
+
+    @Test
+    void shouldRejectDuplicateKeyNamingItsPath() {
+        Path file = fixture("duplicate-key.yaml");
+        assertEquals(file + ": duplicate key 'training.workers' at line 5, column 10", loadError(file));
+    }
+
+    @Test
+    void shouldRejectDuplicateSection() {
+        assertEquals("x.yaml: duplicate key 'training' at line 4, column 9",
+                parseError(RUN + "training: {}\ntraining: {}\n"));
+    }
+
+    @Test
+    void shouldRejectTopLevelThatIsNotAMapping() {
+        assertEquals("x.yaml: the top level expects a mapping with keys data, model, run, topology, training, "
+                + "found a list", parseError("- run\n- data\n"));
+        assertEquals("x.yaml: the top level expects a mapping with keys data, model, run, topology, training, "
+                + "found \"quickstart\"", parseError("quickstart\n"));
+    }
+
+    @Test
+    void shouldRejectMoreThanOneDocument() {
+        assertEquals("x.yaml: holds more than one YAML document; a config is a single document",
+                parseError(RUN + "---\nrun: {name: r}\n"));
+    }
+
+    @Test
+    void shouldSayConfigFileNotFoundWithThePathAsGiven(@TempDir Path dir) {
+        Path missing = dir.resolve("nope.yaml");
+        assertEquals(missing + ": config file not found", loadError(missing));
+    }
+
+    @Test
+    void shouldReportDirectoryAsUnreadableConfigFile(@TempDir Path dir) {
+        assertEquals(dir + ": cannot read config file: Is a directory", loadError(dir));
+    }
+
+    @Test
+    void shouldExposeSourceKeyAndDetailSeparately() {
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> ConfigLoader.parse(RUN + "training: {epochs: 0}\n", "x.yaml"));
+        assertEquals(Optional.of("x.yaml"), e.source());
+        assertEquals(Optional.of("training.epochs"), e.keyPath());
+        assertEquals("key 'training.epochs' must be >= 1, found 0", e.detail());
+    }
+
+    @Test
+    void shouldExposeNoKeyForWholeFileProblems() {
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse("run: {name: q\n", "x.yaml"));
+        assertEquals(Optional.empty(), e.keyPath());
+        assertEquals(Optional.of("x.yaml"), e.source());
+    }
+}

@@ -1,0 +1,89 @@
+package io.lgc4j.experiments.config;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+import static io.lgc4j.experiments.config.Fixtures.fixture;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The resolved config written as YAML: every key spelled out, and read back equal. */
+class ConfigWriterTest {
+
+    @Test
+    void shouldWriteEveryKeyInSchemaOrderWithKebabEnums() {
+        assertEquals("""
+                run:
+                  name: quickstart
+                  seed: 42
+                  outputDir: results
+                data:
+                  dataset: fashion-mnist
+                  path: /usr/share/datasets/fashion-mnist
+                  trainLimit: 0
+                  testLimit: 0
+                  preprocessing: standardize
+                model:
+                  name: small-cnn
+                  updater:
+                    type: nesterovs
+                    learningRate: 0.05
+                    momentum: 0.9
+                training:
+                  workers: 4
+                  batchSizePerWorker: 32
+                  epochs: 1
+                  maxSteps: 0
+                  evalEverySteps: 100
+                topology:
+                  type: ring
+                """, ExperimentConfig.defaults("quickstart").toYaml());
+    }
+
+    @Test
+    void shouldReadBackMinimalConfigWithDefaultsFilledAsEqualRecord() {
+        ExperimentConfig config = ConfigLoader.load(fixture("minimal.yaml"));
+        assertEquals(config, ConfigLoader.parse(config.toYaml(), "resolved.yaml"));
+    }
+
+    @Test
+    void shouldReadBackFullConfigAsEqualRecord() {
+        ExperimentConfig config = ConfigLoader.load(fixture("full.yaml"));
+        assertEquals(config, ConfigLoader.parse(ConfigWriter.toYaml(config), "resolved.yaml"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"1e3", "0x1F", ".inf", "123", "007", "1.5", "true", "yes", "no", "on", "null", "-",
+        "_", "a.b_c-d"})
+    void shouldQuoteRunNamesYamlWouldReadAsSomethingElse(String name) {
+        ExperimentConfig config = ExperimentConfig.defaults(name);
+        assertEquals(config, ConfigLoader.parse(config.toYaml(), "resolved.yaml"));
+    }
+
+    @Test
+    void shouldReadBackExtremeNumbersExactly() {
+        ExperimentConfig base = ExperimentConfig.defaults("extremes");
+        ExperimentConfig config = new ExperimentConfig(
+                new RunConfig("extremes", Long.MIN_VALUE, "out dir/with: colon"),
+                new DataConfig(DatasetName.FASHION_MNIST, "C:\\data\\fmnist", Integer.MAX_VALUE, 1,
+                        Preprocessing.SCALE),
+                new ModelConfig(ModelArchitecture.SMALL_RESNET, new UpdaterConfig(UpdaterType.SGD, 1e-10, 0.999999)),
+                new TrainingConfig(256, Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE, 1),
+                base.topology());
+        assertEquals(config, ConfigLoader.parse(config.toYaml(), "resolved.yaml"));
+    }
+
+    @Test
+    void shouldWriteFileThatLoadsBackEqual(@TempDir Path dir) throws IOException {
+        ExperimentConfig config = ConfigLoader.load(fixture("full.yaml"));
+        Path file = dir.resolve("config.yaml");
+
+        ConfigWriter.write(config, file);
+
+        assertEquals(config, ConfigLoader.load(file));
+    }
+}
