@@ -32,6 +32,7 @@ public final class ConfigEnums {
     }
 
     /**
+     * @param <E>  the enum
      * @param type an enum class
      * @return the YAML spellings of all its constants, sorted alphabetically (the order error messages use)
      */
@@ -40,6 +41,7 @@ public final class ConfigEnums {
     }
 
     /**
+     * @param <E>  the enum
      * @param type an enum class
      * @param text a spelling from YAML or the command line; surrounding blanks are ignored
      * @return the constant it names, or empty if it names none

@@ -29,8 +29,11 @@ public final class ConfigException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The file the problem was found in; null for a record built in code. */
     private final String source;
+    /** The dotted key path; null when the problem is about the whole file. */
     private final String keyPath;
+    /** The message without the source prefix. */
     private final String detail;
 
     private ConfigException(String source, String keyPath, String detail, Throwable cause) {

@@ -39,8 +39,18 @@ public record DataConfig(DatasetName dataset, String path, int trainLimit, int t
     /** Default of {@code data.preprocessing}. */
     public static final Preprocessing DEFAULT_PREPROCESSING = Preprocessing.STANDARDIZE;
 
-    /** Checks every component; throws {@link ConfigException} naming the key. */
+    /**
+     * Checks every component; the first bad one is reported by its key.
+     *
+     * @param dataset       the dataset
+     * @param path          the directory holding the dataset's files
+     * @param trainLimit    how many training examples to use, 0 for all
+     * @param testLimit     how many test examples to use, 0 for all
+     * @param preprocessing the transform applied to pixel values
+     * @throws ConfigException if a component is missing or out of range
+     */
     public DataConfig {
+        // Checked here rather than in the loader so that records built in code are held to the same rules.
         Checks.required("data.dataset", dataset);
         Checks.notEmpty("data.path", path);
         Checks.atLeast("data.trainLimit", trainLimit, 0);

@@ -26,8 +26,18 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
                                TopologyConfig topology) {
 
-    /** Checks that no section is null; each section checked its own keys when it was built. */
+    /**
+     * Checks every component; rejects a null section.
+     *
+     * @param run      name, seed and output directory
+     * @param data     dataset, location, limits and preprocessing
+     * @param model    architecture and optimiser
+     * @param training workers, batch size and length of training
+     * @param topology how the workers exchange gradients
+     * @throws ConfigException if a component is missing or out of range
+     */
     public ExperimentConfig {
+        // Only nulls to reject: each section checked its own keys when it was built.
         Checks.required("run", run);
         Checks.required("data", data);
         Checks.required("model", model);

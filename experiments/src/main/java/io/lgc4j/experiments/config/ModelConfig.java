@@ -27,8 +27,15 @@ public record ModelConfig(ModelArchitecture name, UpdaterConfig updater) {
     /** Default of {@code model.name}. */
     public static final ModelArchitecture DEFAULT_NAME = ModelArchitecture.SMALL_CNN;
 
-    /** Checks every component; throws {@link ConfigException} naming the key. */
+    /**
+     * Checks every component; the first bad one is reported by its key.
+     *
+     * @param name    the architecture
+     * @param updater the optimiser
+     * @throws ConfigException if a component is missing or out of range
+     */
     public ModelConfig {
+        // Checked here rather than in the loader so that records built in code are held to the same rules.
         Checks.required("model.name", name);
         Checks.required("model.updater", updater);
     }

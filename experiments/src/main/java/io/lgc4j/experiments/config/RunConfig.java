@@ -36,8 +36,17 @@ public record RunConfig(String name, long seed, String outputDir) {
 
     private static final Pattern NAME = Pattern.compile(NAME_PATTERN);
 
-    /** Checks every component; throws {@link ConfigException} naming the key. */
+    /**
+     * Checks every component; the first bad one is reported by its key.
+     *
+     * @param name      the run's name; letters, digits, {@code .}, {@code _} and {@code -} only, so it is safe
+     *                  in a path
+     * @param seed      the seed of every random choice in the run
+     * @param outputDir the directory under which {@code <run-id>/} is created
+     * @throws ConfigException if a component is missing or out of range
+     */
     public RunConfig {
+        // Checked here rather than in the loader so that records built in code are held to the same rules.
         Checks.required("run.name", name);
         if (!NAME.matcher(name).matches()) {
             throw ConfigException.forKey("run.name", "must match " + NAME_PATTERN + ", found " + Checks.quote(name));

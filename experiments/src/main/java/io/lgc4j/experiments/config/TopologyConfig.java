@@ -22,8 +22,14 @@ public record TopologyConfig(TopologyType type) {
     /** Default of {@code topology.type}. */
     public static final TopologyType DEFAULT_TYPE = TopologyType.RING;
 
-    /** Checks every component; throws {@link ConfigException} naming the key. */
+    /**
+     * Checks every component; the first bad one is reported by its key.
+     *
+     * @param type ring allreduce or parameter server
+     * @throws ConfigException if a component is missing or out of range
+     */
     public TopologyConfig {
+        // Checked here rather than in the loader so that records built in code are held to the same rules.
         Checks.required("topology.type", type);
     }
 

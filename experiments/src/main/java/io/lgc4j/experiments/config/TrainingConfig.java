@@ -42,8 +42,18 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
     /** Default of {@code training.evalEverySteps}. */
     public static final int DEFAULT_EVAL_EVERY_STEPS = 100;
 
-    /** Checks every component; throws {@link ConfigException} naming the key. */
+    /**
+     * Checks every component; the first bad one is reported by its key.
+     *
+     * @param workers            K, the number of data-parallel ranks
+     * @param batchSizePerWorker examples per rank per step
+     * @param epochs             passes over the training data
+     * @param maxSteps           a cap on the number of steps, 0 for none
+     * @param evalEverySteps     steps between evaluations, 0 to evaluate only at the end of each epoch
+     * @throws ConfigException if a component is missing or out of range
+     */
     public TrainingConfig {
+        // Checked here rather than in the loader so that records built in code are held to the same rules.
         Checks.atLeast("training.workers", workers, 1);
         Checks.atMost("training.workers", workers, MAX_WORKERS);
         Checks.positive("training.batchSizePerWorker", batchSizePerWorker);

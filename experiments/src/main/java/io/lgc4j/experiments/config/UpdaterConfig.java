@@ -36,8 +36,16 @@ public record UpdaterConfig(UpdaterType type, double learningRate, double moment
     /** Default of {@code model.updater.momentum}. */
     public static final double DEFAULT_MOMENTUM = 0.9;
 
-    /** Checks every component; throws {@link ConfigException} naming the key. */
+    /**
+     * Checks every component; the first bad one is reported by its key.
+     *
+     * @param type         the optimiser
+     * @param learningRate the step size, finite and {@code > 0}
+     * @param momentum     the Nesterov momentum, in {@code [0, 1)}
+     * @throws ConfigException if a component is missing or out of range
+     */
     public UpdaterConfig {
+        // Checked here rather than in the loader so that records built in code are held to the same rules.
         Checks.required("model.updater.type", type);
         Checks.positive("model.updater.learningRate", learningRate);
         Checks.inUnitInterval("model.updater.momentum", momentum);

@@ -75,8 +75,10 @@ final class YamlMapping {
                         .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
                         .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
                 // ...and numbers as numbers: "workers: '4'" is as suspicious as "name: 4".
-                .withCoercionConfig(LogicalType.Integer, c -> c.setCoercion(CoercionInputShape.String, CoercionAction.Fail))
-                .withCoercionConfig(LogicalType.Float, c -> c.setCoercion(CoercionInputShape.String, CoercionAction.Fail))
+                .withCoercionConfig(LogicalType.Integer,
+                        c -> c.setCoercion(CoercionInputShape.String, CoercionAction.Fail))
+                .withCoercionConfig(LogicalType.Float,
+                        c -> c.setCoercion(CoercionInputShape.String, CoercionAction.Fail))
                 // YAML lets the same key appear twice; the second silently winning hides mistakes.
                 .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
                 .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)

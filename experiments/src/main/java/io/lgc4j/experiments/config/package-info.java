@@ -21,7 +21,8 @@
  *       file name and names the key path, e.g.
  *       {@code configs/x.yaml: key 'training.workers' must be >= 1, found 0}.</li>
  *   <li>Enum values are written in kebab case ({@code small-cnn}) and read case-insensitively in kebab, snake or
- *       plain spelling ({@code SMALL_CNN}, {@code Small-Cnn}); see {@link io.lgc4j.experiments.config.ConfigEnums}.</li>
+ *       plain spelling ({@code SMALL_CNN}, {@code Small-Cnn});
+ *       see {@link io.lgc4j.experiments.config.ConfigEnums}.</li>
  * </ul>
  */
 package io.lgc4j.experiments.config;

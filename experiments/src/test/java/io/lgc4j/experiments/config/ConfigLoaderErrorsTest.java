@@ -59,7 +59,8 @@ class ConfigLoaderErrorsTest {
         "training: {workers: ''}                  | key 'training.workers' expects an integer, found \"\"",
         "training: {workers: [1, 2]}              | key 'training.workers' expects an integer, found a list",
         "training: {workers: {k: 4}}              | key 'training.workers' expects an integer, found a mapping",
-        "training: {workers: 99999999999}         | key 'training.workers' expects an integer, found 99999999999 (out of range)",
+        "training: {workers: 99999999999}         | key 'training.workers' expects an integer, "
+                + "found 99999999999 (out of range)",
         "run: {name: q, seed: 1.5}                | key 'run.seed' expects an integer, found 1.5",
         "model: {updater: {learningRate: fast}}   | key 'model.updater.learningRate' expects a number, found \"fast\"",
         "model: {updater: {momentum: [0.9]}}      | key 'model.updater.momentum' expects a number, found a list",
@@ -82,8 +83,10 @@ class ConfigLoaderErrorsTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
-        "model: {name: big-cnn}               | key 'model.name' expects one of [small-cnn, small-resnet], found \"big-cnn\"",
-        "model: {updater: {type: rmsprop}}    | key 'model.updater.type' expects one of [adam, nesterovs, sgd], found \"rmsprop\"",
+        "model: {name: big-cnn}               | key 'model.name' expects one of [small-cnn, small-resnet], "
+                + "found \"big-cnn\"",
+        "model: {updater: {type: rmsprop}}    | key 'model.updater.type' expects one of [adam, nesterovs, sgd], "
+                + "found \"rmsprop\"",
         "data: {dataset: mnist}               | key 'data.dataset' expects one of [fashion-mnist], found \"mnist\"",
         "data: {preprocessing: 3}             | key 'data.preprocessing' expects one of [scale, standardize], found 3",
         "topology: {type: ''}                 | key 'topology.type' expects one of [ps, ring], found \"\"",
