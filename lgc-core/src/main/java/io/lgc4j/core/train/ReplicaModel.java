@@ -1,6 +1,7 @@
 package io.lgc4j.core.train;
 
 import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.nn.gradient.DefaultGradient;
 import org.deeplearning4j.nn.gradient.Gradient;
 import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
@@ -9,6 +10,8 @@ import org.nd4j.evaluation.classification.Evaluation;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
 import org.nd4j.linalg.factory.Nd4j;
+
+import java.util.Map;
 
 /**
  * One rank's copy of the user's model, split into the two halves that data-parallel training separates: compute
@@ -61,6 +64,21 @@ public sealed interface ReplicaModel permits ReplicaModel.Network, ReplicaModel.
         return model().params();
     }
 
+    /**
+     * The model's last gradient re-pointed at its own flattened gradient array. DL4J's updater compares that array
+     * by identity: any other array takes its "external gradient" path, which steps differently from {@code fit}.
+     */
+    private static Gradient standardGradient(Gradient computed, INDArray flat) {
+        if (computed.gradient() == flat) {
+            return computed;
+        }
+        DefaultGradient g = new DefaultGradient(flat);
+        for (Map.Entry<String, INDArray> e : computed.gradientForVariable().entrySet()) {
+            g.setGradientFor(e.getKey(), e.getValue(), computed.flatteningOrderForVariable(e.getKey()));
+        }
+        return g;
+    }
+
     /** {@link ReplicaModel} of a {@link MultiLayerNetwork}. */
     record Network(MultiLayerNetwork net) implements ReplicaModel {
         @Override
@@ -88,16 +106,15 @@ public sealed interface ReplicaModel permits ReplicaModel.Network, ReplicaModel.
 
         @Override
         public void applyGradient(float[] aggregate, int batchSize) {
-            Gradient g = net.gradient();
-            INDArray flat = g.gradient();
-            flat.assign(Nd4j.createFromArray(aggregate));
+            INDArray flat = net.getFlattenedGradients();
+            flat.assign(Nd4j.createFromArray(aggregate).reshape(flat.shape()));
+            Gradient g = standardGradient(net.gradient(), flat);
             int iteration = net.getIterationCount();
             int epoch = net.getEpochCount();
             net.getUpdater().update(net, g, iteration, epoch, batchSize, LayerWorkspaceMgr.noWorkspaces());
-            net.params().subi(flat);
+            net.params().subi(flat.reshape(net.params().shape()));
             net.applyConstraints(iteration, epoch);
             net.setIterationCount(iteration + 1);
-            net.clear();
         }
 
         @Override
@@ -138,16 +155,15 @@ public sealed interface ReplicaModel permits ReplicaModel.Network, ReplicaModel.
 
         @Override
         public void applyGradient(float[] aggregate, int batchSize) {
-            Gradient g = graph.gradient();
-            INDArray flat = g.gradient();
-            flat.assign(Nd4j.createFromArray(aggregate));
+            INDArray flat = graph.getFlattenedGradients();
+            flat.assign(Nd4j.createFromArray(aggregate).reshape(flat.shape()));
+            Gradient g = standardGradient(graph.gradient(), flat);
             int iteration = graph.getIterationCount();
             int epoch = graph.getEpochCount();
             graph.getUpdater().update(g, iteration, epoch, batchSize, LayerWorkspaceMgr.noWorkspaces());
-            graph.params().subi(flat);
+            graph.params().subi(flat.reshape(graph.params().shape()));
             graph.applyConstraints(iteration, epoch);
             graph.getConfiguration().setIterationCount(iteration + 1);
-            graph.clear();
         }
 
         @Override

@@ -1,0 +1,79 @@
+package io.lgc4j.core.comm;
+
+import io.lgc4j.core.stage.Stage;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+class InProcessClusterTest {
+
+    @Test
+    void shouldDeliverFramesInOrderAndCountBothEnds() {
+        try (InProcessCluster cluster = new InProcessCluster(3)) {
+            Transport a = cluster.transport(0);
+            Transport c = cluster.transport(2);
+            a.send(2, FloatFrames.encode(new float[] {1, 2}, 0, 2, TrafficKind.VALUES, Stage.FULL, 0));
+            a.send(2, FrameCodec.encode(TrafficKind.INDICES, Stage.TOP_K, 1, ByteBuffer.wrap(new byte[5])));
+            assertEquals(TrafficKind.VALUES, c.receive(0).kind());
+            assertEquals(TrafficKind.INDICES, c.receive(0, TrafficKind.INDICES).kind());
+            TrafficMeter.Snapshot s = cluster.meter().snapshot();
+            assertEquals(8, s.bytes(0, Direction.SENT, Stage.FULL, TrafficKind.VALUES));
+            assertEquals(5, s.bytes(0, Direction.SENT, Stage.TOP_K, TrafficKind.INDICES));
+            assertEquals(2 * FrameDescriptor.OVERHEAD, s.bytes(0, Direction.SENT, TrafficKind.HEADER));
+            assertEquals(8 + 5 + 40, s.bytes(2, Direction.RECEIVED));
+            assertEquals(0, s.bytes(1, Direction.RECEIVED));
+            assertEquals(2, s.frames(2, Direction.RECEIVED));
+        }
+    }
+
+    @Test
+    void shouldRejectFrameOfUnexpectedKind() {
+        try (InProcessCluster cluster = new InProcessCluster(2)) {
+            cluster.transport(0).send(1, FrameCodec.encode(TrafficKind.LATENT, Stage.COMPRESSED, 3,
+                    ByteBuffer.allocate(4)));
+            FrameException e = assertThrows(FrameException.class,
+                    () -> cluster.transport(1).receive(0, TrafficKind.VALUES));
+            assertEquals("endpoint 1 expected a VALUES frame from endpoint 0, found LATENT", e.getMessage());
+        }
+    }
+
+    @Test
+    void shouldWakeBlockedReceiverWhenClusterCloses() throws Exception {
+        InProcessCluster cluster = new InProcessCluster(2);
+        CompletableFuture<Frame> waiting = CompletableFuture.supplyAsync(() -> cluster.transport(1).receive(0));
+        Thread.sleep(50);
+        cluster.close();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));
+        assertInstanceOf(TransportClosedException.class, e.getCause());
+        assertEquals("endpoint 1 was receiving from 0 when the cluster closed", e.getCause().getMessage());
+    }
+
+    @Test
+    void shouldRejectSendToItselfOrUnknownPeer() {
+        try (InProcessCluster cluster = new InProcessCluster(2)) {
+            byte[] frame = FrameCodec.encode(TrafficKind.CONTROL, Stage.SETUP, -1, ByteBuffer.allocate(0));
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> cluster.transport(0).send(0, frame));
+            assertEquals("endpoint 0: peer must be another endpoint in 0..1, found 0", e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> cluster.transport(0).send(2, frame));
+        }
+    }
+
+    @Test
+    void shouldRejectCorruptedFrameAtTheReceiver() {
+        try (InProcessCluster cluster = new InProcessCluster(2)) {
+            byte[] frame = FloatFrames.encode(new float[] {1, 2, 3}, 0, 3, TrafficKind.VALUES, Stage.FULL, 0);
+            cluster.transport(0).send(1, frame);
+            frame[FrameDescriptor.HEADER_LENGTH] ^= 1; // the link flips a bit after the sender counted the frame
+            FrameException e = assertThrows(FrameException.class, () -> cluster.transport(1).receive(0));
+            assertEquals(true, e.getMessage().startsWith("frame CRC32C mismatch"));
+        }
+    }
+}

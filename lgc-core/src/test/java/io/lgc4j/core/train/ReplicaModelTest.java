@@ -1,0 +1,95 @@
+package io.lgc4j.core.train;
+
+import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.layout.GradientLayout;
+import org.deeplearning4j.nn.graph.ComputationGraph;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.junit.jupiter.api.Test;
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.linalg.factory.Nd4j;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ReplicaModelTest {
+
+    /** K = 1: the aggregate is the rank's own gradient. */
+    private static final Topology SINGLE = new Topology() {
+        @Override
+        public String name() {
+            return "single";
+        }
+
+        @Override
+        public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
+            return (tag, gradient, clock) -> { };
+        }
+    };
+
+    @Test
+    void shouldTrainExactlyAsDl4jFitWhenOneWorkerAppliesItsOwnGradient() {
+        DataSet data = TestModels.data(160, 5);
+        MultiLayerNetwork reference = TestModels.mlp(9);
+        DistributedTrainer trainer = DistributedTrainer.builder().model(reference.clone()).data(data).workers(1)
+                .batchSizePerWorker(16).topology(SINGLE).seed(3).build();
+        trainer.fit(2);
+        ShardPlan plan = new ShardPlan(160, 1, 16, 3);
+        for (int epoch = 0; epoch < 2; epoch++) {
+            for (int s = 0; s < plan.stepsPerEpoch(); s++) {
+                int[] rows = plan.batch(epoch, s, 0);
+                reference.fit(new DataSet(Nd4j.pullRows(data.getFeatures(), 1, rows),
+                        Nd4j.pullRows(data.getLabels(), 1, rows)));
+            }
+            reference.incrementEpochCount();
+        }
+        assertArrayEquals(reference.params().toFloatVector(), trainer.replicas().get(0).params().toFloatVector());
+        assertEquals(reference.getIterationCount(), ((MultiLayerNetwork) trainer.trainedModel()).getIterationCount());
+    }
+
+    @Test
+    void shouldTrainAGraphWithBatchNormExactlyAsDl4jFit() {
+        DataSet data = TestModels.data(96, 6);
+        ComputationGraph reference = TestModels.graph(4);
+        DistributedTrainer trainer = DistributedTrainer.builder().model(reference.clone()).data(data).workers(1)
+                .batchSizePerWorker(16).topology(SINGLE).seed(8).build();
+        trainer.fit(1);
+        ShardPlan plan = new ShardPlan(96, 1, 16, 8);
+        for (int s = 0; s < plan.stepsPerEpoch(); s++) {
+            int[] rows = plan.batch(0, s, 0);
+            reference.fit(new DataSet(Nd4j.pullRows(data.getFeatures(), 1, rows),
+                    Nd4j.pullRows(data.getLabels(), 1, rows)));
+        }
+        assertArrayEquals(reference.params().toFloatVector(), trainer.replicas().get(0).params().toFloatVector());
+    }
+
+    @Test
+    void shouldStopWithAClearErrorWhenAGradientIsNotFinite() {
+        DataSet data = TestModels.data(64, 5);
+        data.getFeatures().putScalar(new long[] {0, 0}, Float.NaN);
+        DataSet single = new DataSet(data.getFeatures(), data.getLabels());
+        DistributedTrainer trainer = DistributedTrainer.builder().model(TestModels.mlp(1)).data(single).workers(1)
+                .batchSizePerWorker(64).topology(SINGLE).build();
+        NonFiniteGradientException e = assertThrows(NonFiniteGradientException.class, () -> trainer.fit(1));
+        assertTrue(e.getMessage().startsWith("rank 0 step 0: gradient element "), e.getMessage());
+        assertTrue(e.getMessage().contains("(block layer0/W, element "), e.getMessage());
+        assertTrue(e.getMessage().endsWith("it was not sent"), e.getMessage());
+    }
+
+    @Test
+    void shouldRejectMoreWorkersTimesBatchThanExamples() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> DistributedTrainer.builder().model(TestModels.mlp(1)).data(TestModels.data(50, 1)).workers(4)
+                        .batchSizePerWorker(16).topology(SINGLE).build());
+        assertEquals("workers * batchSizePerWorker = 4 * 16 = 64 exceeds the 50 training examples", e.getMessage());
+    }
+
+    @Test
+    void shouldRejectZeroWorkers() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> DistributedTrainer.builder().model(TestModels.mlp(1)).data(TestModels.data(50, 1)).workers(0)
+                        .topology(SINGLE).build());
+        assertEquals("workers must be >= 1, found 0", e.getMessage());
+    }
+}

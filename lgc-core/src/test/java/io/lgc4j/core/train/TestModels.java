@@ -1,0 +1,76 @@
+package io.lgc4j.core.train;
+
+import org.deeplearning4j.nn.conf.ComputationGraphConfiguration;
+import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
+import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
+import org.deeplearning4j.nn.conf.inputs.InputType;
+import org.deeplearning4j.nn.conf.layers.BatchNormalization;
+import org.deeplearning4j.nn.conf.layers.DenseLayer;
+import org.deeplearning4j.nn.conf.layers.OutputLayer;
+import org.deeplearning4j.nn.graph.ComputationGraph;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.nn.weights.WeightInit;
+import org.nd4j.linalg.activations.Activation;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.learning.config.Nesterovs;
+import org.nd4j.linalg.lossfunctions.LossFunctions;
+
+import java.util.Random;
+
+/** Small models and synthetic data for tests that must run in seconds. */
+public final class TestModels {
+    private TestModels() {
+    }
+
+    /** 8 → 16 → 12 → 3 dense network. */
+    public static MultiLayerNetwork mlp(long seed) {
+        MultiLayerConfiguration conf = new NeuralNetConfiguration.Builder().seed(seed).dataType(DataType.FLOAT)
+                .updater(new Nesterovs(0.05, 0.9)).weightInit(WeightInit.XAVIER).list()
+                .layer(new DenseLayer.Builder().nOut(16).activation(Activation.RELU).build())
+                .layer(new DenseLayer.Builder().nOut(12).activation(Activation.TANH).build())
+                .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nOut(3)
+                        .activation(Activation.SOFTMAX).build())
+                .setInputType(InputType.feedForward(8)).build();
+        MultiLayerNetwork net = new MultiLayerNetwork(conf);
+        net.init();
+        return net;
+    }
+
+    /** A graph with batch normalization and a skip connection. */
+    public static ComputationGraph graph(long seed) {
+        ComputationGraphConfiguration conf = new NeuralNetConfiguration.Builder().seed(seed).dataType(DataType.FLOAT)
+                .updater(new Nesterovs(0.05, 0.9)).weightInit(WeightInit.XAVIER).graphBuilder()
+                .addInputs("in")
+                .addLayer("stem", new DenseLayer.Builder().nOut(10).activation(Activation.RELU).build(), "in")
+                .addLayer("bn", new BatchNormalization.Builder().build(), "stem")
+                .addLayer("hidden", new DenseLayer.Builder().nOut(10).activation(Activation.RELU).build(), "bn")
+                .addVertex("skip", new org.deeplearning4j.nn.conf.graph.ElementWiseVertex(
+                        org.deeplearning4j.nn.conf.graph.ElementWiseVertex.Op.Add), "hidden", "stem")
+                .addLayer("out", new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nOut(3)
+                        .activation(Activation.SOFTMAX).build(), "skip")
+                .setOutputs("out").setInputTypes(InputType.feedForward(8)).build();
+        ComputationGraph graph = new ComputationGraph(conf);
+        graph.init();
+        return graph;
+    }
+
+    /** {@code n} examples of 8 features in 3 linearly separable-ish classes. */
+    public static DataSet data(int n, long seed) {
+        Random random = new Random(seed);
+        float[][] x = new float[n][8];
+        float[][] y = new float[n][3];
+        for (int i = 0; i < n; i++) {
+            int c = random.nextInt(3);
+            for (int j = 0; j < 8; j++) {
+                x[i][j] = (float) (random.nextGaussian() + (j % 3 == c ? 1.5 : 0));
+            }
+            y[i][c] = 1;
+        }
+        INDArray features = Nd4j.createFromArray(x);
+        INDArray labels = Nd4j.createFromArray(y);
+        return new DataSet(features, labels);
+    }
+}
