@@ -34,7 +34,8 @@ class GradientLayoutTest {
         GradientLayout layout = GradientLayout.of(net);
         for (ParamBlock b : layout.blocks()) {
             float[] fromFlat = java.util.Arrays.copyOfRange(net.params().toFloatVector(), b.offset(), b.end());
-            float[] fromTable = net.getLayer(b.layerIndex()).getParam(b.paramName()).ravel('f').toFloatVector();
+            float[] fromTable = org.nd4j.linalg.factory.Nd4j.toFlattened('f', net.getLayer(b.layerIndex()).getParam(b.paramName()))
+                    .toFloatVector();
             assertArrayEquals(fromTable, fromFlat, b.qualifiedName());
         }
     }
