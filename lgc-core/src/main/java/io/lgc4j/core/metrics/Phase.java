@@ -2,6 +2,12 @@ package io.lgc4j.core.metrics;
 
 /** What a rank spends a step's time on (Table V of seeds/003 split further). */
 public enum Phase {
+    /**
+     * Waiting for a turn on the shared CPU: in the in-process cluster all ranks share one machine's cores, so
+     * they take turns computing (see {@code DistributedTrainer.Builder#computeConcurrency}). A real cluster has
+     * none of this time.
+     */
+    CPU_WAIT,
     /** Forward and backward pass of the local model. */
     COMPUTE,
     /** Choosing what to send (top-k selection, supports); zero for dense exchange. */

@@ -1,0 +1,163 @@
+package io.lgc4j.experiments.cli;
+
+import io.lgc4j.core.metrics.Phase;
+import io.lgc4j.core.metrics.StepMetrics;
+import io.lgc4j.core.train.DistributedTrainer;
+import io.lgc4j.core.train.Topology;
+import io.lgc4j.core.train.TrainingListener;
+import io.lgc4j.experiments.data.FashionMnist;
+import io.lgc4j.experiments.data.LabeledImages;
+import io.lgc4j.experiments.data.PixelPreprocessing;
+import io.lgc4j.experiments.runner.BuildInfo;
+import io.lgc4j.experiments.runner.Nd4jEnvironment;
+import io.lgc4j.experiments.zoo.ModelZoo;
+import io.lgc4j.ps.topology.ParameterServerTopology;
+import io.lgc4j.ring.topology.RingTopology;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.nd4j.linalg.dataset.DataSet;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code lgc bench dense}: per-step time of dense data-parallel training of the small CNN, split into compute,
+ * encode, communicate, decode and apply, for each K and topology; then DL4J's LeNet-5 forward+backward at batch 32
+ * beside PyTorch's from the peer script, measured in the same run.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = "Benchmarks. 'dense': where a dense step's time goes, and DL4J vs PyTorch LeNet-5.")
+final class BenchCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "WHAT", description = "what to benchmark: dense")
+    private String what;
+
+    @Option(names = "--workers", split = ",", defaultValue = "1,2,4", description = "values of K (default 1,2,4)")
+    private List<Integer> workers;
+
+    @Option(names = "--topologies", split = ",", defaultValue = "ring,ps", description = "ring, ps or both")
+    private List<String> topologies;
+
+    @Option(names = "--steps", defaultValue = "30", description = "measured steps per configuration")
+    private int steps;
+
+    @Option(names = "--warmup", defaultValue = "5", description = "steps run before measuring")
+    private int warmup;
+
+    @Option(names = "--data", defaultValue = "/usr/share/datasets/fashion-mnist", description = "Fashion-MNIST dir")
+    private Path data;
+
+    @Option(names = "--peer-script", defaultValue = "../shared/peers/torch_peers.py",
+            description = "PyTorch peer script; skipped when absent or when torch is not installed")
+    private Path peerScript;
+
+    @Override
+    public Integer call() throws Exception {
+        if (!what.equals("dense")) {
+            System.err.println("lgc: unknown benchmark '" + what + "'; known: dense");
+            return 2;
+        }
+        Nd4jEnvironment.configure();
+        int maxK = workers.stream().mapToInt(Integer::intValue).max().orElse(1);
+        int batch = 32;
+        LabeledImages train = FashionMnist.load(data, FashionMnist.Split.TRAIN, maxK * batch * (steps + warmup),
+                PixelPreprocessing.STANDARDIZED);
+        DataSet all = train.toDataSet();
+        System.out.printf(Locale.ROOT, "dense step of the small CNN (%,d params), batch %d per worker, mean of %d"
+                + " steps after %d warm-up; ND4J %s, %d cores%n", ModelZoo.SMALL_CNN_PARAMS, batch, steps, warmup,
+                BuildInfo.nd4jClassifier(), Runtime.getRuntime().availableProcessors());
+        System.out.println("| topology | K | compute ms | encode ms | communicate ms | decode ms | apply ms | step ms"
+                + " | comm machinery / compute |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|");
+        for (String name : topologies) {
+            for (int k : workers) {
+                Topology topology = switch (name) {
+                    case "ring" -> new RingTopology();
+                    case "ps" -> new ParameterServerTopology();
+                    default -> throw new IllegalArgumentException("unknown topology '" + name + "'; known: ring, ps");
+                };
+                List<StepMetrics> measured = new ArrayList<>();
+                TrainingListener keep = m -> {
+                    if (m.step() >= warmup) {
+                        measured.add(m);
+                    }
+                };
+                DistributedTrainer.builder().model(ModelZoo.smallCnn(42, ModelZoo.defaultUpdater())).data(all)
+                        .workers(k).batchSizePerWorker(batch).topology(topology).maxSteps(steps + warmup)
+                        .listener(keep).build().fit(1);
+                double compute = mean(measured, Phase.COMPUTE);
+                double encode = mean(measured, Phase.ENCODE);
+                double comm = mean(measured, Phase.COMMUNICATE);
+                double decode = mean(measured, Phase.DECODE);
+                double apply = mean(measured, Phase.APPLY);
+                double wall = measured.stream().mapToLong(StepMetrics::wallNanos).average().orElse(0) / 1e6;
+                System.out.printf(Locale.ROOT, "| %s | %d | %.1f | %.2f | %.2f | %.2f | %.1f | %.1f | %.1f%% |%n",
+                        name, k, compute, encode, comm, decode, apply, wall,
+                        100 * (encode + comm + decode) / compute);
+            }
+        }
+        double dl4j = lenetForwardBackward();
+        System.out.printf(Locale.ROOT, "%nLeNet-5 forward+backward, batch 32, one model: DL4J %.2f ms%n", dl4j);
+        Double torch = torchPeer();
+        if (torch != null) {
+            System.out.printf(Locale.ROOT, "PyTorch (same run, %s): %.2f ms; DL4J / PyTorch = %.2f%n", peerScript,
+                    torch, dl4j / torch);
+        }
+        return 0;
+    }
+
+    private static double mean(List<StepMetrics> steps, Phase phase) {
+        return steps.stream().mapToLong(m -> m.nanos(phase)).average().orElse(0) / 1e6;
+    }
+
+    private static double lenetForwardBackward() {
+        MultiLayerNetwork net = ModelZoo.smallCnn(0, ModelZoo.defaultUpdater());
+        org.nd4j.linalg.api.ndarray.INDArray x = org.nd4j.linalg.factory.Nd4j.rand(
+                org.nd4j.linalg.api.buffer.DataType.FLOAT, 32, 784);
+        org.nd4j.linalg.api.ndarray.INDArray y = org.nd4j.linalg.factory.Nd4j.zeros(
+                org.nd4j.linalg.api.buffer.DataType.FLOAT, 32, 10);
+        for (int i = 0; i < 32; i++) {
+            y.putScalar(i, i % 10, 1f);
+        }
+        net.setInput(x);
+        net.setLabels(y);
+        for (int i = 0; i < 10; i++) {
+            net.computeGradientAndScore();
+        }
+        int n = 50;
+        long start = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            net.computeGradientAndScore();
+        }
+        return (System.nanoTime() - start) / 1e6 / n;
+    }
+
+    private Double torchPeer() throws IOException, InterruptedException {
+        if (!Files.isRegularFile(peerScript)) {
+            System.out.println("PyTorch peer skipped: " + peerScript + " not found");
+            return null;
+        }
+        Path python = Path.of("/usr/bin/python3");
+        Process p = new ProcessBuilder(python.toString(), peerScript.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(600, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            System.out.println("PyTorch peer skipped (install: apt-get install -y python3-torch): "
+                    + out.lines().reduce((a, b) -> b).orElse(""));
+            return null;
+        }
+        System.out.println(out.trim().replaceAll("(?m)^", "  torch_peers: "));
+        Matcher m = Pattern.compile("lenet5_fwd_bwd_batch32 ([0-9.]+) ms").matcher(out);
+        return m.find() ? Double.parseDouble(m.group(1)) : null;
+    }
+}

@@ -1,0 +1,42 @@
+package io.lgc4j.experiments.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code lgc} command line: {@code lgc run <config.yaml>} trains an experiment, {@code lgc bench dense}
+ * measures where a dense step's time goes.
+ */
+@Command(name = "lgc", mixinStandardHelpOptions = true, versionProvider = LgcCommand.Version.class,
+        description = "Data-parallel training of DL4J models with learned gradient compression.",
+        subcommands = {RunCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+public final class LgcCommand implements Runnable {
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    /** Entry point; exits with the command's status (0 ok, 1 failed, 2 bad usage or bad config). */
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    /** Runs the command line and returns its exit status (for tests). */
+    public static int execute(String... args) {
+        return new CommandLine(new LgcCommand()).execute(args);
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    /** Reports the build's versions. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"lgc " + io.lgc4j.experiments.runner.BuildInfo.version() + " (DL4J "
+                    + io.lgc4j.experiments.runner.BuildInfo.dl4jVersion() + ", ND4J "
+                    + io.lgc4j.experiments.runner.BuildInfo.nd4jClassifier() + ")"};
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package io.lgc4j.experiments.runner;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.lgc4j.core.comm.Direction;
+import io.lgc4j.core.comm.TrafficMeter;
+import io.lgc4j.core.metrics.Phase;
+import io.lgc4j.core.metrics.StepMetrics;
+import io.lgc4j.core.train.DistributedTrainer;
+import io.lgc4j.core.train.Topology;
+import io.lgc4j.core.train.TrainingListener;
+import io.lgc4j.core.train.TrainingResult;
+import io.lgc4j.experiments.config.DataConfig;
+import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.experiments.config.ModelConfig;
+import io.lgc4j.experiments.config.UpdaterConfig;
+import io.lgc4j.experiments.data.FashionMnist;
+import io.lgc4j.experiments.data.LabeledImages;
+import io.lgc4j.experiments.data.PixelPreprocessing;
+import io.lgc4j.experiments.zoo.ModelZoo;
+import io.lgc4j.ps.topology.ParameterServerTopology;
+import io.lgc4j.ring.topology.RingTopology;
+import org.deeplearning4j.nn.api.Model;
+import org.nd4j.linalg.learning.config.Adam;
+import org.nd4j.linalg.learning.config.IUpdater;
+import org.nd4j.linalg.learning.config.Nesterovs;
+import org.nd4j.linalg.learning.config.Sgd;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs one {@link ExperimentConfig}: loads the data, builds the model and the topology, trains with
+ * {@link DistributedTrainer}, and writes {@code results/<run-id>/} with {@code config.yaml} (resolved),
+ * {@code provenance.json}, {@code metrics.csv} and {@code summary.json}.
+ *
+ * <pre>{@code
+ * ExperimentConfig config = ConfigLoader.load(Path.of("configs/quickstart.yaml"));
+ * RunOutcome outcome = new ExperimentRunner().run(config, "configs/quickstart.yaml", List.of());
+ * System.out.println(outcome.summary().get("finalTestAccuracy"));
+ * }</pre>
+ */
+public final class ExperimentRunner {
+
+    /**
+     * What a run produced.
+     *
+     * @param directory the result directory
+     * @param result    the trainer's result
+     * @param summary   the content of summary.json
+     */
+    public record RunOutcome(Path directory, TrainingResult result, Map<String, Object> summary) {
+    }
+
+    /**
+     * Runs {@code config}; {@code extraListeners} (a progress bar) observe the training too.
+     *
+     * @throws IOException when the data cannot be read (a missing dataset names where it looked and how to install
+     *                     it) or the result directory cannot be written
+     */
+    public RunOutcome run(ExperimentConfig config, String configSource, List<TrainingListener> extraListeners)
+            throws IOException {
+        Nd4jEnvironment.configure();
+        DataConfig data = config.data();
+        PixelPreprocessing pixels = switch (data.preprocessing()) {
+            case STANDARDIZE -> PixelPreprocessing.STANDARDIZED;
+            case SCALE -> PixelPreprocessing.UNIT_RANGE;
+        };
+        Path dataDir = Path.of(data.path());
+        LabeledImages train = FashionMnist.load(dataDir, FashionMnist.Split.TRAIN,
+                data.trainLimit() == 0 ? FashionMnist.ALL : data.trainLimit(), pixels);
+        LabeledImages test = FashionMnist.load(dataDir, FashionMnist.Split.TEST,
+                data.testLimit() == 0 ? FashionMnist.ALL : data.testLimit(), pixels);
+        Model model = buildModel(config.model(), config.run().seed());
+        Topology topology = topology(config);
+
+        Path dir = createRunDirectory(Path.of(config.run().outputDir()), config.run().name());
+        Files.writeString(dir.resolve("config.yaml"), config.toYaml());
+        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        json.writeValue(dir.resolve("provenance.json").toFile(),
+                Provenance.collect(configSource, config.run().seed()));
+
+        TrainingResult result;
+        try (MetricsCsvWriter csv = new MetricsCsvWriter(dir.resolve("metrics.csv"))) {
+            DistributedTrainer.Builder builder = DistributedTrainer.builder()
+                    .model(model)
+                    .data(train.toDataSet())
+                    .workers(config.training().workers())
+                    .batchSizePerWorker(config.training().batchSizePerWorker())
+                    .seed(config.run().seed())
+                    .topology(topology)
+                    .evaluation(test.iterator(1000), config.training().evalEverySteps())
+                    .maxSteps(config.training().maxSteps())
+                    .listener(csv);
+            extraListeners.forEach(builder::listener);
+            result = builder.build().fit(config.training().epochs());
+        }
+        Map<String, Object> summary = summarize(config, result);
+        json.writeValue(dir.resolve("summary.json").toFile(), summary);
+        return new RunOutcome(dir, result, summary);
+    }
+
+    /** The zoo model a config names, with its updater. */
+    public static Model buildModel(ModelConfig model, long seed) {
+        IUpdater updater = updater(model.updater());
+        return switch (model.name()) {
+            case SMALL_CNN -> ModelZoo.smallCnn(seed, updater);
+            case SMALL_RESNET -> ModelZoo.smallResNet(seed, updater);
+        };
+    }
+
+    /** The DL4J updater of an updater config. */
+    public static IUpdater updater(UpdaterConfig u) {
+        return switch (u.type()) {
+            case NESTEROVS -> new Nesterovs(u.learningRate(), u.momentum());
+            case SGD -> new Sgd(u.learningRate());
+            case ADAM -> new Adam(u.learningRate());
+        };
+    }
+
+    /** The topology a config names. */
+    public static Topology topology(ExperimentConfig config) {
+        return switch (config.topology().type()) {
+            case RING -> new RingTopology();
+            case PS -> new ParameterServerTopology();
+        };
+    }
+
+    private static Map<String, Object> summarize(ExperimentConfig config, TrainingResult result) {
+        List<StepMetrics> steps = result.steps();
+        int workers = config.training().workers();
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("run", config.run().name());
+        s.put("topology", config.topology().type().toString());
+        s.put("workers", workers);
+        s.put("steps", steps.size());
+        s.put("finalTestAccuracy", result.finalAccuracy());
+        s.put("finalLoss", steps.isEmpty() ? Double.NaN : steps.get(steps.size() - 1).loss());
+        TrafficMeter.Snapshot total = result.traffic();
+        List<Long> sent = new ArrayList<>();
+        List<Long> received = new ArrayList<>();
+        for (int e = 0; e < total.endpoints(); e++) {
+            sent.add(total.bytes(e, Direction.SENT));
+            received.add(total.bytes(e, Direction.RECEIVED));
+        }
+        s.put("bytesSentPerEndpoint", sent);
+        s.put("bytesReceivedPerEndpoint", received);
+        double perStep = 0;
+        for (StepMetrics m : steps) {
+            perStep += m.traffic().bytes(0, Direction.SENT);
+        }
+        s.put("meanBytesSentPerStepWorker0", steps.isEmpty() ? 0 : perStep / steps.size());
+        Map<String, Double> phases = new LinkedHashMap<>();
+        for (Phase p : Phase.values()) {
+            double sum = 0;
+            for (StepMetrics m : steps) {
+                sum += m.nanos(p);
+            }
+            phases.put(p.name().toLowerCase(java.util.Locale.ROOT) + "_ms", steps.isEmpty() ? 0 : sum / steps.size()
+                    / 1e6);
+        }
+        s.put("meanPhaseTimesPerStep", phases);
+        s.put("wall_ms", result.wallNanos() / 1e6);
+        return s;
+    }
+
+    private static Path createRunDirectory(Path root, String name) throws IOException {
+        Files.createDirectories(root);
+        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+        Path dir = root.resolve(name + "-" + stamp);
+        for (int i = 2; Files.exists(dir); i++) {
+            dir = root.resolve(name + "-" + stamp + "-" + i);
+        }
+        return Files.createDirectories(dir);
+    }
+}

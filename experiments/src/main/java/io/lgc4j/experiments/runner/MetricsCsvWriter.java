@@ -1,0 +1,86 @@
+package io.lgc4j.experiments.runner;
+
+import io.lgc4j.core.comm.Direction;
+import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.metrics.Phase;
+import io.lgc4j.core.metrics.StepMetrics;
+import io.lgc4j.core.train.TrainingListener;
+import io.lgc4j.core.train.TrainingPlan;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * Writes {@code metrics.csv}: one row per step. Columns ending in {@code _ms} are timings (they vary between runs);
+ * every other column is determined by the config and seed. Byte columns are per endpoint: {@code w<r>} for worker
+ * r, {@code s<i>} for service endpoint i (a parameter server), each sent and received in the step's stage, headers included
+ * (the one-off setup traffic, such as the initial parameter broadcast, is in {@code summary.json}), plus the header
+ * bytes worker 0 sent.
+ */
+public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
+    private final BufferedWriter out;
+    private int endpoints;
+    private int workers;
+
+    /** Opens {@code file} for writing (replacing it). */
+    public MetricsCsvWriter(Path file) throws IOException {
+        this.out = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void onStart(TrainingPlan plan) {
+        workers = plan.workers();
+        endpoints = plan.workers() + plan.serviceEndpoints();
+        StringBuilder h = new StringBuilder("step,epoch,stage,loss,test_accuracy");
+        for (Phase p : Phase.values()) {
+            h.append(',').append(p.name().toLowerCase(Locale.ROOT)).append("_ms");
+        }
+        h.append(",wall_ms");
+        for (int e = 0; e < endpoints; e++) {
+            String name = e < workers ? "w" + e : "s" + (e - workers);
+            h.append(",bytes_sent_").append(name).append(",bytes_received_").append(name);
+        }
+        h.append(",header_bytes_sent_w0");
+        line(h.toString());
+    }
+
+    @Override
+    public void onStep(StepMetrics m) {
+        StringBuilder row = new StringBuilder();
+        row.append(m.step()).append(',').append(m.epoch()).append(',').append(m.stage()).append(',')
+                .append(m.loss()).append(',').append(m.evaluated() ? String.valueOf(m.testAccuracy()) : "");
+        for (Phase p : Phase.values()) {
+            row.append(',').append(millis(m.nanos(p)));
+        }
+        row.append(',').append(millis(m.wallNanos()));
+        for (int e = 0; e < endpoints; e++) {
+            row.append(',').append(m.traffic().bytes(e, Direction.SENT, m.stage()))
+                    .append(',').append(m.traffic().bytes(e, Direction.RECEIVED, m.stage()));
+        }
+        row.append(',').append(m.traffic().bytes(0, Direction.SENT, m.stage(), TrafficKind.HEADER));
+        line(row.toString());
+    }
+
+    private static String millis(long nanos) {
+        return String.format(Locale.ROOT, "%.3f", nanos / 1e6);
+    }
+
+    private void line(String s) {
+        try {
+            out.write(s);
+            out.newLine();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write metrics.csv", e);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        out.close();
+    }
+}

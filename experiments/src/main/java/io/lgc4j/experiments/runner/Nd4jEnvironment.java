@@ -1,0 +1,45 @@
+package io.lgc4j.experiments.runner;
+
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.factory.Nd4j;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * The one place that sets ND4J's global state for the command line (ARCHITECTURE §5): float32 by default, and
+ * the description of the backend that provenance records.
+ */
+public final class Nd4jEnvironment {
+    private static boolean configured;
+
+    private Nd4jEnvironment() {
+    }
+
+    /** Sets the global defaults once; later calls do nothing. */
+    public static synchronized void configure() {
+        if (configured) {
+            return;
+        }
+        Nd4j.setDefaultDataTypes(DataType.FLOAT, DataType.FLOAT);
+        configured = true;
+    }
+
+    /** Backend class, native variant, BLAS vendor and thread counts, for provenance. */
+    public static Map<String, String> describe() {
+        configure();
+        Map<String, String> d = new LinkedHashMap<>();
+        d.put("backend", Nd4j.getBackend().getClass().getSimpleName());
+        d.put("nativeVariant", BuildInfo.nd4jClassifier());
+        d.put("dl4jVersion", BuildInfo.dl4jVersion());
+        Properties env = Nd4j.getExecutioner().getEnvironmentInformation();
+        for (String key : new String[] {"blas.vendor", "omp.threads", "cores"}) {
+            Object v = env.get(key);
+            if (v != null) {
+                d.put(key, String.valueOf(v));
+            }
+        }
+        return d;
+    }
+}
