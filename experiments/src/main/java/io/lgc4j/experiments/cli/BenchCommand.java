@@ -94,7 +94,7 @@ final class BenchCommand implements Callable<Integer> {
                     }
                 };
                 DistributedTrainer.builder().model(ModelZoo.smallCnn(42, ModelZoo.defaultUpdater())).data(all)
-                        .workers(k).batchSizePerWorker(batch).topology(topology).maxSteps(steps + warmup)
+                        .workers(k).batchSizePerWorker(batch).topology(topology).maxSteps(steps + warmup).alignExchange(true)
                         .listener(keep).build().fit(1);
                 double compute = mean(measured, Phase.COMPUTE);
                 double encode = mean(measured, Phase.ENCODE);

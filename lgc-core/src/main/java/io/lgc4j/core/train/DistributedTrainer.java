@@ -72,6 +72,7 @@ public final class DistributedTrainer {
     private final InProcessCluster cluster;
     private final ShardPlan shards;
     private final Semaphore cpu;
+    private final boolean alignExchange;
     private boolean used;
 
     private DistributedTrainer(Builder b) {
@@ -96,6 +97,7 @@ public final class DistributedTrainer {
         }
         this.cluster = new InProcessCluster(workers + topology.serviceEndpoints(workers));
         this.cpu = new Semaphore(b.computeConcurrency, true);
+        this.alignExchange = b.alignExchange;
     }
 
     /** A builder; see the class example. */
@@ -170,6 +172,7 @@ public final class DistributedTrainer {
         private final long[] stepStartNanos = new long[workers];
         private final List<StepMetrics> history = new ArrayList<>();
         private final CyclicBarrier endOfStep;
+        private final CyclicBarrier beforeExchange;
         private final AtomicReference<Throwable> failure = new AtomicReference<>();
         private volatile double lastAccuracy = Double.NaN;
         private double accuracyThisStep = Double.NaN;
@@ -179,6 +182,7 @@ public final class DistributedTrainer {
         Run(TrainingPlan plan) {
             this.plan = plan;
             this.endOfStep = new CyclicBarrier(workers, this::closeStep);
+            this.beforeExchange = new CyclicBarrier(workers);
         }
 
         TrainingResult execute() {
@@ -259,6 +263,10 @@ public final class DistributedTrainer {
                     gradient = new float[(int) view.length()];
                 }
                 copyChecked(view, gradient, rank, step);
+                if (alignExchange) {
+                    clock.enter(Phase.CPU_WAIT);
+                    await(beforeExchange, rank, step);
+                }
                 exchange.allReduceMean(tag, gradient, clock);
                 clock.enter(Phase.APPLY);
                 replica.applyGradient(gradient, workers * batchSize);
@@ -282,14 +290,18 @@ public final class DistributedTrainer {
                     accuracyThisStep = accuracy;
                     currentStep = step;
                 }
-                try {
-                    endOfStep.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new TransportClosedException("rank " + rank + " interrupted at the end of step " + step);
-                } catch (BrokenBarrierException e) {
-                    throw new TransportClosedException("rank " + rank + ": another rank failed during step " + step);
-                }
+                await(endOfStep, rank, step);
+            }
+        }
+
+        private void await(CyclicBarrier barrier, int rank, int step) {
+            try {
+                barrier.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TransportClosedException("rank " + rank + " interrupted during step " + step);
+            } catch (BrokenBarrierException e) {
+                throw new TransportClosedException("rank " + rank + ": another rank failed during step " + step);
             }
         }
 
@@ -371,6 +383,7 @@ public final class DistributedTrainer {
                 }
                 cluster.close();
                 endOfStep.reset();
+                beforeExchange.reset();
             }
         }
 
@@ -407,6 +420,7 @@ public final class DistributedTrainer {
         private int evalEverySteps;
         private int maxSteps;
         private int computeConcurrency = 1;
+        private boolean alignExchange;
         private Function<ParamBlock, LayerPolicy> policy;
         private final List<TrainingListener> listeners = new ArrayList<>();
 
@@ -487,6 +501,16 @@ public final class DistributedTrainer {
          */
         public Builder computeConcurrency(int ranks) {
             this.computeConcurrency = ranks;
+            return this;
+        }
+
+        /**
+         * When set, every rank waits for all others before the exchange (timed as {@link Phase#CPU_WAIT}), so
+         * {@link Phase#COMMUNICATE} measures the exchange itself rather than waiting for slower ranks' compute.
+         * For benchmarks; off by default.
+         */
+        public Builder alignExchange(boolean align) {
+            this.alignExchange = align;
             return this;
         }
 

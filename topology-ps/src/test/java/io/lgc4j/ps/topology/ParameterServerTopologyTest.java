@@ -1,0 +1,48 @@
+package io.lgc4j.ps.topology;
+
+import io.lgc4j.core.comm.Direction;
+import io.lgc4j.core.comm.FrameDescriptor;
+import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.comm.TrafficMeter;
+import io.lgc4j.core.metrics.StepMetrics;
+import io.lgc4j.core.stage.Stage;
+import io.lgc4j.core.train.DistributedTrainer;
+import io.lgc4j.core.train.TestModels;
+import io.lgc4j.core.train.Topology;
+import io.lgc4j.core.train.TopologyContract;
+import io.lgc4j.core.train.TrainingResult;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The parameter server runs the topology contract, and its bytes per step are exactly the dense formula. */
+class ParameterServerTopologyTest extends TopologyContract {
+    @Override
+    protected Topology topology() {
+        return new ParameterServerTopology();
+    }
+
+    @Test
+    void shouldSendAndReceiveNTimesFourBytesPlusOneHeaderPerWorkerPerStep() {
+        int k = 3;
+        DistributedTrainer trainer = DistributedTrainer.builder().model(TestModels.mlp(1))
+                .data(TestModels.data(k * 8 * 5, 2)).workers(k).batchSizePerWorker(8).topology(topology()).build();
+        TrainingResult result = trainer.fit(1);
+        long n = trainer.layout().length();
+        for (StepMetrics m : result.steps()) {
+            TrafficMeter.Snapshot t = m.traffic();
+            for (int w = 0; w < k; w++) {
+                assertEquals(4 * n, t.bytes(w, Direction.SENT, Stage.FULL, TrafficKind.VALUES), "worker " + w);
+                assertEquals(4 * n, t.bytes(w, Direction.RECEIVED, Stage.FULL, TrafficKind.VALUES), "worker " + w);
+                assertEquals(FrameDescriptor.OVERHEAD, t.bytes(w, Direction.SENT, Stage.FULL, TrafficKind.HEADER));
+                assertEquals(FrameDescriptor.OVERHEAD,
+                        t.bytes(w, Direction.RECEIVED, Stage.FULL, TrafficKind.HEADER));
+            }
+            assertEquals(k * (4 * n + FrameDescriptor.OVERHEAD), t.bytes(k, Direction.RECEIVED, Stage.FULL));
+            assertEquals(k * (4 * n + FrameDescriptor.OVERHEAD), t.bytes(k, Direction.SENT, Stage.FULL));
+        }
+        // Setup: rank 0 sent its parameters once to each other worker.
+        assertEquals((k - 1) * (4 * n + FrameDescriptor.OVERHEAD), result.traffic().bytes(0, Direction.SENT,
+                Stage.SETUP));
+    }
+}
