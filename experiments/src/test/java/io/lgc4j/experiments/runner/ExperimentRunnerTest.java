@@ -1,0 +1,94 @@
+package io.lgc4j.experiments.runner;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lgc4j.experiments.config.ConfigLoader;
+import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.experiments.data.DatasetNotFoundException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Short end-to-end runs of the YAML runner on real Fashion-MNIST. */
+class ExperimentRunnerTest {
+
+    private static ExperimentConfig quick(String topology, Path out) {
+        String yaml = """
+                run: {name: e2e, seed: 7, outputDir: %s}
+                data: {trainLimit: 6400, testLimit: 1000}
+                training: {workers: 4, batchSizePerWorker: 16, epochs: 1, maxSteps: 60, evalEverySteps: 30}
+                topology: {type: %s}
+                """.formatted(out.toString(), topology);
+        return ConfigLoader.parse(yaml, "e2e.yaml");
+    }
+
+    @Test
+    void shouldWriteTheResultDirectoryAndLearn(@TempDir Path out) throws IOException {
+        ExperimentRunner.RunOutcome outcome = new ExperimentRunner().run(quick("ps", out), "e2e.yaml", List.of());
+        Path dir = outcome.directory();
+        for (String f : List.of("config.yaml", "provenance.json", "metrics.csv", "summary.json")) {
+            assertTrue(Files.isRegularFile(dir.resolve(f)), f);
+        }
+        assertEquals(quick("ps", out), ConfigLoader.load(dir.resolve("config.yaml")));
+        List<String> csv = Files.readAllLines(dir.resolve("metrics.csv"));
+        assertEquals(61, csv.size());
+        assertTrue(csv.get(0).startsWith("step,epoch,stage,loss,test_accuracy,"), csv.get(0));
+        JsonNode summary = new ObjectMapper().readTree(dir.resolve("summary.json").toFile());
+        assertEquals(60, summary.get("steps").asInt());
+        double accuracy = summary.get("finalTestAccuracy").asDouble();
+        assertTrue(accuracy > 0.6, "60 steps of K=4 should pass 60% test accuracy, got " + accuracy);
+        JsonNode provenance = new ObjectMapper().readTree(dir.resolve("provenance.json").toFile());
+        for (String key : List.of("gitCommit", "jdk", "nd4j", "seed", "config", "startedAt")) {
+            assertTrue(provenance.has(key), key);
+        }
+    }
+
+    @Test
+    void shouldGiveIdenticalMetricsForTheSameConfigAndSeed(@TempDir Path out) throws IOException {
+        ExperimentRunner.RunOutcome a = new ExperimentRunner().run(quick("ring", out), "e2e.yaml", List.of());
+        ExperimentRunner.RunOutcome b = new ExperimentRunner().run(quick("ring", out), "e2e.yaml", List.of());
+        assertEquals(deterministicColumns(a.directory().resolve("metrics.csv")),
+                deterministicColumns(b.directory().resolve("metrics.csv")));
+        assertEquals(a.result().finalAccuracy(), b.result().finalAccuracy());
+    }
+
+    @Test
+    void shouldSayWhereItLookedWhenTheDatasetIsMissing(@TempDir Path out) {
+        ExperimentConfig config = quick("ring", out);
+        ExperimentConfig missing = config.withData(ConfigLoader.parse("""
+                run: {name: x}
+                data: {path: %s}
+                """.formatted(out.resolve("nowhere")), "m.yaml").data());
+        DatasetNotFoundException e = assertThrows(DatasetNotFoundException.class,
+                () -> new ExperimentRunner().run(missing, "m.yaml", List.of()));
+        assertTrue(e.getMessage().contains(out.resolve("nowhere").toString()), e.getMessage());
+        assertTrue(e.getMessage().contains("apt-get install dataset-fashion-mnist"), e.getMessage());
+    }
+
+    /** Every column but the timings (names ending in _ms). */
+    static List<String> deterministicColumns(Path csv) throws IOException {
+        List<String> lines = Files.readAllLines(csv);
+        String[] header = lines.get(0).split(",");
+        List<String> kept = new ArrayList<>();
+        for (String line : lines) {
+            String[] cells = line.split(",", -1);
+            StringBuilder row = new StringBuilder();
+            for (int i = 0; i < header.length; i++) {
+                if (!header[i].endsWith("_ms")) {
+                    row.append(cells[i]).append(',');
+                }
+            }
+            kept.add(row.toString());
+        }
+        return kept;
+    }
+}
