@@ -79,8 +79,7 @@ public abstract class TopologyContract {
             for (int r = 0; r < k; r++) {
                 outputs[r] = futures.get(r).get();
             }
-            cluster.close();
-            pool.shutdown();
+            pool.shutdown(); // the service loops end when the cluster closes, below
         }
         for (int r = 1; r < k; r++) {
             assertArrayEquals(outputs[0], outputs[r], "rank " + r);
