@@ -269,7 +269,9 @@ public final class DistributedTrainer {
                 }
                 exchange.allReduceMean(tag, gradient, clock);
                 clock.enter(Phase.APPLY);
-                replica.applyGradient(gradient, workers * batchSize);
+                // DL4J's gradient is a sum over the mini-batch and its updater divides by the batch size; the mean
+                // over ranks of per-rank sums divided by b is the mean over all K·b examples.
+                replica.applyGradient(gradient, batchSize);
                 boolean epochEnd = inEpoch == plan.stepsPerEpoch() - 1;
                 if (epochEnd) {
                     replica.endEpoch();

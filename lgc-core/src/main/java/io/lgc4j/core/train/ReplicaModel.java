@@ -49,7 +49,8 @@ public sealed interface ReplicaModel permits ReplicaModel.Network, ReplicaModel.
 
     /**
      * Applies {@code aggregate} (a flattened gradient) with the model's updater and steps the parameters, then
-     * advances the iteration count.
+     * advances the iteration count. DL4J's gradients are sums over the mini-batch and its updater divides by
+     * {@code batchSize}: pass the size of the batch each summed gradient came from.
      */
     void applyGradient(float[] aggregate, int batchSize);
 

@@ -8,6 +8,9 @@ import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.stage.Stage;
 import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.linalg.factory.Nd4j;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -97,6 +100,31 @@ public abstract class TopologyContract {
     @Test
     void shouldKeepReplicasOfAGraphWithBatchNormBitIdenticalOver50Steps() {
         assertReplicasIdentical(TestModels.graph(12));
+    }
+
+    @Test
+    void shouldTrainLikeOneModelOnTheUnionOfTheRanksBatches() {
+        int k = 3;
+        int b = 8;
+        DataSet data = TestModels.data(k * b * 6, 4);
+        MultiLayerNetwork reference = TestModels.mlp(21);
+        DistributedTrainer trainer = DistributedTrainer.builder().model(reference.clone()).data(data).workers(k)
+                .batchSizePerWorker(b).topology(topology()).seed(9).build();
+        trainer.fit(1);
+        ShardPlan plan = new ShardPlan(data.numExamples(), k, b, 9);
+        for (int s = 0; s < plan.stepsPerEpoch(); s++) {
+            int[] rows = new int[k * b];
+            for (int r = 0; r < k; r++) {
+                System.arraycopy(plan.batch(0, s, r), 0, rows, r * b, b);
+            }
+            reference.fit(new DataSet(Nd4j.pullRows(data.getFeatures(), 1, rows),
+                    Nd4j.pullRows(data.getLabels(), 1, rows)));
+        }
+        float[] expected = reference.params().toFloatVector();
+        float[] actual = trainer.replicas().get(0).params().toFloatVector();
+        for (int i = 0; i < expected.length; i++) {
+            assertEquals(expected[i], actual[i], 1e-5f * (1 + Math.abs(expected[i])), "parameter " + i);
+        }
     }
 
     private void assertReplicasIdentical(Model model) {
