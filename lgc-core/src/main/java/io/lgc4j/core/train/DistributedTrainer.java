@@ -422,7 +422,7 @@ public final class DistributedTrainer {
         private int evalEverySteps;
         private int maxSteps;
         private int computeConcurrency = 1;
-        private boolean alignExchange;
+        private boolean alignExchange = true;
         private Function<ParamBlock, LayerPolicy> policy;
         private final List<TrainingListener> listeners = new ArrayList<>();
 
@@ -507,9 +507,10 @@ public final class DistributedTrainer {
         }
 
         /**
-         * When set, every rank waits for all others before the exchange (timed as {@link Phase#CPU_WAIT}), so
-         * {@link Phase#COMMUNICATE} measures the exchange itself rather than waiting for slower ranks' compute.
-         * For benchmarks; off by default.
+         * When set (the default), every rank waits for all others before the exchange, timed as
+         * {@link Phase#CPU_WAIT}, so {@link Phase#COMMUNICATE} measures the exchange itself: in the in-process
+         * cluster the ranks take turns on the CPU, and without the barrier their turns would count as
+         * communication. It changes timings only, never results.
          */
         public Builder alignExchange(boolean align) {
             this.alignExchange = align;
