@@ -177,7 +177,9 @@ public final class GolombRiceIndexCodec implements IndexCodec {
                 throw truncated(i, count, bytes.length);
             }
             long index = previous + 1 + ((quotient << parameter) | remainder);
-
+            if (index >= n) {
+                throw CodecException.indexOutOfRange(i, n, index);
+            }
             indices[i] = (int) index;
             previous = index;
         }
@@ -186,7 +188,7 @@ public final class GolombRiceIndexCodec implements IndexCodec {
             throw new CodecException("trailing garbage: expected " + expectedLength + " bytes, found "
                     + bytes.length);
         }
-        int padding = 0;
+        int padding = reader.peekRemaining();
         if (padding != 0) {
             throw new CodecException("trailing garbage: expected zero padding bits in the last byte, found 0x"
                     + Integer.toHexString(padding));
