@@ -76,7 +76,10 @@ public final class DeflateIndexCodec implements IndexCodec {
     public enum Transform {
         /** Indices as int32 little-endian: the paper's literal choice. */
         RAW_INT32(0, "raw-int32"),
-        /** Gaps minus one as int32 little-endian. */
+        /**
+         * Gaps minus one as int32 little-endian. Slow at high levels on dense sets: the runs of zero bytes give zlib
+         * long match chains to walk.
+         */
         GAPS_INT32(1, "gaps-int32"),
         /** Gaps minus one as unsigned LEB128 varints. */
         GAPS_VARINT(2, "gaps-varint"),

@@ -7,8 +7,10 @@ package io.lgc4j.core.codec;
  * and returns bytes that carry them and nothing else; {@code n} is not written, the receiver knows it from the
  * layout. A decoder is written for hostile input: it checks the declared count against the caller's
  * {@code maxCount} (and {@code n}) before allocating, never returns an index outside {@code [0, n)} or out of
- * order, never loops without consuming input, and rejects anything left over. Every failure is a
- * {@link CodecException} whose message says what was expected and what was found.
+ * order, never loops without consuming input, and rejects anything left over. What it allocates is bounded by a small
+ * multiple of {@code min(maxCount, n)} (at most five bytes and one int an index), whatever the bytes say, so
+ * {@code maxCount} is the caller's memory guard. Every failure is a {@link CodecException} whose message says what
+ * was expected and what was found.
  *
  * <p>Implementations are stateless and safe to share between threads. Choose one by name with
  * {@link IndexCodecs#byName(String)}.
