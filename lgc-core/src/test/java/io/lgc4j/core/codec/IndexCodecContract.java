@@ -5,6 +5,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -38,8 +39,8 @@ abstract class IndexCodecContract {
         } catch (CodecException expected) {
             return;
         } catch (RuntimeException | Error e) {
-            throw new AssertionError(codec().name() + " threw " + e + " on " + java.util.HexFormat.of().formatHex(
-                    bytes, 0, Math.min(bytes.length, 64)), e);
+            throw new AssertionError(codec().name() + " threw " + e + " on "
+                    + HexFormat.of().formatHex(bytes, 0, Math.min(bytes.length, 64)), e);
         }
         assertTrue(decoded.length <= maxCount, "more than maxCount");
         for (int i = 0; i < decoded.length; i++) {
