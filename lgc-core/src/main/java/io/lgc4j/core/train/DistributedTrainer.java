@@ -85,6 +85,7 @@ public final class DistributedTrainer {
         this.maxSteps = b.maxSteps;
         this.listeners = List.copyOf(b.listeners);
         ReplicaModel origin = ReplicaModel.wrap(b.model);
+        topology.compressor().filter(c -> c.appliesMomentum()).ifPresent(c -> requirePlainSgd(b.model, c.name()));
         GradientLayout base = GradientLayout.of(b.model);
         this.layout = b.policy == null ? base : base.withPolicy(b.policy);
         DataSet all = b.dataSet;
@@ -98,6 +99,21 @@ public final class DistributedTrainer {
         this.cluster = new InProcessCluster(workers + topology.serviceEndpoints(workers));
         this.cpu = new Semaphore(b.computeConcurrency, true);
         this.alignExchange = b.alignExchange;
+    }
+
+    /** A compressor that applies momentum itself needs the model's updater to be plain SGD. */
+    private static void requirePlainSgd(Model model, String compressor) {
+        org.deeplearning4j.nn.api.Layer[] layers = model instanceof org.deeplearning4j.nn.multilayer.MultiLayerNetwork n
+                ? n.getLayers() : ((org.deeplearning4j.nn.graph.ComputationGraph) model).getLayers();
+        for (org.deeplearning4j.nn.api.Layer layer : layers) {
+            if (layer.conf().getLayer() instanceof org.deeplearning4j.nn.conf.layers.BaseLayer base
+                    && layer.numParams() > 0 && !(base.getIUpdater() instanceof org.nd4j.linalg.learning.config.Sgd)
+                    && !(base.getIUpdater() instanceof org.nd4j.linalg.learning.config.NoOp)) {
+                throw new IllegalArgumentException("compressor '" + compressor + "' applies momentum itself, so the"
+                        + " model's updater must be plain SGD; layer '" + base.getLayerName() + "' uses "
+                        + base.getIUpdater().getClass().getSimpleName());
+            }
+        }
     }
 
     /** A builder; see the class example. */

@@ -1,9 +1,11 @@
 package io.lgc4j.core.train;
 
 import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.layout.GradientLayout;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * How K worker ranks aggregate their gradients, using only the {@link Transport} SPI for traffic. Endpoints
@@ -19,6 +21,11 @@ public interface Topology {
 
     /** A short name for metrics and result files ({@code ring}, {@code ps}). */
     String name();
+
+    /** The compressor of the compressible blocks, if any (a dense topology has none). */
+    default Optional<Compressor> compressor() {
+        return Optional.empty();
+    }
 
     /** Endpoints this topology needs beyond the {@code workers} worker ranks. */
     default int serviceEndpoints(int workers) {

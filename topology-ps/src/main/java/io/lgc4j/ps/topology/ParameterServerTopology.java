@@ -1,10 +1,13 @@
 package io.lgc4j.ps.topology;
 
+import io.lgc4j.core.codec.IndexCodec;
+import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.train.GradientExchange;
@@ -13,22 +16,49 @@ import io.lgc4j.core.train.Topology;
 import io.lgc4j.ps.server.DenseAveragingServer;
 
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Parameter-server topology (seeds/003, Fig. 1): workers push their gradient to a server endpoint (endpoint K),
- * which averages and broadcasts the mean. Per step each worker sends n·4 bytes and receives n·4 bytes, plus one
- * frame header each way.
+ * which averages and broadcasts the mean. Dense, each worker sends n·4 bytes and receives n·4 bytes per step, plus
+ * one frame header each way. With a compressor, DENSE blocks stay dense and the compressible blocks travel as the
+ * compressor's payload; the server's sparse mean is broadcast on the union of the supports (downlink counted).
  *
  * <pre>{@code
- * DistributedTrainer.builder().model(net).data(train).workers(4).topology(new ParameterServerTopology())
- *         .build().fit(1);
+ * new ParameterServerTopology();                                           // dense
+ * new ParameterServerTopology(new TopKCompressor(0.001), IndexCodecs.defaultCodec());
  * }</pre>
  */
 public final class ParameterServerTopology implements Topology {
+    private final Compressor compressor;
+    private final IndexCodec codec;
+
+    /** The dense parameter server. */
+    public ParameterServerTopology() {
+        this.compressor = null;
+        this.codec = null;
+    }
+
+    /** A compressed parameter server, indices through the default codec. */
+    public ParameterServerTopology(Compressor compressor) {
+        this(compressor, IndexCodecs.defaultCodec());
+    }
+
+    /** A compressed parameter server. */
+    public ParameterServerTopology(Compressor compressor, IndexCodec codec) {
+        this.compressor = Objects.requireNonNull(compressor, "compressor");
+        this.codec = Objects.requireNonNull(codec, "codec");
+    }
 
     @Override
     public String name() {
         return "ps";
+    }
+
+    @Override
+    public Optional<Compressor> compressor() {
+        return Optional.ofNullable(compressor);
     }
 
     @Override
@@ -38,6 +68,9 @@ public final class ParameterServerTopology implements Topology {
 
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
+        if (compressor != null) {
+            return new CompressedPsWorker(rank, workers, transport, layout, compressor, codec);
+        }
         int server = workers;
         return (tag, gradient, clock) -> {
             clock.enter(Phase.ENCODE);
@@ -57,6 +90,9 @@ public final class ParameterServerTopology implements Topology {
 
     @Override
     public List<ServiceLoop> services(int workers, List<Transport> serviceTransports, GradientLayout layout) {
+        if (compressor != null) {
+            return List.of(new CompressedServer(serviceTransports.get(0), workers, layout, compressor, codec));
+        }
         return List.of(new DenseAveragingServer(serviceTransports.get(0), workers, layout.length()));
     }
 }

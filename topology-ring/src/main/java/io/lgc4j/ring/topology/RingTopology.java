@@ -1,21 +1,69 @@
 package io.lgc4j.ring.topology;
 
+import io.lgc4j.core.codec.IndexCodec;
+import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.ring.collective.RingAllReduce;
 
+import java.util.Objects;
+import java.util.Optional;
+
 /**
- * Ring-allreduce topology: no server; the K workers form a ring in rank order and average their dense gradients
- * with {@link RingAllReduce}, then divide by K locally (the same operation on the same bits on every rank).
+ * Ring-allreduce topology: no server; the K workers form a ring in rank order. Without a compressor, dense
+ * gradients ride {@link RingAllReduce} and every rank divides by K locally (the same operation on the same bits).
+ * With a compressor, DENSE blocks still ride the allreduce; summable payloads (ScaleCom's aligned values) ride it
+ * too, and gather-only payloads (Sparse GD, DGC) travel by ring all-gather — unless the topology was built to
+ * refuse them.
  *
  * <pre>{@code
- * DistributedTrainer.builder().model(net).data(train).workers(4).topology(new RingTopology()).build().fit(1);
+ * new RingTopology();                                                  // dense
+ * new RingTopology(new ScaleComCompressor(0.001, 1.0), IndexCodecs.defaultCodec(), GatherPolicy.REFUSE);
  * }</pre>
  */
 public final class RingTopology implements Topology {
+
+    /** What the ring does with a compressor whose payloads are not summable. */
+    public enum GatherPolicy {
+        /** Carry them by all-gather: each rank's payload visits every other rank (K−1 hops, all counted). */
+        ALL_GATHER,
+        /** Refuse such a compressor when the topology is built. */
+        REFUSE
+    }
+
+    private final Compressor compressor;
+    private final IndexCodec codec;
+
+    /** The dense ring. */
+    public RingTopology() {
+        this.compressor = null;
+        this.codec = null;
+    }
+
+    /** A compressed ring that carries gather-only payloads by all-gather, indices through the default codec. */
+    public RingTopology(Compressor compressor) {
+        this(compressor, IndexCodecs.defaultCodec(), GatherPolicy.ALL_GATHER);
+    }
+
+    /**
+     * A compressed ring.
+     *
+     * @throws IllegalArgumentException when {@code policy} is REFUSE and the compressor's payloads are not summable
+     */
+    public RingTopology(Compressor compressor, IndexCodec codec, GatherPolicy policy) {
+        this.compressor = Objects.requireNonNull(compressor, "compressor");
+        this.codec = Objects.requireNonNull(codec, "codec");
+        if (!compressor.summable() && policy == GatherPolicy.REFUSE) {
+            throw new IllegalArgumentException("the ring cannot carry compressor '" + compressor.name()
+                    + "': its payloads are not summable (each rank picks its own support), and this ring refuses"
+                    + " all-gather; use a summable compressor (scalecom), GatherPolicy.ALL_GATHER, or the"
+                    + " parameter server");
+        }
+    }
 
     @Override
     public String name() {
@@ -23,7 +71,15 @@ public final class RingTopology implements Topology {
     }
 
     @Override
+    public Optional<Compressor> compressor() {
+        return Optional.ofNullable(compressor);
+    }
+
+    @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
+        if (compressor != null) {
+            return new CompressedRingExchange(rank, workers, transport, layout, compressor, codec);
+        }
         RingAllReduce ring = new RingAllReduce(transport, rank, workers);
         return (tag, gradient, clock) -> {
             ring.sum(gradient, tag, clock);

@@ -1,0 +1,42 @@
+package io.lgc4j.core.compress;
+
+import io.lgc4j.core.layout.ParamBlock;
+
+import java.util.List;
+
+/**
+ * A gradient compressor for the compressible blocks of a layout (policy TOP_K or LEARNED; DENSE blocks never reach
+ * a compressor). The subtypes fix how payloads aggregate, so a topology can check compatibility in types and refuse
+ * an incompatible compressor when it is built.
+ *
+ * <p>Lifecycle: one {@code Compressor} describes the method and its settings; {@code newRank} gives each rank its
+ * own state (residual, momentum), created once and used by that rank's thread only.
+ */
+public sealed interface Compressor permits GatherCompressor, SharedSupportCompressor {
+
+    /** The name in configs and result files ({@code topk}, {@code dgc}, {@code scalecom}). */
+    String name();
+
+    /** Whether payloads of different ranks sum element-wise (and so can ride a ring allreduce). */
+    boolean summable();
+
+    /**
+     * Whether the compressor applies momentum itself (DGC's momentum correction). The model's own updater must then
+     * be plain SGD, or momentum would be applied twice.
+     */
+    default boolean appliesMomentum() {
+        return false;
+    }
+
+    /** Fraction of each block's elements sent at {@code step} (for DGC it grows during warm-up). */
+    double density(int step);
+
+    /** The blocks a rank state covers, in layout order, with the element offsets of each inside the region. */
+    static int regionLength(List<ParamBlock> blocks) {
+        int n = 0;
+        for (ParamBlock b : blocks) {
+            n += b.length();
+        }
+        return n;
+    }
+}

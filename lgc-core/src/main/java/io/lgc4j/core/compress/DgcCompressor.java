@@ -1,0 +1,152 @@
+package io.lgc4j.core.compress;
+
+import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.sparse.SparseVector;
+import io.lgc4j.core.sparse.TopK;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Deep Gradient Compression (Lin et al., ICLR 2018) on each rank: local gradient clipping, momentum correction
+ * ({@code u ← m·u + g; v ← v + u}), top-k of {@code |v|} per block, momentum-factor masking ({@code u} and
+ * {@code v} zeroed where sent), and the exponential warm-up of sparsity (densities 25%, 6.25%, 1.5625%, 0.4%, then
+ * the target, over {@code warmupSteps} split in four equal phases).
+ *
+ * <p>Momentum is applied here, so the model's updater must be plain SGD ({@link #appliesMomentum()}).
+ *
+ * <pre>{@code
+ * GatherCompressor dgc = new DgcCompressor(0.001, 0.9, 0.0, 200);   // ratio, momentum, clip norm (0: off), warm-up
+ * }</pre>
+ */
+public final class DgcCompressor implements GatherCompressor {
+    private static final double[] WARMUP_DENSITIES = {0.25, 0.0625, 0.015625, 0.004};
+
+    private final double ratio;
+    private final double momentum;
+    private final double clipNorm;
+    private final int warmupSteps;
+
+    /**
+     * @param ratio       target fraction of each block sent, in (0, 1]
+     * @param momentum    momentum factor m in [0, 1)
+     * @param clipNorm    local clipping of the region's L2 norm before accumulation; 0 turns it off
+     * @param warmupSteps steps of exponential sparsity warm-up; 0 starts at {@code ratio}
+     */
+    public DgcCompressor(double ratio, double momentum, double clipNorm, int warmupSteps) {
+        if (!(ratio > 0 && ratio <= 1)) {
+            throw new IllegalArgumentException("ratio must be in (0, 1], found " + ratio);
+        }
+        if (!(momentum >= 0 && momentum < 1)) {
+            throw new IllegalArgumentException("momentum must be in [0, 1), found " + momentum);
+        }
+        if (!(clipNorm >= 0) || Double.isInfinite(clipNorm)) {
+            throw new IllegalArgumentException("clipNorm must be >= 0 and finite (0: off), found " + clipNorm);
+        }
+        if (warmupSteps < 0) {
+            throw new IllegalArgumentException("warmupSteps must be >= 0, found " + warmupSteps);
+        }
+        this.ratio = ratio;
+        this.momentum = momentum;
+        this.clipNorm = clipNorm;
+        this.warmupSteps = warmupSteps;
+    }
+
+    @Override
+    public String name() {
+        return "dgc";
+    }
+
+    /** The momentum factor m. */
+    public double momentumFactor() {
+        return momentum;
+    }
+
+    @Override
+    public String toString() {
+        return "dgc(ratio=" + ratio + ", momentum=" + momentum + ", clipNorm=" + clipNorm + ", warmupSteps="
+                + warmupSteps + ")";
+    }
+
+    @Override
+    public boolean appliesMomentum() {
+        return true;
+    }
+
+    @Override
+    public double density(int step) {
+        if (step >= warmupSteps) {
+            return ratio;
+        }
+        int phase = (int) ((long) step * WARMUP_DENSITIES.length / warmupSteps);
+        return Math.max(ratio, WARMUP_DENSITIES[phase]);
+    }
+
+    @Override
+    public State newRank(List<ParamBlock> blocks) {
+        return new RankState(new Region(blocks));
+    }
+
+    private final class RankState implements State {
+        private final Region region;
+        private final float[] u;
+        private final float[] v;
+        private final TopK topK = new TopK();
+        private int[] scratch = new int[0];
+
+        RankState(Region region) {
+            this.region = region;
+            this.u = new float[region.length()];
+            this.v = new float[region.length()];
+        }
+
+        @Override
+        public SparseSet compress(float[] gradient, int step) {
+            float scale = clipScale(gradient);
+            float m = (float) momentum;
+            List<SparseVector> out = new ArrayList<>(region.blockCount());
+            double density = density(step);
+            for (int b = 0; b < region.blockCount(); b++) {
+                ParamBlock block = region.block(b);
+                int start = region.start(b);
+                for (int i = 0; i < block.length(); i++) {
+                    int r = start + i;
+                    u[r] = m * u[r] + scale * gradient[block.offset() + i];
+                    v[r] += u[r];
+                }
+                int k = TopK.countFor(block.length(), density);
+                if (scratch.length < k) {
+                    scratch = new int[k];
+                }
+                int count = topK.select(v, start, start + block.length(), k, scratch);
+                SparseVector sent = SparseVector.gather(v, start, start + block.length(), scratch, count);
+                for (int j = 0; j < count; j++) {
+                    v[start + scratch[j]] = 0f;
+                    u[start + scratch[j]] = 0f;
+                }
+                out.add(sent);
+            }
+            return new SparseSet(out);
+        }
+
+        private float clipScale(float[] gradient) {
+            if (clipNorm == 0) {
+                return 1f;
+            }
+            double sum = 0;
+            for (int b = 0; b < region.blockCount(); b++) {
+                ParamBlock block = region.block(b);
+                for (int i = block.offset(); i < block.end(); i++) {
+                    sum += (double) gradient[i] * gradient[i];
+                }
+            }
+            double norm = Math.sqrt(sum);
+            return norm > clipNorm ? (float) (clipNorm / norm) : 1f;
+        }
+
+        @Override
+        public float[] residual() {
+            return v.clone();
+        }
+    }
+}

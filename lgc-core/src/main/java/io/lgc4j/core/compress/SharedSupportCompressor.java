@@ -1,0 +1,42 @@
+package io.lgc4j.core.compress;
+
+import io.lgc4j.core.layout.ParamBlock;
+
+import java.util.List;
+
+/**
+ * A compressor whose ranks all send values on one support chosen by a leader rank each step (ScaleCom's cyclic
+ * local top-k): the value vectors line up, so they sum element-wise and can ride a ring allreduce; the leader's
+ * indices travel once (broadcast) per step.
+ */
+public non-sealed interface SharedSupportCompressor extends Compressor {
+
+    @Override
+    default boolean summable() {
+        return true;
+    }
+
+    /** The rank that chooses the support at {@code step}. Deterministic: every rank computes the same. */
+    int leader(int step, int workers);
+
+    /** A fresh per-rank state for {@code blocks} (the compressible blocks, in layout order). */
+    State newRank(List<ParamBlock> blocks);
+
+    /** One rank's memory; per step: {@link #compensate}, then (leader) {@link #chooseSupport}, then {@link #take}. */
+    interface State {
+        /** Adds the rank's gradient to its memory (the compensated vector the step works on). */
+        void compensate(float[] gradient, int step);
+
+        /** The leader's support: per block, ascending indices relative to the block. */
+        int[][] chooseSupport(int step);
+
+        /**
+         * The compensated values on {@code support}, concatenated over blocks in block order; updates the memory
+         * for what was sent.
+         */
+        float[] take(int[][] support);
+
+        /** The memory of the compressible region, concatenated in block order, for inspection. */
+        float[] residual();
+    }
+}

@@ -1,0 +1,90 @@
+package io.lgc4j.core.compress;
+
+import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.sparse.SparseVector;
+import io.lgc4j.core.sparse.TopK;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Sparse GD (Strom 2015; Aji and Heafield 2017): each rank adds its residual to its gradient, sends the top
+ * {@code ratio} of each block by magnitude, and keeps the rest as its new residual (error feedback).
+ *
+ * <pre>{@code
+ * GatherCompressor topk = new TopKCompressor(0.001);      // 0.1% of every block
+ * GatherCompressor.State rank = topk.newRank(layout.blocks(LayerPolicy.LEARNED));
+ * SparseSet sent = rank.compress(gradient, step);         // residual = (residual + gradient) - sent
+ * }</pre>
+ */
+public final class TopKCompressor implements GatherCompressor {
+    private final double ratio;
+
+    /** @param ratio fraction of each block sent per step, in (0, 1] */
+    public TopKCompressor(double ratio) {
+        if (!(ratio > 0 && ratio <= 1)) {
+            throw new IllegalArgumentException("ratio must be in (0, 1], found " + ratio);
+        }
+        this.ratio = ratio;
+    }
+
+    @Override
+    public String name() {
+        return "topk";
+    }
+
+    @Override
+    public String toString() {
+        return "topk(ratio=" + ratio + ")";
+    }
+
+    @Override
+    public double density(int step) {
+        return ratio;
+    }
+
+    @Override
+    public State newRank(List<ParamBlock> blocks) {
+        return new RankState(new Region(blocks));
+    }
+
+    private final class RankState implements State {
+        private final Region region;
+        private final float[] residual;
+        private final TopK topK = new TopK();
+        private int[] scratch = new int[0];
+
+        RankState(Region region) {
+            this.region = region;
+            this.residual = new float[region.length()];
+        }
+
+        @Override
+        public SparseSet compress(float[] gradient, int step) {
+            List<SparseVector> out = new ArrayList<>(region.blockCount());
+            for (int b = 0; b < region.blockCount(); b++) {
+                ParamBlock block = region.block(b);
+                int start = region.start(b);
+                for (int i = 0; i < block.length(); i++) {
+                    residual[start + i] += gradient[block.offset() + i];
+                }
+                int k = TopK.countFor(block.length(), density(step));
+                if (scratch.length < k) {
+                    scratch = new int[k];
+                }
+                int count = topK.select(residual, start, start + block.length(), k, scratch);
+                SparseVector sent = SparseVector.gather(residual, start, start + block.length(), scratch, count);
+                for (int j = 0; j < count; j++) {
+                    residual[start + scratch[j]] = 0f;
+                }
+                out.add(sent);
+            }
+            return new SparseSet(out);
+        }
+
+        @Override
+        public float[] residual() {
+            return residual.clone();
+        }
+    }
+}

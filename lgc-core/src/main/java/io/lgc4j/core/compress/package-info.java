@@ -1,0 +1,8 @@
+/**
+ * The compressor SPI (GRACE's shape: compensate → compress → update memory; only the payload crosses the wire) and
+ * the plain compressors: Sparse GD (top-k with error feedback), DGC, ScaleCom. How a compressor's payloads can be
+ * aggregated is part of its type: {@link io.lgc4j.core.compress.GatherCompressor} payloads are per-rank sparse
+ * sets that must be gathered; {@link io.lgc4j.core.compress.SharedSupportCompressor} payloads are values on one
+ * support every rank uses, so they sum element-wise and can ride a ring allreduce.
+ */
+package io.lgc4j.core.compress;

@@ -1,0 +1,185 @@
+package io.lgc4j.core.compress;
+
+import io.lgc4j.core.codec.IndexCodecs;
+import io.lgc4j.core.comm.FrameCodec;
+import io.lgc4j.core.comm.FrameDescriptor;
+import io.lgc4j.core.layout.LayerPolicy;
+import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.sparse.SparseVector;
+import io.lgc4j.core.sparse.TopK;
+import io.lgc4j.core.stage.Stage;
+import io.lgc4j.core.train.StepTag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What every compressor keeps: wire round trip, memory = compensated input − sent, and a bound on its bytes. */
+class CompressorContractTest {
+    private static final List<ParamBlock> BLOCKS = List.of(
+            new ParamBlock(0, 1, "conv2", "W", 100, 5000, new long[] {5000}, LayerPolicy.LEARNED),
+            new ParamBlock(1, 1, "conv2", "b", 5100, 50, new long[] {50}, LayerPolicy.LEARNED),
+            new ParamBlock(2, 2, "out", "W", 5150, 3000, new long[] {3000}, LayerPolicy.TOP_K));
+    private static final int FLAT = 8150;
+
+    static Stream<Arguments> compressors() {
+        return Stream.of(Arguments.of(new TopKCompressor(0.01)), Arguments.of(new DgcCompressor(0.01, 0.0, 0, 0)),
+                Arguments.of(new DgcCompressor(0.01, 0.9, 0, 0)), Arguments.of(new ScaleComCompressor(0.01, 1.0)));
+    }
+
+    private static float[] gradient(Random random) {
+        float[] g = new float[FLAT];
+        for (int i = 0; i < g.length; i++) {
+            g[i] = (float) random.nextGaussian();
+        }
+        return g;
+    }
+
+    /** One step of any compressor: what it sent, per block. */
+    private static SparseSet step(Object state, Compressor c, float[] g, int step) {
+        if (state instanceof GatherCompressor.State s) {
+            return s.compress(g, step);
+        }
+        SharedSupportCompressor.State s = (SharedSupportCompressor.State) state;
+        s.compensate(g, step);
+        int[][] support = s.chooseSupport(step);
+        float[] values = s.take(support);
+        List<SparseVector> out = new ArrayList<>();
+        int at = 0;
+        for (int b = 0; b < BLOCKS.size(); b++) {
+            out.add(new SparseVector(BLOCKS.get(b).length(), support[b],
+                    java.util.Arrays.copyOfRange(values, at, at + support[b].length)));
+            at += support[b].length;
+        }
+        return new SparseSet(out);
+    }
+
+    private static Object newState(Compressor c) {
+        return c instanceof GatherCompressor g ? g.newRank(BLOCKS) : ((SharedSupportCompressor) c).newRank(BLOCKS);
+    }
+
+    private static float[] residual(Object state) {
+        return state instanceof GatherCompressor.State s ? s.residual()
+                : ((SharedSupportCompressor.State) state).residual();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("compressors")
+    void shouldRoundTripItsPayloadThroughTheWire(Compressor c) {
+        Object state = newState(c);
+        SparseSet sent = step(state, c, gradient(new Random(1)), 0);
+        byte[][] frames = SparseFrames.encode(sent, BLOCKS, IndexCodecs.defaultCodec(), new StepTag(0, Stage.TOP_K));
+        int[] max = BLOCKS.stream().mapToInt(b -> TopK.countFor(b.length(), c.density(0))).toArray();
+        int[][] supports = SparseFrames.decodeIndices(FrameCodec.decode(frames[0]), BLOCKS,
+                IndexCodecs.defaultCodec(), max);
+        assertEquals(sent, SparseFrames.decode(supports, FrameCodec.decode(frames[1]), BLOCKS));
+        for (int b = 0; b < BLOCKS.size(); b++) {
+            assertEquals(TopK.countFor(BLOCKS.get(b).length(), c.density(0)), sent.blocks().get(b).nnz());
+        }
+        // Byte bound: 4 bytes per value, at most 4 per index plus a small per-block header, two frames.
+        int k = sent.nnz();
+        assertTrue(frames[1].length == 4 * k + FrameDescriptor.OVERHEAD);
+        assertTrue(frames[0].length <= 4 * k + 64 * BLOCKS.size() + FrameDescriptor.OVERHEAD,
+                "indices frame of " + frames[0].length + " bytes for " + k + " indices");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("compressors")
+    void shouldKeepExactlyWhatItDidNotSendInItsMemory(Compressor c) {
+        if (c instanceof DgcCompressor dgc && dgc.momentumFactor() > 0) {
+            return; // with momentum the memory is v, checked in shouldAccumulateMomentumLikeDgc
+        }
+        Object state = newState(c);
+        Random random = new Random(2);
+        float[] memory = new float[8050];
+        for (int step = 0; step < 5; step++) {
+            float[] g = gradient(random);
+            float[] expected = memory.clone();
+            int at = 0;
+            for (ParamBlock b : BLOCKS) {
+                for (int i = 0; i < b.length(); i++) {
+                    expected[at + i] += g[b.offset() + i];
+                }
+                at += b.length();
+            }
+            SparseSet sent = step(state, c, g, step);
+            at = 0;
+            for (int b = 0; b < BLOCKS.size(); b++) {
+                SparseVector v = sent.blocks().get(b);
+                for (int i = 0; i < v.nnz(); i++) {
+                    assertEquals(expected[at + v.indices()[i]], v.values()[i], "sent value = compensated input");
+                    expected[at + v.indices()[i]] = 0f;
+                }
+                at += BLOCKS.get(b).length();
+            }
+            memory = residual(state);
+            assertArrayEquals(expected, memory, "memory = compensated input - sent, step " + step);
+        }
+    }
+
+    @Test
+    void shouldAccumulateMomentumLikeDgc() {
+        DgcCompressor dgc = new DgcCompressor(0.01, 0.9, 0, 0);
+        GatherCompressor.State state = dgc.newRank(BLOCKS);
+        Random random = new Random(3);
+        float[] u = new float[8050];
+        float[] v = new float[8050];
+        for (int step = 0; step < 4; step++) {
+            float[] g = gradient(random);
+            int at = 0;
+            for (ParamBlock b : BLOCKS) {
+                for (int i = 0; i < b.length(); i++) {
+                    u[at + i] = 0.9f * u[at + i] + g[b.offset() + i];
+                    v[at + i] += u[at + i];
+                }
+                at += b.length();
+            }
+            SparseSet sent = state.compress(g, step);
+            at = 0;
+            for (int b = 0; b < BLOCKS.size(); b++) {
+                for (int i : sent.blocks().get(b).indices()) {
+                    u[at + i] = 0f;
+                    v[at + i] = 0f;
+                }
+                at += BLOCKS.get(b).length();
+            }
+            assertArrayEquals(v, state.residual(), "step " + step);
+        }
+    }
+
+    @Test
+    void shouldWarmUpDgcSparsityExponentially() {
+        DgcCompressor dgc = new DgcCompressor(0.001, 0.9, 0, 400);
+        assertEquals(0.25, dgc.density(0));
+        assertEquals(0.0625, dgc.density(100));
+        assertEquals(0.015625, dgc.density(200));
+        assertEquals(0.004, dgc.density(399));
+        assertEquals(0.001, dgc.density(400));
+    }
+
+    @Test
+    void shouldRotateTheScaleComLeaderCyclically() {
+        ScaleComCompressor s = new ScaleComCompressor(0.001, 1.0);
+        assertEquals(List.of(0, 1, 2, 0, 1), Stream.of(0, 1, 2, 3, 4).map(t -> s.leader(t, 3)).toList());
+    }
+
+    @Test
+    void shouldRejectOutOfRangeSettingsNamingThem() {
+        assertEquals("ratio must be in (0, 1], found 0.0",
+                assertThrows(IllegalArgumentException.class, () -> new TopKCompressor(0)).getMessage());
+        assertEquals("momentum must be in [0, 1), found 1.0",
+                assertThrows(IllegalArgumentException.class, () -> new DgcCompressor(0.01, 1, 0, 0)).getMessage());
+        assertEquals("lowPass must be in (0, 1], found 0.0",
+                assertThrows(IllegalArgumentException.class, () -> new ScaleComCompressor(0.01, 0)).getMessage());
+    }
+}

@@ -1,0 +1,126 @@
+package io.lgc4j.ps.topology;
+
+import io.lgc4j.core.codec.IndexCodec;
+import io.lgc4j.core.comm.FloatFrames;
+import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FrameCodec;
+import io.lgc4j.core.comm.FrameException;
+import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.compress.BlockRegion;
+import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.compress.GatherCompressor;
+import io.lgc4j.core.compress.SharedSupportCompressor;
+import io.lgc4j.core.compress.SparseFrames;
+import io.lgc4j.core.compress.SparseMean;
+import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.layout.LayerPolicy;
+import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.train.ServiceLoop;
+import io.lgc4j.core.train.StepTag;
+
+import java.util.List;
+
+/**
+ * The server of the compressed parameter server. Each step: the dense blocks of every worker are summed in rank
+ * order and the mean broadcast; gather-only payloads are decoded, summed in rank order and the mean broadcast as
+ * a sparse set on the union of the supports (downlink counted); for a shared-support compressor the leader's
+ * indices are relayed to the other workers, the aligned values summed and their mean broadcast.
+ */
+final class CompressedServer implements ServiceLoop {
+    private final Transport transport;
+    private final int workers;
+    private final Compressor compressor;
+    private final IndexCodec codec;
+    private final BlockRegion dense;
+    private final List<ParamBlock> sparseBlocks;
+    private final SparseMean mean;
+
+    CompressedServer(Transport transport, int workers, GradientLayout layout, Compressor compressor,
+                     IndexCodec codec) {
+        this.transport = transport;
+        this.workers = workers;
+        this.compressor = compressor;
+        this.codec = codec;
+        this.dense = new BlockRegion(layout.blocks(LayerPolicy.DENSE));
+        this.sparseBlocks = layout.blocks().stream().filter(b -> b.policy() != LayerPolicy.DENSE).toList();
+        this.mean = new SparseMean(sparseBlocks);
+    }
+
+    @Override
+    public void run() {
+        float[] denseSum = new float[dense.length()];
+        while (true) {
+            Frame first = transport.receive(0, TrafficKind.VALUES);
+            StepTag tag = new StepTag(first.step(), first.stage());
+            FloatFrames.copyInto(first, denseSum, 0, denseSum.length);
+            for (int w = 1; w < workers; w++) {
+                FloatFrames.addInto(receive(w, TrafficKind.VALUES, tag), denseSum, 0, denseSum.length);
+            }
+            float k = workers;
+            for (int i = 0; i < denseSum.length; i++) {
+                denseSum[i] /= k;
+            }
+            byte[] denseMean = FloatFrames.encode(denseSum, 0, denseSum.length, TrafficKind.VALUES, tag.stage(),
+                    tag.step());
+            byte[][] sparseMean = compressor instanceof GatherCompressor ? gather(tag) : shared(tag);
+            for (int w = 0; w < workers; w++) {
+                transport.send(w, denseMean);
+                for (byte[] frame : sparseMean) {
+                    transport.send(w, frame);
+                }
+            }
+        }
+    }
+
+    private byte[][] gather(StepTag tag) {
+        int[] max = PsSupport.maxCounts(sparseBlocks, compressor, tag.step());
+        mean.reset();
+        for (int w = 0; w < workers; w++) {
+            int[][] supports = SparseFrames.decodeIndices(receive(w, TrafficKind.INDICES, tag), sparseBlocks, codec,
+                    max);
+            mean.add(SparseFrames.decode(supports, receive(w, TrafficKind.VALUES, tag), sparseBlocks));
+        }
+        return SparseFrames.encode(mean.mean(workers), sparseBlocks, codec, tag);
+    }
+
+    private byte[][] shared(StepTag tag) {
+        int leader = ((SharedSupportCompressor) compressor).leader(tag.step(), workers);
+        Frame indices = receive(leader, TrafficKind.INDICES, tag);
+        int[][] support = SparseFrames.decodeIndices(indices, sparseBlocks, codec,
+                PsSupport.maxCounts(sparseBlocks, compressor, tag.step()));
+        byte[] relay = FrameCodec.encode(indices.kind(), indices.stage(), indices.step(), indices.payload());
+        for (int w = 0; w < workers; w++) {
+            if (w != leader) {
+                transport.send(w, relay);
+            }
+        }
+        int total = 0;
+        for (int[] s : support) {
+            total += s.length;
+        }
+        float[] sum = new float[total];
+        for (int w = 0; w < workers; w++) {
+            Frame values = receive(w, TrafficKind.VALUES, tag);
+            if (w == 0) {
+                FloatFrames.copyInto(values, sum, 0, total);
+            } else {
+                FloatFrames.addInto(values, sum, 0, total);
+            }
+        }
+        float k = workers;
+        for (int i = 0; i < total; i++) {
+            sum[i] /= k;
+        }
+        return new byte[][] {FloatFrames.encode(sum, 0, total, TrafficKind.VALUES, tag.stage(), tag.step())};
+    }
+
+    private Frame receive(int worker, TrafficKind kind, StepTag tag) {
+        Frame f = transport.receive(worker, kind);
+        if (f.step() != tag.step() || f.stage() != tag.stage()) {
+            throw new FrameException("server expected a " + kind + " frame of step " + tag.step() + " from worker "
+                    + worker + ", found step " + f.step() + (f.stage() != tag.stage() ? " (" + f.stage() + ")" : ""));
+        }
+        return f;
+    }
+}
