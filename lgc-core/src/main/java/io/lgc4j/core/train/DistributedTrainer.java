@@ -14,6 +14,7 @@ import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.StepMetrics;
 import io.lgc4j.core.stage.Stage;
+import io.lgc4j.core.stage.StageSchedule;
 import org.deeplearning4j.nn.api.Model;
 import org.nd4j.evaluation.classification.Evaluation;
 import org.nd4j.linalg.api.ndarray.INDArray;
@@ -73,6 +74,7 @@ public final class DistributedTrainer {
     private final ShardPlan shards;
     private final Semaphore cpu;
     private final boolean alignExchange;
+    private final StageSchedule stages;
     private boolean used;
 
     private DistributedTrainer(Builder b) {
@@ -99,6 +101,8 @@ public final class DistributedTrainer {
         this.cluster = new InProcessCluster(workers + topology.serviceEndpoints(workers));
         this.cpu = new Semaphore(b.computeConcurrency, true);
         this.alignExchange = b.alignExchange;
+        this.stages = b.stages != null ? b.stages
+                : topology.compressor().isPresent() ? StageSchedule.denseWarmup(0) : StageSchedule.ALWAYS_FULL;
     }
 
     /** A compressor that applies momentum itself needs the model's updater to be plain SGD. */
@@ -261,7 +265,7 @@ public final class DistributedTrainer {
             for (int step = 0; step < plan.totalSteps(); step++) {
                 int epoch = step / plan.stepsPerEpoch();
                 int inEpoch = step % plan.stepsPerEpoch();
-                StepTag tag = new StepTag(step, Stage.FULL);
+                StepTag tag = new StepTag(step, stages.stageAt(step));
                 clock.reset();
                 stepStartNanos[rank] = System.nanoTime();
                 clock.enter(Phase.CPU_WAIT);
@@ -383,7 +387,7 @@ public final class DistributedTrainer {
             if (!Double.isNaN(accuracyThisStep)) {
                 lastAccuracy = accuracyThisStep;
             }
-            StepMetrics m = new StepMetrics(step, step / plan.stepsPerEpoch(), Stage.FULL, loss / workers,
+            StepMetrics m = new StepMetrics(step, step / plan.stepsPerEpoch(), stages.stageAt(step), loss / workers,
                     accuracyThisStep, mean, max, end - first, delta, workers);
             history.add(m);
             for (TrainingListener l : listeners) {
@@ -439,6 +443,7 @@ public final class DistributedTrainer {
         private int maxSteps;
         private int computeConcurrency = 1;
         private boolean alignExchange = true;
+        private StageSchedule stages;
         private Function<ParamBlock, LayerPolicy> policy;
         private final List<TrainingListener> listeners = new ArrayList<>();
 
@@ -530,6 +535,15 @@ public final class DistributedTrainer {
          */
         public Builder alignExchange(boolean align) {
             this.alignExchange = align;
+            return this;
+        }
+
+        /**
+         * The stage of each step. Default: all {@link Stage#FULL} for a dense topology; top-k from the first step for
+         * a topology with a compressor. A compressed topology exchanges FULL steps densely.
+         */
+        public Builder stages(StageSchedule schedule) {
+            this.stages = Objects.requireNonNull(schedule, "schedule");
             return this;
         }
 

@@ -27,8 +27,13 @@ public final class TestModels {
 
     /** 8 → 16 → 12 → 3 dense network. */
     public static MultiLayerNetwork mlp(long seed) {
+        return mlp(seed, new Nesterovs(0.05, 0.9));
+    }
+
+    /** 8 → 16 → 12 → 3 dense network with the given updater. */
+    public static MultiLayerNetwork mlp(long seed, org.nd4j.linalg.learning.config.IUpdater updater) {
         MultiLayerConfiguration conf = new NeuralNetConfiguration.Builder().seed(seed).dataType(DataType.FLOAT)
-                .updater(new Nesterovs(0.05, 0.9)).weightInit(WeightInit.XAVIER).list()
+                .updater(updater).weightInit(WeightInit.XAVIER).list()
                 .layer(new DenseLayer.Builder().nOut(16).activation(Activation.RELU).build())
                 .layer(new DenseLayer.Builder().nOut(12).activation(Activation.TANH).build())
                 .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nOut(3)

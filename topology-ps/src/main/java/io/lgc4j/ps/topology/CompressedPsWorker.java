@@ -17,6 +17,7 @@ import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.StepTag;
 
@@ -62,6 +63,17 @@ final class CompressedPsWorker implements GradientExchange {
 
     @Override
     public void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock) {
+        if (tag.stage() == Stage.FULL) {
+            clock.enter(Phase.ENCODE);
+            byte[] frame = FloatFrames.encode(gradient, 0, gradient.length, TrafficKind.VALUES, tag.stage(),
+                    tag.step());
+            clock.enter(Phase.COMMUNICATE);
+            transport.send(server, frame);
+            Frame mean = receive(TrafficKind.VALUES, tag);
+            clock.enter(Phase.DECODE);
+            FloatFrames.copyInto(mean, gradient, 0, gradient.length);
+            return;
+        }
         clock.enter(Phase.ENCODE);
         dense.gather(gradient, denseBuffer);
         byte[] denseFrame = FloatFrames.encode(denseBuffer, 0, denseBuffer.length, TrafficKind.VALUES, tag.stage(),

@@ -16,6 +16,7 @@ import io.lgc4j.core.compress.SparseMean;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.ServiceLoop;
 import io.lgc4j.core.train.StepTag;
 
@@ -35,6 +36,7 @@ final class CompressedServer implements ServiceLoop {
     private final BlockRegion dense;
     private final List<ParamBlock> sparseBlocks;
     private final SparseMean mean;
+    private final int length;
 
     CompressedServer(Transport transport, int workers, GradientLayout layout, Compressor compressor,
                      IndexCodec codec) {
@@ -45,22 +47,34 @@ final class CompressedServer implements ServiceLoop {
         this.dense = new BlockRegion(layout.blocks(LayerPolicy.DENSE));
         this.sparseBlocks = layout.blocks().stream().filter(b -> b.policy() != LayerPolicy.DENSE).toList();
         this.mean = new SparseMean(sparseBlocks);
+        this.length = layout.length();
     }
 
     @Override
     public void run() {
         float[] denseSum = new float[dense.length()];
+        float[] fullSum = new float[length];
         while (true) {
             Frame first = transport.receive(0, TrafficKind.VALUES);
             StepTag tag = new StepTag(first.step(), first.stage());
+            if (tag.stage() == Stage.FULL) {
+                // A FULL step is dense: the whole gradient, averaged and broadcast.
+                FloatFrames.copyInto(first, fullSum, 0, length);
+                for (int w = 1; w < workers; w++) {
+                    FloatFrames.addInto(receive(w, TrafficKind.VALUES, tag), fullSum, 0, length);
+                }
+                divide(fullSum);
+                byte[] mean = FloatFrames.encode(fullSum, 0, length, TrafficKind.VALUES, tag.stage(), tag.step());
+                for (int w = 0; w < workers; w++) {
+                    transport.send(w, mean);
+                }
+                continue;
+            }
             FloatFrames.copyInto(first, denseSum, 0, denseSum.length);
             for (int w = 1; w < workers; w++) {
                 FloatFrames.addInto(receive(w, TrafficKind.VALUES, tag), denseSum, 0, denseSum.length);
             }
-            float k = workers;
-            for (int i = 0; i < denseSum.length; i++) {
-                denseSum[i] /= k;
-            }
+            divide(denseSum);
             byte[] denseMean = FloatFrames.encode(denseSum, 0, denseSum.length, TrafficKind.VALUES, tag.stage(),
                     tag.step());
             byte[][] sparseMean = compressor instanceof GatherCompressor ? gather(tag) : shared(tag);
@@ -108,11 +122,15 @@ final class CompressedServer implements ServiceLoop {
                 FloatFrames.addInto(values, sum, 0, total);
             }
         }
-        float k = workers;
-        for (int i = 0; i < total; i++) {
-            sum[i] /= k;
-        }
+        divide(sum);
         return new byte[][] {FloatFrames.encode(sum, 0, total, TrafficKind.VALUES, tag.stage(), tag.step())};
+    }
+
+    private void divide(float[] values) {
+        float k = workers;
+        for (int i = 0; i < values.length; i++) {
+            values[i] /= k;
+        }
     }
 
     private Frame receive(int worker, TrafficKind kind, StepTag tag) {

@@ -19,6 +19,7 @@ import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.sparse.SparseVector;
+import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.sparse.TopK;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.StepTag;
@@ -71,6 +72,12 @@ final class CompressedRingExchange implements GradientExchange {
 
     @Override
     public void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock) {
+        if (tag.stage() == Stage.FULL) {
+            ring.sum(gradient, tag, clock);
+            clock.enter(Phase.DECODE);
+            divide(gradient, workers);
+            return;
+        }
         SparseSet aggregate = gatherState != null ? allGather(tag, gradient, clock) : sharedSupport(tag, gradient,
                 clock);
         clock.enter(Phase.DECODE);
@@ -79,10 +86,7 @@ final class CompressedRingExchange implements GradientExchange {
             dense.gather(gradient, denseBuffer);
             ring.sum(denseBuffer, tag, clock);
             clock.enter(Phase.DECODE);
-            float k = workers;
-            for (int i = 0; i < denseBuffer.length; i++) {
-                denseBuffer[i] /= k;
-            }
+            divide(denseBuffer, workers);
             dense.scatter(denseBuffer, gradient);
         }
     }
@@ -164,6 +168,13 @@ final class CompressedRingExchange implements GradientExchange {
             blocks.add(new SparseVector(sparseBlocks.get(b).length(), support[b], v));
         }
         return new SparseSet(blocks);
+    }
+
+    private static void divide(float[] values, int workers) {
+        float k = workers;
+        for (int i = 0; i < values.length; i++) {
+            values[i] /= k;
+        }
     }
 
     private int[] maxCounts(int step) {

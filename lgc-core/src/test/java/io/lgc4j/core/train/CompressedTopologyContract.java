@@ -1,0 +1,102 @@
+package io.lgc4j.core.train;
+
+import io.lgc4j.core.comm.Direction;
+import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.compress.DgcCompressor;
+import io.lgc4j.core.compress.ScaleComCompressor;
+import io.lgc4j.core.compress.TopKCompressor;
+import io.lgc4j.core.stage.Stage;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.linalg.learning.config.Sgd;
+
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The contract every topology keeps with every compressor: sending everything (ratio 1) trains like the dense
+ * topology; sparse training keeps replicas bit-identical; indices and values are metered apart.
+ */
+public abstract class CompressedTopologyContract {
+
+    /** The topology under test carrying {@code compressor}. */
+    protected abstract Topology topology(Compressor compressor);
+
+    /** The same topology without compression. */
+    protected abstract Topology denseTopology();
+
+    static Stream<Arguments> lossless() {
+        return Stream.of(Arguments.of(new TopKCompressor(1.0)), Arguments.of(new ScaleComCompressor(1.0, 1.0)),
+                Arguments.of(new DgcCompressor(1.0, 0.0, 0, 0)));
+    }
+
+    static Stream<Arguments> sparse() {
+        return Stream.of(Arguments.of(new TopKCompressor(0.05)), Arguments.of(new ScaleComCompressor(0.05, 1.0)),
+                Arguments.of(new DgcCompressor(0.05, 0.9, 0, 10)));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("lossless")
+    void shouldTrainLikeTheDenseTopologyWhenEverythingIsSent(Compressor compressor) {
+        DataSet data = TestModels.data(3 * 8 * 10, 6);
+        float[] dense = train(denseTopology(), data, 3);
+        float[] compressed = train(topology(compressor), data, 3);
+        for (int i = 0; i < dense.length; i++) {
+            assertEquals(dense[i], compressed[i], 1e-5f * (1 + Math.abs(dense[i])), "parameter " + i);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("sparse")
+    void shouldKeepReplicasBitIdenticalAndMeterIndicesApart(Compressor compressor) {
+        DataSet data = TestModels.data(4 * 8 * 30, 7);
+        MultiLayerNetwork net = TestModels.mlp(13, new Sgd(0.1));
+        DistributedTrainer trainer = DistributedTrainer.builder().model(net).data(data).workers(4)
+                .batchSizePerWorker(8).topology(topology(compressor)).seed(2)
+                .stages(io.lgc4j.core.stage.StageSchedule.denseWarmup(5)).build();
+        TrainingResult result = trainer.fit(1);
+        for (int s = 0; s < 30; s++) {
+            io.lgc4j.core.metrics.StepMetrics m = result.steps().get(s);
+            assertEquals(s < 5 ? Stage.FULL : Stage.TOP_K, m.stage(), "stage of step " + s);
+            if (s < 5) {
+                assertEquals(0, m.traffic().bytes(0, Direction.SENT, TrafficKind.INDICES), "dense warm-up step " + s);
+            }
+        }
+        float[] rank0 = trainer.replicas().get(0).params().toFloatVector();
+        for (int r = 1; r < 4; r++) {
+            assertArrayEquals(rank0, trainer.replicas().get(r).params().toFloatVector(), "replica " + r);
+        }
+        long indices = result.traffic().bytes(0, Direction.SENT, TrafficKind.INDICES);
+        long values = result.traffic().bytes(0, Direction.SENT, Stage.TOP_K, TrafficKind.VALUES);
+        assertTrue(values > 0, "values sent");
+        if (!(compressor instanceof ScaleComCompressor)) {
+            assertTrue(indices > 0, "indices sent");
+        }
+        assertTrue(result.steps().get(29).loss() < result.steps().get(0).loss(), "loss should fall");
+    }
+
+    @Test
+    void shouldRefuseDgcWithAMomentumUpdaterInTheModel() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> DistributedTrainer.builder().model(TestModels.mlp(1)).data(TestModels.data(64, 1)).workers(2)
+                        .batchSizePerWorker(8).topology(topology(new DgcCompressor(0.01, 0.9, 0, 0))).build());
+        assertEquals("compressor 'dgc' applies momentum itself, so the model's updater must be plain SGD; layer"
+                + " 'layer0' uses Nesterovs", e.getMessage());
+    }
+
+    private static float[] train(Topology topology, DataSet data, int k) {
+        DistributedTrainer trainer = DistributedTrainer.builder().model(TestModels.mlp(17, new Sgd(0.1))).data(data)
+                .workers(k).batchSizePerWorker(8).topology(topology).seed(4).build();
+        trainer.fit(1);
+        return trainer.replicas().get(0).params().toFloatVector();
+    }
+}
