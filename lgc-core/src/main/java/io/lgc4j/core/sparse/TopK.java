@@ -3,6 +3,7 @@ package io.lgc4j.core.sparse;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.FloatBuffer;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -17,11 +18,12 @@ import java.util.Objects;
  *
  * <p>How: a deterministic sample of {@code |v|} (runs of 16 floats spread evenly over the range) gives a threshold a
  * little below the expected k-th largest magnitude. One pass over the data collects, in index order, the entries
- * strictly above it and the first {@code k} entries equal to it; the pass copies rows of 256 floats into a scratch
- * row and keeps per-column maxima, which C2 vectorizes, and only re-reads the few columns whose maximum reaches the
- * threshold. A quickselect over the few candidates then finds the exact k-th largest magnitude. When the sample
- * misses (too few candidates, or more than the scratch bound), one retry uses a lower or higher sample order
- * statistic, and the last resort is a quickselect over a copy of all magnitudes followed by the same pass.
+ * strictly above it and the first {@code k} entries equal to it. The pass copies chunks of 4096 floats into scratch,
+ * builds a tree of maxima over each by folding it in halves six times (loops C2 vectorizes), and walks down only the
+ * branches whose maximum reaches the threshold. A radix select on the float bits of the few candidates then finds the exact k-th
+ * largest magnitude. When the sample misses (too few candidates, or more than the scratch bound), one retry uses a
+ * lower or higher sample order statistic; the last resort is a radix select over a copy of all magnitudes followed by
+ * the same pass. Nothing is ever sorted.
  *
  * <p>An instance holds scratch buffers, so after the first calls of a given size selection allocates nothing. It is
  * not thread-safe: use one per thread. The scratch grows with the largest {@code k} and candidate count seen (up to
@@ -37,44 +39,57 @@ import java.util.Objects;
  */
 public final class TopK {
 
-    /** Floats per row of the scan; the column maxima of a chunk live in one row-sized scratch array. */
-    static final int ROW = 256;
-    /** Rows per chunk: a column is re-read when one of its {@code ROWS} entries reaches the threshold. */
-    static final int ROWS = 16;
+    /** Floats per chunk of the scan. */
+    static final int CHUNK = 4096;
+    /** Levels of the max tree over a chunk; the top level has {@code CHUNK >> TOP_LEVEL = 64} entries. */
+    private static final int TOP_LEVEL = 6;
+    private static final int LEVEL_1 = CHUNK;
+    private static final int LEVEL_2 = LEVEL_1 + (CHUNK >> 1);
+    private static final int LEVEL_3 = LEVEL_2 + (CHUNK >> 2);
+    private static final int LEVEL_4 = LEVEL_3 + (CHUNK >> 3);
+    private static final int LEVEL_5 = LEVEL_4 + (CHUNK >> 4);
+    private static final int LEVEL_6 = LEVEL_5 + (CHUNK >> 5);
+    /** Where each level of the max tree starts in the chunk scratch; level 0 is the chunk itself. */
+    private static final int[] LEVEL = {0, LEVEL_1, LEVEL_2, LEVEL_3, LEVEL_4, LEVEL_5, LEVEL_6};
     /** Floats per sample run (one cache line when aligned). */
     static final int RUN = 16;
-    /** Fewest sample entries worth drawing; smaller ranges go straight to the full quickselect. */
+    /** Fewest sample entries worth drawing. */
     static final int MIN_SAMPLE = 1024;
     /** Sample entries expected above the k-th largest magnitude (the sample size is {@code ~16 n / k}). */
     private static final double SAMPLE_HITS = 16.0;
     /** Largest share of the range sampled: 1 / 32. */
     private static final int SAMPLE_DIVISOR = 32;
-    /** Below this many elements, skip the sample and quickselect all magnitudes. */
+    /** Below this many elements, skip the sample and radix-select all magnitudes. */
     static final int MIN_SAMPLED_LENGTH = MIN_SAMPLE * SAMPLE_DIVISOR;
+    /** Radix select digits of the magnitude bits (sign bit always 0): bits 30..19, 18..7, 6..0. */
+    private static final int[] DIGIT_SHIFT = {19, 7, 0};
+    private static final int[] DIGIT_MASK = {0xFFF, 0xFFF, 0x7F};
     private static final int SMALL = 16;
 
     /** How the last selection found its threshold; package-private for tests. */
     enum Path {
         /** k == 0 or k >= n: nothing to select. */
         TRIVIAL,
-        /** Small range: quickselect over all magnitudes. */
+        /** Small range: radix select over all magnitudes. */
         DIRECT,
         /** The first sampled threshold was good. */
         SAMPLED,
         /** The first threshold missed; the adjusted one was good. */
         RETRIED,
-        /** Both thresholds missed: quickselect over all magnitudes. */
+        /** Both thresholds missed: radix select over all magnitudes. */
         FULL_SELECT
     }
 
-    private final float[] row = new float[ROW];
-    private final float[] columnMax = new float[ROW];
-    private final int[] hotColumns = new int[ROW];
+    private final float[] chunk = new float[LEVEL_6 + (CHUNK >> TOP_LEVEL)];
+    private final int[] hotA = new int[CHUNK + 1]; // branch-free compaction writes one past the last entry
+    private final int[] hotB = new int[CHUNK + 1];
+    private final int[] histogram = new int[DIGIT_MASK[0] + 1];
     private float[] sample = new float[0];
     private int[] aboveIndex = new int[0];
     private float[] aboveMagnitude = new float[0];
     private int[] tieIndex = new int[0];
-    private float[] selectScratch = new float[0];
+    private float[] allMagnitudes = new float[0];
+    private int[] memberBits = new int[0];
     private final ArraySource arraySource = new ArraySource();
     private final BufferSource bufferSource = new BufferSource();
 
@@ -82,6 +97,10 @@ public final class TopK {
     private int aboveCount;
     /** Entries equal to the threshold seen by the last scan (only the first {@code tieCapacity} are stored). */
     private int tieCount;
+    /** Start of the range the current scan reports indices from. */
+    private int scanStart;
+    /** Entries strictly greater than the value the last {@link #kthLargest} returned. */
+    private int kthGreater;
     private Path lastPath = Path.TRIVIAL;
 
     /** Creates a selector with empty scratch; buffers grow on first use. */
@@ -169,6 +188,11 @@ public final class TopK {
         } finally {
             arraySource.bind(null);
         }
+    }
+
+    /** Entries strictly greater than the value the last {@link #kthLargest} call returned (for tests). */
+    int kthGreater() {
+        return kthGreater;
     }
 
     /** How the last call found its threshold (for tests and diagnostics). */
@@ -300,15 +324,15 @@ public final class TopK {
     }
 
     /**
-     * Exact selection over all magnitudes: a quickselect on a copy finds the k-th largest, then one scan collects
+     * Exact selection over all magnitudes: a radix select on a copy finds the k-th largest, then one scan collects
      * the entries above it (fewer than k) and the lowest-index ties.
      */
     private int selectAll(Source source, int from, int to, int k, int[] out) {
         int n = to - from;
-        if (selectScratch.length < n) {
-            selectScratch = new float[n];
+        if (allMagnitudes.length < n) {
+            allMagnitudes = new float[n];
         }
-        float[] all = selectScratch;
+        float[] all = allMagnitudes;
         source.copy(from, all, 0, n);
         for (int i = 0; i < n; i++) {
             float magnitude = Math.abs(all[i]);
@@ -330,19 +354,8 @@ public final class TopK {
         int[] aboveIdx = aboveIndex;
         if (above >= k) {
             // The k-th largest is strictly above the threshold: find it among the candidates.
-            if (selectScratch.length < above) {
-                selectScratch = new float[Math.max(above, selectScratch.length * 3 / 2)];
-            }
-            float[] scratch = selectScratch;
-            System.arraycopy(aboveMagnitude, 0, scratch, 0, above);
-            float kth = kthLargest(scratch, above, k);
-            int greater = 0;
-            for (int i = 0; i < k; i++) {
-                if (scratch[i] > kth) {
-                    greater++;
-                }
-            }
-            int ties = k - greater;
+            float kth = kthLargest(aboveMagnitude, above, k);
+            int ties = k - kthGreater;
             float[] magnitudes = aboveMagnitude;
             int count = 0;
             for (int i = 0; count < k; i++) {
@@ -388,82 +401,118 @@ public final class TopK {
         }
         aboveCount = 0;
         tieCount = 0;
+        scanStart = from;
+        float[] c = chunk;
         int position = from;
-        int chunk = ROW * ROWS;
-        for (; position + chunk <= to; position += chunk) {
-            if (!scanRows(source, from, position, ROWS, threshold, aboveCapacity, tieCapacity)) {
+        for (; position + CHUNK <= to; position += CHUNK) {
+            source.copy(position, c, 0, CHUNK);
+            foldMaxima(c);
+            if (!descend(c, position, threshold, aboveCapacity, tieCapacity)) {
                 return;
             }
         }
-        int rows = (to - position) / ROW;
-        if (rows > 0) {
-            if (!scanRows(source, from, position, rows, threshold, aboveCapacity, tieCapacity)) {
-                return;
-            }
-            position += rows * ROW;
-        }
-        for (; position < to; position++) {
-            float magnitude = Math.abs(source.get(position));
+        int rest = to - position;
+        source.copy(position, c, 0, rest);
+        for (int at = 0; at < rest; at++) {
+            float magnitude = Math.abs(c[at]);
             if (!(magnitude < threshold)
-                    && !take(source, from, position, magnitude, threshold, aboveCapacity, tieCapacity)) {
+                    && !take(position + at, magnitude, threshold, aboveCapacity, tieCapacity)) {
                 return;
             }
         }
     }
 
     /**
-     * Scans {@code rows} rows of {@link #ROW} floats from {@code start}: the column maxima come from a vectorized
-     * pass over row copies, then only the columns whose maximum reaches the threshold are read again, row by row so
-     * that candidates arrive in index order. Returns false after an overflow.
+     * Builds the max tree of the chunk {@code c[0, CHUNK)}: level {@code L} holds {@code CHUNK >> L} maxima at
+     * {@code LEVEL[L]}, entry {@code j} the larger of entries {@code j} and {@code j + (CHUNK >> L)} of the level
+     * below (level 0: the magnitudes of the chunk). One array and constant offsets: the shape C2's superword
+     * vectorizes (two arrays at different offsets might alias, and it gives up).
      */
-    private boolean scanRows(Source source, int from, int start, int rows, float threshold, int aboveCapacity,
-                             int tieCapacity) {
-        float[] r = row;
-        float[] max = columnMax;
-        source.copy(start, r, 0, ROW);
-        absInto(max, r);
-        for (int i = 1; i < rows; i++) {
-            source.copy(start + i * ROW, r, 0, ROW);
-            maxAbsInto(max, r);
+    private static void foldMaxima(float[] c) {
+        for (int j = 0; j < CHUNK >> 1; j++) {
+            c[LEVEL_1 + j] = Math.max(Math.abs(c[j]), Math.abs(c[(CHUNK >> 1) + j]));
         }
-        int[] hot = hotColumns;
-        int hotCount = 0;
-        for (int j = 0; j < ROW; j++) {
-            if (!(max[j] < threshold)) { // also true for NaN
-                hot[hotCount++] = j;
+        for (int j = 0; j < CHUNK >> 2; j++) {
+            c[LEVEL_2 + j] = Math.max(c[LEVEL_1 + j], c[LEVEL_1 + (CHUNK >> 2) + j]);
+        }
+        for (int j = 0; j < CHUNK >> 3; j++) {
+            c[LEVEL_3 + j] = Math.max(c[LEVEL_2 + j], c[LEVEL_2 + (CHUNK >> 3) + j]);
+        }
+        for (int j = 0; j < CHUNK >> 4; j++) {
+            c[LEVEL_4 + j] = Math.max(c[LEVEL_3 + j], c[LEVEL_3 + (CHUNK >> 4) + j]);
+        }
+        for (int j = 0; j < CHUNK >> 5; j++) {
+            c[LEVEL_5 + j] = Math.max(c[LEVEL_4 + j], c[LEVEL_4 + (CHUNK >> 5) + j]);
+        }
+        for (int j = 0; j < CHUNK >> 6; j++) {
+            c[LEVEL_6 + j] = Math.max(c[LEVEL_5 + j], c[LEVEL_5 + (CHUNK >> 6) + j]);
+        }
+    }
+
+    /**
+     * Walks the max tree from the top down through the entries that reach the threshold, and takes the chunk's
+     * candidates in index order: each level's list is sorted, and its children are the list itself followed by the
+     * list shifted by the level's size. False after an overflow.
+     */
+    private boolean descend(float[] c, int position, float threshold, int aboveCapacity, int tieCapacity) {
+        // Branch-free compaction throughout: whether a child reaches the threshold is a coin toss for the predictor.
+        int[] hot = hotA;
+        int[] next = hotB;
+        int count = 0;
+        for (int j = 0; j < CHUNK >> TOP_LEVEL; j++) {
+            hot[count] = j;
+            count += c[LEVEL_6 + j] < threshold ? 0 : 1; // NaN counts as reaching it
+        }
+        for (int level = TOP_LEVEL; level > 1 && count > 0; level--) {
+            int size = CHUNK >> level;
+            int below = LEVEL[level - 1];
+            int nextCount = 0;
+            for (int h = 0; h < count; h++) {
+                int j = hot[h];
+                next[nextCount] = j;
+                nextCount += c[below + j] < threshold ? 0 : 1;
+            }
+            for (int h = 0; h < count; h++) {
+                int j = hot[h] + size;
+                next[nextCount] = j;
+                nextCount += c[below + j] < threshold ? 0 : 1;
+            }
+            int[] swap = hot;
+            hot = next;
+            next = swap;
+            count = nextCount;
+        }
+        int candidates = 0;
+        for (int half = 0; half <= CHUNK >> 1; half += CHUNK >> 1) {
+            for (int h = 0; h < count; h++) {
+                int at = hot[h] + half;
+                next[candidates] = at;
+                candidates += Math.abs(c[at]) < threshold ? 0 : 1;
             }
         }
-        if (hotCount == 0) {
-            return true;
-        }
-        for (int i = 0; i < rows; i++) {
-            int base = start + i * ROW;
-            for (int h = 0; h < hotCount; h++) {
-                int position = base + hot[h];
-                float magnitude = Math.abs(source.get(position));
-                if (!(magnitude < threshold)
-                        && !take(source, from, position, magnitude, threshold, aboveCapacity, tieCapacity)) {
-                    return false;
-                }
+        for (int h = 0; h < candidates; h++) {
+            int at = next[h];
+            if (!take(position + at, Math.abs(c[at]), threshold, aboveCapacity, tieCapacity)) {
+                return false;
             }
         }
         return true;
     }
 
-    /** Records an entry with {@code !(magnitude < threshold)}; false after an overflow. */
-    private boolean take(Source source, int from, int position, float magnitude, float threshold, int aboveCapacity,
-                         int tieCapacity) {
+    /** Records the entry at {@code position} with {@code !(magnitude < threshold)}; false after an overflow. */
+    private boolean take(int position, float magnitude, float threshold, int aboveCapacity, int tieCapacity) {
+        int index = position - scanStart;
         if (magnitude > threshold) {
             if (aboveCount == aboveCapacity) {
                 aboveCount = -1;
                 return false;
             }
-            aboveIndex[aboveCount] = position - from;
+            aboveIndex[aboveCount] = index;
             aboveMagnitude[aboveCount] = magnitude;
             aboveCount++;
         } else if (magnitude == threshold) {
             if (tieCount < tieCapacity) {
-                tieIndex[tieCount] = position - from;
+                tieIndex[tieCount] = index;
             }
             tieCount++;
         } else {
@@ -472,83 +521,65 @@ public final class TopK {
         return true;
     }
 
-    // Same-index loops over two distinct arrays: the shape C2's superword vectorizes (an offset on one side stops it).
-    private static void absInto(float[] max, float[] r) {
-        for (int j = 0; j < ROW; j++) {
-            max[j] = Math.abs(r[j]);
-        }
-    }
-
-    private static void maxAbsInto(float[] max, float[] r) {
-        for (int j = 0; j < ROW; j++) {
-            max[j] = Math.max(max[j], Math.abs(r[j]));
-        }
-    }
-
     private static IllegalArgumentException nan(int position) {
         return new IllegalArgumentException("values[" + position + "] is NaN");
     }
 
     /**
-     * Quickselect: rearranges {@code a[0, n)} so that {@code a[0, k)} holds the {@code k} largest values and
-     * returns the k-th largest ({@code 1 <= k <= n}; no NaN). Hoare partitioning around the median of three
-     * pseudo-random entries keeps runs of equal values balanced; expected linear time.
+     * The k-th largest of {@code a[0, n)} ({@code 1 <= k <= n}; magnitudes: no NaN, no negative), leaving {@code a}
+     * as it is, and the number of entries strictly greater in {@link #kthGreater}. A radix select: non-negative
+     * floats order as their bit patterns, so three histogram passes over 12, 12 and 7 bits narrow the entries down
+     * to those equal to the answer; each pass keeps only the entries of the bucket holding the k-th.
      */
-    static float kthLargest(float[] a, int n, int k) {
-        int target = k - 1;
-        int lo = 0;
-        int hi = n - 1;
-        long seed = 0x9E3779B97F4A7C15L;
-        while (hi - lo > SMALL) {
-            seed = seed * 6364136223846793005L + 1442695040888963407L;
-            int span = hi - lo + 1;
-            float x = a[lo + (int) (((seed >>> 33) * span) >>> 31)];
-            float y = a[lo + (int) ((((seed >>> 2) & 0x7FFFFFFFL) * span) >>> 31)];
-            float z = a[lo + span / 2];
-            float pivot = Math.max(Math.min(x, y), Math.min(Math.max(x, y), z));
-            int i = lo;
-            int j = hi;
-            while (i <= j) {
-                while (a[i] > pivot) {
-                    i++;
-                }
-                while (a[j] < pivot) {
-                    j--;
-                }
-                if (i <= j) {
-                    float swap = a[i];
-                    a[i] = a[j];
-                    a[j] = swap;
-                    i++;
-                    j--;
-                }
-            }
-            // Now a[lo, j] >= pivot, a(j, i) == pivot, a[i, hi] <= pivot.
-            if (target <= j) {
-                hi = j;
-            } else if (target >= i) {
-                lo = i;
-            } else {
-                return pivot;
-            }
+    float kthLargest(float[] a, int n, int k) {
+        int[] counts = histogram;
+        int shift = DIGIT_SHIFT[0];
+        Arrays.fill(counts, 0);
+        for (int i = 0; i < n; i++) {
+            counts[Float.floatToRawIntBits(a[i]) >>> shift]++;
         }
-        for (int i = lo + 1; i <= hi; i++) {
-            float v = a[i];
-            int j = i - 1;
-            while (j >= lo && a[j] < v) {
-                a[j + 1] = a[j];
-                j--;
-            }
-            a[j + 1] = v;
+        int bucket = DIGIT_MASK[0];
+        int rank = k; // of the answer among the entries still in play
+        while (counts[bucket] < rank) {
+            rank -= counts[bucket--];
         }
-        return a[target];
+        int members = counts[bucket];
+        if (memberBits.length <= members) { // the compaction writes one past the last member
+            memberBits = new int[Math.max(members + 1, memberBits.length * 3 / 2)];
+        }
+        int[] bits = memberBits;
+        int m = 0;
+        for (int i = 0; i < n; i++) { // branch-free compaction: the bucket may hold any share of the entries
+            int b = Float.floatToRawIntBits(a[i]);
+            bits[m] = b;
+            m += (b >>> shift) == bucket ? 1 : 0;
+        }
+        for (int digit = 1; digit < DIGIT_SHIFT.length; digit++) {
+            shift = DIGIT_SHIFT[digit];
+            int mask = DIGIT_MASK[digit];
+            Arrays.fill(counts, 0, mask + 1, 0);
+            for (int i = 0; i < members; i++) {
+                counts[(bits[i] >>> shift) & mask]++;
+            }
+            bucket = mask;
+            while (counts[bucket] < rank) {
+                rank -= counts[bucket--];
+            }
+            int kept = 0;
+            for (int i = 0; i < members; i++) {
+                int b = bits[i];
+                bits[kept] = b;
+                kept += ((b >>> shift) & mask) == bucket ? 1 : 0;
+            }
+            members = kept;
+        }
+        kthGreater = k - rank;
+        return Float.intBitsToFloat(bits[0]);
     }
 
-    /** Where the floats come from: bulk copies for the vectorized pass, single reads for hot columns. */
+    /** Where the floats come from: bulk copies into scratch. */
     private abstract static class Source {
         abstract void copy(int position, float[] dst, int dstOffset, int length);
-
-        abstract float get(int position);
     }
 
     private static final class ArraySource extends Source {
@@ -568,11 +599,6 @@ public final class TopK {
         void copy(int position, float[] dst, int dstOffset, int length) {
             System.arraycopy(array, offset + position, dst, dstOffset, length);
         }
-
-        @Override
-        float get(int position) {
-            return array[offset + position];
-        }
     }
 
     private static final class BufferSource extends Source {
@@ -585,11 +611,6 @@ public final class TopK {
         @Override
         void copy(int position, float[] dst, int dstOffset, int length) {
             buffer.get(position, dst, dstOffset, length);
-        }
-
-        @Override
-        float get(int position) {
-            return buffer.get(position);
         }
     }
 }

@@ -328,22 +328,26 @@ class TopKTest {
     }
 
     @Test
-    void shouldFindTheKthLargestWithQuickselect() {
+    void shouldFindTheKthLargestAndCountTheGreaterWithRadixSelect() {
         SplittableRandom random = new SplittableRandom(17);
+        TopK topK = new TopK();
         for (int n = 1; n < 300; n += 7) {
             float[] a = new float[n];
             for (int i = 0; i < n; i++) {
-                a[i] = random.nextInt(n % 3 == 0 ? 4 : 1000);
+                a[i] = n % 3 == 0 ? random.nextInt(4) : (float) Math.abs(gaussian(random) * 1e3);
             }
+            float[] original = a.clone();
             float[] sorted = a.clone();
             Arrays.sort(sorted);
             for (int k = 1; k <= n; k += 5) {
-                float[] work = a.clone();
-                float kth = TopK.kthLargest(work, n, k);
+                float kth = topK.kthLargest(a, n, k);
                 assertEquals(sorted[n - k], kth, "n=" + n + " k=" + k);
-                for (int i = 0; i < n; i++) {
-                    assertTrue(i < k ? work[i] >= kth : work[i] <= kth, "partition n=" + n + " k=" + k);
+                int greater = 0;
+                for (float x : a) {
+                    greater += x > kth ? 1 : 0;
                 }
+                assertEquals(greater, topK.kthGreater(), "n=" + n + " k=" + k);
+                assertArrayEquals(original, a);
             }
         }
     }
