@@ -42,6 +42,20 @@ final class Checks {
         return value;
     }
 
+    static double atLeastDouble(String key, double value, double min) {
+        if (!(value >= min)) {
+            throw ConfigException.forKey(key, "must be >= " + min + ", found " + value);
+        }
+        return finite(key, value);
+    }
+
+    static double atMostDouble(String key, double value, double max) {
+        if (!(value <= max)) {
+            throw ConfigException.forKey(key, "must be <= " + max + ", found " + value);
+        }
+        return value;
+    }
+
     static long positive(String key, long value) {
         if (value <= 0) {
             throw ConfigException.forKey(key, "must be > 0, found " + value);

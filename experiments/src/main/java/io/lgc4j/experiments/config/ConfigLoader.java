@@ -299,8 +299,10 @@ public final class ConfigLoader {
         return String.join(".", names);
     }
 
+    /** The sections of {@link ExperimentConfig}, sorted: derived from the record so a new section is never missed. */
     private static List<String> topLevelKeys() {
-        return List.of("data", "model", "run", "topology", "training");
+        return java.util.Arrays.stream(ExperimentConfig.class.getRecordComponents())
+                .map(java.lang.reflect.RecordComponent::getName).sorted().toList();
     }
 
     private static String firstLine(String message) {

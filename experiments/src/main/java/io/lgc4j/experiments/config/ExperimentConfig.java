@@ -21,10 +21,12 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param model    architecture and optimiser
  * @param training workers, batch size and length of training
  * @param topology how the workers exchange gradients
+ * @param compressor how the non-dense blocks are compressed after the FULL stage
+ * @param stages     how many steps are dense first
  */
-@JsonPropertyOrder({"run", "data", "model", "training", "topology"})
+@JsonPropertyOrder({"run", "data", "model", "training", "topology", "compressor", "stages"})
 public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
-                               TopologyConfig topology) {
+                               TopologyConfig topology, CompressorConfig compressor, StagesConfig stages) {
 
     /**
      * Checks every component; rejects a null section.
@@ -34,6 +36,8 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @param model    architecture and optimiser
      * @param training workers, batch size and length of training
      * @param topology how the workers exchange gradients
+     * @param compressor how the non-dense blocks are compressed after the FULL stage
+     * @param stages     how many steps are dense first
      * @throws ConfigException if a component is missing or out of range
      */
     public ExperimentConfig {
@@ -43,6 +47,8 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
         Checks.required("model", model);
         Checks.required("training", training);
         Checks.required("topology", topology);
+        Checks.required("compressor", compressor);
+        Checks.required("stages", stages);
     }
 
     /**
@@ -51,7 +57,8 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      */
     public static ExperimentConfig defaults(String runName) {
         return new ExperimentConfig(RunConfig.named(runName), DataConfig.defaults(), ModelConfig.defaults(),
-                TrainingConfig.defaults(), TopologyConfig.defaults());
+                TrainingConfig.defaults(), TopologyConfig.defaults(), CompressorConfig.defaults(),
+                StagesConfig.defaults());
     }
 
     /**
@@ -59,7 +66,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code run} replaced
      */
     public ExperimentConfig withRun(RunConfig newRun) {
-        return new ExperimentConfig(newRun, data, model, training, topology);
+        return new ExperimentConfig(newRun, data, model, training, topology, compressor, stages);
     }
 
     /**
@@ -67,7 +74,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code data} replaced
      */
     public ExperimentConfig withData(DataConfig newData) {
-        return new ExperimentConfig(run, newData, model, training, topology);
+        return new ExperimentConfig(run, newData, model, training, topology, compressor, stages);
     }
 
     /**
@@ -75,7 +82,15 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code training} replaced
      */
     public ExperimentConfig withTraining(TrainingConfig newTraining) {
-        return new ExperimentConfig(run, data, model, newTraining, topology);
+        return new ExperimentConfig(run, data, model, newTraining, topology, compressor, stages);
+    }
+
+    /**
+     * @param newCompressor the compressor section
+     * @return this config with {@code compressor} replaced
+     */
+    public ExperimentConfig withCompressor(CompressorConfig newCompressor) {
+        return new ExperimentConfig(run, data, model, training, topology, newCompressor, stages);
     }
 
     /**
@@ -90,7 +105,9 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
                                              @JsonProperty("data") DataConfig data,
                                              @JsonProperty("model") ModelConfig model,
                                              @JsonProperty("training") TrainingConfig training,
-                                             @JsonProperty("topology") TopologyConfig topology) {
+                                             @JsonProperty("topology") TopologyConfig topology,
+                                             @JsonProperty("compressor") CompressorConfig compressor,
+                                             @JsonProperty("stages") StagesConfig stages) {
         if (run == null) {
             // Report the key the user has to write, not the section that holds it.
             throw ConfigException.forKey("run.name", "is required");
@@ -99,6 +116,8 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
                 data == null ? DataConfig.defaults() : data,
                 model == null ? ModelConfig.defaults() : model,
                 training == null ? TrainingConfig.defaults() : training,
-                topology == null ? TopologyConfig.defaults() : topology);
+                topology == null ? TopologyConfig.defaults() : topology,
+                compressor == null ? CompressorConfig.defaults() : compressor,
+                stages == null ? StagesConfig.defaults() : stages);
     }
 }

@@ -10,6 +10,16 @@ import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.core.train.TrainingResult;
+import io.lgc4j.core.codec.IndexCodec;
+import io.lgc4j.core.codec.IndexCodecs;
+import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.compress.DgcCompressor;
+import io.lgc4j.core.compress.ScaleComCompressor;
+import io.lgc4j.core.compress.TopKCompressor;
+import io.lgc4j.core.stage.Stage;
+import io.lgc4j.core.stage.StageSchedule;
+import io.lgc4j.experiments.config.CompressorConfig;
+import io.lgc4j.experiments.config.CompressorType;
 import io.lgc4j.experiments.config.DataConfig;
 import io.lgc4j.experiments.config.ExperimentConfig;
 import io.lgc4j.experiments.config.ModelConfig;
@@ -98,6 +108,8 @@ public final class ExperimentRunner {
                     .topology(topology)
                     .evaluation(test.iterator(1000), config.training().evalEverySteps())
                     .maxSteps(config.training().maxSteps())
+                    .stages(config.compressor().type() == CompressorType.NONE ? StageSchedule.ALWAYS_FULL
+                            : StageSchedule.denseWarmup(config.stages().fullIterations()))
                     .listener(csv);
             extraListeners.forEach(builder::listener);
             result = builder.build().fit(config.training().epochs());
@@ -125,11 +137,29 @@ public final class ExperimentRunner {
         };
     }
 
-    /** The topology a config names. */
+    /** The topology a config names, carrying its compressor (if any). */
     public static Topology topology(ExperimentConfig config) {
+        Compressor compressor = compressor(config.compressor());
+        if (compressor == null) {
+            return switch (config.topology().type()) {
+                case RING -> new RingTopology();
+                case PS -> new ParameterServerTopology();
+            };
+        }
+        IndexCodec codec = IndexCodecs.byName(config.compressor().codec());
         return switch (config.topology().type()) {
-            case RING -> new RingTopology();
-            case PS -> new ParameterServerTopology();
+            case RING -> new RingTopology(compressor, codec, RingTopology.GatherPolicy.ALL_GATHER);
+            case PS -> new ParameterServerTopology(compressor, codec);
+        };
+    }
+
+    /** The compressor a config names, or {@code null} for none. */
+    public static Compressor compressor(CompressorConfig c) {
+        return switch (c.type()) {
+            case NONE -> null;
+            case TOPK -> new TopKCompressor(c.ratio());
+            case DGC -> new DgcCompressor(c.ratio(), c.momentum(), c.clipNorm(), c.warmupSteps());
+            case SCALECOM -> new ScaleComCompressor(c.ratio(), c.lowPass());
         };
     }
 
@@ -157,6 +187,27 @@ public final class ExperimentRunner {
             perStep += m.traffic().bytes(0, Direction.SENT);
         }
         s.put("meanBytesSentPerStepWorker0", steps.isEmpty() ? 0 : perStep / steps.size());
+        s.put("compressor", config.compressor().type().toString());
+        Map<String, Object> byStage = new LinkedHashMap<>();
+        for (Stage stage : Stage.values()) {
+            long count = steps.stream().filter(m -> m.stage() == stage).count();
+            if (count == 0) {
+                continue;
+            }
+            Map<String, Object> st = new LinkedHashMap<>();
+            st.put("steps", count);
+            for (io.lgc4j.core.comm.TrafficKind kind : io.lgc4j.core.comm.TrafficKind.values()) {
+                long bytes = total.bytes(0, Direction.SENT, stage, kind);
+                if (bytes > 0) {
+                    st.put("worker0Sent" + kind.name() + "PerStep", (double) bytes / count);
+                }
+            }
+            st.put("worker0SentPerStep", (double) total.bytes(0, Direction.SENT, stage) / count);
+            st.put("worker0ReceivedPerStep", (double) total.bytes(0, Direction.RECEIVED, stage) / count);
+            byStage.put(stage.name(), st);
+        }
+        s.put("bytesByStage", byStage);
+
         Map<String, Double> phases = new LinkedHashMap<>();
         for (Phase p : Phase.values()) {
             double sum = 0;

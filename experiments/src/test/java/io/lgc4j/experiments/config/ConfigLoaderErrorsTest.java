@@ -36,7 +36,7 @@ class ConfigLoaderErrorsTest {
     void shouldNameUnknownTopLevelKeyAndListTopLevelKeys() {
         Path file = fixture("unknown-top-level-key.yaml");
         assertEquals(file + ": unknown key 'trainer'; allowed keys at the top level: "
-                + "data, model, run, topology, training", loadError(file));
+                + "compressor, data, model, run, stages, topology, training", loadError(file));
     }
 
     @Test
@@ -187,9 +187,9 @@ class ConfigLoaderErrorsTest {
 
     @Test
     void shouldRejectTopLevelThatIsNotAMapping() {
-        assertEquals("x.yaml: the top level expects a mapping with keys data, model, run, topology, training, "
+        assertEquals("x.yaml: the top level expects a mapping with keys compressor, data, model, run, stages, topology, training, "
                 + "found a list", parseError("- run\n- data\n"));
-        assertEquals("x.yaml: the top level expects a mapping with keys data, model, run, topology, training, "
+        assertEquals("x.yaml: the top level expects a mapping with keys compressor, data, model, run, stages, topology, training, "
                 + "found \"quickstart\"", parseError("quickstart\n"));
     }
 

@@ -34,7 +34,7 @@ class ConfigLoaderTest {
                 new DataConfig(DatasetName.FASHION_MNIST, "/opt/data/fmnist", 2000, 500, Preprocessing.SCALE),
                 new ModelConfig(ModelArchitecture.SMALL_RESNET, new UpdaterConfig(UpdaterType.ADAM, 1e-3, 0.5)),
                 new TrainingConfig(8, 16, 3, 250, 0),
-                new TopologyConfig(TopologyType.PS)), config);
+                new TopologyConfig(TopologyType.PS), CompressorConfig.defaults(), StagesConfig.defaults()), config);
     }
 
     @Test

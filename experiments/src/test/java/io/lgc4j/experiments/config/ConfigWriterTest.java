@@ -41,6 +41,16 @@ class ConfigWriterTest {
                   evalEverySteps: 100
                 topology:
                   type: ring
+                compressor:
+                  type: none
+                  ratio: 0.001
+                  momentum: 0.9
+                  clipNorm: 0.0
+                  warmupSteps: 0
+                  lowPass: 1.0
+                  codec: deflate
+                stages:
+                  fullIterations: 200
                 """, ExperimentConfig.defaults("quickstart").toYaml());
     }
 
@@ -73,7 +83,8 @@ class ConfigWriterTest {
                         Preprocessing.SCALE),
                 new ModelConfig(ModelArchitecture.SMALL_RESNET, new UpdaterConfig(UpdaterType.SGD, 1e-10, 0.999999)),
                 new TrainingConfig(256, Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE, 1),
-                base.topology());
+                base.topology(), new CompressorConfig(CompressorType.DGC, 1e-4, 0.0, 1e-9, Integer.MAX_VALUE, 1e-6,
+                        "deflate-gaps-varint"), new StagesConfig(Integer.MAX_VALUE));
         assertEquals(config, ConfigLoader.parse(config.toYaml(), "resolved.yaml"));
     }
 

@@ -15,7 +15,7 @@ class ShippedConfigsTest {
                         Preprocessing.STANDARDIZE),
                 new ModelConfig(ModelArchitecture.SMALL_CNN, new UpdaterConfig(UpdaterType.NESTEROVS, 0.05, 0.9)),
                 new TrainingConfig(4, 32, 1, 0, 100),
-                new TopologyConfig(topology));
+                new TopologyConfig(topology), CompressorConfig.defaults(), StagesConfig.defaults());
     }
 
     @Test

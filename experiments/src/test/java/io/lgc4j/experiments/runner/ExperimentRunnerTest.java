@@ -53,6 +53,42 @@ class ExperimentRunnerTest {
     }
 
     @Test
+    void shouldLoadEveryShippedConfig() throws IOException {
+        try (var files = Files.list(Path.of("..", "configs"))) {
+            List<Path> yaml = files.filter(p -> p.toString().endsWith(".yaml")).toList();
+            assertTrue(yaml.size() >= 5, "configs: " + yaml);
+            for (Path p : yaml) {
+                ConfigLoader.load(p);
+            }
+        }
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0} on {1}")
+    @org.junit.jupiter.params.provider.CsvSource({"topk, ps, nesterovs", "dgc, ps, sgd", "scalecom, ring, nesterovs"})
+    void shouldTrainWithACompressorAfterADenseWarmup(String compressor, String topology, String updater,
+                                                     @TempDir Path out) throws IOException {
+        String yaml = """
+                run: {name: e2e-%s, seed: 7, outputDir: %s}
+                data: {trainLimit: 6400, testLimit: 1000}
+                model: {updater: {type: %s, learningRate: 0.05}}
+                training: {workers: 4, batchSizePerWorker: 16, epochs: 1, maxSteps: 45, evalEverySteps: 0}
+                topology: {type: %s}
+                compressor: {type: %s, ratio: 0.01}
+                stages: {fullIterations: 15}
+                """.formatted(compressor, out, updater, topology, compressor);
+        ExperimentRunner.RunOutcome outcome = new ExperimentRunner().run(ConfigLoader.parse(yaml, "c.yaml"), "c.yaml",
+                List.of());
+        JsonNode byStage = outcome.summary().isEmpty() ? null
+                : new ObjectMapper().readTree(outcome.directory().resolve("summary.json").toFile()).get("bytesByStage");
+        assertEquals(15, byStage.get("FULL").get("steps").asInt());
+        assertEquals(30, byStage.get("TOP_K").get("steps").asInt());
+        double full = byStage.get("FULL").get("worker0SentPerStep").asDouble();
+        double sparse = byStage.get("TOP_K").get("worker0SentPerStep").asDouble();
+        assertTrue(sparse < full / 3, "top-k steps should send far less than dense ones: " + sparse + " vs " + full);
+        assertTrue(outcome.result().finalAccuracy() > 0.5, "accuracy " + outcome.result().finalAccuracy());
+    }
+
+    @Test
     void shouldGiveIdenticalMetricsForTheSameConfigAndSeed(@TempDir Path out) throws IOException {
         ExperimentRunner.RunOutcome a = new ExperimentRunner().run(quick("ring", out), "e2e.yaml", List.of());
         ExperimentRunner.RunOutcome b = new ExperimentRunner().run(quick("ring", out), "e2e.yaml", List.of());
