@@ -37,10 +37,12 @@ import java.util.regex.Pattern;
  * beside PyTorch's from the peer script, measured in the same run.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "Benchmarks. 'dense': where a dense step's time goes, and DL4J vs PyTorch LeNet-5.")
+        description = "Benchmarks. 'dense': where a dense step's time goes, and DL4J vs PyTorch LeNet-5;"
+                + " 'topk': exact top-k vs the one-pass floor and torch.topk; 'codec': bits per index of every index"
+                + " codec against the entropy bound.")
 final class BenchCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "WHAT", description = "what to benchmark: dense")
+    @Parameters(index = "0", paramLabel = "WHAT", description = "what to benchmark: dense, topk or codec")
     private String what;
 
     @Option(names = "--workers", split = ",", defaultValue = "1,2,4", description = "values of K (default 1,2,4)")
@@ -64,10 +66,26 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!what.equals("dense")) {
-            System.err.println("lgc: unknown benchmark '" + what + "'; known: dense");
-            return 2;
+        switch (what) {
+            case "dense" -> {
+                return dense();
+            }
+            case "topk" -> {
+                io.lgc4j.experiments.bench.TopKBenchmark.run(System.out, steps > 0 ? Math.min(steps, 10) : 10);
+                return 0;
+            }
+            case "codec" -> {
+                io.lgc4j.experiments.bench.CodecBenchmark.run(System.out);
+                return 0;
+            }
+            default -> {
+                System.err.println("lgc: unknown benchmark '" + what + "'; known: dense, topk, codec");
+                return 2;
+            }
         }
+    }
+
+    private int dense() throws Exception {
         Nd4jEnvironment.configure();
         int maxK = workers.stream().mapToInt(Integer::intValue).max().orElse(1);
         int batch = 32;
@@ -94,7 +112,7 @@ final class BenchCommand implements Callable<Integer> {
                     }
                 };
                 DistributedTrainer.builder().model(ModelZoo.smallCnn(42, ModelZoo.defaultUpdater())).data(all)
-                        .workers(k).batchSizePerWorker(batch).topology(topology).maxSteps(steps + warmup).alignExchange(true)
+                        .workers(k).batchSizePerWorker(batch).topology(topology).maxSteps(steps + warmup)
                         .listener(keep).build().fit(1);
                 double compute = mean(measured, Phase.COMPUTE);
                 double encode = mean(measured, Phase.ENCODE);
