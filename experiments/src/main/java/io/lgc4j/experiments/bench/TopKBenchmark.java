@@ -25,8 +25,10 @@ import java.util.concurrent.TimeUnit;
  * <p>The floor is the time of one pass computing {@code max |v|} the fastest way C2 (JDK 17) vectorizes it: chunks of
  * 4096 floats copied into scratch and folded in halves. Any exact top-k reads every value at least once, so the ratio
  * to the floor is what the selection itself costs. A repeat is a batch of {@link TopK} calls (about 20 ms: one call at
- * 25M, dozens at 1M), each timed alone and followed by one floor pass, so both see the same load; the selection is checked against the definition (every unselected magnitude below the smallest
- * selected one, ties to the lower index) before it is reported.
+ * 25M, dozens at 1M), each timed alone and followed by one floor pass, so both see the same load. The table gives the
+ * mean, median and minimum over all calls; the ratios are of the minima (the cost of the work) and of the medians (a
+ * shared machine preempts long runs). The selection is checked against the definition (every unselected magnitude
+ * below the smallest selected one, ties to the lower index) before it is reported.
  *
  * <p>PyTorch runs as a child process ({@value #PYTHON}; Debian's {@code python3-torch}), timing only
  * {@code torch.topk(v.abs(), k)} after one warm-up call, {@value #TORCH_REPEATS} repeats per n. When python3 or torch

@@ -20,10 +20,10 @@ import java.util.Objects;
  * little below the expected k-th largest magnitude. One pass over the data collects, in index order, the entries
  * strictly above it and the first {@code k} entries equal to it. The pass copies chunks of 4096 floats into scratch,
  * builds a tree of maxima over each by folding it in halves six times (loops C2 vectorizes), and walks down only the
- * branches whose maximum reaches the threshold. A radix select on the float bits of the few candidates then finds the exact k-th
- * largest magnitude. When the sample misses (too few candidates, or more than the scratch bound), one retry uses a
- * lower or higher sample order statistic; the last resort is a radix select over a copy of all magnitudes followed by
- * the same pass. Nothing is ever sorted.
+ * branches whose maximum reaches the threshold. A radix select on the float bits of the few candidates then finds
+ * the exact k-th largest magnitude. When the sample misses (too few candidates, or more than the scratch bound), one
+ * retry uses a lower or higher sample order statistic; the last resort is a radix select over a copy of all
+ * magnitudes followed by the same pass. Nothing is ever sorted. Buffers are read through bulk absolute gets.
  *
  * <p>An instance holds scratch buffers, so after the first calls of a given size selection allocates nothing. It is
  * not thread-safe: use one per thread. The scratch grows with the largest {@code k} and candidate count seen (up to
@@ -64,7 +64,8 @@ public final class TopK {
     /** Radix select digits of the magnitude bits (sign bit always 0): bits 30..19, 18..7, 6..0. */
     private static final int[] DIGIT_SHIFT = {19, 7, 0};
     private static final int[] DIGIT_MASK = {0xFFF, 0xFFF, 0x7F};
-    private static final int SMALL = 16;
+    /** Added to four times the sample rank when a threshold found too few entries. */
+    private static final int RETRY_RANK_SLACK = 16;
 
     /** How the last selection found its threshold; package-private for tests. */
     enum Path {
@@ -264,7 +265,7 @@ public final class TopK {
                 threshold = higher;
             } else {
                 // Too few entries at or above the threshold: lower it and make room for the extra candidates.
-                rank = 4 * rank + SMALL;
+                rank = 4 * rank + RETRY_RANK_SLACK;
                 if (rank >= sampleSize) {
                     break;
                 }
@@ -404,7 +405,7 @@ public final class TopK {
         scanStart = from;
         float[] c = chunk;
         int position = from;
-        for (; position + CHUNK <= to; position += CHUNK) {
+        for (; to - position >= CHUNK; position += CHUNK) { // not position + CHUNK <= to: it may overflow
             source.copy(position, c, 0, CHUNK);
             foldMaxima(c);
             if (!descend(c, position, threshold, aboveCapacity, tieCapacity)) {

@@ -192,6 +192,18 @@ class TopKTest {
     }
 
     @Test
+    void shouldRankInfinitiesAboveEveryFiniteMagnitude() {
+        SplittableRandom random = new SplittableRandom(23);
+        float[] v = values(Shape.HEAVY_TAILED, 100_000, random);
+        v[70_001] = Float.NEGATIVE_INFINITY;
+        v[3] = Float.POSITIVE_INFINITY;
+        v[99_999] = Float.POSITIVE_INFINITY;
+        TopK topK = new TopK();
+        assertArrayEquals(new int[] {3, 70_001}, select(topK, v, 0, v.length, 2));
+        assertArrayEquals(reference(v, 0, v.length, 100), select(topK, v, 0, v.length, 100));
+    }
+
+    @Test
     void shouldReturnTheSameIndicesEveryTimeAndFromEveryInstance() {
         SplittableRandom random = new SplittableRandom(9);
         float[] big = values(Shape.MANY_TIES, 300_000, random);
