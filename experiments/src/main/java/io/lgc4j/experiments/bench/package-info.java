@@ -1,6 +1,5 @@
 /**
- * Micro-benchmarks of the parts a compressed step is made of, each printing a Markdown table: for example
- * {@link io.lgc4j.experiments.bench.CodecBenchmark} (index codecs: bits per index against the bound, encode and
- * decode throughput). They measure; tests elsewhere assert behaviour.
+ * Benchmarks that print Markdown tables: top-k selection against the one-pass floor and PyTorch, index codecs
+ * against the entropy bound. Each has a {@code run(PrintStream, ...)} and a {@code main}.
  */
 package io.lgc4j.experiments.bench;
