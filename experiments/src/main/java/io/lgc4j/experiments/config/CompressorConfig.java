@@ -3,6 +3,7 @@ package io.lgc4j.experiments.config;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.lgc4j.core.codec.IndexCodecs;
 
 /**
  * The {@code compressor} section: how the non-dense blocks (policy TOP_K and LEARNED) travel after the FULL stage.
@@ -63,6 +64,10 @@ public record CompressorConfig(CompressorType type, double ratio, double momentu
         Checks.positive("compressor.lowPass", lowPass);
         Checks.atMostDouble("compressor.lowPass", lowPass, 1.0);
         Checks.notEmpty("compressor.codec", codec);
+        if (!IndexCodecs.names().contains(codec)) {
+            throw ConfigException.forKey("compressor.codec", "expects one of " + IndexCodecs.names() + ", found "
+                    + Checks.quote(codec));
+        }
     }
 
     /** @return the compressor section with every key at its default (no compression) */

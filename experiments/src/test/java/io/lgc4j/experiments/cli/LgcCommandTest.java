@@ -69,6 +69,15 @@ class LgcCommandTest {
     }
 
     @Test
+    void shouldRejectAnUnknownIndexCodec(@TempDir Path dir) throws IOException {
+        Path config = dir.resolve("codec.yaml");
+        Files.writeString(config, "run: {name: x}\ncompressor: {type: topk, codec: zip}\n");
+        assertEquals(2, LgcCommand.execute("run", config.toString()));
+        assertEquals("lgc: " + config + ": key 'compressor.codec' expects one of " + io.lgc4j.core.codec.IndexCodecs
+                .names() + ", found \"zip\"", err.toString(StandardCharsets.UTF_8).trim());
+    }
+
+    @Test
     void shouldRejectAMissingConfigFile(@TempDir Path dir) {
         Path config = dir.resolve("absent.yaml");
         assertEquals(2, LgcCommand.execute("run", config.toString()));
