@@ -12,7 +12,7 @@ import java.util.List;
  * <p>Lifecycle: one {@code Compressor} describes the method and its settings; {@code newRank} gives each rank its
  * own state (residual, momentum), created once and used by that rank's thread only.
  */
-public sealed interface Compressor permits GatherCompressor, SharedSupportCompressor {
+public sealed interface Compressor permits GatherCompressor, SharedSupportCompressor, SketchCompressor {
 
     /** The name in configs and result files ({@code topk}, {@code dgc}, {@code scalecom}). */
     String name();

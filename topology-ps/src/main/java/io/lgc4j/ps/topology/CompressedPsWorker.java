@@ -10,6 +10,7 @@ import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.GatherCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;
+import io.lgc4j.core.compress.SketchCompressor;
 import io.lgc4j.core.compress.SparseFrames;
 import io.lgc4j.core.compress.SparseSet;
 import io.lgc4j.core.layout.GradientLayout;
@@ -55,6 +56,9 @@ final class CompressedPsWorker implements GradientExchange {
         if (compressor instanceof GatherCompressor g) {
             gatherState = g.newRank(sparseBlocks);
             sharedState = null;
+        } else if (compressor instanceof SketchCompressor) {
+            throw new IllegalArgumentException("compressor '" + compressor.name() + "' (a sketch) is not carried"
+                    + " by this topology yet");
         } else {
             gatherState = null;
             sharedState = ((SharedSupportCompressor) compressor).newRank(sparseBlocks);

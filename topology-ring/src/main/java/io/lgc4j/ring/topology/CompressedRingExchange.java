@@ -10,6 +10,7 @@ import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.GatherCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;
+import io.lgc4j.core.compress.SketchCompressor;
 import io.lgc4j.core.compress.SparseFrames;
 import io.lgc4j.core.compress.SparseMean;
 import io.lgc4j.core.compress.SparseSet;
@@ -64,6 +65,9 @@ final class CompressedRingExchange implements GradientExchange {
         if (compressor instanceof GatherCompressor g) {
             this.gatherState = g.newRank(sparseBlocks);
             this.sharedState = null;
+        } else if (compressor instanceof SketchCompressor) {
+            throw new IllegalArgumentException("compressor '" + compressor.name() + "' (a sketch) is not carried"
+                    + " by this topology yet");
         } else {
             this.gatherState = null;
             this.sharedState = ((SharedSupportCompressor) compressor).newRank(sparseBlocks);

@@ -1,0 +1,39 @@
+package io.lgc4j.core.compress;
+
+import io.lgc4j.core.layout.ParamBlock;
+
+import java.util.List;
+
+/**
+ * A compressor whose payload is a linear sketch plus a support bitmap (S2 Reducer's sparse sketch): sketches of
+ * different ranks add element-wise and bitmaps combine by OR, so they ride a ring allreduce; each rank then
+ * decompresses the summed sketch at the positions the summed bitmap marks.
+ */
+public non-sealed interface SketchCompressor extends Compressor {
+
+    @Override
+    default boolean summable() {
+        return true;
+    }
+
+    /**
+     * A fresh per-rank state for {@code blocks} (the compressible blocks, in layout order). {@code seed} fixes the
+     * hash functions and must be the same on every rank.
+     */
+    State newRank(List<ParamBlock> blocks, long seed);
+
+    /** One rank's memory. */
+    interface State {
+        /**
+         * Compensates the gradient with the memory, selects the top entries, and sketches them; the memory becomes
+         * compensated input − selected (exactly).
+         */
+        Sketch compress(float[] gradient, int step);
+
+        /** The estimated mean over {@code workers} ranks from the sum of their sketches (OR of their bitmaps). */
+        SparseSet decompress(Sketch sum, int workers, int step);
+
+        /** The memory of the compressible region, concatenated in block order, for inspection. */
+        float[] residual();
+    }
+}
