@@ -22,7 +22,7 @@ import java.util.Objects;
  */
 public record IdxImages(Path source, int declaredCount, int rows, int cols, byte[] pixels) {
 
-    /** Checks that the pixel array holds whole images and no more than the file declares. */
+    // Checks that the components agree; the record's @param tags document them.
     public IdxImages {
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(pixels, "pixels");

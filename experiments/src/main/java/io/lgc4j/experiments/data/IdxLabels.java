@@ -19,7 +19,7 @@ import java.util.Objects;
  */
 public record IdxLabels(Path source, int declaredCount, byte[] labels) {
 
-    /** Checks that no more labels are kept than the file declares. */
+    // Checks that the components agree; the record's @param tags document them.
     public IdxLabels {
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(labels, "labels");

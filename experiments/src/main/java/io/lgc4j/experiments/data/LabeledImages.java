@@ -35,7 +35,7 @@ import org.nd4j.linalg.factory.Nd4j;
 public record LabeledImages(float[] features, int[] labels, int rows, int cols, List<String> classNames,
                             PixelPreprocessing preprocessing) {
 
-    /** Checks that features, labels and class names agree. */
+    // Checks that the components agree; the record's @param tags document them.
     public LabeledImages {
         Objects.requireNonNull(features, "features");
         Objects.requireNonNull(labels, "labels");

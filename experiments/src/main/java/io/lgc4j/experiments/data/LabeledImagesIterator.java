@@ -22,6 +22,8 @@ import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
  * <p>Determinism: the permutation of pass {@code e} is a function of {@code (seed, e)} only. The pass counter advances
  * on a {@link #reset()} that follows at least one {@link #next()}, so callers that reset defensively before starting
  * (as DL4J's {@code fit} may) do not skip a permutation. Not thread-safe.
+ *
+ * @serial exclude
  */
 public final class LabeledImagesIterator implements DataSetIterator {
     private static final long serialVersionUID = 1L;

@@ -36,8 +36,29 @@ import org.nd4j.linalg.lossfunctions.LossFunctions.LossFunction;
  * ComputationGraph resnet = ModelZoo.smallResNet(42L, ModelZoo.defaultUpdater());
  * }</pre>
  *
- * <p>Weight initialization and updater decide whether one epoch reaches the quickstart's accuracy bar; the defaults
- * are {@link #SMALL_CNN_WEIGHT_INIT}, {@link #SMALL_RESNET_WEIGHT_INIT} and {@link #defaultUpdater()}.
+ * <p><b>Defaults, and why.</b> The quickstart trains LeNet-5 for one epoch of Fashion-MNIST at an effective batch of
+ * 128 (468 steps) and must reach 86% test accuracy. Measured with single-model DL4J training (batch 128, shuffled,
+ * one epoch, 10,000 test images):
+ * <table>
+ *   <caption>LeNet-5, one epoch, test accuracy</caption>
+ *   <tr><th>weights</th><th>updater</th><th>inputs</th><th>accuracy</th></tr>
+ *   <tr><td>XAVIER</td><td>Nesterov 0.05, 0.9</td><td>[0, 1]</td><td>84.9%</td></tr>
+ *   <tr><td>UNIFORM</td><td>Nesterov 0.05, 0.9</td><td>[0, 1]</td><td>84.5%</td></tr>
+ *   <tr><td>XAVIER</td><td>Nesterov 0.05, 0.9</td><td>standardized</td><td>86.8%</td></tr>
+ *   <tr><td>RELU (He)</td><td>Nesterov 0.05, 0.9</td><td>standardized</td><td>10% (diverges)</td></tr>
+ *   <tr><td>UNIFORM</td><td>Adam 1e-3</td><td>standardized</td><td>87.1%</td></tr>
+ *   <tr><td>UNIFORM</td><td>Nesterov 0.1, 0.9</td><td>standardized</td><td>86.5%</td></tr>
+ *   <tr><td>UNIFORM</td><td>Nesterov 0.05, 0.9</td><td>standardized</td><td>87.3%, 87.9%, 87.8% (seeds 1-3)</td></tr>
+ * </table>
+ * Standardized inputs ({@code PixelPreprocessing.STANDARDIZED}) are what lifts one epoch above the bar (+2 to 3
+ * points); with them {@link WeightInit#UNIFORM}, U(-1/sqrt(fanIn), 1/sqrt(fanIn)) and the same bound as PyTorch's
+ * default for weights, is the best and steadiest of the inits tried, so it is {@link #SMALL_CNN_WEIGHT_INIT}, and
+ * Nesterov (0.05, 0.9), the PyTorch peer's optimizer, is {@link #defaultUpdater()}. He-normal init with that learning
+ * rate blows up in the first steps and never recovers. The ResNet's convolutions use He init
+ * ({@link #SMALL_RESNET_WEIGHT_INIT}) as usual for ReLU networks, batch normalization keeping it stable; one epoch
+ * under the same protocol reaches 82.0% with Nesterov (0.05, 0.9) and 79.2% with Adam 1e-3: with 20 thousand
+ * parameters it learns more slowly than LeNet-5 and is there to exercise batch-norm state and a graph model, not to
+ * beat it.
  */
 public final class ModelZoo {
 
@@ -47,7 +68,7 @@ public final class ModelZoo {
     public static final int NUM_CLASSES = 10;
     /** Parameters of {@link #smallCnn}: 520 + 25,050 + 400,500 + 5,010. */
     public static final long SMALL_CNN_PARAMS = 431_080L;
-    /** Default weight initialization of {@link #smallCnn}. */
+    /** Default weight initialization of {@link #smallCnn}: U(-1/sqrt(fanIn), 1/sqrt(fanIn)), see the class comment. */
     public static final WeightInit SMALL_CNN_WEIGHT_INIT = WeightInit.UNIFORM;
     /** Default weight initialization of {@link #smallResNet}'s convolutions. */
     public static final WeightInit SMALL_RESNET_WEIGHT_INIT = WeightInit.RELU;
