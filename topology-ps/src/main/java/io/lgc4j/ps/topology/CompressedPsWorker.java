@@ -10,6 +10,7 @@ import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.GatherCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;
+import io.lgc4j.core.compress.Sketch;
 import io.lgc4j.core.compress.SketchCompressor;
 import io.lgc4j.core.compress.SparseFrames;
 import io.lgc4j.core.compress.SparseSet;
@@ -41,6 +42,9 @@ final class CompressedPsWorker implements GradientExchange {
     private final List<ParamBlock> sparseBlocks;
     private final GatherCompressor.State gatherState;
     private final SharedSupportCompressor.State sharedState;
+    private final SketchCompressor.State sketchState;
+    /** Seeds the sketch hashes; every worker uses the same, so no message is needed to agree on them. */
+    static final long SKETCH_SEED = 0x53325F534B455443L;
 
     CompressedPsWorker(int rank, int workers, Transport transport, GradientLayout layout, Compressor compressor,
                        IndexCodec codec) {
@@ -56,12 +60,15 @@ final class CompressedPsWorker implements GradientExchange {
         if (compressor instanceof GatherCompressor g) {
             gatherState = g.newRank(sparseBlocks);
             sharedState = null;
-        } else if (compressor instanceof SketchCompressor) {
-            throw new IllegalArgumentException("compressor '" + compressor.name() + "' (a sketch) is not carried"
-                    + " by this topology yet");
+            sketchState = null;
+        } else if (compressor instanceof SketchCompressor s) {
+            gatherState = null;
+            sharedState = null;
+            sketchState = s.newRank(sparseBlocks, SKETCH_SEED);
         } else {
             gatherState = null;
             sharedState = ((SharedSupportCompressor) compressor).newRank(sparseBlocks);
+            sketchState = null;
         }
     }
 
@@ -85,7 +92,16 @@ final class CompressedPsWorker implements GradientExchange {
         clock.enter(Phase.COMMUNICATE);
         transport.send(server, denseFrame);
         int[][] support = null;
-        if (gatherState != null) {
+        Sketch ownSketch = null;
+        if (sketchState != null) {
+            clock.enter(Phase.SELECT);
+            ownSketch = sketchState.compress(gradient, tag.step());
+            clock.enter(Phase.ENCODE);
+            byte[][] frames = SketchFrames.encode(ownSketch, tag);
+            clock.enter(Phase.COMMUNICATE);
+            transport.send(server, frames[0]);
+            transport.send(server, frames[1]);
+        } else if (gatherState != null) {
             clock.enter(Phase.SELECT);
             SparseSet own = gatherState.compress(gradient, tag.step());
             clock.enter(Phase.ENCODE);
@@ -122,7 +138,13 @@ final class CompressedPsWorker implements GradientExchange {
         FloatFrames.copyInto(denseMean, denseBuffer, 0, denseBuffer.length);
         dense.scatter(denseBuffer, gradient);
         clock.enter(Phase.COMMUNICATE);
-        if (gatherState != null) {
+        if (sketchState != null) {
+            Frame counters = receive(TrafficKind.VALUES, tag);
+            Frame bitmap = receive(TrafficKind.INDICES, tag);
+            clock.enter(Phase.DECODE);
+            Sketch sum = SketchFrames.decode(counters, bitmap, ownSketch.counters().length, ownSketch.bitmap().length);
+            sketchState.decompress(sum, workers, tag.step()).writeInto(gradient, sparseBlocks);
+        } else if (gatherState != null) {
             Frame indices = receive(TrafficKind.INDICES, tag);
             Frame values = receive(TrafficKind.VALUES, tag);
             clock.enter(Phase.DECODE);

@@ -11,6 +11,8 @@ import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.GatherCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;
+import io.lgc4j.core.compress.Sketch;
+import io.lgc4j.core.compress.SketchCompressor;
 import io.lgc4j.core.compress.SparseFrames;
 import io.lgc4j.core.compress.SparseMean;
 import io.lgc4j.core.layout.GradientLayout;
@@ -77,7 +79,8 @@ final class CompressedServer implements ServiceLoop {
             divide(denseSum);
             byte[] denseMean = FloatFrames.encode(denseSum, 0, denseSum.length, TrafficKind.VALUES, tag.stage(),
                     tag.step());
-            byte[][] sparseMean = compressor instanceof GatherCompressor ? gather(tag) : shared(tag);
+            byte[][] sparseMean = compressor instanceof GatherCompressor ? gather(tag)
+                    : compressor instanceof SketchCompressor ? sketches(tag) : shared(tag);
             for (int w = 0; w < workers; w++) {
                 transport.send(w, denseMean);
                 for (byte[] frame : sparseMean) {
@@ -96,6 +99,24 @@ final class CompressedServer implements ServiceLoop {
             mean.add(SparseFrames.decode(supports, receive(w, TrafficKind.VALUES, tag), sparseBlocks));
         }
         return SparseFrames.encode(mean.mean(workers), sparseBlocks, codec, tag);
+    }
+
+    /** Sums the workers' sketches in rank order (counters added, bitmaps OR-ed) and broadcasts the sum. */
+    private byte[][] sketches(StepTag tag) {
+        Sketch sum = null;
+        for (int w = 0; w < workers; w++) {
+            Frame counters = receive(w, TrafficKind.VALUES, tag);
+            Frame bitmap = receive(w, TrafficKind.INDICES, tag);
+            int counterCount = sum == null ? counters.payloadLength() / 4 : sum.counters().length;
+            int words = sum == null ? bitmap.payloadLength() / 8 : sum.bitmap().length;
+            Sketch s = SketchFrames.decode(counters, bitmap, counterCount, words);
+            if (sum == null) {
+                sum = s;
+            } else {
+                sum.addInPlace(s);
+            }
+        }
+        return SketchFrames.encode(sum, tag);
     }
 
     private byte[][] shared(StepTag tag) {

@@ -77,6 +77,47 @@ public final class RingAllReduce {
         }
     }
 
+    /**
+     * Replaces {@code words} with the bitwise OR over all ranks' {@code words} (bitmaps of supports), by the same
+     * reduce-scatter and all-gather rounds as {@link #sum}, frames of {@code kind}.
+     */
+    public void or(long[] words, TrafficKind kind, StepTag tag, PhaseClock clock) {
+        if (size == 1) {
+            return;
+        }
+        int n = words.length;
+        int right = (rank + 1) % size;
+        int left = (rank + size - 1) % size;
+        for (int phase = 0; phase < 2; phase++) {
+            boolean reduce = phase == 0;
+            for (int round = 0; round < size - 1; round++) {
+                int sendChunk = reduce ? Math.floorMod(rank - round, size) : Math.floorMod(rank + 1 - round, size);
+                int receiveChunk = reduce ? Math.floorMod(rank - round - 1, size) : Math.floorMod(rank - round, size);
+                int from = chunkStart(n, size, sendChunk);
+                int to = chunkStart(n, size, sendChunk + 1);
+                clock.enter(Phase.ENCODE);
+                java.nio.ByteBuffer payload = io.lgc4j.core.comm.FrameCodec.allocate(8 * (to - from));
+                payload.asLongBuffer().put(words, from, to - from);
+                byte[] frame = io.lgc4j.core.comm.FrameCodec.seal(payload, kind, tag.stage(), tag.step());
+                clock.enter(Phase.COMMUNICATE);
+                transport.send(right, frame);
+                Frame in = transport.receive(left, kind);
+                clock.enter(Phase.DECODE);
+                int rFrom = chunkStart(n, size, receiveChunk);
+                int rTo = chunkStart(n, size, receiveChunk + 1);
+                if (in.step() != tag.step() || in.payloadLength() != 8 * (rTo - rFrom)) {
+                    throw new FrameException("rank " + rank + " expected " + (rTo - rFrom) + " words of step "
+                            + tag.step() + " from rank " + left + ", found " + in.payloadLength() + " bytes of step "
+                            + in.step());
+                }
+                java.nio.LongBuffer got = in.payload().duplicate().order(in.payload().order()).asLongBuffer();
+                for (int i = rFrom, j = 0; i < rTo; i++, j++) {
+                    words[i] = reduce ? words[i] | got.get(j) : got.get(j);
+                }
+            }
+        }
+    }
+
     private void exchange(float[] data, TrafficKind kind, StepTag tag, PhaseClock clock, int right, int left,
                           int sendChunk, int receiveChunk, int n, boolean accumulate) {
         clock.enter(Phase.ENCODE);

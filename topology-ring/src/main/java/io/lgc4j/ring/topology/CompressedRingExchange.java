@@ -10,6 +10,7 @@ import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.GatherCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;
+import io.lgc4j.core.compress.Sketch;
 import io.lgc4j.core.compress.SketchCompressor;
 import io.lgc4j.core.compress.SparseFrames;
 import io.lgc4j.core.compress.SparseMean;
@@ -49,6 +50,9 @@ final class CompressedRingExchange implements GradientExchange {
     private final GatherCompressor.State gatherState;
     private final SharedSupportCompressor.State sharedState;
     private final SparseMean mean;
+    private final SketchCompressor.State sketchState;
+    /** Seeds the sketch hashes; every rank uses the same, so no message is needed to agree on them. */
+    static final long SKETCH_SEED = 0x53325F534B455443L;
 
     CompressedRingExchange(int rank, int workers, Transport transport, GradientLayout layout, Compressor compressor,
                            IndexCodec codec) {
@@ -65,12 +69,15 @@ final class CompressedRingExchange implements GradientExchange {
         if (compressor instanceof GatherCompressor g) {
             this.gatherState = g.newRank(sparseBlocks);
             this.sharedState = null;
-        } else if (compressor instanceof SketchCompressor) {
-            throw new IllegalArgumentException("compressor '" + compressor.name() + "' (a sketch) is not carried"
-                    + " by this topology yet");
+            this.sketchState = null;
+        } else if (compressor instanceof SketchCompressor s) {
+            this.gatherState = null;
+            this.sharedState = null;
+            this.sketchState = s.newRank(sparseBlocks, SKETCH_SEED);
         } else {
             this.gatherState = null;
             this.sharedState = ((SharedSupportCompressor) compressor).newRank(sparseBlocks);
+            this.sketchState = null;
         }
     }
 
@@ -82,8 +89,8 @@ final class CompressedRingExchange implements GradientExchange {
             divide(gradient, workers);
             return;
         }
-        SparseSet aggregate = gatherState != null ? allGather(tag, gradient, clock) : sharedSupport(tag, gradient,
-                clock);
+        SparseSet aggregate = gatherState != null ? allGather(tag, gradient, clock)
+                : sketchState != null ? sketch(tag, gradient, clock) : sharedSupport(tag, gradient, clock);
         clock.enter(Phase.DECODE);
         aggregate.writeInto(gradient, sparseBlocks);
         if (dense.length() > 0) {
@@ -125,6 +132,15 @@ final class CompressedRingExchange implements GradientExchange {
             mean.add(s);
         }
         return mean.mean(workers);
+    }
+
+    private SparseSet sketch(StepTag tag, float[] gradient, PhaseClock clock) {
+        clock.enter(Phase.SELECT);
+        Sketch own = sketchState.compress(gradient, tag.step());
+        ring.sum(own.counters(), TrafficKind.VALUES, tag, clock);
+        ring.or(own.bitmap(), TrafficKind.INDICES, tag, clock);
+        clock.enter(Phase.DECODE);
+        return sketchState.decompress(own, workers, tag.step());
     }
 
     private SparseSet sharedSupport(StepTag tag, float[] gradient, PhaseClock clock) {
