@@ -164,6 +164,11 @@ public final class GradientLayout {
         return blocks.stream().filter(b -> b.policy() == policy).toList();
     }
 
+    /** The blocks a compressor handles (every policy but {@link LayerPolicy#DENSE}), in flattened order. */
+    public List<ParamBlock> compressibleBlocks() {
+        return blocks.stream().filter(b -> b.policy() != LayerPolicy.DENSE).toList();
+    }
+
     /** Elements in the flattened vector. */
     public int length() {
         return length;

@@ -9,6 +9,7 @@ import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.GatherCompressor;
+import io.lgc4j.core.compress.RankCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.compress.Sketch;
 import io.lgc4j.core.compress.SketchCompressor;
@@ -43,8 +44,6 @@ final class CompressedPsWorker implements GradientExchange {
     private final GatherCompressor.State gatherState;
     private final SharedSupportCompressor.State sharedState;
     private final SketchCompressor.State sketchState;
-    /** Seeds the sketch hashes; every worker uses the same, so no message is needed to agree on them. */
-    static final long SKETCH_SEED = 0x53325F534B455443L;
 
     CompressedPsWorker(int rank, int workers, Transport transport, GradientLayout layout, Compressor compressor,
                        IndexCodec codec) {
@@ -56,20 +55,11 @@ final class CompressedPsWorker implements GradientExchange {
         this.codec = codec;
         this.dense = new BlockRegion(layout.blocks(LayerPolicy.DENSE));
         this.denseBuffer = new float[dense.length()];
-        this.sparseBlocks = layout.blocks().stream().filter(b -> b.policy() != LayerPolicy.DENSE).toList();
-        if (compressor instanceof GatherCompressor g) {
-            gatherState = g.newRank(sparseBlocks);
-            sharedState = null;
-            sketchState = null;
-        } else if (compressor instanceof SketchCompressor s) {
-            gatherState = null;
-            sharedState = null;
-            sketchState = s.newRank(sparseBlocks, SKETCH_SEED);
-        } else {
-            gatherState = null;
-            sharedState = ((SharedSupportCompressor) compressor).newRank(sparseBlocks);
-            sketchState = null;
-        }
+        this.sparseBlocks = layout.compressibleBlocks();
+        RankCompressor state = RankCompressor.of(compressor, sparseBlocks);
+        this.gatherState = state.gather();
+        this.sharedState = state.shared();
+        this.sketchState = state.sketch();
     }
 
     @Override

@@ -47,7 +47,7 @@ final class CompressedServer implements ServiceLoop {
         this.compressor = compressor;
         this.codec = codec;
         this.dense = new BlockRegion(layout.blocks(LayerPolicy.DENSE));
-        this.sparseBlocks = layout.blocks().stream().filter(b -> b.policy() != LayerPolicy.DENSE).toList();
+        this.sparseBlocks = layout.compressibleBlocks();
         this.mean = new SparseMean(sparseBlocks);
         this.length = layout.length();
     }

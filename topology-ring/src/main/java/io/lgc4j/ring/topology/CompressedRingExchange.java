@@ -9,6 +9,7 @@ import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.GatherCompressor;
+import io.lgc4j.core.compress.RankCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.compress.Sketch;
 import io.lgc4j.core.compress.SketchCompressor;
@@ -51,8 +52,6 @@ final class CompressedRingExchange implements GradientExchange {
     private final SharedSupportCompressor.State sharedState;
     private final SparseMean mean;
     private final SketchCompressor.State sketchState;
-    /** Seeds the sketch hashes; every rank uses the same, so no message is needed to agree on them. */
-    static final long SKETCH_SEED = 0x53325F534B455443L;
 
     CompressedRingExchange(int rank, int workers, Transport transport, GradientLayout layout, Compressor compressor,
                            IndexCodec codec) {
@@ -64,21 +63,12 @@ final class CompressedRingExchange implements GradientExchange {
         this.ring = new RingAllReduce(transport, rank, workers);
         this.dense = new BlockRegion(layout.blocks(LayerPolicy.DENSE));
         this.denseBuffer = new float[dense.length()];
-        this.sparseBlocks = layout.blocks().stream().filter(b -> b.policy() != LayerPolicy.DENSE).toList();
+        this.sparseBlocks = layout.compressibleBlocks();
         this.mean = new SparseMean(sparseBlocks);
-        if (compressor instanceof GatherCompressor g) {
-            this.gatherState = g.newRank(sparseBlocks);
-            this.sharedState = null;
-            this.sketchState = null;
-        } else if (compressor instanceof SketchCompressor s) {
-            this.gatherState = null;
-            this.sharedState = null;
-            this.sketchState = s.newRank(sparseBlocks, SKETCH_SEED);
-        } else {
-            this.gatherState = null;
-            this.sharedState = ((SharedSupportCompressor) compressor).newRank(sparseBlocks);
-            this.sketchState = null;
-        }
+        RankCompressor state = RankCompressor.of(compressor, sparseBlocks);
+        this.gatherState = state.gather();
+        this.sharedState = state.shared();
+        this.sketchState = state.sketch();
     }
 
     @Override
