@@ -17,6 +17,7 @@ import io.lgc4j.core.codec.IndexCodecs;
  *   warmupSteps: 0     # dgc: steps of exponential sparsity warm-up after the FULL stage
  *   lowPass: 1.0       # scalecom: memory filter beta, (0, 1]; 1 = plain error feedback
  *   codec: deflate     # index codec: see IndexCodecs (deflate, rice, ...)
+ *   sketch: {rows: 5, columnsPerSelected: 4.0, groupSize: 8}   # s2: count-sketch shape and bitmap grouping
  * }</pre>
  *
  * @param type        the compressor
@@ -26,10 +27,11 @@ import io.lgc4j.core.codec.IndexCodecs;
  * @param warmupSteps DGC sparsity warm-up steps
  * @param lowPass     ScaleCom memory filter
  * @param codec       the index codec's name
+ * @param sketch      S2 sketch shape
  */
-@JsonPropertyOrder({"type", "ratio", "momentum", "clipNorm", "warmupSteps", "lowPass", "codec"})
+@JsonPropertyOrder({"type", "ratio", "momentum", "clipNorm", "warmupSteps", "lowPass", "codec", "sketch"})
 public record CompressorConfig(CompressorType type, double ratio, double momentum, double clipNorm, int warmupSteps,
-                               double lowPass, String codec) {
+                               double lowPass, String codec, SketchConfig sketch) {
 
     /** Default of {@code compressor.type}. */
     public static final CompressorType DEFAULT_TYPE = CompressorType.NONE;
@@ -52,9 +54,11 @@ public record CompressorConfig(CompressorType type, double ratio, double momentu
      * @param warmupSteps DGC sparsity warm-up steps
      * @param lowPass     ScaleCom memory filter
      * @param codec       the index codec's name
+     * @param sketch      S2 sketch shape
      * @throws ConfigException if a component is missing or out of range
      */
     public CompressorConfig {
+        Checks.required("compressor.sketch", sketch);
         Checks.required("compressor.type", type);
         Checks.positive("compressor.ratio", ratio);
         Checks.atMostDouble("compressor.ratio", ratio, 1.0);
@@ -73,7 +77,7 @@ public record CompressorConfig(CompressorType type, double ratio, double momentu
     /** @return the compressor section with every key at its default (no compression) */
     public static CompressorConfig defaults() {
         return new CompressorConfig(DEFAULT_TYPE, DEFAULT_RATIO, DEFAULT_MOMENTUM, 0.0, 0, DEFAULT_LOW_PASS,
-                DEFAULT_CODEC);
+                DEFAULT_CODEC, SketchConfig.defaults());
     }
 
     @JsonCreator
@@ -83,10 +87,11 @@ public record CompressorConfig(CompressorType type, double ratio, double momentu
                                              @JsonProperty("clipNorm") Double clipNorm,
                                              @JsonProperty("warmupSteps") Integer warmupSteps,
                                              @JsonProperty("lowPass") Double lowPass,
-                                             @JsonProperty("codec") String codec) {
+                                             @JsonProperty("codec") String codec,
+                                             @JsonProperty("sketch") SketchConfig sketch) {
         return new CompressorConfig(Checks.orDefault(type, DEFAULT_TYPE), Checks.orDefault(ratio, DEFAULT_RATIO),
                 Checks.orDefault(momentum, DEFAULT_MOMENTUM), Checks.orDefault(clipNorm, 0.0),
                 Checks.orDefault(warmupSteps, 0), Checks.orDefault(lowPass, DEFAULT_LOW_PASS),
-                Checks.orDefault(codec, DEFAULT_CODEC));
+                Checks.orDefault(codec, DEFAULT_CODEC), Checks.orDefault(sketch, SketchConfig.defaults()));
     }
 }

@@ -16,7 +16,9 @@ public enum CompressorType {
     /** Deep Gradient Compression: momentum correction, masking, clipping, exponential sparsity warm-up. */
     DGC,
     /** ScaleCom: cyclic leader's top-k support shared by all ranks, low-pass filtered memory (summable). */
-    SCALECOM;
+    SCALECOM,
+    /** S2 Reducer's sparse sketch: count-sketch + group bitmap, summable (rides the ring allreduce). */
+    S2;
 
     /** @return the YAML spelling, e.g. {@code scalecom} */
     @Override

@@ -14,6 +14,7 @@ import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.DgcCompressor;
+import io.lgc4j.core.compress.S2SketchCompressor;
 import io.lgc4j.core.compress.ScaleComCompressor;
 import io.lgc4j.core.compress.TopKCompressor;
 import io.lgc4j.core.stage.Stage;
@@ -160,6 +161,8 @@ public final class ExperimentRunner {
             case TOPK -> new TopKCompressor(c.ratio());
             case DGC -> new DgcCompressor(c.ratio(), c.momentum(), c.clipNorm(), c.warmupSteps());
             case SCALECOM -> new ScaleComCompressor(c.ratio(), c.lowPass());
+            case S2 -> new S2SketchCompressor(c.ratio(), c.sketch().rows(), c.sketch().columnsPerSelected(),
+                    c.sketch().groupSize());
         };
     }
 

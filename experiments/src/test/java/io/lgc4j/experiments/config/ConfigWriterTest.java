@@ -49,6 +49,10 @@ class ConfigWriterTest {
                   warmupSteps: 0
                   lowPass: 1.0
                   codec: deflate
+                  sketch:
+                    rows: 5
+                    columnsPerSelected: 4.0
+                    groupSize: 8
                 stages:
                   fullIterations: 200
                 """, ExperimentConfig.defaults("quickstart").toYaml());
@@ -84,7 +88,8 @@ class ConfigWriterTest {
                 new ModelConfig(ModelArchitecture.SMALL_RESNET, new UpdaterConfig(UpdaterType.SGD, 1e-10, 0.999999)),
                 new TrainingConfig(256, Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE, 1),
                 base.topology(), new CompressorConfig(CompressorType.DGC, 1e-4, 0.0, 1e-9, Integer.MAX_VALUE, 1e-6,
-                        "deflate-gaps-varint"), new StagesConfig(Integer.MAX_VALUE));
+                        "deflate-gaps-varint", new SketchConfig(Integer.MAX_VALUE, 1e-7, Integer.MAX_VALUE)),
+                new StagesConfig(Integer.MAX_VALUE));
         assertEquals(config, ConfigLoader.parse(config.toYaml(), "resolved.yaml"));
     }
 

@@ -41,7 +41,8 @@ public abstract class CompressedTopologyContract {
 
     static Stream<Arguments> sparse() {
         return Stream.of(Arguments.of(new TopKCompressor(0.05)), Arguments.of(new ScaleComCompressor(0.05, 1.0)),
-                Arguments.of(new DgcCompressor(0.05, 0.9, 0, 10)));
+                Arguments.of(new DgcCompressor(0.05, 0.9, 0, 10)),
+                Arguments.of(new io.lgc4j.core.compress.S2SketchCompressor(0.05, 5, 4.0, 8)));
     }
 
     @ParameterizedTest(name = "{0}")
