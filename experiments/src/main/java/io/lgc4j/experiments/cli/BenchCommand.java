@@ -57,6 +57,10 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--warmup", defaultValue = "5", description = "steps run before measuring")
     private int warmup;
 
+    @Option(names = "--real-steps", defaultValue = "100",
+            description = "codec: also train this many steps and code the real top-k sets (0: skip)")
+    private int realSteps;
+
     @Option(names = "--data", defaultValue = "/usr/share/datasets/fashion-mnist", description = "Fashion-MNIST dir")
     private Path data;
 
@@ -76,6 +80,16 @@ final class BenchCommand implements Callable<Integer> {
             }
             case "codec" -> {
                 io.lgc4j.experiments.bench.CodecBenchmark.run(System.out);
+                if (realSteps > 0) {
+                    Nd4jEnvironment.configure();
+                    LabeledImages train = FashionMnist.load(data, FashionMnist.Split.TRAIN, realSteps * 128,
+                            PixelPreprocessing.STANDARDIZED);
+                    io.lgc4j.experiments.bench.TopKRecorder.Recording r =
+                            io.lgc4j.experiments.bench.TopKRecorder.record(train, realSteps, 128, 0.001, 42);
+                    System.out.printf(Locale.ROOT, "%nReal top-k sets: block %s of the small CNN, Sparse GD's"
+                            + " selection over %d steps of Fashion-MNIST training at batch 128%n", r.block(), realSteps);
+                    io.lgc4j.experiments.bench.CodecBenchmark.run(System.out, r.indexSets(), r.length());
+                }
                 return 0;
             }
             default -> {
