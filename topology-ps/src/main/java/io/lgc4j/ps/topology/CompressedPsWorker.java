@@ -44,6 +44,7 @@ final class CompressedPsWorker implements GradientExchange {
     private final GatherCompressor.State gatherState;
     private final SharedSupportCompressor.State sharedState;
     private final SketchCompressor.State sketchState;
+    private final DensePsWorker fullStep;
 
     CompressedPsWorker(int rank, int workers, Transport transport, GradientLayout layout, Compressor compressor,
                        IndexCodec codec) {
@@ -60,19 +61,13 @@ final class CompressedPsWorker implements GradientExchange {
         this.gatherState = state.gather();
         this.sharedState = state.shared();
         this.sketchState = state.sketch();
+        this.fullStep = new DensePsWorker(rank, server, transport);
     }
 
     @Override
     public void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock) {
         if (tag.stage() == Stage.FULL) {
-            clock.enter(Phase.ENCODE);
-            byte[] frame = FloatFrames.encode(gradient, 0, gradient.length, TrafficKind.VALUES, tag.stage(),
-                    tag.step());
-            clock.enter(Phase.COMMUNICATE);
-            transport.send(server, frame);
-            Frame mean = receive(TrafficKind.VALUES, tag);
-            clock.enter(Phase.DECODE);
-            FloatFrames.copyInto(mean, gradient, 0, gradient.length);
+            fullStep.allReduceMean(tag, gradient, clock);
             return;
         }
         clock.enter(Phase.ENCODE);

@@ -2,14 +2,9 @@ package io.lgc4j.ps.topology;
 
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.codec.IndexCodecs;
-import io.lgc4j.core.comm.FloatFrames;
-import io.lgc4j.core.comm.Frame;
-import io.lgc4j.core.comm.FrameException;
-import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.layout.GradientLayout;
-import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.ServiceLoop;
 import io.lgc4j.core.train.Topology;
@@ -71,21 +66,7 @@ public final class ParameterServerTopology implements Topology {
         if (compressor != null) {
             return new CompressedPsWorker(rank, workers, transport, layout, compressor, codec);
         }
-        int server = workers;
-        return (tag, gradient, clock) -> {
-            clock.enter(Phase.ENCODE);
-            byte[] frame = FloatFrames.encode(gradient, 0, gradient.length, TrafficKind.VALUES, tag.stage(),
-                    tag.step());
-            clock.enter(Phase.COMMUNICATE);
-            transport.send(server, frame);
-            Frame mean = transport.receive(server, TrafficKind.VALUES);
-            if (mean.step() != tag.step()) {
-                throw new FrameException("worker " + rank + " expected the mean of step " + tag.step()
-                        + ", found step " + mean.step());
-            }
-            clock.enter(Phase.DECODE);
-            FloatFrames.copyInto(mean, gradient, 0, gradient.length);
-        };
+        return new DensePsWorker(rank, workers, transport);
     }
 
     @Override
