@@ -7,21 +7,28 @@ import java.util.SplittableRandom;
  * small per-rank innovation, g_k = c + ε·n_k. The common part is a smooth random signal (a random walk, so
  * neighbouring positions correlate as in a compact vector of a convolutional layer) scaled like gradients (1e-3).
  */
-final class SyntheticGradients {
+public final class SyntheticGradients {
 
     private final int mu;
     private final int ranks;
     private final double innovation;
     private final SplittableRandom random;
 
-    SyntheticGradients(int mu, int ranks, double innovation, long seed) {
+    /**
+     * @param mu         length of each vector
+     * @param ranks      K, vectors per step
+     * @param innovation size of the per-rank part relative to the common part
+     * @param seed       seed of the generator
+     */
+    public SyntheticGradients(int mu, int ranks, double innovation, long seed) {
         this.mu = mu;
         this.ranks = ranks;
         this.innovation = innovation;
         this.random = new SplittableRandom(seed);
     }
 
-    float[][] next() {
+    /** The next step's K vectors. */
+    public float[][] next() {
         double[] common = new double[mu];
         double walk = 0;
         for (int i = 0; i < mu; i++) {
