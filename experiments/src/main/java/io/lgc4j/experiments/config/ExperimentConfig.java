@@ -23,10 +23,12 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param topology how the workers exchange gradients
  * @param compressor how the non-dense blocks are compressed after the FULL stage
  * @param stages     how many steps are dense first
+ * @param autoencoder the gradient autoencoders' architecture and training
  */
-@JsonPropertyOrder({"run", "data", "model", "training", "topology", "compressor", "stages"})
+@JsonPropertyOrder({"run", "data", "model", "training", "topology", "compressor", "stages", "autoencoder"})
 public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
-                               TopologyConfig topology, CompressorConfig compressor, StagesConfig stages) {
+                               TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
+                               AutoencoderConfig autoencoder) {
 
     /**
      * Checks every component; rejects a null section.
@@ -38,6 +40,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @param topology how the workers exchange gradients
      * @param compressor how the non-dense blocks are compressed after the FULL stage
      * @param stages     how many steps are dense first
+     * @param autoencoder the gradient autoencoders' architecture and training
      * @throws ConfigException if a component is missing or out of range
      */
     public ExperimentConfig {
@@ -49,6 +52,23 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
         Checks.required("topology", topology);
         Checks.required("compressor", compressor);
         Checks.required("stages", stages);
+        Checks.required("autoencoder", autoencoder);
+    }
+
+    /**
+     * A config with the default {@code autoencoder} section.
+     *
+     * @param run        name, seed and output directory
+     * @param data       dataset, location, limits and preprocessing
+     * @param model      architecture and optimiser
+     * @param training   workers, batch size and length of training
+     * @param topology   how the workers exchange gradients
+     * @param compressor how the non-dense blocks are compressed after the FULL stage
+     * @param stages     how many steps are dense first
+     */
+    public ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
+                            TopologyConfig topology, CompressorConfig compressor, StagesConfig stages) {
+        this(run, data, model, training, topology, compressor, stages, AutoencoderConfig.defaults());
     }
 
     /**
@@ -58,7 +78,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
     public static ExperimentConfig defaults(String runName) {
         return new ExperimentConfig(RunConfig.named(runName), DataConfig.defaults(), ModelConfig.defaults(),
                 TrainingConfig.defaults(), TopologyConfig.defaults(), CompressorConfig.defaults(),
-                StagesConfig.defaults());
+                StagesConfig.defaults(), AutoencoderConfig.defaults());
     }
 
     /**
@@ -66,7 +86,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code run} replaced
      */
     public ExperimentConfig withRun(RunConfig newRun) {
-        return new ExperimentConfig(newRun, data, model, training, topology, compressor, stages);
+        return new ExperimentConfig(newRun, data, model, training, topology, compressor, stages, autoencoder);
     }
 
     /**
@@ -74,7 +94,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code data} replaced
      */
     public ExperimentConfig withData(DataConfig newData) {
-        return new ExperimentConfig(run, newData, model, training, topology, compressor, stages);
+        return new ExperimentConfig(run, newData, model, training, topology, compressor, stages, autoencoder);
     }
 
     /**
@@ -82,7 +102,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code training} replaced
      */
     public ExperimentConfig withTraining(TrainingConfig newTraining) {
-        return new ExperimentConfig(run, data, model, newTraining, topology, compressor, stages);
+        return new ExperimentConfig(run, data, model, newTraining, topology, compressor, stages, autoencoder);
     }
 
     /**
@@ -90,7 +110,15 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code compressor} replaced
      */
     public ExperimentConfig withCompressor(CompressorConfig newCompressor) {
-        return new ExperimentConfig(run, data, model, training, topology, newCompressor, stages);
+        return new ExperimentConfig(run, data, model, training, topology, newCompressor, stages, autoencoder);
+    }
+
+    /**
+     * @param newAutoencoder the autoencoder section
+     * @return this config with {@code autoencoder} replaced
+     */
+    public ExperimentConfig withAutoencoder(AutoencoderConfig newAutoencoder) {
+        return new ExperimentConfig(run, data, model, training, topology, compressor, stages, newAutoencoder);
     }
 
     /**
@@ -107,7 +135,8 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
                                              @JsonProperty("training") TrainingConfig training,
                                              @JsonProperty("topology") TopologyConfig topology,
                                              @JsonProperty("compressor") CompressorConfig compressor,
-                                             @JsonProperty("stages") StagesConfig stages) {
+                                             @JsonProperty("stages") StagesConfig stages,
+                                             @JsonProperty("autoencoder") AutoencoderConfig autoencoder) {
         if (run == null) {
             // Report the key the user has to write, not the section that holds it.
             throw ConfigException.forKey("run.name", "is required");
@@ -118,6 +147,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
                 training == null ? TrainingConfig.defaults() : training,
                 topology == null ? TopologyConfig.defaults() : topology,
                 compressor == null ? CompressorConfig.defaults() : compressor,
-                stages == null ? StagesConfig.defaults() : stages);
+                stages == null ? StagesConfig.defaults() : stages,
+                autoencoder == null ? AutoencoderConfig.defaults() : autoencoder);
     }
 }

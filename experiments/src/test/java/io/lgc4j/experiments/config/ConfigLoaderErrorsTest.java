@@ -36,13 +36,36 @@ class ConfigLoaderErrorsTest {
     void shouldNameUnknownTopLevelKeyAndListTopLevelKeys() {
         Path file = fixture("unknown-top-level-key.yaml");
         assertEquals(file + ": unknown key 'trainer'; allowed keys at the top level: "
-                + "compressor, data, model, run, stages, topology, training", loadError(file));
+                + "autoencoder, compressor, data, model, run, stages, topology, training", loadError(file));
     }
 
     @Test
     void shouldGiveFullPathOfUnknownKeyInNestedSection() {
         assertEquals("x.yaml: unknown key 'model.updater.lr'; allowed keys under 'model.updater': "
                 + "learningRate, momentum, type", parseError(RUN + "model:\n  updater:\n    lr: 0.1\n"));
+    }
+
+    @Test
+    void shouldRejectAnAutoencoderTheModuleCannotBuildWithItsReason() {
+        assertEquals("x.yaml: key 'autoencoder' cannot be built: the decoder must upsample at least as much as the encoder "
+                + "downsamples (16) and at most 64 times more; decoderStrides [2, 2, 2, 1, 1] upsample by 8",
+                parseError(RUN + "autoencoder:\n  decoderStrides: [2, 2, 2, 1, 1]\n"));
+        assertEquals("x.yaml: key 'autoencoder.optimizer' expects one of [adam, nesterovs, sgd], found \"rmsprop\"",
+                parseError(RUN + "autoencoder:\n  optimizer: rmsprop\n"));
+        assertEquals("x.yaml: key 'autoencoder.innovationShare' must be <= 1.0, found 1.5",
+                parseError(RUN + "autoencoder:\n  innovationShare: 1.5\n"));
+    }
+
+    @Test
+    void shouldReadAnAutoencoderSectionAndDefaultTheRest() {
+        ExperimentConfig c = ConfigLoader.parse(RUN + "autoencoder:\n  optimizer: sgd\n  lambdaSim: 0\n"
+                + "  decoderStrides: [2, 2, 2, 2, 2]\n", "x.yaml");
+        assertEquals(AutoencoderConfig.defaults().spec().encoderFilters(), c.autoencoder().spec().encoderFilters());
+        assertEquals(32, c.autoencoder().spec().decoderUpsampling());
+        assertEquals(0.0, c.autoencoder().training().lambdaSim());
+        assertEquals(new org.nd4j.linalg.learning.config.Sgd(1e-3), c.autoencoder().training().updater());
+        assertEquals(io.lgc4j.autoencoders.AutoencoderSpec.PAPER, AutoencoderConfig.defaults().spec());
+        assertEquals(io.lgc4j.autoencoders.AeTraining.DEFAULT, AutoencoderConfig.defaults().training());
     }
 
     @Test
@@ -187,9 +210,9 @@ class ConfigLoaderErrorsTest {
 
     @Test
     void shouldRejectTopLevelThatIsNotAMapping() {
-        assertEquals("x.yaml: the top level expects a mapping with keys compressor, data, model, run, stages, topology, training, "
+        assertEquals("x.yaml: the top level expects a mapping with keys autoencoder, compressor, data, model, run, stages, topology, training, "
                 + "found a list", parseError("- run\n- data\n"));
-        assertEquals("x.yaml: the top level expects a mapping with keys compressor, data, model, run, stages, topology, training, "
+        assertEquals("x.yaml: the top level expects a mapping with keys autoencoder, compressor, data, model, run, stages, topology, training, "
                 + "found \"quickstart\"", parseError("quickstart\n"));
     }
 

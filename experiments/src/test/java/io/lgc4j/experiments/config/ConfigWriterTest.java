@@ -55,6 +55,33 @@ class ConfigWriterTest {
                     groupSize: 8
                 stages:
                   fullIterations: 200
+                autoencoder:
+                  encoderFilters:
+                  - 64
+                  - 128
+                  - 256
+                  - 64
+                  encoderStride: 2
+                  kernel: 3
+                  latentChannels: 4
+                  decoderFilters:
+                  - 4
+                  - 32
+                  - 64
+                  - 128
+                  - 32
+                  decoderStrides:
+                  - 2
+                  - 2
+                  - 2
+                  - 2
+                  - 1
+                  leakyAlpha: 0.01
+                  innovationShare: 0.1
+                  optimizer: adam
+                  learningRate: 0.001
+                  lambdaRec: 1.0
+                  lambdaSim: 0.5
                 """, ExperimentConfig.defaults("quickstart").toYaml());
     }
 
