@@ -20,7 +20,12 @@ public enum TrafficKind {
     /** Autoencoder weights shipped at the stage switch. */
     AE_WEIGHTS(6),
     /** Small control messages (leader choice, handshakes). */
-    CONTROL(7);
+    CONTROL(7),
+    /**
+     * Compact vectors sent to the rank or server that trains an autoencoder during the TOP_K stage (LGC): training
+     * data, not part of the update.
+     */
+    AE_SAMPLES(8);
 
     private static final TrafficKind[] BY_ID = values();
 

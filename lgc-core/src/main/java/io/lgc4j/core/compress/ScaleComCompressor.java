@@ -1,7 +1,6 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.sparse.TopK;
 
 import java.util.List;
 
@@ -56,74 +55,6 @@ public final class ScaleComCompressor implements SharedSupportCompressor {
 
     @Override
     public State newRank(List<ParamBlock> blocks) {
-        return new RankState(new Region(blocks));
-    }
-
-    private final class RankState implements State {
-        private final Region region;
-        private final float[] memory;
-        private final float[] compensated;
-        private final TopK topK = new TopK();
-
-        RankState(Region region) {
-            this.region = region;
-            this.memory = new float[region.length()];
-            this.compensated = new float[region.length()];
-        }
-
-        @Override
-        public void compensate(float[] gradient, int step) {
-            for (int b = 0; b < region.blockCount(); b++) {
-                ParamBlock block = region.block(b);
-                int start = region.start(b);
-                for (int i = 0; i < block.length(); i++) {
-                    compensated[start + i] = memory[start + i] + gradient[block.offset() + i];
-                }
-            }
-        }
-
-        @Override
-        public int[][] chooseSupport(int step) {
-            int[][] support = new int[region.blockCount()][];
-            for (int b = 0; b < region.blockCount(); b++) {
-                int length = region.block(b).length();
-                int k = TopK.countFor(length, ratio);
-                int[] idx = new int[k];
-                int count = topK.select(compensated, region.start(b), region.start(b) + length, k, idx);
-                support[b] = count == k ? idx : java.util.Arrays.copyOf(idx, count);
-            }
-            return support;
-        }
-
-        @Override
-        public float[] take(int[][] support) {
-            if (support.length != region.blockCount()) {
-                throw new IllegalArgumentException("support has " + support.length + " blocks, expected "
-                        + region.blockCount());
-            }
-            int total = 0;
-            for (int[] s : support) {
-                total += s.length;
-            }
-            float[] sent = new float[total];
-            float beta = (float) lowPass;
-            int at = 0;
-            for (int b = 0; b < region.blockCount(); b++) {
-                int start = region.start(b);
-                for (int index : support[b]) {
-                    sent[at++] = compensated[start + index];
-                    compensated[start + index] = 0f; // what stays behind: compensated − sent
-                }
-            }
-            for (int i = 0; i < memory.length; i++) {
-                memory[i] = beta == 1f ? compensated[i] : (1 - beta) * memory[i] + beta * compensated[i];
-            }
-            return sent;
-        }
-
-        @Override
-        public float[] residual() {
-            return memory.clone();
-        }
+        return new SupportMemory(new Region(blocks), ratio, lowPass);
     }
 }

@@ -34,7 +34,8 @@ class CompressorContractTest {
 
     static Stream<Arguments> compressors() {
         return Stream.of(Arguments.of(new TopKCompressor(0.01)), Arguments.of(new DgcCompressor(0.01, 0.0, 0, 0)),
-                Arguments.of(new DgcCompressor(0.01, 0.9, 0, 0)), Arguments.of(new ScaleComCompressor(0.01, 1.0)));
+                Arguments.of(new DgcCompressor(0.01, 0.9, 0, 0)), Arguments.of(new ScaleComCompressor(0.01, 1.0)),
+                Arguments.of(new LgcSupportCompressor(0.01, 42)));
     }
 
     private static float[] gradient(Random random) {
@@ -171,6 +172,23 @@ class CompressorContractTest {
     void shouldRotateTheScaleComLeaderCyclically() {
         ScaleComCompressor s = new ScaleComCompressor(0.001, 1.0);
         assertEquals(List.of(0, 1, 2, 0, 1), Stream.of(0, 1, 2, 3, 4).map(t -> s.leader(t, 3)).toList());
+    }
+
+    @Test
+    void lgcLeaderShouldBeAFunctionOfSeedAndStepCoveringEveryRank() {
+        LgcSupportCompressor a = new LgcSupportCompressor(0.001, 7);
+        LgcSupportCompressor b = new LgcSupportCompressor(0.001, 7);
+        int[] counts = new int[4];
+        for (int t = 0; t < 4000; t++) {
+            assertEquals(a.leader(t, 4), b.leader(t, 4));
+            counts[a.leader(t, 4)]++;
+        }
+        for (int c : counts) {
+            assertTrue(c > 850 && c < 1150, "leader counts over 4000 steps " + java.util.Arrays.toString(counts));
+        }
+        assertTrue(Stream.iterate(0, t -> t + 1).limit(50)
+                .anyMatch(t -> a.leader(t, 4) != new LgcSupportCompressor(0.001, 8).leader(t, 4)),
+                "another seed must draw other leaders");
     }
 
     @Test

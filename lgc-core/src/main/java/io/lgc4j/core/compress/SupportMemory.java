@@ -1,0 +1,81 @@
+package io.lgc4j.core.compress;
+
+import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.sparse.TopK;
+
+/**
+ * One rank's memory for a shared-support compressor: the compensated vector {@code m + g}, the top {@code ratio} of
+ * each block when this rank leads, the values on the leader's support taken out (sent), and the memory that stays,
+ * low-pass filtered with β ({@code m ← (1 − β)·m + β·(m + g − sent)}; β = 1 is plain error feedback).
+ */
+final class SupportMemory implements SharedSupportCompressor.State {
+    private final Region region;
+    private final double ratio;
+    private final double lowPass;
+    private final float[] memory;
+    private final float[] compensated;
+    private final TopK topK = new TopK();
+
+    SupportMemory(Region region, double ratio, double lowPass) {
+        this.region = region;
+        this.ratio = ratio;
+        this.lowPass = lowPass;
+        this.memory = new float[region.length()];
+        this.compensated = new float[region.length()];
+    }
+
+    @Override
+    public void compensate(float[] gradient, int step) {
+        for (int b = 0; b < region.blockCount(); b++) {
+            ParamBlock block = region.block(b);
+            int start = region.start(b);
+            for (int i = 0; i < block.length(); i++) {
+                compensated[start + i] = memory[start + i] + gradient[block.offset() + i];
+            }
+        }
+    }
+
+    @Override
+    public int[][] chooseSupport(int step) {
+        int[][] support = new int[region.blockCount()][];
+        for (int b = 0; b < region.blockCount(); b++) {
+            int length = region.block(b).length();
+            int k = TopK.countFor(length, ratio);
+            int[] idx = new int[k];
+            int count = topK.select(compensated, region.start(b), region.start(b) + length, k, idx);
+            support[b] = count == k ? idx : java.util.Arrays.copyOf(idx, count);
+        }
+        return support;
+    }
+
+    @Override
+    public float[] take(int[][] support) {
+        if (support.length != region.blockCount()) {
+            throw new IllegalArgumentException("support has " + support.length + " blocks, expected "
+                    + region.blockCount());
+        }
+        int total = 0;
+        for (int[] s : support) {
+            total += s.length;
+        }
+        float[] sent = new float[total];
+        float beta = (float) lowPass;
+        int at = 0;
+        for (int b = 0; b < region.blockCount(); b++) {
+            int start = region.start(b);
+            for (int index : support[b]) {
+                sent[at++] = compensated[start + index];
+                compensated[start + index] = 0f; // what stays behind: compensated − sent
+            }
+        }
+        for (int i = 0; i < memory.length; i++) {
+            memory[i] = beta == 1f ? compensated[i] : (1 - beta) * memory[i] + beta * compensated[i];
+        }
+        return sent;
+    }
+
+    @Override
+    public float[] residual() {
+        return memory.clone();
+    }
+}
