@@ -1,0 +1,310 @@
+package io.lgc4j.ring.lgc;
+
+import io.lgc4j.autoencoders.AeTraining;
+import io.lgc4j.autoencoders.AutoencoderSpec;
+import io.lgc4j.autoencoders.AutoencoderTrainer;
+import io.lgc4j.autoencoders.RingAutoencoder;
+import io.lgc4j.autoencoders.Scale;
+import io.lgc4j.core.codec.IndexCodec;
+import io.lgc4j.core.comm.FloatFrames;
+import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FrameCodec;
+import io.lgc4j.core.comm.FrameException;
+import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.compress.BlockRegion;
+import io.lgc4j.core.compress.LgcSupportCompressor;
+import io.lgc4j.core.compress.SharedSupportCompressor;
+import io.lgc4j.core.compress.SparseFrames;
+import io.lgc4j.core.compress.SparseSet;
+import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.layout.LayerPolicy;
+import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.metrics.Phase;
+import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.sparse.SparseVector;
+import io.lgc4j.core.sparse.TopK;
+import io.lgc4j.core.stage.Stage;
+import io.lgc4j.core.train.GradientExchange;
+import io.lgc4j.core.train.StepTag;
+import io.lgc4j.ring.collective.RingAllReduce;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** One rank's side of LGC-RAR; see {@link LgcRingTopology} for the protocol. */
+final class LgcRingExchange implements GradientExchange {
+
+    /** The rank that trains the autoencoder during TOP_K and ships it at the switch. */
+    static final int TRAINER = 0;
+
+    private final Transport transport;
+    private final int rank;
+    private final int workers;
+    private final LgcSupportCompressor support;
+    private final IndexCodec codec;
+    private final RingAllReduce ring;
+    private final BlockRegion dense;
+    private final float[] denseBuffer;
+    private final List<ParamBlock> sparseBlocks;
+    private final boolean[] learned;
+    private final int[] counts;
+    private final int mu;
+    private final SharedSupportCompressor.State memory;
+    private final RingAutoencoder autoencoder;
+    private final AutoencoderTrainer trainer;
+    private boolean weightsShipped;
+
+    LgcRingExchange(int rank, int workers, Transport transport, GradientLayout layout, LgcSupportCompressor support,
+                    IndexCodec codec, AutoencoderSpec spec, AeTraining training, long seed) {
+        this.transport = transport;
+        this.rank = rank;
+        this.workers = workers;
+        this.support = support;
+        this.codec = codec;
+        this.ring = new RingAllReduce(transport, rank, workers);
+        this.dense = new BlockRegion(layout.blocks(LayerPolicy.DENSE));
+        this.denseBuffer = new float[dense.length()];
+        this.sparseBlocks = layout.compressibleBlocks();
+        this.learned = new boolean[sparseBlocks.size()];
+        this.counts = new int[sparseBlocks.size()];
+        int m = 0;
+        for (int b = 0; b < sparseBlocks.size(); b++) {
+            learned[b] = sparseBlocks.get(b).policy() == LayerPolicy.LEARNED;
+            counts[b] = TopK.countFor(sparseBlocks.get(b).length(), support.density(0));
+            m += learned[b] ? counts[b] : 0;
+        }
+        if (m == 0) {
+            throw new IllegalArgumentException("LGC needs at least one LEARNED block for the autoencoder to carry; "
+                    + "the layout's policies are " + layout.blocks().stream()
+                    .map(b -> b.qualifiedName() + "=" + b.policy()).toList());
+        }
+        this.mu = m;
+        this.memory = support.newRank(sparseBlocks);
+        this.autoencoder = new RingAutoencoder(spec, mu, workers, training, seed);
+        this.trainer = rank == TRAINER ? AutoencoderTrainer.ring(autoencoder, seed) : null;
+    }
+
+    @Override
+    public void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock) {
+        if (tag.stage() == Stage.FULL) {
+            ring.sum(gradient, tag, clock);
+            clock.enter(Phase.DECODE);
+            divide(gradient, 0, gradient.length);
+            return;
+        }
+        boolean compressed = tag.stage() == Stage.COMPRESSED;
+        if (compressed && !weightsShipped) {
+            shipWeights(tag, clock);
+        }
+        int leader = support.leader(tag.step(), workers);
+        clock.enter(Phase.SELECT);
+        memory.compensate(gradient, tag.step());
+        int[][] supp;
+        float[] values;
+        float scale;
+        if (rank == leader) {
+            supp = memory.chooseSupport(tag.step());
+            values = memory.take(supp);
+            scale = Scale.rms(learnedPart(values));
+            if (workers > 1) {
+                clock.enter(Phase.ENCODE);
+                byte[] indices = SparseFrames.encodeIndices(supp, counts, sparseBlocks, codec, tag);
+                byte[] scaleFrame = FloatFrames.encode(new float[] {scale}, 0, 1, TrafficKind.LATENT, tag.stage(),
+                        tag.step());
+                clock.enter(Phase.COMMUNICATE);
+                transport.send(right(), indices);
+                if (compressed) {
+                    transport.send(right(), scaleFrame);
+                }
+            }
+        } else {
+            clock.enter(Phase.COMMUNICATE);
+            Frame indices = receiveOfStep(left(), TrafficKind.INDICES, tag);
+            Frame scaleFrame = compressed ? receiveOfStep(left(), TrafficKind.LATENT, tag) : null;
+            if (right() != leader) {
+                transport.send(right(), bytesOf(indices));
+                if (compressed) {
+                    transport.send(right(), bytesOf(scaleFrame));
+                }
+            }
+            clock.enter(Phase.DECODE);
+            supp = SparseFrames.decodeIndices(indices, sparseBlocks, codec, counts);
+            float[] s = new float[1];
+            if (compressed) {
+                FloatFrames.copyInto(scaleFrame, s, 0, 1);
+            }
+            scale = s[0];
+            clock.enter(Phase.SELECT);
+            values = memory.take(supp);
+        }
+        float[] compact = learnedPart(values);
+        float[] mean = compressed ? compressedMean(tag, values, compact, scale, clock)
+                : topKMean(tag, values, compact, leader, clock);
+        clock.enter(Phase.DECODE);
+        toSparse(supp, mean).writeInto(gradient, sparseBlocks);
+        if (dense.length() > 0) {
+            dense.gather(gradient, denseBuffer);
+            ring.sum(denseBuffer, tag, clock);
+            clock.enter(Phase.DECODE);
+            divide(denseBuffer, 0, denseBuffer.length);
+            dense.scatter(denseBuffer, gradient);
+        }
+    }
+
+    /** TOP_K: the values ride the allreduce; the LEARNED part goes to the trainer, which takes one step. */
+    private float[] topKMean(StepTag tag, float[] values, float[] compact, int leader, PhaseClock clock) {
+        ring.sum(values, TrafficKind.VALUES, tag, clock);
+        clock.enter(Phase.DECODE);
+        divide(values, 0, values.length);
+        if (rank != TRAINER) {
+            clock.enter(Phase.COMMUNICATE);
+            transport.send(TRAINER, FloatFrames.encode(compact, 0, mu, TrafficKind.AE_SAMPLES, tag.stage(),
+                    tag.step()));
+        } else {
+            float[][] samples = new float[workers][];
+            samples[TRAINER] = compact;
+            clock.enter(Phase.COMMUNICATE);
+            for (int peer = 0; peer < workers; peer++) {
+                if (peer != TRAINER) {
+                    samples[peer] = new float[mu];
+                    FloatFrames.copyInto(receiveOfStep(peer, TrafficKind.AE_SAMPLES, tag), samples[peer], 0, mu);
+                }
+            }
+            clock.enter(Phase.ENCODE); // training the autoencoder: the encoder side's cost of this stage
+            trainer.step(samples, leader);
+        }
+        return values;
+    }
+
+    /** COMPRESSED: TOP_K blocks' values ride the allreduce; the LEARNED part rides it as a latent. */
+    private float[] compressedMean(StepTag tag, float[] values, float[] compact, float scale, PhaseClock clock) {
+        float[] plain = nonLearnedPart(values);
+        if (plain.length > 0) {
+            ring.sum(plain, TrafficKind.VALUES, tag, clock);
+        }
+        clock.enter(Phase.ENCODE);
+        float[] latent = autoencoder.encode(compact, scale);
+        ring.sum(latent, TrafficKind.LATENT, tag, clock);
+        clock.enter(Phase.DECODE);
+        divide(plain, 0, plain.length);
+        divide(latent, 0, latent.length);
+        float[] reconstruction = autoencoder.decode(latent, scale);
+        return merge(plain, reconstruction);
+    }
+
+    /** At the first COMPRESSED step the trainer sends the encoder and the decoder to every other rank. */
+    private void shipWeights(StepTag tag, PhaseClock clock) {
+        clock.enter(Phase.COMMUNICATE);
+        if (rank == TRAINER) {
+            byte[] encoder = FrameCodec.encode(TrafficKind.AE_WEIGHTS, tag.stage(), tag.step(),
+                    ByteBuffer.wrap(autoencoder.encoderBytes()));
+            byte[] decoder = FrameCodec.encode(TrafficKind.AE_WEIGHTS, tag.stage(), tag.step(),
+                    ByteBuffer.wrap(autoencoder.decoderBytes()));
+            for (int peer = 0; peer < workers; peer++) {
+                if (peer != TRAINER) {
+                    transport.send(peer, encoder);
+                    transport.send(peer, decoder);
+                }
+            }
+        } else {
+            autoencoder.loadEncoder(payload(receiveOfStep(TRAINER, TrafficKind.AE_WEIGHTS, tag)));
+            autoencoder.loadDecoder(payload(receiveOfStep(TRAINER, TrafficKind.AE_WEIGHTS, tag)));
+        }
+        weightsShipped = true;
+    }
+
+    private float[] learnedPart(float[] values) {
+        float[] c = new float[mu];
+        int at = 0;
+        int out = 0;
+        for (int b = 0; b < counts.length; b++) {
+            if (learned[b]) {
+                System.arraycopy(values, at, c, out, counts[b]);
+                out += counts[b];
+            }
+            at += counts[b];
+        }
+        return c;
+    }
+
+    private float[] nonLearnedPart(float[] values) {
+        float[] p = new float[values.length - mu];
+        int at = 0;
+        int out = 0;
+        for (int b = 0; b < counts.length; b++) {
+            if (!learned[b]) {
+                System.arraycopy(values, at, p, out, counts[b]);
+                out += counts[b];
+            }
+            at += counts[b];
+        }
+        return p;
+    }
+
+    private float[] merge(float[] plain, float[] compact) {
+        float[] values = new float[plain.length + compact.length];
+        int at = 0;
+        int p = 0;
+        int c = 0;
+        for (int b = 0; b < counts.length; b++) {
+            if (learned[b]) {
+                System.arraycopy(compact, c, values, at, counts[b]);
+                c += counts[b];
+            } else {
+                System.arraycopy(plain, p, values, at, counts[b]);
+                p += counts[b];
+            }
+            at += counts[b];
+        }
+        return values;
+    }
+
+    private SparseSet toSparse(int[][] supp, float[] values) {
+        List<SparseVector> blocks = new ArrayList<>(supp.length);
+        int at = 0;
+        for (int b = 0; b < supp.length; b++) {
+            blocks.add(new SparseVector(sparseBlocks.get(b).length(), supp[b],
+                    Arrays.copyOfRange(values, at, at + supp[b].length)));
+            at += supp[b].length;
+        }
+        return new SparseSet(blocks);
+    }
+
+    private void divide(float[] values, int from, int to) {
+        float k = workers;
+        for (int i = from; i < to; i++) {
+            values[i] /= k;
+        }
+    }
+
+    private int right() {
+        return (rank + 1) % workers;
+    }
+
+    private int left() {
+        return (rank + workers - 1) % workers;
+    }
+
+    private Frame receiveOfStep(int peer, TrafficKind kind, StepTag tag) {
+        Frame f = transport.receive(peer, kind);
+        if (f.step() != tag.step()) {
+            throw new FrameException("rank " + rank + " expected a " + kind + " frame of step " + tag.step()
+                    + " from rank " + peer + ", found step " + f.step());
+        }
+        return f;
+    }
+
+    private static byte[] payload(Frame frame) {
+        byte[] bytes = new byte[frame.payloadLength()];
+        frame.payload().duplicate().get(bytes);
+        return bytes;
+    }
+
+    /** The frame re-sealed for forwarding: the same header and payload, hence the same bytes and CRC. */
+    private static byte[] bytesOf(Frame frame) {
+        return FrameCodec.encode(frame.kind(), frame.stage(), frame.step(), frame.payload());
+    }
+}

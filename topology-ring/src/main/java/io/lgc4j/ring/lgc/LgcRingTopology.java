@@ -1,0 +1,72 @@
+package io.lgc4j.ring.lgc;
+
+import io.lgc4j.autoencoders.AeTraining;
+import io.lgc4j.autoencoders.AutoencoderSpec;
+import io.lgc4j.core.codec.IndexCodec;
+import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.compress.LgcSupportCompressor;
+import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.train.GradientExchange;
+import io.lgc4j.core.train.Topology;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * LGC-RAR: learned gradient compression on the ring (seeds/003 Algorithm 2, Fig. 9). Per stage:
+ * <ul>
+ *   <li>FULL — dense gradients ride the ring allreduce;</li>
+ *   <li>TOP_K — a leader drawn from the shared seed broadcasts its top-k indices round the ring; every rank takes
+ *       its error-accumulated values on them; the values ride the allreduce and the mean is the update. Each rank
+ *       also sends the LEARNED part of its compact vector to rank 0, which trains the ring autoencoder on them;</li>
+ *   <li>COMPRESSED — at the first such step rank 0 ships the encoder and decoder to every rank. Then, as in TOP_K,
+ *       but the LEARNED part is encoded (divided by the leader's scale, which travels with its indices), the
+ *       latents ride the allreduce, and every rank decodes the mean latent into the mean compact vector.</li>
+ * </ul>
+ * DENSE blocks (the first layer) always ride the allreduce dense; TOP_K blocks (the last layer) always go as
+ * values on the leader's support. Every byte, including the samples for training and the weights, is counted.
+ *
+ * <pre>{@code
+ * Topology lgc = new LgcRingTopology(0.001, IndexCodecs.defaultCodec(), AutoencoderSpec.PAPER, AeTraining.DEFAULT, 42);
+ * DistributedTrainer.builder()...topology(lgc).stages(new StageSchedule(200, 300)).build().fit(3);
+ * }</pre>
+ */
+public final class LgcRingTopology implements Topology {
+
+    private final LgcSupportCompressor support;
+    private final IndexCodec codec;
+    private final AutoencoderSpec spec;
+    private final AeTraining training;
+    private final long seed;
+
+    /**
+     * @param ratio    fraction of each compressible block selected per step (the paper: 0.001)
+     * @param codec    the index codec for the leader's support
+     * @param spec     the autoencoder's architecture
+     * @param training the autoencoder's online training
+     * @param seed     seed of the leader draw and of the autoencoder's initialization
+     */
+    public LgcRingTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training, long seed) {
+        this.support = new LgcSupportCompressor(ratio, seed);
+        this.codec = Objects.requireNonNull(codec, "codec");
+        this.spec = Objects.requireNonNull(spec, "spec");
+        this.training = Objects.requireNonNull(training, "training");
+        this.seed = seed;
+    }
+
+    @Override
+    public String name() {
+        return "ring";
+    }
+
+    @Override
+    public Optional<Compressor> compressor() {
+        return Optional.of(support);
+    }
+
+    @Override
+    public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
+        return new LgcRingExchange(rank, workers, transport, layout, support, codec, spec, training, seed);
+    }
+}
