@@ -18,7 +18,9 @@ public enum CompressorType {
     /** ScaleCom: cyclic leader's top-k support shared by all ranks, low-pass filtered memory (summable). */
     SCALECOM,
     /** S2 Reducer's sparse sketch: count-sketch + group bitmap, summable (rides the ring allreduce). */
-    S2;
+    S2,
+    /** LGC: top-k on a shared leader's support, then the LEARNED blocks through the autoencoder (seeds/003). */
+    LGC;
 
     /** @return the YAML spelling, e.g. {@code scalecom} */
     @Override

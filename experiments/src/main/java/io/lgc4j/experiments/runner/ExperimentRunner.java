@@ -25,6 +25,10 @@ import io.lgc4j.experiments.config.DataConfig;
 import io.lgc4j.experiments.config.ExperimentConfig;
 import io.lgc4j.experiments.config.ModelConfig;
 import io.lgc4j.experiments.config.UpdaterConfig;
+import io.lgc4j.experiments.config.AutoencoderConfig;
+import io.lgc4j.experiments.config.ConfigException;
+import io.lgc4j.ring.lgc.LgcRingTopology;
+import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.experiments.data.FashionMnist;
 import io.lgc4j.experiments.data.LabeledImages;
 import io.lgc4j.experiments.data.PixelPreprocessing;
@@ -109,8 +113,7 @@ public final class ExperimentRunner {
                     .topology(topology)
                     .evaluation(test.iterator(1000), config.training().evalEverySteps())
                     .maxSteps(config.training().maxSteps())
-                    .stages(config.compressor().type() == CompressorType.NONE ? StageSchedule.ALWAYS_FULL
-                            : StageSchedule.denseWarmup(config.stages().fullIterations()))
+                    .stages(stages(config))
                     .listener(csv);
             extraListeners.forEach(builder::listener);
             result = builder.build().fit(config.training().epochs());
@@ -138,8 +141,23 @@ public final class ExperimentRunner {
         };
     }
 
+    /**
+     * The stage schedule a config implies: all FULL without a compressor; FULL then TOP_K for the rest with one;
+     * FULL, TOP_K while the autoencoder trains, then COMPRESSED for LGC.
+     */
+    public static StageSchedule stages(ExperimentConfig config) {
+        return switch (config.compressor().type()) {
+            case NONE -> StageSchedule.ALWAYS_FULL;
+            case LGC -> new StageSchedule(config.stages().fullIterations(), config.stages().aeTrainingIterations());
+            default -> StageSchedule.denseWarmup(config.stages().fullIterations());
+        };
+    }
+
     /** The topology a config names, carrying its compressor (if any). */
     public static Topology topology(ExperimentConfig config) {
+        if (config.compressor().type() == CompressorType.LGC) {
+            return lgcTopology(config);
+        }
         Compressor compressor = compressor(config.compressor());
         if (compressor == null) {
             return switch (config.topology().type()) {
@@ -154,7 +172,18 @@ public final class ExperimentRunner {
         };
     }
 
-    /** The compressor a config names, or {@code null} for none. */
+    private static Topology lgcTopology(ExperimentConfig config) {
+        IndexCodec codec = IndexCodecs.byName(config.compressor().codec());
+        AutoencoderConfig ae = config.autoencoder();
+        return switch (config.topology().type()) {
+            case RING -> new LgcRingTopology(config.compressor().ratio(), codec, ae.spec(), ae.training(),
+                    config.run().seed());
+            case PS -> throw ConfigException.forKey("compressor.type",
+                    "'lgc' on topology 'ps' is not available in this build yet; use topology 'ring'");
+        };
+    }
+
+    /** The compressor a config names, or {@code null} for none (LGC builds its own, see {@link #topology}). */
     public static Compressor compressor(CompressorConfig c) {
         return switch (c.type()) {
             case NONE -> null;
@@ -163,6 +192,7 @@ public final class ExperimentRunner {
             case SCALECOM -> new ScaleComCompressor(c.ratio(), c.lowPass());
             case S2 -> new S2SketchCompressor(c.ratio(), c.sketch().rows(), c.sketch().columnsPerSelected(),
                     c.sketch().groupSize());
+            case LGC -> new LgcSupportCompressor(c.ratio(), 0);
         };
     }
 

@@ -55,6 +55,7 @@ class ConfigWriterTest {
                     groupSize: 8
                 stages:
                   fullIterations: 200
+                  aeTrainingIterations: 300
                 autoencoder:
                   encoderFilters:
                   - 64
