@@ -5,11 +5,11 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code lgc} command line: {@code lgc run <config.yaml>} trains an experiment, {@code lgc bench dense}
- * measures where a dense step's time goes.
+ * measures where a dense step's time goes, {@code lgc record compact-vectors} records what the autoencoder trains on.
  */
 @Command(name = "lgc", mixinStandardHelpOptions = true, versionProvider = LgcCommand.Version.class,
         description = "Data-parallel training of DL4J models with learned gradient compression.",
-        subcommands = {RunCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {RunCommand.class, BenchCommand.class, RecordCommand.class, CommandLine.HelpCommand.class})
 public final class LgcCommand implements Runnable {
 
     @CommandLine.Spec

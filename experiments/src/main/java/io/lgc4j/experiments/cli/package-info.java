@@ -1,2 +1,2 @@
-/** The {@code lgc} command line (picocli): {@code run} and {@code bench}. */
+/** The {@code lgc} command line (picocli): {@code run}, {@code bench} and {@code record}. */
 package io.lgc4j.experiments.cli;
