@@ -39,10 +39,14 @@ import java.util.regex.Pattern;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmarks. 'dense': where a dense step's time goes, and DL4J vs PyTorch LeNet-5;"
                 + " 'topk': exact top-k vs the one-pass floor and torch.topk; 'codec': bits per index of every index"
-                + " codec against the entropy bound.")
+                + " codec against the entropy bound; 'autoencoder': autoencoder latency and sizes; 'ae-convergence':"
+                + " autoencoder reconstruction loss over training (each has its own --help).",
+        subcommands = {AutoencoderBenchCommand.class, AeConvergenceCommand.class})
 final class BenchCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "WHAT", description = "what to benchmark: dense, topk or codec")
+    // Optional so that the subcommands (autoencoder, ae-convergence) parse without it.
+    @Parameters(index = "0", arity = "0..1", paramLabel = "WHAT",
+            description = "what to benchmark: dense, topk, codec, autoencoder or ae-convergence")
     private String what;
 
     @Option(names = "--workers", split = ",", defaultValue = "1,2,4", description = "values of K (default 1,2,4)")
@@ -70,6 +74,10 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (what == null) {
+            System.err.println("lgc: bench needs WHAT: dense, topk, codec, autoencoder or ae-convergence");
+            return 2;
+        }
         switch (what) {
             case "dense" -> {
                 return dense();
@@ -93,7 +101,8 @@ final class BenchCommand implements Callable<Integer> {
                 return 0;
             }
             default -> {
-                System.err.println("lgc: unknown benchmark '" + what + "'; known: dense, topk, codec");
+                System.err.println("lgc: unknown benchmark '" + what + "'; known: dense, topk, codec, autoencoder,"
+                        + " ae-convergence");
                 return 2;
             }
         }
