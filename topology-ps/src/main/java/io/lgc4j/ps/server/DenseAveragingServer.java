@@ -32,13 +32,16 @@ public final class DenseAveragingServer implements ServiceLoop {
     public void run() {
         float[] sum = new float[length];
         while (true) {
-            serveOneStep(sum);
+            serveStep(transport.receive(0, TrafficKind.VALUES), sum);
         }
     }
 
-    /** Receives, averages and broadcasts one step's gradients. */
-    void serveOneStep(float[] sum) {
-        Frame first = transport.receive(0, TrafficKind.VALUES);
+    /**
+     * Completes one dense step whose first frame, worker 0's gradient, the caller already received (a server that
+     * reads the stage from that frame before choosing how to serve the step): receives the other workers'
+     * gradients, averages them into {@code sum} (length n, overwritten) and broadcasts the mean.
+     */
+    public void serveStep(Frame first, float[] sum) {
         FloatFrames.copyInto(first, sum, 0, length);
         for (int w = 1; w < workers; w++) {
             Frame frame = transport.receive(w, TrafficKind.VALUES);

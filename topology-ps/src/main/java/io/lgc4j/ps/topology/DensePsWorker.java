@@ -12,14 +12,24 @@ import io.lgc4j.core.train.StepTag;
 
 /**
  * A worker's dense step against the parameter server: push the whole gradient, receive the mean. Used by the dense
- * topology and by the compressed one in its FULL steps.
+ * topology, and by the compressed one and LGC-PS in their FULL steps.
+ *
+ * <pre>{@code
+ * GradientExchange full = new DensePsWorker(rank, workers, transport);   // the server is endpoint K
+ * full.allReduceMean(tag, gradient, clock);                              // gradient now holds the mean
+ * }</pre>
  */
-final class DensePsWorker implements GradientExchange {
+public final class DensePsWorker implements GradientExchange {
     private final int rank;
     private final int server;
     private final Transport transport;
 
-    DensePsWorker(int rank, int server, Transport transport) {
+    /**
+     * @param rank      this worker's rank
+     * @param server    the server's endpoint
+     * @param transport this worker's endpoint
+     */
+    public DensePsWorker(int rank, int server, Transport transport) {
         this.rank = rank;
         this.server = server;
         this.transport = transport;
