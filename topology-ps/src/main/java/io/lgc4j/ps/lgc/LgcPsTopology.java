@@ -1,0 +1,165 @@
+package io.lgc4j.ps.lgc;
+
+import io.lgc4j.autoencoders.AeLosses;
+import io.lgc4j.autoencoders.AeTraining;
+import io.lgc4j.autoencoders.AutoencoderSpec;
+import io.lgc4j.autoencoders.PsAutoencoder;
+import io.lgc4j.core.codec.IndexCodec;
+import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.compress.LgcSupportCompressor;
+import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.train.GradientExchange;
+import io.lgc4j.core.train.ServiceLoop;
+import io.lgc4j.core.train.Topology;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * LGC-PS: learned gradient compression through a parameter server (seeds/003 Section IV-A, Algorithm 1, Figs. 6
+ * and 8). Workers are endpoints 0..K-1, the server is endpoint K. Per stage:
+ * <ul>
+ *   <li>FULL — the dense parameter server: each worker pushes its whole gradient, the server broadcasts the mean.</li>
+ *   <li>TOP_K — each worker pushes its DENSE blocks and its error-accumulated values on the step's support (see
+ *       {@link SupportPolicy}); the server broadcasts the dense mean and the mean of the values. The LEARNED
+ *       blocks' values of each rank, in block order, are its compact vector g̃_k (length μ = Σ ⌈ratio·n_l⌉ over
+ *       the LEARNED blocks); after the broadcast the server trains the {@link PsAutoencoder} one step on the K
+ *       compact vectors (the common rank drawn from the seed). Those vectors are already inside the values the
+ *       server receives for the mean, so training needs no extra upload — unlike LGC-RAR, whose trainer is a rank
+ *       that must be sent the others' vectors.</li>
+ *   <li>COMPRESSED — at the first such step the server ships the encoder (its weight-file bytes, one AE_WEIGHTS
+ *       frame) to every worker: the leader is drawn at random each step, so any rank may have to encode, and the
+ *       price is K copies of the encoder once. Then each worker pushes its DENSE blocks, its TOP_K blocks' values on
+ *       the support, and its innovation (the top {@code innovationShare} of g̃_k by magnitude: positions within
+ *       g̃_k coded by the index codec, and their values, both INNOVATION frames); the step's leader also sends the
+ *       latent E(g̃_leader / s) with the scale s = rms(g̃_leader) (one LATENT frame). The LEARNED values themselves
+ *       do not travel. The server decodes g̃_k ≈ D_k(latent, innovation_k, s) for every k, averages the K
+ *       reconstructions on their supports and broadcasts the mean like in TOP_K.</li>
+ * </ul>
+ * Every worker applies the same broadcast bytes, so replicas stay bit-identical. What a rank did not send stays in
+ * its accumulator (error feedback); the reconstruction error is not fed back. Every message is an encoded frame
+ * through the {@link Transport}, so every byte above — indices up and relayed down, the means broadcast down, the
+ * encoder shipped — is counted by the meter.
+ *
+ * <pre>{@code
+ * Topology lgc = new LgcPsTopology(0.001, IndexCodecs.defaultCodec(), AutoencoderSpec.PAPER, AeTraining.DEFAULT,
+ *         0.1, LgcPsTopology.SupportPolicy.LEADER, 42);
+ * DistributedTrainer.builder()...topology(lgc).stages(new StageSchedule(200, 300)).build().fit(3);
+ * }</pre>
+ */
+public final class LgcPsTopology implements Topology {
+
+    /** Which support the ranks send their values on (ARCHITECTURE §4.4). */
+    public enum SupportPolicy {
+        /**
+         * The step's leader picks the top-k of its accumulator per compressible block and sends the indices to the
+         * server, which relays them to the other workers; every rank sends its accumulator's values on that one
+         * support, so the ranks' compact vectors line up (the common/innovation model holds position by position)
+         * and the mean is one aligned vector.
+         */
+        LEADER,
+        /**
+         * Paper-literal: every rank picks its own top-k and sends its indices to the server every step; the mean is
+         * a sparse sum on the union of the supports, broadcast with its indices.
+         */
+        OWN
+    }
+
+    private final double ratio;
+    private final LgcSupportCompressor support;
+    private final IndexCodec codec;
+    private final AutoencoderSpec spec;
+    private final AeTraining training;
+    private final double innovationShare;
+    private final SupportPolicy policy;
+    private final long seed;
+    private volatile LgcPsServer server;
+
+    /**
+     * @param ratio           fraction of each compressible block selected per step (the paper: 0.001)
+     * @param codec           the index codec of supports and innovation positions
+     * @param spec            the autoencoder's architecture
+     * @param training        the autoencoder's online training
+     * @param innovationShare the share of a compact vector sent as innovation, in (0, 1] (the paper: 0.1)
+     * @param policy          whose support the ranks send on
+     * @param seed            seed of the leader draw, the autoencoder's initialization and its common-rank draw
+     */
+    public LgcPsTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training,
+                         double innovationShare, SupportPolicy policy, long seed) {
+        this.support = new LgcSupportCompressor(ratio, seed);
+        this.ratio = ratio;
+        this.codec = Objects.requireNonNull(codec, "codec");
+        this.spec = Objects.requireNonNull(spec, "spec");
+        this.training = Objects.requireNonNull(training, "training");
+        if (!(innovationShare > 0 && innovationShare <= 1)) {
+            throw new IllegalArgumentException("innovationShare must be in (0, 1], found " + innovationShare);
+        }
+        this.innovationShare = innovationShare;
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.seed = seed;
+    }
+
+    @Override
+    public String name() {
+        return "ps";
+    }
+
+    @Override
+    public Optional<Compressor> compressor() {
+        return Optional.of(support);
+    }
+
+    @Override
+    public int serviceEndpoints(int workers) {
+        return 1;
+    }
+
+    /** The support policy in force. */
+    public SupportPolicy policy() {
+        return policy;
+    }
+
+    /**
+     * The server autoencoder's losses, one per TOP_K step of the last run, in order; empty before a run. Read it
+     * after {@code fit} returns.
+     */
+    public List<AeLosses> autoencoderLosses() {
+        LgcPsServer s = server;
+        return s == null ? List.of() : List.copyOf(s.losses());
+    }
+
+    @Override
+    public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
+        return new LgcPsWorker(rank, workers, transport, layout, this);
+    }
+
+    @Override
+    public List<ServiceLoop> services(int workers, List<Transport> serviceTransports, GradientLayout layout) {
+        LgcPsServer s = new LgcPsServer(serviceTransports.get(0), workers, layout, this);
+        server = s;
+        return List.of(s);
+    }
+
+    double ratio() {
+        return ratio;
+    }
+
+    LgcSupportCompressor supportCompressor() {
+        return support;
+    }
+
+    IndexCodec codec() {
+        return codec;
+    }
+
+    long seed() {
+        return seed;
+    }
+
+    /** A fresh autoencoder for this run; every endpoint builds the same one from the seed. */
+    PsAutoencoder newAutoencoder(int mu, int workers) {
+        return new PsAutoencoder(spec, mu, workers, innovationShare, training, seed);
+    }
+}
