@@ -159,6 +159,29 @@ class LgcPsTopologyTest {
                 lgc.replicas().get(0).params().toFloatVector());
     }
 
+    /** With every compressible block LEARNED, nothing travels as values in COMPRESSED but the DENSE blocks. */
+    @Test
+    void shouldCarryEveryCompressibleBlockThroughTheAutoencoderWhenNoneIsTopK() {
+        DistributedTrainer trainer = DistributedTrainer.builder().model(TestModels.mlp(3, new Sgd(0.1)))
+                .data(TestModels.data(K * 8 * STEPS, 3)).workers(K).batchSizePerWorker(8)
+                .topology(topology(SupportPolicy.OWN))
+                .layerPolicy(b -> b.layerIndex() == 0 ? LayerPolicy.DENSE : LayerPolicy.LEARNED)
+                .seed(3).stages(new StageSchedule(FULL, TOP_K)).build();
+        TrainingResult result = trainer.fit(1);
+        for (int r = 1; r < K; r++) {
+            assertArrayEquals(trainer.replicas().get(0).params().toFloatVector(),
+                    trainer.replicas().get(r).params().toFloatVector(), "replica " + r);
+        }
+        long compressedSteps = STEPS - FIRST_COMPRESSED;
+        for (int w = 0; w < K; w++) {
+            assertEquals((long) TOP_K * 4 * (DENSE + MU + PLAIN),
+                    result.traffic().bytes(w, Direction.SENT, Stage.TOP_K, TrafficKind.VALUES), "worker " + w);
+            assertEquals(compressedSteps * 4 * DENSE,
+                    result.traffic().bytes(w, Direction.SENT, Stage.COMPRESSED, TrafficKind.VALUES), "worker " + w);
+            assertTrue(result.traffic().bytes(w, Direction.SENT, Stage.COMPRESSED, TrafficKind.INNOVATION) > 0);
+        }
+    }
+
     @Test
     void shouldRefuseALayoutWithoutLearnedBlocks() {
         DistributedTrainer trainer = DistributedTrainer.builder()
