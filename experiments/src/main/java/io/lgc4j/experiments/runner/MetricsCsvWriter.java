@@ -3,6 +3,7 @@ package io.lgc4j.experiments.runner;
 import io.lgc4j.core.comm.Direction;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.metrics.Phase;
+import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.metrics.StepMetrics;
 import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.core.train.TrainingPlan;
@@ -13,6 +14,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -20,7 +22,8 @@ import java.util.Locale;
  * every other column is determined by the config and seed. Byte columns are per endpoint: {@code w<r>} for worker
  * r, {@code s<i>} for service endpoint i (a parameter server), each sent and received in the step's stage, headers included
  * (the one-off setup traffic, such as the initial parameter broadcast, is in {@code summary.json}), plus the header
- * bytes worker 0 sent.
+ * bytes worker 0 sent, then the autoencoder's losses on the steps it trained ({@code ae_rec_loss}, {@code ae_sim_loss};
+ * empty otherwise).
  */
 public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
     private final BufferedWriter out;
@@ -46,6 +49,9 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
             h.append(",bytes_sent_").append(name).append(",bytes_received_").append(name);
         }
         h.append(",header_bytes_sent_w0");
+        for (String note : NOTES) {
+            h.append(',').append(note);
+        }
         line(h.toString());
     }
 
@@ -63,8 +69,15 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
                     .append(',').append(m.traffic().bytes(e, Direction.RECEIVED, m.stage()));
         }
         row.append(',').append(m.traffic().bytes(0, Direction.SENT, m.stage(), TrafficKind.HEADER));
+        for (String note : NOTES) {
+            double v = m.note(note);
+            row.append(',').append(Double.isNaN(v) ? "" : String.valueOf(v));
+        }
         line(row.toString());
     }
+
+    /** The topology's notes written as columns, empty when a step has none (see {@link StepNotes}). */
+    private static final List<String> NOTES = List.of(StepNotes.AE_RECONSTRUCTION, StepNotes.AE_SIMILARITY);
 
     private static String millis(long nanos) {
         return String.format(Locale.ROOT, "%.3f", nanos / 1e6);

@@ -1,5 +1,7 @@
 package io.lgc4j.core.metrics;
 
+import java.util.Map;
+
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.stage.Stage;
 
@@ -16,9 +18,21 @@ import io.lgc4j.core.stage.Stage;
  * @param wallNanos     wall time of the step, from the first rank starting it to the last rank finishing it
  * @param traffic       bytes counted during this step, per endpoint (workers first, then service endpoints)
  * @param workers       number of worker ranks K
+ * @param notes         named scalars the topology reported for this step ({@link StepNotes}), by name
  */
 public record StepMetrics(int step, int epoch, Stage stage, double loss, double testAccuracy, long[] phaseNanos,
-                          long[] maxPhaseNanos, long wallNanos, TrafficMeter.Snapshot traffic, int workers) {
+                          long[] maxPhaseNanos, long wallNanos, TrafficMeter.Snapshot traffic, int workers,
+                          Map<String, Double> notes) {
+
+    /** Copies the notes. */
+    public StepMetrics {
+        notes = Map.copyOf(notes);
+    }
+
+    /** The note {@code name} of this step (see {@link StepNotes}), or NaN if the topology did not report it. */
+    public double note(String name) {
+        return notes.getOrDefault(name, Double.NaN);
+    }
 
     /** Mean nanoseconds per rank in {@code phase}. */
     public long nanos(Phase phase) {

@@ -198,6 +198,7 @@ public final class DistributedTrainer {
         private double accuracyThisStep = Double.NaN;
         private int currentStep;
         private TrafficMeter.Snapshot lastTraffic;
+        private final io.lgc4j.core.metrics.StepNotes notes = new io.lgc4j.core.metrics.StepNotes();
 
         Run(TrainingPlan plan) {
             this.plan = plan;
@@ -212,6 +213,7 @@ public final class DistributedTrainer {
             for (int s = 0; s < serviceCount; s++) {
                 serviceTransports.add(cluster.transport(workers + s));
             }
+            topology.attachNotes(notes);
             List<ServiceLoop> services = topology.services(workers, serviceTransports, layout);
             if (services.size() != serviceCount) {
                 throw new IllegalStateException("topology " + topology.name() + " declared " + serviceCount
@@ -388,7 +390,7 @@ public final class DistributedTrainer {
                 lastAccuracy = accuracyThisStep;
             }
             StepMetrics m = new StepMetrics(step, step / plan.stepsPerEpoch(), stages.stageAt(step), loss / workers,
-                    accuracyThisStep, mean, max, end - first, delta, workers);
+                    accuracyThisStep, mean, max, end - first, delta, workers, notes.take(step));
             history.add(m);
             for (TrainingListener l : listeners) {
                 l.onStep(m);

@@ -32,6 +32,13 @@ public interface Topology {
         return 0;
     }
 
+    /**
+     * Gives the topology the board for its per-step notes (autoencoder losses and the like); called once before
+     * {@link #worker} and {@link #services}. The default ignores it.
+     */
+    default void attachNotes(io.lgc4j.core.metrics.StepNotes notes) {
+    }
+
     /** The exchange of worker {@code rank}; called once per rank before training starts. */
     GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout);
 

@@ -1,5 +1,6 @@
 package io.lgc4j.ring.lgc;
 
+import io.lgc4j.autoencoders.AeLosses;
 import io.lgc4j.autoencoders.AeTraining;
 import io.lgc4j.autoencoders.AutoencoderSpec;
 import io.lgc4j.autoencoders.AutoencoderTrainer;
@@ -22,6 +23,7 @@ import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
 import io.lgc4j.core.stage.Stage;
@@ -55,10 +57,12 @@ final class LgcRingExchange implements GradientExchange {
     private final SharedSupportCompressor.State memory;
     private final RingAutoencoder autoencoder;
     private final AutoencoderTrainer trainer;
+    private final StepNotes notes;
     private boolean weightsShipped;
 
     LgcRingExchange(int rank, int workers, Transport transport, GradientLayout layout, LgcSupportCompressor support,
-                    IndexCodec codec, AutoencoderSpec spec, AeTraining training, long seed) {
+                    IndexCodec codec, AutoencoderSpec spec, AeTraining training, long seed, StepNotes notes) {
+        this.notes = notes;
         this.transport = transport;
         this.rank = rank;
         this.workers = workers;
@@ -174,7 +178,9 @@ final class LgcRingExchange implements GradientExchange {
                 }
             }
             clock.enter(Phase.ENCODE); // training the autoencoder: the encoder side's cost of this stage
-            trainer.step(samples, leader);
+            AeLosses losses = trainer.step(samples, leader);
+            notes.put(tag.step(), StepNotes.AE_RECONSTRUCTION, losses.reconstruction());
+            notes.put(tag.step(), StepNotes.AE_SIMILARITY, losses.similarity());
         }
         return values;
     }

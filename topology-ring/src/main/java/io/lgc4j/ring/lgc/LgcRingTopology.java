@@ -7,6 +7,7 @@ import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.Topology;
 
@@ -39,6 +40,7 @@ public final class LgcRingTopology implements Topology {
     private final AutoencoderSpec spec;
     private final AeTraining training;
     private final long seed;
+    private StepNotes notes = new StepNotes();
 
     /**
      * @param ratio    fraction of each compressible block selected per step (the paper: 0.001)
@@ -66,7 +68,12 @@ public final class LgcRingTopology implements Topology {
     }
 
     @Override
+    public void attachNotes(StepNotes stepNotes) {
+        this.notes = Objects.requireNonNull(stepNotes, "stepNotes");
+    }
+
+    @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-        return new LgcRingExchange(rank, workers, transport, layout, support, codec, spec, training, seed);
+        return new LgcRingExchange(rank, workers, transport, layout, support, codec, spec, training, seed, notes);
     }
 }

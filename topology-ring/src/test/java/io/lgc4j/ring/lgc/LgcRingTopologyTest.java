@@ -73,6 +73,11 @@ class LgcRingTopologyTest {
         assertTrue(traffic.bytes(1, Direction.SENT, Stage.COMPRESSED, TrafficKind.INDICES) > 0
                 || traffic.bytes(0, Direction.SENT, Stage.COMPRESSED, TrafficKind.INDICES) > 0);
         assertTrue(result.steps().get(STEPS - 1).loss() < result.steps().get(0).loss(), "loss should fall");
+        for (int s = 0; s < STEPS; s++) {
+            double rec = result.steps().get(s).note(io.lgc4j.core.metrics.StepNotes.AE_RECONSTRUCTION);
+            boolean training = s >= FULL && s < FULL + TOP_K;
+            assertEquals(training, Double.isFinite(rec) && rec > 0, "autoencoder loss reported at step " + s);
+        }
     }
 
     @Test

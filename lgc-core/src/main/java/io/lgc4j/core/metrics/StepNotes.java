@@ -1,0 +1,33 @@
+package io.lgc4j.core.metrics;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Named scalars a topology reports about a step beyond bytes and time — the autoencoder's losses while it trains,
+ * its reconstruction error, a stage switch — collected into that step's {@link StepMetrics#notes()}.
+ *
+ * <p>Thread-safe: ranks and services write from their own threads; a value written before the writer's side of
+ * the step completes is in the step's metrics.
+ */
+public final class StepNotes {
+
+    /** The autoencoder's reconstruction loss of a training step. */
+    public static final String AE_RECONSTRUCTION = "ae_rec_loss";
+    /** The autoencoder's latent similarity loss of a training step. */
+    public static final String AE_SIMILARITY = "ae_sim_loss";
+
+    private final Map<Integer, Map<String, Double>> byStep = new ConcurrentHashMap<>();
+
+    /** Records {@code value} under {@code name} for {@code step} (a later value replaces an earlier one). */
+    public void put(int step, String name, double value) {
+        byStep.computeIfAbsent(step, s -> new ConcurrentHashMap<>()).put(name, value);
+    }
+
+    /** Removes and returns the notes of {@code step}, sorted by name; empty if there are none. */
+    public Map<String, Double> take(int step) {
+        Map<String, Double> notes = byStep.remove(step);
+        return notes == null ? Map.of() : new TreeMap<>(notes);
+    }
+}
