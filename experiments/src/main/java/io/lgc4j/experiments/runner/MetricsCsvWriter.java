@@ -22,8 +22,9 @@ import java.util.Locale;
  * every other column is determined by the config and seed. Byte columns are per endpoint: {@code w<r>} for worker
  * r, {@code s<i>} for service endpoint i (a parameter server), each sent and received in the step's stage, headers included
  * (the one-off setup traffic, such as the initial parameter broadcast, is in {@code summary.json}), plus the header
- * bytes worker 0 sent, then the autoencoder's losses on the steps it trained ({@code ae_rec_loss}, {@code ae_sim_loss};
- * empty otherwise).
+ * bytes worker 0 sent, then the autoencoder's losses on the steps it trained ({@code ae_rec_loss}, {@code ae_sim_loss}),
+ * the measured relative reconstruction error ({@code ae_drift}) and 1 on drift-guard fallback steps
+ * ({@code lgc_fallback}); empty when a step has none.
  */
 public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
     private final BufferedWriter out;
@@ -77,7 +78,8 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
     }
 
     /** The topology's notes written as columns, empty when a step has none (see {@link StepNotes}). */
-    private static final List<String> NOTES = List.of(StepNotes.AE_RECONSTRUCTION, StepNotes.AE_SIMILARITY);
+    private static final List<String> NOTES = List.of(StepNotes.AE_RECONSTRUCTION, StepNotes.AE_SIMILARITY,
+            StepNotes.AE_DRIFT, StepNotes.LGC_FALLBACK);
 
     private static String millis(long nanos) {
         return String.format(Locale.ROOT, "%.3f", nanos / 1e6);

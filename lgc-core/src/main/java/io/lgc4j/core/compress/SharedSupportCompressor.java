@@ -36,6 +36,14 @@ public non-sealed interface SharedSupportCompressor extends Compressor {
          */
         float[] take(int[][] support);
 
+        /**
+         * Adds {@code amounts} (concatenated over blocks in block order, one per index of {@code support}) to the
+         * memory at {@code support}: for error feedback of what a lossy stage after {@link #take} lost.
+         */
+        default void feedBack(int[][] support, float[] amounts) {
+            throw new UnsupportedOperationException(getClass().getSimpleName() + " does not take feedback");
+        }
+
         /** The memory of the compressible region, concatenated in block order, for inspection. */
         float[] residual();
     }

@@ -75,6 +75,24 @@ final class SupportMemory implements SharedSupportCompressor.State {
     }
 
     @Override
+    public void feedBack(int[][] support, float[] amounts) {
+        if (support.length != region.blockCount()) {
+            throw new IllegalArgumentException("support has " + support.length + " blocks, expected "
+                    + region.blockCount());
+        }
+        int at = 0;
+        for (int b = 0; b < region.blockCount(); b++) {
+            int start = region.start(b);
+            for (int index : support[b]) {
+                memory[start + index] += amounts[at++];
+            }
+        }
+        if (at != amounts.length) {
+            throw new IllegalArgumentException("expected " + at + " feedback amounts, got " + amounts.length);
+        }
+    }
+
+    @Override
     public float[] residual() {
         return memory.clone();
     }

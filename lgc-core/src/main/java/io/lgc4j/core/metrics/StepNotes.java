@@ -18,6 +18,11 @@ public final class StepNotes {
     /** The autoencoder's latent similarity loss of a training step. */
     public static final String AE_SIMILARITY = "ae_sim_loss";
 
+    /** The relative reconstruction error ‖rec − truth‖² / ‖truth‖² measured on a sample in the compressed stage. */
+    public static final String AE_DRIFT = "ae_drift";
+    /** 1 on a step that fell back to top-k updates because the drift guard tripped. */
+    public static final String LGC_FALLBACK = "lgc_fallback";
+
     private final Map<Integer, Map<String, Double>> byStep = new ConcurrentHashMap<>();
 
     /** Records {@code value} under {@code name} for {@code step} (a later value replaces an earlier one). */

@@ -4,6 +4,8 @@ import io.lgc4j.autoencoders.AeLosses;
 import io.lgc4j.autoencoders.AeTraining;
 import io.lgc4j.autoencoders.AutoencoderSpec;
 import io.lgc4j.autoencoders.AutoencoderTrainer;
+import io.lgc4j.autoencoders.DriftGuard;
+import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.autoencoders.RingAutoencoder;
 import io.lgc4j.autoencoders.Scale;
 import io.lgc4j.core.codec.IndexCodec;
@@ -35,6 +37,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.SplittableRandom;
 
 /** One rank's side of LGC-RAR; see {@link LgcRingTopology} for the protocol. */
 final class LgcRingExchange implements GradientExchange {
@@ -58,11 +61,20 @@ final class LgcRingExchange implements GradientExchange {
     private final RingAutoencoder autoencoder;
     private final AutoencoderTrainer trainer;
     private final StepNotes notes;
+    private final LgcControl control;
+    private final DriftGuard guard;
+    private final long seed;
     private boolean weightsShipped;
+    /** Whether the drift guard tripped and the compressed stage runs as TOP_K until the autoencoder recovers. */
+    private boolean fallback;
+    private int compressedSteps;
 
     LgcRingExchange(int rank, int workers, Transport transport, GradientLayout layout, LgcSupportCompressor support,
-                    IndexCodec codec, AutoencoderSpec spec, AeTraining training, long seed, StepNotes notes) {
+                    IndexCodec codec, AutoencoderSpec spec, AeTraining training, long seed, StepNotes notes, LgcControl control) {
         this.notes = notes;
+        this.control = control;
+        this.guard = control.newGuard();
+        this.seed = seed;
         this.transport = transport;
         this.rank = rank;
         this.workers = workers;
@@ -99,7 +111,7 @@ final class LgcRingExchange implements GradientExchange {
             divide(gradient, 0, gradient.length);
             return;
         }
-        boolean compressed = tag.stage() == Stage.COMPRESSED;
+        boolean compressed = tag.stage() == Stage.COMPRESSED && !fallback;
         if (compressed && !weightsShipped) {
             shipWeights(tag, clock);
         }
@@ -145,7 +157,7 @@ final class LgcRingExchange implements GradientExchange {
             values = memory.take(supp);
         }
         float[] compact = learnedPart(values);
-        float[] mean = compressed ? compressedMean(tag, values, compact, scale, clock)
+        float[] mean = compressed ? compressedMean(tag, supp, values, compact, scale, clock)
                 : topKMean(tag, values, compact, leader, clock);
         clock.enter(Phase.DECODE);
         toSparse(supp, mean).writeInto(gradient, sparseBlocks);
@@ -160,6 +172,7 @@ final class LgcRingExchange implements GradientExchange {
 
     /** TOP_K: the values ride the allreduce; the LEARNED part goes to the trainer, which takes one step. */
     private float[] topKMean(StepTag tag, float[] values, float[] compact, int leader, PhaseClock clock) {
+        boolean recovered = false;
         ring.sum(values, TrafficKind.VALUES, tag, clock);
         clock.enter(Phase.DECODE);
         divide(values, 0, values.length);
@@ -181,12 +194,50 @@ final class LgcRingExchange implements GradientExchange {
             AeLosses losses = trainer.step(samples, leader);
             notes.put(tag.step(), StepNotes.AE_RECONSTRUCTION, losses.reconstruction());
             notes.put(tag.step(), StepNotes.AE_SIMILARITY, losses.similarity());
+            if (tag.stage() == Stage.COMPRESSED) {
+                recovered = guard.recovered(losses.reconstruction());
+            }
+        }
+        if (tag.stage() == Stage.COMPRESSED) {
+            resumeIfRecovered(tag, recovered, clock);
         }
         return values;
     }
 
+    /**
+     * During a fallback the trainer tells every rank, each step, whether the autoencoder has recovered (one CONTROL
+     * byte, counted); on recovery the weights ship again at the next step and the compressed stage resumes.
+     */
+    private void resumeIfRecovered(StepTag tag, boolean recovered, PhaseClock clock) {
+        notes.put(tag.step(), StepNotes.LGC_FALLBACK, 1);
+        clock.enter(Phase.COMMUNICATE);
+        boolean resume = recovered;
+        if (rank == TRAINER) {
+            ByteBuffer flag = FrameCodec.allocate(1);
+            flag.put((byte) (recovered ? 1 : 0));
+            byte[] frame = FrameCodec.seal(flag, TrafficKind.CONTROL, tag.stage(), tag.step());
+            for (int peer = 0; peer < workers; peer++) {
+                if (peer != TRAINER) {
+                    transport.send(peer, frame);
+                }
+            }
+        } else {
+            Frame flag = receiveOfStep(TRAINER, TrafficKind.CONTROL, tag);
+            if (flag.payloadLength() != 1) {
+                throw new FrameException("rank " + rank + " expected a 1-byte recovery flag, found "
+                        + flag.payloadLength() + " bytes");
+            }
+            resume = flag.payload().get(flag.payload().position()) == 1;
+        }
+        if (resume) {
+            fallback = false;
+            weightsShipped = false;
+        }
+    }
+
     /** COMPRESSED: TOP_K blocks' values ride the allreduce; the LEARNED part rides it as a latent. */
-    private float[] compressedMean(StepTag tag, float[] values, float[] compact, float scale, PhaseClock clock) {
+    private float[] compressedMean(StepTag tag, int[][] supp, float[] values, float[] compact, float scale,
+                                   PhaseClock clock) {
         float[] plain = nonLearnedPart(values);
         if (plain.length > 0) {
             ring.sum(plain, TrafficKind.VALUES, tag, clock);
@@ -198,7 +249,66 @@ final class LgcRingExchange implements GradientExchange {
         divide(plain, 0, plain.length);
         divide(latent, 0, latent.length);
         float[] reconstruction = autoencoder.decode(latent, scale);
+        if (control.reconstructionFeedback()) {
+            // each rank puts back its own vector minus the mean it applied; over the ranks these sum to K times
+            // what the autoencoder lost, so the residuals keep it
+            float[] lost = new float[mu];
+            for (int i = 0; i < mu; i++) {
+                lost[i] = compact[i] - reconstruction[i];
+            }
+            memory.feedBack(supp, merge(new float[plain.length], lost));
+        }
+        if (guard != null && compressedSteps++ % control.checkEvery() == 0) {
+            checkDrift(tag, compact, reconstruction, clock);
+        }
         return merge(plain, reconstruction);
+    }
+
+    /**
+     * Every {@code checkEvery} compressed steps: the true values at a sample of positions (the same on every rank,
+     * drawn from the seed and the step) ride a small allreduce (CONTROL, counted); every rank computes the same
+     * relative error of the reconstruction there and feeds the drift guard, so all ranks fall back together.
+     */
+    private void checkDrift(StepTag tag, float[] compact, float[] reconstruction, PhaseClock clock) {
+        int[] sample = sample(tag.step());
+        float[] truth = new float[sample.length];
+        for (int i = 0; i < sample.length; i++) {
+            truth[i] = compact[sample[i]];
+        }
+        ring.sum(truth, TrafficKind.CONTROL, tag, clock);
+        clock.enter(Phase.DECODE);
+        divide(truth, 0, truth.length);
+        double err = 0;
+        double norm = 0;
+        for (int i = 0; i < sample.length; i++) {
+            double d = reconstruction[sample[i]] - truth[i];
+            err += d * d;
+            norm += (double) truth[i] * truth[i];
+        }
+        double relative = norm == 0 ? (err == 0 ? 0 : Double.POSITIVE_INFINITY) : err / norm;
+        notes.put(tag.step(), StepNotes.AE_DRIFT, relative);
+        if (guard.observe(relative)) {
+            fallback = true;
+        }
+    }
+
+    /** {@code checkSample} distinct positions of the compact vector, ascending, drawn from the seed and the step. */
+    private int[] sample(int step) {
+        int n = Math.min(control.checkSample(), mu);
+        int[] all = new int[mu];
+        for (int i = 0; i < mu; i++) {
+            all[i] = i;
+        }
+        SplittableRandom r = new SplittableRandom(seed * 31 + step);
+        for (int i = 0; i < n; i++) {
+            int j = i + r.nextInt(mu - i);
+            int t = all[i];
+            all[i] = all[j];
+            all[j] = t;
+        }
+        int[] s = Arrays.copyOf(all, n);
+        Arrays.sort(s);
+        return s;
     }
 
     /** At the first COMPRESSED step the trainer sends the encoder and the decoder to every other rank. */

@@ -2,6 +2,7 @@ package io.lgc4j.ring.lgc;
 
 import io.lgc4j.autoencoders.AeTraining;
 import io.lgc4j.autoencoders.AutoencoderSpec;
+import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
@@ -28,6 +29,13 @@ import java.util.Optional;
  * DENSE blocks (the first layer) always ride the allreduce dense; TOP_K blocks (the last layer) always go as
  * values on the leader's support. Every byte, including the samples for training and the weights, is counted.
  *
+ * <p>Beyond the paper ({@link LgcControl}): with reconstruction feedback each rank puts its own compact vector minus
+ * the decoded mean back into its residual, so over the ranks the residuals keep exactly what the autoencoder lost.
+ * With the drift guard, every {@code checkEvery} compressed steps the true values at a few sampled positions ride a
+ * small allreduce and every rank computes the same relative error of the reconstruction; when the guard trips, the
+ * ranks run TOP_K steps (rank 0 training again and telling the others each step, with one byte, whether the
+ * autoencoder has recovered) and resume with freshly shipped weights.
+ *
  * <pre>{@code
  * Topology lgc = new LgcRingTopology(0.001, IndexCodecs.defaultCodec(), AutoencoderSpec.PAPER, AeTraining.DEFAULT, 42);
  * DistributedTrainer.builder()...topology(lgc).stages(new StageSchedule(200, 300)).build().fit(3);
@@ -40,6 +48,7 @@ public final class LgcRingTopology implements Topology {
     private final AutoencoderSpec spec;
     private final AeTraining training;
     private final long seed;
+    private final LgcControl control;
     private StepNotes notes = new StepNotes();
 
     /**
@@ -50,6 +59,20 @@ public final class LgcRingTopology implements Topology {
      * @param seed     seed of the leader draw and of the autoencoder's initialization
      */
     public LgcRingTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training, long seed) {
+        this(ratio, codec, spec, training, seed, LgcControl.DEFAULT);
+    }
+
+    /**
+     * @param ratio    fraction of each compressible block selected per step (the paper: 0.001)
+     * @param codec    the index codec for the leader's support
+     * @param spec     the autoencoder's architecture
+     * @param training the autoencoder's online training
+     * @param seed     seed of the leader draw and of the autoencoder's initialization
+     * @param control  the drift guard and reconstruction feedback ({@link LgcControl#PAPER} for neither)
+     */
+    public LgcRingTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training, long seed,
+                           LgcControl control) {
+        this.control = Objects.requireNonNull(control, "control");
         this.support = new LgcSupportCompressor(ratio, seed);
         this.codec = Objects.requireNonNull(codec, "codec");
         this.spec = Objects.requireNonNull(spec, "spec");
@@ -74,6 +97,6 @@ public final class LgcRingTopology implements Topology {
 
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-        return new LgcRingExchange(rank, workers, transport, layout, support, codec, spec, training, seed, notes);
+        return new LgcRingExchange(rank, workers, transport, layout, support, codec, spec, training, seed, notes, control);
     }
 }

@@ -81,6 +81,34 @@ class LgcRingTopologyTest {
     }
 
     @Test
+    void driftGuardShouldFallBackToTopKTogetherOnEveryRankAndCountItsBytes() {
+        // a bound no reconstruction meets: the first check trips the guard and the training loss never recovers
+        LgcRingTopology strict = new LgcRingTopology(0.05, IndexCodecs.defaultCodec(), AutoencoderSpec.PAPER,
+                AeTraining.DEFAULT, 42, new io.lgc4j.autoencoders.LgcControl(1e-12, 1, 1, 4, true));
+        DistributedTrainer trainer = DistributedTrainer.builder().model(TestModels.mlp(5, new Sgd(0.1)))
+                .data(TestModels.data(K * 8 * STEPS, 3)).workers(K).batchSizePerWorker(8).topology(strict)
+                .seed(5).stages(new StageSchedule(FULL, TOP_K)).build();
+        TrainingResult result = trainer.fit(1);
+        int first = FULL + TOP_K;
+        var notes = io.lgc4j.core.metrics.StepNotes.class;
+        assertTrue(Double.isFinite(result.steps().get(first).note(io.lgc4j.core.metrics.StepNotes.AE_DRIFT)),
+                "drift measured at the first compressed step " + notes.getSimpleName());
+        for (int s = first + 1; s < STEPS; s++) {
+            var m = result.steps().get(s);
+            assertEquals(1.0, m.note(io.lgc4j.core.metrics.StepNotes.LGC_FALLBACK), "fallback at step " + s);
+            assertTrue(m.note(io.lgc4j.core.metrics.StepNotes.AE_RECONSTRUCTION) > 0, "training again at " + s);
+            assertEquals(0, m.traffic().bytes(0, Direction.SENT, Stage.COMPRESSED, TrafficKind.LATENT),
+                    "no latent while falling back, step " + s);
+            assertEquals(1, m.traffic().bytes(1, Direction.RECEIVED, Stage.COMPRESSED, TrafficKind.CONTROL),
+                    "the one-byte recovery flag, step " + s);
+        }
+        float[] rank0 = trainer.replicas().get(0).params().toFloatVector();
+        for (int r = 1; r < K; r++) {
+            assertArrayEquals(rank0, trainer.replicas().get(r).params().toFloatVector(), "replica " + r);
+        }
+    }
+
+    @Test
     void sameSeedShouldGiveIdenticalParametersTwice() {
         DistributedTrainer a = trainer(9);
         a.fit(1);
