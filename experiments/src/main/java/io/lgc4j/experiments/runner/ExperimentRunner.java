@@ -26,7 +26,8 @@ import io.lgc4j.experiments.config.ExperimentConfig;
 import io.lgc4j.experiments.config.ModelConfig;
 import io.lgc4j.experiments.config.UpdaterConfig;
 import io.lgc4j.experiments.config.AutoencoderConfig;
-import io.lgc4j.experiments.config.ConfigException;
+import io.lgc4j.experiments.config.SupportPolicyType;
+import io.lgc4j.ps.lgc.LgcPsTopology;
 import io.lgc4j.ring.lgc.LgcRingTopology;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.experiments.data.FashionMnist;
@@ -178,8 +179,10 @@ public final class ExperimentRunner {
         return switch (config.topology().type()) {
             case RING -> new LgcRingTopology(config.compressor().ratio(), codec, ae.spec(), ae.training(),
                     config.run().seed());
-            case PS -> throw ConfigException.forKey("compressor.type",
-                    "'lgc' on topology 'ps' is not available in this build yet; use topology 'ring'");
+            case PS -> new LgcPsTopology(config.compressor().ratio(), codec, ae.spec(), ae.training(),
+                    ae.innovationShare(), config.topology().support() == SupportPolicyType.OWN
+                            ? LgcPsTopology.SupportPolicy.OWN : LgcPsTopology.SupportPolicy.LEADER,
+                    config.run().seed());
         };
     }
 

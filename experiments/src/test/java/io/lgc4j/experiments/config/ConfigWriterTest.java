@@ -41,6 +41,7 @@ class ConfigWriterTest {
                   evalEverySteps: 100
                 topology:
                   type: ring
+                  support: leader
                 compressor:
                   type: none
                   ratio: 0.001

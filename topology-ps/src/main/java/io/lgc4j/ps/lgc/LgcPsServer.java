@@ -16,6 +16,7 @@ import io.lgc4j.core.compress.SparseFrames;
 import io.lgc4j.core.compress.SparseMean;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
+import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.ServiceLoop;
 import io.lgc4j.core.train.StepTag;
@@ -44,6 +45,7 @@ final class LgcPsServer implements ServiceLoop {
     private final int length;
     private final PsAutoencoder autoencoder;
     private final AutoencoderTrainer trainer;
+    private final StepNotes notes;
     private boolean encoderShipped;
 
     LgcPsServer(Transport transport, int workers, GradientLayout layout, LgcPsTopology config) {
@@ -59,6 +61,7 @@ final class LgcPsServer implements ServiceLoop {
         this.fullSteps = new DenseAveragingServer(transport, workers, length);
         this.autoencoder = config.newAutoencoder(compact.mu(), workers);
         this.trainer = AutoencoderTrainer.ps(autoencoder, config.seed());
+        this.notes = config.notes();
     }
 
     /** The autoencoder's losses, one per TOP_K step so far; read it after training ends. */
@@ -91,19 +94,22 @@ final class LgcPsServer implements ServiceLoop {
             int[][][] supports = supports(tag);
             float[][] values = compressed ? reconstructions(tag) : received(tag);
             byte[][] mean = policy == SupportPolicy.LEADER ? alignedMean(values, tag) : unionMean(supports, values, tag);
+            if (!compressed) {
+                // before the broadcast, so the step's losses are in its metrics when the workers finish it (the
+                // workers would otherwise compute their next gradient meanwhile: an overlap given up for that)
+                float[][] compacts = new float[workers][];
+                for (int w = 0; w < workers; w++) {
+                    compacts[w] = compact.learnedPart(values[w]);
+                }
+                AeLosses losses = trainer.step(compacts);
+                notes.put(tag.step(), StepNotes.AE_RECONSTRUCTION, losses.reconstruction());
+                notes.put(tag.step(), StepNotes.AE_SIMILARITY, losses.similarity());
+            }
             for (int w = 0; w < workers; w++) {
                 transport.send(w, denseMean);
                 for (byte[] frame : mean) {
                     transport.send(w, frame);
                 }
-            }
-            if (!compressed) {
-                // after the broadcast, so the workers compute their next step while the autoencoder trains
-                float[][] compacts = new float[workers][];
-                for (int w = 0; w < workers; w++) {
-                    compacts[w] = compact.learnedPart(values[w]);
-                }
-                trainer.step(compacts);
             }
         }
     }

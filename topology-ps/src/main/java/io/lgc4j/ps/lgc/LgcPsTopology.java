@@ -9,6 +9,7 @@ import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.ServiceLoop;
 import io.lgc4j.core.train.Topology;
@@ -75,6 +76,7 @@ public final class LgcPsTopology implements Topology {
     private final double innovationShare;
     private final SupportPolicy policy;
     private final long seed;
+    private StepNotes notes = new StepNotes();
     private volatile LgcPsServer server;
 
     /**
@@ -128,6 +130,15 @@ public final class LgcPsTopology implements Topology {
     public List<AeLosses> autoencoderLosses() {
         LgcPsServer s = server;
         return s == null ? List.of() : List.copyOf(s.losses());
+    }
+
+    @Override
+    public void attachNotes(StepNotes stepNotes) {
+        this.notes = Objects.requireNonNull(stepNotes, "stepNotes");
+    }
+
+    StepNotes notes() {
+        return notes;
     }
 
     @Override
