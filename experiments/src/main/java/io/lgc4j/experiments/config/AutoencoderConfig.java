@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.lgc4j.autoencoders.AeTraining;
 import io.lgc4j.autoencoders.AutoencoderSpec;
+import io.lgc4j.autoencoders.LgcControl;
 import org.nd4j.linalg.learning.config.Adam;
 import org.nd4j.linalg.learning.config.IUpdater;
 import org.nd4j.linalg.learning.config.Nesterovs;
@@ -31,6 +32,11 @@ import java.util.List;
  *   learningRate: 0.001
  *   lambdaRec: 1.0                       # weight of the reconstruction loss
  *   lambdaSim: 0.5                       # weight of the latent similarity loss
+ *   reconstructionFeedback: true         # ring: put what the autoencoder lost back into the residuals
+ *   driftBound: 1.0                      # ring: fall back to top-k when the mean relative reconstruction error of
+ *   driftWindow: 5                       #   the last driftWindow checks exceeds it; 0 = no guard
+ *   checkEvery: 10                       # ring: compressed steps between checks
+ *   checkSample: 32                      # ring: positions sampled per check
  * }</pre>
  *
  * @param encoderFilters  filters of the strided encoder convolutions
@@ -45,13 +51,20 @@ import java.util.List;
  * @param learningRate    its learning rate
  * @param lambdaRec       λ1
  * @param lambdaSim       λ2
+ * @param reconstructionFeedback whether the ring's ranks feed the reconstruction error back into their residuals
+ * @param driftBound      the drift guard's bound, 0 = off
+ * @param driftWindow     checks the guard's mean covers
+ * @param checkEvery      compressed steps between checks
+ * @param checkSample     positions sampled per check
  */
 @JsonPropertyOrder({"encoderFilters", "encoderStride", "kernel", "latentChannels", "decoderFilters",
-        "decoderStrides", "leakyAlpha", "innovationShare", "optimizer", "learningRate", "lambdaRec", "lambdaSim"})
+        "decoderStrides", "leakyAlpha", "innovationShare", "optimizer", "learningRate", "lambdaRec", "lambdaSim",
+        "reconstructionFeedback", "driftBound", "driftWindow", "checkEvery", "checkSample"})
 public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride, int kernel, int latentChannels,
                                 List<Integer> decoderFilters, List<Integer> decoderStrides, double leakyAlpha,
                                 double innovationShare, UpdaterType optimizer, double learningRate,
-                                double lambdaRec, double lambdaSim) {
+                                double lambdaRec, double lambdaSim, boolean reconstructionFeedback,
+                                double driftBound, int driftWindow, int checkEvery, int checkSample) {
 
     /** Default of {@code autoencoder.innovationShare} (seeds/003 Algorithm 1). */
     public static final double DEFAULT_INNOVATION_SHARE = 0.1;
@@ -78,6 +91,10 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
         Checks.positive("autoencoder.learningRate", learningRate);
         Checks.atLeastDouble("autoencoder.lambdaRec", lambdaRec, 0.0);
         Checks.atLeastDouble("autoencoder.lambdaSim", lambdaSim, 0.0);
+        Checks.atLeastDouble("autoencoder.driftBound", driftBound, 0.0);
+        Checks.positive("autoencoder.driftWindow", driftWindow);
+        Checks.positive("autoencoder.checkEvery", checkEvery);
+        Checks.positive("autoencoder.checkSample", checkSample);
         try {
             new AutoencoderSpec(encoderFilters, encoderStride, kernel, latentChannels, decoderFilters,
                     decoderStrides, leakyAlpha);
@@ -92,7 +109,9 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
         AutoencoderSpec p = AutoencoderSpec.PAPER;
         return new AutoencoderConfig(p.encoderFilters(), p.encoderStride(), p.kernel(), p.latentChannels(),
                 p.decoderFilters(), p.decoderStrides(), p.leakyAlpha(), DEFAULT_INNOVATION_SHARE, DEFAULT_OPTIMIZER,
-                DEFAULT_LEARNING_RATE, AeTraining.DEFAULT.lambdaRec(), AeTraining.DEFAULT.lambdaSim());
+                DEFAULT_LEARNING_RATE, AeTraining.DEFAULT.lambdaRec(), AeTraining.DEFAULT.lambdaSim(),
+                LgcControl.DEFAULT.reconstructionFeedback(), LgcControl.DEFAULT.driftBound(),
+                LgcControl.DEFAULT.driftWindow(), LgcControl.DEFAULT.checkEvery(), LgcControl.DEFAULT.checkSample());
     }
 
     /** @return the architecture */
@@ -111,13 +130,19 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
         return new AeTraining(updater, lambdaRec, lambdaSim);
     }
 
+    /** @return the drift guard and reconstruction feedback settings */
+    public LgcControl control() {
+        return new LgcControl(driftBound, driftWindow, checkEvery, checkSample, reconstructionFeedback);
+    }
+
     /**
      * @param newLambdaSim λ2
      * @return this section with {@code lambdaSim} replaced
      */
     public AutoencoderConfig withLambdaSim(double newLambdaSim) {
         return new AutoencoderConfig(encoderFilters, encoderStride, kernel, latentChannels, decoderFilters,
-                decoderStrides, leakyAlpha, innovationShare, optimizer, learningRate, lambdaRec, newLambdaSim);
+                decoderStrides, leakyAlpha, innovationShare, optimizer, learningRate, lambdaRec, newLambdaSim,
+                reconstructionFeedback, driftBound, driftWindow, checkEvery, checkSample);
     }
 
     @JsonCreator
@@ -132,7 +157,12 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
                                               @JsonProperty("optimizer") UpdaterType optimizer,
                                               @JsonProperty("learningRate") Double learningRate,
                                               @JsonProperty("lambdaRec") Double lambdaRec,
-                                              @JsonProperty("lambdaSim") Double lambdaSim) {
+                                              @JsonProperty("lambdaSim") Double lambdaSim,
+                                              @JsonProperty("reconstructionFeedback") Boolean feedback,
+                                              @JsonProperty("driftBound") Double driftBound,
+                                              @JsonProperty("driftWindow") Integer driftWindow,
+                                              @JsonProperty("checkEvery") Integer checkEvery,
+                                              @JsonProperty("checkSample") Integer checkSample) {
         AutoencoderConfig d = defaults();
         return new AutoencoderConfig(Checks.orDefault(encoderFilters, d.encoderFilters()),
                 Checks.orDefault(encoderStride, d.encoderStride()), Checks.orDefault(kernel, d.kernel()),
@@ -141,6 +171,9 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
                 Checks.orDefault(decoderStrides, d.decoderStrides()), Checks.orDefault(leakyAlpha, d.leakyAlpha()),
                 Checks.orDefault(innovationShare, DEFAULT_INNOVATION_SHARE),
                 Checks.orDefault(optimizer, DEFAULT_OPTIMIZER), Checks.orDefault(learningRate, DEFAULT_LEARNING_RATE),
-                Checks.orDefault(lambdaRec, d.lambdaRec()), Checks.orDefault(lambdaSim, d.lambdaSim()));
+                Checks.orDefault(lambdaRec, d.lambdaRec()), Checks.orDefault(lambdaSim, d.lambdaSim()),
+                Checks.orDefault(feedback, d.reconstructionFeedback()), Checks.orDefault(driftBound, d.driftBound()),
+                Checks.orDefault(driftWindow, d.driftWindow()), Checks.orDefault(checkEvery, d.checkEvery()),
+                Checks.orDefault(checkSample, d.checkSample()));
     }
 }

@@ -178,7 +178,7 @@ public final class ExperimentRunner {
         AutoencoderConfig ae = config.autoencoder();
         return switch (config.topology().type()) {
             case RING -> new LgcRingTopology(config.compressor().ratio(), codec, ae.spec(), ae.training(),
-                    config.run().seed());
+                    config.run().seed(), ae.control());
             case PS -> new LgcPsTopology(config.compressor().ratio(), codec, ae.spec(), ae.training(),
                     ae.innovationShare(), config.topology().support() == SupportPolicyType.OWN
                             ? LgcPsTopology.SupportPolicy.OWN : LgcPsTopology.SupportPolicy.LEADER,

@@ -84,6 +84,11 @@ class ConfigWriterTest {
                   learningRate: 0.001
                   lambdaRec: 1.0
                   lambdaSim: 0.5
+                  reconstructionFeedback: true
+                  driftBound: 1.0
+                  driftWindow: 5
+                  checkEvery: 10
+                  checkSample: 32
                 """, ExperimentConfig.defaults("quickstart").toYaml());
     }
 
