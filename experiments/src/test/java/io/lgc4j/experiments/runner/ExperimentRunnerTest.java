@@ -88,6 +88,41 @@ class ExperimentRunnerTest {
         assertTrue(outcome.result().finalAccuracy() > 0.5, "accuracy " + outcome.result().finalAccuracy());
     }
 
+    @org.junit.jupiter.params.ParameterizedTest(name = "lgc on {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"ring", "ps"})
+    void lgcShouldPassThroughAllThreeStagesOnFashionMnistReportingTheAutoencoder(String topology, @TempDir Path out)
+            throws IOException {
+        String yaml = """
+                run: {name: lgc-%s, seed: 7, outputDir: %s}
+                data: {trainLimit: 3200, testLimit: 500}
+                training: {workers: 3, batchSizePerWorker: 16, epochs: 1, maxSteps: 24, evalEverySteps: 0}
+                topology: {type: %s}
+                compressor: {type: lgc, ratio: 0.01}
+                stages: {fullIterations: 6, aeTrainingIterations: 8}
+                """.formatted(topology, out, topology);
+        ExperimentRunner.RunOutcome outcome = new ExperimentRunner().run(ConfigLoader.parse(yaml, "c.yaml"), "c.yaml",
+                List.of());
+        JsonNode byStage = new ObjectMapper().readTree(outcome.directory().resolve("summary.json").toFile())
+                .get("bytesByStage");
+        assertEquals(6, byStage.get("FULL").get("steps").asInt());
+        assertEquals(8, byStage.get("TOP_K").get("steps").asInt());
+        assertEquals(10, byStage.get("COMPRESSED").get("steps").asInt());
+        List<String> lines = Files.readAllLines(outcome.directory().resolve("metrics.csv"));
+        List<String> header = List.of(lines.get(0).split(","));
+        int rec = header.indexOf("ae_rec_loss");
+        int stage = header.indexOf("stage");
+        for (String line : lines.subList(1, lines.size())) {
+            String[] cells = line.split(",", -1);
+            assertEquals("TOP_K".equals(cells[stage]), !cells[rec].isEmpty(), "ae_rec_loss on " + line);
+        }
+        var trainers = outcome.result().steps();
+        for (int r = 0; r < 3; r++) {
+            assertTrue(outcome.result().traffic().bytes(r, io.lgc4j.core.comm.Direction.RECEIVED,
+                    io.lgc4j.core.comm.TrafficKind.AE_WEIGHTS) > 0 || r == 0 && "ring".equals(topology),
+                    "rank " + r + " received the autoencoder's weights (" + trainers.size() + " steps)");
+        }
+    }
+
     @Test
     void shouldGiveIdenticalMetricsForTheSameConfigAndSeed(@TempDir Path out) throws IOException {
         ExperimentRunner.RunOutcome a = new ExperimentRunner().run(quick("ring", out), "e2e.yaml", List.of());
