@@ -15,7 +15,7 @@ import io.lgc4j.core.codec.IndexCodecs;
  *   momentum: 0.9      # dgc: momentum correction factor, [0, 1); the model updater must then be sgd
  *   clipNorm: 0        # dgc: local gradient clipping (L2 norm), 0 = off
  *   warmupSteps: 0     # dgc: steps of exponential sparsity warm-up after the FULL stage
- *   lowPass: 1.0       # scalecom: memory filter beta, (0, 1]; 1 = plain error feedback
+ *   lowPass: 0.1       # scalecom: memory filter beta, (0, 1]; 1 = plain error feedback
  *   codec: deflate     # index codec: see IndexCodecs (deflate, rice, ...)
  *   sketch: {rows: 5, columnsPerSelected: 4.0, groupSize: 8}   # s2: count-sketch shape and bitmap grouping
  * }</pre>
@@ -39,8 +39,11 @@ public record CompressorConfig(CompressorType type, double ratio, double momentu
     public static final double DEFAULT_RATIO = 0.001;
     /** Default of {@code compressor.momentum}. */
     public static final double DEFAULT_MOMENTUM = 0.9;
-    /** Default of {@code compressor.lowPass}. */
-    public static final double DEFAULT_LOW_PASS = 1.0;
+    /**
+     * Default of {@code compressor.lowPass}: 0.1, measured (small CNN, K = 4, 0.1%, 3 epochs: 88.99% against
+     * 87.06% with plain error feedback, β = 1; docs/results/sparsification).
+     */
+    public static final double DEFAULT_LOW_PASS = 0.1;
     /** Default of {@code compressor.codec}. */
     public static final String DEFAULT_CODEC = "deflate";
 

@@ -48,7 +48,7 @@ class ConfigWriterTest {
                   momentum: 0.9
                   clipNorm: 0.0
                   warmupSteps: 0
-                  lowPass: 1.0
+                  lowPass: 0.1
                   codec: deflate
                   sketch:
                     rows: 5
