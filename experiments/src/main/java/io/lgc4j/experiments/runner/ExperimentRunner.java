@@ -199,6 +199,38 @@ public final class ExperimentRunner {
         };
     }
 
+    /**
+     * Mean bytes a worker sent per step, by kind and in total, over the workers {@code pick} selects by whether
+     * they sent a latent that step (all workers: {@code r -> true}); empty when none was selected.
+     */
+    private static Map<String, Double> sentByKind(List<StepMetrics> steps, int workers,
+                                                  java.util.function.Predicate<Boolean> pick) {
+        Map<String, Double> sums = new LinkedHashMap<>();
+        long samples = 0;
+        for (StepMetrics m : steps) {
+            for (int r = 0; r < workers; r++) {
+                boolean latent = m.traffic().bytes(r, Direction.SENT, io.lgc4j.core.comm.TrafficKind.LATENT) > 0;
+                if (!pick.test(latent)) {
+                    continue;
+                }
+                samples++;
+                for (io.lgc4j.core.comm.TrafficKind kind : io.lgc4j.core.comm.TrafficKind.values()) {
+                    long b = m.traffic().bytes(r, Direction.SENT, kind);
+                    if (b > 0) {
+                        sums.merge(kind.name(), (double) b, Double::sum);
+                    }
+                }
+                sums.merge("total", (double) m.traffic().bytes(r, Direction.SENT), Double::sum);
+            }
+        }
+        if (samples == 0) {
+            return Map.of();
+        }
+        final double n = samples;
+        sums.replaceAll((k, v) -> v / n);
+        return sums;
+    }
+
     private static Map<String, Object> summarize(ExperimentConfig config, TrainingResult result) {
         List<StepMetrics> steps = result.steps();
         int workers = config.training().workers();
@@ -240,6 +272,18 @@ public final class ExperimentRunner {
             }
             st.put("worker0SentPerStep", (double) total.bytes(0, Direction.SENT, stage) / count);
             st.put("worker0ReceivedPerStep", (double) total.bytes(0, Direction.RECEIVED, stage) / count);
+            List<StepMetrics> ofStage = steps.stream().filter(m -> m.stage() == stage).toList();
+            st.put("workerSentPerStep", sentByKind(ofStage, workers, r -> true));
+            // LGC-PS: the step's leader sends the latent, the others only their innovation; shown apart
+            st.put("latentSenderSentPerStep", sentByKind(ofStage, workers, r -> r));
+            st.put("otherWorkerSentPerStep", sentByKind(ofStage, workers, r -> !r));
+            Map<String, Double> stagePhases = new LinkedHashMap<>();
+            for (Phase p : Phase.values()) {
+                stagePhases.put(p.name().toLowerCase(java.util.Locale.ROOT) + "_ms",
+                        ofStage.stream().mapToLong(m -> m.nanos(p)).average().orElse(0) / 1e6);
+            }
+            stagePhases.put("wall_ms", ofStage.stream().mapToLong(StepMetrics::wallNanos).average().orElse(0) / 1e6);
+            st.put("meanPhaseTimesPerStep", stagePhases);
             byStage.put(stage.name(), st);
         }
         s.put("bytesByStage", byStage);

@@ -107,6 +107,16 @@ class ExperimentRunnerTest {
         assertEquals(6, byStage.get("FULL").get("steps").asInt());
         assertEquals(8, byStage.get("TOP_K").get("steps").asInt());
         assertEquals(10, byStage.get("COMPRESSED").get("steps").asInt());
+        JsonNode compressed = byStage.get("COMPRESSED");
+        assertTrue(compressed.get("latentSenderSentPerStep").get("LATENT").asDouble() > 0, compressed.toString());
+        assertTrue(compressed.get("meanPhaseTimesPerStep").get("encode_ms").asDouble() > 0, compressed.toString());
+        if ("ps".equals(topology)) {
+            // one leader per step sends the latent; the others only innovation (and values of the TOP_K blocks)
+            assertTrue(compressed.get("otherWorkerSentPerStep").get("INNOVATION").asDouble() > 0);
+            assertTrue(compressed.get("otherWorkerSentPerStep").get("LATENT") == null, compressed.toString());
+        } else {
+            assertTrue(compressed.get("otherWorkerSentPerStep").isEmpty(), "every ring rank sends a latent");
+        }
         List<String> lines = Files.readAllLines(outcome.directory().resolve("metrics.csv"));
         List<String> header = List.of(lines.get(0).split(","));
         int rec = header.indexOf("ae_rec_loss");
