@@ -6,7 +6,9 @@ import io.lgc4j.autoencoders.AutoencoderSpec;
 import io.lgc4j.autoencoders.AutoencoderTrainer;
 import io.lgc4j.autoencoders.PsAutoencoder;
 import io.lgc4j.autoencoders.RingAutoencoder;
+import io.lgc4j.autoencoders.Scale;
 import io.lgc4j.autoencoders.SyntheticGradients;
+import io.lgc4j.core.sparse.TopK;
 import org.nd4j.linalg.learning.config.Adam;
 import org.nd4j.linalg.learning.config.IUpdater;
 import org.nd4j.linalg.learning.config.Sgd;
@@ -35,7 +37,9 @@ import java.util.Locale;
  *
  * <p>The loss reported for the PS is L_rec over all K decoders (the paper plots one node's); both are the normalized
  * means of {@link AeTraining}. A table row is the mean of the losses of the steps within ±{@code window} of its
- * step, clipped to the run.
+ * step, clipped to the run. Below each table, the {@link Baselines}: how much the ranks' vectors correlate, and the
+ * loss of decoders that output zeros or (PS) just the innovation they are given, so that a loss can be read
+ * against what learning nothing would score.
  *
  * <pre>{@code
  * AeConvergence.run(System.out, AeConvergence.Settings.DEFAULT, recordingOrNull, csvOrNull);
@@ -154,6 +158,132 @@ public final class AeConvergence {
         }
     }
 
+    /**
+     * What a source's vectors look like, and the L_rec a trivial decoder would score on them, from the data alone:
+     * the yardsticks a trained autoencoder has to beat.
+     *
+     * @param correlation  median over steps of the mean Pearson correlation between two ranks' vectors
+     * @param spread       median over steps of sqrt(Σ_k ‖g_k − ḡ‖² / (K·‖ḡ‖²)), the ranks' spread around their mean
+     * @param psZeros      per step, the PS L_rec of decoders that output zeros (the energy of the targets), expected
+     *                     over a uniformly drawn common rank
+     * @param psInnovation per step, the PS L_rec of decoders that output exactly each rank's innovation (its top
+     *                     {@link #INNOVATION_SHARE} values, which they are given) and zeros elsewhere, expected the same
+     *                     way
+     * @param ringZeros    per step, the ring L_rec of a decoder that outputs zeros, scaled by the leader's vector when
+     *                     the data has leaders, else expected over a uniformly drawn reference rank
+     */
+    public record Baselines(double correlation, double spread, double[] psZeros, double[] psInnovation,
+                            double[] ringZeros) {
+    }
+
+    /** Computes the {@link Baselines} of {@code source}. */
+    public static Baselines baselines(Source source) {
+        int n = source.steps().size();
+        int ranks = source.ranks();
+        int mu = source.mu();
+        int innovationCount = TopK.countFor(mu, INNOVATION_SHARE);
+        TopK topK = new TopK();
+        int[] picked = new int[innovationCount];
+        double[] correlations = new double[n];
+        double[] spreads = new double[n];
+        double[] psZeros = new double[n];
+        double[] psInnovation = new double[n];
+        double[] ringZeros = new double[n];
+        for (int t = 0; t < n; t++) {
+            float[][] g = source.steps().get(t);
+            double[] mean = new double[mu];
+            double[] energy = new double[ranks];
+            double[] outsideInnovation = new double[ranks];
+            for (int k = 0; k < ranks; k++) {
+                for (int i = 0; i < mu; i++) {
+                    mean[i] += g[k][i] / (double) ranks;
+                    energy[k] += (double) g[k][i] * g[k][i];
+                }
+                int count = topK.select(g[k], 0, mu, innovationCount, picked);
+                double inside = 0;
+                for (int j = 0; j < count; j++) {
+                    inside += (double) g[k][picked[j]] * g[k][picked[j]];
+                }
+                outsideInnovation[k] = energy[k] - inside;
+            }
+            double meanEnergy = 0;
+            for (double m : mean) {
+                meanEnergy += m * m;
+            }
+            double deviation = 0;
+            for (int k = 0; k < ranks; k++) {
+                for (int i = 0; i < mu; i++) {
+                    deviation += (g[k][i] - mean[i]) * (g[k][i] - mean[i]);
+                }
+            }
+            spreads[t] = meanEnergy == 0 ? 0 : Math.sqrt(deviation / (ranks * meanEnergy));
+            correlations[t] = meanPairwiseCorrelation(g);
+            double totalEnergy = 0;
+            double totalOutside = 0;
+            for (int k = 0; k < ranks; k++) {
+                totalEnergy += energy[k];
+                totalOutside += outsideInnovation[k];
+            }
+            double psZ = 0;
+            double psI = 0;
+            double ringZ = 0;
+            for (int c = 0; c < ranks; c++) {
+                double scale = Scale.rms(g[c]);
+                double s2 = scale * scale;
+                psZ += totalEnergy / (s2 * ranks * mu) / ranks;
+                psI += totalOutside / (s2 * ranks * mu) / ranks;
+                ringZ += meanEnergy / (s2 * mu) / ranks;
+            }
+            psZeros[t] = psZ;
+            psInnovation[t] = psI;
+            if (source.leaders() != null) {
+                double scale = Scale.rms(g[source.leaders()[t]]);
+                ringZ = meanEnergy / (scale * scale * mu);
+            }
+            ringZeros[t] = ringZ;
+        }
+        return new Baselines(median(correlations), median(spreads), psZeros, psInnovation, ringZeros);
+    }
+
+    private static double meanPairwiseCorrelation(float[][] g) {
+        double sum = 0;
+        int pairs = 0;
+        for (int a = 0; a < g.length; a++) {
+            for (int b = a + 1; b < g.length; b++) {
+                sum += correlation(g[a], g[b]);
+                pairs++;
+            }
+        }
+        return pairs == 0 ? 1 : sum / pairs;
+    }
+
+    private static double correlation(float[] x, float[] y) {
+        double mx = 0;
+        double my = 0;
+        for (int i = 0; i < x.length; i++) {
+            mx += x[i];
+            my += y[i];
+        }
+        mx /= x.length;
+        my /= y.length;
+        double sxy = 0;
+        double sxx = 0;
+        double syy = 0;
+        for (int i = 0; i < x.length; i++) {
+            sxy += (x[i] - mx) * (y[i] - my);
+            sxx += (x[i] - mx) * (x[i] - mx);
+            syy += (y[i] - my) * (y[i] - my);
+        }
+        return sxx == 0 || syy == 0 ? 0 : sxy / Math.sqrt(sxx * syy);
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        int m = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
+    }
+
     /** {@code steps} steps of synthetic correlated vectors. */
     public static Source synthetic(Settings s) {
         SyntheticGradients g = new SyntheticGradients(s.mu(), s.workers(), s.innovation(), s.seed());
@@ -218,12 +348,15 @@ public final class AeConvergence {
         return curves;
     }
 
-    /** Prints the table of one source's curves. */
-    public static void print(PrintStream out, Source source, List<Curve> curves, Settings s) {
+    /** Prints the table of one source's curves, with the data's correlation and the trivial decoders' losses. */
+    public static void print(PrintStream out, Source source, List<Curve> curves, Baselines baselines, Settings s) {
         int n = curves.get(0).reconstruction().length;
         out.printf(Locale.ROOT, "%nReconstruction loss L_rec, %s: %s; %s lr %s; rows: mean over the steps within ±%d "
-                + "of the step shown (clipped to steps 0..%d)%n%n", source.name(), source.description(),
+                + "of the step shown (clipped to steps 0..%d)%n", source.name(), source.description(),
                 s.optimizer() == Optimizer.SGD ? "SGD" : "Adam", s.lr(), s.window(), n - 1);
+        out.printf(Locale.ROOT, "Data: the ranks' vectors correlate %.3f (median over steps of the mean pairwise Pearson"
+                + " correlation); spread around their mean ‖g_k − ḡ‖/‖ḡ‖ = %.3f (median)%n%n", baselines.correlation(),
+                baselines.spread());
         StringBuilder header = new StringBuilder("| step |");
         StringBuilder rule = new StringBuilder("|---:|");
         for (Curve c : curves) {
@@ -256,23 +389,44 @@ public final class AeConvergence {
         }
         out.println(ratio);
         out.println(sim);
+        StringBuilder zeros = new StringBuilder(String.format(Locale.ROOT,
+                "| baseline: decoder outputs zeros, window of step %d |", n));
+        StringBuilder innovation = new StringBuilder(String.format(Locale.ROOT,
+                "| baseline: decoder outputs the innovation (PS), window of step %d |", n));
+        StringBuilder relative = new StringBuilder("| last / zeros baseline |");
+        for (Curve c : curves) {
+            boolean ps = c.topology().equals("PS");
+            double zero = Curve.window(ps ? baselines.psZeros() : baselines.ringZeros(), n, s.window());
+            zeros.append(' ').append(loss(zero)).append(" |");
+            innovation.append(' ').append(ps ? loss(Curve.window(baselines.psInnovation(), n, s.window())) : "–")
+                    .append(" |");
+            relative.append(String.format(Locale.ROOT, " %.3f |", Curve.window(c.reconstruction(), n, s.window())
+                    / zero));
+        }
+        out.println(zeros);
+        out.println(innovation);
+        out.println(relative);
     }
 
     /** Writes every step's losses of every curve of every source. */
-    public static void writeCsv(Path file, List<Source> sources, List<List<Curve>> curves, Settings s)
-            throws IOException {
+    public static void writeCsv(Path file, List<Source> sources, List<List<Curve>> curves, List<Baselines> baselines,
+                                Settings s) throws IOException {
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
         }
         try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-            w.write("data,topology,lambda_sim,optimizer,lr,step,reconstruction,similarity,total\n");
+            w.write("data,topology,lambda_sim,optimizer,lr,step,reconstruction,similarity,total,zeros_baseline,"
+                    + "innovation_baseline\n");
             for (int d = 0; d < sources.size(); d++) {
+                Baselines b = baselines.get(d);
                 for (Curve c : curves.get(d)) {
+                    boolean ps = c.topology().equals("PS");
                     for (int i = 0; i < c.reconstruction().length; i++) {
-                        w.write(String.format(Locale.ROOT, "%s,%s,%s,%s,%s,%d,%s,%s,%s%n", sources.get(d).name(),
+                        w.write(String.format(Locale.ROOT, "%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s%n", sources.get(d).name(),
                                 c.topology(), c.lambdaSim(), s.optimizer().name().toLowerCase(Locale.ROOT), s.lr(), i,
-                                c.reconstruction()[i], c.similarity()[i], c.total()[i]));
+                                c.reconstruction()[i], c.similarity()[i], c.total()[i],
+                                ps ? b.psZeros()[i] : b.ringZeros()[i], ps ? String.valueOf(b.psInnovation()[i]) : ""));
                     }
                 }
             }
@@ -294,14 +448,16 @@ public final class AeConvergence {
                 100 * INNOVATION_SHARE, s.optimizer() == Optimizer.SGD ? "SGD" : "Adam", s.lr(), s.steps(), s.seed(),
                 BenchEnvironment.describe(s.seed()));
         List<List<Curve>> curves = new ArrayList<>();
+        List<Baselines> baselines = new ArrayList<>();
         for (Source source : sources) {
             curves.add(train(source, s, out));
+            baselines.add(baselines(source));
         }
         for (int d = 0; d < sources.size(); d++) {
-            print(out, sources.get(d), curves.get(d), s);
+            print(out, sources.get(d), curves.get(d), baselines.get(d), s);
         }
         if (csv != null) {
-            writeCsv(csv, sources, curves, s);
+            writeCsv(csv, sources, curves, baselines, s);
             out.printf(Locale.ROOT, "%nevery step's losses: %s%n", csv);
         }
     }

@@ -48,10 +48,13 @@ class AeConvergenceTest {
             assertTrue(out.contains(row), row + " in\n" + out);
         }
         assertEquals(2, out.lines().filter(l -> l.startsWith("| last / first |")).count(), out);
+        assertEquals(2, out.lines().filter(l -> l.startsWith("| last / zeros baseline |")).count(), out);
+        assertTrue(out.contains("| baseline: decoder outputs the innovation (PS), window of step 7 |"), out);
         assertTrue(out.contains("SyntheticGradients(μ = 24, K = 3, innovation 0.20, seed 5)"), out);
         assertTrue(out.contains("(μ = 20, K = 2, first 5 of 5 recorded steps)"), out);
         List<String> lines = Files.readAllLines(csv);
-        assertEquals("data,topology,lambda_sim,optimizer,lr,step,reconstruction,similarity,total", lines.get(0));
+        assertEquals("data,topology,lambda_sim,optimizer,lr,step,reconstruction,similarity,total,zeros_baseline,"
+                + "innovation_baseline", lines.get(0));
         assertEquals(1 + 4 * 7 + 4 * 5, lines.size());
         assertTrue(lines.get(1).startsWith("synthetic,PS,0.0,adam,0.001,0,"), lines.get(1));
         String last = lines.get(lines.size() - 1);
@@ -61,6 +64,33 @@ class AeConvergenceTest {
             double rec = Double.parseDouble(f[6]);
             assertTrue(Double.isFinite(rec) && rec > 0, line);
         }
+    }
+
+    @Test
+    void shouldScoreTrivialDecodersFromTheDataAlone() {
+        // two ranks, identical vectors: correlation 1, no spread; a zero output scores exactly the unit energy
+        float[] v = {3, -1, 0.5f, 2, -2, 1, 0, -0.25f, 1.5f, -3};
+        float[][] same = {v.clone(), v.clone()};
+        AeConvergence.Source identical = new AeConvergence.Source("t", "t", 10, 2, List.of(same, same), null);
+        AeConvergence.Baselines b = AeConvergence.baselines(identical);
+        assertEquals(1.0, b.correlation(), 1e-9);
+        assertEquals(0.0, b.spread(), 1e-9);
+        assertEquals(1.0, b.psZeros()[1], 1e-6);
+        assertEquals(1.0, b.ringZeros()[0], 1e-6);
+        // the innovation is the top ceil(0.1·10) = 1 value, 3 at index 0 (the tie with -3 goes to the lower
+        // index): energy 9 of 30.5625
+        assertEquals(1.0 - 9 / 30.5625, b.psInnovation()[0], 1e-6);
+
+        // opposite vectors: correlation -1, the mean is zero; the ring's zero output is then exact
+        float[] w = v.clone();
+        for (int i = 0; i < w.length; i++) {
+            w[i] = -w[i];
+        }
+        AeConvergence.Source opposite = new AeConvergence.Source("t", "t", 10, 2, List.<float[][]>of(
+                new float[][] {v, w}), new int[] {1});
+        AeConvergence.Baselines o = AeConvergence.baselines(opposite);
+        assertEquals(-1.0, o.correlation(), 1e-9);
+        assertEquals(0.0, o.ringZeros()[0], 1e-12);
     }
 
     @Test
