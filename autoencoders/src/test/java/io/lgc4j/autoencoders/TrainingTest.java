@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class TrainingTest {
 
-    private static final int MU = 256;
+    private static final int MU = 128;
     private static final int K = 4;
     private static final int STEPS = 300;
 
