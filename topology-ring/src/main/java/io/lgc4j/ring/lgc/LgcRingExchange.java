@@ -195,13 +195,30 @@ final class LgcRingExchange implements GradientExchange {
             notes.put(tag.step(), StepNotes.AE_RECONSTRUCTION, losses.reconstruction());
             notes.put(tag.step(), StepNotes.AE_SIMILARITY, losses.similarity());
             if (tag.stage() == Stage.COMPRESSED) {
-                recovered = guard.recovered(losses.reconstruction());
+                // the loss is per element against the leader's scale; the check measures error relative to the
+                // mean's own energy, so recovery must too (else a decoder that outputs nothing passes)
+                recovered = guard.recovered(losses.reconstruction() / meanEnergy(samples, leader));
             }
         }
         if (tag.stage() == Stage.COMPRESSED) {
             resumeIfRecovered(tag, recovered, clock);
         }
         return values;
+    }
+
+    /** Mean square of the ranks' mean compact vector, in units of the leader's scale (the training loss's units). */
+    private double meanEnergy(float[][] samples, int leader) {
+        double scale = Scale.rms(samples[leader]);
+        double sum = 0;
+        for (int i = 0; i < mu; i++) {
+            double m = 0;
+            for (float[] v : samples) {
+                m += v[i];
+            }
+            m /= samples.length * scale;
+            sum += m * m;
+        }
+        return Math.max(sum / mu, Double.MIN_NORMAL);
     }
 
     /**
