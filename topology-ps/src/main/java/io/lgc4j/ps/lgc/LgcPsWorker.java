@@ -8,6 +8,7 @@ import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.compress.CompactLayout;
 import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;

@@ -16,25 +16,22 @@ import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.BlockRegion;
+import io.lgc4j.core.compress.CompactLayout;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.compress.SparseFrames;
-import io.lgc4j.core.compress.SparseSet;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.StepNotes;
-import io.lgc4j.core.sparse.SparseVector;
-import io.lgc4j.core.sparse.TopK;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.StepTag;
 import io.lgc4j.ring.collective.RingAllReduce;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -54,7 +51,7 @@ final class LgcRingExchange implements GradientExchange {
     private final BlockRegion dense;
     private final float[] denseBuffer;
     private final List<ParamBlock> sparseBlocks;
-    private final boolean[] learned;
+    private final CompactLayout compactLayout;
     private final int[] counts;
     private final int mu;
     private final SharedSupportCompressor.State memory;
@@ -84,20 +81,9 @@ final class LgcRingExchange implements GradientExchange {
         this.dense = new BlockRegion(layout.blocks(LayerPolicy.DENSE));
         this.denseBuffer = new float[dense.length()];
         this.sparseBlocks = layout.compressibleBlocks();
-        this.learned = new boolean[sparseBlocks.size()];
-        this.counts = new int[sparseBlocks.size()];
-        int m = 0;
-        for (int b = 0; b < sparseBlocks.size(); b++) {
-            learned[b] = sparseBlocks.get(b).policy() == LayerPolicy.LEARNED;
-            counts[b] = TopK.countFor(sparseBlocks.get(b).length(), support.density(0));
-            m += learned[b] ? counts[b] : 0;
-        }
-        if (m == 0) {
-            throw new IllegalArgumentException("LGC needs at least one LEARNED block for the autoencoder to carry; "
-                    + "the layout's policies are " + layout.blocks().stream()
-                    .map(b -> b.qualifiedName() + "=" + b.policy()).toList());
-        }
-        this.mu = m;
+        this.compactLayout = new CompactLayout(layout, support.density(0));
+        this.counts = compactLayout.counts();
+        this.mu = compactLayout.mu();
         this.memory = support.newRank(sparseBlocks);
         this.autoencoder = new RingAutoencoder(spec, mu, workers, training, seed);
         this.trainer = rank == TRAINER ? AutoencoderTrainer.ring(autoencoder, seed) : null;
@@ -124,7 +110,7 @@ final class LgcRingExchange implements GradientExchange {
         if (rank == leader) {
             supp = memory.chooseSupport(tag.step());
             values = memory.take(supp);
-            scale = Scale.rms(learnedPart(values));
+            scale = Scale.rms(compactLayout.learnedPart(values));
             if (workers > 1) {
                 clock.enter(Phase.ENCODE);
                 byte[] indices = SparseFrames.encodeIndices(supp, counts, sparseBlocks, codec, tag);
@@ -156,11 +142,11 @@ final class LgcRingExchange implements GradientExchange {
             clock.enter(Phase.SELECT);
             values = memory.take(supp);
         }
-        float[] compact = learnedPart(values);
+        float[] compact = compactLayout.learnedPart(values);
         float[] mean = compressed ? compressedMean(tag, supp, values, compact, scale, clock)
                 : topKMean(tag, values, compact, leader, clock);
         clock.enter(Phase.DECODE);
-        toSparse(supp, mean).writeInto(gradient, sparseBlocks);
+        compactLayout.toSparse(supp, mean).writeInto(gradient, sparseBlocks);
         if (dense.length() > 0) {
             dense.gather(gradient, denseBuffer);
             ring.sum(denseBuffer, tag, clock);
@@ -255,7 +241,7 @@ final class LgcRingExchange implements GradientExchange {
     /** COMPRESSED: TOP_K blocks' values ride the allreduce; the LEARNED part rides it as a latent. */
     private float[] compressedMean(StepTag tag, int[][] supp, float[] values, float[] compact, float scale,
                                    PhaseClock clock) {
-        float[] plain = nonLearnedPart(values);
+        float[] plain = compactLayout.plainPart(values);
         if (plain.length > 0) {
             ring.sum(plain, TrafficKind.VALUES, tag, clock);
         }
@@ -273,12 +259,12 @@ final class LgcRingExchange implements GradientExchange {
             for (int i = 0; i < mu; i++) {
                 lost[i] = compact[i] - reconstruction[i];
             }
-            memory.feedBack(supp, merge(new float[plain.length], lost));
+            memory.feedBack(supp, compactLayout.merge(new float[plain.length], lost));
         }
         if (guard != null && compressedSteps++ % control.checkEvery() == 0) {
             checkDrift(tag, compact, reconstruction, clock);
         }
-        return merge(plain, reconstruction);
+        return compactLayout.merge(plain, reconstruction);
     }
 
     /**
@@ -347,63 +333,6 @@ final class LgcRingExchange implements GradientExchange {
             autoencoder.loadDecoder(payload(receiveOfStep(TRAINER, TrafficKind.AE_WEIGHTS, tag)));
         }
         weightsShipped = true;
-    }
-
-    private float[] learnedPart(float[] values) {
-        float[] c = new float[mu];
-        int at = 0;
-        int out = 0;
-        for (int b = 0; b < counts.length; b++) {
-            if (learned[b]) {
-                System.arraycopy(values, at, c, out, counts[b]);
-                out += counts[b];
-            }
-            at += counts[b];
-        }
-        return c;
-    }
-
-    private float[] nonLearnedPart(float[] values) {
-        float[] p = new float[values.length - mu];
-        int at = 0;
-        int out = 0;
-        for (int b = 0; b < counts.length; b++) {
-            if (!learned[b]) {
-                System.arraycopy(values, at, p, out, counts[b]);
-                out += counts[b];
-            }
-            at += counts[b];
-        }
-        return p;
-    }
-
-    private float[] merge(float[] plain, float[] compact) {
-        float[] values = new float[plain.length + compact.length];
-        int at = 0;
-        int p = 0;
-        int c = 0;
-        for (int b = 0; b < counts.length; b++) {
-            if (learned[b]) {
-                System.arraycopy(compact, c, values, at, counts[b]);
-                c += counts[b];
-            } else {
-                System.arraycopy(plain, p, values, at, counts[b]);
-                p += counts[b];
-            }
-            at += counts[b];
-        }
-        return values;
-    }
-
-    private SparseSet toSparse(int[][] supp, float[] values) {
-        List<SparseVector> blocks = new ArrayList<>(supp.length);
-        int at = 0;
-        for (int b = 0; b < supp.length; b++) {
-            blocks.add(new SparseVector(sparseBlocks.get(b).length(), supp[b],
-                    Arrays.copyOfRange(values, at, at + supp[b].length)));
-            at += supp[b].length;
-        }
-        return new SparseSet(blocks);
     }
 
     private void divide(float[] values, int from, int to) {

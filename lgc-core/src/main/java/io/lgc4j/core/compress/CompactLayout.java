@@ -1,7 +1,6 @@
-package io.lgc4j.ps.lgc;
+package io.lgc4j.core.compress;
 
 import io.lgc4j.core.comm.FrameException;
-import io.lgc4j.core.compress.SparseSet;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
@@ -16,9 +15,9 @@ import java.util.List;
  * Where the values of one rank's step sit: the compressible blocks in layout order, how many values each sends
  * (⌈ratio·n_l⌉), and which of them are LEARNED. The values of a step are concatenated in block order; the LEARNED
  * blocks' values, concatenated in the same order, are the compact vector g̃ of length μ that the autoencoder reads,
- * and the TOP_K blocks' values are the "plain" part that always travels as values.
+ * and the TOP_K blocks' values are the "plain" part that always travels as values. Shared by LGC-PS and LGC-RAR.
  */
-final class CompactLayout {
+public final class CompactLayout {
     private final List<ParamBlock> blocks;
     private final int[] counts;
     private final boolean[] learned;
@@ -28,7 +27,7 @@ final class CompactLayout {
     /**
      * @throws IllegalArgumentException if the layout has no LEARNED block (there would be nothing to encode)
      */
-    CompactLayout(GradientLayout layout, double ratio) {
+    public CompactLayout(GradientLayout layout, double ratio) {
         this.blocks = layout.compressibleBlocks();
         this.counts = new int[blocks.size()];
         this.learned = new boolean[blocks.size()];
@@ -50,27 +49,27 @@ final class CompactLayout {
     }
 
     /** The compressible blocks (TOP_K and LEARNED), in layout order. */
-    List<ParamBlock> blocks() {
+    public List<ParamBlock> blocks() {
         return blocks;
     }
 
     /** Per compressible block, the number of values one rank sends. */
-    int[] counts() {
+    public int[] counts() {
         return counts.clone();
     }
 
     /** μ: the length of the compact vector. */
-    int mu() {
+    public int mu() {
         return mu;
     }
 
     /** The number of values one rank sends per step over all compressible blocks. */
-    int total() {
+    public int total() {
         return total;
     }
 
     /** The number of values of the TOP_K blocks (the part that never goes through the autoencoder). */
-    int plainLength() {
+    public int plainLength() {
         return total - mu;
     }
 
@@ -78,7 +77,7 @@ final class CompactLayout {
      * Checks that a support decoded from the wire has exactly the per-block counts (the decoder only bounds them),
      * so that a rank's values and compact vector have their fixed lengths.
      */
-    void requireFullSupport(int[][] support, String source, int step) {
+    public void requireFullSupport(int[][] support, String source, int step) {
         for (int b = 0; b < counts.length; b++) {
             if (support[b].length != counts[b]) {
                 throw new FrameException("indices of step " + step + " from " + source + ", block " + b + " ("
@@ -89,17 +88,17 @@ final class CompactLayout {
     }
 
     /** The compact vector: the LEARNED blocks' values of {@code values}, in block order. */
-    float[] learnedPart(float[] values) {
+    public float[] learnedPart(float[] values) {
         return part(values, true, mu);
     }
 
     /** The TOP_K blocks' values of {@code values}, in block order. */
-    float[] plainPart(float[] values) {
+    public float[] plainPart(float[] values) {
         return part(values, false, total - mu);
     }
 
     /** The inverse of {@link #learnedPart} and {@link #plainPart}: one rank's values in block order. */
-    float[] merge(float[] plain, float[] compact) {
+    public float[] merge(float[] plain, float[] compact) {
         float[] values = new float[total];
         int at = 0;
         int p = 0;
@@ -118,7 +117,7 @@ final class CompactLayout {
     }
 
     /** {@code values} (concatenated in block order) laid on {@code support}. */
-    SparseSet toSparse(int[][] support, float[] values) {
+    public SparseSet toSparse(int[][] support, float[] values) {
         List<SparseVector> out = new ArrayList<>(support.length);
         int at = 0;
         for (int b = 0; b < support.length; b++) {
