@@ -23,12 +23,19 @@ public record AeTraining(IUpdater updater, double lambdaRec, double lambdaSim) {
     public static final AeTraining PAPER = new AeTraining(new Sgd(1e-3), 1.0, 0.5);
 
     /**
-     * The default: the paper's λs with Adam at learning rate 1e-3. On unit-scale compact vectors (see
-     * {@link Scale}) and mean losses, the paper's SGD at 1e-3 barely moves in the 300 iterations the TOP_K stage
-     * lasts (synthetic correlated gradients, μ = 1000, K = 4: the PS reconstruction loss goes 0.98 → 0.94; SGD at
-     * 1e-2: 0.98 → 0.68), while Adam at 1e-3 reaches 0.13 in the same 300 steps.
+     * The default: Adam at learning rate 1e-3, λ1 = 1 and λ2 = 0.
+     * <ul>
+     *   <li>Adam, not SGD: on unit-scale compact vectors (see {@link Scale}) and mean losses, the paper's SGD at
+     *       1e-3 barely moves in the 300 iterations the TOP_K stage lasts (synthetic correlated gradients, μ = 1000,
+     *       K = 4: the PS reconstruction loss goes 0.98 → 0.94; SGD at 1e-2: 0.98 → 0.68), while Adam at 1e-3
+     *       reaches 0.13 in the same 300 steps.</li>
+     *   <li>λ2 = 0, not 0.5: on real compact vectors (small CNN, Fashion-MNIST, K = 4, 250 recorded TOP_K steps to
+     *       train, 50 held out) the similarity term collapses the latent. Ring: the decoded mean's relative error is
+     *       1.00 at λ2 = 0.5 (a constant output, cosine with the truth 0.01) against 0.63 (cosine 0.61) at λ2 = 0.
+     *       PS, mean of the K reconstructions with the exact innovation: 0.57 against 0.46 (docs/results/lgc).</li>
+     * </ul>
      */
-    public static final AeTraining DEFAULT = new AeTraining(new Adam(1e-3), 1.0, 0.5);
+    public static final AeTraining DEFAULT = new AeTraining(new Adam(1e-3), 1.0, 0.0);
 
     public AeTraining {
         if (updater == null) {

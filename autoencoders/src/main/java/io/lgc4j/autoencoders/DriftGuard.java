@@ -1,7 +1,9 @@
 package io.lgc4j.autoencoders;
 
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Deque;
+import java.util.SplittableRandom;
 
 /**
  * Watches an autoencoder's reconstruction error online and says when to stop trusting it (beyond the paper).
@@ -35,6 +37,45 @@ public final class DriftGuard {
         }
         this.bound = bound;
         this.window = window;
+    }
+
+    /**
+     * The positions a check samples: {@code min(count, mu)} distinct positions of a compact vector of length
+     * {@code mu}, ascending, drawn from the seed and the step, so every endpoint of a run draws the same ones.
+     */
+    public static int[] samplePositions(long seed, int step, int mu, int count) {
+        int n = Math.min(count, mu);
+        int[] all = new int[mu];
+        for (int i = 0; i < mu; i++) {
+            all[i] = i;
+        }
+        SplittableRandom r = new SplittableRandom(seed * 31 + step);
+        for (int i = 0; i < n; i++) {
+            int j = i + r.nextInt(mu - i);
+            int t = all[i];
+            all[i] = all[j];
+            all[j] = t;
+        }
+        int[] s = Arrays.copyOf(all, n);
+        Arrays.sort(s);
+        return s;
+    }
+
+    /**
+     * ‖approximation − truth‖² / ‖truth‖² at the given positions (all positions when {@code at} is null): 0 for a
+     * perfect approximation, 1 for sending nothing, infinite for a non-zero approximation of a zero truth.
+     */
+    public static double relativeError(float[] approximation, float[] truth, int[] at) {
+        double err = 0;
+        double norm = 0;
+        int n = at == null ? truth.length : at.length;
+        for (int j = 0; j < n; j++) {
+            int i = at == null ? j : at[j];
+            double d = (double) approximation[i] - truth[i];
+            err += d * d;
+            norm += (double) truth[i] * truth[i];
+        }
+        return norm == 0 ? (err == 0 ? 0 : Double.POSITIVE_INFINITY) : err / norm;
     }
 
     /** The bound on the mean relative error. */

@@ -31,12 +31,14 @@ import java.util.List;
  *   optimizer: adam                      # adam | sgd | nesterovs
  *   learningRate: 0.001
  *   lambdaRec: 1.0                       # weight of the reconstruction loss
- *   lambdaSim: 0.5                       # weight of the latent similarity loss
- *   reconstructionFeedback: true         # ring: put what the autoencoder lost back into the residuals
- *   driftBound: 1.0                      # ring: fall back to top-k when the mean relative reconstruction error of
- *   driftWindow: 5                       #   the last driftWindow checks exceeds it; 0 = no guard
- *   checkEvery: 10                       # ring: compressed steps between checks
- *   checkSample: 32                      # ring: positions sampled per check
+ *   lambdaSim: 0.0                       # weight of the latent similarity loss (the paper: 0.5, which collapses
+ *                                        #   the latent on real gradients; see AeTraining.DEFAULT)
+ *   reconstructionFeedback: true         # put what the autoencoder lost back into the residuals
+ *   exactInnovation: true                # PS: the server keeps the innovation values it receives over D_k's output
+ *   driftBound: 0.9                      # fall back to top-k when the mean relative reconstruction error of the
+ *   driftWindow: 5                       #   last driftWindow checks exceeds it; 0 = no guard
+ *   checkEvery: 10                       # compressed steps between checks
+ *   checkSample: 32                      # positions sampled per check
  * }</pre>
  *
  * @param encoderFilters  filters of the strided encoder convolutions
@@ -51,7 +53,8 @@ import java.util.List;
  * @param learningRate    its learning rate
  * @param lambdaRec       λ1
  * @param lambdaSim       λ2
- * @param reconstructionFeedback whether the ring's ranks feed the reconstruction error back into their residuals
+ * @param reconstructionFeedback whether the ranks feed the reconstruction error back into their residuals
+ * @param exactInnovation whether the PS server keeps the received innovation values over its decoders' output
  * @param driftBound      the drift guard's bound, 0 = off
  * @param driftWindow     checks the guard's mean covers
  * @param checkEvery      compressed steps between checks
@@ -59,12 +62,12 @@ import java.util.List;
  */
 @JsonPropertyOrder({"encoderFilters", "encoderStride", "kernel", "latentChannels", "decoderFilters",
         "decoderStrides", "leakyAlpha", "innovationShare", "optimizer", "learningRate", "lambdaRec", "lambdaSim",
-        "reconstructionFeedback", "driftBound", "driftWindow", "checkEvery", "checkSample"})
+        "reconstructionFeedback", "exactInnovation", "driftBound", "driftWindow", "checkEvery", "checkSample"})
 public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride, int kernel, int latentChannels,
                                 List<Integer> decoderFilters, List<Integer> decoderStrides, double leakyAlpha,
                                 double innovationShare, UpdaterType optimizer, double learningRate,
                                 double lambdaRec, double lambdaSim, boolean reconstructionFeedback,
-                                double driftBound, int driftWindow, int checkEvery, int checkSample) {
+                                boolean exactInnovation, double driftBound, int driftWindow, int checkEvery, int checkSample) {
 
     /** Default of {@code autoencoder.innovationShare} (seeds/003 Algorithm 1). */
     public static final double DEFAULT_INNOVATION_SHARE = 0.1;
@@ -110,7 +113,8 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
         return new AutoencoderConfig(p.encoderFilters(), p.encoderStride(), p.kernel(), p.latentChannels(),
                 p.decoderFilters(), p.decoderStrides(), p.leakyAlpha(), DEFAULT_INNOVATION_SHARE, DEFAULT_OPTIMIZER,
                 DEFAULT_LEARNING_RATE, AeTraining.DEFAULT.lambdaRec(), AeTraining.DEFAULT.lambdaSim(),
-                LgcControl.DEFAULT.reconstructionFeedback(), LgcControl.DEFAULT.driftBound(),
+                LgcControl.DEFAULT.reconstructionFeedback(), LgcControl.DEFAULT.exactInnovation(),
+                LgcControl.DEFAULT.driftBound(),
                 LgcControl.DEFAULT.driftWindow(), LgcControl.DEFAULT.checkEvery(), LgcControl.DEFAULT.checkSample());
     }
 
@@ -132,7 +136,8 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
 
     /** @return the drift guard and reconstruction feedback settings */
     public LgcControl control() {
-        return new LgcControl(driftBound, driftWindow, checkEvery, checkSample, reconstructionFeedback);
+        return new LgcControl(driftBound, driftWindow, checkEvery, checkSample, reconstructionFeedback,
+                exactInnovation);
     }
 
     /**
@@ -142,7 +147,7 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
     public AutoencoderConfig withLambdaSim(double newLambdaSim) {
         return new AutoencoderConfig(encoderFilters, encoderStride, kernel, latentChannels, decoderFilters,
                 decoderStrides, leakyAlpha, innovationShare, optimizer, learningRate, lambdaRec, newLambdaSim,
-                reconstructionFeedback, driftBound, driftWindow, checkEvery, checkSample);
+                reconstructionFeedback, exactInnovation, driftBound, driftWindow, checkEvery, checkSample);
     }
 
     @JsonCreator
@@ -159,6 +164,7 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
                                               @JsonProperty("lambdaRec") Double lambdaRec,
                                               @JsonProperty("lambdaSim") Double lambdaSim,
                                               @JsonProperty("reconstructionFeedback") Boolean feedback,
+                                              @JsonProperty("exactInnovation") Boolean exactInnovation,
                                               @JsonProperty("driftBound") Double driftBound,
                                               @JsonProperty("driftWindow") Integer driftWindow,
                                               @JsonProperty("checkEvery") Integer checkEvery,
@@ -172,7 +178,8 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
                 Checks.orDefault(innovationShare, DEFAULT_INNOVATION_SHARE),
                 Checks.orDefault(optimizer, DEFAULT_OPTIMIZER), Checks.orDefault(learningRate, DEFAULT_LEARNING_RATE),
                 Checks.orDefault(lambdaRec, d.lambdaRec()), Checks.orDefault(lambdaSim, d.lambdaSim()),
-                Checks.orDefault(feedback, d.reconstructionFeedback()), Checks.orDefault(driftBound, d.driftBound()),
+                Checks.orDefault(feedback, d.reconstructionFeedback()),
+                Checks.orDefault(exactInnovation, d.exactInnovation()), Checks.orDefault(driftBound, d.driftBound()),
                 Checks.orDefault(driftWindow, d.driftWindow()), Checks.orDefault(checkEvery, d.checkEvery()),
                 Checks.orDefault(checkSample, d.checkSample()));
     }

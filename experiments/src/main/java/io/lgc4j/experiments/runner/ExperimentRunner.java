@@ -182,7 +182,7 @@ public final class ExperimentRunner {
             case PS -> new LgcPsTopology(config.compressor().ratio(), codec, ae.spec(), ae.training(),
                     ae.innovationShare(), config.topology().support() == SupportPolicyType.OWN
                             ? LgcPsTopology.SupportPolicy.OWN : LgcPsTopology.SupportPolicy.LEADER,
-                    config.run().seed());
+                    config.run().seed(), ae.control());
         };
     }
 

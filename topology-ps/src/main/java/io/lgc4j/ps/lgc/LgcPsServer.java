@@ -2,7 +2,10 @@ package io.lgc4j.ps.lgc;
 
 import io.lgc4j.autoencoders.AeLosses;
 import io.lgc4j.autoencoders.AutoencoderTrainer;
+import io.lgc4j.autoencoders.DriftGuard;
+import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.autoencoders.PsAutoencoder;
+import io.lgc4j.autoencoders.Scale;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
@@ -47,7 +50,13 @@ final class LgcPsServer implements ServiceLoop {
     private final PsAutoencoder autoencoder;
     private final AutoencoderTrainer trainer;
     private final StepNotes notes;
+    private final LgcControl control;
+    private final DriftGuard guard;
+    private final long seed;
     private boolean encoderShipped;
+    /** Whether the drift guard tripped and COMPRESSED steps run as TOP_K steps until the autoencoder recovers. */
+    private boolean fallback;
+    private int compressedSteps;
 
     LgcPsServer(Transport transport, int workers, GradientLayout layout, LgcPsTopology config) {
         this.transport = transport;
@@ -63,6 +72,9 @@ final class LgcPsServer implements ServiceLoop {
         this.autoencoder = config.newAutoencoder(compact.mu(), workers);
         this.trainer = AutoencoderTrainer.ps(autoencoder, config.seed());
         this.notes = config.notes();
+        this.control = config.control();
+        this.guard = control.newGuard();
+        this.seed = config.seed();
     }
 
     /** The autoencoder's losses, one per TOP_K step so far; read it after training ends. */
@@ -88,23 +100,22 @@ final class LgcPsServer implements ServiceLoop {
             divide(denseSum);
             byte[] denseMean = FloatFrames.encode(denseSum, 0, denseSum.length, TrafficKind.VALUES, tag.stage(),
                     tag.step());
-            boolean compressed = tag.stage() == Stage.COMPRESSED;
+            boolean compressed = tag.stage() == Stage.COMPRESSED && !fallback;
+            boolean check = compressed && guard != null && compressedSteps++ % control.checkEvery() == 0;
+            boolean flag = check || fallback;
             if (compressed && !encoderShipped) {
                 shipEncoder(tag);
             }
             int[][][] supports = supports(tag);
             float[][] values = compressed ? reconstructions(tag) : received(tag);
             byte[][] mean = policy == SupportPolicy.LEADER ? alignedMean(values, tag) : unionMean(supports, values, tag);
+            if (check) {
+                checkDrift(tag, values);
+            }
             if (!compressed) {
                 // before the broadcast, so the step's losses are in its metrics when the workers finish it (the
                 // workers would otherwise compute their next gradient meanwhile: an overlap given up for that)
-                float[][] compacts = new float[workers][];
-                for (int w = 0; w < workers; w++) {
-                    compacts[w] = compact.learnedPart(values[w]);
-                }
-                AeLosses losses = trainer.step(compacts);
-                notes.put(tag.step(), StepNotes.AE_RECONSTRUCTION, losses.reconstruction());
-                notes.put(tag.step(), StepNotes.AE_SIMILARITY, losses.similarity());
+                train(tag, values);
             }
             for (int w = 0; w < workers; w++) {
                 transport.send(w, denseMean);
@@ -112,7 +123,103 @@ final class LgcPsServer implements ServiceLoop {
                     transport.send(w, frame);
                 }
             }
+            if (flag) {
+                sendNextStepCompressed(tag);
+            }
         }
+    }
+
+    /**
+     * One training step on the K compact vectors inside the values received. In a fallback the common rank is the
+     * step's leader and the step also judges recovery: the relative error of the mean of the K reconstructions (as
+     * the compressed stage would apply them) against the true mean, on every position.
+     */
+    private void train(StepTag tag, float[][] values) {
+        float[][] compacts = new float[workers][];
+        for (int w = 0; w < workers; w++) {
+            compacts[w] = compact.learnedPart(values[w]);
+        }
+        if (!fallback) {
+            record(tag, trainer.step(compacts));
+            return;
+        }
+        notes.put(tag.step(), StepNotes.LGC_FALLBACK, 1);
+        int leader = support.leader(tag.step(), workers);
+        record(tag, trainer.step(compacts, leader));
+        float scale = Scale.rms(compacts[leader]);
+        float[] latent = autoencoder.encode(compacts[leader], scale);
+        float[][] reconstructions = new float[workers][];
+        for (int w = 0; w < workers; w++) {
+            reconstructions[w] = reconstruct(w, latent, autoencoder.innovation(compacts[w]), scale);
+        }
+        if (guard.recovered(DriftGuard.relativeError(meanOf(reconstructions), meanOf(compacts), null))) {
+            fallback = false;
+            encoderShipped = false;
+        }
+    }
+
+    private void record(StepTag tag, AeLosses losses) {
+        notes.put(tag.step(), StepNotes.AE_RECONSTRUCTION, losses.reconstruction());
+        notes.put(tag.step(), StepNotes.AE_SIMILARITY, losses.similarity());
+    }
+
+    /**
+     * A check step: every worker's true LEARNED values at the sampled positions (one CONTROL frame each); their mean
+     * against the mean of what the server reconstructed there feeds the drift guard.
+     */
+    private void checkDrift(StepTag tag, float[][] values) {
+        int[] sample = DriftGuard.samplePositions(seed, tag.step(), compact.mu(), control.checkSample());
+        float[] truth = new float[compact.mu()];
+        float[] applied = new float[compact.mu()];
+        float[] got = new float[sample.length];
+        for (int w = 0; w < workers; w++) {
+            FloatFrames.copyInto(receive(w, TrafficKind.CONTROL, tag), got, 0, sample.length);
+            float[] rec = compact.learnedPart(values[w]);
+            for (int i = 0; i < sample.length; i++) {
+                truth[sample[i]] += got[i] / workers;
+                applied[sample[i]] += rec[sample[i]] / workers;
+            }
+        }
+        double relative = DriftGuard.relativeError(applied, truth, sample);
+        notes.put(tag.step(), StepNotes.AE_DRIFT, relative);
+        if (guard.observe(relative)) {
+            fallback = true;
+        }
+    }
+
+    /** After a check step or a fallback step: one CONTROL byte per worker, 1 if the next step is compressed. */
+    private void sendNextStepCompressed(StepTag tag) {
+        ByteBuffer flag = FrameCodec.allocate(1);
+        flag.put((byte) (fallback ? 0 : 1));
+        byte[] frame = FrameCodec.seal(flag, TrafficKind.CONTROL, tag.stage(), tag.step());
+        for (int w = 0; w < workers; w++) {
+            transport.send(w, frame);
+        }
+    }
+
+    private float[] meanOf(float[][] vectors) {
+        float[] mean = new float[vectors[0].length];
+        for (float[] v : vectors) {
+            for (int i = 0; i < mean.length; i++) {
+                mean[i] += v[i];
+            }
+        }
+        divide(mean);
+        return mean;
+    }
+
+    /** D_k's reconstruction, with the innovation values put back over it when the control says so. */
+    private float[] reconstruct(int rank, float[] latent, float[] innovation, float scale) {
+        float[] rec = autoencoder.decode(rank, latent, innovation, scale);
+        if (control.exactInnovation()) {
+            // a zero innovation value (only when most of the vector is zero) keeps the decoder's output: same thing
+            for (int i = 0; i < rec.length; i++) {
+                if (innovation[i] != 0) {
+                    rec[i] = innovation[i];
+                }
+            }
+        }
+        return rec;
     }
 
     /**
@@ -188,8 +295,7 @@ final class LgcPsServer implements ServiceLoop {
         }
         float[][] values = new float[workers][];
         for (int w = 0; w < workers; w++) {
-            float[] rec = autoencoder.decode(w, code.latent(), innovation[w], code.scale());
-            values[w] = compact.merge(plain[w], rec);
+            values[w] = compact.merge(plain[w], reconstruct(w, code.latent(), innovation[w], code.scale()));
         }
         return values;
     }

@@ -3,6 +3,7 @@ package io.lgc4j.ps.lgc;
 import io.lgc4j.autoencoders.AeLosses;
 import io.lgc4j.autoencoders.AeTraining;
 import io.lgc4j.autoencoders.AutoencoderSpec;
+import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.autoencoders.PsAutoencoder;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Transport;
@@ -40,7 +41,19 @@ import java.util.Optional;
  *       reconstructions on their supports and broadcasts the mean like in TOP_K.</li>
  * </ul>
  * Every worker applies the same broadcast bytes, so replicas stay bit-identical. What a rank did not send stays in
- * its accumulator (error feedback); the reconstruction error is not fed back. Every message is an encoded frame
+ * its accumulator (error feedback). Beyond the paper, {@link LgcControl} adds, each switchable:
+ * <ul>
+ *   <li>exact innovation — the server puts the innovation values it received over D_k's output at those
+ *       positions;</li>
+ *   <li>reconstruction feedback (LEADER policy) — each worker puts its compact vector minus the mean it applied back
+ *       into its accumulator, so the accumulators' sum keeps what the autoencoder lost;</li>
+ *   <li>a drift guard — every {@code checkEvery} compressed steps each worker sends its true values at
+ *       {@code checkSample} positions drawn from the seed (one CONTROL frame); the server compares their mean with
+ *       the mean it applied there, and when the guard trips it answers with a CONTROL byte that makes the next steps
+ *       TOP_K steps (values sent, the autoencoder trained), one flag per step, until the mean reconstruction of the
+ *       training steps is back under the bound; the encoder then ships again.</li>
+ * </ul>
+ * Every message is an encoded frame
  * through the {@link Transport}, so every byte above — indices up and relayed down, the means broadcast down, the
  * encoder shipped — is counted by the meter.
  *
@@ -76,6 +89,7 @@ public final class LgcPsTopology implements Topology {
     private final double innovationShare;
     private final SupportPolicy policy;
     private final long seed;
+    private final LgcControl control;
     private StepNotes notes = new StepNotes();
     private volatile LgcPsServer server;
 
@@ -90,6 +104,16 @@ public final class LgcPsTopology implements Topology {
      */
     public LgcPsTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training,
                          double innovationShare, SupportPolicy policy, long seed) {
+        this(ratio, codec, spec, training, innovationShare, policy, seed, LgcControl.DEFAULT);
+    }
+
+    /**
+     * As the other constructor, with the beyond-the-paper controls given ({@link LgcControl#PAPER} turns them all
+     * off).
+     */
+    public LgcPsTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training,
+                         double innovationShare, SupportPolicy policy, long seed, LgcControl control) {
+        this.control = Objects.requireNonNull(control, "control");
         this.support = new LgcSupportCompressor(ratio, seed);
         this.ratio = ratio;
         this.codec = Objects.requireNonNull(codec, "codec");
@@ -167,6 +191,10 @@ public final class LgcPsTopology implements Topology {
 
     long seed() {
         return seed;
+    }
+
+    LgcControl control() {
+        return control;
     }
 
     /** A fresh autoencoder for this run; every endpoint builds the same one from the seed. */

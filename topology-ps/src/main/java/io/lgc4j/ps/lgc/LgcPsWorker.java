@@ -1,5 +1,7 @@
 package io.lgc4j.ps.lgc;
 
+import io.lgc4j.autoencoders.DriftGuard;
+import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.autoencoders.PsAutoencoder;
 import io.lgc4j.autoencoders.Scale;
 import io.lgc4j.core.codec.IndexCodec;
@@ -42,7 +44,12 @@ final class LgcPsWorker implements GradientExchange {
     private final SharedSupportCompressor.State memory;
     private final PsAutoencoder autoencoder;
     private final DensePsWorker fullStep;
+    private final LgcControl control;
+    private final long seed;
     private boolean encoderLoaded;
+    /** Whether the server's drift guard tripped: COMPRESSED steps run as TOP_K steps until it says otherwise. */
+    private boolean fallback;
+    private int compressedSteps;
 
     LgcPsWorker(int rank, int workers, Transport transport, GradientLayout layout, LgcPsTopology config) {
         this.rank = rank;
@@ -60,6 +67,8 @@ final class LgcPsWorker implements GradientExchange {
         // same rule the server trains with.
         this.autoencoder = config.newAutoencoder(compact.mu(), workers);
         this.fullStep = new DensePsWorker(rank, server, transport);
+        this.control = config.control();
+        this.seed = config.seed();
     }
 
     @Override
@@ -68,7 +77,9 @@ final class LgcPsWorker implements GradientExchange {
             fullStep.allReduceMean(tag, gradient, clock);
             return;
         }
-        boolean compressed = tag.stage() == Stage.COMPRESSED;
+        boolean compressed = tag.stage() == Stage.COMPRESSED && !fallback;
+        boolean check = compressed && control.guarded() && compressedSteps++ % control.checkEvery() == 0;
+        boolean flag = check || (tag.stage() == Stage.COMPRESSED && fallback);
         clock.enter(Phase.ENCODE);
         dense.gather(gradient, denseBuffer);
         byte[] denseFrame = FloatFrames.encode(denseBuffer, 0, denseBuffer.length, TrafficKind.VALUES, tag.stage(),
@@ -97,6 +108,9 @@ final class LgcPsWorker implements GradientExchange {
         for (byte[] f : frames) {
             transport.send(server, f);
         }
+        if (check) {
+            transport.send(server, checkFrame(tag, values));
+        }
         Frame denseMean = receive(TrafficKind.VALUES, tag);
         clock.enter(Phase.DECODE);
         FloatFrames.copyInto(denseMean, denseBuffer, 0, denseBuffer.length);
@@ -106,6 +120,9 @@ final class LgcPsWorker implements GradientExchange {
             Frame mean = receive(TrafficKind.VALUES, tag);
             clock.enter(Phase.DECODE);
             SparseFrames.decode(supp, mean, compact.blocks()).writeInto(gradient, compact.blocks());
+            if (compressed && control.reconstructionFeedback()) {
+                feedBack(supp, values, mean);
+            }
         } else {
             Frame indices = receive(TrafficKind.INDICES, tag);
             Frame mean = receive(TrafficKind.VALUES, tag);
@@ -113,6 +130,50 @@ final class LgcPsWorker implements GradientExchange {
             int[][] union = SparseFrames.decodeIndices(indices, compact.blocks(), codec, blockLengths());
             SparseFrames.decode(union, mean, compact.blocks()).writeInto(gradient, compact.blocks());
         }
+        if (flag) {
+            clock.enter(Phase.COMMUNICATE);
+            followServer(receive(TrafficKind.CONTROL, tag));
+        }
+    }
+
+    /**
+     * Reconstruction feedback: this rank's LEARNED values minus the mean applied there go back into its accumulator;
+     * over the ranks these sum to K times what the autoencoder lost, so the accumulators keep it.
+     */
+    private void feedBack(int[][] supp, float[] values, Frame mean) {
+        float[] applied = new float[compact.total()];
+        FloatFrames.copyInto(mean, applied, 0, applied.length);
+        float[] g = compact.learnedPart(values);
+        float[] a = compact.learnedPart(applied);
+        float[] lost = new float[g.length];
+        for (int i = 0; i < lost.length; i++) {
+            lost[i] = g[i] - a[i];
+        }
+        memory.feedBack(supp, compact.merge(new float[compact.plainLength()], lost));
+    }
+
+    /** A check step: this rank's true LEARNED values at the positions drawn from the seed and the step. */
+    private byte[] checkFrame(StepTag tag, float[] values) {
+        float[] g = compact.learnedPart(values);
+        int[] sample = DriftGuard.samplePositions(seed, tag.step(), compact.mu(), control.checkSample());
+        float[] truth = new float[sample.length];
+        for (int i = 0; i < sample.length; i++) {
+            truth[i] = g[sample[i]];
+        }
+        return FloatFrames.encode(truth, 0, truth.length, TrafficKind.CONTROL, tag.stage(), tag.step());
+    }
+
+    /** The server's flag after a check or fallback step: 1 = the next step is compressed (the encoder reships). */
+    private void followServer(Frame flag) {
+        if (flag.payloadLength() != 1) {
+            throw new FrameException("worker " + rank + " expected a 1-byte stage flag from the server, found "
+                    + flag.payloadLength() + " bytes");
+        }
+        boolean nextCompressed = flag.payload().get(flag.payload().position()) == 1;
+        if (fallback && nextCompressed) {
+            encoderLoaded = false;
+        }
+        fallback = !nextCompressed;
     }
 
     /**

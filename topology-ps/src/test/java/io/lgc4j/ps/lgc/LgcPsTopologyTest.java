@@ -3,6 +3,7 @@ package io.lgc4j.ps.lgc;
 import io.lgc4j.autoencoders.AeLosses;
 import io.lgc4j.autoencoders.AeTraining;
 import io.lgc4j.autoencoders.AutoencoderSpec;
+import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.autoencoders.PsAutoencoder;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Direction;
@@ -12,6 +13,8 @@ import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.compress.TopKCompressor;
 import io.lgc4j.core.layout.LayerPolicy;
+import io.lgc4j.core.metrics.StepMetrics;
+import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.DistributedTrainer;
@@ -182,6 +185,64 @@ class LgcPsTopologyTest {
         }
     }
 
+    /**
+     * The default controls with a guard that never trips: every {@code checkEvery}-th compressed step each worker
+     * sends its true values at the sampled positions and the server answers with a one-byte flag (both CONTROL,
+     * counted); the drift is noted there; replicas stay identical with reconstruction feedback on.
+     */
+    @Test
+    void driftChecksShouldCostOneSampleUpAndOneFlagDownPerWorkerEveryCheckEverySteps() {
+        int checkEvery = 3;
+        int sample = 4;
+        LgcControl lenient = new LgcControl(1e9, 2, checkEvery, sample, true, true);
+        DistributedTrainer trainer = trainer(5, topology(SupportPolicy.LEADER, lenient));
+        TrainingResult result = trainer.fit(1);
+        for (int s = 0; s < STEPS; s++) {
+            StepMetrics m = result.steps().get(s);
+            boolean check = s >= FIRST_COMPRESSED && (s - FIRST_COMPRESSED) % checkEvery == 0;
+            for (int w = 0; w < K; w++) {
+                assertEquals(check ? 4L * sample : 0, m.traffic().bytes(w, Direction.SENT, TrafficKind.CONTROL),
+                        "step " + s + ", worker " + w);
+                assertEquals(check ? 1 : 0, m.traffic().bytes(w, Direction.RECEIVED, TrafficKind.CONTROL),
+                        "step " + s + ", worker " + w);
+            }
+            double drift = m.note(StepNotes.AE_DRIFT);
+            assertEquals(check, Double.isFinite(drift) && drift >= 0, "drift noted at step " + s + ": " + drift);
+            assertTrue(Double.isNaN(m.note(StepNotes.LGC_FALLBACK)), "no fallback at step " + s);
+        }
+        assertReplicasIdentical(trainer);
+    }
+
+    /**
+     * A bound no reconstruction meets: the first check trips the guard, every later step runs as a TOP_K step (the
+     * values travel, no latent or innovation, the autoencoder trains again) with the server's flag after it, and
+     * the replicas stay identical.
+     */
+    @ParameterizedTest
+    @EnumSource(SupportPolicy.class)
+    void driftGuardShouldFallBackToTopKStepsAndTrainAgain(SupportPolicy policy) {
+        LgcControl strict = new LgcControl(1e-12, 1, 1, 4, true, true);
+        LgcPsTopology topology = topology(policy, strict);
+        DistributedTrainer trainer = trainer(5, topology);
+        TrainingResult result = trainer.fit(1);
+        assertTrue(Double.isFinite(result.steps().get(FIRST_COMPRESSED).note(StepNotes.AE_DRIFT)));
+        for (int s = FIRST_COMPRESSED + 1; s < STEPS; s++) {
+            StepMetrics m = result.steps().get(s);
+            assertEquals(Stage.COMPRESSED, m.stage());
+            assertEquals(1.0, m.note(StepNotes.LGC_FALLBACK), "fallback at step " + s);
+            assertTrue(m.note(StepNotes.AE_RECONSTRUCTION) > 0, "training again at step " + s);
+            for (int w = 0; w < K; w++) {
+                assertEquals(0, m.traffic().bytes(w, Direction.SENT, TrafficKind.LATENT), "step " + s);
+                assertEquals(0, m.traffic().bytes(w, Direction.SENT, TrafficKind.INNOVATION), "step " + s);
+                assertEquals(4L * (DENSE + MU + PLAIN), m.traffic().bytes(w, Direction.SENT, TrafficKind.VALUES),
+                        "step " + s);
+                assertEquals(1, m.traffic().bytes(w, Direction.RECEIVED, TrafficKind.CONTROL), "flag, step " + s);
+            }
+        }
+        assertEquals(TOP_K + STEPS - FIRST_COMPRESSED - 1, topology.autoencoderLosses().size());
+        assertReplicasIdentical(trainer);
+    }
+
     @Test
     void shouldRefuseALayoutWithoutLearnedBlocks() {
         DistributedTrainer trainer = DistributedTrainer.builder()
@@ -213,9 +274,21 @@ class LgcPsTopologyTest {
         return sb.toString();
     }
 
+    private static void assertReplicasIdentical(DistributedTrainer trainer) {
+        float[] rank0 = trainer.replicas().get(0).params().toFloatVector();
+        for (int r = 1; r < K; r++) {
+            assertArrayEquals(rank0, trainer.replicas().get(r).params().toFloatVector(), "replica " + r);
+        }
+    }
+
+    /** The protocol as the paper has it: no guard traffic, no feedback; the ledger tests count every byte of it. */
     private static LgcPsTopology topology(SupportPolicy policy) {
+        return topology(policy, LgcControl.PAPER);
+    }
+
+    private static LgcPsTopology topology(SupportPolicy policy, LgcControl control) {
         return new LgcPsTopology(RATIO, IndexCodecs.defaultCodec(), AutoencoderSpec.PAPER, AeTraining.DEFAULT, 0.1,
-                policy, TOPOLOGY_SEED);
+                policy, TOPOLOGY_SEED, control);
     }
 
     private static DistributedTrainer trainer(long seed, Topology topology) {

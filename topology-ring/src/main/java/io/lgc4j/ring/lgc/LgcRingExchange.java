@@ -32,9 +32,7 @@ import io.lgc4j.core.train.StepTag;
 import io.lgc4j.ring.collective.RingAllReduce;
 
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import java.util.List;
-import java.util.SplittableRandom;
 
 /** One rank's side of LGC-RAR; see {@link LgcRingTopology} for the protocol. */
 final class LgcRingExchange implements GradientExchange {
@@ -273,45 +271,23 @@ final class LgcRingExchange implements GradientExchange {
      * relative error of the reconstruction there and feeds the drift guard, so all ranks fall back together.
      */
     private void checkDrift(StepTag tag, float[] compact, float[] reconstruction, PhaseClock clock) {
-        int[] sample = sample(tag.step());
-        float[] truth = new float[sample.length];
+        int[] sample = DriftGuard.samplePositions(seed, tag.step(), mu, control.checkSample());
+        float[] truth = new float[mu];
+        float[] sampled = new float[sample.length];
         for (int i = 0; i < sample.length; i++) {
-            truth[i] = compact[sample[i]];
+            sampled[i] = compact[sample[i]];
         }
-        ring.sum(truth, TrafficKind.CONTROL, tag, clock);
+        ring.sum(sampled, TrafficKind.CONTROL, tag, clock);
         clock.enter(Phase.DECODE);
-        divide(truth, 0, truth.length);
-        double err = 0;
-        double norm = 0;
+        divide(sampled, 0, sampled.length);
         for (int i = 0; i < sample.length; i++) {
-            double d = reconstruction[sample[i]] - truth[i];
-            err += d * d;
-            norm += (double) truth[i] * truth[i];
+            truth[sample[i]] = sampled[i];
         }
-        double relative = norm == 0 ? (err == 0 ? 0 : Double.POSITIVE_INFINITY) : err / norm;
+        double relative = DriftGuard.relativeError(reconstruction, truth, sample);
         notes.put(tag.step(), StepNotes.AE_DRIFT, relative);
         if (guard.observe(relative)) {
             fallback = true;
         }
-    }
-
-    /** {@code checkSample} distinct positions of the compact vector, ascending, drawn from the seed and the step. */
-    private int[] sample(int step) {
-        int n = Math.min(control.checkSample(), mu);
-        int[] all = new int[mu];
-        for (int i = 0; i < mu; i++) {
-            all[i] = i;
-        }
-        SplittableRandom r = new SplittableRandom(seed * 31 + step);
-        for (int i = 0; i < n; i++) {
-            int j = i + r.nextInt(mu - i);
-            int t = all[i];
-            all[i] = all[j];
-            all[j] = t;
-        }
-        int[] s = Arrays.copyOf(all, n);
-        Arrays.sort(s);
-        return s;
     }
 
     /** At the first COMPRESSED step the trainer sends the encoder and the decoder to every other rank. */
