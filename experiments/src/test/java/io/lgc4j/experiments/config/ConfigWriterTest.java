@@ -83,9 +83,10 @@ class ConfigWriterTest {
                   optimizer: adam
                   learningRate: 0.001
                   lambdaRec: 1.0
-                  lambdaSim: 0.5
+                  lambdaSim: 0.0
                   reconstructionFeedback: true
-                  driftBound: 1.0
+                  exactInnovation: true
+                  driftBound: 0.9
                   driftWindow: 5
                   checkEvery: 10
                   checkSample: 32
