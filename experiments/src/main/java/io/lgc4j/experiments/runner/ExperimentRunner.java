@@ -104,6 +104,7 @@ public final class ExperimentRunner {
                 Provenance.collect(configSource, config.run().seed()));
 
         TrainingResult result;
+        DistributedTrainer trainer;
         try (MetricsCsvWriter csv = new MetricsCsvWriter(dir.resolve("metrics.csv"))) {
             DistributedTrainer.Builder builder = DistributedTrainer.builder()
                     .model(model)
@@ -117,11 +118,30 @@ public final class ExperimentRunner {
                     .stages(stages(config))
                     .listener(csv);
             extraListeners.forEach(builder::listener);
-            result = builder.build().fit(config.training().epochs());
+            trainer = builder.build();
+            result = trainer.fit(config.training().epochs());
         }
-        Map<String, Object> summary = summarize(config, result);
+        Map<String, Object> summary = new LinkedHashMap<>(summarize(config, result));
+        summary.put("replicaChecksums", replicaChecksums(trainer));
         json.writeValue(dir.resolve("summary.json").toFile(), summary);
         return new RunOutcome(dir, result, summary);
+    }
+
+    /**
+     * CRC32C of every rank's parameters (their float bits) at the end of the run: all equal when the replicas stayed
+     * bit-identical, which the topologies guarantee and a reader of the summary can check.
+     */
+    static List<String> replicaChecksums(DistributedTrainer trainer) {
+        List<String> sums = new ArrayList<>();
+        for (var replica : trainer.replicas()) {
+            float[] params = replica.params().toFloatVector();
+            java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(4 * params.length);
+            bytes.asFloatBuffer().put(params);
+            java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+            crc.update(bytes.array());
+            sums.add(String.format("%08x", crc.getValue()));
+        }
+        return sums;
     }
 
     /** The zoo model a config names, with its updater. */

@@ -125,6 +125,12 @@ class ExperimentRunnerTest {
             String[] cells = line.split(",", -1);
             assertEquals("TOP_K".equals(cells[stage]), !cells[rec].isEmpty(), "ae_rec_loss on " + line);
         }
+        JsonNode sums = new ObjectMapper().readTree(outcome.directory().resolve("summary.json").toFile())
+                .get("replicaChecksums");
+        assertEquals(3, sums.size(), sums.toString());
+        for (JsonNode sum : sums) {
+            assertEquals(sums.get(0).asText(), sum.asText(), "replicas bit-identical through all three stages");
+        }
         var trainers = outcome.result().steps();
         for (int r = 0; r < 3; r++) {
             assertTrue(outcome.result().traffic().bytes(r, io.lgc4j.core.comm.Direction.RECEIVED,
@@ -140,6 +146,7 @@ class ExperimentRunnerTest {
         assertEquals(deterministicColumns(a.directory().resolve("metrics.csv")),
                 deterministicColumns(b.directory().resolve("metrics.csv")));
         assertEquals(a.result().finalAccuracy(), b.result().finalAccuracy());
+        assertEquals(a.summary().get("replicaChecksums"), b.summary().get("replicaChecksums"));
     }
 
     @Test
