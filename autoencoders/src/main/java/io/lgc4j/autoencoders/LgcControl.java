@@ -13,19 +13,21 @@ package io.lgc4j.autoencoders;
  *                             sum of residuals keeps what the autoencoder lost (error feedback through the AE)
  * @param exactInnovation      LGC-PS: the server puts each rank's innovation values, which it receives exactly, over
  *                             its decoder's output at those positions (the paper uses the decoder's output)
+ * @param lowPass              the accumulators' low-pass factor β in (0, 1] (ScaleCom's filtered memory); 1 = the
+ *                             paper's plain error accumulation
  */
 public record LgcControl(double driftBound, int driftWindow, int checkEvery, int checkSample,
-                         boolean reconstructionFeedback, boolean exactInnovation) {
+                         boolean reconstructionFeedback, boolean exactInnovation, double lowPass) {
 
     /**
      * The guard on (bound 0.9, window 5, a 32-position check every 10 steps), reconstruction feedback and exact
      * innovation on. A well-trained ring autoencoder's decoded mean has a relative error about 0.6 on real compact
      * vectors, LGC-PS's mean with the exact innovation about 0.45; a collapsed one (constant output) 1.0.
      */
-    public static final LgcControl DEFAULT = new LgcControl(0.9, 5, 10, 32, true, true);
+    public static final LgcControl DEFAULT = new LgcControl(0.9, 5, 10, 32, true, true, 1.0);
 
     /** The paper's behaviour: no guard, no reconstruction feedback, the decoder's output as it is. */
-    public static final LgcControl PAPER = new LgcControl(0, 5, 10, 32, false, false);
+    public static final LgcControl PAPER = new LgcControl(0, 5, 10, 32, false, false, 1.0);
 
     public LgcControl {
         if (!(driftBound >= 0) || Double.isInfinite(driftBound) || driftWindow < 1 || checkEvery < 1
@@ -34,6 +36,15 @@ public record LgcControl(double driftBound, int driftWindow, int checkEvery, int
                     + "checkSample at least 1; got " + driftBound + ", " + driftWindow + ", " + checkEvery + ", "
                     + checkSample);
         }
+        if (!(lowPass > 0 && lowPass <= 1)) {
+            throw new IllegalArgumentException("lowPass must be in (0, 1], got " + lowPass);
+        }
+    }
+
+    /** These controls with the accumulators' low-pass factor β replaced. */
+    public LgcControl withLowPass(double beta) {
+        return new LgcControl(driftBound, driftWindow, checkEvery, checkSample, reconstructionFeedback,
+                exactInnovation, beta);
     }
 
     /** Whether the drift guard is on. */

@@ -134,10 +134,13 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
         return new AeTraining(updater, lambdaRec, lambdaSim);
     }
 
-    /** @return the drift guard and reconstruction feedback settings */
+    /**
+     * @return the drift guard, reconstruction feedback and exact-innovation settings, with the accumulators' low-pass
+     *         factor of {@link LgcControl#DEFAULT} (the runner takes it from {@code compressor.lowPass})
+     */
     public LgcControl control() {
         return new LgcControl(driftBound, driftWindow, checkEvery, checkSample, reconstructionFeedback,
-                exactInnovation);
+                exactInnovation, LgcControl.DEFAULT.lowPass());
     }
 
     /**

@@ -198,11 +198,11 @@ public final class ExperimentRunner {
         AutoencoderConfig ae = config.autoencoder();
         return switch (config.topology().type()) {
             case RING -> new LgcRingTopology(config.compressor().ratio(), codec, ae.spec(), ae.training(),
-                    config.run().seed(), ae.control());
+                    config.run().seed(), ae.control().withLowPass(config.compressor().lowPass()));
             case PS -> new LgcPsTopology(config.compressor().ratio(), codec, ae.spec(), ae.training(),
                     ae.innovationShare(), config.topology().support() == SupportPolicyType.OWN
                             ? LgcPsTopology.SupportPolicy.OWN : LgcPsTopology.SupportPolicy.LEADER,
-                    config.run().seed(), ae.control());
+                    config.run().seed(), ae.control().withLowPass(config.compressor().lowPass()));
         };
     }
 
@@ -215,7 +215,7 @@ public final class ExperimentRunner {
             case SCALECOM -> new ScaleComCompressor(c.ratio(), c.lowPass());
             case S2 -> new S2SketchCompressor(c.ratio(), c.sketch().rows(), c.sketch().columnsPerSelected(),
                     c.sketch().groupSize());
-            case LGC -> new LgcSupportCompressor(c.ratio(), 0);
+            case LGC -> new LgcSupportCompressor(c.ratio(), 0, c.lowPass());
         };
     }
 

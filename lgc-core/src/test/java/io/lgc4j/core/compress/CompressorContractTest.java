@@ -191,8 +191,42 @@ class CompressorContractTest {
                 "another seed must draw other leaders");
     }
 
+    /**
+     * With a low-pass factor β the LGC memory is ScaleCom's filter: m ← (1−β)m + β(m + g − sent), i.e. on the support
+     * (where m + g − sent = 0) it decays to (1−β)m, elsewhere it takes in β·g; β = 1 is plain error feedback.
+     */
+    @Test
+    void lgcLowPassMemoryShouldFilterLikeScaleCom() {
+        ParamBlock block = new ParamBlock(0, 1, "fc", "W", 0, 8, new long[] {8}, LayerPolicy.LEARNED);
+        float beta = 0.25f;
+        SharedSupportCompressor.State state = new LgcSupportCompressor(0.25, 1, beta).newRank(List.of(block));
+        float[] g1 = {1, -8, 2, 0, 3, 0, 0, 7};
+        state.compensate(g1, 0);
+        int[][] support = state.chooseSupport(0);
+        assertArrayEquals(new int[] {1, 7}, support[0]);
+        assertArrayEquals(new float[] {-8, 7}, state.take(support));
+        float[] m1 = state.residual();
+        for (int i = 0; i < 8; i++) {
+            float expected = i == 1 || i == 7 ? 0 : beta * g1[i]; // m was 0
+            assertEquals(expected, m1[i], 1e-7, "position " + i);
+        }
+        float[] g2 = {0, 1, 0, 0, 0, 0, 0, 0};
+        state.compensate(g2, 1);
+        int[][] second = state.chooseSupport(1);
+        assertArrayEquals(new int[] {1, 4}, second[0]); // |m+g|: 1 at 1, 0.75 at 4, 0.5 at 2, 0.25 at 0
+        state.take(second);
+        float[] m2 = state.residual();
+        for (int i = 0; i < 8; i++) {
+            float expected = i == 1 || i == 4 ? (1 - beta) * m1[i] : m1[i] + beta * g2[i];
+            assertEquals(expected, m2[i], 1e-7, "position " + i);
+        }
+    }
+
     @Test
     void shouldRejectOutOfRangeSettingsNamingThem() {
+        assertEquals("lowPass must be in (0, 1], found 1.5",
+                assertThrows(IllegalArgumentException.class, () -> new LgcSupportCompressor(0.01, 1, 1.5))
+                        .getMessage());
         assertEquals("ratio must be in (0, 1], found 0.0",
                 assertThrows(IllegalArgumentException.class, () -> new TopKCompressor(0)).getMessage());
         assertEquals("momentum must be in [0, 1), found 1.0",

@@ -114,7 +114,7 @@ public final class LgcPsTopology implements Topology {
     public LgcPsTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training,
                          double innovationShare, SupportPolicy policy, long seed, LgcControl control) {
         this.control = Objects.requireNonNull(control, "control");
-        this.support = new LgcSupportCompressor(ratio, seed);
+        this.support = new LgcSupportCompressor(ratio, seed, control.lowPass());
         this.ratio = ratio;
         this.codec = Objects.requireNonNull(codec, "codec");
         this.spec = Objects.requireNonNull(spec, "spec");

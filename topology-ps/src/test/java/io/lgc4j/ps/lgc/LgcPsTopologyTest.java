@@ -194,7 +194,7 @@ class LgcPsTopologyTest {
     void driftChecksShouldCostOneSampleUpAndOneFlagDownPerWorkerEveryCheckEverySteps() {
         int checkEvery = 3;
         int sample = 4;
-        LgcControl lenient = new LgcControl(1e9, 2, checkEvery, sample, true, true);
+        LgcControl lenient = new LgcControl(1e9, 2, checkEvery, sample, true, true, 1.0);
         DistributedTrainer trainer = trainer(5, topology(SupportPolicy.LEADER, lenient));
         TrainingResult result = trainer.fit(1);
         for (int s = 0; s < STEPS; s++) {
@@ -221,7 +221,7 @@ class LgcPsTopologyTest {
     @ParameterizedTest
     @EnumSource(SupportPolicy.class)
     void driftGuardShouldFallBackToTopKStepsAndTrainAgain(SupportPolicy policy) {
-        LgcControl strict = new LgcControl(1e-12, 1, 1, 4, true, true);
+        LgcControl strict = new LgcControl(1e-12, 1, 1, 4, true, true, 1.0);
         LgcPsTopology topology = topology(policy, strict);
         DistributedTrainer trainer = trainer(5, topology);
         TrainingResult result = trainer.fit(1);

@@ -73,7 +73,7 @@ public final class LgcRingTopology implements Topology {
     public LgcRingTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training, long seed,
                            LgcControl control) {
         this.control = Objects.requireNonNull(control, "control");
-        this.support = new LgcSupportCompressor(ratio, seed);
+        this.support = new LgcSupportCompressor(ratio, seed, control.lowPass());
         this.codec = Objects.requireNonNull(codec, "codec");
         this.spec = Objects.requireNonNull(spec, "spec");
         this.training = Objects.requireNonNull(training, "training");

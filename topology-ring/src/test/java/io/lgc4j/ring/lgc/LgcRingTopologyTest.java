@@ -84,7 +84,7 @@ class LgcRingTopologyTest {
     void driftGuardShouldFallBackToTopKTogetherOnEveryRankAndCountItsBytes() {
         // a bound no reconstruction meets: the first check trips the guard and the training loss never recovers
         LgcRingTopology strict = new LgcRingTopology(0.05, IndexCodecs.defaultCodec(), AutoencoderSpec.PAPER,
-                AeTraining.DEFAULT, 42, new io.lgc4j.autoencoders.LgcControl(1e-12, 1, 1, 4, true, true));
+                AeTraining.DEFAULT, 42, new io.lgc4j.autoencoders.LgcControl(1e-12, 1, 1, 4, true, true, 1.0));
         DistributedTrainer trainer = DistributedTrainer.builder().model(TestModels.mlp(5, new Sgd(0.1)))
                 .data(TestModels.data(K * 8 * STEPS, 3)).workers(K).batchSizePerWorker(8).topology(strict)
                 .seed(5).stages(new StageSchedule(FULL, TOP_K)).build();
