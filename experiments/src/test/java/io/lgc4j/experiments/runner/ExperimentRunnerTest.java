@@ -131,6 +131,12 @@ class ExperimentRunnerTest {
         for (JsonNode sum : sums) {
             assertEquals(sums.get(0).asText(), sum.asText(), "replicas bit-identical through all three stages");
         }
+        // the same seed again: the same losses, accuracies, bytes and AE notes step by step, the same parameters
+        ExperimentRunner.RunOutcome again = new ExperimentRunner().run(ConfigLoader.parse(yaml, "c.yaml"), "c.yaml",
+                List.of());
+        assertEquals(deterministicColumns(outcome.directory().resolve("metrics.csv")),
+                deterministicColumns(again.directory().resolve("metrics.csv")));
+        assertEquals(outcome.summary().get("replicaChecksums"), again.summary().get("replicaChecksums"));
         var trainers = outcome.result().steps();
         for (int r = 0; r < 3; r++) {
             assertTrue(outcome.result().traffic().bytes(r, io.lgc4j.core.comm.Direction.RECEIVED,
