@@ -8,27 +8,47 @@ import java.util.SplittableRandom;
 /**
  * Watches an autoencoder's reconstruction error online and says when to stop trusting it (beyond the paper).
  *
- * <p>The compressed stage feeds it a relative error now and then (‖reconstruction − truth‖² / ‖truth‖² on a
- * sample); when the mean of the last {@code window} errors exceeds {@code bound}, the guard trips and the topology
- * falls back to top-k updates while the autoencoder trains again. During the fallback it is fed the training
- * reconstruction loss (a relative error too: inputs have unit RMS), and it recovers when the mean of the last
- * {@code window} is back under the bound. Deterministic: the same errors give the same decisions on every rank.
+ * <p>The compressed stage feeds it a {@link Measurement} now and then: ‖reconstruction − truth‖² and ‖truth‖² on a
+ * sample of positions. When the relative error of the last {@code window} measurements together — the sum of their
+ * errors over the sum of their norms — exceeds {@code bound}, the guard trips and the topology falls back to top-k
+ * updates while the autoencoder trains again. During the fallback it is fed measurements of the training steps and
+ * recovers when the last {@code window} are back under the bound. Deterministic: the same measurements give the same
+ * decisions on every rank.
+ *
+ * <p>Why a ratio of sums, not a mean of ratios: compact vectors are heavy-tailed, so a sample of a few dozen positions
+ * often misses the few large ones; its norm is then small and its ratio large. The mean of such ratios overstates
+ * the error (LGC-PS, 32 positions: 0.86 on average against 0.46 measured on whole vectors); pooling the window's
+ * sums is the ratio estimate of the pooled sample.
  *
  * <pre>{@code
- * DriftGuard guard = new DriftGuard(1.0, 5);
- * if (guard.observe(error)) { ... fall back ... }          // compressed stage
- * if (guard.recovered(trainingLoss)) { ... resume ... }    // fallback
+ * DriftGuard guard = new DriftGuard(0.9, 5);
+ * if (guard.observe(DriftGuard.measure(rec, truth, sample))) { ... fall back ... }   // compressed stage
+ * if (guard.recovered(DriftGuard.measure(rec, truth, null))) { ... resume ... }      // fallback
  * }</pre>
  */
 public final class DriftGuard {
 
+    /**
+     * One check: the squared error of an approximation and the squared norm of the truth over the same positions.
+     *
+     * @param error ‖approximation − truth‖²
+     * @param norm  ‖truth‖²
+     */
+    public record Measurement(double error, double norm) {
+
+        /** error / norm: 0 for a perfect approximation, 1 for sending nothing; infinite when only the truth is 0. */
+        public double relative() {
+            return norm == 0 ? (error == 0 ? 0 : Double.POSITIVE_INFINITY) : error / norm;
+        }
+    }
+
     private final double bound;
     private final int window;
-    private final Deque<Double> recent = new ArrayDeque<>();
+    private final Deque<Measurement> recent = new ArrayDeque<>();
 
     /**
-     * @param bound  the largest mean relative error tolerated (1 means "no better than sending nothing")
-     * @param window how many observations the mean covers
+     * @param bound  the largest relative error tolerated over a window (1 means "no better than sending nothing")
+     * @param window how many measurements the window pools
      */
     public DriftGuard(double bound, int window) {
         if (!(bound > 0) || Double.isInfinite(bound) || window < 1) {
@@ -37,6 +57,33 @@ public final class DriftGuard {
         }
         this.bound = bound;
         this.window = window;
+    }
+
+    /** The bound on the window's relative error. */
+    public double bound() {
+        return bound;
+    }
+
+    /** The number of measurements the window pools. */
+    public int window() {
+        return window;
+    }
+
+    /**
+     * The squared error of {@code approximation} against {@code truth} and the squared norm of {@code truth} at the
+     * given positions ({@code at} null: every position).
+     */
+    public static Measurement measure(float[] approximation, float[] truth, int[] at) {
+        double err = 0;
+        double norm = 0;
+        int n = at == null ? truth.length : at.length;
+        for (int j = 0; j < n; j++) {
+            int i = at == null ? j : at[j];
+            double d = (double) approximation[i] - truth[i];
+            err += d * d;
+            norm += (double) truth[i] * truth[i];
+        }
+        return new Measurement(err, norm);
     }
 
     /**
@@ -62,38 +109,11 @@ public final class DriftGuard {
     }
 
     /**
-     * ‖approximation − truth‖² / ‖truth‖² at the given positions (all positions when {@code at} is null): 0 for a
-     * perfect approximation, 1 for sending nothing, infinite for a non-zero approximation of a zero truth.
+     * Adds a measurement from the compressed stage; returns true when the guard trips (the window is full and its
+     * pooled relative error exceeds the bound), after which the window is cleared for the recovery.
      */
-    public static double relativeError(float[] approximation, float[] truth, int[] at) {
-        double err = 0;
-        double norm = 0;
-        int n = at == null ? truth.length : at.length;
-        for (int j = 0; j < n; j++) {
-            int i = at == null ? j : at[j];
-            double d = (double) approximation[i] - truth[i];
-            err += d * d;
-            norm += (double) truth[i] * truth[i];
-        }
-        return norm == 0 ? (err == 0 ? 0 : Double.POSITIVE_INFINITY) : err / norm;
-    }
-
-    /** The bound on the mean relative error. */
-    public double bound() {
-        return bound;
-    }
-
-    /** The number of observations the mean covers. */
-    public int window() {
-        return window;
-    }
-
-    /**
-     * Adds a relative reconstruction error from the compressed stage; returns true when the guard trips (the mean
-     * of the last {@code window} exceeds the bound), after which its window is cleared for the recovery.
-     */
-    public boolean observe(double relativeError) {
-        if (add(relativeError) > bound) {
+    public boolean observe(Measurement m) {
+        if (add(m) > bound) {
             recent.clear();
             return true;
         }
@@ -101,29 +121,32 @@ public final class DriftGuard {
     }
 
     /**
-     * Adds a training reconstruction loss during a fallback; returns true when {@code window} of them have been
-     * seen and their mean is under the bound, after which the window is cleared for the next compressed stretch.
+     * Adds a measurement of a training step during a fallback; returns true when the window is full and its pooled
+     * relative error is under the bound, after which the window is cleared for the next compressed stretch.
      */
-    public boolean recovered(double trainingLoss) {
-        if (add(trainingLoss) <= bound && recent.size() == window) {
+    public boolean recovered(Measurement m) {
+        if (add(m) <= bound && recent.size() == window) {
             recent.clear();
             return true;
         }
         return false;
     }
 
-    private double add(double value) {
-        recent.addLast(Double.isNaN(value) ? Double.POSITIVE_INFINITY : value);
+    private double add(Measurement m) {
+        boolean broken = Double.isNaN(m.error()) || Double.isNaN(m.norm());
+        recent.addLast(broken ? new Measurement(Double.POSITIVE_INFINITY, 0) : m);
         if (recent.size() > window) {
             recent.removeFirst();
         }
         if (recent.size() < window) {
             return Double.NEGATIVE_INFINITY;
         }
-        double sum = 0;
-        for (double v : recent) {
-            sum += v;
+        double err = 0;
+        double norm = 0;
+        for (Measurement r : recent) {
+            err += r.error();
+            norm += r.norm();
         }
-        return sum / window;
+        return new Measurement(err, norm).relative();
     }
 }

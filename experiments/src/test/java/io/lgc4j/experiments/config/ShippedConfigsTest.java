@@ -18,10 +18,21 @@ class ShippedConfigsTest {
                 new TopologyConfig(topology), CompressorConfig.defaults(), StagesConfig.defaults());
     }
 
+    /** The quickstart is LGC-PS through all three stages in one epoch; everything else as the dense configs. */
     @Test
-    void shouldLoadQuickstartAsDenseRingWithFourWorkers() {
-        assertEquals(quickstartNamed("quickstart", TopologyType.RING),
-                ConfigLoader.load(shippedConfig("quickstart.yaml")));
+    void shouldLoadQuickstartAsLgcPsWithFourWorkersPassingThroughAllStages() {
+        ExperimentConfig quickstart = ConfigLoader.load(shippedConfig("quickstart.yaml"));
+        ExperimentConfig dense = quickstartNamed("quickstart", TopologyType.PS);
+        assertEquals(dense.run(), quickstart.run());
+        assertEquals(dense.data(), quickstart.data());
+        assertEquals(dense.model(), quickstart.model());
+        assertEquals(dense.training(), quickstart.training());
+        assertEquals(new TopologyConfig(TopologyType.PS, SupportPolicyType.LEADER), quickstart.topology());
+        assertEquals(CompressorType.LGC, quickstart.compressor().type());
+        assertEquals(0.001, quickstart.compressor().ratio());
+        assertEquals(0.1, quickstart.compressor().lowPass());
+        assertEquals(new StagesConfig(150, 150), quickstart.stages());
+        assertEquals(AutoencoderConfig.defaults(), quickstart.autoencoder(), "its autoencoder keys are the defaults");
     }
 
     @Test
@@ -31,7 +42,7 @@ class ShippedConfigsTest {
 
     @Test
     void shouldRoundTripShippedConfigs() {
-        for (String name : new String[] {"quickstart.yaml", "dense-ps.yaml"}) {
+        for (String name : new String[] {"quickstart.yaml", "dense-ps.yaml", "lgc-ps.yaml", "lgc-rar.yaml"}) {
             ExperimentConfig config = ConfigLoader.load(shippedConfig(name));
             assertEquals(config, ConfigLoader.parse(config.toYaml(), name), name);
         }

@@ -131,8 +131,9 @@ final class LgcPsServer implements ServiceLoop {
 
     /**
      * One training step on the K compact vectors inside the values received. In a fallback the common rank is the
-     * step's leader and the step also judges recovery: the relative error of the mean of the K reconstructions (as
-     * the compressed stage would apply them) against the true mean, on every position.
+     * step's leader, and the step first judges recovery: the error of the mean of the K reconstructions (as the
+     * compressed stage would apply them) against the true mean, on every position, before the autoencoder trains on
+     * these vectors.
      */
     private void train(StepTag tag, float[][] values) {
         float[][] compacts = new float[workers][];
@@ -145,14 +146,15 @@ final class LgcPsServer implements ServiceLoop {
         }
         notes.put(tag.step(), StepNotes.LGC_FALLBACK, 1);
         int leader = support.leader(tag.step(), workers);
-        record(tag, trainer.step(compacts, leader));
         float scale = Scale.rms(compacts[leader]);
         float[] latent = autoencoder.encode(compacts[leader], scale);
         float[][] reconstructions = new float[workers][];
         for (int w = 0; w < workers; w++) {
             reconstructions[w] = reconstruct(w, latent, autoencoder.innovation(compacts[w]), scale);
         }
-        if (guard.recovered(DriftGuard.relativeError(meanOf(reconstructions), meanOf(compacts), null))) {
+        DriftGuard.Measurement m = DriftGuard.measure(meanOf(reconstructions), meanOf(compacts), null);
+        record(tag, trainer.step(compacts, leader));
+        if (guard.recovered(m)) {
             fallback = false;
             encoderShipped = false;
         }
@@ -180,9 +182,9 @@ final class LgcPsServer implements ServiceLoop {
                 applied[sample[i]] += rec[sample[i]] / workers;
             }
         }
-        double relative = DriftGuard.relativeError(applied, truth, sample);
-        notes.put(tag.step(), StepNotes.AE_DRIFT, relative);
-        if (guard.observe(relative)) {
+        DriftGuard.Measurement m = DriftGuard.measure(applied, truth, sample);
+        notes.put(tag.step(), StepNotes.AE_DRIFT, m.relative());
+        if (guard.observe(m)) {
             fallback = true;
         }
     }

@@ -181,7 +181,8 @@ final class LgcRingExchange implements GradientExchange {
             if (tag.stage() == Stage.COMPRESSED) {
                 // the loss is per element against the leader's scale; the check measures error relative to the
                 // mean's own energy, so recovery must too (else a decoder that outputs nothing passes)
-                recovered = guard.recovered(losses.reconstruction() / meanEnergy(samples, leader));
+                recovered = guard.recovered(new DriftGuard.Measurement(losses.reconstruction(),
+                        meanEnergy(samples, leader)));
             }
         }
         if (tag.stage() == Stage.COMPRESSED) {
@@ -202,7 +203,7 @@ final class LgcRingExchange implements GradientExchange {
             m /= samples.length * scale;
             sum += m * m;
         }
-        return Math.max(sum / mu, Double.MIN_NORMAL);
+        return sum / mu;
     }
 
     /**
@@ -283,9 +284,9 @@ final class LgcRingExchange implements GradientExchange {
         for (int i = 0; i < sample.length; i++) {
             truth[sample[i]] = sampled[i];
         }
-        double relative = DriftGuard.relativeError(reconstruction, truth, sample);
-        notes.put(tag.step(), StepNotes.AE_DRIFT, relative);
-        if (guard.observe(relative)) {
+        DriftGuard.Measurement m = DriftGuard.measure(reconstruction, truth, sample);
+        notes.put(tag.step(), StepNotes.AE_DRIFT, m.relative());
+        if (guard.observe(m)) {
             fallback = true;
         }
     }
