@@ -37,8 +37,10 @@ public non-sealed interface SharedSupportCompressor extends Compressor {
         float[] take(int[][] support);
 
         /**
-         * Adds {@code amounts} (concatenated over blocks in block order, one per index of {@code support}) to the
-         * memory at {@code support}: for error feedback of what a lossy stage after {@link #take} lost.
+         * Error feedback of what a lossy stage after {@link #take} lost: {@code amounts} (concatenated over blocks in
+         * block order, one per index of {@code support}) go into the memory at {@code support} the way the memory
+         * takes in what is not sent — whole for plain error feedback, times β for a low-pass filtered memory, so that
+         * the filter sees {@code sent − amounts} as what was sent.
          */
         default void feedBack(int[][] support, float[] amounts) {
             throw new UnsupportedOperationException(getClass().getSimpleName() + " does not take feedback");

@@ -80,11 +80,14 @@ final class SupportMemory implements SharedSupportCompressor.State {
             throw new IllegalArgumentException("support has " + support.length + " blocks, expected "
                     + region.blockCount());
         }
+        // take() left (1−β)m on the support, as if all of m + g had been applied; of what was not, the filter keeps
+        // β (with β < 1 adding it whole counts the old memory twice: the accumulators grow ~(2−β)× per step)
+        float beta = (float) lowPass;
         int at = 0;
         for (int b = 0; b < region.blockCount(); b++) {
             int start = region.start(b);
             for (int index : support[b]) {
-                memory[start + index] += amounts[at++];
+                memory[start + index] += beta * amounts[at++];
             }
         }
         if (at != amounts.length) {

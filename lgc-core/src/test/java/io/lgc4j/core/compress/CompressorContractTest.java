@@ -222,6 +222,31 @@ class CompressorContractTest {
         }
     }
 
+    /**
+     * Feedback of what a lossy stage lost goes through the same filter: after take and feedBack(lost) the memory on
+     * the support is (1−β)m + β(m + g − applied), with applied = sent − lost — and with β = 1 exactly m + g − applied.
+     */
+    @Test
+    void feedbackShouldPassTheLowPassFilterAsIfTheAppliedValueHadBeenSent() {
+        ParamBlock block = new ParamBlock(0, 1, "fc", "W", 0, 4, new long[] {4}, LayerPolicy.LEARNED);
+        for (float beta : new float[] {1f, 0.1f}) {
+            SharedSupportCompressor.State state = new LgcSupportCompressor(0.25, 1, beta).newRank(List.of(block));
+            state.compensate(new float[] {0, 0, 1, 4}, 0);
+            state.take(state.chooseSupport(0)); // sends 4 at position 3; position 2 keeps β·1
+            float m = state.residual()[2];
+            assertEquals(beta, m, 1e-7);
+            state.compensate(new float[] {0, 0, 2, 0}, 1);
+            int[][] support = state.chooseSupport(1);
+            assertArrayEquals(new int[] {2}, support[0]);
+            float[] sent = state.take(support);
+            assertEquals(m + 2, sent[0], 1e-6);
+            float applied = 0.5f;
+            state.feedBack(support, new float[] {sent[0] - applied});
+            float expected = (1 - beta) * m + beta * (m + 2 - applied);
+            assertEquals(expected, state.residual()[2], 1e-6, "β = " + beta);
+        }
+    }
+
     @Test
     void shouldRejectOutOfRangeSettingsNamingThem() {
         assertEquals("lowPass must be in (0, 1], found 1.5",
