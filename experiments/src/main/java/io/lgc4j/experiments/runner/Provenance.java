@@ -1,6 +1,8 @@
 package io.lgc4j.experiments.runner;
 
+import java.io.File;
 import java.io.IOException;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -19,8 +21,11 @@ public final class Provenance {
     public static Map<String, Object> collect(String configSource, long seed) {
         Map<String, Object> p = new LinkedHashMap<>();
         p.put("lgc4jVersion", BuildInfo.version());
-        p.put("gitCommit", git("rev-parse", "HEAD"));
-        String status = git("status", "--porcelain", "--untracked-files=no");
+        // the commit of the code that runs: asked where the jar (or classes directory) lives, so a run started from
+        // any working directory still names it
+        File code = codeLocation();
+        p.put("gitCommit", git(code, "rev-parse", "HEAD"));
+        String status = git(code, "status", "--porcelain", "--untracked-files=no");
         p.put("gitDirty", status.equals("unknown") ? "unknown" : String.valueOf(!status.isEmpty()));
         p.put("config", configSource);
         p.put("seed", seed);
@@ -34,12 +39,22 @@ public final class Provenance {
         return p;
     }
 
-    private static String git(String... args) {
+    /** The directory holding this class's jar or classes, or null (then git runs in the working directory). */
+    private static File codeLocation() {
+        try {
+            File f = new File(Provenance.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return f.isDirectory() ? f : f.getParentFile();
+        } catch (URISyntaxException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static String git(File directory, String... args) {
         String[] command = new String[args.length + 1];
         command[0] = "git";
         System.arraycopy(args, 0, command, 1, args.length);
         try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            Process process = new ProcessBuilder(command).directory(directory).redirectErrorStream(true).start();
             String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
             if (!process.waitFor(10, TimeUnit.SECONDS) || process.exitValue() != 0) {
                 return "unknown";
