@@ -33,7 +33,7 @@ import java.util.List;
  *   lambdaRec: 1.0                       # weight of the reconstruction loss
  *   lambdaSim: 0.0                       # weight of the latent similarity loss (the paper: 0.5, which collapses
  *                                        #   the latent on real gradients; see AeTraining.DEFAULT)
- *   reconstructionFeedback: true         # put what the autoencoder lost back into the residuals
+ *   reconstructionFeedback: false        # put what the autoencoder lost back into the residuals
  *   exactInnovation: true                # PS: the server keeps the innovation values it receives over D_k's output
  *   driftBound: 0.9                      # fall back to top-k when the mean relative reconstruction error of the
  *   driftWindow: 5                       #   last driftWindow checks exceeds it; 0 = no guard

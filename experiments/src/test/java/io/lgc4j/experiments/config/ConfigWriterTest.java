@@ -84,7 +84,7 @@ class ConfigWriterTest {
                   learningRate: 0.001
                   lambdaRec: 1.0
                   lambdaSim: 0.0
-                  reconstructionFeedback: true
+                  reconstructionFeedback: false
                   exactInnovation: true
                   driftBound: 0.9
                   driftWindow: 5
