@@ -62,7 +62,7 @@ public final class ConfigException extends RuntimeException {
     }
 
     /** A problem about a whole file (malformed YAML, unreadable file), with no key to name. */
-    static ConfigException forSource(String source, String detail, Throwable cause) {
+    public static ConfigException forSource(String source, String detail, Throwable cause) {
         return new ConfigException(Objects.requireNonNull(source, "source"), null, detail, cause);
     }
 

@@ -114,6 +114,26 @@ public final class ConfigLoader {
 
     /** Syntax first, binding second: a YAML error is reported as such, never as a confusing binding error. */
     private static JsonNode readSingleDocument(String yaml, String source) {
+        JsonNode tree = readYamlTree(yaml, source);
+        if (tree == null || tree.isMissingNode() || tree.isNull()) {
+            // An empty file is a config with every default, which still lacks run.name.
+            return YamlMapping.MAPPER.createObjectNode();
+        }
+        if (!tree.isObject()) {
+            throw ConfigException.forSource(source, "the top level expects a mapping with keys "
+                    + String.join(", ", topLevelKeys()) + ", found " + describe(tree), null);
+        }
+        return tree;
+    }
+
+    /**
+     * Parses one YAML document into a tree, with the loader's syntax errors (line, column, duplicate keys) and no
+     * check of its content; for files that embed configs, such as the table suites. An empty document gives
+     * {@code null} or a missing node.
+     *
+     * @throws ConfigException naming {@code source} if the text is not one well-formed YAML document
+     */
+    public static JsonNode readYamlTree(String yaml, String source) {
         JsonNode tree;
         try (JsonParser parser = YamlMapping.MAPPER.createParser(yaml)) {
             tree = YamlMapping.MAPPER.readTree(parser);
@@ -126,14 +146,6 @@ public final class ConfigLoader {
         } catch (IOException e) {
             // Reading from a String does no I/O; this is Jackson's signature, not a real failure mode.
             throw ConfigException.forSource(source, "cannot read YAML: " + e.getMessage(), e);
-        }
-        if (tree == null || tree.isMissingNode() || tree.isNull()) {
-            // An empty file is a config with every default, which still lacks run.name.
-            return YamlMapping.MAPPER.createObjectNode();
-        }
-        if (!tree.isObject()) {
-            throw ConfigException.forSource(source, "the top level expects a mapping with keys "
-                    + String.join(", ", topLevelKeys()) + ", found " + describe(tree), null);
         }
         return tree;
     }

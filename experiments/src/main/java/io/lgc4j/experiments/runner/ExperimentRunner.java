@@ -65,6 +65,9 @@ import java.util.Map;
  */
 public final class ExperimentRunner {
 
+    /** The file a finished run writes last. */
+    public static final String SUMMARY = "summary.json";
+
     /**
      * What a run produced.
      *
@@ -83,7 +86,22 @@ public final class ExperimentRunner {
      */
     public RunOutcome run(ExperimentConfig config, String configSource, List<TrainingListener> extraListeners)
             throws IOException {
+        Path dir = createRunDirectory(Path.of(config.run().outputDir()), config.run().name());
+        return runInto(dir, config, configSource, extraListeners);
+    }
+
+    /**
+     * Runs {@code config} into the given directory (created if absent; files of an earlier attempt are replaced).
+     * {@code summary.json} is written last and atomically, so its presence marks a finished run: the table
+     * commands use it to resume a suite without rerunning what already finished.
+     *
+     * @throws IOException as for {@link #run}
+     */
+    public RunOutcome runInto(Path dir, ExperimentConfig config, String configSource,
+                              List<TrainingListener> extraListeners) throws IOException {
         Nd4jEnvironment.configure();
+        Files.createDirectories(dir);
+        Files.deleteIfExists(dir.resolve(SUMMARY));
         DataConfig data = config.data();
         PixelPreprocessing pixels = switch (data.preprocessing()) {
             case STANDARDIZE -> PixelPreprocessing.STANDARDIZED;
@@ -97,7 +115,6 @@ public final class ExperimentRunner {
         Model model = buildModel(config.model(), config.run().seed());
         Topology topology = topology(config);
 
-        Path dir = createRunDirectory(Path.of(config.run().outputDir()), config.run().name());
         Files.writeString(dir.resolve("config.yaml"), config.toYaml());
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         json.writeValue(dir.resolve("provenance.json").toFile(),
@@ -122,8 +139,12 @@ public final class ExperimentRunner {
             result = trainer.fit(config.training().epochs());
         }
         Map<String, Object> summary = new LinkedHashMap<>(summarize(config, result));
+        summary.put("parameters", trainer.layout().length());
         summary.put("replicaChecksums", replicaChecksums(trainer));
-        json.writeValue(dir.resolve("summary.json").toFile(), summary);
+        Path partial = dir.resolve(SUMMARY + ".partial");
+        json.writeValue(partial.toFile(), summary);
+        Files.move(partial, dir.resolve(SUMMARY), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         return new RunOutcome(dir, result, summary);
     }
 

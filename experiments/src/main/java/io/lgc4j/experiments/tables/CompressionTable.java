@@ -1,0 +1,191 @@
+package io.lgc4j.experiments.tables;
+
+import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.experiments.config.CompressorType;
+import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.experiments.config.TopologyType;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@code lgc table compression}: the analog of seeds/003 Table VI (with Table IV's run totals). For every model and
+ * method: top-1 test accuracy; the information a node sends per step in the method's steady stage (COMPRESSED for
+ * LGC, the sparse stage for the sparsifiers, dense for the baseline), with LGC-PS split into the rank sending the
+ * latent (the leader) and the other ranks; the compression ratio against the baseline; the bytes all workers sent over
+ * the whole run, dense warm-up, setup and weight shipments included; and the wall time.
+ *
+ * <p>The per-step information counts every byte a node put on the wire in that stage (values, indices, latent,
+ * innovation, control and frame headers) but the one-off weight shipments, which are in the run totals. The finding
+ * under the table checks the paper's ordering (LGC-PS &lt; LGC-RAR &lt; DGC ≈ Sparse GD &lt; ScaleCom &lt; Baseline)
+ * relation by relation, with LGC-PS's mean rank standing for LGC-PS.
+ */
+public final class CompressionTable {
+
+    /** Relative difference under which two byte counts count as "≈". */
+    static final double ABOUT_EQUAL = 0.10;
+
+    private CompressionTable() {
+    }
+
+    /** The role a method plays in the paper's ordering. */
+    enum Role {
+        BASELINE("Baseline"), SPARSE_GD("Sparse GD"), DGC("DGC"), SCALECOM("ScaleCom"), S2("S2"),
+        LGC_RAR("LGC-RAR"), LGC_PS("LGC-PS");
+
+        final String paperName;
+
+        Role(String paperName) {
+            this.paperName = paperName;
+        }
+
+        static Role of(ExperimentConfig c) {
+            return switch (c.compressor().type()) {
+                case NONE -> BASELINE;
+                case TOPK -> SPARSE_GD;
+                case DGC -> DGC;
+                case SCALECOM -> SCALECOM;
+                case S2 -> S2;
+                case LGC -> c.topology().type() == TopologyType.PS ? LGC_PS : LGC_RAR;
+            };
+        }
+    }
+
+    /** Builds the table, the PNGs and the report from finished runs and writes them into {@code out}. */
+    public static void write(Suite suite, Suite.Profile profile, String commandLine, List<SuiteRuns.Finished> runs,
+                             Path out) throws IOException {
+        Table table = new Table(List.of(
+                Table.column("model", "model"), Table.column("method", "method"),
+                Table.column("topology", "topology"), Table.column("rank", "rank"),
+                Table.column("stage", "stage"), Table.column("top1_pct", "top-1 (%)"),
+                Table.column("info_bytes_per_step", "info size (B / node / step)"),
+                Table.column("index_bytes_per_step", "of which indices (B)"),
+                Table.column("ratio", "ratio vs baseline (×)"),
+                Table.column("run_total_mb", "run total, all workers (MB)"),
+                Table.column("run_total_ratio", "run total ratio (×)"),
+                Table.column("steps", "steps"), Table.timing("wall_s", "wall (s)")));
+        List<String> findings = new ArrayList<>();
+        Map<String, double[]> bytesByModel = new LinkedHashMap<>();
+        List<String> categories = new ArrayList<>();
+        for (String model : suite.models()) {
+            List<SuiteRuns.Finished> ofModel = runs.stream().filter(r -> r.planned().model().equals(model)).toList();
+            SuiteRuns.Finished baseline = ofModel.stream()
+                    .filter(r -> r.planned().config().compressor().type() == CompressorType.NONE).findFirst()
+                    .orElse(null);
+            double baselineInfo = Double.NaN;
+            double baselineTotal = Double.NaN;
+            if (baseline != null) {
+                baselineInfo = Summaries.information(Summaries.sent(baseline.summary(),
+                        Summaries.steadyStage(baseline.summary()), "workerSentPerStep"));
+                baselineTotal = Summaries.sentTotal(baseline.summary(), 0, Summaries.workers(baseline.summary()));
+            }
+            Map<Role, Double> byRole = new LinkedHashMap<>();
+            List<Double> modelBytes = new ArrayList<>();
+            for (SuiteRuns.Finished run : ofModel) {
+                Map<String, Object> s = run.summary();
+                ExperimentConfig c = run.planned().config();
+                Role role = Role.of(c);
+                String stage = Summaries.steadyStage(s);
+                double total = Summaries.sentTotal(s, 0, Summaries.workers(s));
+                List<String[]> ranks = role == Role.LGC_PS && stage.equals("COMPRESSED")
+                        ? List.<String[]>of(new String[] {"leader", "latentSenderSentPerStep"},
+                                new String[] {"others", "otherWorkerSentPerStep"})
+                        : List.<String[]>of(new String[] {"every", "workerSentPerStep"});
+                byRole.putIfAbsent(role, Summaries.information(Summaries.sent(s, stage, "workerSentPerStep")));
+                for (String[] rank : ranks) {
+                    Map<String, Double> sent = Summaries.sent(s, stage, rank[1]);
+                    double info = Summaries.information(sent);
+                    String label = run.planned().label() + (ranks.size() > 1 ? " (" + rank[0] + ")" : "");
+                    table.add(model, run.planned().label(), c.topology().type().toString(), rank[0], stage,
+                            Table.number(100 * Summaries.accuracy(s), 2), Table.number(info, 1),
+                            Table.number(sent.getOrDefault(TrafficKind.INDICES.name(), 0.0), 1),
+                            Table.number(baselineInfo / info, 1), Table.number(total / 1e6, 3),
+                            Table.number(baselineTotal / total, 2), String.valueOf(((Number) s.get("steps")).intValue()),
+                            Table.number(Summaries.wallSeconds(s), 1));
+                    if (!categories.contains(label)) {
+                        categories.add(label);
+                    }
+                    modelBytes.add(info);
+                }
+            }
+            bytesByModel.put(model, modelBytes.stream().mapToDouble(Double::doubleValue).toArray());
+            findings.add(ordering(model, byRole));
+        }
+        for (Map.Entry<String, double[]> e : bytesByModel.entrySet()) {
+            if (e.getValue().length != categories.size()) {
+                // the models ran different method lists; a grouped chart needs the same categories for all
+                bytesByModel.clear();
+                break;
+            }
+        }
+        Map<String, String> figures = new LinkedHashMap<>();
+        if (!bytesByModel.isEmpty()) {
+            Charts.bars("Information sent per node per step (steady stage)", "method", "bytes per node per step"
+                    + " (log scale)", categories, bytesByModel, true, out.resolve("compression.png"));
+            figures.put("compression.png", "Bytes per node per step, by method and model (log scale)");
+        }
+        List<String> intro = List.of(
+                "Every run: " + describe(runs) + ". **info size** is what one node sends per step in the method's"
+                        + " steady stage (the last stage it reached: COMPRESSED for LGC, TOP_K for the sparsifiers,"
+                        + " FULL for the baseline), every byte on the wire (values, indices, latent, innovation,"
+                        + " control, frame headers) but one-off weight shipments. LGC-PS is split like the paper's"
+                        + " table: the rank that sends the latent (the step's leader) and the other ranks. **ratio**"
+                        + " is the baseline's info size over the method's; the **run total** is every byte all"
+                        + " workers sent over the whole run (dense warm-up, top-k stage, setup and weight shipments"
+                        + " included), as in Table IV.");
+        new Report(suite, profile, commandLine, intro, table, figures, findings).write(out, runs, Map.of());
+    }
+
+    /** The paper's ordering relation by relation, measured on one model. */
+    static String ordering(String model, Map<Role, Double> bytes) {
+        List<String> checks = new ArrayList<>();
+        relation(checks, bytes, Role.LGC_PS, Role.LGC_RAR, false);
+        relation(checks, bytes, Role.LGC_RAR, Role.DGC, false);
+        relation(checks, bytes, Role.DGC, Role.SPARSE_GD, true);
+        relation(checks, bytes, Role.SPARSE_GD, Role.SCALECOM, false);
+        relation(checks, bytes, Role.SCALECOM, Role.BASELINE, false);
+        List<Map.Entry<Role, Double>> sorted = new ArrayList<>(bytes.entrySet());
+        sorted.removeIf(e -> Double.isNaN(e.getValue()));
+        sorted.sort(Map.Entry.comparingByValue());
+        StringBuilder order = new StringBuilder();
+        for (Map.Entry<Role, Double> e : sorted) {
+            order.append(order.length() == 0 ? "" : " < ").append(e.getKey().paperName).append(" (")
+                    .append(String.format(Locale.ROOT, "%,.0f", e.getValue())).append(")");
+        }
+        return "**Ordering on " + model + "** (bytes per node per step, LGC-PS as its mean rank): " + order
+                + ". Against the paper's LGC-PS < LGC-RAR < DGC ≈ Sparse GD < ScaleCom < Baseline: "
+                + (checks.isEmpty() ? "no pair of the paper's methods ran." : String.join("; ", checks) + ".");
+    }
+
+    private static void relation(List<String> checks, Map<Role, Double> bytes, Role a, Role b, boolean about) {
+        Double x = bytes.get(a);
+        Double y = bytes.get(b);
+        if (x == null || y == null || x.isNaN() || y.isNaN()) {
+            return;
+        }
+        boolean holds = about ? Math.abs(x - y) <= ABOUT_EQUAL * Math.max(x, y) : x < y;
+        checks.add(String.format(Locale.ROOT, "%s %s %s %s (%,.0f vs %,.0f B, %.2f×)", a.paperName,
+                about ? "≈" : "<", b.paperName, holds ? "holds" : "**does not hold**", x, y, x / y));
+    }
+
+    /** The common settings of the runs, from the first run's config. */
+    static String describe(List<SuiteRuns.Finished> runs) {
+        if (runs.isEmpty()) {
+            return "none";
+        }
+        ExperimentConfig c = runs.get(0).planned().config();
+        return String.format(Locale.ROOT, "Fashion-MNIST (%s training images, %s test images), K = %d workers ×"
+                        + " batch %d, %s, compressors at ratio %s, seed %d",
+                c.data().trainLimit() == 0 ? "all 60,000" : "the first " + c.data().trainLimit(),
+                c.data().testLimit() == 0 ? "all 10,000" : "the first " + c.data().testLimit(),
+                c.training().workers(), c.training().batchSizePerWorker(),
+                c.training().maxSteps() > 0 ? "at most " + c.training().maxSteps() + " steps"
+                        : c.training().epochs() + " epoch(s)",
+                c.compressor().ratio(), c.run().seed());
+    }
+}

@@ -1,0 +1,145 @@
+package io.lgc4j.experiments.tables;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.lgc4j.experiments.config.ConfigException;
+import io.lgc4j.experiments.config.ConfigLoader;
+import io.lgc4j.experiments.config.ExperimentConfig;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A table's or figure's suite, as read by {@link SuiteLoader}: which models, which methods, and the experiment config
+ * each (method, model) pair trains with, in the full and the {@code --quick} profile.
+ *
+ * <p>A run's config is built by merging, key by key, {@code base}, then (quick profile) the suite's {@code quick},
+ * then the method's {@code config}, then (quick profile) the method's {@code quick}; {@code run.name} becomes
+ * {@code <method>-<model>} and {@code model.name} the model. The result is checked by {@link ConfigLoader} like any
+ * config file, so a suite's errors read like a config's, prefixed with the suite file, the method and the model.
+ *
+ * @param file     where the suite was read from
+ * @param kind     the command it feeds
+ * @param title    a one-line title for table.md
+ * @param models   model names, in table order
+ * @param base     the config every method starts from
+ * @param quick    what {@code --quick} changes in every method
+ * @param methods  the methods, in table order (empty for the mutual-information figure)
+ * @param analysis      the mutual-information settings (null for the other kinds)
+ * @param quickAnalysis the same under {@code --quick} (null for the other kinds)
+ */
+public record Suite(Path file, SuiteKind kind, String title, List<String> models, ObjectNode base, ObjectNode quick,
+                    List<Method> methods, MutualInformationSettings analysis,
+                    MutualInformationSettings quickAnalysis) {
+
+    /** Which budget to run. */
+    public enum Profile {
+        /** The full budget (the paper's schedule at this machine's scale). */
+        FULL,
+        /** Minutes per suite: fewer steps and test images. */
+        QUICK
+    }
+
+    /**
+     * One method of the suite.
+     *
+     * @param id     short name: the run directory and the CSV's key ([a-z0-9-]+)
+     * @param label  how tables and legends show it
+     * @param config what it changes in the base config
+     * @param quick  what it changes further under {@code --quick} (may be empty)
+     */
+    public record Method(String id, String label, ObjectNode config, ObjectNode quick) {
+    }
+
+    /**
+     * One (method, model) pair with its checked config.
+     *
+     * @param methodId the method's id
+     * @param label    the method's label
+     * @param model    the model name
+     * @param config   the config it trains with
+     */
+    public record PlannedRun(String methodId, String label, String model, ExperimentConfig config) {
+        /** {@code <method>-<model>}: the run directory's name and {@code run.name}. */
+        public String key() {
+            return methodId + "-" + model;
+        }
+    }
+
+    /** Creates the suite; the lists are copied. */
+    public Suite {
+        models = List.copyOf(models);
+        methods = List.copyOf(methods);
+    }
+
+    /**
+     * Every (method, model) pair of {@code profile}, models outermost, each config checked.
+     *
+     * @throws ConfigException naming the suite file, the method and the model, if a merged config is invalid
+     */
+    public List<PlannedRun> plan(Profile profile) {
+        List<PlannedRun> runs = new ArrayList<>();
+        for (String model : models) {
+            for (Method m : methods) {
+                runs.add(new PlannedRun(m.id(), m.label(), model, configFor(profile, m, model)));
+            }
+        }
+        return runs;
+    }
+
+    /**
+     * The config of the mutual-information analysis for {@code model}: {@code base} with {@code quick} merged under
+     * the quick profile (the analysis trains no method).
+     */
+    public ExperimentConfig analysisConfig(Profile profile, String model) {
+        return configFor(profile, new Method("analysis", "analysis", MAPPER.createObjectNode(),
+                MAPPER.createObjectNode()), model);
+    }
+
+    /** The mutual-information settings of {@code profile}. */
+    public MutualInformationSettings analysis(Profile profile) {
+        return profile == Profile.QUICK ? quickAnalysis : analysis;
+    }
+
+    private ExperimentConfig configFor(Profile profile, Method method, String model) {
+        ObjectNode merged = base.deepCopy();
+        if (profile == Profile.QUICK) {
+            merge(merged, quick);
+        }
+        merge(merged, method.config());
+        if (profile == Profile.QUICK) {
+            merge(merged, method.quick());
+        }
+        merged.withObject("/run").put("name", method.id() + "-" + model);
+        merged.withObject("/model").put("name", model);
+        String source = file + " (method '" + method.id() + "', model " + model + ", "
+                + profile.name().toLowerCase(java.util.Locale.ROOT) + " profile)";
+        String yaml;
+        try {
+            yaml = MAPPER.writeValueAsString(merged);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw ConfigException.forSource(source, "cannot write the merged config: " + e.getMessage(), e);
+        }
+        return ConfigLoader.parse(yaml, source);
+    }
+
+    /** Merges {@code over} into {@code into}: mappings key by key, anything else replaced. */
+    static void merge(ObjectNode into, ObjectNode over) {
+        Iterator<Map.Entry<String, JsonNode>> fields = over.fields();
+        while (fields.hasNext()) {
+            Map.Entry<String, JsonNode> f = fields.next();
+            JsonNode existing = into.get(f.getKey());
+            if (existing instanceof ObjectNode target && f.getValue() instanceof ObjectNode source) {
+                merge(target, source);
+            } else {
+                into.set(f.getKey(), f.getValue().deepCopy());
+            }
+        }
+    }
+
+    static final YAMLMapper MAPPER = new YAMLMapper();
+}
