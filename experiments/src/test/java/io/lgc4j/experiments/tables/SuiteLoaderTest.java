@@ -1,0 +1,154 @@
+package io.lgc4j.experiments.tables;
+
+import io.lgc4j.experiments.config.CompressorType;
+import io.lgc4j.experiments.config.ConfigException;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Suite files: the shipped ones load in both profiles; malformed ones fail whole, naming file, place and fix. */
+class SuiteLoaderTest {
+
+    private static final Path FILE = Path.of("suite.yaml");
+
+    private static final String GOOD = """
+            suite: compression
+            title: test
+            models: [small-cnn, small-resnet]
+            base:
+              training: {workers: 4, epochs: 3}
+              stages: {fullIterations: 200}
+            quick:
+              training: {maxSteps: 60}
+              stages: {fullIterations: 20}
+            methods:
+              - {id: baseline, label: Baseline, config: {compressor: {type: none}}}
+              - id: dgc
+                label: DGC
+                config: {compressor: {type: dgc}, model: {updater: {type: sgd}}, stages: {fullIterations: 100}}
+                quick: {stages: {fullIterations: 10}}
+            """;
+
+    private static String message(String yaml, SuiteKind kind) {
+        return assertThrows(ConfigException.class, () -> SuiteLoader.parse(yaml, FILE, kind)).getMessage();
+    }
+
+    @Test
+    void shouldLoadEveryShippedSuiteForItsCommand() throws Exception {
+        for (SuiteKind kind : SuiteKind.values()) {
+            Path file = Path.of("..", "configs", "tables", kind.spelling() + ".yaml");
+            assertTrue(Files.isRegularFile(file), "missing " + file);
+            Suite suite = SuiteLoader.load(file, kind);
+            assertEquals(kind, suite.kind());
+            if (kind.trainsMethods()) {
+                assertTrue(suite.plan(Suite.Profile.QUICK).size() >= 2, kind + " plans at least two runs");
+            } else {
+                assertTrue(suite.analysis(Suite.Profile.QUICK).steps() < suite.analysis(Suite.Profile.FULL).steps());
+            }
+        }
+    }
+
+    @Test
+    void shouldMergeBaseQuickMethodAndMethodQuickInThatOrder() {
+        Suite suite = SuiteLoader.parse(GOOD, FILE, SuiteKind.COMPRESSION);
+        List<Suite.PlannedRun> full = suite.plan(Suite.Profile.FULL);
+        List<Suite.PlannedRun> quick = suite.plan(Suite.Profile.QUICK);
+        assertEquals(List.of("baseline-small-cnn", "dgc-small-cnn", "baseline-small-resnet", "dgc-small-resnet"),
+                full.stream().map(Suite.PlannedRun::key).toList());
+        var dgcFull = full.get(1).config();
+        var dgcQuick = quick.get(1).config();
+        assertEquals(CompressorType.DGC, dgcFull.compressor().type());
+        assertEquals("dgc-small-cnn", dgcFull.run().name());
+        assertEquals(100, dgcFull.stages().fullIterations());
+        assertEquals(0, dgcFull.training().maxSteps());
+        assertEquals(10, dgcQuick.stages().fullIterations());
+        assertEquals(60, dgcQuick.training().maxSteps());
+        assertEquals(3, dgcQuick.training().epochs());
+        assertEquals(20, quick.get(0).config().stages().fullIterations());
+        assertEquals("small-resnet", full.get(3).config().model().name().toString());
+    }
+
+    @Test
+    void shouldNameTheMethodModelProfileAndKeyOfAnInvalidMergedConfig() {
+        String bad = GOOD.replace("quick: {stages: {fullIterations: 10}}", "quick: {compressor: {typ: dgc}}");
+        assertEquals("suite.yaml (method 'dgc', model small-cnn, quick profile): unknown key 'compressor.typ';"
+                + " allowed keys under 'compressor': clipNorm, codec, lowPass, momentum, ratio, sketch, type,"
+                + " warmupSteps", message(bad, SuiteKind.COMPRESSION));
+    }
+
+    @Test
+    void shouldRejectUnknownTopLevelKeys() {
+        assertEquals("suite.yaml: unknown key 'metods'; allowed keys at the top level: base, methods, models,"
+                + " quick, suite, title", message(GOOD.replace("methods:", "metods:"), SuiteKind.COMPRESSION));
+    }
+
+    @Test
+    void shouldRejectASuiteMeantForAnotherCommand() {
+        assertEquals("suite.yaml: key 'suite' is \"compression\": this file is for 'lgc table compression', not"
+                + " 'phases'", message(GOOD, SuiteKind.PHASES));
+        assertEquals("suite.yaml: key 'suite' expects one of [compression, phases, mutual-information,"
+                        + " sparsification, ae-convergence], found \"tables\"",
+                message(GOOD.replace("suite: compression", "suite: tables"), SuiteKind.COMPRESSION));
+    }
+
+    @Test
+    void shouldRejectRepeatedAndMalformedMethodIds() {
+        assertEquals("suite.yaml: key 'methods[1].id' repeats \"baseline\"; method ids must be unique",
+                message(GOOD.replace("id: dgc", "id: baseline"), SuiteKind.COMPRESSION));
+        assertEquals("suite.yaml: key 'methods[1].id' must match [a-z0-9][a-z0-9-]*, found \"D G C\"",
+                message(GOOD.replace("id: dgc", "id: D G C"), SuiteKind.COMPRESSION));
+    }
+
+    @Test
+    void shouldRejectMethodsThatNameTheirRunOrModel() {
+        assertEquals("suite.yaml: key 'methods[0].config' must not set run.name or model.name: the suite names each"
+                        + " run <method>-<model> and takes the models from 'models'",
+                message(GOOD.replace("config: {compressor: {type: none}}",
+                        "config: {model: {name: small-resnet}}"), SuiteKind.COMPRESSION));
+    }
+
+    @Test
+    void shouldRejectMissingMethodsAndBadModels() {
+        String noMethods = GOOD.substring(0, GOOD.indexOf("methods:"));
+        assertEquals("suite.yaml: key 'methods' is required: a list of {id, label, config}",
+                message(noMethods, SuiteKind.COMPRESSION));
+        assertTrue(message(GOOD.replace("small-resnet]", "vgg16]"), SuiteKind.COMPRESSION)
+                .startsWith("suite.yaml (method 'baseline', model vgg16, full profile): key 'model.name' expects"
+                        + " one of"));
+    }
+
+    @Test
+    void shouldReportMalformedYamlWithItsLine() {
+        assertEquals("suite.yaml: malformed YAML at line 2, column 9: mapping values are not allowed here",
+                message("suite: compression\ntitle: a: b\n", SuiteKind.COMPRESSION));
+    }
+
+    @Test
+    void shouldCheckTheMutualInformationSettings() {
+        String mi = """
+                suite: mutual-information
+                base: {training: {workers: 4}}
+                analysis: {steps: 100, every: 10, rankA: 0, rankB: 1, bins: [64, float32], quick: {steps: 20}}
+                """;
+        Suite suite = SuiteLoader.parse(mi, FILE, SuiteKind.MUTUAL_INFORMATION);
+        assertEquals(List.of(64, MutualInformationSettings.FLOAT32), suite.analysis(Suite.Profile.FULL).bins());
+        assertEquals(20, suite.analysis(Suite.Profile.QUICK).steps());
+        assertEquals(10, suite.analysis(Suite.Profile.QUICK).every());
+        assertEquals("suite.yaml: key 'analysis.rankB' must differ from rankA (0): the MI of a gradient with itself"
+                + " is its entropy", message(mi.replace("rankB: 1", "rankB: 0"), SuiteKind.MUTUAL_INFORMATION));
+        assertEquals("suite.yaml: key 'analysis.bins' expects level counts >= 2 or float32, found 1",
+                message(mi.replace("[64, float32]", "[1]"), SuiteKind.MUTUAL_INFORMATION));
+        assertEquals("suite.yaml: key 'analysis.rankA' and rankB must be ranks of training.workers = 4 (which must"
+                + " be >= 2), found 0 and 7", message(mi.replace("rankB: 1", "rankB: 7"),
+                SuiteKind.MUTUAL_INFORMATION));
+        assertEquals("suite.yaml: unknown key 'analysis.quick.stpes'; allowed keys under 'analysis.quick': bins,"
+                + " every, quick, rankA, rankB, steps", message(mi.replace("quick: {steps: 20}",
+                "quick: {stpes: 20}"), SuiteKind.MUTUAL_INFORMATION));
+    }
+}
