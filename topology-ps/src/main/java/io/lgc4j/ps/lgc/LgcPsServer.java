@@ -9,6 +9,7 @@ import io.lgc4j.autoencoders.Scale;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FlagFrames;
 import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
@@ -191,9 +192,7 @@ final class LgcPsServer implements ServiceLoop {
 
     /** After a check step or a fallback step: one CONTROL byte per worker, 1 if the next step is compressed. */
     private void sendNextStepCompressed(StepTag tag) {
-        ByteBuffer flag = FrameCodec.allocate(1);
-        flag.put((byte) (fallback ? 0 : 1));
-        byte[] frame = FrameCodec.seal(flag, TrafficKind.CONTROL, tag.stage(), tag.step());
+        byte[] frame = FlagFrames.encode(!fallback, tag.stage(), tag.step());
         for (int w = 0; w < workers; w++) {
             transport.send(w, frame);
         }

@@ -6,8 +6,9 @@ import io.lgc4j.autoencoders.PsAutoencoder;
 import io.lgc4j.autoencoders.Scale;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.FloatFrames;
-import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FlagFrames;
 import io.lgc4j.core.comm.FrameException;
+import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.CompactLayout;
@@ -165,11 +166,7 @@ final class LgcPsWorker implements GradientExchange {
 
     /** The server's flag after a check or fallback step: 1 = the next step is compressed (the encoder reships). */
     private void followServer(Frame flag) {
-        if (flag.payloadLength() != 1) {
-            throw new FrameException("worker " + rank + " expected a 1-byte stage flag from the server, found "
-                    + flag.payloadLength() + " bytes");
-        }
-        boolean nextCompressed = flag.payload().get(flag.payload().position()) == 1;
+        boolean nextCompressed = FlagFrames.decode(flag, "worker " + rank + "'s stage flag from the server");
         if (fallback && nextCompressed) {
             encoderLoaded = false;
         }

@@ -11,6 +11,7 @@ import io.lgc4j.autoencoders.Scale;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FlagFrames;
 import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
@@ -215,21 +216,15 @@ final class LgcRingExchange implements GradientExchange {
         clock.enter(Phase.COMMUNICATE);
         boolean resume = recovered;
         if (rank == TRAINER) {
-            ByteBuffer flag = FrameCodec.allocate(1);
-            flag.put((byte) (recovered ? 1 : 0));
-            byte[] frame = FrameCodec.seal(flag, TrafficKind.CONTROL, tag.stage(), tag.step());
+            byte[] frame = FlagFrames.encode(recovered, tag.stage(), tag.step());
             for (int peer = 0; peer < workers; peer++) {
                 if (peer != TRAINER) {
                     transport.send(peer, frame);
                 }
             }
         } else {
-            Frame flag = receiveOfStep(TRAINER, TrafficKind.CONTROL, tag);
-            if (flag.payloadLength() != 1) {
-                throw new FrameException("rank " + rank + " expected a 1-byte recovery flag, found "
-                        + flag.payloadLength() + " bytes");
-            }
-            resume = flag.payload().get(flag.payload().position()) == 1;
+            resume = FlagFrames.decode(receiveOfStep(TRAINER, TrafficKind.CONTROL, tag),
+                    "rank " + rank + "'s recovery flag");
         }
         if (resume) {
             fallback = false;
