@@ -212,6 +212,46 @@ class TableCommandsTest {
     }
 
     @Test
+    void mutualInformationFigureShouldEstimateEveryLayerUnderEveryQuantizer(@TempDir Path dir) throws IOException {
+        Path file = suite(dir, """
+                suite: mutual-information
+                base:
+                  run: {seed: 5}
+                  data: {trainLimit: 512}
+                  training: {workers: 3, batchSizePerWorker: 16}
+                analysis: {steps: 5, every: 2, rankA: 0, rankB: 2, bins: [16, float32]}
+                """);
+        Path o = dir.resolve("out");
+        assertEquals(0, lgc("figure", "mutual-information", "--suite", file.toString(), "--output-dir",
+                o.toString(), "--no-progress"), err.toString(StandardCharsets.UTF_8));
+        for (String png : List.of("mi-small-cnn.png", "mi-layers-small-cnn.png", "mi-share-small-cnn.png")) {
+            assertPng(o.resolve(png));
+        }
+        assertReport(o, 1);
+        List<String> series = Files.readAllLines(o.resolve("runs/mi-small-cnn/series.csv"));
+        assertEquals("model,step,layer,layer_name,elements,quantizer,entropy_x_bits,entropy_y_bits,"
+                + "joint_entropy_bits,mi_bits,mi_share,shuffled_mi_bits", series.get(0));
+        List<String> table = csv(o);
+        int layers = table.size() - 1;
+        assertEquals(0, layers % 2, "one row per layer and quantizer");
+        assertEquals(1 + 3 * layers, series.size(), "steps 0, 2 and 4, every layer and quantizer");
+        for (String row : table.subList(1, table.size())) {
+            String[] c = row.split(",");
+            double h = Double.parseDouble(c[5]);
+            double mi = Double.parseDouble(c[6]);
+            assertTrue(mi >= 0 && mi <= h + 1e-9, "0 <= I <= H: " + row);
+            assertEquals("3", c[4], row);
+        }
+        String md = Files.readString(o.resolve("table.md"));
+        assertTrue(md.contains("small-cnn, float32: I/H averaged over the"), md);
+
+        assertEquals(0, lgc("figure", "mutual-information", "--suite", file.toString(), "--output-dir",
+                o.toString(), "--no-progress"));
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("finished before, reused"));
+        assertEquals(table, csv(o), "the same table from the reused series");
+    }
+
+    @Test
     void malformedSuiteShouldFailBeforeAnyTraining(@TempDir Path dir) throws IOException {
         Path file = suite(dir, "suite: compression\n" + TINY_BASE + """
                 methods:
