@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/ensure-dataset.sh
+scripts/ensure-fonts.sh
 quick=""
 suffix=""
 if [ "${1:-}" = "--quick" ]; then

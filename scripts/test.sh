@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/ensure-dataset.sh
+scripts/ensure-fonts.sh
 exec mvn -B verify "$@"
