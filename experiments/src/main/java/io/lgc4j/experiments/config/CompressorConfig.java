@@ -14,7 +14,7 @@ import io.lgc4j.core.codec.IndexCodecs;
  *   ratio: 0.001       # fraction of each block sent per step, (0, 1]
  *   momentum: 0.9      # dgc: momentum correction factor, [0, 1); the model updater must then be sgd
  *   clipNorm: 0        # dgc: local gradient clipping (L2 norm), 0 = off
- *   warmupSteps: 0     # dgc: steps of exponential sparsity warm-up after the FULL stage
+ *   warmupSteps: 0     # dgc, topk: steps of exponential sparsity warm-up (DGC's schedule)
  *   lowPass: 0.1       # scalecom and lgc: memory filter beta, (0, 1]; 1 = plain error feedback
  *   codec: deflate     # index codec: see IndexCodecs (deflate, rice, ...)
  *   sketch: {rows: 5, columnsPerSelected: 4.0, groupSize: 8}   # s2: count-sketch shape and bitmap grouping
@@ -24,7 +24,7 @@ import io.lgc4j.core.codec.IndexCodecs;
  * @param ratio       fraction of each block sent
  * @param momentum    DGC momentum factor
  * @param clipNorm    DGC local clipping norm, 0 = off
- * @param warmupSteps DGC sparsity warm-up steps
+ * @param warmupSteps steps of DGC's exponential sparsity warm-up (dgc and topk)
  * @param lowPass     the memory filter of ScaleCom and LGC
  * @param codec       the index codec's name
  * @param sketch      S2 sketch shape
@@ -54,7 +54,7 @@ public record CompressorConfig(CompressorType type, double ratio, double momentu
      * @param ratio       fraction of each block sent
      * @param momentum    DGC momentum factor
      * @param clipNorm    DGC local clipping norm, 0 = off
-     * @param warmupSteps DGC sparsity warm-up steps
+     * @param warmupSteps steps of DGC's exponential sparsity warm-up (dgc and topk)
      * @param lowPass     ScaleCom memory filter
      * @param codec       the index codec's name
      * @param sketch      S2 sketch shape

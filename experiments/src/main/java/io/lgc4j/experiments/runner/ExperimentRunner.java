@@ -231,7 +231,7 @@ public final class ExperimentRunner {
     public static Compressor compressor(CompressorConfig c) {
         return switch (c.type()) {
             case NONE -> null;
-            case TOPK -> new TopKCompressor(c.ratio());
+            case TOPK -> new TopKCompressor(c.ratio(), c.warmupSteps());
             case DGC -> new DgcCompressor(c.ratio(), c.momentum(), c.clipNorm(), c.warmupSteps());
             case SCALECOM -> new ScaleComCompressor(c.ratio(), c.lowPass());
             case S2 -> new S2SketchCompressor(c.ratio(), c.sketch().rows(), c.sketch().columnsPerSelected(),

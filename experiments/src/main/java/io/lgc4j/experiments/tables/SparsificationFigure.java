@@ -13,8 +13,8 @@ import java.util.Map;
 
 /**
  * {@code lgc figure sparsification}: the analog of seeds/003 Fig. 13, the training loss of the same model under
- * three sparsification schedules: fixed (sparse from the first step), exponential (DGC's warm-up, the sparsity rising
- * exponentially to its final value) and warm-up (dense first, then the final sparsity; the paper's choice). The PNG
+ * three sparsification schedules: fixed (sparse from the first step), exponential (DGC's warm-up, the density
+ * falling exponentially to its final value) and warm-up (dense first, then the final sparsity; the paper's choice). The PNG
  * shows the loss (the mean of the K ranks' mini-batch losses) smoothed over a window; {@code series.csv} holds every
  * step's raw loss; the table the mean loss per quarter of the run and the final test accuracy.
  */
@@ -74,9 +74,9 @@ public final class SparsificationFigure {
         Files.createDirectories(out);
         Files.writeString(out.resolve("series.csv"), series, StandardCharsets.UTF_8);
         List<String> intro = List.of("Every run: " + CompressionTable.describe(runs) + ". The three schedules use"
-                + " the same compressor and differ only in when the final sparsity applies: **fixed** from the"
-                + " first step, **exponential** rising from 75% over the warm-up steps as DGC does, **warm-up**"
-                + " after dense steps. Losses are the mean of the K ranks' mini-batch losses; `series.csv` has"
+                + " the same compressor and model updater and differ only in when the final sparsity applies:"
+                + " **fixed** from the first step, **exponential** falling from 25% density over the warm-up"
+                + " steps in four phases as DGC does, **warm-up** after dense steps. Losses are the mean of the K ranks' mini-batch losses; `series.csv` has"
                 + " every step.");
         new Report(suite, profile, commandLine, intro, table, figures, findings).write(out, runs, Map.of());
     }

@@ -166,9 +166,8 @@ class TableCommandsTest {
     @Test
     void sparsificationFigureShouldWriteEveryStepsLoss(@TempDir Path dir) throws IOException {
         Path file = suite(dir, "suite: sparsification\n" + TINY_BASE + """
-                  model: {updater: {type: sgd}}
                   topology: {type: ps}
-                  compressor: {type: dgc}
+                  compressor: {type: topk}
                 methods:
                   - {id: fixed, label: fixed, config: {stages: {fullIterations: 0}}}
                   - {id: exponential, label: exponential, config: {stages: {fullIterations: 0}, compressor: {warmupSteps: 4}}}

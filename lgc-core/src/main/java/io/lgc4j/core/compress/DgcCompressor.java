@@ -20,8 +20,6 @@ import java.util.List;
  * }</pre>
  */
 public final class DgcCompressor implements GatherCompressor {
-    private static final double[] WARMUP_DENSITIES = {0.25, 0.0625, 0.015625, 0.004};
-
     private final double ratio;
     private final double momentum;
     private final double clipNorm;
@@ -43,13 +41,10 @@ public final class DgcCompressor implements GatherCompressor {
         if (!(clipNorm >= 0) || Double.isInfinite(clipNorm)) {
             throw new IllegalArgumentException("clipNorm must be >= 0 and finite (0: off), found " + clipNorm);
         }
-        if (warmupSteps < 0) {
-            throw new IllegalArgumentException("warmupSteps must be >= 0, found " + warmupSteps);
-        }
         this.ratio = ratio;
         this.momentum = momentum;
         this.clipNorm = clipNorm;
-        this.warmupSteps = warmupSteps;
+        this.warmupSteps = SparsityWarmup.check(warmupSteps);
     }
 
     @Override
@@ -75,11 +70,7 @@ public final class DgcCompressor implements GatherCompressor {
 
     @Override
     public double density(int step) {
-        if (step >= warmupSteps) {
-            return ratio;
-        }
-        int phase = (int) ((long) step * WARMUP_DENSITIES.length / warmupSteps);
-        return Math.max(ratio, WARMUP_DENSITIES[phase]);
+        return SparsityWarmup.density(ratio, warmupSteps, step);
     }
 
     @Override

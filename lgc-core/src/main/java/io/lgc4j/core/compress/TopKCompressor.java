@@ -19,13 +19,24 @@ import java.util.List;
  */
 public final class TopKCompressor implements GatherCompressor {
     private final double ratio;
+    private final int warmupSteps;
 
     /** @param ratio fraction of each block sent per step, in (0, 1] */
     public TopKCompressor(double ratio) {
+        this(ratio, 0);
+    }
+
+    /**
+     * @param ratio       fraction of each block sent per step once warmed up, in (0, 1]
+     * @param warmupSteps steps of DGC's exponential sparsity warm-up (25%, 6.25%, 1.5625%, 0.4%, then {@code ratio});
+     *                    0 sends {@code ratio} from the first step
+     */
+    public TopKCompressor(double ratio, int warmupSteps) {
         if (!(ratio > 0 && ratio <= 1)) {
             throw new IllegalArgumentException("ratio must be in (0, 1], found " + ratio);
         }
         this.ratio = ratio;
+        this.warmupSteps = SparsityWarmup.check(warmupSteps);
     }
 
     @Override
@@ -35,12 +46,12 @@ public final class TopKCompressor implements GatherCompressor {
 
     @Override
     public String toString() {
-        return "topk(ratio=" + ratio + ")";
+        return "topk(ratio=" + ratio + (warmupSteps > 0 ? ", warmupSteps=" + warmupSteps : "") + ")";
     }
 
     @Override
     public double density(int step) {
-        return ratio;
+        return SparsityWarmup.density(ratio, warmupSteps, step);
     }
 
     @Override

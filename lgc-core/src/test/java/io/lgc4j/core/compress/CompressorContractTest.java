@@ -169,6 +169,18 @@ class CompressorContractTest {
     }
 
     @Test
+    void shouldWarmUpTopKSparsityOnDgcsSchedule() {
+        TopKCompressor topk = new TopKCompressor(0.001, 400);
+        DgcCompressor dgc = new DgcCompressor(0.001, 0.9, 0, 400);
+        for (int step : new int[] {0, 99, 100, 250, 399, 400, 1000}) {
+            assertEquals(dgc.density(step), topk.density(step), "step " + step);
+        }
+        assertEquals(0.001, new TopKCompressor(0.001).density(0));
+        assertEquals("warmupSteps must be >= 0, found -1", assertThrows(IllegalArgumentException.class,
+                () -> new TopKCompressor(0.001, -1)).getMessage());
+    }
+
+    @Test
     void shouldRotateTheScaleComLeaderCyclically() {
         ScaleComCompressor s = new ScaleComCompressor(0.001, 1.0);
         assertEquals(List.of(0, 1, 2, 0, 1), Stream.of(0, 1, 2, 3, 4).map(t -> s.leader(t, 3)).toList());
