@@ -73,7 +73,7 @@ public final class AeConvergenceFigure {
                                 drift.length), 4), String.valueOf((long) sum(fallback)),
                         Table.number(100 * Summaries.accuracy(run.summary()), 2));
                 lines.add(new Charts.Line(run.planned().label(), Charts.range(r.length),
-                        Charts.smooth(r, Math.max(1, r.length / 30)), c.autoencoder().lambdaSim() == 0));
+                        Charts.smooth(r, Math.max(5, r.length / 20)), c.autoencoder().lambdaSim() == 0));
             }
             String png = "ae-convergence-" + model + ".png";
             Charts.lines("Autoencoder reconstruction loss during online training (" + model + ")",
