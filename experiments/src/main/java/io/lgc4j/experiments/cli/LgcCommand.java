@@ -4,7 +4,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code lgc} command line: {@code lgc run <config.yaml>} trains an experiment, {@code lgc bench dense}
+ * The {@code lgc} command line: {@code lgc run <config.yaml>} trains an experiment, {@code lgc table compression}
+ * and {@code lgc figure ...} reproduce the paper's tables and figures, {@code lgc bench dense}
  * measures where a dense step's time goes, {@code lgc record compact-vectors} records what the autoencoder trains on.
  */
 @Command(name = "lgc", mixinStandardHelpOptions = true, versionProvider = LgcCommand.Version.class,
