@@ -3,7 +3,7 @@
 # (mutual-information), Fig. 13 (sparsification), Fig. 14 (ae-convergence). Each goes to
 # docs/results/tables/<name>[-quick]/; a run that finished before is reused, so an interrupted call resumes.
 #   scripts/paper-tables.sh --quick     # about half an hour on a quiet 2-core machine
-#   scripts/paper-tables.sh             # the full profile: 7-8 hours on 2 cores (Table VI: 3 epochs per method and model)
+#   scripts/paper-tables.sh             # the full profile: 8-9 hours on 2 cores (Table VI: 3 epochs per method and model)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/ensure-dataset.sh
