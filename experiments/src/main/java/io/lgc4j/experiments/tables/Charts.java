@@ -40,9 +40,20 @@ public final class Charts {
      * @param x      x values
      * @param y      y values (NaN points are dropped)
      * @param dashed drawn dashed (the paper's dotted entropy lines) instead of solid
+     * @param group  lines of one group share a colour (a layer's MI and entropy); -1 lets the chart choose
      */
-    public record Line(String name, double[] x, double[] y, boolean dashed) {
+    public record Line(String name, double[] x, double[] y, boolean dashed, int group) {
+        /** A line coloured by the chart. */
+        public Line(String name, double[] x, double[] y, boolean dashed) {
+            this(name, x, y, dashed, -1);
+        }
     }
+
+    /** Distinct colours for line groups (Tableau 10). */
+    private static final java.awt.Color[] PALETTE = {new java.awt.Color(0x4E79A7), new java.awt.Color(0xF28E2B),
+        new java.awt.Color(0xE15759), new java.awt.Color(0x76B7B2), new java.awt.Color(0x59A14F),
+        new java.awt.Color(0xEDC948), new java.awt.Color(0xB07AA1), new java.awt.Color(0xFF9DA7),
+        new java.awt.Color(0x9C755F), new java.awt.Color(0xBAB0AC)};
 
     /** Writes a line chart to {@code png}; {@code logY} puts the y axis on a log scale. */
     public static void lines(String title, String xTitle, String yTitle, List<Line> lines, boolean logY, Path png)
@@ -70,6 +81,9 @@ public final class Charts {
             XYSeries s = chart.addSeries(line.name(), xs, ys);
             s.setMarker(SeriesMarkers.NONE);
             s.setLineStyle(line.dashed() ? SeriesLines.DASH_DASH : SeriesLines.SOLID);
+            if (line.group() >= 0) {
+                s.setLineColor(PALETTE[line.group() % PALETTE.length]);
+            }
         }
         BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
     }

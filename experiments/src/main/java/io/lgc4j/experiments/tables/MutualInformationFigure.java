@@ -240,9 +240,9 @@ public final class MutualInformationFigure {
             }
             double[] x = points.stream().mapToDouble(p -> p[0]).toArray();
             lines.add(new Charts.Line("I, " + layers.get(l), x, points.stream().mapToDouble(p -> p[1]).toArray(),
-                    false));
+                    false, l));
             lines.add(new Charts.Line("H, " + layers.get(l), x, points.stream().mapToDouble(p -> p[2]).toArray(),
-                    true));
+                    true, l));
             meanI[l] = points.stream().mapToDouble(p -> p[1]).average().orElse(Double.NaN);
             meanH[l] = points.stream().mapToDouble(p -> p[2]).average().orElse(Double.NaN);
             meanC[l] = points.stream().mapToDouble(p -> p[3]).average().orElse(Double.NaN);
