@@ -6,7 +6,6 @@ import io.lgc4j.experiments.tables.MutualInformationFigure;
 import io.lgc4j.experiments.tables.SparsificationFigure;
 import io.lgc4j.experiments.tables.Suite;
 import io.lgc4j.experiments.tables.SuiteKind;
-import io.lgc4j.experiments.tables.SuiteRuns;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -32,19 +31,13 @@ final class FigureCommand implements Runnable {
         spec.commandLine().usage(System.out);
     }
 
-    /** {@code lgc figure mutual-information}: Figs. 3–4. */
+    /** {@code lgc figure mutual-information}: Figs. 3–4; analyses gradients instead of training methods. */
     @Command(name = "mutual-information", mixinStandardHelpOptions = true,
             description = "Figs. 3-4 analog: per layer, the histogram entropy of one rank's gradient and the mutual"
                     + " information between two ranks' gradients, over iterations and averaged per layer.")
     static final class MutualInformation extends SuiteCommand {
-        @Override
-        SuiteKind kind() {
-            return SuiteKind.MUTUAL_INFORMATION;
-        }
-
-        @Override
-        boolean isTable() {
-            return false;
+        MutualInformation() {
+            super(SuiteKind.MUTUAL_INFORMATION, null);
         }
 
         @Override
@@ -58,21 +51,8 @@ final class FigureCommand implements Runnable {
     @Command(name = "sparsification", mixinStandardHelpOptions = true,
             description = "Fig. 13 analog: training loss under fixed, exponential (DGC) and warm-up sparsification.")
     static final class Sparsification extends SuiteCommand {
-        @Override
-        SuiteKind kind() {
-            return SuiteKind.SPARSIFICATION;
-        }
-
-        @Override
-        boolean isTable() {
-            return false;
-        }
-
-        @Override
-        void produce(Suite suite, Suite.Profile profile, Path out, String commandLine, PrintStream log,
-                     Supplier<List<TrainingListener>> progress) throws IOException {
-            List<SuiteRuns.Finished> runs = SuiteRuns.execute(suite.plan(profile), out, log, progress);
-            SparsificationFigure.write(suite, profile, commandLine, runs, out);
+        Sparsification() {
+            super(SuiteKind.SPARSIFICATION, SparsificationFigure::write);
         }
     }
 
@@ -81,21 +61,8 @@ final class FigureCommand implements Runnable {
             description = "Fig. 14 analog: the autoencoders' reconstruction loss over their online training with"
                     + " lambda2 = 0 and 0.5, for LGC-PS and LGC-RAR.")
     static final class AeConvergence extends SuiteCommand {
-        @Override
-        SuiteKind kind() {
-            return SuiteKind.AE_CONVERGENCE;
-        }
-
-        @Override
-        boolean isTable() {
-            return false;
-        }
-
-        @Override
-        void produce(Suite suite, Suite.Profile profile, Path out, String commandLine, PrintStream log,
-                     Supplier<List<TrainingListener>> progress) throws IOException {
-            List<SuiteRuns.Finished> runs = SuiteRuns.execute(suite.plan(profile), out, log, progress);
-            AeConvergenceFigure.write(suite, profile, commandLine, runs, out);
+        AeConvergence() {
+            super(SuiteKind.AE_CONVERGENCE, AeConvergenceFigure::write);
         }
     }
 }

@@ -8,6 +8,7 @@ import io.lgc4j.experiments.runner.Nd4jEnvironment;
 import io.lgc4j.experiments.tables.Suite;
 import io.lgc4j.experiments.tables.SuiteKind;
 import io.lgc4j.experiments.tables.SuiteLoader;
+import io.lgc4j.experiments.tables.SuiteRuns;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -15,6 +16,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 
 /**
  * What every {@code lgc table ...} and {@code lgc figure ...} command shares: the suite file, the profile, the output
@@ -38,15 +40,32 @@ abstract class SuiteCommand implements Callable<Integer> {
     @Option(names = "--no-progress", description = "plain progress lines instead of a live bar")
     private boolean noProgress;
 
+    /** Builds a table or figure from a suite's finished runs ({@code CompressionTable::write} and the like). */
+    @FunctionalInterface
+    interface Writer {
+        void write(Suite suite, Suite.Profile profile, String commandLine, List<SuiteRuns.Finished> runs, Path out)
+                throws IOException;
+    }
+
+    private final SuiteKind kind;
+    private final Writer writer;
+
+    /** A command that trains (or reuses) the suite's runs, then hands them to {@code writer}. */
+    SuiteCommand(SuiteKind kind, Writer writer) {
+        this.kind = kind;
+        this.writer = writer;
+    }
+
     /** The kind of suite this command reads. */
-    abstract SuiteKind kind();
+    final SuiteKind kind() {
+        return kind;
+    }
 
-    /** Whether it is a table (else a figure), for the command line shown in table.md. */
-    abstract boolean isTable();
-
-    /** Runs what the suite asks for and writes the output. */
-    abstract void produce(Suite suite, Suite.Profile profile, Path out, String commandLine, PrintStream log,
-                          java.util.function.Supplier<List<TrainingListener>> progress) throws IOException;
+    /** Runs what the suite asks for and writes the output; a suite that trains no method overrides it. */
+    void produce(Suite suite, Suite.Profile profile, Path out, String commandLine, PrintStream log,
+                 Supplier<List<TrainingListener>> progress) throws IOException {
+        writer.write(suite, profile, commandLine, SuiteRuns.execute(suite.plan(profile), out, log, progress), out);
+    }
 
     @Override
     public Integer call() {
@@ -61,8 +80,7 @@ abstract class SuiteCommand implements Callable<Integer> {
             System.err.println("lgc: " + e.getMessage());
             return 2;
         }
-        String commandLine = "lgc " + (isTable() ? "table " : "figure ") + kind().spelling()
-                + (suiteFile != null ? " --suite " + file : "") + (quick ? " --quick" : "");
+        String commandLine = kind().command() + (suiteFile != null ? " --suite " + file : "") + (quick ? " --quick" : "");
         System.out.println(commandLine + ": " + suite.title() + " -> " + out);
         Nd4jEnvironment.configure();
         try {

@@ -1,19 +1,10 @@
 package io.lgc4j.experiments.cli;
 
-import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.experiments.tables.CompressionTable;
 import io.lgc4j.experiments.tables.PhasesTable;
-import io.lgc4j.experiments.tables.Suite;
 import io.lgc4j.experiments.tables.SuiteKind;
-import io.lgc4j.experiments.tables.SuiteRuns;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-
-import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.function.Supplier;
 
 /** {@code lgc table ...}: the paper's tables, one command each, from the suites in {@code configs/tables/}. */
 @Command(name = "table", mixinStandardHelpOptions = true,
@@ -35,21 +26,8 @@ final class TableCommand implements Runnable {
             description = "Table VI analog: accuracy, bytes per node per step, compression ratio and run totals of"
                     + " Baseline, Sparse GD, DGC, ScaleCom, S2, LGC-RAR and LGC-PS (leader / other ranks).")
     static final class Compression extends SuiteCommand {
-        @Override
-        SuiteKind kind() {
-            return SuiteKind.COMPRESSION;
-        }
-
-        @Override
-        boolean isTable() {
-            return true;
-        }
-
-        @Override
-        void produce(Suite suite, Suite.Profile profile, Path out, String commandLine, PrintStream log,
-                     Supplier<List<TrainingListener>> progress) throws IOException {
-            List<SuiteRuns.Finished> runs = SuiteRuns.execute(suite.plan(profile), out, log, progress);
-            CompressionTable.write(suite, profile, commandLine, runs, out);
+        Compression() {
+            super(SuiteKind.COMPRESSION, CompressionTable::write);
         }
     }
 
@@ -58,21 +36,8 @@ final class TableCommand implements Runnable {
             description = "Table V analog: time per iteration in the FULL, TOP_K and COMPRESSED stages of LGC-PS and"
                     + " LGC-RAR, split by phase.")
     static final class Phases extends SuiteCommand {
-        @Override
-        SuiteKind kind() {
-            return SuiteKind.PHASES;
-        }
-
-        @Override
-        boolean isTable() {
-            return true;
-        }
-
-        @Override
-        void produce(Suite suite, Suite.Profile profile, Path out, String commandLine, PrintStream log,
-                     Supplier<List<TrainingListener>> progress) throws IOException {
-            List<SuiteRuns.Finished> runs = SuiteRuns.execute(suite.plan(profile), out, log, progress);
-            PhasesTable.write(suite, profile, commandLine, runs, out);
+        Phases() {
+            super(SuiteKind.PHASES, PhasesTable::write);
         }
     }
 }

@@ -56,11 +56,6 @@ public final class MetricsTable {
         return rows.stream().map(r -> r[c]).toArray(String[]::new);
     }
 
-    /** Whether the file has {@code column}. */
-    public boolean has(String column) {
-        return header.contains(column);
-    }
-
     private int index(String column) {
         int c = header.indexOf(column);
         if (c < 0) {

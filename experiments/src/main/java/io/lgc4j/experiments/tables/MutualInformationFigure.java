@@ -79,8 +79,9 @@ public final class MutualInformationFigure {
             }
             analyses.add(Map.of("model", model, "directory", out.relativize(dir).toString(), "reused", reused));
             MetricsTable series = MetricsTable.read(dir.resolve("series.csv"));
-            summarize(model, series, quantizers, table, findings);
-            plot(model, series, quantizers, out, figures);
+            Map<String, List<LayerMeans>> means = means(series, quantizers);
+            summarize(model, means, table, findings);
+            plot(model, series, means, out, figures);
         }
         List<String> intro = List.of(String.format(Locale.ROOT, "Dense data-parallel training on Fashion-MNIST, K ="
                         + " %d workers × batch %d, %d steps; at step 0 and every %d steps the gradients of ranks %d"
@@ -158,84 +159,93 @@ public final class MutualInformationFigure {
                 : MutualInformationSettings.name(MutualInformationSettings.FLOAT32);
     }
 
-    /** One table row per layer and quantizer: means over the sampled iterations, read back from the series. */
-    private static void summarize(String model, MetricsTable series, List<Quantizer> quantizers, Table table,
-                                  List<String> findings) {
+    /**
+     * Means over the sampled iterations of one layer under one quantizer.
+     *
+     * @param layer    the layer's name
+     * @param elements its gradient's length
+     * @param samples  iterations sampled
+     * @param entropy  mean H(g_b), bits
+     * @param mi       mean I(g_a; g_b), bits
+     * @param share    mean of the per-iteration I / H
+     * @param shuffled mean I of the shuffled control, bits
+     */
+    record LayerMeans(String layer, long elements, int samples, double entropy, double mi, double share,
+                      double shuffled) {
+        /** (I − control) / H, the share left once the estimator's bias is removed. */
+        double excessShare() {
+            return entropy == 0 ? 0 : (mi - shuffled) / entropy;
+        }
+    }
+
+    /** Per quantizer (in the suite's order), the layers' means in layer order, read back from the series. */
+    static Map<String, List<LayerMeans>> means(MetricsTable series, List<Quantizer> quantizers) {
         String[] layerNames = series.text("layer_name");
-        double[] layer = series.numbers("layer");
         double[] elements = series.numbers("elements");
         String[] quantizer = series.text("quantizer");
         double[] h = series.numbers("entropy_y_bits");
         double[] mi = series.numbers("mi_bits");
         double[] share = series.numbers("mi_share");
         double[] shuffled = series.numbers("shuffled_mi_bits");
-        List<Integer> layers = new ArrayList<>();
-        for (double l : layer) {
-            if (!layers.contains((int) l)) {
-                layers.add((int) l);
-            }
-        }
+        Map<String, List<LayerMeans>> means = new LinkedHashMap<>();
         for (Quantizer q : quantizers) {
             String name = label(q);
+            Map<String, double[]> sums = new LinkedHashMap<>();   // layer → {n, elements, H, I, share, control}
+            for (int r = 0; r < layerNames.length; r++) {
+                if (quantizer[r].equals(name)) {
+                    double[] s = sums.computeIfAbsent(layerNames[r], k -> new double[6]);
+                    s[0]++;
+                    s[1] = elements[r];
+                    s[2] += h[r];
+                    s[3] += mi[r];
+                    s[4] += share[r];
+                    s[5] += shuffled[r];
+                }
+            }
+            List<LayerMeans> layers = new ArrayList<>();
+            sums.forEach((layer, s) -> layers.add(new LayerMeans(layer, (long) s[1], (int) s[0], s[2] / s[0],
+                    s[3] / s[0], s[4] / s[0], s[5] / s[0])));
+            means.put(name, layers);
+        }
+        return means;
+    }
+
+    /** One table row per layer and quantizer, and the finding per quantizer. */
+    private static void summarize(String model, Map<String, List<LayerMeans>> means, Table table,
+                                  List<String> findings) {
+        for (Map.Entry<String, List<LayerMeans>> q : means.entrySet()) {
             double allShare = 0;
             double allExcess = 0;
-            for (int l : layers) {
-                double sh = 0;
-                double sm = 0;
-                double ss = 0;
-                double sx = 0;
-                int n = 0;
-                String layerName = "";
-                long size = 0;
-                for (int r = 0; r < layer.length; r++) {
-                    if ((int) layer[r] == l && quantizer[r].equals(name)) {
-                        sh += h[r];
-                        sm += mi[r];
-                        ss += share[r];
-                        sx += shuffled[r];
-                        n++;
-                        layerName = layerNames[r];
-                        size = (long) elements[r];
-                    }
-                }
-                double excess = sh == 0 ? 0 : (sm - sx) / sh;
-                table.add(model, layerName, String.valueOf(size), name, String.valueOf(n), Table.number(sh / n, 4),
-                        Table.number(sm / n, 4), Table.number(ss / n, 4), Table.number(sx / n, 4),
-                        Table.number(excess, 4));
-                allShare += ss / n;
-                allExcess += excess;
+            for (LayerMeans l : q.getValue()) {
+                table.add(model, l.layer(), String.valueOf(l.elements()), q.getKey(), String.valueOf(l.samples()),
+                        Table.number(l.entropy(), 4), Table.number(l.mi(), 4), Table.number(l.share(), 4),
+                        Table.number(l.shuffled(), 4), Table.number(l.excessShare(), 4));
+                allShare += l.share();
+                allExcess += l.excessShare();
             }
+            int n = q.getValue().size();
             findings.add(String.format(Locale.ROOT, "%s, %s: I/H averaged over the %d layers is %.1f%%; after"
-                            + " removing the shuffled control, %.1f%% (the paper: ≈ 80%%).", model, name,
-                    layers.size(), 100 * allShare / layers.size(), 100 * allExcess / layers.size()));
+                    + " removing the shuffled control, %.1f%% (the paper: ≈ 80%%).", model, q.getKey(), n,
+                    100 * allShare / n, 100 * allExcess / n));
         }
     }
 
-    private static void plot(String model, MetricsTable series, List<Quantizer> quantizers, Path out,
+    private static void plot(String model, MetricsTable series, Map<String, List<LayerMeans>> means, Path out,
                              Map<String, String> figures) throws IOException {
-        String first = label(quantizers.get(0));
+        String first = means.keySet().iterator().next();
+        List<LayerMeans> firstMeans = means.get(first);
+        List<String> layers = firstMeans.stream().map(LayerMeans::layer).toList();
         String[] quantizer = series.text("quantizer");
         String[] layerNames = series.text("layer_name");
         double[] step = series.numbers("step");
         double[] h = series.numbers("entropy_y_bits");
         double[] mi = series.numbers("mi_bits");
-        double[] share = series.numbers("mi_share");
-        double[] shuffled = series.numbers("shuffled_mi_bits");
-        List<String> layers = new ArrayList<>();
-        for (String l : layerNames) {
-            if (!layers.contains(l)) {
-                layers.add(l);
-            }
-        }
         List<Charts.Line> lines = new ArrayList<>();
-        double[] meanH = new double[layers.size()];
-        double[] meanI = new double[layers.size()];
-        double[] meanC = new double[layers.size()];
         for (int l = 0; l < layers.size(); l++) {
             List<double[]> points = new ArrayList<>();
             for (int r = 0; r < step.length; r++) {
                 if (layerNames[r].equals(layers.get(l)) && quantizer[r].equals(first)) {
-                    points.add(new double[] {step[r], mi[r], h[r], shuffled[r]});
+                    points.add(new double[] {step[r], mi[r], h[r]});
                 }
             }
             double[] x = points.stream().mapToDouble(p -> p[0]).toArray();
@@ -243,9 +253,6 @@ public final class MutualInformationFigure {
                     false, l));
             lines.add(new Charts.Line("H, " + layers.get(l), x, points.stream().mapToDouble(p -> p[2]).toArray(),
                     true, l));
-            meanI[l] = points.stream().mapToDouble(p -> p[1]).average().orElse(Double.NaN);
-            meanH[l] = points.stream().mapToDouble(p -> p[2]).average().orElse(Double.NaN);
-            meanC[l] = points.stream().mapToDouble(p -> p[3]).average().orElse(Double.NaN);
         }
         String fig3 = "mi-" + model + ".png";
         Charts.lines("Mutual information (solid) and entropy (dashed) per layer, " + model + ", " + first,
@@ -253,30 +260,18 @@ public final class MutualInformationFigure {
         figures.put(fig3, "Fig. 3 analog, " + model + ": I(g_a; g_b) and H(g_b) per layer over the iterations ("
                 + first + ")");
         Map<String, double[]> bars = new LinkedHashMap<>();
-        bars.put("mean entropy H(g_b)", meanH);
-        bars.put("mean MI I(g_a; g_b)", meanI);
-        bars.put("shuffled control (estimator bias)", meanC);
+        bars.put("mean entropy H(g_b)", firstMeans.stream().mapToDouble(LayerMeans::entropy).toArray());
+        bars.put("mean MI I(g_a; g_b)", firstMeans.stream().mapToDouble(LayerMeans::mi).toArray());
+        bars.put("shuffled control (estimator bias)", firstMeans.stream().mapToDouble(LayerMeans::shuffled)
+                .toArray());
         String fig4 = "mi-layers-" + model + ".png";
         Charts.bars("Mean entropy and mutual information per layer, " + model + ", " + first, "layer", "bits",
                 layers, bars, false, out.resolve(fig4));
         figures.put(fig4, "Fig. 4 analog, " + model + ": mean H, mean I and the shuffled control per layer ("
                 + first + ")");
         Map<String, double[]> shares = new LinkedHashMap<>();
-        for (Quantizer q : quantizers) {
-            double[] s = new double[layers.size()];
-            for (int l = 0; l < layers.size(); l++) {
-                double sum = 0;
-                int n = 0;
-                for (int r = 0; r < step.length; r++) {
-                    if (layerNames[r].equals(layers.get(l)) && quantizer[r].equals(label(q))) {
-                        sum += share[r];
-                        n++;
-                    }
-                }
-                s[l] = n == 0 ? Double.NaN : 100 * sum / n;
-            }
-            shares.put(label(q), s);
-        }
+        means.forEach((q, layerMeans) -> shares.put(q, layerMeans.stream().mapToDouble(l -> 100 * l.share())
+                .toArray()));
         String figShare = "mi-share-" + model + ".png";
         Charts.bars("MI as a share of entropy per layer, by quantizer, " + model, "layer",
                 "mean I / H (%)", layers, shares, false, out.resolve(figShare));

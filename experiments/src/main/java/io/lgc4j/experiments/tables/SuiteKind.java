@@ -26,6 +26,16 @@ public enum SuiteKind {
         return spelling;
     }
 
+    /** Whether it reproduces a table ({@code lgc table ...}) rather than a figure ({@code lgc figure ...}). */
+    public boolean isTable() {
+        return this == COMPRESSION || this == PHASES;
+    }
+
+    /** The command that reads such a suite, e.g. {@code lgc table compression}. */
+    public String command() {
+        return "lgc " + (isTable() ? "table " : "figure ") + spelling;
+    }
+
     /** Whether the suite lists methods, each trained once per model with the runner. */
     public boolean trainsMethods() {
         return trainsMethods;

@@ -90,9 +90,8 @@ public final class SuiteLoader {
             throw key(source, "suite", "expects one of " + kinds() + ", found \"" + kindName + "\"");
         }
         if (kind != expected) {
-            throw key(source, "suite", "is \"" + kind + "\": this file is for 'lgc "
-                    + (kind == SuiteKind.COMPRESSION || kind == SuiteKind.PHASES ? "table " : "figure ") + kind
-                    + "', not '" + expected + "'");
+            throw key(source, "suite", "is \"" + kind + "\": this file is for '" + kind.command() + "', not '"
+                    + expected + "'");
         }
         String title = tree.has("title") ? text(tree, "title", source) : kind.spelling();
         List<String> models = models(tree, source);

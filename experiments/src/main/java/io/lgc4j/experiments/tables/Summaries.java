@@ -83,12 +83,6 @@ final class Summaries {
         return sum;
     }
 
-    /** Number of endpoints (workers, then any server). */
-    @SuppressWarnings("unchecked")
-    static int endpoints(Map<String, Object> summary) {
-        return ((List<Number>) summary.get("bytesSentPerEndpoint")).size();
-    }
-
     static int workers(Map<String, Object> summary) {
         return ((Number) summary.get("workers")).intValue();
     }

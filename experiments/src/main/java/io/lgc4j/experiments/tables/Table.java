@@ -69,16 +69,6 @@ public final class Table {
         rows.add(List.of(cells));
     }
 
-    /** The columns. */
-    public List<Column> columns() {
-        return columns;
-    }
-
-    /** The rows, as added. */
-    public List<List<String>> rows() {
-        return List.copyOf(rows);
-    }
-
     /** Whether the column named {@code name} holds timings. */
     public boolean isTiming(String name) {
         return columns.stream().anyMatch(c -> c.name().equals(name) && c.timing());
