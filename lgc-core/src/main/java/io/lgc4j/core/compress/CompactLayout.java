@@ -118,14 +118,7 @@ public final class CompactLayout {
 
     /** {@code values} (concatenated in block order) laid on {@code support}. */
     public SparseSet toSparse(int[][] support, float[] values) {
-        List<SparseVector> out = new ArrayList<>(support.length);
-        int at = 0;
-        for (int b = 0; b < support.length; b++) {
-            out.add(new SparseVector(blocks.get(b).length(), support[b],
-                    Arrays.copyOfRange(values, at, at + support[b].length)));
-            at += support[b].length;
-        }
-        return new SparseSet(out);
+        return SparseSet.onSupport(blocks, support, values);
     }
 
     private float[] part(float[] values, boolean wantLearned, int length) {

@@ -18,6 +18,21 @@ public record SparseSet(List<SparseVector> blocks) {
         blocks = List.copyOf(blocks);
     }
 
+    /**
+     * Values concatenated in block order laid on a support: block {@code b} takes the next {@code support[b].length}
+     * values at {@code support[b]} (indices relative to the block).
+     */
+    public static SparseSet onSupport(List<ParamBlock> blocks, int[][] support, float[] values) {
+        List<SparseVector> out = new java.util.ArrayList<>(support.length);
+        int at = 0;
+        for (int b = 0; b < support.length; b++) {
+            out.add(new SparseVector(blocks.get(b).length(), support[b],
+                    java.util.Arrays.copyOfRange(values, at, at + support[b].length)));
+            at += support[b].length;
+        }
+        return new SparseSet(out);
+    }
+
     /** Non-zeros sent over all blocks. */
     public int nnz() {
         int n = 0;

@@ -4,77 +4,67 @@ import io.lgc4j.autoencoders.AeLosses;
 import io.lgc4j.autoencoders.AutoencoderTrainer;
 import io.lgc4j.autoencoders.DriftGuard;
 import io.lgc4j.autoencoders.LgcControl;
+import io.lgc4j.autoencoders.LgcProtocolState;
 import io.lgc4j.autoencoders.PsAutoencoder;
 import io.lgc4j.autoencoders.Scale;
 import io.lgc4j.core.codec.IndexCodec;
+import io.lgc4j.core.comm.FlagFrames;
 import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
-import io.lgc4j.core.comm.FlagFrames;
 import io.lgc4j.core.comm.FrameCodec;
-import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
-import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.CompactLayout;
-import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.compress.SparseFrames;
 import io.lgc4j.core.compress.SparseMean;
+import io.lgc4j.core.exchange.Averages;
 import io.lgc4j.core.layout.GradientLayout;
-import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.metrics.StepNotes;
-import io.lgc4j.core.stage.Stage;
-import io.lgc4j.core.train.ServiceLoop;
 import io.lgc4j.core.train.StepTag;
+import io.lgc4j.ps.exchange.PsServer;
+import io.lgc4j.ps.exchange.PsServerEnd;
 import io.lgc4j.ps.lgc.LgcPsTopology.SupportPolicy;
-import io.lgc4j.ps.server.DenseAveragingServer;
 
 import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
- * The server of LGC-PS (endpoint K); see {@link LgcPsTopology} for the protocol. It owns the autoencoder: trains
- * it during TOP_K on the compact vectors inside the values it receives, ships the encoder at the switch, and in
- * COMPRESSED decodes one reconstruction per rank with that rank's decoder. Sums run in rank order, so the mean does
- * not depend on arrival.
+ * The server of LGC-PS in TOP_K and COMPRESSED steps; see {@link LgcPsTopology} for the protocol. It owns the
+ * autoencoder: trains it during TOP_K on the compact vectors inside the values it receives, ships the encoder at the
+ * switch, and in COMPRESSED decodes one reconstruction per rank with that rank's decoder. A TOP_K step is the
+ * shared-support server's step (the same {@link PsServerEnd} pieces: DENSE mean, support relay, aligned mean) plus
+ * the autoencoder's training step.
  */
-final class LgcPsServer implements ServiceLoop {
-    private final Transport transport;
+final class LgcPsServer implements PsServer.Step {
+    private final PsServerEnd end;
     private final int workers;
     private final LgcSupportCompressor support;
     private final SupportPolicy policy;
     private final IndexCodec codec;
     private final CompactLayout compact;
-    private final BlockRegion dense;
     private final SparseMean ownMean;
-    private final DenseAveragingServer fullSteps;
-    private final int length;
     private final PsAutoencoder autoencoder;
     private final AutoencoderTrainer trainer;
     private final StepNotes notes;
     private final LgcControl control;
     private final DriftGuard guard;
+    private final LgcProtocolState protocol;
     private final long seed;
-    private boolean encoderShipped;
-    /** Whether the drift guard tripped and COMPRESSED steps run as TOP_K steps until the autoencoder recovers. */
-    private boolean fallback;
-    private int compressedSteps;
 
-    LgcPsServer(Transport transport, int workers, GradientLayout layout, LgcPsTopology config) {
-        this.transport = transport;
-        this.workers = workers;
+    LgcPsServer(PsServerEnd end, GradientLayout layout, LgcPsTopology config) {
+        this.end = end;
+        this.workers = end.workers();
         this.support = config.supportCompressor();
         this.policy = config.policy();
         this.codec = config.codec();
         this.compact = new CompactLayout(layout, config.ratio());
-        this.dense = new BlockRegion(layout.blocks(LayerPolicy.DENSE));
         this.ownMean = new SparseMean(compact.blocks());
-        this.length = layout.length();
-        this.fullSteps = new DenseAveragingServer(transport, workers, length);
         this.autoencoder = config.newAutoencoder(compact.mu(), workers);
         this.trainer = AutoencoderTrainer.ps(autoencoder, config.seed());
         this.notes = config.notes();
         this.control = config.control();
         this.guard = control.newGuard();
+        this.protocol = new LgcProtocolState(control);
         this.seed = config.seed();
     }
 
@@ -84,49 +74,29 @@ final class LgcPsServer implements ServiceLoop {
     }
 
     @Override
-    public void run() {
-        float[] fullSum = new float[length];
-        float[] denseSum = new float[dense.length()];
-        while (true) {
-            Frame first = transport.receive(0, TrafficKind.VALUES);
-            if (first.stage() == Stage.FULL) {
-                fullSteps.serveStep(first, fullSum);
-                continue;
-            }
-            StepTag tag = new StepTag(first.step(), first.stage());
-            FloatFrames.copyInto(first, denseSum, 0, denseSum.length);
-            for (int w = 1; w < workers; w++) {
-                FloatFrames.addInto(receive(w, TrafficKind.VALUES, tag), denseSum, 0, denseSum.length);
-            }
-            divide(denseSum);
-            byte[] denseMean = FloatFrames.encode(denseSum, 0, denseSum.length, TrafficKind.VALUES, tag.stage(),
-                    tag.step());
-            boolean compressed = tag.stage() == Stage.COMPRESSED && !fallback;
-            boolean check = compressed && guard != null && compressedSteps++ % control.checkEvery() == 0;
-            boolean flag = check || fallback;
-            if (compressed && !encoderShipped) {
-                shipEncoder(tag);
-            }
-            int[][][] supports = supports(tag);
-            float[][] values = compressed ? reconstructions(tag) : received(tag);
-            byte[][] mean = policy == SupportPolicy.LEADER ? alignedMean(values, tag) : unionMean(supports, values, tag);
-            if (check) {
-                checkDrift(tag, values);
-            }
-            if (!compressed) {
-                // before the broadcast, so the step's losses are in its metrics when the workers finish it (the
-                // workers would otherwise compute their next gradient meanwhile: an overlap given up for that)
-                train(tag, values);
-            }
-            for (int w = 0; w < workers; w++) {
-                transport.send(w, denseMean);
-                for (byte[] frame : mean) {
-                    transport.send(w, frame);
-                }
-            }
-            if (flag) {
-                sendNextStepCompressed(tag);
-            }
+    public void serve(Frame first, StepTag tag) {
+        LgcProtocolState.Plan plan = protocol.plan(tag.stage());
+        byte[] denseMean = end.denseMean(first, tag);
+        if (plan.shipWeights()) {
+            shipEncoder(tag);
+        }
+        int[][][] supports = supports(tag);
+        float[][] values = plan.compressed() ? reconstructions(tag) : end.receiveValues(compact.total(), tag);
+        byte[][] mean = policy == SupportPolicy.LEADER ? new byte[][] {end.alignedMean(values, tag)}
+                : unionMean(supports, values, tag);
+        boolean nextCompressed = !protocol.fallback();
+        if (plan.check()) {
+            nextCompressed = !checkDrift(tag, values);
+        } else if (!plan.compressed()) {
+            // before the broadcast, so the step's losses are in its metrics when the workers finish it (the
+            // workers would otherwise compute their next gradient meanwhile: an overlap given up for that)
+            nextCompressed = train(tag, values);
+        }
+        end.broadcast(denseMean, mean);
+        if (plan.flag()) {
+            // after a check or a fallback step: one CONTROL byte per worker, 1 if the next step is compressed
+            end.sendToAll(FlagFrames.encode(nextCompressed, tag.stage(), tag.step()));
+            protocol.nextStepCompressed(nextCompressed);
         }
     }
 
@@ -135,15 +105,18 @@ final class LgcPsServer implements ServiceLoop {
      * step's leader, and the step first judges recovery: the error of the mean of the K reconstructions (as the
      * compressed stage would apply them) against the true mean, on every position, before the autoencoder trains on
      * these vectors.
+     *
+     * @return whether the step after a fallback step is compressed again (the autoencoder recovered); after a plain
+     *         TOP_K step, whether no fallback is under way
      */
-    private void train(StepTag tag, float[][] values) {
+    private boolean train(StepTag tag, float[][] values) {
         float[][] compacts = new float[workers][];
         for (int w = 0; w < workers; w++) {
             compacts[w] = compact.learnedPart(values[w]);
         }
-        if (!fallback) {
+        if (!protocol.fallback()) {
             record(tag, trainer.step(compacts));
-            return;
+            return true;
         }
         notes.put(tag.step(), StepNotes.LGC_FALLBACK, 1);
         int leader = support.leader(tag.step(), workers);
@@ -153,12 +126,9 @@ final class LgcPsServer implements ServiceLoop {
         for (int w = 0; w < workers; w++) {
             reconstructions[w] = reconstruct(w, latent, autoencoder.innovation(compacts[w]), scale);
         }
-        DriftGuard.Measurement m = DriftGuard.measure(meanOf(reconstructions), meanOf(compacts), null);
+        DriftGuard.Measurement m = DriftGuard.measure(Averages.mean(reconstructions), Averages.mean(compacts), null);
         record(tag, trainer.step(compacts, leader));
-        if (guard.recovered(m)) {
-            fallback = false;
-            encoderShipped = false;
-        }
+        return guard.recovered(m);
     }
 
     private void record(StepTag tag, AeLosses losses) {
@@ -169,14 +139,16 @@ final class LgcPsServer implements ServiceLoop {
     /**
      * A check step: every worker's true LEARNED values at the sampled positions (one CONTROL frame each); their mean
      * against the mean of what the server reconstructed there feeds the drift guard.
+     *
+     * @return whether the guard tripped
      */
-    private void checkDrift(StepTag tag, float[][] values) {
+    private boolean checkDrift(StepTag tag, float[][] values) {
         int[] sample = DriftGuard.samplePositions(seed, tag.step(), compact.mu(), control.checkSample());
         float[] truth = new float[compact.mu()];
         float[] applied = new float[compact.mu()];
         float[] got = new float[sample.length];
         for (int w = 0; w < workers; w++) {
-            FloatFrames.copyInto(receive(w, TrafficKind.CONTROL, tag), got, 0, sample.length);
+            FloatFrames.copyInto(end.receive(w, TrafficKind.CONTROL, tag), got, 0, sample.length);
             float[] rec = compact.learnedPart(values[w]);
             for (int i = 0; i < sample.length; i++) {
                 truth[sample[i]] += got[i] / workers;
@@ -185,28 +157,7 @@ final class LgcPsServer implements ServiceLoop {
         }
         DriftGuard.Measurement m = DriftGuard.measure(applied, truth, sample);
         notes.put(tag.step(), StepNotes.AE_DRIFT, m.relative());
-        if (guard.observe(m)) {
-            fallback = true;
-        }
-    }
-
-    /** After a check step or a fallback step: one CONTROL byte per worker, 1 if the next step is compressed. */
-    private void sendNextStepCompressed(StepTag tag) {
-        byte[] frame = FlagFrames.encode(!fallback, tag.stage(), tag.step());
-        for (int w = 0; w < workers; w++) {
-            transport.send(w, frame);
-        }
-    }
-
-    private float[] meanOf(float[][] vectors) {
-        float[] mean = new float[vectors[0].length];
-        for (float[] v : vectors) {
-            for (int i = 0; i < mean.length; i++) {
-                mean[i] += v[i];
-            }
-        }
-        divide(mean);
-        return mean;
+        return guard.observe(m);
     }
 
     /** D_k's reconstruction, with the innovation values put back over it when the control says so. */
@@ -228,12 +179,9 @@ final class LgcPsServer implements ServiceLoop {
      * be able to encode.
      */
     private void shipEncoder(StepTag tag) {
-        byte[] frame = FrameCodec.encode(TrafficKind.AE_WEIGHTS, tag.stage(), tag.step(),
-                ByteBuffer.wrap(autoencoder.encoderBytes()));
-        for (int w = 0; w < workers; w++) {
-            transport.send(w, frame);
-        }
-        encoderShipped = true;
+        end.sendToAll(FrameCodec.encode(TrafficKind.AE_WEIGHTS, tag.stage(), tag.step(),
+                ByteBuffer.wrap(autoencoder.encoderBytes())));
+        protocol.weightsShipped();
     }
 
     /** Each rank's support of this step: LEADER, the leader's (relayed to the others); OWN, each rank's own. */
@@ -241,36 +189,17 @@ final class LgcPsServer implements ServiceLoop {
         int[][][] supports = new int[workers][][];
         if (policy == SupportPolicy.LEADER) {
             int leader = support.leader(tag.step(), workers);
-            Frame indices = receive(leader, TrafficKind.INDICES, tag);
-            int[][] supp = decodeSupport(indices, "leader " + leader, tag);
-            byte[] relay = FrameCodec.encode(indices.kind(), indices.stage(), indices.step(), indices.payload());
-            for (int w = 0; w < workers; w++) {
-                supports[w] = supp;
-                if (w != leader) {
-                    transport.send(w, relay);
-                }
-            }
+            int[][] supp = end.relaySupport(leader, compact.blocks(), codec, compact.counts(), tag);
+            compact.requireFullSupport(supp, "leader " + leader, tag.step());
+            java.util.Arrays.fill(supports, supp);
         } else {
             for (int w = 0; w < workers; w++) {
-                supports[w] = decodeSupport(receive(w, TrafficKind.INDICES, tag), "worker " + w, tag);
+                supports[w] = SparseFrames.decodeIndices(end.receive(w, TrafficKind.INDICES, tag), compact.blocks(),
+                        codec, compact.counts());
+                compact.requireFullSupport(supports[w], "worker " + w, tag.step());
             }
         }
         return supports;
-    }
-
-    private int[][] decodeSupport(Frame indices, String source, StepTag tag) {
-        int[][] supp = SparseFrames.decodeIndices(indices, compact.blocks(), codec, compact.counts());
-        compact.requireFullSupport(supp, source, tag.step());
-        return supp;
-    }
-
-    /** TOP_K: every rank's values on its support, as sent. */
-    private float[][] received(StepTag tag) {
-        float[][] values = new float[workers][compact.total()];
-        for (int w = 0; w < workers; w++) {
-            FloatFrames.copyInto(receive(w, TrafficKind.VALUES, tag), values[w], 0, compact.total());
-        }
-        return values;
     }
 
     /**
@@ -284,13 +213,13 @@ final class LgcPsServer implements ServiceLoop {
         LgcFrames.Code code = null;
         for (int w = 0; w < workers; w++) {
             if (compact.plainLength() > 0) {
-                FloatFrames.copyInto(receive(w, TrafficKind.VALUES, tag), plain[w], 0, compact.plainLength());
+                FloatFrames.copyInto(end.receive(w, TrafficKind.VALUES, tag), plain[w], 0, compact.plainLength());
             }
             if (w == leader) {
-                code = LgcFrames.decodeCode(receive(w, TrafficKind.LATENT, tag), autoencoder.latentSize());
+                code = LgcFrames.decodeCode(end.receive(w, TrafficKind.LATENT, tag), autoencoder.latentSize());
             }
-            Frame positions = receive(w, TrafficKind.INNOVATION, tag);
-            Frame innovationValues = receive(w, TrafficKind.INNOVATION, tag);
+            Frame positions = end.receive(w, TrafficKind.INNOVATION, tag);
+            Frame innovationValues = end.receive(w, TrafficKind.INNOVATION, tag);
             innovation[w] = LgcFrames.decodeInnovation(positions, innovationValues, codec, compact.mu(),
                     autoencoder.innovationCount());
         }
@@ -301,18 +230,6 @@ final class LgcPsServer implements ServiceLoop {
         return values;
     }
 
-    /** LEADER: the values line up on the one support; their mean is one values frame. */
-    private byte[][] alignedMean(float[][] values, StepTag tag) {
-        float[] sum = values[0].clone();
-        for (int w = 1; w < workers; w++) {
-            for (int i = 0; i < sum.length; i++) {
-                sum[i] += values[w][i];
-            }
-        }
-        divide(sum);
-        return new byte[][] {FloatFrames.encode(sum, 0, sum.length, TrafficKind.VALUES, tag.stage(), tag.step())};
-    }
-
     /** OWN: each rank's values on its own support, summed, divided by K: indices and values of the union. */
     private byte[][] unionMean(int[][][] supports, float[][] values, StepTag tag) {
         ownMean.reset();
@@ -320,21 +237,5 @@ final class LgcPsServer implements ServiceLoop {
             ownMean.add(compact.toSparse(supports[w], values[w]));
         }
         return SparseFrames.encode(ownMean.mean(workers), compact.blocks(), codec, tag);
-    }
-
-    private void divide(float[] values) {
-        float k = workers;
-        for (int i = 0; i < values.length; i++) {
-            values[i] /= k;
-        }
-    }
-
-    private Frame receive(int worker, TrafficKind kind, StepTag tag) {
-        Frame f = transport.receive(worker, kind);
-        if (f.step() != tag.step() || f.stage() != tag.stage()) {
-            throw new FrameException("server expected a " + kind + " frame of step " + tag.step() + " from worker "
-                    + worker + ", found step " + f.step() + (f.stage() != tag.stage() ? " (" + f.stage() + ")" : ""));
-        }
-        return f;
     }
 }

@@ -14,6 +14,10 @@ import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.ServiceLoop;
 import io.lgc4j.core.train.Topology;
+import io.lgc4j.ps.exchange.PsServer;
+import io.lgc4j.ps.exchange.PsServerEnd;
+import io.lgc4j.ps.exchange.PsWorker;
+import io.lgc4j.ps.exchange.PsWorkerEnd;
 
 import java.util.List;
 import java.util.Objects;
@@ -167,14 +171,16 @@ public final class LgcPsTopology implements Topology {
 
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-        return new LgcPsWorker(rank, workers, transport, layout, this);
+        PsWorkerEnd end = new PsWorkerEnd(rank, workers, transport, layout);
+        return new PsWorker(end, new LgcPsWorker(end, layout, this));
     }
 
     @Override
     public List<ServiceLoop> services(int workers, List<Transport> serviceTransports, GradientLayout layout) {
-        LgcPsServer s = new LgcPsServer(serviceTransports.get(0), workers, layout, this);
+        PsServerEnd end = new PsServerEnd(serviceTransports.get(0), workers, layout);
+        LgcPsServer s = new LgcPsServer(end, layout, this);
         server = s;
-        return List.of(s);
+        return List.of(new PsServer(end, s));
     }
 
     double ratio() {

@@ -8,7 +8,10 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.ServiceLoop;
 import io.lgc4j.core.train.Topology;
-import io.lgc4j.ps.server.DenseAveragingServer;
+import io.lgc4j.ps.exchange.PsServer;
+import io.lgc4j.ps.exchange.PsServerEnd;
+import io.lgc4j.ps.exchange.PsWorker;
+import io.lgc4j.ps.exchange.PsWorkerEnd;
 
 import java.util.List;
 import java.util.Objects;
@@ -63,17 +66,14 @@ public final class ParameterServerTopology implements Topology {
 
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-        if (compressor != null) {
-            return new CompressedPsWorker(rank, workers, transport, layout, compressor, codec);
-        }
-        return new DensePsWorker(rank, workers, transport);
+        PsWorkerEnd end = new PsWorkerEnd(rank, workers, transport, layout);
+        return new PsWorker(end, compressor == null ? null : new CompressedPsWorker(end, layout, compressor, codec));
     }
 
     @Override
     public List<ServiceLoop> services(int workers, List<Transport> serviceTransports, GradientLayout layout) {
-        if (compressor != null) {
-            return List.of(new CompressedServer(serviceTransports.get(0), workers, layout, compressor, codec));
-        }
-        return List.of(new DenseAveragingServer(serviceTransports.get(0), workers, layout.length()));
+        PsServerEnd end = new PsServerEnd(serviceTransports.get(0), workers, layout);
+        return List.of(new PsServer(end, compressor == null ? null : new CompressedServer(end, layout, compressor,
+                codec)));
     }
 }

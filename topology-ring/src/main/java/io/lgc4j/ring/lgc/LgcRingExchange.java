@@ -6,23 +6,22 @@ import io.lgc4j.autoencoders.AutoencoderSpec;
 import io.lgc4j.autoencoders.AutoencoderTrainer;
 import io.lgc4j.autoencoders.DriftGuard;
 import io.lgc4j.autoencoders.LgcControl;
+import io.lgc4j.autoencoders.LgcProtocolState;
 import io.lgc4j.autoencoders.RingAutoencoder;
 import io.lgc4j.autoencoders.Scale;
 import io.lgc4j.core.codec.IndexCodec;
+import io.lgc4j.core.comm.FlagFrames;
 import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
-import io.lgc4j.core.comm.FlagFrames;
 import io.lgc4j.core.comm.FrameCodec;
-import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
-import io.lgc4j.core.comm.Transport;
-import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.compress.CompactLayout;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.compress.SparseFrames;
+import io.lgc4j.core.exchange.Averages;
+import io.lgc4j.core.exchange.StepLink;
 import io.lgc4j.core.layout.GradientLayout;
-import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
@@ -31,24 +30,30 @@ import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.StepTag;
 import io.lgc4j.ring.collective.RingAllReduce;
+import io.lgc4j.ring.exchange.RingEnd;
 
 import java.nio.ByteBuffer;
 import java.util.List;
 
-/** One rank's side of LGC-RAR; see {@link LgcRingTopology} for the protocol. */
+/**
+ * One rank's side of LGC-RAR; see {@link LgcRingTopology} for the protocol. A TOP_K step is the ring's
+ * shared-support step (the leader's indices around the ring, the values' allreduce: the same {@link RingEnd} pieces)
+ * plus the training samples sent to the trainer; a COMPRESSED step sends the LEARNED blocks as a latent instead.
+ */
 final class LgcRingExchange implements GradientExchange {
 
     /** The rank that trains the autoencoder during TOP_K and ships it at the switch. */
     static final int TRAINER = 0;
 
-    private final Transport transport;
+    private static final TrafficKind[] SUPPORT = {TrafficKind.INDICES};
+    private static final TrafficKind[] SUPPORT_AND_SCALE = {TrafficKind.INDICES, TrafficKind.LATENT};
+
+    private final RingEnd end;
     private final int rank;
     private final int workers;
     private final LgcSupportCompressor support;
     private final IndexCodec codec;
     private final RingAllReduce ring;
-    private final BlockRegion dense;
-    private final float[] denseBuffer;
     private final List<ParamBlock> sparseBlocks;
     private final CompactLayout compactLayout;
     private final int[] counts;
@@ -59,26 +64,22 @@ final class LgcRingExchange implements GradientExchange {
     private final StepNotes notes;
     private final LgcControl control;
     private final DriftGuard guard;
+    private final LgcProtocolState protocol;
     private final long seed;
-    private boolean weightsShipped;
-    /** Whether the drift guard tripped and the compressed stage runs as TOP_K until the autoencoder recovers. */
-    private boolean fallback;
-    private int compressedSteps;
 
-    LgcRingExchange(int rank, int workers, Transport transport, GradientLayout layout, LgcSupportCompressor support,
-                    IndexCodec codec, AutoencoderSpec spec, AeTraining training, long seed, StepNotes notes, LgcControl control) {
+    LgcRingExchange(RingEnd end, GradientLayout layout, LgcSupportCompressor support, IndexCodec codec,
+                    AutoencoderSpec spec, AeTraining training, long seed, StepNotes notes, LgcControl control) {
+        this.end = end;
         this.notes = notes;
         this.control = control;
         this.guard = control.newGuard();
+        this.protocol = new LgcProtocolState(control);
         this.seed = seed;
-        this.transport = transport;
-        this.rank = rank;
-        this.workers = workers;
+        this.rank = end.rank();
+        this.workers = end.workers();
         this.support = support;
         this.codec = codec;
-        this.ring = new RingAllReduce(transport, rank, workers);
-        this.dense = new BlockRegion(layout.blocks(LayerPolicy.DENSE));
-        this.denseBuffer = new float[dense.length()];
+        this.ring = end.ring();
         this.sparseBlocks = layout.compressibleBlocks();
         this.compactLayout = new CompactLayout(layout, support.density(0));
         this.counts = compactLayout.counts();
@@ -91,79 +92,56 @@ final class LgcRingExchange implements GradientExchange {
     @Override
     public void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock) {
         if (tag.stage() == Stage.FULL) {
-            ring.sum(gradient, tag, clock);
-            clock.enter(Phase.DECODE);
-            divide(gradient, 0, gradient.length);
+            end.fullStep(tag, gradient, clock);
             return;
         }
-        boolean compressed = tag.stage() == Stage.COMPRESSED && !fallback;
-        if (compressed && !weightsShipped) {
+        LgcProtocolState.Plan plan = protocol.plan(tag.stage());
+        if (plan.shipWeights()) {
             shipWeights(tag, clock);
         }
         int leader = support.leader(tag.step(), workers);
         clock.enter(Phase.SELECT);
         memory.compensate(gradient, tag.step());
-        int[][] supp;
-        float[] values;
-        float scale;
+        int[][] supp = null;
+        float[] values = null;
+        float scale = 0;
+        byte[][] frames = null;
         if (rank == leader) {
             supp = memory.chooseSupport(tag.step());
             values = memory.take(supp);
             scale = Scale.rms(compactLayout.learnedPart(values));
-            if (workers > 1) {
-                clock.enter(Phase.ENCODE);
-                byte[] indices = SparseFrames.encodeIndices(supp, counts, sparseBlocks, codec, tag);
-                byte[] scaleFrame = FloatFrames.encode(new float[] {scale}, 0, 1, TrafficKind.LATENT, tag.stage(),
-                        tag.step());
-                clock.enter(Phase.COMMUNICATE);
-                transport.send(right(), indices);
-                if (compressed) {
-                    transport.send(right(), scaleFrame);
-                }
-            }
-        } else {
-            clock.enter(Phase.COMMUNICATE);
-            Frame indices = receiveOfStep(left(), TrafficKind.INDICES, tag);
-            Frame scaleFrame = compressed ? receiveOfStep(left(), TrafficKind.LATENT, tag) : null;
-            if (right() != leader) {
-                transport.send(right(), bytesOf(indices));
-                if (compressed) {
-                    transport.send(right(), bytesOf(scaleFrame));
-                }
-            }
+            clock.enter(Phase.ENCODE);
+            byte[] indices = SparseFrames.encodeIndices(supp, counts, sparseBlocks, codec, tag);
+            frames = plan.compressed() ? new byte[][] {indices, FloatFrames.encode(new float[] {scale}, 0, 1,
+                    TrafficKind.LATENT, tag.stage(), tag.step())} : new byte[][] {indices};
+        }
+        Frame[] got = end.fromLeader(leader, frames, plan.compressed() ? SUPPORT_AND_SCALE : SUPPORT, tag, clock);
+        if (rank != leader) {
             clock.enter(Phase.DECODE);
-            supp = SparseFrames.decodeIndices(indices, sparseBlocks, codec, counts);
+            supp = SparseFrames.decodeIndices(got[0], sparseBlocks, codec, counts);
             float[] s = new float[1];
-            if (compressed) {
-                FloatFrames.copyInto(scaleFrame, s, 0, 1);
+            if (plan.compressed()) {
+                FloatFrames.copyInto(got[1], s, 0, 1);
             }
             scale = s[0];
             clock.enter(Phase.SELECT);
             values = memory.take(supp);
         }
         float[] compact = compactLayout.learnedPart(values);
-        float[] mean = compressed ? compressedMean(tag, supp, values, compact, scale, clock)
+        float[] mean = plan.compressed() ? compressedMean(tag, plan, supp, values, compact, scale, clock)
                 : topKMean(tag, values, compact, leader, clock);
         clock.enter(Phase.DECODE);
         compactLayout.toSparse(supp, mean).writeInto(gradient, sparseBlocks);
-        if (dense.length() > 0) {
-            dense.gather(gradient, denseBuffer);
-            ring.sum(denseBuffer, tag, clock);
-            clock.enter(Phase.DECODE);
-            divide(denseBuffer, 0, denseBuffer.length);
-            dense.scatter(denseBuffer, gradient);
-        }
+        end.denseMean(tag, gradient, clock);
     }
 
     /** TOP_K: the values ride the allreduce; the LEARNED part goes to the trainer, which takes one step. */
     private float[] topKMean(StepTag tag, float[] values, float[] compact, int leader, PhaseClock clock) {
         boolean recovered = false;
-        ring.sum(values, TrafficKind.VALUES, tag, clock);
-        clock.enter(Phase.DECODE);
-        divide(values, 0, values.length);
+        end.mean(values, TrafficKind.VALUES, tag, clock);
         if (rank != TRAINER) {
             clock.enter(Phase.COMMUNICATE);
-            transport.send(TRAINER, FloatFrames.encode(compact, 0, mu, TrafficKind.AE_SAMPLES, tag.stage(),
+            end.link().send(TRAINER, FloatFrames.encode(compact, 0, mu, TrafficKind.AE_SAMPLES, tag.stage(),
                     tag.step()));
         } else {
             float[][] samples = new float[workers][];
@@ -172,7 +150,7 @@ final class LgcRingExchange implements GradientExchange {
             for (int peer = 0; peer < workers; peer++) {
                 if (peer != TRAINER) {
                     samples[peer] = new float[mu];
-                    FloatFrames.copyInto(receiveOfStep(peer, TrafficKind.AE_SAMPLES, tag), samples[peer], 0, mu);
+                    FloatFrames.copyInto(end.link().receive(peer, TrafficKind.AE_SAMPLES, tag), samples[peer], 0, mu);
                 }
             }
             clock.enter(Phase.ENCODE); // training the autoencoder: the encoder side's cost of this stage
@@ -216,25 +194,17 @@ final class LgcRingExchange implements GradientExchange {
         clock.enter(Phase.COMMUNICATE);
         boolean resume = recovered;
         if (rank == TRAINER) {
-            byte[] frame = FlagFrames.encode(recovered, tag.stage(), tag.step());
-            for (int peer = 0; peer < workers; peer++) {
-                if (peer != TRAINER) {
-                    transport.send(peer, frame);
-                }
-            }
+            end.link().sendToAllBut(workers, TRAINER, FlagFrames.encode(recovered, tag.stage(), tag.step()));
         } else {
-            resume = FlagFrames.decode(receiveOfStep(TRAINER, TrafficKind.CONTROL, tag),
+            resume = FlagFrames.decode(end.link().receive(TRAINER, TrafficKind.CONTROL, tag),
                     "rank " + rank + "'s recovery flag");
         }
-        if (resume) {
-            fallback = false;
-            weightsShipped = false;
-        }
+        protocol.nextStepCompressed(resume);
     }
 
     /** COMPRESSED: TOP_K blocks' values ride the allreduce; the LEARNED part rides it as a latent. */
-    private float[] compressedMean(StepTag tag, int[][] supp, float[] values, float[] compact, float scale,
-                                   PhaseClock clock) {
+    private float[] compressedMean(StepTag tag, LgcProtocolState.Plan plan, int[][] supp, float[] values,
+                                   float[] compact, float scale, PhaseClock clock) {
         float[] plain = compactLayout.plainPart(values);
         if (plain.length > 0) {
             ring.sum(plain, TrafficKind.VALUES, tag, clock);
@@ -243,8 +213,8 @@ final class LgcRingExchange implements GradientExchange {
         float[] latent = autoencoder.encode(compact, scale);
         ring.sum(latent, TrafficKind.LATENT, tag, clock);
         clock.enter(Phase.DECODE);
-        divide(plain, 0, plain.length);
-        divide(latent, 0, latent.length);
+        Averages.divide(plain, workers);
+        Averages.divide(latent, workers);
         float[] reconstruction = autoencoder.decode(latent, scale);
         if (control.reconstructionFeedback()) {
             // each rank puts back its own vector minus the mean it applied; over the ranks these sum to K times
@@ -255,7 +225,7 @@ final class LgcRingExchange implements GradientExchange {
             }
             memory.feedBack(supp, compactLayout.merge(new float[plain.length], lost));
         }
-        if (guard != null && compressedSteps++ % control.checkEvery() == 0) {
+        if (plan.check()) {
             checkDrift(tag, compact, reconstruction, clock);
         }
         return compactLayout.merge(plain, reconstruction);
@@ -275,15 +245,13 @@ final class LgcRingExchange implements GradientExchange {
         }
         ring.sum(sampled, TrafficKind.CONTROL, tag, clock);
         clock.enter(Phase.DECODE);
-        divide(sampled, 0, sampled.length);
+        Averages.divide(sampled, workers);
         for (int i = 0; i < sample.length; i++) {
             truth[sample[i]] = sampled[i];
         }
         DriftGuard.Measurement m = DriftGuard.measure(reconstruction, truth, sample);
         notes.put(tag.step(), StepNotes.AE_DRIFT, m.relative());
-        if (guard.observe(m)) {
-            fallback = true;
-        }
+        protocol.nextStepCompressed(!guard.observe(m));
     }
 
     /** At the first COMPRESSED step the trainer sends the encoder and the decoder to every other rank. */
@@ -296,49 +264,14 @@ final class LgcRingExchange implements GradientExchange {
                     ByteBuffer.wrap(autoencoder.decoderBytes()));
             for (int peer = 0; peer < workers; peer++) {
                 if (peer != TRAINER) {
-                    transport.send(peer, encoder);
-                    transport.send(peer, decoder);
+                    end.link().send(peer, encoder);
+                    end.link().send(peer, decoder);
                 }
             }
         } else {
-            autoencoder.loadEncoder(payload(receiveOfStep(TRAINER, TrafficKind.AE_WEIGHTS, tag)));
-            autoencoder.loadDecoder(payload(receiveOfStep(TRAINER, TrafficKind.AE_WEIGHTS, tag)));
+            autoencoder.loadEncoder(StepLink.payloadBytes(end.link().receive(TRAINER, TrafficKind.AE_WEIGHTS, tag)));
+            autoencoder.loadDecoder(StepLink.payloadBytes(end.link().receive(TRAINER, TrafficKind.AE_WEIGHTS, tag)));
         }
-        weightsShipped = true;
-    }
-
-    private void divide(float[] values, int from, int to) {
-        float k = workers;
-        for (int i = from; i < to; i++) {
-            values[i] /= k;
-        }
-    }
-
-    private int right() {
-        return (rank + 1) % workers;
-    }
-
-    private int left() {
-        return (rank + workers - 1) % workers;
-    }
-
-    private Frame receiveOfStep(int peer, TrafficKind kind, StepTag tag) {
-        Frame f = transport.receive(peer, kind);
-        if (f.step() != tag.step()) {
-            throw new FrameException("rank " + rank + " expected a " + kind + " frame of step " + tag.step()
-                    + " from rank " + peer + ", found step " + f.step());
-        }
-        return f;
-    }
-
-    private static byte[] payload(Frame frame) {
-        byte[] bytes = new byte[frame.payloadLength()];
-        frame.payload().duplicate().get(bytes);
-        return bytes;
-    }
-
-    /** The frame re-sealed for forwarding: the same header and payload, hence the same bytes and CRC. */
-    private static byte[] bytesOf(Frame frame) {
-        return FrameCodec.encode(frame.kind(), frame.stage(), frame.step(), frame.payload());
+        protocol.weightsShipped();
     }
 }

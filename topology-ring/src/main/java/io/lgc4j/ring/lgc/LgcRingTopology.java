@@ -11,6 +11,7 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.Topology;
+import io.lgc4j.ring.exchange.RingEnd;
 
 import java.util.Objects;
 import java.util.Optional;
@@ -97,6 +98,7 @@ public final class LgcRingTopology implements Topology {
 
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-        return new LgcRingExchange(rank, workers, transport, layout, support, codec, spec, training, seed, notes, control);
+        return new LgcRingExchange(new RingEnd(rank, workers, transport, layout), layout, support, codec, spec, training,
+                seed, notes, control);
     }
 }

@@ -5,10 +5,9 @@ import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.layout.GradientLayout;
-import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.Topology;
-import io.lgc4j.ring.collective.RingAllReduce;
+import io.lgc4j.ring.exchange.RingEnd;
 
 import java.util.Objects;
 import java.util.Optional;
@@ -77,17 +76,10 @@ public final class RingTopology implements Topology {
 
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
+        RingEnd end = new RingEnd(rank, workers, transport, layout);
         if (compressor != null) {
-            return new CompressedRingExchange(rank, workers, transport, layout, compressor, codec);
+            return new CompressedRingExchange(end, layout, compressor, codec);
         }
-        RingAllReduce ring = new RingAllReduce(transport, rank, workers);
-        return (tag, gradient, clock) -> {
-            ring.sum(gradient, tag, clock);
-            clock.enter(Phase.DECODE);
-            float k = workers;
-            for (int i = 0; i < gradient.length; i++) {
-                gradient[i] /= k;
-            }
-        };
+        return end::fullStep;
     }
 }

@@ -1,0 +1,48 @@
+package io.lgc4j.core.compress;
+
+import io.lgc4j.core.layout.ParamBlock;
+
+import java.util.List;
+
+/**
+ * One rank's compressor state, as one of the three ways payloads aggregate. A topology picks its exchange by the
+ * kind (an {@code instanceof} over a sealed set: the compiler knows there are no others), and each kind carries the
+ * compressor that made it, so the exchange can ask it for the step's leader or density.
+ *
+ * <pre>{@code
+ * RankState state = RankState.of(compressor, layout.compressibleBlocks());
+ * if (state instanceof RankState.Gather g) { SparseSet own = g.state().compress(gradient, step); ... }
+ * }</pre>
+ */
+public sealed interface RankState {
+
+    /** Seeds sketch hashes; every rank uses the same, so no message is needed to agree on them. */
+    long SKETCH_SEED = 0x53325F534B455443L;
+
+    /** The compressor this state belongs to. */
+    Compressor compressor();
+
+    /** Each rank sends its own sparse set (gather-only: Sparse GD, DGC). */
+    record Gather(GatherCompressor compressor, GatherCompressor.State state) implements RankState {
+    }
+
+    /** All ranks send values on the support a leader chose (summable: ScaleCom, LGC's support). */
+    record Shared(SharedSupportCompressor compressor, SharedSupportCompressor.State state) implements RankState {
+    }
+
+    /** Each rank sends a count-sketch and a bitmap (summable: S2). */
+    record Sketch(SketchCompressor compressor, SketchCompressor.State state) implements RankState {
+    }
+
+    /** A fresh state of {@code compressor} for one rank over {@code blocks}. */
+    static RankState of(Compressor compressor, List<ParamBlock> blocks) {
+        if (compressor instanceof GatherCompressor g) {
+            return new Gather(g, g.newRank(blocks));
+        }
+        if (compressor instanceof SharedSupportCompressor s) {
+            return new Shared(s, s.newRank(blocks));
+        }
+        SketchCompressor k = (SketchCompressor) compressor;
+        return new Sketch(k, k.newRank(blocks, SKETCH_SEED));
+    }
+}

@@ -1,0 +1,124 @@
+package io.lgc4j.core.exchange;
+
+import io.lgc4j.core.comm.FloatFrames;
+import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FrameCodec;
+import io.lgc4j.core.comm.FrameException;
+import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.train.StepTag;
+
+import java.util.function.IntFunction;
+
+/**
+ * One endpoint's links to its peers within a training step: every frame it receives must carry the kind, step and
+ * stage the protocol expects, and a frame that does not stops the step with one message naming both ends, e.g.
+ * {@code "worker 2 expected a VALUES frame of step 17 (TOP_K) from the server, found step 16 (TOP_K)"}.
+ *
+ * <pre>{@code
+ * StepLink link = StepLink.worker(rank, transport);       // peers named "rank r", the server "the server"
+ * link.send(server, frame);
+ * Frame mean = link.receive(server, TrafficKind.VALUES, tag);
+ * }</pre>
+ */
+public final class StepLink {
+    private final Transport transport;
+    private final String self;
+    private final IntFunction<String> names;
+
+    /**
+     * @param transport this endpoint's transport
+     * @param self      how messages name this endpoint ("worker 2", "the server")
+     * @param names     how messages name a peer, by endpoint
+     */
+    public StepLink(Transport transport, String self, IntFunction<String> names) {
+        this.transport = transport;
+        this.self = self;
+        this.names = names;
+    }
+
+    /** A worker of a parameter server: endpoints below {@code workers} are workers, the rest the server. */
+    public static StepLink psWorker(int rank, int workers, Transport transport) {
+        return new StepLink(transport, "worker " + rank, e -> e < workers ? "worker " + e : "the server");
+    }
+
+    /** The parameter server: its peers are the workers. */
+    public static StepLink psServer(int workers, Transport transport) {
+        return new StepLink(transport, "the server", e -> e < workers ? "worker " + e : "endpoint " + e);
+    }
+
+    /** A rank of a ring: its peers are ranks. */
+    public static StepLink ringRank(int rank, Transport transport) {
+        return new StepLink(transport, "rank " + rank, e -> "rank " + e);
+    }
+
+    /** The transport underneath. */
+    public Transport transport() {
+        return transport;
+    }
+
+    /** This endpoint's id. */
+    public int endpoint() {
+        return transport.endpoint();
+    }
+
+    /** Sends a sealed frame to {@code peer}. */
+    public void send(int peer, byte[] frame) {
+        transport.send(peer, frame);
+    }
+
+    /** Sends the same bytes to endpoints {@code 0..count-1}. */
+    public void sendToAll(int count, byte[] frame) {
+        for (int peer = 0; peer < count; peer++) {
+            transport.send(peer, frame);
+        }
+    }
+
+    /** Sends the same bytes to endpoints {@code 0..count-1} but {@code except}. */
+    public void sendToAllBut(int count, int except, byte[] frame) {
+        for (int peer = 0; peer < count; peer++) {
+            if (peer != except) {
+                transport.send(peer, frame);
+            }
+        }
+    }
+
+    /**
+     * The next frame from {@code peer}, which must be of {@code kind} and of the tag's step and stage.
+     *
+     * @throws FrameException naming this endpoint, the peer, and what was expected and found
+     */
+    public Frame receive(int peer, TrafficKind kind, StepTag tag) {
+        Frame f = transport.receive(peer);
+        if (f.kind() != kind || f.step() != tag.step() || f.stage() != tag.stage()) {
+            throw new FrameException(self + " expected a " + kind + " frame of step " + tag.step() + " ("
+                    + tag.stage() + ") from " + names.apply(peer) + ", found a " + f.kind() + " frame of step "
+                    + f.step() + " (" + f.stage() + ")");
+        }
+        return f;
+    }
+
+    /**
+     * Receives one float frame of {@code kind} from each of the peers {@code 0..count-1} in rank order and leaves
+     * their sum in {@code sum[0, length)}: the first copied, the others added, always in that order, so the sum does
+     * not depend on arrival.
+     */
+    public void receiveSum(int count, TrafficKind kind, StepTag tag, float[] sum, int length) {
+        FloatFrames.copyInto(receive(0, kind, tag), sum, 0, length);
+        for (int peer = 1; peer < count; peer++) {
+            FloatFrames.addInto(receive(peer, kind, tag), sum, 0, length);
+        }
+    }
+
+    /** The bytes of a received frame, re-sealed unchanged for forwarding (same header, payload and CRC). */
+    public static byte[] forward(Frame frame) {
+        return FrameCodec.encode(frame.kind(), frame.stage(), frame.step(), frame.payload());
+    }
+
+    /** A copy of a received frame's payload. */
+    public static byte[] payloadBytes(Frame frame) {
+        byte[] bytes = new byte[frame.payloadLength()];
+        frame.payload().duplicate().get(bytes);
+        return bytes;
+    }
+}

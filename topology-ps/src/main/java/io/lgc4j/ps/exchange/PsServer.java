@@ -1,0 +1,48 @@
+package io.lgc4j.ps.exchange;
+
+import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.stage.Stage;
+import io.lgc4j.core.train.ServiceLoop;
+import io.lgc4j.core.train.StepTag;
+
+/**
+ * The parameter server, for every method: it opens each step with worker 0's first frame; FULL steps are dense
+ * (the gradients averaged in rank order and the mean broadcast); the other stages go to the method's {@link Step},
+ * or are dense too when the method has none. Runs until the cluster closes.
+ */
+public final class PsServer implements ServiceLoop {
+
+    /** A method's server side of a TOP_K or COMPRESSED step. */
+    @FunctionalInterface
+    public interface Step {
+        /**
+         * Serves the step {@code first} opened: {@code first} is worker 0's VALUES frame of its DENSE blocks, which
+         * {@link PsServerEnd#denseMean} takes.
+         */
+        void serve(Frame first, StepTag tag);
+    }
+
+    private final PsServerEnd end;
+    private final Step compressed;
+
+    /**
+     * @param end        the server's end
+     * @param compressed the method's non-FULL step, or {@code null} for the dense server
+     */
+    public PsServer(PsServerEnd end, Step compressed) {
+        this.end = end;
+        this.compressed = compressed;
+    }
+
+    @Override
+    public void run() {
+        while (true) {
+            Frame first = end.open();
+            if (compressed == null || first.stage() == Stage.FULL) {
+                end.serveFull(first);
+            } else {
+                compressed.serve(first, new StepTag(first.step(), first.stage()));
+            }
+        }
+    }
+}

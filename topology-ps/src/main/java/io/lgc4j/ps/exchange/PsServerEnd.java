@@ -1,0 +1,125 @@
+package io.lgc4j.ps.exchange;
+
+import io.lgc4j.core.codec.IndexCodec;
+import io.lgc4j.core.comm.FloatFrames;
+import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.compress.BlockRegion;
+import io.lgc4j.core.compress.SparseFrames;
+import io.lgc4j.core.exchange.Averages;
+import io.lgc4j.core.exchange.StepLink;
+import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.layout.LayerPolicy;
+import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.train.StepTag;
+
+import java.util.List;
+
+/**
+ * The server's end of the parameter server: the pieces every method's server step is made of. Workers are
+ * endpoints 0..K-1; sums always run in rank order, so a mean never depends on which frame arrived first.
+ */
+public final class PsServerEnd {
+    private final int workers;
+    private final StepLink link;
+    private final BlockRegion dense;
+    private final float[] denseSum;
+    private final float[] fullSum;
+
+    /**
+     * @param transport the server's endpoint
+     * @param workers   K
+     * @param layout    the gradient's blocks
+     */
+    public PsServerEnd(Transport transport, int workers, GradientLayout layout) {
+        this.workers = workers;
+        this.link = StepLink.psServer(workers, transport);
+        this.dense = new BlockRegion(layout.blocks(LayerPolicy.DENSE));
+        this.denseSum = new float[dense.length()];
+        this.fullSum = new float[layout.length()];
+    }
+
+    /** K. */
+    public int workers() {
+        return workers;
+    }
+
+    /**
+     * Waits for the next step: worker 0's first frame, always a VALUES frame (the whole gradient in a FULL step, the
+     * DENSE blocks otherwise), whose stage and step say what the step is.
+     */
+    public Frame open() {
+        return link.transport().receive(0, TrafficKind.VALUES);
+    }
+
+    /** A dense step opened by {@code first}: the whole gradients summed in rank order; the mean to every worker. */
+    public void serveFull(Frame first) {
+        StepTag tag = new StepTag(first.step(), first.stage());
+        sum(first, tag, fullSum);
+        link.sendToAll(workers, FloatFrames.encode(fullSum, 0, fullSum.length, TrafficKind.VALUES, tag.stage(),
+                tag.step()));
+    }
+
+    /** A compressed step opened by {@code first}: the mean of the workers' DENSE blocks, as the frame to broadcast. */
+    public byte[] denseMean(Frame first, StepTag tag) {
+        sum(first, tag, denseSum);
+        return FloatFrames.encode(denseSum, 0, denseSum.length, TrafficKind.VALUES, tag.stage(), tag.step());
+    }
+
+    private void sum(Frame first, StepTag tag, float[] sum) {
+        FloatFrames.copyInto(first, sum, 0, sum.length);
+        for (int w = 1; w < workers; w++) {
+            FloatFrames.addInto(receive(w, TrafficKind.VALUES, tag), sum, 0, sum.length);
+        }
+        Averages.divide(sum, workers);
+    }
+
+    /**
+     * The leader's support: its indices frame is decoded, then relayed byte for byte to every other worker.
+     *
+     * @param maxCounts per block, the most indices the support may have
+     */
+    public int[][] relaySupport(int leader, List<ParamBlock> blocks, IndexCodec codec, int[] maxCounts,
+                                StepTag tag) {
+        Frame indices = receive(leader, TrafficKind.INDICES, tag);
+        int[][] support = SparseFrames.decodeIndices(indices, blocks, codec, maxCounts);
+        link.sendToAllBut(workers, leader, StepLink.forward(indices));
+        return support;
+    }
+
+    /** One VALUES frame of {@code length} floats from every worker, in rank order. */
+    public float[][] receiveValues(int length, StepTag tag) {
+        float[][] values = new float[workers][length];
+        for (int w = 0; w < workers; w++) {
+            FloatFrames.copyInto(receive(w, TrafficKind.VALUES, tag), values[w], 0, length);
+        }
+        return values;
+    }
+
+    /** The mean of aligned values (one vector per worker, summed in rank order) as one VALUES frame. */
+    public byte[] alignedMean(float[][] values, StepTag tag) {
+        float[] mean = Averages.mean(values);
+        return FloatFrames.encode(mean, 0, mean.length, TrafficKind.VALUES, tag.stage(), tag.step());
+    }
+
+    /** To every worker, in rank order: the DENSE mean, then the step's other frames. */
+    public void broadcast(byte[] denseMean, byte[]... rest) {
+        for (int w = 0; w < workers; w++) {
+            link.send(w, denseMean);
+            for (byte[] frame : rest) {
+                link.send(w, frame);
+            }
+        }
+    }
+
+    /** The same bytes to every worker. */
+    public void sendToAll(byte[] frame) {
+        link.sendToAll(workers, frame);
+    }
+
+    /** The next frame from {@code worker}, of {@code kind} and this step. */
+    public Frame receive(int worker, TrafficKind kind, StepTag tag) {
+        return link.receive(worker, kind, tag);
+    }
+}

@@ -1,0 +1,41 @@
+package io.lgc4j.ps.exchange;
+
+import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.stage.Stage;
+import io.lgc4j.core.train.GradientExchange;
+import io.lgc4j.core.train.StepTag;
+
+/**
+ * A worker of the parameter server, for every method: FULL steps are dense (the whole gradient up, the mean down);
+ * the other stages go to the method's {@link Step}, or are dense too when the method has none.
+ */
+public final class PsWorker implements GradientExchange {
+
+    /** A method's worker side of a TOP_K or COMPRESSED step. */
+    @FunctionalInterface
+    public interface Step {
+        /** Replaces {@code gradient} with the step's aggregate, as {@link GradientExchange#allReduceMean}. */
+        void run(StepTag tag, float[] gradient, PhaseClock clock);
+    }
+
+    private final PsWorkerEnd end;
+    private final Step compressed;
+
+    /**
+     * @param end        this worker's end of the server
+     * @param compressed the method's non-FULL step, or {@code null} for the dense server
+     */
+    public PsWorker(PsWorkerEnd end, Step compressed) {
+        this.end = end;
+        this.compressed = compressed;
+    }
+
+    @Override
+    public void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock) {
+        if (compressed == null || tag.stage() == Stage.FULL) {
+            end.fullStep(tag, gradient, clock);
+        } else {
+            compressed.run(tag, gradient, clock);
+        }
+    }
+}

@@ -1,2 +1,0 @@
-/** Server roles of the parameter-server topology. */
-package io.lgc4j.ps.server;
