@@ -11,10 +11,14 @@ import java.nio.ByteBuffer;
  * @param kind        what the payload carries
  * @param stage       the stage of the sending step
  * @param step        the sending step, -1 outside training steps
+ * @param sender      the endpoint that sent it (stamped by its transport)
+ * @param stream      which of the step's parallel streams it belongs to (0 for the only one)
+ * @param job         the job id of the session it belongs to (stamped by its transport)
  * @param payload     read-only, little-endian, positioned at the payload's first byte
  * @param wireLength  bytes of the whole frame on the wire (header, payload and trailer)
  */
-public record Frame(TrafficKind kind, Stage stage, int step, ByteBuffer payload, int wireLength) {
+public record Frame(TrafficKind kind, Stage stage, int step, int sender, int stream, int job, ByteBuffer payload,
+                    int wireLength) {
 
     /** Payload length in bytes. */
     public int payloadLength() {

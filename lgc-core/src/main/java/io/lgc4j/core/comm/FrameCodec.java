@@ -46,6 +46,14 @@ public final class FrameCodec {
      * bytes. The payload buffer's position is ignored: its whole capacity is the payload.
      */
     public static byte[] seal(ByteBuffer payload, TrafficKind kind, Stage stage, int step) {
+        return seal(payload, kind, stage, step, 0);
+    }
+
+    /** As {@link #seal(ByteBuffer, TrafficKind, Stage, int)}, for one of a step's parallel {@code stream}s. */
+    public static byte[] seal(ByteBuffer payload, TrafficKind kind, Stage stage, int step, int stream) {
+        if (stream < 0 || stream > MAX_ENDPOINT) {
+            throw new IllegalArgumentException("stream must be in [0, " + MAX_ENDPOINT + "], found " + stream);
+        }
         if (kind == TrafficKind.HEADER) {
             throw new IllegalArgumentException("HEADER is a meter category, not a frame kind");
         }
@@ -62,10 +70,34 @@ public final class FrameCodec {
         frame.put(FLAGS_OFFSET, (byte) 0);
         frame.putInt(STEP_OFFSET, step);
         frame.putInt(LENGTH_OFFSET, payloadLength);
+        frame.putShort(SENDER_OFFSET, (short) 0);
+        frame.putShort(STREAM_OFFSET, (short) stream);
+        frame.putInt(JOB_OFFSET, 0);
         CRC32C crc = new CRC32C();
         crc.update(bytes, 0, HEADER_LENGTH + payloadLength);
         frame.putInt(HEADER_LENGTH + payloadLength, (int) crc.getValue());
         return bytes;
+    }
+
+    /**
+     * Writes the sender endpoint and the job id into a sealed frame (and its CRC), as a transport does when it puts
+     * the frame on a link. A frame that already carries them is left untouched, so the same bytes can be sent to
+     * several peers (a broadcast) while receivers read them.
+     */
+    public static void stamp(byte[] frame, int sender, int job) {
+        if (sender < 0 || sender > MAX_ENDPOINT) {
+            throw new IllegalArgumentException("sender endpoint must be in [0, " + MAX_ENDPOINT + "], found " + sender);
+        }
+        ByteBuffer b = ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN);
+        if ((b.getShort(SENDER_OFFSET) & 0xFFFF) == sender && b.getInt(JOB_OFFSET) == job) {
+            return;
+        }
+        b.putShort(SENDER_OFFSET, (short) sender);
+        b.putInt(JOB_OFFSET, job);
+        int end = frame.length - TRAILER_LENGTH;
+        CRC32C crc = new CRC32C();
+        crc.update(frame, 0, end);
+        b.putInt(end, (int) crc.getValue());
     }
 
     /** Encodes a frame around a copy of {@code payload}'s remaining bytes. */
@@ -103,6 +135,11 @@ public final class FrameCodec {
             throw new FrameException(String.format("bad frame magic: expected 0x%08X, found 0x%08X", MAGIC, magic));
         }
         int version = frame.get(VERSION_OFFSET) & 0xFF;
+        if (version == 1) {
+            throw new FrameException("unsupported frame version: expected " + VERSION + ", found 1 (the 16-byte header"
+                    + " of LGC4J before the network runtime, without sender, stream and job id: both ends must run the"
+                    + " same LGC4J)");
+        }
         if (version != VERSION) {
             throw new FrameException("unsupported frame version: expected " + VERSION + ", found " + version);
         }
@@ -144,8 +181,11 @@ public final class FrameCodec {
             throw new FrameException("unsupported frame flags: expected 0, found " + flags);
         }
         int step = frame.getInt(STEP_OFFSET);
+        int sender = frame.getShort(SENDER_OFFSET) & 0xFFFF;
+        int stream = frame.getShort(STREAM_OFFSET) & 0xFFFF;
+        int job = frame.getInt(JOB_OFFSET);
         ByteBuffer payload = ByteBuffer.wrap(bytes, HEADER_LENGTH, payloadLength).slice()
                 .asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
-        return new Frame(kind, stage, step, payload, length);
+        return new Frame(kind, stage, step, sender, stream, job, payload, length);
     }
 }

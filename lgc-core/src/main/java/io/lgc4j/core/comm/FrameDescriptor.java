@@ -1,26 +1,33 @@
 package io.lgc4j.core.comm;
 
 /**
- * Layout of a frame on the wire, version 1. All multi-byte fields are little-endian.
+ * Layout of a frame on the wire, version 2. All multi-byte fields are little-endian.
  *
  * <pre>
  *  offset  size  field
  *  0       4     magic 0x3443474C ("LGC4" in ASCII, as the bytes 4C 47 43 34)
- *  4       1     version (1)
+ *  4       1     version (2)
  *  5       1     kind: {@link TrafficKind#wireId()}
  *  6       1     stage: {@link io.lgc4j.core.stage.Stage#wireId()}
  *  7       1     flags (0; reserved)
  *  8       4     step (signed; -1 outside a training step)
  *  12      4     payload length in bytes, L
- *  16      L     payload
- *  16+L    4     CRC32C of bytes [0, 16+L)
+ *  16      2     sender endpoint (unsigned), stamped by the transport that sends the frame
+ *  18      2     stream (unsigned): which of a step's parallel streams (a server shard, a fusion bucket); 0 for
+ *                the only one
+ *  20      4     job id: the session all endpoints of one run share, stamped by the transport
+ *  24      L     payload
+ *  24+L    4     CRC32C of bytes [0, 24+L)
  * </pre>
+ *
+ * <p>Version 1 (until the network runtime) had a 16-byte header without sender, stream and job; decoders reject it
+ * and say so.
  */
 public final class FrameDescriptor {
     /** "LGC4" read as a little-endian int. */
     public static final int MAGIC = 0x3443474C;
     /** The only version this code writes and reads. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 4;
     public static final int KIND_OFFSET = 5;
@@ -28,14 +35,19 @@ public final class FrameDescriptor {
     public static final int FLAGS_OFFSET = 7;
     public static final int STEP_OFFSET = 8;
     public static final int LENGTH_OFFSET = 12;
+    public static final int SENDER_OFFSET = 16;
+    public static final int STREAM_OFFSET = 18;
+    public static final int JOB_OFFSET = 20;
     /** Bytes before the payload. */
-    public static final int HEADER_LENGTH = 16;
+    public static final int HEADER_LENGTH = 24;
     /** Bytes after the payload (the CRC32C). */
     public static final int TRAILER_LENGTH = 4;
     /** Header plus trailer: what every frame costs on top of its payload. */
     public static final int OVERHEAD = HEADER_LENGTH + TRAILER_LENGTH;
     /** Largest payload a frame may declare (1 GiB); a decoder rejects more before allocating anything. */
     public static final int MAX_PAYLOAD_LENGTH = 1 << 30;
+    /** Endpoints and streams are unsigned 16-bit fields. */
+    public static final int MAX_ENDPOINT = 0xFFFF;
 
     private FrameDescriptor() {
     }

@@ -24,6 +24,7 @@ public final class InProcessCluster implements AutoCloseable {
     private static final byte[] POISON = new byte[0];
 
     private final int endpoints;
+    private final int job;
     private final TrafficMeter meter;
     private final List<BlockingQueue<byte[]>> links;
     private final List<Transport> transports;
@@ -34,16 +35,26 @@ public final class InProcessCluster implements AutoCloseable {
         this(endpoints, new TrafficMeter(endpoints));
     }
 
-    /** A cluster of {@code endpoints} endpoints counting on {@code meter}. */
+    /** A cluster of {@code endpoints} endpoints counting on {@code meter}, with a job id of its own. */
     public InProcessCluster(int endpoints, TrafficMeter meter) {
-        if (endpoints < 1) {
-            throw new IllegalArgumentException("endpoints must be >= 1, found " + endpoints);
+        this(endpoints, meter, java.util.concurrent.ThreadLocalRandom.current().nextInt());
+    }
+
+    /**
+     * A cluster of {@code endpoints} endpoints counting on {@code meter}, whose transports stamp {@code job} on
+     * every frame they send and accept only frames of that job.
+     */
+    public InProcessCluster(int endpoints, TrafficMeter meter, int job) {
+        if (endpoints < 1 || endpoints > FrameDescriptor.MAX_ENDPOINT + 1) {
+            throw new IllegalArgumentException("endpoints must be in [1, " + (FrameDescriptor.MAX_ENDPOINT + 1)
+                    + "], found " + endpoints);
         }
         if (meter.endpoints() != endpoints) {
             throw new IllegalArgumentException("meter counts " + meter.endpoints() + " endpoints, cluster has "
                     + endpoints);
         }
         this.endpoints = endpoints;
+        this.job = job;
         this.meter = meter;
         this.links = new ArrayList<>(endpoints * endpoints);
         for (int i = 0; i < endpoints * endpoints; i++) {
@@ -64,6 +75,11 @@ public final class InProcessCluster implements AutoCloseable {
     /** The meter every transport of this cluster counts on. */
     public TrafficMeter meter() {
         return meter;
+    }
+
+    /** The job id every frame of this cluster carries. */
+    public int job() {
+        return job;
     }
 
     /** Number of endpoints. */
@@ -108,6 +124,7 @@ public final class InProcessCluster implements AutoCloseable {
                 throw new TransportClosedException("endpoint " + id + " cannot send to " + peer
                         + ": the cluster is closed");
             }
+            FrameCodec.stamp(frame, id, job);
             // The sender counts what it puts on the link; the header is read back rather than trusted from the
             // caller, so a frame that would not decode is caught here, at its source.
             Frame sent = FrameCodec.peek(frame);
@@ -131,6 +148,11 @@ public final class InProcessCluster implements AutoCloseable {
                         + " when the cluster closed");
             }
             Frame frame = FrameCodec.decode(bytes);
+            if (frame.sender() != peer || frame.job() != job) {
+                throw new FrameException("endpoint " + id + " received from endpoint " + peer + " a frame stamped by"
+                        + " endpoint " + frame.sender() + " of job " + Integer.toUnsignedString(frame.job())
+                        + "; expected endpoint " + peer + " of job " + Integer.toUnsignedString(job));
+            }
             meter.record(id, Direction.RECEIVED, frame.stage(), frame.kind(), frame.payloadLength());
             return frame;
         }

@@ -8,6 +8,7 @@ import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.train.StepTag;
 
+import java.nio.ByteBuffer;
 import java.util.function.IntFunction;
 
 /**
@@ -110,9 +111,14 @@ public final class StepLink {
         }
     }
 
-    /** The bytes of a received frame, re-sealed unchanged for forwarding (same header, payload and CRC). */
+    /**
+     * A received frame re-sealed for forwarding: the same kind, stage, step, stream and payload; the forwarding
+     * endpoint's transport stamps itself as the sender.
+     */
     public static byte[] forward(Frame frame) {
-        return FrameCodec.encode(frame.kind(), frame.stage(), frame.step(), frame.payload());
+        ByteBuffer copy = FrameCodec.allocate(frame.payloadLength());
+        copy.put(frame.payload().duplicate());
+        return FrameCodec.seal(copy, frame.kind(), frame.stage(), frame.step(), frame.stream());
     }
 
     /** A copy of a received frame's payload. */

@@ -16,15 +16,29 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 class FrameCodecTest {
-    private static final Path GOLDEN = Path.of("src/test/resources/golden/frame-v1-values.hex");
+    private static final Path GOLDEN = Path.of("src/test/resources/golden/frame-v2-values.hex");
+    /** A version-1 frame as LGC4J wrote it before the network runtime (kept to pin its rejection). */
+    private static final Path GOLDEN_V1 = Path.of("src/test/resources/golden/frame-v1-values.hex");
 
-    /** The frame of the golden file: three floats of step 5 in the FULL stage. */
+    /**
+     * The frame of the golden file: three floats of step 5 in the FULL stage, stream 1, stamped by endpoint 2 of job
+     * 0x01020304.
+     */
     private static byte[] goldenFrame() {
-        return FloatFrames.encode(new float[] {1.0f, -2.5f, 0.125f}, 0, 3, TrafficKind.VALUES, Stage.FULL, 5);
+        ByteBuffer payload = FrameCodec.allocate(12);
+        payload.asFloatBuffer().put(new float[] {1.0f, -2.5f, 0.125f});
+        byte[] frame = FrameCodec.seal(payload, TrafficKind.VALUES, Stage.FULL, 5, 1);
+        FrameCodec.stamp(frame, 2, 0x01020304);
+        return frame;
     }
 
     /** Rewrites the golden file; run by hand only when the wire format changes on purpose (and bump VERSION). */
     public static void main(String[] args) throws IOException {
+        generateGoldenFrame();
+    }
+
+    /** Writes {@link #GOLDEN} from {@link #goldenFrame()}. */
+    static void generateGoldenFrame() throws IOException {
         Files.writeString(GOLDEN, HexFormat.of().formatHex(goldenFrame()) + "\n");
     }
 
@@ -35,11 +49,55 @@ class FrameCodecTest {
     }
 
     @Test
+    void shouldLayTheHeaderFieldsAtTheirOffsets() {
+        ByteBuffer b = ByteBuffer.wrap(goldenFrame()).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(0x3443474C, b.getInt(0));
+        assertEquals(2, b.get(4));
+        assertEquals(1, b.get(5));        // VALUES
+        assertEquals(0, b.get(6));        // FULL
+        assertEquals(0, b.get(7));
+        assertEquals(5, b.getInt(8));
+        assertEquals(12, b.getInt(12));
+        assertEquals(2, b.getShort(16));  // sender
+        assertEquals(1, b.getShort(18));  // stream
+        assertEquals(0x01020304, b.getInt(20));
+        assertEquals(1.0f, b.getFloat(24));
+        assertEquals(24 + 12 + 4, b.capacity());
+    }
+
+    @Test
+    void shouldRejectAVersionOneFrameSayingWhatChanged() throws IOException {
+        byte[] v1 = HexFormat.of().parseHex(Files.readString(GOLDEN_V1, StandardCharsets.US_ASCII).trim());
+        FrameException e = assertThrows(FrameException.class, () -> FrameCodec.decode(v1));
+        assertEquals("unsupported frame version: expected 2, found 1 (the 16-byte header of LGC4J before the network"
+                + " runtime, without sender, stream and job id: both ends must run the same LGC4J)", e.getMessage());
+    }
+
+    @Test
+    void shouldStampSenderAndJobAndKeepTheFrameValid() {
+        byte[] frame = FloatFrames.encode(new float[] {3f}, 0, 1, TrafficKind.VALUES, Stage.TOP_K, 9);
+        FrameCodec.stamp(frame, 65535, -7);
+        Frame f = FrameCodec.decode(frame);
+        assertEquals(65535, f.sender());
+        assertEquals(-7, f.job());
+        assertEquals(0, f.stream());
+        byte[] again = frame.clone();
+        FrameCodec.stamp(again, 65535, -7);
+        assertArrayEquals(frame, again);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> FrameCodec.stamp(frame, 65536, 0));
+        assertEquals("sender endpoint must be in [0, 65535], found 65536", e.getMessage());
+    }
+
+    @Test
     void shouldRoundTripKindStageStepAndPayload() {
         Frame frame = FrameCodec.decode(goldenFrame());
         assertEquals(TrafficKind.VALUES, frame.kind());
         assertEquals(Stage.FULL, frame.stage());
         assertEquals(5, frame.step());
+        assertEquals(2, frame.sender());
+        assertEquals(1, frame.stream());
+        assertEquals(0x01020304, frame.job());
         assertEquals(12, frame.payloadLength());
         assertEquals(12 + FrameDescriptor.OVERHEAD, frame.wireLength());
         float[] out = new float[3];
@@ -76,7 +134,7 @@ class FrameCodecTest {
     @Test
     void shouldRejectFrameShorterThanHeaderAndTrailer() {
         FrameException e = assertThrows(FrameException.class, () -> FrameCodec.decode(new byte[10]));
-        assertEquals("truncated frame: 10 bytes, a frame needs at least 20", e.getMessage());
+        assertEquals("truncated frame: 10 bytes, a frame needs at least 28", e.getMessage());
     }
 
     @Test
@@ -106,9 +164,9 @@ class FrameCodecTest {
     @Test
     void shouldRejectFrameOfAnotherVersion() {
         byte[] frame = goldenFrame();
-        frame[FrameDescriptor.VERSION_OFFSET] = 2;
+        frame[FrameDescriptor.VERSION_OFFSET] = 3;
         FrameException e = assertThrows(FrameException.class, () -> FrameCodec.decode(frame));
-        assertEquals("unsupported frame version: expected 1, found 2", e.getMessage());
+        assertEquals("unsupported frame version: expected 2, found 3", e.getMessage());
     }
 
     @Test
