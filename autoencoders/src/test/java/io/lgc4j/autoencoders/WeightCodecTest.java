@@ -44,6 +44,42 @@ class WeightCodecTest {
         assertArrayEquals(a.decoderBytes(2), b.decoderBytes(2));
     }
 
+    /**
+     * The paper's architecture's weight files, counted by hand from {@link AutoencoderSpec#PAPER} (kernel 3; encoder
+     * 1 → 64 → 128 → 256 → 64 channels, then 1×1 to 4; decoder 4 → 4 → 32 → 64 → 128 → 32 channels, then 1×1 to 1,
+     * from 33 in a parameter server's decoder, whose closing convolution also reads the innovation). A tensor costs
+     * 2 (name length) + its name + 1 (rank) + 4 per dimension (weights [1, k, in, out]: 4 dimensions; biases: 1) + 4
+     * per float; a file adds 14 bytes of header and a 4-byte CRC, and its size does not depend on μ.
+     * <pre>
+     * encoder floats: 3·1·64 + 64 + 3·64·128 + 128 + 3·128·256 + 256 + 3·256·64 + 64 + 1·64·4 + 4
+     *               = 192 + 64 + 24,576 + 128 + 98,304 + 256 + 49,152 + 64 + 256 + 4 = 172,996 → 691,984 bytes
+     * encoder tensor headers: conv1..4.W 4 × (2 + 7 + 1 + 16) = 104, conv1..4.b 4 × (2 + 7 + 1 + 4) = 56,
+     *               latent.W 2 + 8 + 1 + 16 = 27, latent.b 2 + 8 + 1 + 4 = 15: 202 bytes
+     * encoder file: 18 + 202 + 691,984 = 692,204 bytes
+     * ring decoder floats: 3·4·4 + 4 + 3·4·32 + 32 + 3·32·64 + 64 + 3·64·128 + 128 + 3·128·32 + 32 + 1·32·1 + 1
+     *               = 48 + 4 + 384 + 32 + 6,144 + 64 + 24,576 + 128 + 12,288 + 32 + 32 + 1 = 43,733 → 174,932 bytes
+     * ring decoder tensor headers: deconv1..5.W 5 × (2 + 9 + 1 + 16) = 140, deconv1..5.b 5 × (2 + 9 + 1 + 4) = 80,
+     *               out.W 2 + 5 + 1 + 16 = 24, out.b 2 + 5 + 1 + 4 = 12: 256 bytes
+     * ring decoder file: 18 + 256 + 174,932 = 175,206 bytes
+     * PS decoder: out.W is [1, 1, 33, 1], one float more: 43,734 floats, 175,210 bytes
+     * </pre>
+     */
+    @Test
+    void paperWeightFilesShouldHaveTheSizesCountedByHand() {
+        for (int mu : new int[] {11, 1000}) {
+            RingAutoencoder ring = new RingAutoencoder(AutoencoderSpec.PAPER, mu, 2, AeTraining.DEFAULT, 1);
+            PsAutoencoder ps = new PsAutoencoder(AutoencoderSpec.PAPER, mu, 3, 0.1, AeTraining.DEFAULT, 1);
+            String at = "μ = " + mu;
+            assertEquals(172_996, ring.encoderWeights().size(), at);
+            assertEquals(43_733, ring.decoderWeights().size(), at);
+            assertEquals(43_734, ps.decoderWeights(2).size(), at);
+            assertEquals(692_204, ring.encoderBytes().length, at);
+            assertEquals(692_204, ps.encoderBytes().length, at);
+            assertEquals(175_206, ring.decoderBytes().length, at);
+            assertEquals(175_210, ps.decoderBytes(0).length, at);
+        }
+    }
+
     @Test
     void formatShouldMatchTheGoldenFile() throws IOException {
         RingAutoencoder ae = new RingAutoencoder(TINY, 4, 2, AeTraining.DEFAULT, 42);

@@ -22,17 +22,22 @@ import java.util.zip.Inflater;
  *
  * <pre>
  *  offset  size  field
- *  0       1     format version ({@link #FORMAT_VERSION})
- *  1       1     transform: {@link Transform#wireId()}
+ *  0       1     format version ({@link #FORMAT_VERSION}: 1)
+ *  1       1     transform id ({@link Transform#wireId()}): 0 RAW_INT32, 1 GAPS_INT32, 2 GAPS_VARINT,
+ *                3 GAPS_BYTE_PLANES (the default)
  *  2       1..5  count k, unsigned LEB128
- *  .       1     planes p in 0..4 (GAPS_BYTE_PLANES only)
- *  .       ..    body, by transform, with gaps d_i = x_i - x_(i-1) - 1 and x_(-1) = -1 (so d_i &gt;= 0):
- *                RAW_INT32         k int32 little-endian indices x_i
- *                GAPS_INT32        k int32 little-endian gaps d_i
- *                GAPS_VARINT       k unsigned LEB128 gaps d_i
- *                GAPS_BYTE_PLANES  p planes of k bytes; plane j holds bits 8j..8j+7 of every d_i, and p is the
- *                                  fewest bytes that hold the largest d_i (0 for a single run 0..k-1)
+ *  .       1     planes p in 0..4 (transform 3, GAPS_BYTE_PLANES, only)
+ *  .       ..    body, by transform id, with gaps d_i = x_i - x_(i-1) - 1 and x_(-1) = -1 (so d_i &gt;= 0):
+ *                0 RAW_INT32         k int32 little-endian indices x_i
+ *                1 GAPS_INT32        k int32 little-endian gaps d_i
+ *                2 GAPS_VARINT       k unsigned LEB128 gaps d_i
+ *                3 GAPS_BYTE_PLANES  p planes of k bytes; plane j holds bits 8j..8j+7 of every d_i, and p is the
+ *                                    fewest bytes that hold the largest d_i (0 for a single run 0..k-1)
  * </pre>
+ *
+ * <p>The header is 2 bytes, then the count's 1 to 5, then (transform 3 only) the planes byte: 3 to 8 bytes. A
+ * decoder rejects a version other than 1, a transform id above 3 and a plane count above 4, each with a message
+ * naming what it expected and what it found.
  *
  * <p>The content describes itself, so any instance decodes every transform; the transform and the level only choose
  * how to encode. {@code n} is not written.
@@ -74,16 +79,19 @@ public final class DeflateIndexCodec implements IndexCodec {
 
     /** What is done to the indices before DEFLATE. */
     public enum Transform {
-        /** Indices as int32 little-endian: the paper's literal choice. */
+        /** Wire id 0: indices as int32 little-endian, the paper's literal choice. */
         RAW_INT32(0, "raw-int32"),
         /**
-         * Gaps minus one as int32 little-endian. Slow at high levels on dense sets: the runs of zero bytes give zlib
-         * long match chains to walk.
+         * Wire id 1: gaps minus one as int32 little-endian. Slow at high levels on dense sets: the runs of zero bytes
+         * give zlib long match chains to walk.
          */
         GAPS_INT32(1, "gaps-int32"),
-        /** Gaps minus one as unsigned LEB128 varints. */
+        /** Wire id 2: gaps minus one as unsigned LEB128 varints. */
         GAPS_VARINT(2, "gaps-varint"),
-        /** Gaps minus one split into byte planes, one DEFLATE block per plane, Huffman coding only. */
+        /**
+         * Wire id 3, the default: gaps minus one split into byte planes, one DEFLATE block per plane, Huffman coding
+         * only.
+         */
         GAPS_BYTE_PLANES(3, "gaps-byte-planes");
 
         private final int wireId;
@@ -94,7 +102,7 @@ public final class DeflateIndexCodec implements IndexCodec {
             this.slug = slug;
         }
 
-        /** The byte that names this transform in the content header. */
+        /** The byte that names this transform in the content header: 0, 1, 2 or 3, in declaration order. */
         public int wireId() {
             return wireId;
         }

@@ -142,7 +142,14 @@ class DeflateIndexCodecTest {
         assertEquals(0x78, zlib[0] & 0xFF, "zlib CMF: DEFLATE, 32 KiB window");
         byte[] content = inflate(zlib);
         assertEquals(DeflateIndexCodec.FORMAT_VERSION, content[0]);
-        assertEquals(transform.wireId(), content[1]);
+        int documentedId = switch (transform) { // the ids in the class comment
+            case RAW_INT32 -> 0;
+            case GAPS_INT32 -> 1;
+            case GAPS_VARINT -> 2;
+            case GAPS_BYTE_PLANES -> 3;
+        };
+        assertEquals(documentedId, transform.wireId());
+        assertEquals(documentedId, content[1]);
         assertArrayEquals(bytes(0xE8, 0x07), Arrays.copyOfRange(content, 2, 4), "count 1000 as LEB128");
         int expectedLength = switch (transform) {
             case RAW_INT32, GAPS_INT32 -> 4 + 4 * 1_000;

@@ -4,13 +4,18 @@ import io.lgc4j.core.stage.Stage;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.CompletableFuture;
+import java.util.Arrays;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class InProcessClusterTest {
 
@@ -47,12 +52,55 @@ class InProcessClusterTest {
     @Test
     void shouldWakeBlockedReceiverWhenClusterCloses() throws Exception {
         InProcessCluster cluster = new InProcessCluster(2);
-        CompletableFuture<Frame> waiting = CompletableFuture.supplyAsync(() -> cluster.transport(1).receive(0));
-        Thread.sleep(50);
+        FutureTask<Frame> waiting = startBlockedReceiver(() -> cluster.transport(1).receive(0));
         cluster.close();
         ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));
         assertInstanceOf(TransportClosedException.class, e.getCause());
         assertEquals("endpoint 1 was receiving from 0 when the cluster closed", e.getCause().getMessage());
+    }
+
+    @Test
+    void shouldHandAFrameToAReceiverAlreadyBlockedOnItsLink() throws Exception {
+        try (InProcessCluster cluster = new InProcessCluster(2)) {
+            FutureTask<Frame> waiting = startBlockedReceiver(() -> cluster.transport(1).receive(0));
+            cluster.transport(0).send(1, FloatFrames.encode(new float[] {1.5f, -2}, 0, 2, TrafficKind.VALUES,
+                    Stage.TOP_K, 7));
+            Frame frame = waiting.get(5, TimeUnit.SECONDS);
+            assertEquals(TrafficKind.VALUES, frame.kind());
+            assertEquals(Stage.TOP_K, frame.stage());
+            assertEquals(7, frame.step());
+            float[] values = new float[2];
+            FloatFrames.copyInto(frame, values, 0, 2);
+            assertArrayEquals(new float[] {1.5f, -2}, values);
+        }
+    }
+
+    /**
+     * Runs {@code receive} on a thread of its own and returns only once that thread is parked inside
+     * {@code InProcessCluster}'s {@code receive}: state WAITING with that method on its stack. What the caller does
+     * next therefore happens to a receiver that is blocked, not to one that has not reached its link yet. Fails
+     * after 10 s.
+     */
+    private static FutureTask<Frame> startBlockedReceiver(Callable<Frame> receive) {
+        FutureTask<Frame> task = new FutureTask<>(receive);
+        Thread thread = new Thread(task, "blocked-receiver");
+        thread.setDaemon(true);
+        thread.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!(thread.getState() == Thread.State.WAITING && insideReceive(thread.getStackTrace()))) {
+            assertFalse(task.isDone(), "the receiver returned before anything was sent or closed");
+            assertTrue(System.nanoTime() < deadline, "the receiver did not block inside receive within 10 s: state "
+                    + thread.getState() + ", stack " + Arrays.toString(thread.getStackTrace()));
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+        assertFalse(task.isDone());
+        return task;
+    }
+
+    private static boolean insideReceive(StackTraceElement[] stack) {
+        return Arrays.stream(stack).anyMatch(f -> f.getClassName().startsWith(InProcessCluster.class.getName())
+                && f.getMethodName().equals("receive"));
     }
 
     @Test

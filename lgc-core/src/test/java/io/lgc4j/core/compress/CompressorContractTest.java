@@ -14,9 +14,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -24,18 +29,61 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** What every compressor keeps: wire round trip, memory = compensated input − sent, and a bound on its bytes. */
+/**
+ * What every compressor keeps, whatever its kind (gather, shared support, sketch), checked on every compressor of
+ * the project: each step its payload carries exactly the top-k of its compensated input by magnitude (the values
+ * bit for bit), and its memory moves exactly as its rule says, element by element; the payload survives the wire
+ * within a bound on its bytes; two ranks with the same settings and seed, fed the same gradients, send the same
+ * bytes and keep the same memory; the gradient it reads is left as it was.
+ *
+ * <p>The memory rules, with c the compensated input, S the positions sent (the top-k of |c| in each block):
+ * <ul>
+ *   <li>error feedback (Sparse GD, S2): c = m + g; m' = c − sent, i.e. 0 on S and c elsewhere;</li>
+ *   <li>low-pass β (ScaleCom, the LGC support; β = 1 is error feedback): c = m + g;
+ *       m' = (1−β)·m + β·(c − sent), i.e. (1−β)·m on S and (1−β)·m + β·c elsewhere;</li>
+ *   <li>DGC's momentum correction with factor μ: u ← μ·u + g; c = v + u; v' = c − sent (0 on S, c elsewhere), and
+ *       momentum-factor masking u' = 0 on S. The memory {@code residual()} shows is v; u is not observable, so the
+ *       test carries it from the positions it saw sent: a u that was not masked, or not kept, shows in the next
+ *       step's c (what is sent) and v. With μ = 0 this is error feedback.</li>
+ * </ul>
+ * The test computes c and the memory with the same float operations in the same order as the rule, so every
+ * comparison is exact.
+ */
 class CompressorContractTest {
     private static final List<ParamBlock> BLOCKS = List.of(
             new ParamBlock(0, 1, "conv2", "W", 100, 5000, new long[] {5000}, LayerPolicy.LEARNED),
             new ParamBlock(1, 1, "conv2", "b", 5100, 50, new long[] {50}, LayerPolicy.LEARNED),
             new ParamBlock(2, 2, "out", "W", 5150, 3000, new long[] {3000}, LayerPolicy.TOP_K));
     private static final int FLAT = 8150;
+    /** The compressible region: the three blocks end to end. */
+    private static final int REGION = 8050;
+    /** The hash seed every S2 rank of a run shares. */
+    private static final long SEED = 0x5EED5EEDL;
+
+    /** A compressor under the contract and the rule its memory follows. */
+    record Subject(Compressor compressor, Supplier<MemoryRule> rule) {
+        @Override
+        public String toString() {
+            return compressor.toString();
+        }
+    }
 
     static Stream<Arguments> compressors() {
-        return Stream.of(Arguments.of(new TopKCompressor(0.01)), Arguments.of(new DgcCompressor(0.01, 0.0, 0, 0)),
-                Arguments.of(new DgcCompressor(0.01, 0.9, 0, 0)), Arguments.of(new ScaleComCompressor(0.01, 1.0)),
-                Arguments.of(new LgcSupportCompressor(0.01, 42)));
+        return Stream.of(
+                subject(new TopKCompressor(0.01), MemoryRule::errorFeedback),
+                subject(new TopKCompressor(0.01, 4), MemoryRule::errorFeedback), // 25%, 6.25%, ... then 1%
+                subject(new DgcCompressor(0.01, 0.0, 0, 0), () -> MemoryRule.momentum(0.0f)),
+                subject(new DgcCompressor(0.01, 0.9, 0, 0), () -> MemoryRule.momentum(0.9f)),
+                subject(new DgcCompressor(0.01, 0.9, 0, 4), () -> MemoryRule.momentum(0.9f)),
+                subject(new ScaleComCompressor(0.01, 1.0), () -> MemoryRule.lowPass(1.0f)),
+                subject(new ScaleComCompressor(0.01, 0.1), () -> MemoryRule.lowPass(0.1f)),
+                subject(new LgcSupportCompressor(0.01, 42), () -> MemoryRule.lowPass(1.0f)),
+                subject(new LgcSupportCompressor(0.01, 42, 0.1), () -> MemoryRule.lowPass(0.1f)),
+                subject(new S2SketchCompressor(0.01, 5, 4.0, 8), MemoryRule::errorFeedback));
+    }
+
+    private static Arguments subject(Compressor compressor, Supplier<MemoryRule> rule) {
+        return Arguments.of(new Subject(compressor, rule));
     }
 
     private static float[] gradient(Random random) {
@@ -46,116 +94,369 @@ class CompressorContractTest {
         return g;
     }
 
-    /** One step of any compressor: what it sent, per block. */
-    private static SparseSet step(Object state, Compressor c, float[] g, int step) {
-        if (state instanceof GatherCompressor.State s) {
-            return s.compress(g, step);
+    /** The compressible blocks' part of a flat gradient, end to end. */
+    private static float[] region(float[] flat) {
+        float[] r = new float[REGION];
+        int at = 0;
+        for (ParamBlock b : BLOCKS) {
+            System.arraycopy(flat, b.offset(), r, at, b.length());
+            at += b.length();
         }
-        SharedSupportCompressor.State s = (SharedSupportCompressor.State) state;
-        s.compensate(g, step);
-        int[][] support = s.chooseSupport(step);
-        float[] values = s.take(support);
+        return r;
+    }
+
+    /**
+     * The top {@code density} of each block of {@code c} by magnitude, with their values; marks them in {@code sent}.
+     */
+    private static SparseSet topK(float[] c, double density, boolean[] sent) {
+        TopK topK = new TopK();
         List<SparseVector> out = new ArrayList<>();
         int at = 0;
-        for (int b = 0; b < BLOCKS.size(); b++) {
-            out.add(new SparseVector(BLOCKS.get(b).length(), support[b],
-                    java.util.Arrays.copyOfRange(values, at, at + support[b].length)));
-            at += support[b].length;
+        for (ParamBlock b : BLOCKS) {
+            int k = TopK.countFor(b.length(), density);
+            int[] idx = new int[k];
+            assertEquals(k, topK.select(c, at, at + b.length(), k, idx));
+            out.add(SparseVector.gather(c, at, at + b.length(), idx, k));
+            for (int i : idx) {
+                sent[at + i] = true;
+            }
+            at += b.length();
         }
         return new SparseSet(out);
     }
 
-    private static Object newState(Compressor c) {
-        return c instanceof GatherCompressor g ? g.newRank(BLOCKS) : ((SharedSupportCompressor) c).newRank(BLOCKS);
-    }
+    /** How a compressor's memory moves in one step (see the class comment); one instance per rank. */
+    interface MemoryRule {
+        /** The compensated input the step selects from, given the memory before the step and the region's gradient. */
+        float[] compensated(float[] memory, float[] gradient);
 
-    private static float[] residual(Object state) {
-        return state instanceof GatherCompressor.State s ? s.residual()
-                : ((SharedSupportCompressor.State) state).residual();
-    }
+        /** The memory after the step, given the memory before it, the compensated input and the positions sent. */
+        float[] after(float[] memory, float[] compensated, boolean[] sent);
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("compressors")
-    void shouldRoundTripItsPayloadThroughTheWire(Compressor c) {
-        Object state = newState(c);
-        SparseSet sent = step(state, c, gradient(new Random(1)), 0);
-        byte[][] frames = SparseFrames.encode(sent, BLOCKS, IndexCodecs.defaultCodec(), new StepTag(0, Stage.TOP_K));
-        int[] max = BLOCKS.stream().mapToInt(b -> TopK.countFor(b.length(), c.density(0))).toArray();
-        int[][] supports = SparseFrames.decodeIndices(FrameCodec.decode(frames[0]), BLOCKS,
-                IndexCodecs.defaultCodec(), max);
-        assertEquals(sent, SparseFrames.decode(supports, FrameCodec.decode(frames[1]), BLOCKS));
-        for (int b = 0; b < BLOCKS.size(); b++) {
-            assertEquals(TopK.countFor(BLOCKS.get(b).length(), c.density(0)), sent.blocks().get(b).nnz());
+        static MemoryRule errorFeedback() {
+            return lowPass(1.0f);
         }
-        // Byte bound: 4 bytes per value, at most 4 per index plus a small per-block header, two frames.
-        int k = sent.nnz();
-        assertTrue(frames[1].length == 4 * k + FrameDescriptor.OVERHEAD);
-        assertTrue(frames[0].length <= 4 * k + 64 * BLOCKS.size() + FrameDescriptor.OVERHEAD,
-                "indices frame of " + frames[0].length + " bytes for " + k + " indices");
-    }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("compressors")
-    void shouldKeepExactlyWhatItDidNotSendInItsMemory(Compressor c) {
-        if (c instanceof DgcCompressor dgc && dgc.momentumFactor() > 0) {
-            return; // with momentum the memory is v, checked in shouldAccumulateMomentumLikeDgc
-        }
-        Object state = newState(c);
-        Random random = new Random(2);
-        float[] memory = new float[8050];
-        for (int step = 0; step < 5; step++) {
-            float[] g = gradient(random);
-            float[] expected = memory.clone();
-            int at = 0;
-            for (ParamBlock b : BLOCKS) {
-                for (int i = 0; i < b.length(); i++) {
-                    expected[at + i] += g[b.offset() + i];
+        static MemoryRule lowPass(float beta) {
+            return new MemoryRule() {
+                @Override
+                public float[] compensated(float[] memory, float[] gradient) {
+                    float[] c = new float[REGION];
+                    for (int i = 0; i < REGION; i++) {
+                        c[i] = memory[i] + gradient[i];
+                    }
+                    return c;
                 }
-                at += b.length();
+
+                @Override
+                public float[] after(float[] memory, float[] compensated, boolean[] sent) {
+                    float[] m = new float[REGION];
+                    for (int i = 0; i < REGION; i++) {
+                        float left = sent[i] ? 0f : compensated[i]; // c − sent
+                        m[i] = beta == 1f ? left : (1 - beta) * memory[i] + beta * left;
+                    }
+                    return m;
+                }
+            };
+        }
+
+        static MemoryRule momentum(float factor) {
+            float[] u = new float[REGION];
+            return new MemoryRule() {
+                @Override
+                public float[] compensated(float[] v, float[] gradient) {
+                    float[] c = new float[REGION];
+                    for (int i = 0; i < REGION; i++) {
+                        u[i] = factor * u[i] + gradient[i];
+                        c[i] = v[i] + u[i];
+                    }
+                    return c;
+                }
+
+                @Override
+                public float[] after(float[] v, float[] compensated, boolean[] sent) {
+                    float[] m = new float[REGION];
+                    for (int i = 0; i < REGION; i++) {
+                        m[i] = sent[i] ? 0f : compensated[i];
+                        u[i] = sent[i] ? 0f : u[i];
+                    }
+                    return m;
+                }
+            };
+        }
+    }
+
+    /** One rank of a compressor of any kind, driven as that kind's topologies drive it. */
+    private abstract static class Rank {
+        static Rank of(Compressor c) {
+            if (c instanceof GatherCompressor g) {
+                return new GatherRank(g.newRank(BLOCKS));
             }
-            SparseSet sent = step(state, c, g, step);
-            at = 0;
+            if (c instanceof SharedSupportCompressor s) {
+                return new SharedSupportRank(s.newRank(BLOCKS));
+            }
+            S2SketchCompressor s2 = (S2SketchCompressor) c; // the one sketch compressor
+            return new SketchRank(s2, s2.newRank(BLOCKS, SEED));
+        }
+
+        /** One step on the flat gradient. */
+        abstract void step(float[] gradient, int step);
+
+        /** Asserts that the last step's payload is exactly {@code selected}: those positions, those values. */
+        abstract void assertCarries(SparseSet selected, String where);
+
+        /**
+         * Asserts that the last payload, which carried {@code selected}, survives its wire form, and bounds (or pins)
+         * its bytes.
+         */
+        abstract void assertWireRoundTrip(Compressor c, int step, SparseSet selected);
+
+        /** The last payload as the bytes that travel, in order. */
+        abstract byte[] bytes(int step);
+
+        abstract float[] residual();
+    }
+
+    /** Gather and shared-support ranks: the payload is a sparse set, on the wire as an indices and a values frame. */
+    private abstract static class SparseRank extends Rank {
+        SparseSet sent;
+
+        @Override
+        void assertCarries(SparseSet selected, String where) {
             for (int b = 0; b < BLOCKS.size(); b++) {
-                SparseVector v = sent.blocks().get(b);
-                for (int i = 0; i < v.nnz(); i++) {
-                    assertEquals(expected[at + v.indices()[i]], v.values()[i], "sent value = compensated input");
-                    expected[at + v.indices()[i]] = 0f;
-                }
-                at += BLOCKS.get(b).length();
+                String block = where + ", " + BLOCKS.get(b).qualifiedName();
+                assertEquals(selected.blocks().get(b).length(), sent.blocks().get(b).length(), block + ": length");
+                assertArrayEquals(selected.blocks().get(b).indices(), sent.blocks().get(b).indices(),
+                        block + ": positions");
+                assertArrayEquals(selected.blocks().get(b).values(), sent.blocks().get(b).values(), block + ": values");
             }
-            memory = residual(state);
-            assertArrayEquals(expected, memory, "memory = compensated input - sent, step " + step);
+        }
+
+        @Override
+        void assertWireRoundTrip(Compressor c, int step, SparseSet selected) {
+            byte[][] frames = SparseFrames.encode(sent, BLOCKS, IndexCodecs.defaultCodec(),
+                    new StepTag(step, Stage.TOP_K));
+            int[] max = BLOCKS.stream().mapToInt(b -> TopK.countFor(b.length(), c.density(step))).toArray();
+            int[][] supports = SparseFrames.decodeIndices(FrameCodec.decode(frames[0]), BLOCKS,
+                    IndexCodecs.defaultCodec(), max);
+            assertEquals(sent, SparseFrames.decode(supports, FrameCodec.decode(frames[1]), BLOCKS));
+            for (int b = 0; b < BLOCKS.size(); b++) {
+                assertEquals(max[b], sent.blocks().get(b).nnz(), BLOCKS.get(b).qualifiedName());
+            }
+            // 4 bytes per value exactly; at most 4 per index plus a small per-block header.
+            int k = sent.nnz();
+            assertEquals(4 * k + FrameDescriptor.OVERHEAD, frames[1].length);
+            assertTrue(frames[0].length <= 4 * k + 64 * BLOCKS.size() + FrameDescriptor.OVERHEAD,
+                    "indices frame of " + frames[0].length + " bytes for " + k + " indices");
+        }
+
+        @Override
+        byte[] bytes(int step) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            for (byte[] f : SparseFrames.encode(sent, BLOCKS, IndexCodecs.defaultCodec(),
+                    new StepTag(step, Stage.TOP_K))) {
+                out.writeBytes(f);
+            }
+            return out.toByteArray();
         }
     }
 
-    @Test
-    void shouldAccumulateMomentumLikeDgc() {
-        DgcCompressor dgc = new DgcCompressor(0.01, 0.9, 0, 0);
-        GatherCompressor.State state = dgc.newRank(BLOCKS);
-        Random random = new Random(3);
-        float[] u = new float[8050];
-        float[] v = new float[8050];
+    private static final class GatherRank extends SparseRank {
+        private final GatherCompressor.State state;
+
+        GatherRank(GatherCompressor.State state) {
+            this.state = state;
+        }
+
+        @Override
+        void step(float[] gradient, int step) {
+            sent = state.compress(gradient, step);
+        }
+
+        @Override
+        float[] residual() {
+            return state.residual();
+        }
+    }
+
+    /** A shared-support rank on its own is the leader of every step: it chooses the support and takes its values. */
+    private static final class SharedSupportRank extends SparseRank {
+        private final SharedSupportCompressor.State state;
+
+        SharedSupportRank(SharedSupportCompressor.State state) {
+            this.state = state;
+        }
+
+        @Override
+        void step(float[] gradient, int step) {
+            state.compensate(gradient, step);
+            int[][] support = state.chooseSupport(step);
+            float[] values = state.take(support);
+            List<SparseVector> out = new ArrayList<>();
+            int at = 0;
+            for (int b = 0; b < BLOCKS.size(); b++) {
+                out.add(new SparseVector(BLOCKS.get(b).length(), support[b],
+                        Arrays.copyOfRange(values, at, at + support[b].length)));
+                at += support[b].length;
+            }
+            assertEquals(values.length, at, "one value per index of the support");
+            sent = new SparseSet(out);
+        }
+
+        @Override
+        float[] residual() {
+            return state.residual();
+        }
+    }
+
+    /** An S2 rank: the payload is a count-sketch of the selection plus a bitmap of its element groups. */
+    private static final class SketchRank extends Rank {
+        private final S2SketchCompressor s2;
+        private final SketchCompressor.State state;
+        private final S2CountSketch hashes;
+        private Sketch sketch;
+
+        SketchRank(S2SketchCompressor s2, SketchCompressor.State state) {
+            this.s2 = s2;
+            this.state = state;
+            this.hashes = s2.countSketch(BLOCKS, SEED);
+        }
+
+        @Override
+        void step(float[] gradient, int step) {
+            sketch = state.compress(gradient, step);
+        }
+
+        @Override
+        void assertCarries(SparseSet selected, String where) {
+            // The sketch is linear: it must be the sketch of exactly the selection, counter for counter.
+            Sketch expected = hashes.sketch(selected);
+            assertArrayEquals(expected.counters(), sketch.counters(), where + ": counters");
+            assertArrayEquals(expected.bitmap(), sketch.bitmap(), where + ": bitmap");
+        }
+
+        /**
+         * The sketch's size is fixed by the settings; with 5 rows and 4 columns per selected entry one rank's sketch
+         * peels completely, so decoding it gives back the selection.
+         */
+        @Override
+        void assertWireRoundTrip(Compressor c, int step, SparseSet selected) {
+            // k = ⌈0.01·n⌉ per block: 50, 1, 30 → columns ⌈4·k⌉ = 200, 4, 120 → 5 rows × 324 = 1,620 counters;
+            // bitmap groups of 8: ⌈5000/8⌉ = 625 → 10 words, ⌈50/8⌉ = 7 → 1, ⌈3000/8⌉ = 375 → 6: 17 words.
+            // 4 × 1,620 + 8 × 17 = 6,480 + 136 = 6,616 bytes (SketchFrames adds one frame header to each part).
+            assertEquals(1_620, sketch.counters().length);
+            assertEquals(17, sketch.bitmap().length);
+            assertEquals(6_616, s2.payloadBytes(BLOCKS));
+            SparseSet decoded = state.decompress(sketch, 1, step);
+            for (int b = 0; b < BLOCKS.size(); b++) {
+                SparseVector want = selected.blocks().get(b);
+                SparseVector got = decoded.blocks().get(b);
+                assertArrayEquals(want.indices(), got.indices(), BLOCKS.get(b).qualifiedName());
+                // peeling subtracts certified values from shared counters: exact up to float rounding
+                assertArrayEquals(want.values(), got.values(), 1e-6f, BLOCKS.get(b).qualifiedName());
+            }
+        }
+
+        @Override
+        byte[] bytes(int step) {
+            ByteBuffer out = ByteBuffer.allocate(4 * sketch.counters().length + 8 * sketch.bitmap().length)
+                    .order(ByteOrder.LITTLE_ENDIAN);
+            for (float v : sketch.counters()) {
+                out.putInt(Float.floatToRawIntBits(v));
+            }
+            for (long w : sketch.bitmap()) {
+                out.putLong(w);
+            }
+            return out.array();
+        }
+
+        @Override
+        float[] residual() {
+            return state.residual();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("compressors")
+    void shouldRoundTripItsPayloadThroughTheWireWithinItsByteBound(Subject subject) {
+        Compressor c = subject.compressor();
+        Rank rank = Rank.of(c);
+        float[] g = gradient(new Random(1));
+        float[] compensated = subject.rule().get().compensated(new float[REGION], region(g));
+        SparseSet selected = topK(compensated, c.density(0), new boolean[REGION]);
+        rank.step(g, 0);
+        rank.assertCarries(selected, "step 0");
+        rank.assertWireRoundTrip(c, 0, selected);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("compressors")
+    void shouldSendTheTopKOfItsCompensatedInputAndKeepTheRestByItsMemoryRule(Subject subject) {
+        Compressor c = subject.compressor();
+        Rank rank = Rank.of(c);
+        MemoryRule rule = subject.rule().get();
+        Random random = new Random(2);
+        float[] memory = new float[REGION];
+        for (int step = 0; step < 6; step++) {
+            float[] g = gradient(random);
+            float[] compensated = rule.compensated(memory, region(g));
+            boolean[] sent = new boolean[REGION];
+            SparseSet selected = topK(compensated, c.density(step), sent);
+            float[] expected = rule.after(memory, compensated, sent);
+            rank.step(g, step);
+            rank.assertCarries(selected, "sent = top-k of the compensated input, step " + step);
+            memory = rank.residual();
+            for (int i = 0; i < REGION; i++) {
+                if (Float.floatToIntBits(expected[i]) != Float.floatToIntBits(memory[i])) {
+                    assertEquals(expected[i], memory[i], "memory at region element " + i + " ("
+                            + (sent[i] ? "sent" : "not sent") + "), step " + step);
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("compressors")
+    void ranksWithTheSameSettingsAndSeedShouldSendTheSameBytesAndLeaveTheGradientAlone(Subject subject) {
+        Rank one = Rank.of(subject.compressor());
+        Rank two = Rank.of(subject.compressor());
+        Random random = new Random(4);
         for (int step = 0; step < 4; step++) {
             float[] g = gradient(random);
-            int at = 0;
-            for (ParamBlock b : BLOCKS) {
-                for (int i = 0; i < b.length(); i++) {
-                    u[at + i] = 0.9f * u[at + i] + g[b.offset() + i];
-                    v[at + i] += u[at + i];
-                }
-                at += b.length();
-            }
-            SparseSet sent = state.compress(g, step);
-            at = 0;
-            for (int b = 0; b < BLOCKS.size(); b++) {
-                for (int i : sent.blocks().get(b).indices()) {
-                    u[at + i] = 0f;
-                    v[at + i] = 0f;
-                }
-                at += BLOCKS.get(b).length();
-            }
-            assertArrayEquals(v, state.residual(), "step " + step);
+            float[] copy = g.clone();
+            one.step(g, step);
+            assertArrayEquals(copy, g, "the gradient read at step " + step + " must not change");
+            two.step(copy, step);
+            assertArrayEquals(one.bytes(step), two.bytes(step), "payload bytes, step " + step);
+            assertArrayEquals(one.residual(), two.residual(), "memory, step " + step);
         }
+    }
+
+    /**
+     * DGC's momentum correction and masking on four elements, by hand (momentum 0.5, one element of four sent per
+     * step; every value is a dyadic fraction, so the float arithmetic is exact):
+     * <pre>
+     * step 0: g = (1, −3, 2, 0.5):  u = g, v = g;                     sends −3 at 1;  v = (1, 0, 2, 0.5), u = v
+     * step 1: g = (1, 1, 0, 0):     u = 0.5·u + g = (1.5, 1, 1, 0.25)
+     *                               v = v + u = (2.5, 1, 3, 0.75);     sends 3 at 2;   v = (2.5, 1, 0, 0.75)
+     * step 2: g = 0:                u = 0.5·(1.5, 1, 0, 0.25) = (0.75, 0.5, 0, 0.125)
+     *                               v = (3.25, 1.5, 0, 0.875);        sends 3.25 at 0; v = (0, 1.5, 0, 0.875)
+     * </pre>
+     * Without masking u where it sent, step 1 would leave v[1] = 0 + 0.5·(−3) + 1 = −0.5 instead of 1.
+     */
+    @Test
+    void dgcShouldCorrectMomentumAndMaskItWhereItSent() {
+        ParamBlock block = new ParamBlock(0, 1, "fc", "W", 0, 4, new long[] {4}, LayerPolicy.LEARNED);
+        GatherCompressor.State state = new DgcCompressor(0.25, 0.5, 0, 0).newRank(List.of(block));
+        assertEquals(new SparseVector(4, new int[] {1}, new float[] {-3}),
+                state.compress(new float[] {1, -3, 2, 0.5f}, 0).blocks().get(0));
+        assertArrayEquals(new float[] {1, 0, 2, 0.5f}, state.residual());
+        assertEquals(new SparseVector(4, new int[] {2}, new float[] {3}),
+                state.compress(new float[] {1, 1, 0, 0}, 1).blocks().get(0));
+        assertArrayEquals(new float[] {2.5f, 1, 0, 0.75f}, state.residual());
+        assertEquals(new SparseVector(4, new int[] {0}, new float[] {3.25f}),
+                state.compress(new float[4], 2).blocks().get(0));
+        assertArrayEquals(new float[] {0, 1.5f, 0, 0.875f}, state.residual());
     }
 
     @Test

@@ -25,10 +25,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The contract every topology keeps with every compressor: sending everything (ratio 1) trains like the dense
  * topology; sparse training keeps replicas bit-identical; indices and values are metered apart.
+ *
+ * <p>A topology that carries only some kinds of compressor (the LGC topologies bring their own support compressor)
+ * aborts the others in {@link #topology(Compressor)} with a JUnit assumption, so the report shows them skipped, with
+ * the reason; every test asks for the topology before it trains anything.
  */
 public abstract class CompressedTopologyContract {
 
-    /** The topology under test carrying {@code compressor}. */
+    /**
+     * The topology under test carrying {@code compressor}; a topology that cannot carry it aborts the test with
+     * {@link org.junit.jupiter.api.Assumptions#assumeTrue(boolean, String)}.
+     */
     protected abstract Topology topology(Compressor compressor);
 
     /** The same topology without compression. */
@@ -48,9 +55,10 @@ public abstract class CompressedTopologyContract {
     @ParameterizedTest(name = "{0}")
     @MethodSource("lossless")
     void shouldTrainLikeTheDenseTopologyWhenEverythingIsSent(Compressor compressor) {
+        Topology topology = topology(compressor);
         DataSet data = TestModels.data(3 * 8 * 10, 6);
         float[] dense = train(denseTopology(), data, 3);
-        float[] compressed = train(topology(compressor), data, 3);
+        float[] compressed = train(topology, data, 3);
         for (int i = 0; i < dense.length; i++) {
             assertEquals(dense[i], compressed[i], 1e-5f * (1 + Math.abs(dense[i])), "parameter " + i);
         }
@@ -59,10 +67,11 @@ public abstract class CompressedTopologyContract {
     @ParameterizedTest(name = "{0}")
     @MethodSource("sparse")
     void shouldKeepReplicasBitIdenticalAndMeterIndicesApart(Compressor compressor) {
+        Topology topology = topology(compressor);
         DataSet data = TestModels.data(4 * 8 * 30, 7);
         MultiLayerNetwork net = TestModels.mlp(13, new Sgd(0.1));
         DistributedTrainer trainer = DistributedTrainer.builder().model(net).data(data).workers(4)
-                .batchSizePerWorker(8).topology(topology(compressor)).seed(2)
+                .batchSizePerWorker(8).topology(topology).seed(2)
                 .stages(io.lgc4j.core.stage.StageSchedule.denseWarmup(5)).build();
         TrainingResult result = trainer.fit(1);
         for (int s = 0; s < 30; s++) {
@@ -87,9 +96,10 @@ public abstract class CompressedTopologyContract {
 
     @Test
     void shouldRefuseDgcWithAMomentumUpdaterInTheModel() {
+        Topology dgc = topology(new DgcCompressor(0.01, 0.9, 0, 0));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> DistributedTrainer.builder().model(TestModels.mlp(1)).data(TestModels.data(64, 1)).workers(2)
-                        .batchSizePerWorker(8).topology(topology(new DgcCompressor(0.01, 0.9, 0, 0))).build());
+                        .batchSizePerWorker(8).topology(dgc).build());
         assertEquals("compressor 'dgc' applies momentum itself, so the model's updater must be plain SGD; layer"
                 + " 'layer0' uses Nesterovs", e.getMessage());
     }

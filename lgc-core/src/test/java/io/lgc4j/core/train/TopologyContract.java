@@ -7,6 +7,7 @@ import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.stage.Stage;
+import io.lgc4j.core.stage.StageSchedule;
 import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.nd4j.linalg.dataset.DataSet;
@@ -21,41 +22,109 @@ import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /**
- * The contract every {@link Topology} keeps when nothing is compressed: each rank ends a step with the same bits,
- * equal to the dense mean within float rounding, and K replicas trained through it stay bit-identical. A topology's
- * test class extends this and names the topology.
+ * The contract every {@link Topology} keeps: a FULL step gives each rank the same bits, equal to the dense mean
+ * within float rounding; K replicas trained through it stay bit-identical, for K = 1 to 4 and through every stage
+ * the topology runs; and when every step is dense it trains like one model on the union of the ranks' batches. A
+ * topology's test class extends this and names the topology.
+ *
+ * <p>A topology without stages needs nothing more. One with stages (the LGC topologies) says which through the
+ * hooks: the layout it needs for the FULL exchange ({@link #meanLayout}), a schedule that crosses its stages for the
+ * replica runs ({@link #replicaStages}) with checks of its own on them ({@link #checkReplicaRun}), and an all-FULL
+ * schedule for the run that must train like one model ({@link #unionStages}).
  */
 public abstract class TopologyContract {
 
+    /** How long one exchange, or one rank's result, may take before the test fails instead of hanging. */
+    private static final long TIMEOUT_SECONDS = 60;
+
     /** A fresh topology under test. */
     protected abstract Topology topology();
+
+    /**
+     * The layout of the FULL exchange of {@code n} elements: by default one DENSE block. A topology that cannot be
+     * built on that (LGC needs a LEARNED block) names blocks of other policies; a FULL step sends every block whole,
+     * whatever its policy.
+     */
+    protected GradientLayout meanLayout(int n) {
+        return GradientLayout.ofBlocks(List.of(
+                new ParamBlock(0, 0, "layer0", "W", 0, n, new long[] {n}, LayerPolicy.DENSE)));
+    }
+
+    /**
+     * The stages of the replica-identity runs (24 or 50 steps); {@code null} leaves the trainer's default for the
+     * topology. A topology with stages returns a schedule that crosses all of them within 24 steps.
+     */
+    protected StageSchedule replicaStages() {
+        return null;
+    }
+
+    /**
+     * Checks of the topology's own on every replica-identity run, after the contract's (its stages' traffic, say);
+     * by default none.
+     */
+    protected void checkReplicaRun(TrainingResult result, int workers) {
+    }
+
+    /**
+     * The stages of the run that must train like one model on the union of the ranks' batches: every step must
+     * apply the dense mean. {@code null} leaves the trainer's default (dense for a topology without a compressor).
+     */
+    protected StageSchedule unionStages() {
+        return null;
+    }
 
     @ParameterizedTest(name = "K={0}")
     @ValueSource(ints = {1, 2, 3, 4, 7})
     void shouldGiveEveryRankTheSameBitsEqualToTheDenseMean(int k) throws Exception {
         int n = 1003;
-        Topology topology = topology();
-        GradientLayout layout = GradientLayout.ofBlocks(List.of(
-                new ParamBlock(0, 0, "layer0", "W", 0, n, new long[] {n}, LayerPolicy.DENSE)));
-        float[][] inputs = new float[k][n];
+        GradientLayout layout = meanLayout(n);
+        assertEquals(n, layout.length(), "meanLayout(n) must cover n elements");
+        float[][] inputs = gaussianInputs(k, n);
         double[] mean = new double[n];
+        for (int r = 0; r < k; r++) {
+            for (int i = 0; i < n; i++) {
+                mean[i] += inputs[r][i] / k;
+            }
+        }
+        float[][] outputs = exchange(topology(), layout, inputs, new StepTag(0, Stage.FULL));
+        for (int r = 1; r < k; r++) {
+            assertArrayEquals(outputs[0], outputs[r], "rank " + r);
+        }
+        for (int i = 0; i < n; i++) {
+            assertEquals(mean[i], outputs[0][i], 1e-5 * (1 + Math.abs(mean[i])), "element " + i);
+        }
+    }
+
+    /** K ranks' inputs of {@code n} Gaussian floats, seeded by K. */
+    protected static float[][] gaussianInputs(int k, int n) {
+        float[][] inputs = new float[k][n];
         Random random = new Random(k);
         for (int r = 0; r < k; r++) {
             for (int i = 0; i < n; i++) {
                 inputs[r][i] = (float) random.nextGaussian();
-                mean[i] += inputs[r][i] / k;
             }
         }
+        return inputs;
+    }
+
+    /**
+     * One exchange through {@code topology} on a fresh in-process cluster: rank r contributes {@code inputs[r]}
+     * (copied); returns what every rank holds afterwards. Fails, rather than hangs, after a minute.
+     */
+    protected static float[][] exchange(Topology topology, GradientLayout layout, float[][] inputs, StepTag tag)
+            throws Exception {
+        int k = inputs.length;
         int services = topology.serviceEndpoints(k);
         float[][] outputs = new float[k][];
+        ExecutorService pool = Executors.newFixedThreadPool(k + services);
         try (InProcessCluster cluster = new InProcessCluster(k + services)) {
-            ExecutorService pool = Executors.newFixedThreadPool(k + services);
             List<Transport> serviceTransports = new ArrayList<>();
             for (int s = 0; s < services; s++) {
                 serviceTransports.add(cluster.transport(k + s));
@@ -75,31 +144,33 @@ public abstract class TopologyContract {
                 futures.add(pool.submit(() -> {
                     GradientExchange exchange = topology.worker(rank, k, cluster.transport(rank), layout);
                     float[] g = inputs[rank].clone();
-                    exchange.allReduceMean(new StepTag(0, Stage.FULL), g, new PhaseClock());
+                    exchange.allReduceMean(tag, g, new PhaseClock());
                     return g;
                 }));
             }
             for (int r = 0; r < k; r++) {
-                outputs[r] = futures.get(r).get();
+                outputs[r] = futures.get(r).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
             }
-            pool.shutdown(); // the service loops end when the cluster closes, below
+        } finally {
+            pool.shutdownNow(); // the service loops end when the cluster closes, above
         }
-        for (int r = 1; r < k; r++) {
-            assertArrayEquals(outputs[0], outputs[r], "rank " + r);
-        }
-        for (int i = 0; i < n; i++) {
-            assertEquals(mean[i], outputs[0][i], 1e-5 * (1 + Math.abs(mean[i])), "element " + i);
-        }
+        return outputs;
     }
 
     @Test
     void shouldKeepReplicasOfANetworkBitIdenticalOver50Steps() {
-        assertReplicasIdentical(TestModels.mlp(11));
+        assertReplicasIdentical(TestModels.mlp(11), 4, 25, 2);
     }
 
     @Test
     void shouldKeepReplicasOfAGraphWithBatchNormBitIdenticalOver50Steps() {
-        assertReplicasIdentical(TestModels.graph(12));
+        assertReplicasIdentical(TestModels.graph(12), 4, 25, 2);
+    }
+
+    @ParameterizedTest(name = "K={0}")
+    @ValueSource(ints = {1, 2, 3, 4})
+    void shouldKeepReplicasBitIdenticalForOneToFourWorkers(int k) {
+        assertReplicasIdentical(TestModels.mlp(30 + k), k, 24, 1);
     }
 
     @Test
@@ -108,8 +179,12 @@ public abstract class TopologyContract {
         int b = 8;
         DataSet data = TestModels.data(k * b * 6, 4);
         MultiLayerNetwork reference = TestModels.mlp(21);
-        DistributedTrainer trainer = DistributedTrainer.builder().model(reference.clone()).data(data).workers(k)
-                .batchSizePerWorker(b).topology(topology()).seed(9).build();
+        DistributedTrainer.Builder builder = DistributedTrainer.builder().model(reference.clone()).data(data)
+                .workers(k).batchSizePerWorker(b).topology(topology()).seed(9);
+        if (unionStages() != null) {
+            builder.stages(unionStages());
+        }
+        DistributedTrainer trainer = builder.build();
         trainer.fit(1);
         ShardPlan plan = new ShardPlan(data.numExamples(), k, b, 9);
         for (int s = 0; s < plan.stepsPerEpoch(); s++) {
@@ -127,16 +202,23 @@ public abstract class TopologyContract {
         }
     }
 
-    private void assertReplicasIdentical(Model model) {
+    /** Trains {@code model} on {@code workers} ranks for {@code epochs} epochs of {@code steps} steps. */
+    private void assertReplicasIdentical(Model model, int workers, int steps, int epochs) {
         float[] initial = model.params().toFloatVector();
-        DistributedTrainer trainer = DistributedTrainer.builder().model(model).data(TestModels.data(4 * 8 * 25, 3))
-                .workers(4).batchSizePerWorker(8).topology(topology()).seed(5).build();
-        TrainingResult result = trainer.fit(2);
-        assertEquals(50, result.steps().size());
+        DistributedTrainer.Builder builder = DistributedTrainer.builder().model(model)
+                .data(TestModels.data(workers * 8 * steps, 3)).workers(workers).batchSizePerWorker(8)
+                .topology(topology()).seed(5);
+        if (replicaStages() != null) {
+            builder.stages(replicaStages());
+        }
+        DistributedTrainer trainer = builder.build();
+        TrainingResult result = trainer.fit(epochs);
+        assertEquals(steps * epochs, result.steps().size());
         float[] rank0 = trainer.replicas().get(0).params().toFloatVector();
-        for (int r = 1; r < 4; r++) {
+        for (int r = 1; r < workers; r++) {
             assertArrayEquals(rank0, trainer.replicas().get(r).params().toFloatVector(), "replica " + r);
         }
         assertFalse(java.util.Arrays.equals(initial, rank0), "training changed nothing");
+        checkReplicaRun(result, workers);
     }
 }

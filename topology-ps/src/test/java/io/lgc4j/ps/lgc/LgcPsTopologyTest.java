@@ -4,7 +4,6 @@ import io.lgc4j.autoencoders.AeLosses;
 import io.lgc4j.autoencoders.AeTraining;
 import io.lgc4j.autoencoders.AutoencoderSpec;
 import io.lgc4j.autoencoders.LgcControl;
-import io.lgc4j.autoencoders.PsAutoencoder;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Direction;
 import io.lgc4j.core.comm.TrafficKind;
@@ -78,10 +77,13 @@ class LgcPsTopologyTest {
             assertTrue(Double.isFinite(l.reconstruction()) && l.reconstruction() > 0, l.toString());
         }
 
-        PsAutoencoder shape = new PsAutoencoder(AutoencoderSpec.PAPER, MU, K, 0.1, AeTraining.DEFAULT, 1);
-        long encoderBytes = shape.encoderBytes().length;
-        long codeBytes = 4L * (shape.latentSize() + 1);
-        long innovationValueBytes = 4L * shape.innovationCount();
+        // The encoder's weight file for the paper's architecture (counted by hand in WeightCodecTest): 18 bytes of
+        // header and CRC + 202 of tensor headers + 4 × 172,996 parameters = 692,204 bytes, whatever μ.
+        long encoderBytes = 692_204;
+        // The leader's code: μ = 11 pads to L = 16, the latent is 4 channels × L / 16 = 4 floats, plus the scale.
+        long codeBytes = 4 * (4 + 1);
+        // The innovation's values: ⌈0.1 × 11⌉ = 2 floats (their coded positions come on top).
+        long innovationValueBytes = 4 * 2;
         LgcSupportCompressor leaders = new LgcSupportCompressor(RATIO, TOPOLOGY_SEED);
         for (int s = 0; s < STEPS; s++) {
             String at = policy + " step " + s + " (" + stageOf(s) + ")";
