@@ -32,7 +32,7 @@ class InProcessClusterTest {
             assertEquals(8, s.bytes(0, Direction.SENT, Stage.FULL, TrafficKind.VALUES));
             assertEquals(5, s.bytes(0, Direction.SENT, Stage.TOP_K, TrafficKind.INDICES));
             assertEquals(2 * FrameDescriptor.OVERHEAD, s.bytes(0, Direction.SENT, TrafficKind.HEADER));
-            assertEquals(8 + 5 + 40, s.bytes(2, Direction.RECEIVED));
+            assertEquals(8 + 5 + 2 * FrameDescriptor.OVERHEAD, s.bytes(2, Direction.RECEIVED));
             assertEquals(0, s.bytes(1, Direction.RECEIVED));
             assertEquals(2, s.frames(2, Direction.RECEIVED));
         }
