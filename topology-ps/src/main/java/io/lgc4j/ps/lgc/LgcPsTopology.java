@@ -11,9 +11,11 @@ import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.ServiceLoop;
 import io.lgc4j.core.train.Topology;
+import io.lgc4j.core.train.TopologyChecks;
 
 import java.util.List;
 import java.util.Objects;
@@ -140,6 +142,16 @@ public final class LgcPsTopology implements Topology {
     @Override
     public int serviceEndpoints(int workers) {
         return 1;
+    }
+
+    /**
+     * Rejects, at {@code build()}, a model without a LEARNED block and a schedule that never reaches COMPRESSED
+     * (no {@code .stages(...)} given); see {@link TopologyChecks}.
+     */
+    @Override
+    public void check(GradientLayout layout, StageSchedule stages) {
+        TopologyChecks.requireLearnedBlock(layout);
+        TopologyChecks.requireCompressedStage(stages);
     }
 
     /** The support policy in force. */
