@@ -144,6 +144,8 @@ public abstract sealed class GradientAutoencoder permits PsAutoencoder, RingAuto
         }
         if (trainGraph == null) {
             trainGraph = buildTrainGraph();
+            // calculateGradientsAndOutputs would build it on first use, printing a line per op to System.out
+            QuietGradients.build(trainGraph);
             for (String name : trainGraph.variableMap().keySet()) {
                 SDVariable v = trainGraph.getVariable(name);
                 if (v.getVariableType() == org.nd4j.autodiff.samediff.VariableType.VARIABLE) {

@@ -7,6 +7,8 @@ import io.lgc4j.experiments.config.ExperimentConfig;
 import io.lgc4j.experiments.data.DatasetNotFoundException;
 import io.lgc4j.experiments.data.IdxFormatException;
 import io.lgc4j.experiments.runner.ExperimentRunner;
+import io.lgc4j.experiments.runner.RunFailedException;
+import io.lgc4j.experiments.runner.RunInputException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -57,9 +59,13 @@ final class RunCommand implements Callable<Integer> {
                     outcome.result().finalAccuracy(), outcome.result().steps().size(),
                     outcome.result().wallNanos() / 1e9, outcome.directory());
             return 0;
-        } catch (DatasetNotFoundException | IdxFormatException e) {
+        } catch (DatasetNotFoundException | IdxFormatException | RunInputException e) {
+            // found before the result directory was created: nothing was written
             System.err.println("lgc: " + e.getMessage());
             return 2;
+        } catch (RunFailedException e) {
+            System.err.println("lgc: training failed: " + e.getMessage());
+            return 1;
         } catch (java.io.IOException e) {
             System.err.println("lgc: " + e);
             return 1;

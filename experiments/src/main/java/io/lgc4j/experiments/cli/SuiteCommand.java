@@ -5,6 +5,8 @@ import io.lgc4j.experiments.config.ConfigException;
 import io.lgc4j.experiments.data.DatasetNotFoundException;
 import io.lgc4j.experiments.data.IdxFormatException;
 import io.lgc4j.experiments.runner.Nd4jEnvironment;
+import io.lgc4j.experiments.runner.RunFailedException;
+import io.lgc4j.experiments.runner.RunInputException;
 import io.lgc4j.experiments.tables.Suite;
 import io.lgc4j.experiments.tables.SuiteKind;
 import io.lgc4j.experiments.tables.SuiteLoader;
@@ -88,9 +90,12 @@ abstract class SuiteCommand implements Callable<Integer> {
                     () -> List.of(new ProgressListener(System.out, !noProgress && System.console() != null)));
             System.out.println("wrote " + out.resolve("table.md") + ", table.csv, the PNGs and provenance.json");
             return 0;
-        } catch (DatasetNotFoundException | IdxFormatException e) {
+        } catch (DatasetNotFoundException | IdxFormatException | RunInputException e) {
             System.err.println("lgc: " + e.getMessage());
             return 2;
+        } catch (RunFailedException e) {
+            System.err.println("lgc: training failed: " + e.getMessage());
+            return 1;
         } catch (IOException e) {
             System.err.println("lgc: " + e);
             return 1;

@@ -6,6 +6,9 @@ package io.lgc4j.experiments.config;
  */
 final class Checks {
 
+    /** How much of a text value a message echoes before cutting it. */
+    static final int ECHOED_CHARACTERS = 40;
+
     private Checks() {
     }
 
@@ -85,7 +88,17 @@ final class Checks {
         return value;
     }
 
+    /**
+     * A value as messages echo it: in double quotes, and cut after {@link #ECHOED_CHARACTERS} characters with its
+     * length given, so that a huge value (a 2 MB name) never floods the console:
+     * {@code "aaaa…" (300 characters)}.
+     */
     static String quote(String text) {
-        return '"' + text + '"';
+        if (text.length() <= ECHOED_CHARACTERS) {
+            return '"' + text + '"';
+        }
+        int cut = Character.isHighSurrogate(text.charAt(ECHOED_CHARACTERS - 1)) ? ECHOED_CHARACTERS - 1
+                : ECHOED_CHARACTERS;
+        return '"' + text.substring(0, cut) + "…\" (" + text.length() + " characters)";
     }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.exc.InputCoercionException;
+import com.fasterxml.jackson.core.util.JsonParserDelegate;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
@@ -13,6 +14,7 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
 import com.fasterxml.jackson.dataformat.yaml.JacksonYAMLParseException;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 
@@ -54,12 +56,19 @@ import java.util.stream.Collectors;
  * <file>: duplicate key 'training.workers' at line 3, column 3
  * <file>: malformed YAML at line 2, column 7: mapping values are not allowed here
  * <path>: config file not found
+ * <file>: file is 10485760 bytes, above the 1 MiB limit (1048576 bytes); a config is a few hundred
+ * <file>: key 'compressor.ratio' expects a finite number, found .nan
+ * <file>: key 'training.batchSizePerWorker' uses the YAML alias *w; aliases are not supported in a config: write ...
+ * <file>: key 'model.updater.type' must be sgd with compressor.type dgc, found nesterovs: DGC applies momentum ...
  * }</pre>
  * Kinds named after "expects" are {@code an integer}, {@code a number}, {@code a boolean}, {@code text},
  * {@code a mapping} and {@code one of [...]}; what was found is quoted when it is text, written plainly when it is a
  * number, and called {@code a mapping} or {@code a list} when it is one.
  */
 public final class ConfigLoader {
+
+    /** The largest config (or suite) file, and the longest YAML text, the loader reads: 1 MiB. */
+    public static final int MAX_BYTES = 1 << 20;
 
     private ConfigLoader() {
     }
@@ -78,6 +87,7 @@ public final class ConfigLoader {
         String source = file.toString();
         String yaml;
         try {
+            checkFileSize(file, source);
             yaml = Files.readString(file, StandardCharsets.UTF_8);
         } catch (NoSuchFileException e) {
             throw ConfigException.forSource(source, "config file not found", e);
@@ -89,6 +99,27 @@ public final class ConfigLoader {
             throw ConfigException.forSource(source, "cannot read config file: " + e.getMessage(), e);
         }
         return parse(yaml, source);
+    }
+
+    /**
+     * Rejects a file above {@link #MAX_BYTES} before reading it: a config is a few hundred bytes, and the YAML parser
+     * takes tens of seconds over megabytes. A missing file is left to the caller's read, which reports it.
+     *
+     * @param file   the file about to be read
+     * @param source what to call it at the start of the message
+     * @throws ConfigException naming the size and the limit when the file is larger
+     */
+    public static void checkFileSize(Path file, String source) {
+        long size;
+        try {
+            size = Files.size(file);
+        } catch (IOException e) {
+            return;
+        }
+        if (size > MAX_BYTES && Files.isRegularFile(file)) {
+            throw ConfigException.forSource(source, "file is " + size + " bytes, above the 1 MiB limit (" + MAX_BYTES
+                    + " bytes); a config is a few hundred", null);
+        }
     }
 
     /**
@@ -134,8 +165,12 @@ public final class ConfigLoader {
      * @throws ConfigException naming {@code source} if the text is not one well-formed YAML document
      */
     public static JsonNode readYamlTree(String yaml, String source) {
+        if (yaml.length() > MAX_BYTES) {
+            throw ConfigException.forSource(source, "is " + yaml.length() + " characters long, above the 1 MiB limit ("
+                    + MAX_BYTES + " characters); a config is a few hundred", null);
+        }
         JsonNode tree;
-        try (JsonParser parser = YamlMapping.MAPPER.createParser(yaml)) {
+        try (JsonParser parser = new NoAliases(YamlMapping.MAPPER.createParser(yaml), source)) {
             tree = YamlMapping.MAPPER.readTree(parser);
             if (parser.nextToken() != null) {
                 throw ConfigException.forSource(source,
@@ -161,6 +196,17 @@ public final class ConfigLoader {
         }
         JsonLocation at = e.getLocation();
         String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
+        if (e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Malformed numeric value")
+                && e.getProcessor() instanceof JsonParser parser) {
+            // YAML's .nan and .inf (and numbers Java cannot read) fail in the parser, before any key is bound.
+            String path = contextPath(parser.getParsingContext());
+            String text = currentText(parser);
+            String problem = SPECIAL_FLOAT.matcher(text).matches()
+                    ? "expects a finite number, found " + text
+                    : "expects a number, found " + text + ", which is not one Java can read";
+            return path.isEmpty() ? ConfigException.forSource(source, "malformed number" + where + ": " + text, e)
+                    : ConfigException.forKey(path, problem).inSource(source, e);
+        }
         if (e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Duplicate field")
                 && e.getProcessor() instanceof JsonParser parser) {
             // The parser context still points at the mapping that holds the repeated key.
@@ -169,6 +215,64 @@ public final class ConfigLoader {
         }
         return ConfigException.forSource(source, "malformed YAML" + where + ": " + firstLine(e.getOriginalMessage()),
                 e);
+    }
+
+    /** YAML's not-a-number and infinities: {@code .nan}, {@code .inf}, {@code -.Inf} and so on. */
+    private static final java.util.regex.Pattern SPECIAL_FLOAT =
+            java.util.regex.Pattern.compile("[-+]?\\.(inf|Inf|INF)|\\.(nan|NaN|NAN)");
+
+    private static String currentText(JsonParser parser) {
+        try {
+            String text = parser.getText();
+            return text == null ? "nothing" : text;
+        } catch (IOException | RuntimeException e) {
+            return "an unreadable value";
+        }
+    }
+
+    /**
+     * Rejects YAML aliases ({@code *name}) as it reads: Jackson would hand the alias's name over as if it were the
+     * text of the value (so {@code batchSizePerWorker: *w} read as the string "w"). Anchors alone ({@code &name})
+     * are harmless and ignored.
+     */
+    private static final class NoAliases extends JsonParserDelegate {
+
+        private final String source;
+
+        NoAliases(JsonParser yaml, String source) {
+            super(yaml);
+            this.source = source;
+        }
+
+        @Override
+        public JsonToken nextToken() throws IOException {
+            return checked(super.nextToken());
+        }
+
+        @Override
+        public String nextFieldName() throws IOException {
+            String name = super.nextFieldName();
+            checked(currentToken());
+            return name;
+        }
+
+        @Override
+        public boolean nextFieldName(com.fasterxml.jackson.core.SerializableString name) throws IOException {
+            boolean same = super.nextFieldName(name);
+            checked(currentToken());
+            return same;
+        }
+
+        private JsonToken checked(JsonToken token) throws IOException {
+            if (token != null && delegate() instanceof YAMLParser yaml && yaml.isCurrentAlias()) {
+                String path = contextPath(getParsingContext());
+                String problem = "uses the YAML alias *" + getText() + "; aliases are not supported in a config:"
+                        + " write the value out";
+                throw path.isEmpty() ? ConfigException.forSource(source, problem, null)
+                        : ConfigException.forKey(path, problem).inSource(source);
+            }
+            return token;
+        }
     }
 
     private static ConfigException translate(JsonProcessingException e, String source) {

@@ -11,7 +11,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * data:
  *   dataset: fashion-mnist                    # only value for now
  *   path: /usr/share/datasets/fashion-mnist   # directory of the IDX files (Debian: dataset-fashion-mnist)
- *   trainLimit: 0                             # first N training examples; 0 = all
+ *   trainLimit: 0                             # first N training examples, >= workers × batchSizePerWorker; 0 = all
  *   testLimit: 0                              # first N test examples; 0 = all
  *   preprocessing: standardize                # standardize | scale
  * }</pre>

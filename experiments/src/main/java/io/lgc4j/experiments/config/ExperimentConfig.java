@@ -41,7 +41,10 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @param compressor how the non-dense blocks are compressed after the FULL stage
      * @param stages     how many steps are dense first
      * @param autoencoder the gradient autoencoders' architecture and training
-     * @throws ConfigException if a component is missing or out of range
+     * @throws ConfigException if a component is missing or out of range, or components disagree: compressor
+     *                         {@code dgc} with an updater other than {@code sgd}, a {@code data.trainLimit} smaller
+     *                         than one global batch, {@code topology.support: own} other than on the
+     *                         parameter server with compressor {@code lgc}
      */
     public ExperimentConfig {
         // Only nulls to reject: each section checked its own keys when it was built.
@@ -53,6 +56,38 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
         Checks.required("compressor", compressor);
         Checks.required("stages", stages);
         Checks.required("autoencoder", autoencoder);
+        checkAcrossSections(data, model, training, topology, compressor);
+    }
+
+    /**
+     * The rules that tie keys of different sections together, so that a config that cannot run fails here, at load,
+     * rather than as a stack trace after the data is read.
+     */
+    private static void checkAcrossSections(DataConfig data, ModelConfig model, TrainingConfig training,
+                                            TopologyConfig topology, CompressorConfig compressor) {
+        if (compressor.type() == CompressorType.DGC && model.updater().type() != UpdaterType.SGD) {
+            throw ConfigException.forKey("model.updater.type", "must be sgd with compressor.type dgc, found "
+                    + model.updater().type() + ": DGC applies momentum itself (compressor.momentum), so the model's"
+                    + " updater must not add its own");
+        }
+        long globalBatch = (long) training.workers() * training.batchSizePerWorker();
+        if (data.trainLimit() != DataConfig.NO_LIMIT && data.trainLimit() < globalBatch) {
+            // The whole data set against the global batch is checked where the data is read (the trainer's build).
+            throw ConfigException.forKey("data.trainLimit", "must be at least one global batch, training.workers ×"
+                    + " training.batchSizePerWorker = " + training.workers() + " × " + training.batchSizePerWorker()
+                    + " = " + globalBatch + " (every worker reads one batch per step), found " + data.trainLimit());
+        }
+        if (topology.support() == SupportPolicyType.OWN) {
+            if (topology.type() != TopologyType.PS) {
+                throw ConfigException.forKey("topology.support", "applies to the parameter server only (topology.type"
+                        + " ps with compressor.type lgc), found own with topology.type " + topology.type()
+                        + "; remove it or write leader");
+            }
+            if (compressor.type() != CompressorType.LGC) {
+                throw ConfigException.forKey("topology.support", "applies to compressor.type lgc only, found own with"
+                        + " compressor.type " + compressor.type() + "; remove it or write leader");
+            }
+        }
     }
 
     /**

@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
  *
  * <pre>{@code
  * run:
- *   name: quickstart      # required; [A-Za-z0-9._-]+, used in the result directory's name
+ *   name: quickstart      # required; [A-Za-z0-9._-]+, at most 100 characters; names the result directory
  *   seed: 42              # default 42; drives data order, init, leader choice and AE init
  *   outputDir: results    # default "results"
  * }</pre>
@@ -33,6 +33,11 @@ public record RunConfig(String name, long seed, String outputDir) {
     public static final String DEFAULT_OUTPUT_DIR = "results";
     /** What {@code run.name} must match. */
     public static final String NAME_PATTERN = "[A-Za-z0-9._-]+";
+    /**
+     * The longest {@code run.name}: the result directory is named {@code <name>-<yyyyMMdd-HHmmss>[-n]}, and a file
+     * name may have 255 bytes on common file systems.
+     */
+    public static final int MAX_NAME_LENGTH = 100;
 
     private static final Pattern NAME = Pattern.compile(NAME_PATTERN);
 
@@ -48,6 +53,10 @@ public record RunConfig(String name, long seed, String outputDir) {
     public RunConfig {
         // Checked here rather than in the loader so that records built in code are held to the same rules.
         Checks.required("run.name", name);
+        if (name.length() > MAX_NAME_LENGTH) {
+            throw ConfigException.forKey("run.name", "must be at most " + MAX_NAME_LENGTH + " characters, found "
+                    + Checks.quote(name));
+        }
         if (!NAME.matcher(name).matches()) {
             throw ConfigException.forKey("run.name", "must match " + NAME_PATTERN + ", found " + Checks.quote(name));
         }

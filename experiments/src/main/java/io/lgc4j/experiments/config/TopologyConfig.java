@@ -11,6 +11,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * topology:
  *   type: ring        # ring | ps
  *   support: leader   # lgc on ps: leader (the leader's top-k, relayed) | own (each rank its own, paper-literal)
+ *                     # own is accepted only with type ps and compressor.type lgc; leader is ignored elsewhere
  * }</pre>
  *
  * <pre>{@code

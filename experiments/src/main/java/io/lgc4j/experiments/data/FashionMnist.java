@@ -172,6 +172,11 @@ public final class FashionMnist {
         StringBuilder message = new StringBuilder("Fashion-MNIST ")
                 .append(split.name().toLowerCase(Locale.ROOT)).append(" split not found in ")
                 .append(dir.toAbsolutePath());
+        if (Files.exists(dir) && !Files.isDirectory(dir)) {
+            // a path to one of the files, or to an archive: the files themselves are looked for inside it
+            message.append(": it is a file, not a directory; ").append(INSTALL_HINT);
+            return new DatasetNotFoundException(message.toString(), missing);
+        }
         if (!Files.isDirectory(dir)) {
             message.append(" (the directory does not exist)");
         }

@@ -30,6 +30,7 @@ import io.lgc4j.experiments.config.SupportPolicyType;
 import io.lgc4j.ps.lgc.LgcPsTopology;
 import io.lgc4j.ring.lgc.LgcRingTopology;
 import io.lgc4j.core.compress.LgcSupportCompressor;
+import io.lgc4j.experiments.data.DatasetNotFoundException;
 import io.lgc4j.experiments.data.FashionMnist;
 import io.lgc4j.experiments.data.LabeledImages;
 import io.lgc4j.experiments.data.PixelPreprocessing;
@@ -79,29 +80,77 @@ public final class ExperimentRunner {
     }
 
     /**
-     * Runs {@code config}; {@code extraListeners} (a progress bar) observe the training too.
+     * Runs {@code config} into a new directory {@code <run.outputDir>/<run.name>-<yyyyMMdd-HHmmss>[-n]/};
+     * {@code extraListeners} (a progress bar) observe the training too.
      *
-     * @throws IOException when the data cannot be read (a missing dataset names where it looked and how to install
-     *                     it) or the result directory cannot be written
+     * <p>Every input is checked before that directory is created — the output directory can be made, the data is
+     * there and holds one global batch, the trainer accepts model, topology and schedule — so a run that fails a
+     * check leaves nothing behind. A run whose training then fails keeps its directory with {@code config.yaml},
+     * {@code provenance.json} and the {@code metrics.csv} of the steps it made, and no {@code summary.json}; see
+     * {@link RunFailedException}.
+     *
+     * @throws RunInputException        when the output directory cannot be created or the trainer refuses the
+     *                                  settings; nothing was written
+     * @throws DatasetNotFoundException when the data is not there (names where it looked and how to install it);
+     *                                  nothing was written
+     * @throws IOException              when the data cannot be read or the results cannot be written
+     * @throws RunFailedException       when training failed after it started
      */
     public RunOutcome run(ExperimentConfig config, String configSource, List<TrainingListener> extraListeners)
             throws IOException {
-        Path dir = createRunDirectory(Path.of(config.run().outputDir()), config.run().name());
-        return runInto(dir, config, configSource, extraListeners);
+        Path root = Path.of(config.run().outputDir());
+        checkCanCreate(root, "run.outputDir " + root);
+        Prepared prepared = prepare(config, extraListeners);
+        Path dir = createRunDirectory(root, config.run().name());
+        return execute(prepared, dir, true, config, configSource);
     }
 
     /**
      * Runs {@code config} into the given directory (created if absent; files of an earlier attempt are replaced).
      * {@code summary.json} is written last and atomically, so its presence marks a finished run: the table
-     * commands use it to resume a suite without rerunning what already finished.
+     * commands use it to resume a suite without rerunning what already finished. The inputs are checked, as for
+     * {@link #run}, before the directory is created or anything in it is touched.
      *
      * @throws IOException as for {@link #run}
      */
     public RunOutcome runInto(Path dir, ExperimentConfig config, String configSource,
                               List<TrainingListener> extraListeners) throws IOException {
-        Nd4jEnvironment.configure();
+        checkCanCreate(dir, "result directory " + dir);
+        Prepared prepared = prepare(config, extraListeners);
+        boolean created = !Files.isDirectory(dir);
         Files.createDirectories(dir);
         Files.deleteIfExists(dir.resolve(SUMMARY));
+        return execute(prepared, dir, created, config, configSource);
+    }
+
+    /** A trainer ready to run, whose metrics file is opened only once the directory exists. */
+    private record Prepared(DistributedTrainer trainer, LateListener csv) {
+    }
+
+    /** Forwards to a listener set after the trainer was built (the CSV writer, once its directory exists). */
+    private static final class LateListener implements TrainingListener {
+        private TrainingListener target;
+
+        @Override
+        public void onStart(io.lgc4j.core.train.TrainingPlan plan) {
+            target.onStart(plan);
+        }
+
+        @Override
+        public void onStep(StepMetrics metrics) {
+            target.onStep(metrics);
+        }
+
+        @Override
+        public void onEnd(TrainingResult result) {
+            target.onEnd(result);
+        }
+    }
+
+    /** Reads the data and builds model, topology and trainer: every check that needs no output directory. */
+    private static Prepared prepare(ExperimentConfig config, List<TrainingListener> extraListeners)
+            throws IOException {
+        Nd4jEnvironment.configure();
         DataConfig data = config.data();
         PixelPreprocessing pixels = switch (data.preprocessing()) {
             case STANDARDIZE -> PixelPreprocessing.STANDARDIZED;
@@ -114,29 +163,53 @@ public final class ExperimentRunner {
                 data.testLimit() == 0 ? FashionMnist.ALL : data.testLimit(), pixels);
         Model model = buildModel(config.model(), config.run().seed());
         Topology topology = topology(config);
+        LateListener csv = new LateListener();
+        DistributedTrainer.Builder builder = DistributedTrainer.builder()
+                .model(model)
+                .data(train.toDataSet())
+                .workers(config.training().workers())
+                .batchSizePerWorker(config.training().batchSizePerWorker())
+                .seed(config.run().seed())
+                .topology(topology)
+                .evaluation(test.iterator(1000), config.training().evalEverySteps())
+                .maxSteps(config.training().maxSteps())
+                .stages(stages(config))
+                .listener(csv);
+        extraListeners.forEach(builder::listener);
+        try {
+            return new Prepared(builder.build(), csv);
+        } catch (IllegalArgumentException e) {
+            // e.g. a data.path whose training split holds less than one global batch
+            throw new RunInputException("cannot train on " + dataDir + ": " + e.getMessage(), e);
+        }
+    }
 
-        Files.writeString(dir.resolve("config.yaml"), config.toYaml());
+    /** Writes the run's files into {@code dir} (which exists), trains, and writes summary.json last. */
+    private static RunOutcome execute(Prepared prepared, Path dir, boolean created, ExperimentConfig config,
+                                      String configSource) throws IOException {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-        json.writeValue(dir.resolve("provenance.json").toFile(),
-                Provenance.collect(configSource, config.run().seed()));
-
+        DistributedTrainer trainer = prepared.trainer();
         TrainingResult result;
-        DistributedTrainer trainer;
-        try (MetricsCsvWriter csv = new MetricsCsvWriter(dir.resolve("metrics.csv"))) {
-            DistributedTrainer.Builder builder = DistributedTrainer.builder()
-                    .model(model)
-                    .data(train.toDataSet())
-                    .workers(config.training().workers())
-                    .batchSizePerWorker(config.training().batchSizePerWorker())
-                    .seed(config.run().seed())
-                    .topology(topology)
-                    .evaluation(test.iterator(1000), config.training().evalEverySteps())
-                    .maxSteps(config.training().maxSteps())
-                    .stages(stages(config))
-                    .listener(csv);
-            extraListeners.forEach(builder::listener);
-            trainer = builder.build();
-            result = trainer.fit(config.training().epochs());
+        boolean started = false;
+        try {
+            Files.writeString(dir.resolve("config.yaml"), config.toYaml());
+            json.writeValue(dir.resolve("provenance.json").toFile(),
+                    Provenance.collect(configSource, config.run().seed()));
+            try (MetricsCsvWriter csv = new MetricsCsvWriter(dir.resolve("metrics.csv"))) {
+                prepared.csv().target = csv;
+                started = true;
+                try {
+                    result = trainer.fit(config.training().epochs());
+                } catch (RuntimeException e) {
+                    throw new RunFailedException(dir, e);
+                }
+            }
+        } catch (IOException e) {
+            // the run's own files could not be written before training: leave no half-made directory
+            if (created && !started) {
+                deleteRunFiles(dir);
+            }
+            throw e;
         }
         Map<String, Object> summary = new LinkedHashMap<>(summarize(config, result));
         summary.put("parameters", trainer.layout().length());
@@ -146,6 +219,48 @@ public final class ExperimentRunner {
         Files.move(partial, dir.resolve(SUMMARY), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                 java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         return new RunOutcome(dir, result, summary);
+    }
+
+    /** Removes the files a run writes, then the directory if nothing else is in it. */
+    private static void deleteRunFiles(Path dir) {
+        try {
+            for (String f : List.of("metrics.csv", "config.yaml", "provenance.json", SUMMARY + ".partial")) {
+                Files.deleteIfExists(dir.resolve(f));
+            }
+            try (var left = Files.list(dir)) {
+                if (left.findAny().isEmpty()) {
+                    Files.delete(dir);
+                }
+            }
+        } catch (IOException ignored) {
+            // best effort: the original failure is what the caller reports
+        }
+    }
+
+    /**
+     * Checks, without creating anything, that {@code dir} is a directory or can be created: it is not a file, the
+     * nearest existing ancestor is a directory, and that one is writable.
+     *
+     * @param what how to name {@code dir} in the message, e.g. {@code run.outputDir results}
+     * @throws RunInputException naming the path that is in the way
+     */
+    static void checkCanCreate(Path dir, String what) throws RunInputException {
+        Path absolute = dir.toAbsolutePath().normalize();
+        Path existing = absolute;
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (existing == null) {
+            return;
+        }
+        if (!Files.isDirectory(existing)) {
+            throw new RunInputException(what + (existing.equals(absolute) ? " is a file, not a directory"
+                    : " cannot be created: " + existing + " is a file, not a directory"));
+        }
+        if (!Files.isWritable(existing)) {
+            throw new RunInputException(what + (existing.equals(absolute) ? " is not writable"
+                    : " cannot be created: " + existing + " is not writable"));
+        }
     }
 
     /**

@@ -103,9 +103,6 @@ public final class MutualInformationFigure {
     private static void analyse(ExperimentConfig config, MutualInformationSettings settings,
                                 List<Quantizer> quantizers, String model, Path dir, String identity,
                                 PrintStream log, String prefix) throws IOException {
-        Files.createDirectories(dir);
-        Files.deleteIfExists(dir.resolve(ExperimentRunner.SUMMARY));
-        Files.writeString(dir.resolve("config.yaml"), identity, StandardCharsets.UTF_8);
         DataConfig data = config.data();
         PixelPreprocessing pixels = switch (data.preprocessing()) {
             case STANDARDIZE -> PixelPreprocessing.STANDARDIZED;
@@ -118,6 +115,10 @@ public final class MutualInformationFigure {
                 config.training().batchSizePerWorker(), settings.steps(), settings.every(), settings.rankA(),
                 settings.rankB(), config.run().seed(), quantizers);
         var dataSet = train.toDataSet();
+        // the data is read before the run's directory is made: a missing data set leaves nothing behind
+        Files.createDirectories(dir);
+        Files.deleteIfExists(dir.resolve(ExperimentRunner.SUMMARY));
+        Files.writeString(dir.resolve("config.yaml"), identity, StandardCharsets.UTF_8);
         GradientInformationProbe.Summary summary;
         try (BufferedWriter csv = Files.newBufferedWriter(dir.resolve("series.csv"), StandardCharsets.UTF_8)) {
             csv.write(SERIES_HEADER);

@@ -63,6 +63,7 @@ public final class SuiteLoader {
         String source = file.toString();
         String yaml;
         try {
+            ConfigLoader.checkFileSize(file, source);
             yaml = Files.readString(file, StandardCharsets.UTF_8);
         } catch (NoSuchFileException e) {
             throw ConfigException.forSource(source, "suite file not found", e);

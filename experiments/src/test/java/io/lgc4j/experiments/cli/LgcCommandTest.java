@@ -4,6 +4,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -13,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The command line turns bad input into a clear message and exit status 2, before any training. */
@@ -82,5 +85,105 @@ class LgcCommandTest {
         Path config = dir.resolve("absent.yaml");
         assertEquals(2, LgcCommand.execute("run", config.toString()));
         assertEquals("lgc: " + config + ": config file not found", err.toString(StandardCharsets.UTF_8).trim());
+    }
+
+    /** Runs {@code lgc run} on {@code yaml} with its output under {@code dir/out}; returns stderr, trimmed. */
+    private String runRejected(Path dir, String yaml) throws IOException {
+        Path config = dir.resolve("c.yaml");
+        Files.writeString(config, yaml);
+        assertEquals(2, LgcCommand.execute("run", config.toString(), "--output-dir", dir.resolve("out").toString()));
+        assertFalse(Files.exists(dir.resolve("out")), "a rejected run must leave no result directory");
+        return err.toString(StandardCharsets.UTF_8).trim();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        "compressor: {type: dgc}                            | key 'model.updater.type' must be sgd with compressor.type"
+                + " dgc, found nesterovs: DGC applies momentum itself (compressor.momentum), so the model's updater"
+                + " must not add its own",
+        "data: {trainLimit: 100}                            | key 'data.trainLimit' must be at least one global batch,"
+                + " training.workers × training.batchSizePerWorker = 4 × 32 = 128 (every worker reads one batch per"
+                + " step), found 100",
+        "`topology: {type: ring, support: own}\\ncompressor: {type: lgc}` | key 'topology.support' applies to the"
+                + " parameter server only (topology.type ps with compressor.type lgc), found own with topology.type"
+                + " ring; remove it or write leader",
+        "compressor: {type: topk, ratio: .nan}              | key 'compressor.ratio' expects a finite number, found .nan",
+        "training: {workers: &k 2, batchSizePerWorker: *k}  | key 'training.batchSizePerWorker' uses the YAML alias *k;"
+                + " aliases are not supported in a config: write the value out",
+    })
+    void shouldRejectAtLoadWithExitStatusTwoAndNoResultDirectory(String yaml, String expected, @TempDir Path dir)
+            throws IOException {
+        String message = runRejected(dir, "run: {name: x}\n" + yaml.replace("\\n", "\n") + "\n");
+        assertEquals("lgc: " + dir.resolve("c.yaml") + ": " + expected, message);
+    }
+
+    @Test
+    void shouldRejectARunNameAbove100CharactersEchoingOnlyItsStart(@TempDir Path dir) throws IOException {
+        String message = runRejected(dir, "run: {name: " + "n".repeat(300) + "}\n");
+        assertEquals("lgc: " + dir.resolve("c.yaml") + ": key 'run.name' must be at most 100 characters, found \""
+                + "n".repeat(40) + "…\" (300 characters)", message);
+    }
+
+    @Test
+    void shouldRejectAConfigAboveOneMebibyte(@TempDir Path dir) throws IOException {
+        String yaml = "run: {name: " + "n".repeat(2 * 1024 * 1024) + "}\n";
+        String message = runRejected(dir, yaml);
+        assertEquals("lgc: " + dir.resolve("c.yaml") + ": file is " + yaml.length() + " bytes, above the 1 MiB limit"
+                + " (1048576 bytes); a config is a few hundred", message);
+    }
+
+    @Test
+    void shouldRejectAnOutputDirThatIsAFile(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("results"), "not a directory");
+        Path config = Files.writeString(dir.resolve("c.yaml"), "run: {name: x, outputDir: " + file + "}\n");
+        assertEquals(2, LgcCommand.execute("run", config.toString()));
+        assertEquals("lgc: run.outputDir " + file + " is a file, not a directory",
+                err.toString(StandardCharsets.UTF_8).trim());
+        assertEquals("not a directory", Files.readString(file));
+    }
+
+    @Test
+    void shouldRejectAnOutputDirBelowAFile(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("results"), "not a directory");
+        Path config = Files.writeString(dir.resolve("c.yaml"), "run: {name: x}\n");
+        assertEquals(2, LgcCommand.execute("run", config.toString(), "--output-dir", file.resolve("runs").toString()));
+        assertEquals("lgc: run.outputDir " + file.resolve("runs") + " cannot be created: " + file + " is a file, not a"
+                + " directory", err.toString(StandardCharsets.UTF_8).trim());
+    }
+
+    @Test
+    void shouldSayADataPathThatIsAFileIsNotADirectory(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("fashion.tar"), "an archive");
+        String message = runRejected(dir, "run: {name: x}\ndata: {path: " + file + "}\n");
+        assertEquals("lgc: Fashion-MNIST train split not found in " + file + ": it is a file, not a directory; "
+                + io.lgc4j.experiments.data.FashionMnist.INSTALL_HINT, message);
+    }
+
+    @Test
+    void shouldLeaveNoResultDirectoryWhenTheDatasetIsMissing(@TempDir Path dir) throws IOException {
+        String message = runRejected(dir, "run: {name: x}\ndata: {path: " + dir.resolve("empty") + "}\n");
+        assertTrue(message.startsWith("lgc: Fashion-MNIST train split not found in " + dir.resolve("empty")
+                + " (the directory does not exist)"), message);
+    }
+
+    @Test
+    void shouldRejectADataSetSmallerThanOneGlobalBatchBeforeWritingAnything(@TempDir Path dir) throws IOException {
+        Path data = Files.createDirectories(dir.resolve("tiny"));
+        writeIdx(data, "train", 10);
+        writeIdx(data, "t10k", 5);
+        String message = runRejected(dir, "run: {name: x}\ndata: {path: " + data + "}\n");
+        assertEquals("lgc: cannot train on " + data + ": the training data holds 10 examples, fewer than one global"
+                + " batch: workers × batchSizePerWorker = 4 × 32 = 128 (every rank reads one batch per step); give"
+                + " more data, fewer workers or a smaller batch", message);
+    }
+
+    /** An uncompressed IDX images and labels pair of {@code count} blank 28×28 images of class 0. */
+    private static void writeIdx(Path dir, String prefix, int count) throws IOException {
+        java.nio.ByteBuffer images = java.nio.ByteBuffer.allocate(16 + count * 784);
+        images.putInt(0x803).putInt(count).putInt(28).putInt(28);
+        Files.write(dir.resolve(prefix + "-images-idx3-ubyte"), images.array());
+        java.nio.ByteBuffer labels = java.nio.ByteBuffer.allocate(8 + count);
+        labels.putInt(0x801).putInt(count);
+        Files.write(dir.resolve(prefix + "-labels-idx1-ubyte"), labels.array());
     }
 }

@@ -248,4 +248,96 @@ class ConfigLoaderErrorsTest {
         assertEquals(Optional.empty(), e.keyPath());
         assertEquals(Optional.of("x.yaml"), e.source());
     }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"nesterovs", "adam"})
+    void shouldRejectDgcWithAnUpdaterThatAddsMomentumNamingTheKeyAndTheFix(String updater) {
+        assertEquals("x.yaml: key 'model.updater.type' must be sgd with compressor.type dgc, found " + updater
+                + ": DGC applies momentum itself (compressor.momentum), so the model's updater must not add its own",
+                parseError(RUN + "compressor: {type: dgc}\nmodel: {updater: {type: " + updater + "}}\n"));
+    }
+
+    @Test
+    void shouldAcceptDgcWithSgd() {
+        assertEquals(CompressorType.DGC, ConfigLoader.parse(RUN + "compressor: {type: dgc}\n"
+                + "model: {updater: {type: sgd}}\n", "x.yaml").compressor().type());
+    }
+
+    @Test
+    void shouldRejectATrainLimitBelowOneGlobalBatchSayingHowItIsComputed() {
+        assertEquals("x.yaml: key 'data.trainLimit' must be at least one global batch, training.workers ×"
+                + " training.batchSizePerWorker = 4 × 32 = 128 (every worker reads one batch per step), found 100",
+                parseError(RUN + "data: {trainLimit: 100}\n"));
+        assertEquals("x.yaml: key 'data.trainLimit' must be at least one global batch, training.workers ×"
+                + " training.batchSizePerWorker = 3 × 10 = 30 (every worker reads one batch per step), found 29",
+                parseError(RUN + "data: {trainLimit: 29}\ntraining: {workers: 3, batchSizePerWorker: 10}\n"));
+        assertEquals(30, ConfigLoader.parse(RUN + "data: {trainLimit: 30}\ntraining: {workers: 3, "
+                + "batchSizePerWorker: 10}\n", "x.yaml").data().trainLimit());
+    }
+
+    @Test
+    void shouldRejectSupportOwnWhereItDoesNotApply() {
+        assertEquals("x.yaml: key 'topology.support' applies to the parameter server only (topology.type ps with"
+                + " compressor.type lgc), found own with topology.type ring; remove it or write leader",
+                parseError(RUN + "topology: {type: ring, support: own}\ncompressor: {type: lgc}\n"));
+        assertEquals("x.yaml: key 'topology.support' applies to compressor.type lgc only, found own with"
+                + " compressor.type topk; remove it or write leader",
+                parseError(RUN + "topology: {type: ps, support: own}\ncompressor: {type: topk}\n"));
+        // leader is the default and every resolved config.yaml writes it, whatever the topology
+        assertEquals(SupportPolicyType.LEADER, ConfigLoader.parse(RUN + "topology: {type: ring, support: leader}\n"
+                + "compressor: {type: lgc}\n", "x.yaml").topology().support());
+        assertEquals(SupportPolicyType.OWN, ConfigLoader.parse(RUN + "topology: {type: ps, support: own}\n"
+                + "compressor: {type: lgc}\n", "x.yaml").topology().support());
+    }
+
+    @Test
+    void shouldLimitRunNameLengthAndEchoOnlyItsStart() {
+        String name = "a".repeat(300);
+        assertEquals("x.yaml: key 'run.name' must be at most 100 characters, found \"" + "a".repeat(40)
+                + "…\" (300 characters)", parseError("run: {name: " + name + "}\n"));
+        assertEquals(ExperimentConfig.defaults("b".repeat(100)).run().name().length(), 100);
+        String huge = "c".repeat(2 * 1024 * 1024);
+        ConfigException e = assertThrows(ConfigException.class, () -> RunConfig.named(huge));
+        assertEquals("key 'run.name' must be at most 100 characters, found \"" + "c".repeat(40)
+                + "…\" (2097152 characters)", e.getMessage());
+        ConfigException bad = assertThrows(ConfigException.class, () -> RunConfig.named("d d".repeat(30)));
+        assertEquals("key 'run.name' must match [A-Za-z0-9._-]+, found \"" + "d d".repeat(13) + "d…\" (90 characters)",
+                bad.getMessage());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "compressor: {ratio: .nan}          | key 'compressor.ratio' expects a finite number, found .nan",
+        "compressor: {ratio: .NaN}          | key 'compressor.ratio' expects a finite number, found .NaN",
+        "compressor: {lowPass: .inf}        | key 'compressor.lowPass' expects a finite number, found .inf",
+        "model: {updater: {momentum: -.Inf}} | key 'model.updater.momentum' expects a finite number, found -.Inf",
+    })
+    void shouldNameTheKeyOfANotANumberOrInfinity(String yaml, String expected) {
+        assertEquals("x.yaml: " + expected, parseError(RUN + yaml + "\n"));
+    }
+
+    @Test
+    void shouldRejectYamlAliasesNamingTheKey() {
+        assertEquals("x.yaml: key 'training.batchSizePerWorker' uses the YAML alias *w; aliases are not supported in"
+                + " a config: write the value out",
+                parseError(RUN + "training: {workers: &w 2, batchSizePerWorker: *w}\n"));
+        assertEquals("x.yaml: key 'data.path' uses the YAML alias *n; aliases are not supported in a config: write"
+                + " the value out", parseError("run: {name: &n x}\ndata: {path: *n}\n"));
+        assertEquals("x.yaml: key 'model' uses the YAML alias *m; aliases are not supported in a config: write"
+                + " the value out", parseError(RUN + "training: &m {workers: 2}\nmodel: *m\n"));
+    }
+
+    @Test
+    void shouldRejectAFileAboveOneMebibyteBeforeParsingIt(@TempDir Path dir) throws java.io.IOException {
+        Path big = dir.resolve("big.yaml");
+        String yaml = RUN + "data: {path: \"" + "x".repeat(10 * 1024 * 1024) + "\"}\n";
+        java.nio.file.Files.writeString(big, yaml);
+        long start = System.nanoTime();
+        assertEquals(big + ": file is " + java.nio.file.Files.size(big) + " bytes, above the 1 MiB limit (1048576"
+                + " bytes); a config is a few hundred", loadError(big));
+        assertEquals("x.yaml: is " + yaml.length() + " characters long, above the 1 MiB limit (1048576 characters);"
+                + " a config is a few hundred", parseError(yaml));
+        double seconds = (System.nanoTime() - start) / 1e9;
+        org.junit.jupiter.api.Assertions.assertTrue(seconds < 5, "rejected in " + seconds + " s");
+    }
 }

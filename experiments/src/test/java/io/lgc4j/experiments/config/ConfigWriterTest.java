@@ -121,7 +121,8 @@ class ConfigWriterTest {
                 new DataConfig(DatasetName.FASHION_MNIST, "C:\\data\\fmnist", Integer.MAX_VALUE, 1,
                         Preprocessing.SCALE),
                 new ModelConfig(ModelArchitecture.SMALL_RESNET, new UpdaterConfig(UpdaterType.SGD, 1e-10, 0.999999)),
-                new TrainingConfig(256, Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE, 1),
+                // one worker: the global batch (workers × batchSizePerWorker) must fit in data.trainLimit
+                new TrainingConfig(1, Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE, 1),
                 base.topology(), new CompressorConfig(CompressorType.DGC, 1e-4, 0.0, 1e-9, Integer.MAX_VALUE, 1e-6,
                         "deflate-gaps-varint", new SketchConfig(Integer.MAX_VALUE, 1e-7, Integer.MAX_VALUE)),
                 new StagesConfig(Integer.MAX_VALUE));

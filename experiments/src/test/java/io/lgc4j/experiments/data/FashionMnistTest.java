@@ -137,6 +137,18 @@ class FashionMnistTest {
     }
 
     @Test
+    void shouldSayADataPathThatIsAFileIsNotADirectory() throws IOException {
+        Path file = dir.resolve("train-images-idx3-ubyte.gz");
+        write(file, gzip(images(1, 28, 28)));
+
+        DatasetNotFoundException e = assertThrows(DatasetNotFoundException.class,
+                () -> FashionMnist.load(file, Split.TRAIN, FashionMnist.ALL));
+
+        assertEquals("Fashion-MNIST train split not found in " + file + ": it is a file, not a directory; "
+                + FashionMnist.INSTALL_HINT, e.getMessage());
+    }
+
+    @Test
     void shouldListOnlyTheMissingFile() throws IOException {
         write(dir.resolve("t10k-images-idx3-ubyte.gz"), gzip(images(1, 28, 28)));
 

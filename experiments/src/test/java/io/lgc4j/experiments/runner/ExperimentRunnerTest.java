@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -166,6 +167,47 @@ class ExperimentRunnerTest {
                 () -> new ExperimentRunner().run(missing, "m.yaml", List.of()));
         assertTrue(e.getMessage().contains(out.resolve("nowhere").toString()), e.getMessage());
         assertTrue(e.getMessage().contains("apt-get install dataset-fashion-mnist"), e.getMessage());
+    }
+
+    @Test
+    void aRunThatFailsItsInputChecksShouldLeaveNoDirectory(@TempDir Path out) throws IOException {
+        Path results = out.resolve("results");
+        ExperimentConfig config = quick("ring", results);
+        ExperimentConfig missing = config.withData(ConfigLoader.parse("""
+                run: {name: x}
+                data: {path: %s}
+                """.formatted(out.resolve("nowhere")), "m.yaml").data());
+        assertThrows(DatasetNotFoundException.class, () -> new ExperimentRunner().run(missing, "m.yaml", List.of()));
+        assertFalse(Files.exists(results), "run() created " + results);
+        Path suiteRun = out.resolve("suite").resolve("runs").resolve("x-small-cnn");
+        assertThrows(DatasetNotFoundException.class,
+                () -> new ExperimentRunner().runInto(suiteRun, missing, "m.yaml", List.of()));
+        assertFalse(Files.exists(out.resolve("suite")), "runInto() created " + out.resolve("suite"));
+        Path file = Files.writeString(out.resolve("file"), "x");
+        RunInputException e = assertThrows(RunInputException.class,
+                () -> new ExperimentRunner().runInto(file, config, "m.yaml", List.of()));
+        assertEquals("result directory " + file + " is a file, not a directory", e.getMessage());
+    }
+
+    @Test
+    void aTrainingThatFailsShouldKeepItsPartialResultsWithoutASummary(@TempDir Path out) throws IOException {
+        ExperimentConfig diverging = ConfigLoader.parse("""
+                run: {name: diverge, seed: 7, outputDir: %s}
+                data: {trainLimit: 640, testLimit: 100}
+                model: {updater: {type: sgd, learningRate: 1.0e30}}
+                training: {workers: 2, batchSizePerWorker: 16, maxSteps: 10, evalEverySteps: 0}
+                """.formatted(out), "d.yaml");
+        RunFailedException e = assertThrows(RunFailedException.class,
+                () -> new ExperimentRunner().run(diverging, "d.yaml", List.of()));
+        Path dir = e.directory();
+        assertTrue(e.getCause() instanceof io.lgc4j.core.train.NonFiniteGradientException, String.valueOf(e.getCause()));
+        assertTrue(e.getMessage().endsWith("; the partial results (config.yaml, provenance.json, metrics.csv) are in "
+                + dir), e.getMessage());
+        assertEquals(diverging, ConfigLoader.load(dir.resolve("config.yaml")));
+        assertTrue(Files.isRegularFile(dir.resolve("provenance.json")));
+        List<String> csv = Files.readAllLines(dir.resolve("metrics.csv"));
+        assertTrue(csv.get(0).startsWith("step,"), csv.toString());
+        assertFalse(Files.exists(dir.resolve(ExperimentRunner.SUMMARY)), "no summary: the run did not finish");
     }
 
     /** Every column but the timings (names ending in _ms). */

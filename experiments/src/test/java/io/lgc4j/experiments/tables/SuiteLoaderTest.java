@@ -130,6 +130,15 @@ class SuiteLoaderTest {
     }
 
     @Test
+    void shouldRejectASuiteFileAboveOneMebibyteBeforeReadingIt(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws java.io.IOException {
+        Path big = Files.writeString(dir.resolve("big.yaml"), "suite: compression\ntitle: " + "t".repeat(2 << 20));
+        ConfigException e = assertThrows(ConfigException.class, () -> SuiteLoader.load(big, SuiteKind.COMPRESSION));
+        assertEquals(big + ": file is " + Files.size(big) + " bytes, above the 1 MiB limit (1048576 bytes); a config"
+                + " is a few hundred", e.getMessage());
+    }
+
+    @Test
     void shouldCheckTheMutualInformationSettings() {
         String mi = """
                 suite: mutual-information

@@ -90,6 +90,9 @@ public final class DistributedTrainer {
         topology.compressor().filter(c -> c.appliesMomentum()).ifPresent(c -> requirePlainSgd(b.model, c.name()));
         GradientLayout base = GradientLayout.of(b.model);
         this.layout = b.policy == null ? base : base.withPolicy(b.policy);
+        this.stages = b.stages != null ? b.stages
+                : topology.compressor().isPresent() ? StageSchedule.denseWarmup(0) : StageSchedule.ALWAYS_FULL;
+        topology.check(layout, stages);
         DataSet all = b.dataSet;
         this.features = all.getFeatures();
         this.labels = all.getLabels();
@@ -101,8 +104,6 @@ public final class DistributedTrainer {
         this.cluster = new InProcessCluster(workers + topology.serviceEndpoints(workers));
         this.cpu = new Semaphore(b.computeConcurrency, true);
         this.alignExchange = b.alignExchange;
-        this.stages = b.stages != null ? b.stages
-                : topology.compressor().isPresent() ? StageSchedule.denseWarmup(0) : StageSchedule.ALWAYS_FULL;
     }
 
     /** A compressor that applies momentum itself needs the model's updater to be plain SGD. */
@@ -562,9 +563,12 @@ public final class DistributedTrainer {
         }
 
         /**
-         * Checks the settings and creates the replicas.
+         * Checks the settings and creates the replicas. Besides each setting's range it checks that the data holds
+         * at least one global batch ({@code workers × batchSizePerWorker} examples), that a compressor applying
+         * momentum itself meets a plain-SGD updater, and whatever the topology asks for in
+         * {@link Topology#check} (an LGC topology: a LEARNED block and a schedule that reaches COMPRESSED).
          *
-         * @throws IllegalArgumentException naming the setting that is missing or out of range
+         * @throws IllegalArgumentException naming the setting that is missing, out of range or inconsistent
          */
         public DistributedTrainer build() {
             if (model == null) {
@@ -590,6 +594,14 @@ public final class DistributedTrainer {
             }
             if (maxSteps < 0) {
                 throw new IllegalArgumentException("maxSteps must be >= 0, found " + maxSteps);
+            }
+            long globalBatch = (long) workers * batchSizePerWorker;
+            long examples = dataSet.getFeatures() == null ? 0 : dataSet.getFeatures().size(0);
+            if (examples < globalBatch) {
+                throw new IllegalArgumentException("the training data holds " + examples + " examples, fewer than"
+                        + " one global batch: workers × batchSizePerWorker = " + workers + " × " + batchSizePerWorker
+                        + " = " + globalBatch + " (every rank reads one batch per step); give more data, fewer"
+                        + " workers or a smaller batch");
             }
             return new DistributedTrainer(this);
         }

@@ -21,8 +21,9 @@ public final class ShardPlan {
      */
     public ShardPlan(int examples, int workers, int batchSize, long seed) {
         if ((long) workers * batchSize > examples) {
-            throw new IllegalArgumentException("workers * batchSizePerWorker = " + workers + " * " + batchSize
-                    + " = " + ((long) workers * batchSize) + " exceeds the " + examples + " training examples");
+            throw new IllegalArgumentException(examples + " examples are fewer than one global batch: workers ×"
+                    + " batchSize = " + workers + " × " + batchSize + " = " + ((long) workers * batchSize)
+                    + " (every rank reads one batch per step)");
         }
         this.examples = examples;
         this.workers = workers;

@@ -3,6 +3,7 @@ package io.lgc4j.core.train;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.stage.StageSchedule;
 
 import java.util.List;
 import java.util.Optional;
@@ -30,6 +31,19 @@ public interface Topology {
     /** Endpoints this topology needs beyond the {@code workers} worker ranks. */
     default int serviceEndpoints(int workers) {
         return 0;
+    }
+
+    /**
+     * Checks that this topology can train a model of {@code layout} under {@code stages}; called by
+     * {@link DistributedTrainer.Builder#build()} once the layout is known, before anything runs, so a setting the
+     * topology cannot work with fails there rather than in {@code fit}. The default accepts everything; see
+     * {@link TopologyChecks} for the checks the LGC topologies share.
+     *
+     * @param layout the model's gradient layout, with the policies in force
+     * @param stages the stage schedule in force (the builder's default when {@code .stages(...)} was not called)
+     * @throws IllegalArgumentException naming what is wrong and how to fix it
+     */
+    default void check(GradientLayout layout, StageSchedule stages) {
     }
 
     /**

@@ -82,7 +82,9 @@ class ReplicaModelTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> DistributedTrainer.builder().model(TestModels.mlp(1)).data(TestModels.data(50, 1)).workers(4)
                         .batchSizePerWorker(16).topology(SINGLE).build());
-        assertEquals("workers * batchSizePerWorker = 4 * 16 = 64 exceeds the 50 training examples", e.getMessage());
+        assertEquals("the training data holds 50 examples, fewer than one global batch: workers × batchSizePerWorker"
+                + " = 4 × 16 = 64 (every rank reads one batch per step); give more data, fewer workers or a smaller"
+                + " batch", e.getMessage());
     }
 
     @Test

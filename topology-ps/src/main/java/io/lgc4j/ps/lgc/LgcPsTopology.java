@@ -11,9 +11,11 @@ import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.ServiceLoop;
 import io.lgc4j.core.train.Topology;
+import io.lgc4j.core.train.TopologyChecks;
 import io.lgc4j.ps.exchange.PsServer;
 import io.lgc4j.ps.exchange.PsServerEnd;
 import io.lgc4j.ps.exchange.PsWorker;
@@ -144,6 +146,16 @@ public final class LgcPsTopology implements Topology {
     @Override
     public int serviceEndpoints(int workers) {
         return 1;
+    }
+
+    /**
+     * Rejects, at {@code build()}, a model without a LEARNED block and a schedule that never reaches COMPRESSED
+     * (no {@code .stages(...)} given); see {@link TopologyChecks}.
+     */
+    @Override
+    public void check(GradientLayout layout, StageSchedule stages) {
+        TopologyChecks.requireLearnedBlock(layout);
+        TopologyChecks.requireCompressedStage(stages);
     }
 
     /** The support policy in force. */

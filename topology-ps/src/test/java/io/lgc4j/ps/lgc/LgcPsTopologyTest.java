@@ -247,14 +247,14 @@ class LgcPsTopologyTest {
 
     @Test
     void shouldRefuseALayoutWithoutLearnedBlocks() {
-        DistributedTrainer trainer = DistributedTrainer.builder()
+        // at build(), with the same exception type as LGC-RAR (Topology.check; TopologyChecks)
+        Exception e = assertThrows(IllegalArgumentException.class, () -> DistributedTrainer.builder()
                 .model(TestModels.mlp(1, new Sgd(0.1))).data(TestModels.data(64, 1)).workers(2).batchSizePerWorker(8)
                 .topology(topology(SupportPolicy.LEADER))
                 .layerPolicy(b -> b.layerIndex() == 0 ? LayerPolicy.DENSE : LayerPolicy.TOP_K)
-                .stages(new StageSchedule(1, 1)).build();
-        Exception e = assertThrows(RuntimeException.class, () -> trainer.fit(1));
+                .stages(new StageSchedule(1, 1)).build());
         assertTrue(messages(e).contains("LGC needs at least one LEARNED block"), messages(e));
-        assertTrue(messages(e).contains("=TOP_K"), messages(e));
+        assertTrue(messages(e).contains("(TOP_K)"), messages(e));
     }
 
     @Test

@@ -9,8 +9,10 @@ import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.Topology;
+import io.lgc4j.core.train.TopologyChecks;
 import io.lgc4j.ring.exchange.RingEnd;
 
 import java.util.Objects;
@@ -89,6 +91,16 @@ public final class LgcRingTopology implements Topology {
     @Override
     public Optional<Compressor> compressor() {
         return Optional.of(support);
+    }
+
+    /**
+     * Rejects, at {@code build()}, a model without a LEARNED block and a schedule that never reaches COMPRESSED
+     * (no {@code .stages(...)} given); see {@link TopologyChecks}.
+     */
+    @Override
+    public void check(GradientLayout layout, StageSchedule stages) {
+        TopologyChecks.requireLearnedBlock(layout);
+        TopologyChecks.requireCompressedStage(stages);
     }
 
     @Override
