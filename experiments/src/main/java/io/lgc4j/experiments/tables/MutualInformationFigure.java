@@ -6,9 +6,9 @@ import io.lgc4j.core.analysis.Quantizer;
 import io.lgc4j.core.train.ReplicaModel;
 import io.lgc4j.experiments.config.DataConfig;
 import io.lgc4j.experiments.config.ExperimentConfig;
-import io.lgc4j.experiments.data.FashionMnist;
-import io.lgc4j.experiments.data.LabeledImages;
-import io.lgc4j.experiments.data.PixelPreprocessing;
+import io.lgc4j.data.FashionMnist;
+import io.lgc4j.data.LabeledImages;
+import io.lgc4j.data.PixelPreprocessing;
 import io.lgc4j.experiments.runner.ExperimentRunner;
 import io.lgc4j.experiments.runner.Provenance;
 

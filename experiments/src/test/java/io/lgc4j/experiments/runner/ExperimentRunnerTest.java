@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lgc4j.experiments.config.ConfigLoader;
 import io.lgc4j.experiments.config.ExperimentConfig;
-import io.lgc4j.experiments.data.DatasetNotFoundException;
+import io.lgc4j.data.DatasetNotFoundException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,4 +1,4 @@
-package io.lgc4j.experiments.data;
+package io.lgc4j.data;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.lgc4j.experiments.data;
+package io.lgc4j.data;
 
 import java.util.List;
 import java.util.NoSuchElementException;

@@ -1,4 +1,4 @@
-package io.lgc4j.experiments.zoo;
+package io.lgc4j.zoo;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,4 +1,4 @@
-package io.lgc4j.experiments.data;
+package io.lgc4j.data;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

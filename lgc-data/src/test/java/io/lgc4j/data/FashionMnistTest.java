@@ -1,9 +1,9 @@
-package io.lgc4j.experiments.data;
+package io.lgc4j.data;
 
-import static io.lgc4j.experiments.data.IdxFiles.gzip;
-import static io.lgc4j.experiments.data.IdxFiles.images;
-import static io.lgc4j.experiments.data.IdxFiles.labels;
-import static io.lgc4j.experiments.data.IdxFiles.write;
+import static io.lgc4j.data.IdxFiles.gzip;
+import static io.lgc4j.data.IdxFiles.images;
+import static io.lgc4j.data.IdxFiles.labels;
+import static io.lgc4j.data.IdxFiles.write;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.nd4j.linalg.dataset.DataSet;
 
-import io.lgc4j.experiments.data.FashionMnist.Split;
+import io.lgc4j.data.FashionMnist.Split;
 
 class FashionMnistTest {
 

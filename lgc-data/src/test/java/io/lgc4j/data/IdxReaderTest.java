@@ -1,12 +1,12 @@
-package io.lgc4j.experiments.data;
+package io.lgc4j.data;
 
-import static io.lgc4j.experiments.data.IdxFiles.concat;
-import static io.lgc4j.experiments.data.IdxFiles.gzip;
-import static io.lgc4j.experiments.data.IdxFiles.idx;
-import static io.lgc4j.experiments.data.IdxFiles.images;
-import static io.lgc4j.experiments.data.IdxFiles.labels;
-import static io.lgc4j.experiments.data.IdxFiles.withoutLast;
-import static io.lgc4j.experiments.data.IdxFiles.write;
+import static io.lgc4j.data.IdxFiles.concat;
+import static io.lgc4j.data.IdxFiles.gzip;
+import static io.lgc4j.data.IdxFiles.idx;
+import static io.lgc4j.data.IdxFiles.images;
+import static io.lgc4j.data.IdxFiles.labels;
+import static io.lgc4j.data.IdxFiles.withoutLast;
+import static io.lgc4j.data.IdxFiles.write;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

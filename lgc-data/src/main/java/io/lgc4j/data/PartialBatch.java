@@ -1,4 +1,4 @@
-package io.lgc4j.experiments.data;
+package io.lgc4j.data;
 
 /**
  * What an iterator does with the examples left over when the data set size is not a multiple of the batch size.

@@ -1,4 +1,4 @@
-package io.lgc4j.experiments.data;
+package io.lgc4j.data;
 
 /**
  * How 8-bit pixels become network inputs. The choice changes what a model reaches in a fixed budget (one epoch of

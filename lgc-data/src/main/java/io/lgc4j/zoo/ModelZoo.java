@@ -1,4 +1,4 @@
-package io.lgc4j.experiments.zoo;
+package io.lgc4j.zoo;
 
 import java.util.Objects;
 
