@@ -1,8 +1,8 @@
 package io.lgc4j.experiments.tables;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lgc4j.core.analysis.GradientInformationProbe;
-import io.lgc4j.core.analysis.Quantizer;
+import io.lgc4j.analysis.GradientInformationProbe;
+import io.lgc4j.analysis.Quantizer;
 import io.lgc4j.core.train.ReplicaModel;
 import io.lgc4j.experiments.config.DataConfig;
 import io.lgc4j.experiments.config.ExperimentConfig;

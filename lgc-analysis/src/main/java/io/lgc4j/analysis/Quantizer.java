@@ -1,4 +1,4 @@
-package io.lgc4j.core.analysis;
+package io.lgc4j.analysis;
 
 /**
  * How gradient values become the symbols whose histograms {@link HistogramInformation} counts. A closed set:

@@ -1,6 +1,6 @@
-package io.lgc4j.core.analysis;
+package io.lgc4j.analysis;
 
-import io.lgc4j.core.analysis.HistogramInformation.Estimate;
+import io.lgc4j.analysis.HistogramInformation.Estimate;
 import org.junit.jupiter.api.Test;
 
 import java.util.Random;

@@ -1,4 +1,4 @@
-package io.lgc4j.core.analysis;
+package io.lgc4j.analysis;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;

@@ -1,4 +1,4 @@
-package io.lgc4j.core.analysis;
+package io.lgc4j.analysis;
 
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.ParamBlock;

@@ -1,10 +1,10 @@
-package io.lgc4j.core.analysis;
+package io.lgc4j.analysis;
 
-import io.lgc4j.core.analysis.GradientInformationProbe.LayerSummary;
-import io.lgc4j.core.analysis.GradientInformationProbe.Row;
-import io.lgc4j.core.analysis.GradientInformationProbe.Settings;
-import io.lgc4j.core.analysis.GradientInformationProbe.Summary;
-import io.lgc4j.core.analysis.HistogramInformation.Estimate;
+import io.lgc4j.analysis.GradientInformationProbe.LayerSummary;
+import io.lgc4j.analysis.GradientInformationProbe.Row;
+import io.lgc4j.analysis.GradientInformationProbe.Settings;
+import io.lgc4j.analysis.GradientInformationProbe.Summary;
+import io.lgc4j.analysis.HistogramInformation.Estimate;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.train.ReplicaModel;
 import io.lgc4j.core.train.TestModels;
