@@ -5,8 +5,8 @@ import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.sparse.TopK;
 import io.lgc4j.core.train.ReplicaModel;
-import io.lgc4j.experiments.data.LabeledImages;
-import io.lgc4j.experiments.zoo.ModelZoo;
+import io.lgc4j.data.LabeledImages;
+import io.lgc4j.zoo.ModelZoo;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 

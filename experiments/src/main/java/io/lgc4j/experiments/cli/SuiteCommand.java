@@ -2,8 +2,8 @@ package io.lgc4j.experiments.cli;
 
 import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.experiments.config.ConfigException;
-import io.lgc4j.experiments.data.DatasetNotFoundException;
-import io.lgc4j.experiments.data.IdxFormatException;
+import io.lgc4j.data.DatasetNotFoundException;
+import io.lgc4j.data.IdxFormatException;
 import io.lgc4j.experiments.runner.Nd4jEnvironment;
 import io.lgc4j.experiments.runner.RunFailedException;
 import io.lgc4j.experiments.runner.RunInputException;

@@ -2,10 +2,6 @@ package io.lgc4j.experiments.runner;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.lgc4j.core.comm.Direction;
-import io.lgc4j.core.comm.TrafficMeter;
-import io.lgc4j.core.metrics.Phase;
-import io.lgc4j.core.metrics.StepMetrics;
 import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TrainingListener;
@@ -17,7 +13,6 @@ import io.lgc4j.core.compress.DgcCompressor;
 import io.lgc4j.core.compress.S2SketchCompressor;
 import io.lgc4j.core.compress.ScaleComCompressor;
 import io.lgc4j.core.compress.TopKCompressor;
-import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.experiments.config.CompressorConfig;
 import io.lgc4j.experiments.config.CompressorType;
@@ -30,11 +25,11 @@ import io.lgc4j.experiments.config.SupportPolicyType;
 import io.lgc4j.ps.lgc.LgcPsTopology;
 import io.lgc4j.ring.lgc.LgcRingTopology;
 import io.lgc4j.core.compress.LgcSupportCompressor;
-import io.lgc4j.experiments.data.DatasetNotFoundException;
-import io.lgc4j.experiments.data.FashionMnist;
-import io.lgc4j.experiments.data.LabeledImages;
-import io.lgc4j.experiments.data.PixelPreprocessing;
-import io.lgc4j.experiments.zoo.ModelZoo;
+import io.lgc4j.data.DatasetNotFoundException;
+import io.lgc4j.data.FashionMnist;
+import io.lgc4j.data.LabeledImages;
+import io.lgc4j.data.PixelPreprocessing;
+import io.lgc4j.zoo.ModelZoo;
 import io.lgc4j.ps.topology.ParameterServerTopology;
 import io.lgc4j.ring.topology.RingTopology;
 import org.deeplearning4j.nn.api.Model;
@@ -49,9 +44,7 @@ import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Runs one {@link ExperimentConfig}: loads the data, builds the model and the topology, trains with
@@ -61,7 +54,7 @@ import java.util.Map;
  * <pre>{@code
  * ExperimentConfig config = ConfigLoader.load(Path.of("configs/quickstart.yaml"));
  * RunOutcome outcome = new ExperimentRunner().run(config, "configs/quickstart.yaml", List.of());
- * System.out.println(outcome.summary().get("finalTestAccuracy"));
+ * System.out.println(outcome.summary().finalTestAccuracy());
  * }</pre>
  */
 public final class ExperimentRunner {
@@ -76,7 +69,7 @@ public final class ExperimentRunner {
      * @param result    the trainer's result
      * @param summary   the content of summary.json
      */
-    public record RunOutcome(Path directory, TrainingResult result, Map<String, Object> summary) {
+    public record RunOutcome(Path directory, TrainingResult result, RunSummary summary) {
     }
 
     /**
@@ -211,13 +204,8 @@ public final class ExperimentRunner {
             }
             throw e;
         }
-        Map<String, Object> summary = new LinkedHashMap<>(summarize(config, result));
-        summary.put("parameters", trainer.layout().length());
-        summary.put("replicaChecksums", replicaChecksums(trainer));
-        Path partial = dir.resolve(SUMMARY + ".partial");
-        json.writeValue(partial.toFile(), summary);
-        Files.move(partial, dir.resolve(SUMMARY), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        RunSummary summary = RunSummary.of(config, result, trainer.layout().length(), replicaChecksums(trainer));
+        summary.writeAtomically(dir.resolve(SUMMARY));
         return new RunOutcome(dir, result, summary);
     }
 
@@ -353,109 +341,6 @@ public final class ExperimentRunner {
                     c.sketch().groupSize());
             case LGC -> new LgcSupportCompressor(c.ratio(), 0, c.lowPass());
         };
-    }
-
-    /**
-     * Mean bytes a worker sent per step, by kind and in total, over the workers {@code pick} selects by whether
-     * they sent a latent that step (all workers: {@code r -> true}); empty when none was selected.
-     */
-    private static Map<String, Double> sentByKind(List<StepMetrics> steps, int workers,
-                                                  java.util.function.Predicate<Boolean> pick) {
-        Map<String, Double> sums = new LinkedHashMap<>();
-        long samples = 0;
-        for (StepMetrics m : steps) {
-            for (int r = 0; r < workers; r++) {
-                boolean latent = m.traffic().bytes(r, Direction.SENT, io.lgc4j.core.comm.TrafficKind.LATENT) > 0;
-                if (!pick.test(latent)) {
-                    continue;
-                }
-                samples++;
-                for (io.lgc4j.core.comm.TrafficKind kind : io.lgc4j.core.comm.TrafficKind.values()) {
-                    long b = m.traffic().bytes(r, Direction.SENT, kind);
-                    if (b > 0) {
-                        sums.merge(kind.name(), (double) b, Double::sum);
-                    }
-                }
-                sums.merge("total", (double) m.traffic().bytes(r, Direction.SENT), Double::sum);
-            }
-        }
-        if (samples == 0) {
-            return Map.of();
-        }
-        final double n = samples;
-        sums.replaceAll((k, v) -> v / n);
-        return sums;
-    }
-
-    private static Map<String, Object> summarize(ExperimentConfig config, TrainingResult result) {
-        List<StepMetrics> steps = result.steps();
-        int workers = config.training().workers();
-        Map<String, Object> s = new LinkedHashMap<>();
-        s.put("run", config.run().name());
-        s.put("topology", config.topology().type().toString());
-        s.put("workers", workers);
-        s.put("steps", steps.size());
-        s.put("finalTestAccuracy", result.finalAccuracy());
-        s.put("finalLoss", steps.isEmpty() ? Double.NaN : steps.get(steps.size() - 1).loss());
-        TrafficMeter.Snapshot total = result.traffic();
-        List<Long> sent = new ArrayList<>();
-        List<Long> received = new ArrayList<>();
-        for (int e = 0; e < total.endpoints(); e++) {
-            sent.add(total.bytes(e, Direction.SENT));
-            received.add(total.bytes(e, Direction.RECEIVED));
-        }
-        s.put("bytesSentPerEndpoint", sent);
-        s.put("bytesReceivedPerEndpoint", received);
-        double perStep = 0;
-        for (StepMetrics m : steps) {
-            perStep += m.traffic().bytes(0, Direction.SENT);
-        }
-        s.put("meanBytesSentPerStepWorker0", steps.isEmpty() ? 0 : perStep / steps.size());
-        s.put("compressor", config.compressor().type().toString());
-        Map<String, Object> byStage = new LinkedHashMap<>();
-        for (Stage stage : Stage.values()) {
-            long count = steps.stream().filter(m -> m.stage() == stage).count();
-            if (count == 0) {
-                continue;
-            }
-            Map<String, Object> st = new LinkedHashMap<>();
-            st.put("steps", count);
-            for (io.lgc4j.core.comm.TrafficKind kind : io.lgc4j.core.comm.TrafficKind.values()) {
-                long bytes = total.bytes(0, Direction.SENT, stage, kind);
-                if (bytes > 0) {
-                    st.put("worker0Sent" + kind.name() + "PerStep", (double) bytes / count);
-                }
-            }
-            st.put("worker0SentPerStep", (double) total.bytes(0, Direction.SENT, stage) / count);
-            st.put("worker0ReceivedPerStep", (double) total.bytes(0, Direction.RECEIVED, stage) / count);
-            List<StepMetrics> ofStage = steps.stream().filter(m -> m.stage() == stage).toList();
-            st.put("workerSentPerStep", sentByKind(ofStage, workers, r -> true));
-            // LGC-PS: the step's leader sends the latent, the others only their innovation; shown apart
-            st.put("latentSenderSentPerStep", sentByKind(ofStage, workers, r -> r));
-            st.put("otherWorkerSentPerStep", sentByKind(ofStage, workers, r -> !r));
-            Map<String, Double> stagePhases = new LinkedHashMap<>();
-            for (Phase p : Phase.values()) {
-                stagePhases.put(p.name().toLowerCase(java.util.Locale.ROOT) + "_ms",
-                        ofStage.stream().mapToLong(m -> m.nanos(p)).average().orElse(0) / 1e6);
-            }
-            stagePhases.put("wall_ms", ofStage.stream().mapToLong(StepMetrics::wallNanos).average().orElse(0) / 1e6);
-            st.put("meanPhaseTimesPerStep", stagePhases);
-            byStage.put(stage.name(), st);
-        }
-        s.put("bytesByStage", byStage);
-
-        Map<String, Double> phases = new LinkedHashMap<>();
-        for (Phase p : Phase.values()) {
-            double sum = 0;
-            for (StepMetrics m : steps) {
-                sum += m.nanos(p);
-            }
-            phases.put(p.name().toLowerCase(java.util.Locale.ROOT) + "_ms", steps.isEmpty() ? 0 : sum / steps.size()
-                    / 1e6);
-        }
-        s.put("meanPhaseTimesPerStep", phases);
-        s.put("wall_ms", result.wallNanos() / 1e6);
-        return s;
     }
 
     private static Path createRunDirectory(Path root, String name) throws IOException {

@@ -71,7 +71,7 @@ public final class AeConvergenceFigure {
                         Table.number(mean(r, 0, tenth), 4), Table.number(mean(r, r.length - tenth, r.length), 4),
                         Table.number(mean(sm, sm.length - tenth, sm.length), 4), Table.number(mean(drift, 0,
                                 drift.length), 4), String.valueOf((long) sum(fallback)),
-                        Table.number(100 * Summaries.accuracy(run.summary()), 2));
+                        Table.number(100 * run.summary().finalTestAccuracy(), 2));
                 lines.add(new Charts.Line(run.planned().label(), Charts.range(r.length),
                         Charts.smooth(r, Math.max(5, r.length / 20)), c.autoencoder().lambdaSim() == 0));
             }

@@ -1,9 +1,13 @@
 package io.lgc4j.experiments.tables;
 
 import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.stage.Stage;
 import io.lgc4j.experiments.config.CompressorType;
 import io.lgc4j.experiments.config.ExperimentConfig;
 import io.lgc4j.experiments.config.TopologyType;
+import io.lgc4j.experiments.runner.RunSummary;
+import io.lgc4j.experiments.runner.RunSummary.SentBytes;
+import io.lgc4j.experiments.runner.RunSummary.StageSummary;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -12,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * {@code lgc table compression}: the analog of seeds/003 Table VI (with Table IV's run totals). For every model and
@@ -80,33 +85,36 @@ public final class CompressionTable {
             double baselineInfo = Double.NaN;
             double baselineTotal = Double.NaN;
             if (baseline != null) {
-                baselineInfo = Summaries.information(Summaries.sent(baseline.summary(),
-                        Summaries.steadyStage(baseline.summary()), "workerSentPerStep"));
-                baselineTotal = Summaries.sentTotal(baseline.summary(), 0, Summaries.workers(baseline.summary()));
+                RunSummary b = baseline.summary();
+                baselineInfo = Summaries.sent(b, b.steadyStage(), Summaries.EVERY_WORKER).information();
+                baselineTotal = b.sentTotal(0, b.workers());
             }
             Map<Role, Double> byRole = new LinkedHashMap<>();
             List<Double> modelBytes = new ArrayList<>();
             for (SuiteRuns.Finished run : ofModel) {
-                Map<String, Object> s = run.summary();
+                RunSummary s = run.summary();
                 ExperimentConfig c = run.planned().config();
                 Role role = Role.of(c);
-                String stage = Summaries.steadyStage(s);
-                double total = Summaries.sentTotal(s, 0, Summaries.workers(s));
-                List<String[]> ranks = role == Role.LGC_PS && stage.equals("COMPRESSED")
-                        ? List.<String[]>of(new String[] {"leader", "latentSenderSentPerStep"},
-                                new String[] {"others", "otherWorkerSentPerStep"})
-                        : List.<String[]>of(new String[] {"every", "workerSentPerStep"});
-                byRole.putIfAbsent(role, Summaries.information(Summaries.sent(s, stage, "workerSentPerStep")));
-                for (String[] rank : ranks) {
-                    Map<String, Double> sent = Summaries.sent(s, stage, rank[1]);
-                    double info = Summaries.information(sent);
-                    String label = run.planned().label() + (ranks.size() > 1 ? " (" + rank[0] + ")" : "");
-                    table.add(model, run.planned().label(), c.topology().type().toString(), rank[0], stage,
-                            Table.number(100 * Summaries.accuracy(s), 2), Table.number(info, 1),
-                            Table.number(sent.getOrDefault(TrafficKind.INDICES.name(), 0.0), 1),
+                Stage stage = s.steadyStage();
+                double total = s.sentTotal(0, s.workers());
+                Map<String, Function<StageSummary, SentBytes>> ranks = new LinkedHashMap<>();
+                if (role == Role.LGC_PS && stage == Stage.COMPRESSED) {
+                    ranks.put("leader", Summaries.LATENT_SENDER);
+                    ranks.put("others", Summaries.OTHER_WORKERS);
+                } else {
+                    ranks.put("every", Summaries.EVERY_WORKER);
+                }
+                byRole.putIfAbsent(role, Summaries.sent(s, stage, Summaries.EVERY_WORKER).information());
+                for (Map.Entry<String, Function<StageSummary, SentBytes>> rank : ranks.entrySet()) {
+                    SentBytes sent = Summaries.sent(s, stage, rank.getValue());
+                    double info = sent.information();
+                    String label = run.planned().label() + (ranks.size() > 1 ? " (" + rank.getKey() + ")" : "");
+                    table.add(model, run.planned().label(), c.topology().type().toString(), rank.getKey(),
+                            stage.name(), Table.number(100 * s.finalTestAccuracy(), 2), Table.number(info, 1),
+                            Table.number(sent.bytes(TrafficKind.INDICES), 1),
                             Table.number(baselineInfo / info, 1), Table.number(total / 1e6, 3),
-                            Table.number(baselineTotal / total, 2), String.valueOf(((Number) s.get("steps")).intValue()),
-                            Table.number(Summaries.wallSeconds(s), 1));
+                            Table.number(baselineTotal / total, 2), String.valueOf(s.steps()),
+                            Table.number(s.wallMs() / 1000, 1));
                     if (!categories.contains(label)) {
                         categories.add(label);
                     }

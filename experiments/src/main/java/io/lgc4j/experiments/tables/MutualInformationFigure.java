@@ -1,14 +1,14 @@
 package io.lgc4j.experiments.tables;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lgc4j.core.analysis.GradientInformationProbe;
-import io.lgc4j.core.analysis.Quantizer;
+import io.lgc4j.analysis.GradientInformationProbe;
+import io.lgc4j.analysis.Quantizer;
 import io.lgc4j.core.train.ReplicaModel;
 import io.lgc4j.experiments.config.DataConfig;
 import io.lgc4j.experiments.config.ExperimentConfig;
-import io.lgc4j.experiments.data.FashionMnist;
-import io.lgc4j.experiments.data.LabeledImages;
-import io.lgc4j.experiments.data.PixelPreprocessing;
+import io.lgc4j.data.FashionMnist;
+import io.lgc4j.data.LabeledImages;
+import io.lgc4j.data.PixelPreprocessing;
 import io.lgc4j.experiments.runner.ExperimentRunner;
 import io.lgc4j.experiments.runner.Provenance;
 

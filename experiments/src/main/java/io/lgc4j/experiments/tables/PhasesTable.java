@@ -1,8 +1,13 @@
 package io.lgc4j.experiments.tables;
 
+import io.lgc4j.core.metrics.Phase;
+import io.lgc4j.core.stage.Stage;
+import io.lgc4j.experiments.runner.RunSummary;
+
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -16,9 +21,9 @@ import java.util.Map;
  */
 public final class PhasesTable {
 
-    private static final String[] STAGES = {"FULL", "TOP_K", "COMPRESSED"};
-    private static final String[] PHASES = {"compute", "select", "encode", "communicate", "decode", "apply",
-        "cpu_wait"};
+    private static final Stage[] STAGES = {Stage.FULL, Stage.TOP_K, Stage.COMPRESSED};
+    private static final Phase[] PHASES = {Phase.COMPUTE, Phase.SELECT, Phase.ENCODE, Phase.COMMUNICATE,
+        Phase.DECODE, Phase.APPLY, Phase.CPU_WAIT};
 
     private PhasesTable() {
     }
@@ -30,32 +35,33 @@ public final class PhasesTable {
                 Table.column("method", "method"), Table.column("stage", "stage"), Table.column("steps", "steps"),
                 Table.column("sent_bytes_per_step", "sent (B / worker / step)"),
                 Table.timing("iteration_s", "iteration (s)")));
-        for (String p : PHASES) {
+        for (Phase phase : PHASES) {
+            String p = phase.name().toLowerCase(Locale.ROOT);
             columns.add(Table.timing(p + "_s", p.replace('_', ' ') + " (s)"));
         }
         Table table = new Table(columns);
         Map<String, double[]> wall = new LinkedHashMap<>();
         List<String> findings = new ArrayList<>();
         for (SuiteRuns.Finished run : runs) {
-            Map<String, Object> s = run.summary();
+            RunSummary s = run.summary();
             double[] perStage = new double[STAGES.length];
             StringBuilder speed = new StringBuilder();
             for (int i = 0; i < STAGES.length; i++) {
-                String stage = STAGES[i];
+                Stage stage = STAGES[i];
                 long steps = Summaries.steps(s, stage);
                 perStage[i] = Double.NaN;
                 if (steps == 0) {
                     continue;
                 }
-                List<String> row = new ArrayList<>(List.of(run.planned().model(), run.planned().label(), stage,
-                        String.valueOf(steps), Table.number(Summaries.information(
-                                Summaries.sent(s, stage, "workerSentPerStep")), 1),
-                        Table.number(Summaries.seconds(s, stage, "wall"), 3)));
-                for (String p : PHASES) {
+                List<String> row = new ArrayList<>(List.of(run.planned().model(), run.planned().label(),
+                        stage.name(), String.valueOf(steps),
+                        Table.number(Summaries.sent(s, stage, Summaries.EVERY_WORKER).information(), 1),
+                        Table.number(Summaries.wallSeconds(s, stage), 3)));
+                for (Phase p : PHASES) {
                     row.add(Table.number(Summaries.seconds(s, stage, p), 3));
                 }
                 table.add(row.toArray(String[]::new));
-                perStage[i] = Summaries.seconds(s, stage, "wall");
+                perStage[i] = Summaries.wallSeconds(s, stage);
             }
             if (!Double.isNaN(perStage[0]) && !Double.isNaN(perStage[2])) {
                 speed.append(String.format(Locale.ROOT, "%s on %s: a TOP_K iteration takes %.2f× a FULL one and"
@@ -66,8 +72,8 @@ public final class PhasesTable {
             }
             wall.put(run.planned().label() + " (" + run.planned().model() + ")", perStage);
         }
-        Charts.bars("Time per iteration by stage", "stage", "seconds per iteration", List.of(STAGES), wall, false,
-                out.resolve("phases.png"));
+        Charts.bars("Time per iteration by stage", "stage", "seconds per iteration",
+                Arrays.stream(STAGES).map(Stage::name).toList(), wall, false, out.resolve("phases.png"));
         List<String> intro = List.of("Every run: " + CompressionTable.describe(runs) + ". Times are means over the"
                 + " stage's steps of the trainer's per-phase clocks, in seconds. The cluster is in-process on this"
                 + " machine's cores: the K ranks' forward and backward passes take turns on the CPU (a step's"

@@ -54,7 +54,7 @@ public final class SparsificationFigure {
                 table.add(model, run.planned().label(), String.valueOf(c.stages().fullIterations()),
                         String.valueOf(c.compressor().warmupSteps()), String.valueOf(loss.length),
                         Table.number(q[0], 4), Table.number(q[1], 4), Table.number(q[2], 4), Table.number(q[3], 4),
-                        Table.number(100 * Summaries.accuracy(run.summary()), 2));
+                        Table.number(100 * run.summary().finalTestAccuracy(), 2));
                 lines.add(new Charts.Line(run.planned().label(), Charts.range(loss.length),
                         Charts.smooth(loss, Math.max(1, loss.length / 40)), false));
                 if (q[3] < bestLast) {

@@ -1,8 +1,8 @@
 package io.lgc4j.experiments.tables;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.experiments.runner.ExperimentRunner;
+import io.lgc4j.experiments.runner.RunSummary;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -38,7 +37,7 @@ public final class SuiteRuns {
      * @param summary   its summary.json
      * @param reused    true when it had finished before this invocation
      */
-    public record Finished(Suite.PlannedRun planned, Path directory, Map<String, Object> summary, boolean reused) {
+    public record Finished(Suite.PlannedRun planned, Path directory, RunSummary summary, boolean reused) {
         /** The metrics.csv of the run. */
         public MetricsTable metrics() throws IOException {
             return MetricsTable.read(directory.resolve("metrics.csv"));
@@ -63,7 +62,7 @@ public final class SuiteRuns {
             String prefix = String.format(Locale.ROOT, "[%d/%d] %s on %s", i, plan.size(), run.label(), run.model());
             if (isFinished(dir, yaml)) {
                 log.println(prefix + ": finished before, reused (" + dir + ")");
-                finished.add(new Finished(run, dir, readSummary(dir), true));
+                finished.add(new Finished(run, dir, Summaries.read(dir), true));
                 continue;
             }
             log.println(prefix + ": training" + (Files.exists(dir.resolve("config.yaml"))
@@ -74,7 +73,7 @@ public final class SuiteRuns {
             log.printf(Locale.ROOT, "%s: test accuracy %.4f after %d steps, %.1f s%n", prefix,
                     outcome.result().finalAccuracy(), outcome.result().steps().size(),
                     (System.nanoTime() - start) / 1e9);
-            finished.add(new Finished(run, dir, readSummary(dir), false));
+            finished.add(new Finished(run, dir, Summaries.read(dir), false));
         }
         return finished;
     }
@@ -84,10 +83,5 @@ public final class SuiteRuns {
         Path config = dir.resolve("config.yaml");
         return Files.isRegularFile(summary) && Files.isRegularFile(config)
                 && Files.readString(config, StandardCharsets.UTF_8).equals(yaml);
-    }
-
-    @SuppressWarnings("unchecked")
-    static Map<String, Object> readSummary(Path dir) throws IOException {
-        return new ObjectMapper().readValue(dir.resolve(ExperimentRunner.SUMMARY).toFile(), Map.class);
     }
 }

@@ -156,7 +156,7 @@ class LgcCommandTest {
         Path file = Files.writeString(dir.resolve("fashion.tar"), "an archive");
         String message = runRejected(dir, "run: {name: x}\ndata: {path: " + file + "}\n");
         assertEquals("lgc: Fashion-MNIST train split not found in " + file + ": it is a file, not a directory; "
-                + io.lgc4j.experiments.data.FashionMnist.INSTALL_HINT, message);
+                + io.lgc4j.data.FashionMnist.INSTALL_HINT, message);
     }
 
     @Test

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lgc4j.experiments.config.ConfigLoader;
 import io.lgc4j.experiments.config.ExperimentConfig;
-import io.lgc4j.experiments.data.DatasetNotFoundException;
+import io.lgc4j.data.DatasetNotFoundException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -79,7 +79,7 @@ class ExperimentRunnerTest {
                 """.formatted(compressor, out, updater, topology, compressor);
         ExperimentRunner.RunOutcome outcome = new ExperimentRunner().run(ConfigLoader.parse(yaml, "c.yaml"), "c.yaml",
                 List.of());
-        JsonNode byStage = outcome.summary().isEmpty() ? null
+        JsonNode byStage = outcome.summary() == null ? null
                 : new ObjectMapper().readTree(outcome.directory().resolve("summary.json").toFile()).get("bytesByStage");
         assertEquals(15, byStage.get("FULL").get("steps").asInt());
         assertEquals(30, byStage.get("TOP_K").get("steps").asInt());
@@ -137,7 +137,7 @@ class ExperimentRunnerTest {
                 List.of());
         assertEquals(deterministicColumns(outcome.directory().resolve("metrics.csv")),
                 deterministicColumns(again.directory().resolve("metrics.csv")));
-        assertEquals(outcome.summary().get("replicaChecksums"), again.summary().get("replicaChecksums"));
+        assertEquals(outcome.summary().replicaChecksums(), again.summary().replicaChecksums());
         var trainers = outcome.result().steps();
         for (int r = 0; r < 3; r++) {
             assertTrue(outcome.result().traffic().bytes(r, io.lgc4j.core.comm.Direction.RECEIVED,
@@ -153,7 +153,7 @@ class ExperimentRunnerTest {
         assertEquals(deterministicColumns(a.directory().resolve("metrics.csv")),
                 deterministicColumns(b.directory().resolve("metrics.csv")));
         assertEquals(a.result().finalAccuracy(), b.result().finalAccuracy());
-        assertEquals(a.summary().get("replicaChecksums"), b.summary().get("replicaChecksums"));
+        assertEquals(a.summary().replicaChecksums(), b.summary().replicaChecksums());
     }
 
     @Test
