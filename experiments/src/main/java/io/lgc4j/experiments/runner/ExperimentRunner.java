@@ -2,6 +2,7 @@ package io.lgc4j.experiments.runner;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.lgc4j.core.metrics.StepMetrics;
 import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TrainingListener;
