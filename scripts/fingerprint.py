@@ -36,6 +36,8 @@ VARIANTS = {
     "lgc-ps-own": ("lgc-ps", {"topology": {"support": "own"}}),
     "lgc-ps-guard-trips": ("lgc-ps", {"autoencoder": {"driftBound": 0.05, "driftWindow": 1, "checkEvery": 5}}),
     "lgc-rar-guard-trips": ("lgc-rar", {"autoencoder": {"driftBound": 0.05, "driftWindow": 1, "checkEvery": 5}}),
+    "lgc-ps-guard-recovers": ("lgc-ps", {"autoencoder": {"driftBound": 0.7, "driftWindow": 1, "checkEvery": 5}}),
+    "lgc-rar-guard-recovers": ("lgc-rar", {"autoencoder": {"driftBound": 0.7, "driftWindow": 1, "checkEvery": 5}}),
     "lgc-ps-resnet": ("lgc-ps", {"model": {"name": "small-resnet"}}),
     "lgc-rar-resnet": ("lgc-rar", {"model": {"name": "small-resnet"}}),
     "lgc-rar-feedback": ("lgc-rar", {"autoencoder": {"reconstructionFeedback": True}}),

@@ -73,9 +73,10 @@ class LgcTopologyChecksTest {
     void shouldRefuseATrainerWithoutStagesAtBuild(String kind) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> builder(net(1), lgc(kind)).build());
-        assertEquals("an LGC topology needs .stages(new StageSchedule(full, aeTraining)), both counts finite — without"
-                + " it training never leaves TOP_K (schedule in force: StageSchedule[fullIterations=0,"
-                + " topKIterations=2147483647], the default when .stages is not called)", e.getMessage());
+        assertEquals("an LGC topology needs .stages(new StageSchedule(full, aeTraining)) — without it training never"
+                + " leaves TOP_K (the default when .stages is not called: StageSchedule[fullIterations=0,"
+                + " topKIterations=2147483647]); a schedule that stays in FULL or TOP_K on purpose (a control run)"
+                + " must be given with .stages too", e.getMessage());
         builder(net(1), lgc(kind)).stages(new StageSchedule(2, 2)).build();
     }
 }

@@ -92,7 +92,7 @@ public final class DistributedTrainer {
         this.layout = b.policy == null ? base : base.withPolicy(b.policy);
         this.stages = b.stages != null ? b.stages
                 : topology.compressor().isPresent() ? StageSchedule.denseWarmup(0) : StageSchedule.ALWAYS_FULL;
-        topology.check(layout, stages);
+        topology.check(layout, stages, b.stages != null);
         DataSet all = b.dataSet;
         this.features = all.getFeatures();
         this.labels = all.getLabels();

@@ -41,9 +41,12 @@ public interface Topology {
      *
      * @param layout the model's gradient layout, with the policies in force
      * @param stages the stage schedule in force (the builder's default when {@code .stages(...)} was not called)
+     * @param stagesGiven whether the schedule was given with {@code .stages(...)}: a method that needs its stages
+     *                    should refuse the default, and accept a given schedule (a control that stays in FULL or
+     *                    TOP_K on purpose is a legitimate run)
      * @throws IllegalArgumentException naming what is wrong and how to fix it
      */
-    default void check(GradientLayout layout, StageSchedule stages) {
+    default void check(GradientLayout layout, StageSchedule stages, boolean stagesGiven) {
     }
 
     /**

@@ -52,21 +52,23 @@ public final class TopologyChecks {
     }
 
     /**
-     * LGC's autoencoder replaces the LEARNED values only in {@link io.lgc4j.core.stage.Stage#COMPRESSED}; a schedule
-     * that never gets there trains the autoencoder for nothing and sends top-k values for ever.
+     * LGC's autoencoder replaces the LEARNED values only in {@link io.lgc4j.core.stage.Stage#COMPRESSED}; the
+     * trainer's default schedule never gets there, so training would silently send top-k values for ever. A schedule
+     * given explicitly is the user's choice, even one that stays in FULL or TOP_K: that is how a control run (top-k
+     * on the leader's support throughout, the autoencoder never used) is made.
      *
-     * @throws IllegalArgumentException when {@code stages} never reaches COMPRESSED
+     * @param stagesGiven whether {@code .stages(...)} was called
+     * @throws IllegalArgumentException when no schedule was given and the default never reaches COMPRESSED
      */
-    public static void requireCompressedStage(StageSchedule stages) {
+    public static void requireCompressedStage(StageSchedule stages, boolean stagesGiven) {
         Objects.requireNonNull(stages, "stages");
         boolean staysFull = stages.fullIterations() == Integer.MAX_VALUE;
-        if (!staysFull && stages.topKIterations() != Integer.MAX_VALUE) {
+        if (stagesGiven || !staysFull && stages.topKIterations() != Integer.MAX_VALUE) {
             return;
         }
-        boolean isDefault = stages.equals(StageSchedule.denseWarmup(0));
-        throw new IllegalArgumentException("an LGC topology needs .stages(new StageSchedule(full, aeTraining)), both"
-                + " counts finite — without it training never leaves " + (staysFull ? "FULL" : "TOP_K")
-                + " (schedule in force: " + stages + (isDefault ? ", the default when .stages is not called" : "")
-                + ")");
+        throw new IllegalArgumentException("an LGC topology needs .stages(new StageSchedule(full, aeTraining)) —"
+                + " without it training never leaves " + (staysFull ? "FULL" : "TOP_K") + " (the default when"
+                + " .stages is not called: " + stages + "); a schedule that stays in FULL or TOP_K on purpose (a"
+                + " control run) must be given with .stages too");
     }
 }

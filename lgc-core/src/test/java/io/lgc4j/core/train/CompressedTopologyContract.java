@@ -7,6 +7,7 @@ import io.lgc4j.core.compress.DgcCompressor;
 import io.lgc4j.core.compress.ScaleComCompressor;
 import io.lgc4j.core.compress.TopKCompressor;
 import io.lgc4j.core.stage.Stage;
+import io.lgc4j.core.stage.StageSchedule;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -105,7 +106,9 @@ public abstract class CompressedTopologyContract {
     }
 
     private static float[] train(Topology topology, DataSet data, int k) {
+        // the compressed stage from step 0, given explicitly (the LGC topologies accept no default schedule)
         DistributedTrainer trainer = DistributedTrainer.builder().model(TestModels.mlp(17, new Sgd(0.1))).data(data)
+                .stages(StageSchedule.denseWarmup(0))
                 .workers(k).batchSizePerWorker(8).topology(topology).seed(4).build();
         trainer.fit(1);
         return trainer.replicas().get(0).params().toFloatVector();

@@ -36,11 +36,11 @@ class TrainerBuildChecksTest {
         }
 
         @Override
-        public void check(GradientLayout layout, StageSchedule stages) {
+        public void check(GradientLayout layout, StageSchedule stages, boolean stagesGiven) {
             layouts.add(layout);
             seen.add(stages);
             TopologyChecks.requireLearnedBlock(layout);
-            TopologyChecks.requireCompressedStage(stages);
+            TopologyChecks.requireCompressedStage(stages, stagesGiven);
         }
 
         @Override
@@ -73,23 +73,18 @@ class TrainerBuildChecksTest {
     void shouldRejectAnLgcTopologyWithoutStagesNamingTheFix() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> builder(new LgcLike()).build());
-        assertEquals("an LGC topology needs .stages(new StageSchedule(full, aeTraining)), both counts finite — without"
-                + " it training never leaves TOP_K (schedule in force: StageSchedule[fullIterations=0,"
-                + " topKIterations=2147483647], the default when .stages is not called)", e.getMessage());
+        assertEquals("an LGC topology needs .stages(new StageSchedule(full, aeTraining)) — without it training never"
+                + " leaves TOP_K (the default when .stages is not called: StageSchedule[fullIterations=0,"
+                + " topKIterations=2147483647]); a schedule that stays in FULL or TOP_K on purpose (a control run)"
+                + " must be given with .stages too", e.getMessage());
     }
 
     @Test
-    void shouldRejectAnLgcScheduleThatNeverReachesCompressed() {
-        IllegalArgumentException topK = assertThrows(IllegalArgumentException.class,
-                () -> builder(new LgcLike()).stages(StageSchedule.denseWarmup(5)).build());
-        assertEquals("an LGC topology needs .stages(new StageSchedule(full, aeTraining)), both counts finite — without"
-                + " it training never leaves TOP_K (schedule in force: StageSchedule[fullIterations=5,"
-                + " topKIterations=2147483647])", topK.getMessage());
-        IllegalArgumentException full = assertThrows(IllegalArgumentException.class,
-                () -> builder(new LgcLike()).stages(StageSchedule.ALWAYS_FULL).build());
-        assertEquals("an LGC topology needs .stages(new StageSchedule(full, aeTraining)), both counts finite — without"
-                + " it training never leaves FULL (schedule in force: StageSchedule[fullIterations=2147483647,"
-                + " topKIterations=0])", full.getMessage());
+    void shouldAcceptAnExplicitScheduleThatStaysInFullOrTopKAsAControl() {
+        LgcLike topology = new LgcLike();
+        builder(topology).stages(StageSchedule.denseWarmup(5)).build();
+        builder(topology).stages(StageSchedule.ALWAYS_FULL).build();
+        assertEquals(List.of(StageSchedule.denseWarmup(5), StageSchedule.ALWAYS_FULL), topology.seen);
     }
 
     @Test

@@ -149,13 +149,13 @@ public final class LgcPsTopology implements Topology {
     }
 
     /**
-     * Rejects, at {@code build()}, a model without a LEARNED block and a schedule that never reaches COMPRESSED
-     * (no {@code .stages(...)} given); see {@link TopologyChecks}.
+     * Rejects, at {@code build()}, a model without a LEARNED block and the default schedule, which never reaches
+     * COMPRESSED (no {@code .stages(...)} given); see {@link TopologyChecks}.
      */
     @Override
-    public void check(GradientLayout layout, StageSchedule stages) {
+    public void check(GradientLayout layout, StageSchedule stages, boolean stagesGiven) {
         TopologyChecks.requireLearnedBlock(layout);
-        TopologyChecks.requireCompressedStage(stages);
+        TopologyChecks.requireCompressedStage(stages, stagesGiven);
     }
 
     /** The support policy in force. */
