@@ -1,17 +1,17 @@
 package io.lgc4j.ps.exchange;
 
 import io.lgc4j.core.codec.IndexCodec;
-import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.BlockRegion;
-import io.lgc4j.core.compress.SparseFrames;
 import io.lgc4j.core.exchange.Averages;
 import io.lgc4j.core.exchange.StepLink;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.protocol.FloatFrames;
+import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.train.StepTag;
 
 import java.util.List;

@@ -1,12 +1,12 @@
 package io.lgc4j.ring.collective;
 
-import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.train.StepTag;
 
 /**

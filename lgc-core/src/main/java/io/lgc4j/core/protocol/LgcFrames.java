@@ -1,8 +1,7 @@
-package io.lgc4j.ps.lgc;
+package io.lgc4j.core.protocol;
 
 import io.lgc4j.core.codec.CodecException;
 import io.lgc4j.core.codec.IndexCodec;
-import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
@@ -21,23 +20,23 @@ import java.nio.ByteBuffer;
  *       frame of the values at those positions as float32.</li>
  * </ul>
  */
-final class LgcFrames {
+public final class LgcFrames {
 
     private LgcFrames() {
     }
 
     /** A latent and the scale it was encoded with. */
-    record Code(float[] latent, float scale) {
+    public record Code(float[] latent, float scale) {
     }
 
-    static byte[] encodeCode(float[] latent, float scale, StepTag tag) {
+    public static byte[] encodeCode(float[] latent, float scale, StepTag tag) {
         float[] all = java.util.Arrays.copyOf(latent, latent.length + 1);
         all[latent.length] = scale;
         return FloatFrames.encode(all, 0, all.length, TrafficKind.LATENT, tag.stage(), tag.step());
     }
 
     /** Decodes a code frame of exactly {@code latentSize} floats and a positive finite scale. */
-    static Code decodeCode(Frame frame, int latentSize) {
+    public static Code decodeCode(Frame frame, int latentSize) {
         float[] all = new float[latentSize + 1];
         FloatFrames.copyInto(frame, all, 0, all.length);
         float scale = all[latentSize];
@@ -49,7 +48,7 @@ final class LgcFrames {
     }
 
     /** The two innovation frames of {@code compact} at {@code positions}: positions first, then values. */
-    static byte[][] encodeInnovation(float[] compact, int[] positions, IndexCodec codec, StepTag tag) {
+    public static byte[][] encodeInnovation(float[] compact, int[] positions, IndexCodec codec, StepTag tag) {
         byte[] coded = codec.encode(positions, positions.length, compact.length);
         float[] values = new float[positions.length];
         for (int i = 0; i < positions.length; i++) {
@@ -66,7 +65,7 @@ final class LgcFrames {
      *
      * @param maxCount the most positions accepted (the innovation count)
      */
-    static float[] decodeInnovation(Frame positions, Frame values, IndexCodec codec, int mu, int maxCount) {
+    public static float[] decodeInnovation(Frame positions, Frame values, IndexCodec codec, int mu, int maxCount) {
         byte[] coded = new byte[positions.payloadLength()];
         positions.payload().duplicate().get(coded);
         int[] at;

@@ -1,5 +1,9 @@
-package io.lgc4j.core.comm;
+package io.lgc4j.core.protocol;
 
+import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FrameCodec;
+import io.lgc4j.core.comm.FrameException;
+import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.stage.Stage;
 
 import java.nio.ByteBuffer;

@@ -1,6 +1,5 @@
-package io.lgc4j.ps.topology;
+package io.lgc4j.core.protocol;
 
-import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
@@ -11,11 +10,11 @@ import io.lgc4j.core.train.StepTag;
 import java.nio.ByteBuffer;
 
 /** A {@link Sketch} on the wire: its counters as a VALUES frame of float32, its bitmap as an INDICES frame of int64. */
-final class SketchFrames {
+public final class SketchFrames {
     private SketchFrames() {
     }
 
-    static byte[][] encode(Sketch sketch, StepTag tag) {
+    public static byte[][] encode(Sketch sketch, StepTag tag) {
         byte[] counters = FloatFrames.encode(sketch.counters(), 0, sketch.counters().length, TrafficKind.VALUES,
                 tag.stage(), tag.step());
         ByteBuffer payload = FrameCodec.allocate(8 * sketch.bitmap().length);
@@ -24,7 +23,7 @@ final class SketchFrames {
     }
 
     /** Decodes a sketch of exactly {@code counterCount} counters and {@code words} bitmap words. */
-    static Sketch decode(Frame counters, Frame bitmap, int counterCount, int words) {
+    public static Sketch decode(Frame counters, Frame bitmap, int counterCount, int words) {
         float[] c = new float[counterCount];
         FloatFrames.copyInto(counters, c, 0, counterCount);
         if (bitmap.payloadLength() != 8 * words) {
