@@ -9,8 +9,15 @@ import io.lgc4j.core.stage.Stage;
 import java.nio.ByteBuffer;
 
 /**
- * CONTROL frames carrying one yes/no decision as a single byte (1 or 0), such as the drift guard's "the next step is
- * compressed" that a parameter server or the ring's trainer sends after a check or a fallback step.
+ * The flag layout: a {@link TrafficKind#CONTROL} payload of one byte carrying one yes/no decision, such as the drift
+ * guard's "the next step is compressed" that a parameter server or the ring's trainer sends after a check or a
+ * fallback step ({@link Flag}).
+ *
+ * <pre>
+ *  offset  size  field
+ *  0       1     flag: {@value #TRUE} (yes) or {@value #FALSE} (no); any other byte is rejected
+ *  1             end: the payload is exactly {@value #LENGTH} byte
+ * </pre>
  *
  * <pre>{@code
  * transport.send(peer, FlagFrames.encode(true, tag.stage(), tag.step()));
@@ -18,14 +25,22 @@ import java.nio.ByteBuffer;
  * }</pre>
  */
 public final class FlagFrames {
+    /** Offset of the flag byte. */
+    public static final int FLAG_OFFSET = 0;
+    /** Payload bytes of a flag. */
+    public static final int LENGTH = 1;
+    /** The byte that means no. */
+    public static final byte FALSE = 0;
+    /** The byte that means yes. */
+    public static final byte TRUE = 1;
 
     private FlagFrames() {
     }
 
-    /** Seals a CONTROL frame whose payload is the byte 1 ({@code flag}) or 0. */
+    /** Seals a CONTROL frame whose payload is the byte {@link #TRUE} ({@code flag}) or {@link #FALSE}. */
     public static byte[] encode(boolean flag, Stage stage, int step) {
-        ByteBuffer payload = FrameCodec.allocate(1);
-        payload.put((byte) (flag ? 1 : 0));
+        ByteBuffer payload = FrameCodec.allocate(LENGTH);
+        payload.put(FLAG_OFFSET, flag ? TRUE : FALSE);
         return FrameCodec.seal(payload, TrafficKind.CONTROL, stage, step);
     }
 
@@ -36,13 +51,13 @@ public final class FlagFrames {
      * @throws FrameException if the payload is not exactly one byte holding 0 or 1
      */
     public static boolean decode(Frame frame, String what) {
-        if (frame.payloadLength() != 1) {
+        if (frame.payloadLength() != LENGTH) {
             throw new FrameException(what + ": expected a 1-byte flag, found " + frame.payloadLength() + " bytes");
         }
-        byte b = frame.payload().get(frame.payload().position());
-        if (b != 0 && b != 1) {
+        byte b = frame.payload().get(frame.payload().position() + FLAG_OFFSET);
+        if (b != FALSE && b != TRUE) {
             throw new FrameException(what + ": expected a flag byte 0 or 1, found " + b);
         }
-        return b == 1;
+        return b == TRUE;
     }
 }

@@ -11,75 +11,132 @@ import io.lgc4j.core.train.StepTag;
 import java.nio.ByteBuffer;
 
 /**
- * The LGC-PS frames beyond plain values and supports:
- * <ul>
- *   <li>the common code: one {@link TrafficKind#LATENT} frame of the latent's float32s followed by the scale the
- *       compact vector was divided by (one more float32);</li>
- *   <li>a rank's innovation: an {@link TrafficKind#INNOVATION} frame of its positions within the compact vector
- *       (ascending, coded by the shared {@link IndexCodec} over [0, μ)), then an {@link TrafficKind#INNOVATION}
- *       frame of the values at those positions as float32.</li>
- * </ul>
+ * The layouts only LGC sends: the code and the innovation.
+ *
+ * <p><b>Code</b> ({@link Code}, one {@link TrafficKind#LATENT} frame): the common latent of the step's leader and the
+ * scale its compact vector was divided by. LGC-RAR sends the scale alone (m = 0: the ring sums the latents instead,
+ * in {@link FloatFrames} chunks), so its scale frame is this layout with an empty latent, byte for byte.
+ *
+ * <pre>
+ *  offset  size  field
+ *  0       4·m   latent: m float32, little-endian (m = the autoencoder's latent size, known to the receiver)
+ *  4·m     4     scale: float32, finite and &gt; 0 (the compact vector's RMS, 1 for an all-zero vector)
+ *  4·m+4         end
+ * </pre>
+ *
+ * <p><b>Innovation</b> ({@link Innovation}, LGC-PS): two {@link TrafficKind#INNOVATION} frames, so the meter shows
+ * positions and values apart.
+ *
+ * <pre>
+ *  frame 1, positions:
+ *  offset  size  field
+ *  0       b     the index codec's bytes of the positions within the compact vector: ascending, in [0, μ), at
+ *                most the innovation count
+ *  frame 2, values: {@link FloatFrames} layout, one float32 per position, in the same order
+ * </pre>
+ *
+ * <pre>{@code
+ * byte[] code = LgcFrames.encodeCode(latent, scale, tag);
+ * Code back = LgcFrames.decodeCode(frame, latentSize);   // FrameException on a wrong length or a bad scale
+ * }</pre>
  */
 public final class LgcFrames {
+    /** Offset of the latent in a code payload. */
+    public static final int LATENT_OFFSET = 0;
+    /** Bytes of the scale (float32) that ends a code payload. */
+    public static final int SCALE_SIZE = Float.BYTES;
+    /** Offset of the coded positions in an innovation's positions payload. */
+    public static final int POSITIONS_OFFSET = 0;
 
     private LgcFrames() {
     }
 
-    /** A latent and the scale it was encoded with. */
-    public record Code(float[] latent, float scale) {
+    /** Offset of the scale in a code payload whose latent has {@code latentSize} floats. */
+    public static int scaleOffset(int latentSize) {
+        return LATENT_OFFSET + FloatFrames.payloadLength(latentSize);
     }
 
+    /** Payload bytes of a code whose latent has {@code latentSize} floats. */
+    public static int codeLength(int latentSize) {
+        return Math.addExact(scaleOffset(latentSize), SCALE_SIZE);
+    }
+
+    /** The code frame of {@code latent} and {@code scale}. */
     public static byte[] encodeCode(float[] latent, float scale, StepTag tag) {
-        float[] all = java.util.Arrays.copyOf(latent, latent.length + 1);
-        all[latent.length] = scale;
-        return FloatFrames.encode(all, 0, all.length, TrafficKind.LATENT, tag.stage(), tag.step());
+        ByteBuffer payload = FrameCodec.allocate(codeLength(latent.length));
+        payload.position(LATENT_OFFSET);
+        payload.asFloatBuffer().put(latent);
+        payload.putFloat(scaleOffset(latent.length), scale);
+        return FrameCodec.seal(payload, TrafficKind.LATENT, tag.stage(), tag.step());
     }
 
-    /** Decodes a code frame of exactly {@code latentSize} floats and a positive finite scale. */
+    /**
+     * Decodes a code frame of exactly {@code latentSize} floats and a scale.
+     *
+     * @throws FrameException if the length is not that of {@code latentSize} floats and the scale, or the scale is
+     *                        not positive and finite
+     */
     public static Code decodeCode(Frame frame, int latentSize) {
-        float[] all = new float[latentSize + 1];
-        FloatFrames.copyInto(frame, all, 0, all.length);
-        float scale = all[latentSize];
+        int expected = codeLength(latentSize);
+        if (frame.payloadLength() != expected) {
+            throw new FrameException("latent frame of step " + frame.step() + ": expected " + latentSize
+                    + " latent floats and the scale (" + expected + " bytes), found " + frame.payloadLength()
+                    + " bytes");
+        }
+        ByteBuffer in = frame.payload().duplicate().order(frame.payload().order());
+        int start = in.position();
+        float scale = in.getFloat(start + scaleOffset(latentSize));
         if (!(scale > 0 && Float.isFinite(scale))) {
             throw new FrameException("latent frame of step " + frame.step() + ": expected a positive finite scale "
                     + "after the " + latentSize + " latent floats, found " + scale);
         }
-        return new Code(java.util.Arrays.copyOf(all, latentSize), scale);
+        float[] latent = new float[latentSize];
+        in.position(start + LATENT_OFFSET);
+        in.asFloatBuffer().get(latent);
+        return new Code(latent, scale);
     }
 
-    /** The two innovation frames of {@code compact} at {@code positions}: positions first, then values. */
-    public static byte[][] encodeInnovation(float[] compact, int[] positions, IndexCodec codec, StepTag tag) {
-        byte[] coded = codec.encode(positions, positions.length, compact.length);
-        float[] values = new float[positions.length];
-        for (int i = 0; i < positions.length; i++) {
-            values[i] = compact[positions[i]];
-        }
+    /**
+     * The two innovation frames: positions first, then values.
+     *
+     * @param mu the compact vector's length (the positions' range)
+     */
+    public static byte[][] encodeInnovation(Innovation innovation, int mu, IndexCodec codec, StepTag tag) {
+        int[] positions = innovation.positions();
+        byte[] coded = codec.encode(positions, positions.length, mu);
+        ByteBuffer payload = FrameCodec.allocate(POSITIONS_OFFSET + coded.length);
+        payload.position(POSITIONS_OFFSET);
+        payload.put(coded);
+        float[] values = innovation.values();
         return new byte[][] {
-                FrameCodec.encode(TrafficKind.INNOVATION, tag.stage(), tag.step(), ByteBuffer.wrap(coded)),
+                FrameCodec.seal(payload, TrafficKind.INNOVATION, tag.stage(), tag.step()),
                 FloatFrames.encode(values, 0, values.length, TrafficKind.INNOVATION, tag.stage(), tag.step())};
     }
 
     /**
-     * A rank's innovation as the decoder reads it: length μ, the received values at their positions, zero
-     * elsewhere.
+     * A rank's innovation from its two frames.
      *
+     * @param mu       the compact vector's length: every position must be below it
      * @param maxCount the most positions accepted (the innovation count)
+     * @throws FrameException if the positions do not decode (out of range, out of order, too many) or the values
+     *                        frame does not hold one float per position
      */
-    public static float[] decodeInnovation(Frame positions, Frame values, IndexCodec codec, int mu, int maxCount) {
-        byte[] coded = new byte[positions.payloadLength()];
-        positions.payload().duplicate().get(coded);
+    public static Innovation decodeInnovation(Frame positions, Frame values, IndexCodec codec, int mu, int maxCount) {
+        ByteBuffer in = positions.payload().duplicate();
+        in.position(in.position() + POSITIONS_OFFSET);
+        byte[] coded = new byte[in.remaining()];
+        in.get(coded);
         int[] at;
         try {
             at = codec.decode(coded, mu, maxCount);
         } catch (CodecException e) {
             throw new FrameException("innovation positions of step " + positions.step() + ": " + e.getMessage());
         }
-        float[] v = new float[at.length];
-        FloatFrames.copyInto(values, v, 0, v.length);
-        float[] innovation = new float[mu];
-        for (int i = 0; i < at.length; i++) {
-            innovation[at[i]] = v[i];
+        if (values.payloadLength() != FloatFrames.payloadLength(at.length)) {
+            throw new FrameException("innovation values of step " + values.step() + ": expected " + at.length
+                    + " floats, one per position (" + FloatFrames.payloadLength(at.length) + " bytes), found "
+                    + values.payloadLength() + " bytes");
         }
-        return innovation;
+        return new Innovation(at, FloatFrames.read(values, at.length));
     }
 }

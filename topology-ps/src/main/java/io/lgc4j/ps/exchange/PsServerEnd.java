@@ -11,7 +11,7 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.protocol.FloatFrames;
-import io.lgc4j.core.protocol.SparseFrames;
+import io.lgc4j.core.protocol.Support;
 import io.lgc4j.core.train.StepTag;
 
 import java.util.List;
@@ -82,8 +82,8 @@ public final class PsServerEnd {
      */
     public int[][] relaySupport(int leader, List<ParamBlock> blocks, IndexCodec codec, int[] maxCounts,
                                 StepTag tag) {
-        Frame indices = receive(leader, TrafficKind.INDICES, tag);
-        int[][] support = SparseFrames.decodeIndices(indices, blocks, codec, maxCounts);
+        Frame indices = receive(leader, Support.KIND, tag);
+        int[][] support = Support.decode(indices, blocks, codec, maxCounts).indices();
         link.sendToAllBut(workers, leader, StepLink.forward(indices));
         return support;
     }
