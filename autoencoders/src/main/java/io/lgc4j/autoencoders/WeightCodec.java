@@ -1,5 +1,6 @@
 package io.lgc4j.autoencoders;
 
+import io.lgc4j.core.protocol.WeightsDescriptor;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 
@@ -13,7 +14,11 @@ import java.util.zip.CRC32C;
 
 /**
  * The versioned byte form of a {@link WeightSet}: what ships once from the trainer of an autoencoder to the ranks
- * that encode or decode (the bytes a topology counts as AE weights).
+ * that encode or decode (the bytes a topology counts as AE weights, the payload of a
+ * {@link io.lgc4j.core.protocol.Weights} frame). The layout, with its offsets and limits, is
+ * {@link WeightsDescriptor} in {@code lgc-core}'s protocol package, beside every other payload; this class writes and
+ * reads it because reading means checking each tensor against a {@link WeightSet} of ND4J arrays, which the core does
+ * not know.
  *
  * <pre>
  * offset  size  field (little-endian)
@@ -33,28 +38,30 @@ import java.util.zip.CRC32C;
  * rejected with a message naming what was expected and what was found.
  */
 public final class WeightCodec {
+    private static final byte[] MAGIC = WeightsDescriptor.MAGIC;
 
-    /** The version this build writes and reads. */
-    public static final int VERSION = 1;
-
-    private static final byte[] MAGIC = {'L', 'G', 'C', 'W'};
-    private static final int MAX_NAME = 256;
-    private static final int MAX_RANK = 8;
+    /** The version this build writes and reads ({@link WeightsDescriptor#VERSION}). */
+    public static final int VERSION = WeightsDescriptor.VERSION;
 
     private WeightCodec() {
     }
 
     /** The byte form of {@code weights}, trained for compact vectors of length {@code mu}. */
     public static byte[] write(WeightSet weights, int mu) {
-        int size = 4 + 2 + 1 + 1 + 4 + 2;
+        long size = WeightsDescriptor.HEADER_LENGTH;
         for (Map.Entry<String, INDArray> e : weights.tensors().entrySet()) {
-            size += 2 + e.getKey().getBytes(StandardCharsets.UTF_8).length + 1 + 4 * e.getValue().rank()
-                    + 4 * Math.toIntExact(e.getValue().length());
+            size += WeightsDescriptor.tensorLength(e.getKey().getBytes(StandardCharsets.UTF_8).length,
+                    e.getValue().rank(), e.getValue().length());
         }
-        size += 4;
-        ByteBuffer b = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
-        b.put(MAGIC).putShort((short) VERSION).put((byte) weights.part().id()).put((byte) 0).putInt(mu)
-                .putShort((short) weights.tensors().size());
+        size += WeightsDescriptor.TRAILER_LENGTH;
+        ByteBuffer b = ByteBuffer.allocate(Math.toIntExact(size)).order(ByteOrder.LITTLE_ENDIAN);
+        b.put(WeightsDescriptor.MAGIC_OFFSET, MAGIC)
+                .putShort(WeightsDescriptor.VERSION_OFFSET, (short) VERSION)
+                .put(WeightsDescriptor.PART_OFFSET, (byte) weights.part().id())
+                .put(WeightsDescriptor.RESERVED_OFFSET, (byte) 0)
+                .putInt(WeightsDescriptor.MU_OFFSET, mu)
+                .putShort(WeightsDescriptor.TENSOR_COUNT_OFFSET, (short) weights.tensors().size())
+                .position(WeightsDescriptor.HEADER_LENGTH);
         for (Map.Entry<String, INDArray> e : weights.tensors().entrySet()) {
             byte[] name = e.getKey().getBytes(StandardCharsets.UTF_8);
             b.putShort((short) name.length).put(name).put((byte) e.getValue().rank());
@@ -78,41 +85,42 @@ public final class WeightCodec {
      * @throws WeightFormatException if the bytes are not a weight set of the same part, μ, names and shapes
      */
     public static void read(byte[] bytes, WeightSet target, int mu) {
-        if (bytes.length < 18) {
-            throw new WeightFormatException("autoencoder weights: " + bytes.length
-                    + " bytes is shorter than the 18-byte minimum (header and checksum)");
+        if (bytes.length < WeightsDescriptor.MIN_LENGTH) {
+            throw new WeightFormatException("autoencoder weights: " + bytes.length + " bytes is shorter than the "
+                    + WeightsDescriptor.MIN_LENGTH + "-byte minimum (header and checksum)");
         }
+        int crcOffset = bytes.length - WeightsDescriptor.TRAILER_LENGTH;
         CRC32C crc = new CRC32C();
-        crc.update(bytes, 0, bytes.length - 4);
+        crc.update(bytes, 0, crcOffset);
         ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-        byte[] magic = new byte[4];
-        b.get(magic);
+        byte[] magic = Arrays.copyOfRange(bytes, WeightsDescriptor.MAGIC_OFFSET,
+                WeightsDescriptor.MAGIC_OFFSET + MAGIC.length);
         if (!Arrays.equals(magic, MAGIC)) {
             throw new WeightFormatException("autoencoder weights: expected magic \"LGCW\", found bytes "
                     + Arrays.toString(magic));
         }
-        int version = Short.toUnsignedInt(b.getShort());
+        int version = Short.toUnsignedInt(b.getShort(WeightsDescriptor.VERSION_OFFSET));
         if (version != VERSION) {
             throw new WeightFormatException("autoencoder weights: version " + version + ", this build reads version "
                     + VERSION);
         }
-        int stored = b.getInt(bytes.length - 4);
+        int stored = b.getInt(crcOffset);
         if (stored != (int) crc.getValue()) {
             throw new WeightFormatException(String.format("autoencoder weights: checksum mismatch (stored %08x, "
                     + "computed %08x): the bytes are corrupt", stored, (int) crc.getValue()));
         }
-        WeightSet.Part part = WeightSet.Part.byId(Byte.toUnsignedInt(b.get()));
+        WeightSet.Part part = WeightSet.Part.byId(Byte.toUnsignedInt(b.get(WeightsDescriptor.PART_OFFSET)));
         if (part != target.part()) {
             throw new WeightFormatException("autoencoder weights: expected the " + target.part()
                     + " weights, found " + (part == null ? "an unknown part" : "the " + part + " weights"));
         }
-        b.get();
-        int storedMu = b.getInt();
+        int storedMu = b.getInt(WeightsDescriptor.MU_OFFSET);
         if (storedMu != mu) {
             throw new WeightFormatException("autoencoder weights: trained for compact vectors of length μ = "
                     + storedMu + ", but this autoencoder is configured for μ = " + mu);
         }
-        int count = Short.toUnsignedInt(b.getShort());
+        int count = Short.toUnsignedInt(b.getShort(WeightsDescriptor.TENSOR_COUNT_OFFSET));
+        b.position(WeightsDescriptor.HEADER_LENGTH);
         Map<String, INDArray> expected = target.tensors();
         if (count != expected.size()) {
             throw new WeightFormatException("autoencoder weights: " + count + " tensors, the configuration expects "
@@ -123,9 +131,10 @@ public final class WeightCodec {
         try {
             for (Map.Entry<String, INDArray> e : expected.entrySet()) {
                 int nameLength = Short.toUnsignedInt(b.getShort());
-                if (nameLength > MAX_NAME || nameLength > b.remaining()) {
+                if (nameLength > WeightsDescriptor.MAX_NAME_LENGTH || nameLength > b.remaining()) {
                     throw new WeightFormatException("autoencoder weights: tensor " + t + " declares a name of "
-                            + nameLength + " bytes; at most " + Math.min(MAX_NAME, b.remaining()) + " fit");
+                            + nameLength + " bytes; at most "
+                            + Math.min(WeightsDescriptor.MAX_NAME_LENGTH, b.remaining()) + " fit");
                 }
                 byte[] name = new byte[nameLength];
                 b.get(name);
@@ -135,9 +144,9 @@ public final class WeightCodec {
                             + "', the configuration expects '" + e.getKey() + "'");
                 }
                 int rank = Byte.toUnsignedInt(b.get());
-                if (rank > MAX_RANK) {
+                if (rank > WeightsDescriptor.MAX_RANK) {
                     throw new WeightFormatException("autoencoder weights: tensor '" + found + "' declares rank "
-                            + rank + ", at most " + MAX_RANK);
+                            + rank + ", at most " + WeightsDescriptor.MAX_RANK);
                 }
                 long[] shape = new long[rank];
                 for (int i = 0; i < rank; i++) {
@@ -149,21 +158,23 @@ public final class WeightCodec {
                             + Arrays.toString(e.getValue().shape()));
                 }
                 int n = Math.toIntExact(e.getValue().length());
-                if ((long) n * 4 > b.remaining() - 4) {
+                long valueBytes = (long) WeightsDescriptor.VALUE_SIZE * n;
+                int left = b.remaining() - WeightsDescriptor.TRAILER_LENGTH;
+                if (valueBytes > left) {
                     throw new WeightFormatException("autoencoder weights: truncated in tensor '" + found
-                            + "': its " + n + " floats need " + 4L * n + " bytes, " + (b.remaining() - 4)
-                            + " remain");
+                            + "': its " + n + " floats need " + valueBytes + " bytes, " + left + " remain");
                 }
                 float[] values = new float[n];
                 b.asFloatBuffer().get(values);
-                b.position(b.position() + 4 * n);
+                b.position(b.position() + (int) valueBytes);
                 loaded[t++] = Nd4j.create(values, shape, 'c');
             }
         } catch (BufferUnderflowException e) {
             throw new WeightFormatException("autoencoder weights: truncated in tensor " + t + " of " + count);
         }
-        if (b.remaining() != 4) {
-            throw new WeightFormatException("autoencoder weights: " + (b.remaining() - 4)
+        int after = b.remaining() - WeightsDescriptor.TRAILER_LENGTH;
+        if (after != 0) {
+            throw new WeightFormatException("autoencoder weights: " + after
                     + " bytes follow the last tensor, expected none");
         }
         t = 0;

@@ -1,5 +1,6 @@
 package io.lgc4j.autoencoders;
 
+import io.lgc4j.core.protocol.WeightsDescriptor;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
@@ -80,14 +81,14 @@ public final class WeightSet {
         return Nd4j.create(values, shape, 'c').castTo(DataType.FLOAT);
     }
 
-    /** Which part of which autoencoder a weight set is; the first byte of its serialized form. */
+    /** Which part of which autoencoder a weight set is; its id is the part byte of the weight form. */
     public enum Part {
         /** The encoder E_c (both topologies). */
-        ENCODER(1),
+        ENCODER(WeightsDescriptor.PART_ENCODER),
         /** The ring's decoder D_c, reading the mean latent. */
-        RING_DECODER(2),
+        RING_DECODER(WeightsDescriptor.PART_RING_DECODER),
         /** One of the parameter server's decoders D_c^k, reading the common latent and the innovation. */
-        PS_DECODER(3);
+        PS_DECODER(WeightsDescriptor.PART_PS_DECODER);
 
         private final int id;
 

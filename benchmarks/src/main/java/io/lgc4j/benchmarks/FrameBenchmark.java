@@ -1,10 +1,11 @@
 package io.lgc4j.benchmarks;
 
-import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.stage.Stage;
+
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

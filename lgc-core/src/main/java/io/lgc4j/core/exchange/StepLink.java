@@ -1,11 +1,11 @@
 package io.lgc4j.core.exchange;
 
-import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.train.StepTag;
 
 import java.nio.ByteBuffer;

@@ -1,6 +1,5 @@
 package io.lgc4j.core.train;
 
-import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.InProcessCluster;
 import io.lgc4j.core.comm.TrafficKind;
@@ -13,8 +12,10 @@ import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.StepMetrics;
+import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
+
 import org.deeplearning4j.nn.api.Model;
 import org.nd4j.evaluation.classification.Evaluation;
 import org.nd4j.linalg.api.ndarray.INDArray;

@@ -1,6 +1,8 @@
 package io.lgc4j.core.comm;
 
+import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.stage.Stage;
+
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;

@@ -5,10 +5,12 @@ import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameDescriptor;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.StepTag;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;

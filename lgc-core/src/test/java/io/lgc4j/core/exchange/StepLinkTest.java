@@ -1,13 +1,14 @@
 package io.lgc4j.core.exchange;
 
-import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.InProcessCluster;
 import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.StepTag;
+
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;

@@ -1,17 +1,17 @@
 package io.lgc4j.ps.exchange;
 
 import io.lgc4j.core.codec.IndexCodec;
-import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.BlockRegion;
-import io.lgc4j.core.compress.SparseFrames;
 import io.lgc4j.core.exchange.Averages;
 import io.lgc4j.core.exchange.StepLink;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.protocol.FloatFrames;
+import io.lgc4j.core.protocol.Support;
 import io.lgc4j.core.train.StepTag;
 
 import java.util.List;
@@ -82,8 +82,8 @@ public final class PsServerEnd {
      */
     public int[][] relaySupport(int leader, List<ParamBlock> blocks, IndexCodec codec, int[] maxCounts,
                                 StepTag tag) {
-        Frame indices = receive(leader, TrafficKind.INDICES, tag);
-        int[][] support = SparseFrames.decodeIndices(indices, blocks, codec, maxCounts);
+        Frame indices = receive(leader, Support.KIND, tag);
+        int[][] support = Support.decode(indices, blocks, codec, maxCounts).indices();
         link.sendToAllBut(workers, leader, StepLink.forward(indices));
         return support;
     }

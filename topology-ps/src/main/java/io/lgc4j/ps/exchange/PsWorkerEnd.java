@@ -1,19 +1,19 @@
 package io.lgc4j.ps.exchange;
 
 import io.lgc4j.core.codec.IndexCodec;
-import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.compress.SharedSupportCompressor;
-import io.lgc4j.core.compress.SparseFrames;
 import io.lgc4j.core.exchange.StepLink;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.protocol.FloatFrames;
+import io.lgc4j.core.protocol.Support;
 import io.lgc4j.core.train.StepTag;
 
 import java.util.List;
@@ -99,15 +99,15 @@ public final class PsWorkerEnd {
         if (chooses) {
             int[][] support = memory.chooseSupport(tag.step());
             clock.enter(Phase.ENCODE);
-            byte[] frame = SparseFrames.encodeIndices(support, counts(support), blocks, codec, tag);
+            byte[] frame = new Support(support).encode(blocks, codec, tag);
             clock.enter(Phase.COMMUNICATE);
             link.send(server, frame);
             return support;
         }
         clock.enter(Phase.COMMUNICATE);
-        Frame frame = receive(TrafficKind.INDICES, tag);
+        Frame frame = receive(Support.KIND, tag);
         clock.enter(Phase.DECODE);
-        return SparseFrames.decodeIndices(frame, blocks, codec, maxCounts);
+        return Support.decode(frame, blocks, codec, maxCounts).indices();
     }
 
     /** Sends frames to the server, in order. */
@@ -121,13 +121,5 @@ public final class PsWorkerEnd {
     /** The next frame from the server, of {@code kind} and this step. */
     public Frame receive(TrafficKind kind, StepTag tag) {
         return link.receive(server, kind, tag);
-    }
-
-    private static int[] counts(int[][] support) {
-        int[] c = new int[support.length];
-        for (int b = 0; b < support.length; b++) {
-            c[b] = support[b].length;
-        }
-        return c;
     }
 }

@@ -8,24 +8,26 @@ import io.lgc4j.autoencoders.LgcProtocolState;
 import io.lgc4j.autoencoders.PsAutoencoder;
 import io.lgc4j.autoencoders.Scale;
 import io.lgc4j.core.codec.IndexCodec;
-import io.lgc4j.core.comm.FlagFrames;
-import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
-import io.lgc4j.core.comm.FrameCodec;
-import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.compress.CompactLayout;
 import io.lgc4j.core.compress.LgcSupportCompressor;
-import io.lgc4j.core.compress.SparseFrames;
 import io.lgc4j.core.compress.SparseMean;
 import io.lgc4j.core.exchange.Averages;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.protocol.Code;
+import io.lgc4j.core.protocol.Flag;
+import io.lgc4j.core.protocol.Innovation;
+import io.lgc4j.core.protocol.Sample;
+import io.lgc4j.core.protocol.SparseFrames;
+import io.lgc4j.core.protocol.Support;
+import io.lgc4j.core.protocol.SupportValues;
+import io.lgc4j.core.protocol.Weights;
 import io.lgc4j.core.train.StepTag;
 import io.lgc4j.ps.exchange.PsServer;
 import io.lgc4j.ps.exchange.PsServerEnd;
 import io.lgc4j.ps.lgc.LgcPsTopology.SupportPolicy;
 
-import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
@@ -95,7 +97,7 @@ final class LgcPsServer implements PsServer.Step {
         end.broadcast(denseMean, mean);
         if (plan.flag()) {
             // after a check or a fallback step: one CONTROL byte per worker, 1 if the next step is compressed
-            end.sendToAll(FlagFrames.encode(nextCompressed, tag.stage(), tag.step()));
+            end.sendToAll(new Flag(nextCompressed).encode(tag));
             protocol.nextStepCompressed(nextCompressed);
         }
     }
@@ -146,9 +148,8 @@ final class LgcPsServer implements PsServer.Step {
         int[] sample = DriftGuard.samplePositions(seed, tag.step(), compact.mu(), control.checkSample());
         float[] truth = new float[compact.mu()];
         float[] applied = new float[compact.mu()];
-        float[] got = new float[sample.length];
         for (int w = 0; w < workers; w++) {
-            FloatFrames.copyInto(end.receive(w, TrafficKind.CONTROL, tag), got, 0, sample.length);
+            float[] got = Sample.decode(end.receive(w, Sample.KIND, tag), sample.length).values();
             float[] rec = compact.learnedPart(values[w]);
             for (int i = 0; i < sample.length; i++) {
                 truth[sample[i]] += got[i] / workers;
@@ -179,8 +180,7 @@ final class LgcPsServer implements PsServer.Step {
      * be able to encode.
      */
     private void shipEncoder(StepTag tag) {
-        end.sendToAll(FrameCodec.encode(TrafficKind.AE_WEIGHTS, tag.stage(), tag.step(),
-                ByteBuffer.wrap(autoencoder.encoderBytes())));
+        end.sendToAll(new Weights(autoencoder.encoderBytes()).encode(tag));
         protocol.weightsShipped();
     }
 
@@ -194,8 +194,8 @@ final class LgcPsServer implements PsServer.Step {
             java.util.Arrays.fill(supports, supp);
         } else {
             for (int w = 0; w < workers; w++) {
-                supports[w] = SparseFrames.decodeIndices(end.receive(w, TrafficKind.INDICES, tag), compact.blocks(),
-                        codec, compact.counts());
+                supports[w] = Support.decode(end.receive(w, Support.KIND, tag), compact.blocks(), codec,
+                        compact.counts()).indices();
                 compact.requireFullSupport(supports[w], "worker " + w, tag.step());
             }
         }
@@ -210,18 +210,19 @@ final class LgcPsServer implements PsServer.Step {
         int leader = support.leader(tag.step(), workers);
         float[][] plain = new float[workers][compact.plainLength()];
         float[][] innovation = new float[workers][];
-        LgcFrames.Code code = null;
+        Code code = null;
         for (int w = 0; w < workers; w++) {
             if (compact.plainLength() > 0) {
-                FloatFrames.copyInto(end.receive(w, TrafficKind.VALUES, tag), plain[w], 0, compact.plainLength());
+                plain[w] = SupportValues.decode(end.receive(w, SupportValues.KIND, tag), compact.plainLength())
+                        .values();
             }
             if (w == leader) {
-                code = LgcFrames.decodeCode(end.receive(w, TrafficKind.LATENT, tag), autoencoder.latentSize());
+                code = Code.decode(end.receive(w, Code.KIND, tag), autoencoder.latentSize());
             }
-            Frame positions = end.receive(w, TrafficKind.INNOVATION, tag);
-            Frame innovationValues = end.receive(w, TrafficKind.INNOVATION, tag);
-            innovation[w] = LgcFrames.decodeInnovation(positions, innovationValues, codec, compact.mu(),
-                    autoencoder.innovationCount());
+            Frame positions = end.receive(w, Innovation.KIND, tag);
+            Frame innovationValues = end.receive(w, Innovation.KIND, tag);
+            innovation[w] = Innovation.decode(positions, innovationValues, codec, compact.mu(),
+                    autoencoder.innovationCount()).toVector(compact.mu());
         }
         float[][] values = new float[workers][];
         for (int w = 0; w < workers; w++) {

@@ -6,19 +6,22 @@ import io.lgc4j.autoencoders.LgcProtocolState;
 import io.lgc4j.autoencoders.PsAutoencoder;
 import io.lgc4j.autoencoders.Scale;
 import io.lgc4j.core.codec.IndexCodec;
-import io.lgc4j.core.comm.FlagFrames;
-import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
-import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.compress.CompactLayout;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;
-import io.lgc4j.core.compress.SparseFrames;
-import io.lgc4j.core.exchange.StepLink;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.protocol.Code;
+import io.lgc4j.core.protocol.Flag;
+import io.lgc4j.core.protocol.Innovation;
+import io.lgc4j.core.protocol.Sample;
+import io.lgc4j.core.protocol.SparseFrames;
+import io.lgc4j.core.protocol.Support;
+import io.lgc4j.core.protocol.SupportValues;
+import io.lgc4j.core.protocol.Weights;
 import io.lgc4j.core.train.StepTag;
 import io.lgc4j.ps.exchange.PsWorker;
 import io.lgc4j.ps.exchange.PsWorkerEnd;
@@ -64,9 +67,9 @@ final class LgcPsWorker implements PsWorker.Step {
         LgcProtocolState.Plan plan = protocol.plan(tag.stage());
         end.pushDense(tag, gradient, clock); // also opens the step at the server: it reads the stage from it
         if (plan.shipWeights()) {
-            Frame weights = end.receive(TrafficKind.AE_WEIGHTS, tag);
+            Frame weights = end.receive(Weights.KIND, tag);
             clock.enter(Phase.DECODE);
-            autoencoder.loadEncoder(StepLink.payloadBytes(weights));
+            autoencoder.loadEncoder(Weights.decode(weights).form());
             protocol.weightsShipped();
         }
         int leader = support.leader(tag.step(), end.workers());
@@ -81,31 +84,30 @@ final class LgcPsWorker implements PsWorker.Step {
         float[] values = memory.take(supp);
         clock.enter(Phase.ENCODE);
         byte[][] frames = plan.compressed() ? compressedFrames(tag, values, leader)
-                : new byte[][] {FloatFrames.encode(values, 0, values.length, TrafficKind.VALUES, tag.stage(),
-                        tag.step())};
+                : new byte[][] {new SupportValues(values).encode(tag)};
         end.send(clock, frames);
         if (plan.check()) {
-            end.send(clock, checkFrame(tag, values));
+            end.send(clock, checkSample(tag, values).encode(tag));
         }
         end.receiveDenseMean(tag, gradient, clock);
         if (policy == SupportPolicy.LEADER) {
-            Frame mean = end.receive(TrafficKind.VALUES, tag);
+            Frame mean = end.receive(SupportValues.KIND, tag);
             clock.enter(Phase.DECODE);
             SparseFrames.decode(supp, mean, compact.blocks()).writeInto(gradient, compact.blocks());
             if (plan.compressed() && control.reconstructionFeedback()) {
                 feedBack(supp, values, mean);
             }
         } else {
-            Frame indices = end.receive(TrafficKind.INDICES, tag);
-            Frame mean = end.receive(TrafficKind.VALUES, tag);
+            Frame indices = end.receive(Support.KIND, tag);
+            Frame mean = end.receive(SupportValues.KIND, tag);
             clock.enter(Phase.DECODE);
-            int[][] union = SparseFrames.decodeIndices(indices, compact.blocks(), codec, blockLengths());
+            int[][] union = Support.decode(indices, compact.blocks(), codec, blockLengths()).indices();
             SparseFrames.decode(union, mean, compact.blocks()).writeInto(gradient, compact.blocks());
         }
         if (plan.flag()) {
             clock.enter(Phase.COMMUNICATE);
-            protocol.nextStepCompressed(FlagFrames.decode(end.receive(TrafficKind.CONTROL, tag),
-                    "worker " + end.rank() + "'s stage flag from the server"));
+            protocol.nextStepCompressed(Flag.decode(end.receive(Flag.KIND, tag),
+                    "worker " + end.rank() + "'s stage flag from the server").value());
         }
     }
 
@@ -114,8 +116,7 @@ final class LgcPsWorker implements PsWorker.Step {
      * over the ranks these sum to K times what the autoencoder lost, so the accumulators keep it.
      */
     private void feedBack(int[][] supp, float[] values, Frame mean) {
-        float[] applied = new float[compact.total()];
-        FloatFrames.copyInto(mean, applied, 0, applied.length);
+        float[] applied = SupportValues.decode(mean, compact.total()).values();
         float[] g = compact.learnedPart(values);
         float[] a = compact.learnedPart(applied);
         float[] lost = new float[g.length];
@@ -126,14 +127,9 @@ final class LgcPsWorker implements PsWorker.Step {
     }
 
     /** A check step: this rank's true LEARNED values at the positions drawn from the seed and the step. */
-    private byte[] checkFrame(StepTag tag, float[] values) {
-        float[] g = compact.learnedPart(values);
-        int[] sample = DriftGuard.samplePositions(seed, tag.step(), compact.mu(), control.checkSample());
-        float[] truth = new float[sample.length];
-        for (int i = 0; i < sample.length; i++) {
-            truth[i] = g[sample[i]];
-        }
-        return FloatFrames.encode(truth, 0, truth.length, TrafficKind.CONTROL, tag.stage(), tag.step());
+    private Sample checkSample(StepTag tag, float[] values) {
+        int[] positions = DriftGuard.samplePositions(seed, tag.step(), compact.mu(), control.checkSample());
+        return Sample.at(compact.learnedPart(values), positions);
     }
 
     /**
@@ -143,17 +139,16 @@ final class LgcPsWorker implements PsWorker.Step {
     private byte[][] compressedFrames(StepTag tag, float[] values, int leader) {
         float[] g = compact.learnedPart(values);
         float[] plain = compact.plainPart(values);
-        byte[][] innovation = LgcFrames.encodeInnovation(g, autoencoder.innovationPositions(g), codec, tag);
+        byte[][] innovation = Innovation.at(g, autoencoder.innovationPositions(g)).encode(g.length, codec, tag);
         List<byte[]> frames = new ArrayList<>(4);
         if (plain.length > 0) {
-            frames.add(FloatFrames.encode(plain, 0, plain.length, TrafficKind.VALUES, tag.stage(), tag.step()));
+            frames.add(new SupportValues(plain).encode(tag));
         }
         if (end.rank() == leader) {
             float scale = Scale.rms(g);
-            frames.add(LgcFrames.encodeCode(autoencoder.encode(g, scale), scale, tag));
+            frames.add(new Code(autoencoder.encode(g, scale), scale).encode(tag));
         }
-        frames.add(innovation[0]);
-        frames.add(innovation[1]);
+        frames.addAll(List.of(innovation));
         return frames.toArray(new byte[0][]);
     }
 

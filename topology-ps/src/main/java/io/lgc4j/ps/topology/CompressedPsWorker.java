@@ -2,17 +2,18 @@ package io.lgc4j.ps.topology;
 
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
-import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.RankState;
 import io.lgc4j.core.compress.Sketch;
-import io.lgc4j.core.compress.SparseFrames;
 import io.lgc4j.core.compress.SparseSet;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.protocol.SketchPayload;
+import io.lgc4j.core.protocol.SparseFrames;
+import io.lgc4j.core.protocol.SupportValues;
 import io.lgc4j.core.train.StepTag;
 import io.lgc4j.ps.exchange.PsWorker;
 import io.lgc4j.ps.exchange.PsWorkerEnd;
@@ -57,12 +58,12 @@ final class CompressedPsWorker implements PsWorker.Step {
             clock.enter(Phase.SELECT);
             Sketch own = s.state().compress(gradient, tag.step());
             clock.enter(Phase.ENCODE);
-            end.send(clock, SketchFrames.encode(own, tag));
+            end.send(clock, new SketchPayload(own).encode(tag));
             end.receiveDenseMean(tag, gradient, clock);
-            Frame counters = end.receive(TrafficKind.VALUES, tag);
-            Frame bitmap = end.receive(TrafficKind.INDICES, tag);
+            Frame counters = end.receive(SketchPayload.COUNTERS_KIND, tag);
+            Frame bitmap = end.receive(SketchPayload.BITMAP_KIND, tag);
             clock.enter(Phase.DECODE);
-            Sketch sum = SketchFrames.decode(counters, bitmap, own.counters().length, own.bitmap().length);
+            Sketch sum = SketchPayload.decode(counters, bitmap, own.counters().length, own.bitmap().length).sketch();
             s.state().decompress(sum, end.workers(), tag.step()).writeInto(gradient, sparseBlocks);
         } else {
             RankState.Shared shared = (RankState.Shared) state;
@@ -74,10 +75,9 @@ final class CompressedPsWorker implements PsWorker.Step {
             clock.enter(Phase.SELECT);
             float[] values = shared.state().take(support);
             clock.enter(Phase.ENCODE);
-            end.send(clock, FloatFrames.encode(values, 0, values.length, TrafficKind.VALUES, tag.stage(),
-                    tag.step()));
+            end.send(clock, new SupportValues(values).encode(tag));
             end.receiveDenseMean(tag, gradient, clock);
-            Frame mean = end.receive(TrafficKind.VALUES, tag);
+            Frame mean = end.receive(SupportValues.KIND, tag);
             clock.enter(Phase.DECODE);
             SparseFrames.decode(support, mean, sparseBlocks).writeInto(gradient, sparseBlocks);
         }

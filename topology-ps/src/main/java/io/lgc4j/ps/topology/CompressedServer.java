@@ -8,10 +8,13 @@ import io.lgc4j.core.compress.GatherCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.compress.Sketch;
 import io.lgc4j.core.compress.SketchCompressor;
-import io.lgc4j.core.compress.SparseFrames;
 import io.lgc4j.core.compress.SparseMean;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.protocol.FloatFrames;
+import io.lgc4j.core.protocol.SketchFrames;
+import io.lgc4j.core.protocol.SketchPayload;
+import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.train.StepTag;
 import io.lgc4j.ps.exchange.PsServer;
 import io.lgc4j.ps.exchange.PsServerEnd;
@@ -62,18 +65,19 @@ final class CompressedServer implements PsServer.Step {
     private byte[][] sketches(StepTag tag) {
         Sketch sum = null;
         for (int w = 0; w < end.workers(); w++) {
-            Frame counters = end.receive(w, TrafficKind.VALUES, tag);
-            Frame bitmap = end.receive(w, TrafficKind.INDICES, tag);
-            int counterCount = sum == null ? counters.payloadLength() / 4 : sum.counters().length;
-            int words = sum == null ? bitmap.payloadLength() / 8 : sum.bitmap().length;
-            Sketch s = SketchFrames.decode(counters, bitmap, counterCount, words);
+            Frame counters = end.receive(w, SketchPayload.COUNTERS_KIND, tag);
+            Frame bitmap = end.receive(w, SketchPayload.BITMAP_KIND, tag);
+            // the server does not know the sketch's shape: worker 0's frames set it, the others must match
+            int counterCount = sum == null ? counters.payloadLength() / FloatFrames.VALUE_SIZE : sum.counters().length;
+            int words = sum == null ? bitmap.payloadLength() / SketchFrames.WORD_SIZE : sum.bitmap().length;
+            Sketch s = SketchPayload.decode(counters, bitmap, counterCount, words).sketch();
             if (sum == null) {
                 sum = s;
             } else {
                 sum.addInPlace(s);
             }
         }
-        return SketchFrames.encode(sum, tag);
+        return new SketchPayload(sum).encode(tag);
     }
 
     private byte[][] shared(StepTag tag) {

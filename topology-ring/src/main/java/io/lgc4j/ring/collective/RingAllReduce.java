@@ -1,12 +1,13 @@
 package io.lgc4j.ring.collective;
 
-import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.protocol.FloatFrames;
+import io.lgc4j.core.protocol.SketchFrames;
 import io.lgc4j.core.train.StepTag;
 
 /**
@@ -79,7 +80,8 @@ public final class RingAllReduce {
 
     /**
      * Replaces {@code words} with the bitwise OR over all ranks' {@code words} (bitmaps of supports), by the same
-     * reduce-scatter and all-gather rounds as {@link #sum}, frames of {@code kind}.
+     * reduce-scatter and all-gather rounds as {@link #sum}, frames of {@code kind} in the bitmap-word layout of
+     * {@link SketchFrames}.
      */
     public void or(long[] words, TrafficKind kind, StepTag tag, PhaseClock clock) {
         if (size == 1) {
@@ -96,26 +98,30 @@ public final class RingAllReduce {
                 int from = chunkStart(n, size, sendChunk);
                 int to = chunkStart(n, size, sendChunk + 1);
                 clock.enter(Phase.ENCODE);
-                java.nio.ByteBuffer payload = io.lgc4j.core.comm.FrameCodec.allocate(8 * (to - from));
-                payload.asLongBuffer().put(words, from, to - from);
-                byte[] frame = io.lgc4j.core.comm.FrameCodec.seal(payload, kind, tag.stage(), tag.step());
+                byte[] frame = SketchFrames.encodeWords(words, from, to, kind, tag.stage(), tag.step());
                 clock.enter(Phase.COMMUNICATE);
                 transport.send(right, frame);
-                Frame in = transport.receive(left, kind);
+                Frame in = receive(left, kind, tag);
                 clock.enter(Phase.DECODE);
                 int rFrom = chunkStart(n, size, receiveChunk);
                 int rTo = chunkStart(n, size, receiveChunk + 1);
-                if (in.step() != tag.step() || in.payloadLength() != 8 * (rTo - rFrom)) {
-                    throw new FrameException("rank " + rank + " expected " + (rTo - rFrom) + " words of step "
-                            + tag.step() + " from rank " + left + ", found " + in.payloadLength() + " bytes of step "
-                            + in.step());
-                }
-                java.nio.LongBuffer got = in.payload().duplicate().order(in.payload().order()).asLongBuffer();
-                for (int i = rFrom, j = 0; i < rTo; i++, j++) {
-                    words[i] = reduce ? words[i] | got.get(j) : got.get(j);
+                if (reduce) {
+                    SketchFrames.orInto(in, words, rFrom, rTo);
+                } else {
+                    SketchFrames.copyInto(in, words, rFrom, rTo);
                 }
             }
         }
+    }
+
+    /** The next chunk from {@code left}, of {@code kind}, which must be of the tag's step. */
+    private Frame receive(int left, TrafficKind kind, StepTag tag) {
+        Frame in = transport.receive(left, kind);
+        if (in.step() != tag.step()) {
+            throw new FrameException("rank " + rank + " expected a frame of step " + tag.step() + " from rank "
+                    + left + ", found step " + in.step());
+        }
+        return in;
     }
 
     private void exchange(float[] data, TrafficKind kind, StepTag tag, PhaseClock clock, int right, int left,
@@ -125,11 +131,7 @@ public final class RingAllReduce {
                 kind, tag.stage(), tag.step());
         clock.enter(Phase.COMMUNICATE);
         transport.send(right, frame);
-        Frame in = transport.receive(left, kind);
-        if (in.step() != tag.step()) {
-            throw new FrameException("rank " + rank + " expected a frame of step " + tag.step() + " from rank "
-                    + left + ", found step " + in.step());
-        }
+        Frame in = receive(left, kind, tag);
         clock.enter(Phase.DECODE);
         int from = chunkStart(n, size, receiveChunk);
         int to = chunkStart(n, size, receiveChunk + 1);

@@ -10,29 +10,29 @@ import io.lgc4j.autoencoders.LgcProtocolState;
 import io.lgc4j.autoencoders.RingAutoencoder;
 import io.lgc4j.autoencoders.Scale;
 import io.lgc4j.core.codec.IndexCodec;
-import io.lgc4j.core.comm.FlagFrames;
-import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
-import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.compress.CompactLayout;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;
-import io.lgc4j.core.compress.SparseFrames;
 import io.lgc4j.core.exchange.Averages;
-import io.lgc4j.core.exchange.StepLink;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.protocol.AeSample;
+import io.lgc4j.core.protocol.Code;
+import io.lgc4j.core.protocol.Flag;
+import io.lgc4j.core.protocol.Sample;
+import io.lgc4j.core.protocol.Support;
+import io.lgc4j.core.protocol.Weights;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.StepTag;
 import io.lgc4j.ring.collective.RingAllReduce;
 import io.lgc4j.ring.exchange.RingEnd;
 
-import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
@@ -45,8 +45,9 @@ final class LgcRingExchange implements GradientExchange {
     /** The rank that trains the autoencoder during TOP_K and ships it at the switch. */
     static final int TRAINER = 0;
 
-    private static final TrafficKind[] SUPPORT = {TrafficKind.INDICES};
-    private static final TrafficKind[] SUPPORT_AND_SCALE = {TrafficKind.INDICES, TrafficKind.LATENT};
+    /** What the leader sends round the ring: its support, and in a compressed step the scale (a latent-less code). */
+    private static final TrafficKind[] SUPPORT = {Support.KIND};
+    private static final TrafficKind[] SUPPORT_AND_SCALE = {Support.KIND, Code.KIND};
 
     private final RingEnd end;
     private final int rank;
@@ -111,19 +112,17 @@ final class LgcRingExchange implements GradientExchange {
             values = memory.take(supp);
             scale = Scale.rms(compactLayout.learnedPart(values));
             clock.enter(Phase.ENCODE);
-            byte[] indices = SparseFrames.encodeIndices(supp, counts, sparseBlocks, codec, tag);
-            frames = plan.compressed() ? new byte[][] {indices, FloatFrames.encode(new float[] {scale}, 0, 1,
-                    TrafficKind.LATENT, tag.stage(), tag.step())} : new byte[][] {indices};
+            byte[] indices = new Support(supp).encode(sparseBlocks, codec, tag);
+            frames = plan.compressed() ? new byte[][] {indices, Code.scaleOnly(scale).encode(tag)}
+                    : new byte[][] {indices};
         }
         Frame[] got = end.fromLeader(leader, frames, plan.compressed() ? SUPPORT_AND_SCALE : SUPPORT, tag, clock);
         if (rank != leader) {
             clock.enter(Phase.DECODE);
-            supp = SparseFrames.decodeIndices(got[0], sparseBlocks, codec, counts);
-            float[] s = new float[1];
+            supp = Support.decode(got[0], sparseBlocks, codec, counts).indices();
             if (plan.compressed()) {
-                FloatFrames.copyInto(got[1], s, 0, 1);
+                scale = Code.decode(got[1], 0).scale();
             }
-            scale = s[0];
             clock.enter(Phase.SELECT);
             values = memory.take(supp);
         }
@@ -141,16 +140,14 @@ final class LgcRingExchange implements GradientExchange {
         end.mean(values, TrafficKind.VALUES, tag, clock);
         if (rank != TRAINER) {
             clock.enter(Phase.COMMUNICATE);
-            end.link().send(TRAINER, FloatFrames.encode(compact, 0, mu, TrafficKind.AE_SAMPLES, tag.stage(),
-                    tag.step()));
+            end.link().send(TRAINER, new AeSample(compact).encode(tag));
         } else {
             float[][] samples = new float[workers][];
             samples[TRAINER] = compact;
             clock.enter(Phase.COMMUNICATE);
             for (int peer = 0; peer < workers; peer++) {
                 if (peer != TRAINER) {
-                    samples[peer] = new float[mu];
-                    FloatFrames.copyInto(end.link().receive(peer, TrafficKind.AE_SAMPLES, tag), samples[peer], 0, mu);
+                    samples[peer] = AeSample.decode(end.link().receive(peer, AeSample.KIND, tag), mu).compact();
                 }
             }
             clock.enter(Phase.ENCODE); // training the autoencoder: the encoder side's cost of this stage
@@ -194,10 +191,10 @@ final class LgcRingExchange implements GradientExchange {
         clock.enter(Phase.COMMUNICATE);
         boolean resume = recovered;
         if (rank == TRAINER) {
-            end.link().sendToAllBut(workers, TRAINER, FlagFrames.encode(recovered, tag.stage(), tag.step()));
+            end.link().sendToAllBut(workers, TRAINER, new Flag(recovered).encode(tag));
         } else {
-            resume = FlagFrames.decode(end.link().receive(TRAINER, TrafficKind.CONTROL, tag),
-                    "rank " + rank + "'s recovery flag");
+            resume = Flag.decode(end.link().receive(TRAINER, Flag.KIND, tag), "rank " + rank + "'s recovery flag")
+                    .value();
         }
         protocol.nextStepCompressed(resume);
     }
@@ -239,11 +236,8 @@ final class LgcRingExchange implements GradientExchange {
     private void checkDrift(StepTag tag, float[] compact, float[] reconstruction, PhaseClock clock) {
         int[] sample = DriftGuard.samplePositions(seed, tag.step(), mu, control.checkSample());
         float[] truth = new float[mu];
-        float[] sampled = new float[sample.length];
-        for (int i = 0; i < sample.length; i++) {
-            sampled[i] = compact[sample[i]];
-        }
-        ring.sum(sampled, TrafficKind.CONTROL, tag, clock);
+        float[] sampled = Sample.at(compact, sample).values();
+        ring.sum(sampled, Sample.KIND, tag, clock);
         clock.enter(Phase.DECODE);
         Averages.divide(sampled, workers);
         for (int i = 0; i < sample.length; i++) {
@@ -258,10 +252,8 @@ final class LgcRingExchange implements GradientExchange {
     private void shipWeights(StepTag tag, PhaseClock clock) {
         clock.enter(Phase.COMMUNICATE);
         if (rank == TRAINER) {
-            byte[] encoder = FrameCodec.encode(TrafficKind.AE_WEIGHTS, tag.stage(), tag.step(),
-                    ByteBuffer.wrap(autoencoder.encoderBytes()));
-            byte[] decoder = FrameCodec.encode(TrafficKind.AE_WEIGHTS, tag.stage(), tag.step(),
-                    ByteBuffer.wrap(autoencoder.decoderBytes()));
+            byte[] encoder = new Weights(autoencoder.encoderBytes()).encode(tag);
+            byte[] decoder = new Weights(autoencoder.decoderBytes()).encode(tag);
             for (int peer = 0; peer < workers; peer++) {
                 if (peer != TRAINER) {
                     end.link().send(peer, encoder);
@@ -269,8 +261,8 @@ final class LgcRingExchange implements GradientExchange {
                 }
             }
         } else {
-            autoencoder.loadEncoder(StepLink.payloadBytes(end.link().receive(TRAINER, TrafficKind.AE_WEIGHTS, tag)));
-            autoencoder.loadDecoder(StepLink.payloadBytes(end.link().receive(TRAINER, TrafficKind.AE_WEIGHTS, tag)));
+            autoencoder.loadEncoder(Weights.decode(end.link().receive(TRAINER, Weights.KIND, tag)).form());
+            autoencoder.loadDecoder(Weights.decode(end.link().receive(TRAINER, Weights.KIND, tag)).form());
         }
         protocol.weightsShipped();
     }

@@ -6,7 +6,6 @@ import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.RankState;
 import io.lgc4j.core.compress.Sketch;
-import io.lgc4j.core.compress.SparseFrames;
 import io.lgc4j.core.compress.SparseMean;
 import io.lgc4j.core.compress.SparseSet;
 import io.lgc4j.core.exchange.StepLink;
@@ -14,6 +13,9 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.protocol.SketchPayload;
+import io.lgc4j.core.protocol.SparseFrames;
+import io.lgc4j.core.protocol.Support;
 import io.lgc4j.core.sparse.TopK;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
@@ -95,8 +97,8 @@ final class CompressedRingExchange implements GradientExchange {
     private SparseSet sketch(RankState.Sketch s, StepTag tag, float[] gradient, PhaseClock clock) {
         clock.enter(Phase.SELECT);
         Sketch own = s.state().compress(gradient, tag.step());
-        end.ring().sum(own.counters(), TrafficKind.VALUES, tag, clock);
-        end.ring().or(own.bitmap(), TrafficKind.INDICES, tag, clock);
+        end.ring().sum(own.counters(), SketchPayload.COUNTERS_KIND, tag, clock);
+        end.ring().or(own.bitmap(), SketchPayload.BITMAP_KIND, tag, clock);
         clock.enter(Phase.DECODE);
         return s.state().decompress(own, end.workers(), tag.step());
     }
@@ -110,26 +112,18 @@ final class CompressedRingExchange implements GradientExchange {
         if (end.rank() == leader) {
             support = shared.state().chooseSupport(tag.step());
             clock.enter(Phase.ENCODE);
-            frames = new byte[][] {SparseFrames.encodeIndices(support, counts(support), sparseBlocks, codec, tag)};
+            frames = new byte[][] {new Support(support).encode(sparseBlocks, codec, tag)};
         }
-        Frame[] got = end.fromLeader(leader, frames, new TrafficKind[] {TrafficKind.INDICES}, tag, clock);
+        Frame[] got = end.fromLeader(leader, frames, new TrafficKind[] {Support.KIND}, tag, clock);
         if (support == null) {
             clock.enter(Phase.DECODE);
-            support = SparseFrames.decodeIndices(got[0], sparseBlocks, codec, maxCounts(shared.compressor(),
-                    tag.step()));
+            support = Support.decode(got[0], sparseBlocks, codec, maxCounts(shared.compressor(), tag.step()))
+                    .indices();
         }
         clock.enter(Phase.SELECT);
         float[] values = shared.state().take(support);
         end.mean(values, TrafficKind.VALUES, tag, clock);
         return SparseSet.onSupport(sparseBlocks, support, values);
-    }
-
-    private static int[] counts(int[][] support) {
-        int[] c = new int[support.length];
-        for (int b = 0; b < support.length; b++) {
-            c[b] = support[b].length;
-        }
-        return c;
     }
 
     private int[] maxCounts(Compressor compressor, int step) {

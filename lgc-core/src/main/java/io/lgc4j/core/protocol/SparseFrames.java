@@ -1,40 +1,69 @@
-package io.lgc4j.core.compress;
+package io.lgc4j.core.protocol;
 
 import io.lgc4j.core.codec.CodecException;
 import io.lgc4j.core.codec.IndexCodec;
-import io.lgc4j.core.comm.FloatFrames;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.compress.SparseSet;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.train.StepTag;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * A {@link SparseSet} on the wire as two frames, so the meter counts indices and values apart:
- * an {@link TrafficKind#INDICES} frame holding, per block, a little-endian u32 byte length and that block's indices
- * coded by the shared {@link IndexCodec}; and a {@link TrafficKind#VALUES} frame holding every block's values as
- * float32, in block order. Decoding checks each length against the bytes and each block's count against the
- * caller's bound before allocating.
+ * The support layout, and a {@link SparseSet} as a support followed by its values. A support is one
+ * {@link TrafficKind#INDICES} frame holding, per compressible block in layout order, the byte length of that block's
+ * coded indices and the bytes of the shared {@link IndexCodec} (ascending indices relative to the block, in
+ * {@code [0, n_b)}; the codec's own layout is in its class, e.g. {@link io.lgc4j.core.codec.DeflateIndexCodec}):
+ *
+ * <pre>
+ *  offset          size  field
+ *  0               4     block 0: coded length b0 (uint32, little-endian)
+ *  4               b0    block 0: the index codec's bytes
+ *  4+b0            4     block 1: coded length b1
+ *  8+b0            b1    block 1: the index codec's bytes
+ *  ...                   one entry per compressible block; nothing after the last
+ * </pre>
+ *
+ * <p>The values of a support ({@link SupportValues}) or of a sparse set follow as a {@link TrafficKind#VALUES} frame in
+ * the {@link FloatFrames} layout: block 0's values in the order of its indices, then block 1's, and so on. Two frames,
+ * so the meter counts indices and values apart. Decoding checks each length against the bytes and each block's count
+ * against the caller's bound before allocating, and names the step and block when something is wrong.
+ *
+ * <pre>{@code
+ * byte[] indices = SparseFrames.encodeIndices(support, counts, blocks, codec, tag);
+ * int[][] back = SparseFrames.decodeIndices(frame, blocks, codec, maxCounts);
+ * }</pre>
  */
 public final class SparseFrames {
+    /** Offset of a block entry's coded length, from the entry's start. */
+    public static final int BLOCK_LENGTH_OFFSET = 0;
+    /** Bytes of a block entry's coded length (uint32). */
+    public static final int BLOCK_LENGTH_SIZE = 4;
+    /** Offset of a block entry's coded indices, from the entry's start. */
+    public static final int BLOCK_CODED_OFFSET = BLOCK_LENGTH_OFFSET + BLOCK_LENGTH_SIZE;
 
     private SparseFrames() {
     }
 
-    /** The indices frame of a set of supports (per block, ascending indices relative to the block). */
+    /**
+     * The indices frame of a set of supports (per block, ascending indices relative to the block).
+     *
+     * @param counts per block, how many of its indices to send (the first {@code counts[b]})
+     */
     public static byte[] encodeIndices(int[][] supports, int[] counts, List<ParamBlock> blocks, IndexCodec codec,
                                        StepTag tag) {
         byte[][] coded = new byte[blocks.size()][];
         int total = 0;
         for (int b = 0; b < blocks.size(); b++) {
             coded[b] = codec.encode(supports[b], counts[b], blocks.get(b).length());
-            total = Math.addExact(total, 4 + coded[b].length);
+            total = Math.addExact(total, BLOCK_CODED_OFFSET + coded[b].length);
         }
         ByteBuffer payload = FrameCodec.allocate(total);
         for (byte[] c : coded) {
@@ -73,9 +102,10 @@ public final class SparseFrames {
         ByteBuffer in = frame.payload().duplicate().order(frame.payload().order());
         int[][] supports = new int[blocks.size()][];
         for (int b = 0; b < blocks.size(); b++) {
-            if (in.remaining() < 4) {
+            if (in.remaining() < BLOCK_LENGTH_SIZE) {
                 throw new FrameException("indices frame of step " + frame.step() + " ends before block " + b + " ("
-                        + blocks.get(b).qualifiedName() + "): " + in.remaining() + " bytes left, a length needs 4");
+                        + blocks.get(b).qualifiedName() + "): " + in.remaining() + " bytes left, a length needs "
+                        + BLOCK_LENGTH_SIZE);
             }
             int length = in.getInt();
             if (length < 0 || length > in.remaining()) {
@@ -105,12 +135,11 @@ public final class SparseFrames {
         for (int[] s : supports) {
             total += s.length;
         }
-        float[] all = new float[total];
-        FloatFrames.copyInto(values, all, 0, total);
+        float[] all = FloatFrames.read(values, total);
         List<SparseVector> out = new ArrayList<>(blocks.size());
         int at = 0;
         for (int b = 0; b < blocks.size(); b++) {
-            float[] v = java.util.Arrays.copyOfRange(all, at, at + supports[b].length);
+            float[] v = Arrays.copyOfRange(all, at, at + supports[b].length);
             at += supports[b].length;
             out.add(new SparseVector(blocks.get(b).length(), supports[b], v));
         }

@@ -1,6 +1,11 @@
-package io.lgc4j.core.comm;
+package io.lgc4j.core.protocol;
 
+import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FrameCodec;
+import io.lgc4j.core.comm.FrameException;
+import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.stage.Stage;
+
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;

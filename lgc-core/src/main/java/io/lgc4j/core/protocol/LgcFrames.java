@@ -1,0 +1,142 @@
+package io.lgc4j.core.protocol;
+
+import io.lgc4j.core.codec.CodecException;
+import io.lgc4j.core.codec.IndexCodec;
+import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FrameCodec;
+import io.lgc4j.core.comm.FrameException;
+import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.train.StepTag;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The layouts only LGC sends: the code and the innovation.
+ *
+ * <p><b>Code</b> ({@link Code}, one {@link TrafficKind#LATENT} frame): the common latent of the step's leader and the
+ * scale its compact vector was divided by. LGC-RAR sends the scale alone (m = 0: the ring sums the latents instead,
+ * in {@link FloatFrames} chunks), so its scale frame is this layout with an empty latent, byte for byte.
+ *
+ * <pre>
+ *  offset  size  field
+ *  0       4·m   latent: m float32, little-endian (m = the autoencoder's latent size, known to the receiver)
+ *  4·m     4     scale: float32, finite and &gt; 0 (the compact vector's RMS, 1 for an all-zero vector)
+ *  4·m+4         end
+ * </pre>
+ *
+ * <p><b>Innovation</b> ({@link Innovation}, LGC-PS): two {@link TrafficKind#INNOVATION} frames, so the meter shows
+ * positions and values apart.
+ *
+ * <pre>
+ *  frame 1, positions:
+ *  offset  size  field
+ *  0       b     the index codec's bytes of the positions within the compact vector: ascending, in [0, μ), at
+ *                most the innovation count
+ *  frame 2, values: {@link FloatFrames} layout, one float32 per position, in the same order
+ * </pre>
+ *
+ * <pre>{@code
+ * byte[] code = LgcFrames.encodeCode(latent, scale, tag);
+ * Code back = LgcFrames.decodeCode(frame, latentSize);   // FrameException on a wrong length or a bad scale
+ * }</pre>
+ */
+public final class LgcFrames {
+    /** Offset of the latent in a code payload. */
+    public static final int LATENT_OFFSET = 0;
+    /** Bytes of the scale (float32) that ends a code payload. */
+    public static final int SCALE_SIZE = Float.BYTES;
+    /** Offset of the coded positions in an innovation's positions payload. */
+    public static final int POSITIONS_OFFSET = 0;
+
+    private LgcFrames() {
+    }
+
+    /** Offset of the scale in a code payload whose latent has {@code latentSize} floats. */
+    public static int scaleOffset(int latentSize) {
+        return LATENT_OFFSET + FloatFrames.payloadLength(latentSize);
+    }
+
+    /** Payload bytes of a code whose latent has {@code latentSize} floats. */
+    public static int codeLength(int latentSize) {
+        return Math.addExact(scaleOffset(latentSize), SCALE_SIZE);
+    }
+
+    /** The code frame of {@code latent} and {@code scale}. */
+    public static byte[] encodeCode(float[] latent, float scale, StepTag tag) {
+        ByteBuffer payload = FrameCodec.allocate(codeLength(latent.length));
+        payload.position(LATENT_OFFSET);
+        payload.asFloatBuffer().put(latent);
+        payload.putFloat(scaleOffset(latent.length), scale);
+        return FrameCodec.seal(payload, TrafficKind.LATENT, tag.stage(), tag.step());
+    }
+
+    /**
+     * Decodes a code frame of exactly {@code latentSize} floats and a scale.
+     *
+     * @throws FrameException if the length is not that of {@code latentSize} floats and the scale, or the scale is
+     *                        not positive and finite
+     */
+    public static Code decodeCode(Frame frame, int latentSize) {
+        int expected = codeLength(latentSize);
+        if (frame.payloadLength() != expected) {
+            throw new FrameException("latent frame of step " + frame.step() + ": expected " + latentSize
+                    + " latent floats and the scale (" + expected + " bytes), found " + frame.payloadLength()
+                    + " bytes");
+        }
+        ByteBuffer in = frame.payload().duplicate().order(frame.payload().order());
+        int start = in.position();
+        float scale = in.getFloat(start + scaleOffset(latentSize));
+        if (!(scale > 0 && Float.isFinite(scale))) {
+            throw new FrameException("latent frame of step " + frame.step() + ": expected a positive finite scale "
+                    + "after the " + latentSize + " latent floats, found " + scale);
+        }
+        float[] latent = new float[latentSize];
+        in.position(start + LATENT_OFFSET);
+        in.asFloatBuffer().get(latent);
+        return new Code(latent, scale);
+    }
+
+    /**
+     * The two innovation frames: positions first, then values.
+     *
+     * @param mu the compact vector's length (the positions' range)
+     */
+    public static byte[][] encodeInnovation(Innovation innovation, int mu, IndexCodec codec, StepTag tag) {
+        int[] positions = innovation.positions();
+        byte[] coded = codec.encode(positions, positions.length, mu);
+        ByteBuffer payload = FrameCodec.allocate(POSITIONS_OFFSET + coded.length);
+        payload.position(POSITIONS_OFFSET);
+        payload.put(coded);
+        float[] values = innovation.values();
+        return new byte[][] {
+                FrameCodec.seal(payload, TrafficKind.INNOVATION, tag.stage(), tag.step()),
+                FloatFrames.encode(values, 0, values.length, TrafficKind.INNOVATION, tag.stage(), tag.step())};
+    }
+
+    /**
+     * A rank's innovation from its two frames.
+     *
+     * @param mu       the compact vector's length: every position must be below it
+     * @param maxCount the most positions accepted (the innovation count)
+     * @throws FrameException if the positions do not decode (out of range, out of order, too many) or the values
+     *                        frame does not hold one float per position
+     */
+    public static Innovation decodeInnovation(Frame positions, Frame values, IndexCodec codec, int mu, int maxCount) {
+        ByteBuffer in = positions.payload().duplicate();
+        in.position(in.position() + POSITIONS_OFFSET);
+        byte[] coded = new byte[in.remaining()];
+        in.get(coded);
+        int[] at;
+        try {
+            at = codec.decode(coded, mu, maxCount);
+        } catch (CodecException e) {
+            throw new FrameException("innovation positions of step " + positions.step() + ": " + e.getMessage());
+        }
+        if (values.payloadLength() != FloatFrames.payloadLength(at.length)) {
+            throw new FrameException("innovation values of step " + values.step() + ": expected " + at.length
+                    + " floats, one per position (" + FloatFrames.payloadLength(at.length) + " bytes), found "
+                    + values.payloadLength() + " bytes");
+        }
+        return new Innovation(at, FloatFrames.read(values, at.length));
+    }
+}

@@ -1,0 +1,55 @@
+package io.lgc4j.core.protocol;
+
+import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FrameException;
+import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.train.StepTag;
+
+import java.util.List;
+
+/**
+ * The drift guard's control sample in a check step: a rank's true compact-vector values at the positions drawn
+ * from the seed and the step (the same on every rank, {@code checkSample} of them), as one
+ * {@link TrafficKind#CONTROL} frame in the {@link FloatFrames} layout. On the parameter server each worker sends its
+ * own; on the ring the samples ride a sum allreduce in CONTROL chunks of the same layout.
+ *
+ * @param values the values at the sampled positions, in the positions' (ascending) order
+ */
+public record Sample(float[] values) implements Payload {
+    /** The kind of its frame. */
+    public static final TrafficKind KIND = TrafficKind.CONTROL;
+
+    /** The values of {@code compact} at {@code positions}. */
+    public static Sample at(float[] compact, int[] positions) {
+        float[] values = new float[positions.length];
+        for (int i = 0; i < positions.length; i++) {
+            values[i] = compact[positions[i]];
+        }
+        return new Sample(values);
+    }
+
+    @Override
+    public List<TrafficKind> kinds() {
+        return List.of(KIND);
+    }
+
+    /** Its frame. */
+    public byte[] encode(StepTag tag) {
+        return FloatFrames.encode(values, 0, values.length, KIND, tag.stage(), tag.step());
+    }
+
+    /**
+     * The sample a frame carries.
+     *
+     * @param count the number of sampled positions
+     * @throws FrameException if the frame does not hold exactly {@code count} floats
+     */
+    public static Sample decode(Frame frame, int count) {
+        int expected = FloatFrames.payloadLength(count);
+        if (frame.payloadLength() != expected) {
+            throw new FrameException("drift-guard sample of step " + frame.step() + ": expected " + count
+                    + " floats (" + expected + " bytes), found " + frame.payloadLength() + " bytes");
+        }
+        return new Sample(FloatFrames.read(frame, count));
+    }
+}
