@@ -85,9 +85,10 @@ public record CompressorConfig(CompressorType type, double ratio, double momentu
      * @param lowPass     ScaleCom memory filter
      * @param codec       the index codec's name
      * @param sketch      S2 sketch shape
-     * @param extensions  keys of registered compressors beyond the shared ones
-     * @throws ConfigException if a component is missing or out of range, or an extension key is no registered
-     *                         compressor's
+     * @param extensions  keys of the chosen compressor beyond the shared ones (its defaults fill the missing ones;
+     *                    its settings record checks the values when the whole config is built)
+     * @throws ConfigException if a component is missing or out of range, or an extension key is not one the chosen
+     *                         compressor reads
      */
     public CompressorConfig {
         Checks.required("compressor.sketch", sketch);
