@@ -2,7 +2,10 @@ package io.lgc4j.autoencoders;
 
 import org.nd4j.linalg.learning.config.Adam;
 import org.nd4j.linalg.learning.config.IUpdater;
+import org.nd4j.linalg.learning.config.Nesterovs;
 import org.nd4j.linalg.learning.config.Sgd;
+
+import java.util.Locale;
 
 /**
  * How an autoencoder trains online: its optimizer and the weights of its two losses, L = λ1·L_rec + λ2·L_sim
@@ -46,6 +49,27 @@ public record AeTraining(IUpdater updater, double lambdaRec, double lambdaSim) {
             throw new IllegalArgumentException("lambdaRec and lambdaSim must be finite, non-negative and not both 0, "
                     + "got " + lambdaRec + " and " + lambdaSim);
         }
+    }
+
+    /**
+     * Settings with the optimizer given by name, as configurations write it: {@code adam}, {@code sgd} or
+     * {@code nesterovs} (momentum 0.9), any case.
+     *
+     * <pre>{@code
+     * AeTraining t = AeTraining.named("adam", 1e-3, 1.0, 0.0);   // equals DEFAULT's settings
+     * }</pre>
+     *
+     * @throws IllegalArgumentException for another optimizer name, listing the known ones
+     */
+    public static AeTraining named(String optimizer, double learningRate, double lambdaRec, double lambdaSim) {
+        IUpdater updater = switch (optimizer.strip().toLowerCase(Locale.ROOT)) {
+            case "adam" -> new Adam(learningRate);
+            case "sgd" -> new Sgd(learningRate);
+            case "nesterovs" -> new Nesterovs(learningRate, 0.9);
+            default -> throw new IllegalArgumentException("optimizer must be one of [adam, nesterovs, sgd], found '"
+                    + optimizer + "'");
+        };
+        return new AeTraining(updater, lambdaRec, lambdaSim);
     }
 
     /** The same settings with λ2 = {@code lambdaSim}. */

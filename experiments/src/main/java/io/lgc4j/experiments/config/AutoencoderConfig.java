@@ -6,9 +6,6 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.lgc4j.autoencoders.AeTraining;
 import io.lgc4j.autoencoders.AutoencoderSpec;
 import io.lgc4j.autoencoders.LgcControl;
-import org.nd4j.linalg.learning.config.Adam;
-import org.nd4j.linalg.learning.config.IUpdater;
-import org.nd4j.linalg.learning.config.Nesterovs;
 import org.nd4j.linalg.learning.config.Sgd;
 
 import java.util.List;
@@ -126,12 +123,7 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
 
     /** @return the online training settings */
     public AeTraining training() {
-        IUpdater updater = switch (optimizer) {
-            case ADAM -> new Adam(learningRate);
-            case SGD -> new Sgd(learningRate);
-            case NESTEROVS -> new Nesterovs(learningRate, 0.9);
-        };
-        return new AeTraining(updater, lambdaRec, lambdaSim);
+        return AeTraining.named(optimizer.toString(), learningRate, lambdaRec, lambdaSim);
     }
 
     /**

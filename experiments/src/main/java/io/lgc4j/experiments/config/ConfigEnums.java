@@ -11,11 +11,11 @@ import java.util.Optional;
  * case-insensitively in kebab, snake or constant spelling ({@code small-cnn}, {@code small_cnn}, {@code SMALL_CNN}).
  *
  * <p>One rule for every enum, so no enum carries its own name table and the CLI can parse an option the same way
- * the YAML loader does:
+ * the YAML loader does (the registered names {@link CompressorType} and {@link TopologyType} are read the same way):
  * <pre>{@code
- * Optional<TopologyType> t = ConfigEnums.find(TopologyType.class, "PS");   // TopologyType.PS
+ * Optional<UpdaterType> u = ConfigEnums.find(UpdaterType.class, "SGD");   // UpdaterType.SGD
  * ConfigEnums.yamlName(ModelArchitecture.SMALL_CNN);                      // "small-cnn"
- * ConfigEnums.yamlNames(TopologyType.class);                              // [ps, ring]
+ * ConfigEnums.yamlNames(UpdaterType.class);                               // [adam, nesterovs, sgd]
  * }</pre>
  */
 public final class ConfigEnums {

@@ -3,6 +3,14 @@ package io.lgc4j.experiments.config;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.method.BoundCompressor;
+import io.lgc4j.core.method.Methods;
+import io.lgc4j.core.method.ResolvedConfig;
+
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * One experiment, as read from a {@code configs/*.yaml} file: the top-level record of the configuration.
@@ -41,10 +49,12 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @param compressor how the non-dense blocks are compressed after the FULL stage
      * @param stages     how many steps are dense first
      * @param autoencoder the gradient autoencoders' architecture and training
-     * @throws ConfigException if a component is missing or out of range, or components disagree: compressor
-     *                         {@code dgc} with an updater other than {@code sgd}, a {@code data.trainLimit} smaller
+     * @throws ConfigException if a component is missing or out of range, or components disagree: the compressor's
+     *                         settings record rejects a value, a compressor that applies momentum itself
+     *                         ({@code dgc}) with an updater other than {@code sgd}, a {@code data.trainLimit} smaller
      *                         than one global batch, {@code topology.support: own} other than on the
-     *                         parameter server with compressor {@code lgc}
+     *                         parameter server with compressor {@code lgc}, a topology that has no provider for the
+     *                         compressor
      */
     public ExperimentConfig {
         // Only nulls to reject: each section checked its own keys when it was built.
@@ -56,19 +66,48 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
         Checks.required("compressor", compressor);
         Checks.required("stages", stages);
         Checks.required("autoencoder", autoencoder);
-        checkAcrossSections(data, model, training, topology, compressor);
+        checkAcrossSections(run, data, model, training, topology, compressor, stages, autoencoder);
+    }
+
+    /**
+     * The sections as the registered providers read them ({@link io.lgc4j.core.method.CompressorProvider#settings}):
+     * each section as {@code config.yaml} writes it, every default filled in.
+     */
+    public ResolvedConfig resolved() {
+        return resolved(run, data, model, training, topology, compressor, stages, autoencoder);
+    }
+
+    private static ResolvedConfig resolved(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
+                                           TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
+                                           AutoencoderConfig autoencoder) {
+        Map<String, Object> sections = new LinkedHashMap<>();
+        sections.put("run", run);
+        sections.put("data", data);
+        sections.put("model", model);
+        sections.put("training", training);
+        sections.put("topology", topology);
+        sections.put("compressor", compressor);
+        sections.put("stages", stages);
+        sections.put("autoencoder", autoencoder);
+        return ConfigMethods.resolved(sections);
     }
 
     /**
      * The rules that tie keys of different sections together, so that a config that cannot run fails here, at load,
      * rather than as a stack trace after the data is read.
      */
-    private static void checkAcrossSections(DataConfig data, ModelConfig model, TrainingConfig training,
-                                            TopologyConfig topology, CompressorConfig compressor) {
-        if (compressor.type() == CompressorType.DGC && model.updater().type() != UpdaterType.SGD) {
-            throw ConfigException.forKey("model.updater.type", "must be sgd with compressor.type dgc, found "
-                    + model.updater().type() + ": DGC applies momentum itself (compressor.momentum), so the model's"
-                    + " updater must not add its own");
+    private static void checkAcrossSections(RunConfig run, DataConfig data, ModelConfig model,
+                                            TrainingConfig training, TopologyConfig topology,
+                                            CompressorConfig compressor, StagesConfig stages,
+                                            AutoencoderConfig autoencoder) {
+        // the compressor's settings record checks its own keys (a registered compressor's extension keys included)
+        BoundCompressor<?> bound = ConfigMethods.bind(compressor.type(),
+                resolved(run, data, model, training, topology, compressor, stages, autoencoder));
+        boolean appliesMomentum = bound.create(run.seed()).map(Compressor::appliesMomentum).orElse(false);
+        if (appliesMomentum && model.updater().type() != UpdaterType.SGD) {
+            throw ConfigException.forKey("model.updater.type", "must be sgd with compressor.type " + compressor.type()
+                    + ", found " + model.updater().type() + ": " + compressor.type().toString().toUpperCase(Locale.ROOT)
+                    + " applies momentum itself (compressor.momentum), so the model's updater must not add its own");
         }
         long globalBatch = (long) training.workers() * training.batchSizePerWorker();
         if (data.trainLimit() != DataConfig.NO_LIMIT && data.trainLimit() < globalBatch) {
@@ -78,15 +117,22 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
                     + " = " + globalBatch + " (every worker reads one batch per step), found " + data.trainLimit());
         }
         if (topology.support() == SupportPolicyType.OWN) {
-            if (topology.type() != TopologyType.PS) {
+            // topology.support is LGC-PS's key in the shared schema; the rule names the one method that reads it
+            if (!TopologyType.PS.equals(topology.type())) {
                 throw ConfigException.forKey("topology.support", "applies to the parameter server only (topology.type"
                         + " ps with compressor.type lgc), found own with topology.type " + topology.type()
                         + "; remove it or write leader");
             }
-            if (compressor.type() != CompressorType.LGC) {
+            if (!CompressorType.LGC.equals(compressor.type())) {
                 throw ConfigException.forKey("topology.support", "applies to compressor.type lgc only, found own with"
                         + " compressor.type " + compressor.type() + "; remove it or write leader");
             }
+        }
+        try {
+            Methods.installed().topology(topology.type().toString(), compressor.type().toString());
+        } catch (IllegalArgumentException e) {
+            throw ConfigException.forKey("topology.type", "cannot carry compressor.type " + compressor.type() + ": "
+                    + e.getMessage());
         }
     }
 

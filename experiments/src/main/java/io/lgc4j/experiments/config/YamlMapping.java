@@ -28,6 +28,10 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import com.fasterxml.jackson.dataformat.yaml.util.StringQuotingChecker;
 
 import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -58,6 +62,11 @@ final class YamlMapping {
                 return new SpelledEnumSerializer();
             }
         });
+        // compressor.type and topology.type: names of registered providers, read like enums
+        enums.addDeserializer(CompressorType.class, new RegisteredNameDeserializer<>(CompressorType.class,
+                CompressorType::find, CompressorType::names));
+        enums.addDeserializer(TopologyType.class, new RegisteredNameDeserializer<>(TopologyType.class,
+                TopologyType::find, TopologyType::names));
         YAMLFactory factory = YAMLFactory.builder().stringQuotingChecker(new PlainOnlyWhenSafe()).build();
         return YAMLMapper.builder(factory)
                 // "key:" with no value is YAML's null, meaning "take the default"; a quoted '' stays text.
@@ -123,6 +132,39 @@ final class YamlMapping {
                         ConfigEnums.yamlNamesOf(handledType()));
             }
             return constant;
+        }
+    }
+
+    /**
+     * Reads the name of a registered compressor or topology as {@link SpelledEnumDeserializer} reads an enum, so a
+     * wrong name fails the same way: {@code key 'compressor.type' expects one of [dgc, lgc, ...], found "x"}.
+     */
+    private static final class RegisteredNameDeserializer<T> extends StdScalarDeserializer<T> {
+
+        private static final long serialVersionUID = 1L;
+
+        private final transient Function<String, Optional<T>> find;
+        private final transient Supplier<List<String>> names;
+
+        RegisteredNameDeserializer(Class<T> type, Function<String, Optional<T>> find, Supplier<List<String>> names) {
+            super(type);
+            this.find = find;
+            this.names = names;
+        }
+
+        @Override
+        public T deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+            @SuppressWarnings("unchecked")
+            Class<T> type = (Class<T>) handledType();
+            if (!p.hasToken(JsonToken.VALUE_STRING)) {
+                return type.cast(ctxt.handleUnexpectedToken(type, p));
+            }
+            String text = p.getText();
+            Optional<T> found = find.apply(text);
+            if (found.isEmpty()) {
+                return type.cast(ctxt.handleWeirdStringValue(type, text, "not one of %s", names.get()));
+            }
+            return found.get();
         }
     }
 

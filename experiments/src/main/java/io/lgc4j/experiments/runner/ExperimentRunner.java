@@ -7,32 +7,17 @@ import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.core.train.TrainingResult;
-import io.lgc4j.core.codec.IndexCodec;
-import io.lgc4j.core.codec.IndexCodecs;
-import io.lgc4j.core.compress.Compressor;
-import io.lgc4j.core.compress.DgcCompressor;
-import io.lgc4j.core.compress.S2SketchCompressor;
-import io.lgc4j.core.compress.ScaleComCompressor;
-import io.lgc4j.core.compress.TopKCompressor;
 import io.lgc4j.core.stage.StageSchedule;
-import io.lgc4j.experiments.config.CompressorConfig;
-import io.lgc4j.experiments.config.CompressorType;
+import io.lgc4j.experiments.config.ConfiguredMethod;
 import io.lgc4j.experiments.config.DataConfig;
 import io.lgc4j.experiments.config.ExperimentConfig;
 import io.lgc4j.experiments.config.ModelConfig;
 import io.lgc4j.experiments.config.UpdaterConfig;
-import io.lgc4j.experiments.config.AutoencoderConfig;
-import io.lgc4j.experiments.config.SupportPolicyType;
-import io.lgc4j.ps.lgc.LgcPsTopology;
-import io.lgc4j.ring.lgc.LgcRingTopology;
-import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.data.DatasetNotFoundException;
 import io.lgc4j.data.FashionMnist;
 import io.lgc4j.data.LabeledImages;
 import io.lgc4j.data.PixelPreprocessing;
 import io.lgc4j.zoo.ModelZoo;
-import io.lgc4j.ps.topology.ParameterServerTopology;
-import io.lgc4j.ring.topology.RingTopology;
 import org.deeplearning4j.nn.api.Model;
 import org.nd4j.linalg.learning.config.Adam;
 import org.nd4j.linalg.learning.config.IUpdater;
@@ -156,7 +141,9 @@ public final class ExperimentRunner {
         LabeledImages test = FashionMnist.load(dataDir, FashionMnist.Split.TEST,
                 data.testLimit() == 0 ? FashionMnist.ALL : data.testLimit(), pixels);
         Model model = buildModel(config.model(), config.run().seed());
-        Topology topology = topology(config);
+        // the compressor and topology come from the registry (ServiceLoader): the runner names no method
+        ConfiguredMethod method = ConfiguredMethod.of(config);
+        Topology topology = method.newTopology();
         LateListener csv = new LateListener();
         DistributedTrainer.Builder builder = DistributedTrainer.builder()
                 .model(model)
@@ -167,7 +154,7 @@ public final class ExperimentRunner {
                 .topology(topology)
                 .evaluation(test.iterator(1000), config.training().evalEverySteps())
                 .maxSteps(config.training().maxSteps())
-                .stages(stages(config))
+                .stages(method.stages())
                 .listener(csv);
         extraListeners.forEach(builder::listener);
         try {
@@ -288,60 +275,16 @@ public final class ExperimentRunner {
     }
 
     /**
-     * The stage schedule a config implies: all FULL without a compressor; FULL then TOP_K for the rest with one;
-     * FULL, TOP_K while the autoencoder trains, then COMPRESSED for LGC.
+     * The stage schedule a config implies, as its compressor declares it: all FULL without a compressor; FULL then
+     * TOP_K for the rest with one; FULL, TOP_K while the autoencoder trains, then COMPRESSED for LGC.
      */
     public static StageSchedule stages(ExperimentConfig config) {
-        return switch (config.compressor().type()) {
-            case NONE -> StageSchedule.ALWAYS_FULL;
-            case LGC -> new StageSchedule(config.stages().fullIterations(), config.stages().aeTrainingIterations());
-            default -> StageSchedule.denseWarmup(config.stages().fullIterations());
-        };
+        return ConfiguredMethod.of(config).stages();
     }
 
-    /** The topology a config names, carrying its compressor (if any). */
+    /** The topology a config names, carrying its compressor (if any), built by the registered provider. */
     public static Topology topology(ExperimentConfig config) {
-        if (config.compressor().type() == CompressorType.LGC) {
-            return lgcTopology(config);
-        }
-        Compressor compressor = compressor(config.compressor());
-        if (compressor == null) {
-            return switch (config.topology().type()) {
-                case RING -> new RingTopology();
-                case PS -> new ParameterServerTopology();
-            };
-        }
-        IndexCodec codec = IndexCodecs.byName(config.compressor().codec());
-        return switch (config.topology().type()) {
-            case RING -> new RingTopology(compressor, codec, RingTopology.GatherPolicy.ALL_GATHER);
-            case PS -> new ParameterServerTopology(compressor, codec);
-        };
-    }
-
-    private static Topology lgcTopology(ExperimentConfig config) {
-        IndexCodec codec = IndexCodecs.byName(config.compressor().codec());
-        AutoencoderConfig ae = config.autoencoder();
-        return switch (config.topology().type()) {
-            case RING -> new LgcRingTopology(config.compressor().ratio(), codec, ae.spec(), ae.training(),
-                    config.run().seed(), ae.control().withLowPass(config.compressor().lowPass()));
-            case PS -> new LgcPsTopology(config.compressor().ratio(), codec, ae.spec(), ae.training(),
-                    ae.innovationShare(), config.topology().support() == SupportPolicyType.OWN
-                            ? LgcPsTopology.SupportPolicy.OWN : LgcPsTopology.SupportPolicy.LEADER,
-                    config.run().seed(), ae.control().withLowPass(config.compressor().lowPass()));
-        };
-    }
-
-    /** The compressor a config names, or {@code null} for none (LGC builds its own, see {@link #topology}). */
-    public static Compressor compressor(CompressorConfig c) {
-        return switch (c.type()) {
-            case NONE -> null;
-            case TOPK -> new TopKCompressor(c.ratio(), c.warmupSteps());
-            case DGC -> new DgcCompressor(c.ratio(), c.momentum(), c.clipNorm(), c.warmupSteps());
-            case SCALECOM -> new ScaleComCompressor(c.ratio(), c.lowPass());
-            case S2 -> new S2SketchCompressor(c.ratio(), c.sketch().rows(), c.sketch().columnsPerSelected(),
-                    c.sketch().groupSize());
-            case LGC -> new LgcSupportCompressor(c.ratio(), 0, c.lowPass());
-        };
+        return ConfiguredMethod.of(config).newTopology();
     }
 
     private static Path createRunDirectory(Path root, String name) throws IOException {

@@ -46,9 +46,9 @@ import java.util.function.ToDoubleFunction;
  * ({@code wall_ms}, {@code compute_ms}, ...) and the per-kind bytes of worker 0 in a stage, written as
  * {@code worker0Sent<KIND>PerStep} (for instance {@code worker0SentVALUESPerStep}) next to the stage's other figures.
  *
- * <p>Summaries written before a field existed read with that field absent: {@code compressor}, {@code parameters}
- * and {@code replicaChecksums} are then {@code null}, {@code bytesByStage} is empty, and a stage's per-worker bytes
- * are {@link SentBytes#NONE}.
+ * <p>Summaries written before a field existed read with that field absent: {@code compressor}, {@code parameters},
+ * {@code replicaChecksums} and {@code method} are then {@code null}, {@code bytesByStage} is empty, and a stage's
+ * per-worker bytes are {@link SentBytes#NONE}.
  *
  * <pre>{@code
  * RunSummary s = RunSummary.read(Path.of("results/lgc-ps-20260101-120000/summary.json"));
@@ -72,17 +72,21 @@ import java.util.function.ToDoubleFunction;
  * @param parameters                  the model's parameter count
  * @param replicaChecksums            CRC32C of every rank's final parameters (hex), equal when the replicas stayed
  *                                    bit-identical
+ * @param method                      the method as the trained topology described itself
+ *                                    ({@link io.lgc4j.core.train.TopologyDescription#toMap()}): {@code topology},
+ *                                    {@code compressor}, {@code compressorSettings}, {@code codec},
+ *                                    {@code topologySettings}
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"run", "topology", "workers", "steps", "finalTestAccuracy", "finalLoss", "bytesSentPerEndpoint",
     "bytesReceivedPerEndpoint", "meanBytesSentPerStepWorker0", "compressor", "bytesByStage", "meanPhaseTimesPerStep",
-    "wall_ms", "parameters", "replicaChecksums"})
+    "wall_ms", "parameters", "replicaChecksums", "method"})
 public record RunSummary(String run, String topology, int workers, int steps, double finalTestAccuracy,
                          double finalLoss, List<Long> bytesSentPerEndpoint, List<Long> bytesReceivedPerEndpoint,
                          double meanBytesSentPerStepWorker0, String compressor,
                          Map<Stage, StageSummary> bytesByStage, PhaseTimes meanPhaseTimesPerStep,
                          @JsonProperty("wall_ms") double wallMs, Integer parameters,
-                         List<String> replicaChecksums) {
+                         List<String> replicaChecksums, Map<String, Object> method) {
 
     /** Indented, so people read the file too. */
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -94,6 +98,21 @@ public record RunSummary(String run, String topology, int workers, int steps, do
                 : List.copyOf(bytesReceivedPerEndpoint);
         bytesByStage = orderedStages(bytesByStage);
         replicaChecksums = replicaChecksums == null ? null : List.copyOf(replicaChecksums);
+        method = method == null ? null : asJson(method);
+    }
+
+    /**
+     * {@code method} as it reads back from the file (numbers, text, lists and maps as Jackson reads them), so a
+     * summary written and read back equals the one built.
+     */
+    private static Map<String, Object> asJson(Map<String, Object> method) {
+        try {
+            return Collections.unmodifiableMap(JSON.readValue(JSON.writeValueAsBytes(method),
+                    new com.fasterxml.jackson.core.type.TypeReference<LinkedHashMap<String, Object>>() {
+                    }));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("method is not plain JSON data: " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -399,7 +418,7 @@ public record RunSummary(String run, String topology, int workers, int steps, do
         return new RunSummary(config.run().name(), config.topology().type().toString(), workers, steps.size(),
                 result.finalAccuracy(), steps.isEmpty() ? Double.NaN : steps.get(steps.size() - 1).loss(), sent,
                 received, steps.isEmpty() ? 0 : perStep / steps.size(), config.compressor().type().toString(),
-                byStage, phases, result.wallNanos() / 1e6, parameters, replicaChecksums);
+                byStage, phases, result.wallNanos() / 1e6, parameters, replicaChecksums, result.method().toMap());
     }
 
     private static StageSummary stage(Stage stage, List<StepMetrics> ofStage, TrafficMeter.Snapshot total,

@@ -2,9 +2,7 @@ package io.lgc4j.experiments.tables;
 
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.stage.Stage;
-import io.lgc4j.experiments.config.CompressorType;
 import io.lgc4j.experiments.config.ExperimentConfig;
-import io.lgc4j.experiments.config.TopologyType;
 import io.lgc4j.experiments.runner.RunSummary;
 import io.lgc4j.experiments.runner.RunSummary.SentBytes;
 import io.lgc4j.experiments.runner.RunSummary.StageSummary;
@@ -16,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -38,26 +37,40 @@ public final class CompressionTable {
     private CompressionTable() {
     }
 
-    /** The role a method plays in the paper's ordering. */
+    /**
+     * The role a method plays in the paper's ordering. This table names methods on purpose: it checks the paper's
+     * relations between its methods (LGC-PS &lt; LGC-RAR &lt; DGC ≈ Sparse GD &lt; ScaleCom &lt; Baseline), so it
+     * maps the compressor and topology types that stand for them to the paper's names. A method the paper does not
+     * have (a newly registered compressor) plays no role: it gets its rows and its bar, not a place in the ordering.
+     */
     enum Role {
-        BASELINE("Baseline"), SPARSE_GD("Sparse GD"), DGC("DGC"), SCALECOM("ScaleCom"), S2("S2"),
-        LGC_RAR("LGC-RAR"), LGC_PS("LGC-PS");
+        BASELINE("Baseline", "none", null), SPARSE_GD("Sparse GD", "topk", null), DGC("DGC", "dgc", null),
+        SCALECOM("ScaleCom", "scalecom", null), S2("S2", "s2", null), LGC_RAR("LGC-RAR", "lgc", "ring"),
+        LGC_PS("LGC-PS", "lgc", "ps");
 
         final String paperName;
+        /** The compressor type that stands for this method. */
+        private final String compressor;
+        /** The topology type, when the paper names the method per topology (LGC); null for any. */
+        private final String topology;
 
-        Role(String paperName) {
+        Role(String paperName, String compressor, String topology) {
             this.paperName = paperName;
+            this.compressor = compressor;
+            this.topology = topology;
         }
 
-        static Role of(ExperimentConfig c) {
-            return switch (c.compressor().type()) {
-                case NONE -> BASELINE;
-                case TOPK -> SPARSE_GD;
-                case DGC -> DGC;
-                case SCALECOM -> SCALECOM;
-                case S2 -> S2;
-                case LGC -> c.topology().type() == TopologyType.PS ? LGC_PS : LGC_RAR;
-            };
+        /** The role of a run's method, or empty when the paper has no such method. */
+        static Optional<Role> of(ExperimentConfig c) {
+            String compressorType = c.compressor().type().toString();
+            String topologyType = c.topology().type().toString();
+            for (Role role : values()) {
+                if (role.compressor.equals(compressorType)
+                        && (role.topology == null || role.topology.equals(topologyType))) {
+                    return Optional.of(role);
+                }
+            }
+            return Optional.empty();
         }
     }
 
@@ -80,7 +93,7 @@ public final class CompressionTable {
         for (String model : suite.models()) {
             List<SuiteRuns.Finished> ofModel = runs.stream().filter(r -> r.planned().model().equals(model)).toList();
             SuiteRuns.Finished baseline = ofModel.stream()
-                    .filter(r -> r.planned().config().compressor().type() == CompressorType.NONE).findFirst()
+                    .filter(r -> Role.of(r.planned().config()).orElse(null) == Role.BASELINE).findFirst()
                     .orElse(null);
             double baselineInfo = Double.NaN;
             double baselineTotal = Double.NaN;
@@ -94,7 +107,7 @@ public final class CompressionTable {
             for (SuiteRuns.Finished run : ofModel) {
                 RunSummary s = run.summary();
                 ExperimentConfig c = run.planned().config();
-                Role role = Role.of(c);
+                Role role = Role.of(c).orElse(null);
                 Stage stage = s.steadyStage();
                 double total = s.sentTotal(0, s.workers());
                 Map<String, Function<StageSummary, SentBytes>> ranks = new LinkedHashMap<>();
@@ -104,7 +117,9 @@ public final class CompressionTable {
                 } else {
                     ranks.put("every", Summaries.EVERY_WORKER);
                 }
-                byRole.putIfAbsent(role, Summaries.sent(s, stage, Summaries.EVERY_WORKER).information());
+                if (role != null) {
+                    byRole.putIfAbsent(role, Summaries.sent(s, stage, Summaries.EVERY_WORKER).information());
+                }
                 for (Map.Entry<String, Function<StageSummary, SentBytes>> rank : ranks.entrySet()) {
                     SentBytes sent = Summaries.sent(s, stage, rank.getValue());
                     double info = sent.information();

@@ -91,9 +91,19 @@ class ConfigRecordsTest {
 
     @Test
     void shouldFindEnumBySpellingOrReturnEmpty() {
-        assertEquals(Optional.of(TopologyType.PS), ConfigEnums.find(TopologyType.class, "PS"));
+        assertEquals(Optional.of(UpdaterType.SGD), ConfigEnums.find(UpdaterType.class, "SGD"));
         assertEquals(Optional.of(ModelArchitecture.SMALL_CNN), ConfigEnums.find(ModelArchitecture.class, "small_cnn"));
-        assertEquals(Optional.empty(), ConfigEnums.find(TopologyType.class, "mesh"));
-        assertEquals(Optional.empty(), ConfigEnums.find(TopologyType.class, null));
+        assertEquals(Optional.empty(), ConfigEnums.find(UpdaterType.class, "rmsprop"));
+        assertEquals(Optional.empty(), ConfigEnums.find(UpdaterType.class, null));
+    }
+
+    @Test
+    void shouldFindRegisteredTypeBySpellingOrReturnEmpty() {
+        // topology.type and compressor.type are registered names, not enums, spelled the same way
+        assertEquals(Optional.of(TopologyType.PS), TopologyType.find("PS"));
+        assertEquals(Optional.of(CompressorType.SCALECOM), CompressorType.find("ScaleCom"));
+        assertEquals(Optional.empty(), TopologyType.find("mesh"));
+        assertEquals(Optional.empty(), TopologyType.find(null));
+        assertEquals(Optional.empty(), CompressorType.find("powersgd"));
     }
 }

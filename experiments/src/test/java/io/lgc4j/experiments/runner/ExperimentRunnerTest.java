@@ -45,6 +45,10 @@ class ExperimentRunnerTest {
         assertTrue(csv.get(0).startsWith("step,epoch,stage,loss,test_accuracy,"), csv.get(0));
         JsonNode summary = new ObjectMapper().readTree(dir.resolve("summary.json").toFile());
         assertEquals(60, summary.get("steps").asInt());
+        // provenance from the trainer itself: the topology's description of what ran
+        assertEquals("ps", summary.get("method").get("topology").asText());
+        assertEquals("none", summary.get("method").get("compressor").asText());
+        assertEquals(outcome.result().method().toMap(), RunSummary.read(dir.resolve("summary.json")).method());
         double accuracy = summary.get("finalTestAccuracy").asDouble();
         assertTrue(accuracy > 0.6, "60 steps of K=4 should pass 60% test accuracy, got " + accuracy);
         JsonNode provenance = new ObjectMapper().readTree(dir.resolve("provenance.json").toFile());
@@ -87,6 +91,13 @@ class ExperimentRunnerTest {
         double sparse = byStage.get("TOP_K").get("worker0SentPerStep").asDouble();
         assertTrue(sparse < full / 3, "top-k steps should send far less than dense ones: " + sparse + " vs " + full);
         assertTrue(outcome.result().finalAccuracy() > 0.5, "accuracy " + outcome.result().finalAccuracy());
+        JsonNode method = new ObjectMapper().readTree(outcome.directory().resolve("summary.json").toFile())
+                .get("method");
+        assertEquals(topology, method.get("topology").asText());
+        assertEquals(compressor, method.get("compressor").asText());
+        assertEquals(0.01, method.get("compressorSettings").get("ratio").asDouble());
+        assertEquals(outcome.result().method().codec(), method.get("codec").asText());
+        assertEquals(outcome.summary().method(), RunSummary.read(outcome.directory().resolve("summary.json")).method());
     }
 
     @org.junit.jupiter.params.ParameterizedTest(name = "lgc on {0}")
@@ -109,6 +120,15 @@ class ExperimentRunnerTest {
         assertEquals(8, byStage.get("TOP_K").get("steps").asInt());
         assertEquals(10, byStage.get("COMPRESSED").get("steps").asInt());
         JsonNode compressed = byStage.get("COMPRESSED");
+        JsonNode method = new ObjectMapper().readTree(outcome.directory().resolve("summary.json").toFile())
+                .get("method");
+        assertEquals("lgc", method.get("compressor").asText());
+        assertEquals(0.01, method.get("compressorSettings").get("ratio").asDouble());
+        assertEquals(0.1, method.get("compressorSettings").get("control").get("lowPass").asDouble());
+        assertEquals(List.of(64, 128, 256, 64), new ObjectMapper().convertValue(
+                method.get("compressorSettings").get("spec").get("encoderFilters"), List.class));
+        assertEquals("ps".equals(topology) ? "leader" : null, method.get("topologySettings").has("support")
+                ? method.get("topologySettings").get("support").asText() : null);
         assertTrue(compressed.get("latentSenderSentPerStep").get("LATENT").asDouble() > 0, compressed.toString());
         assertTrue(compressed.get("meanPhaseTimesPerStep").get("encode_ms").asDouble() > 0, compressed.toString());
         if ("ps".equals(topology)) {

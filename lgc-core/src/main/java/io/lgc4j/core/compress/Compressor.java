@@ -17,6 +17,12 @@ public sealed interface Compressor permits GatherCompressor, SharedSupportCompre
     /** The name in configs and result files ({@code topk}, {@code dgc}, {@code scalecom}). */
     String name();
 
+    /**
+     * The settings this compressor was built with, as its settings record (for example
+     * {@link DgcCompressor.Settings}): how the compressor describes itself in result files.
+     */
+    Record settings();
+
     /** Whether payloads of different ranks sum element-wise (and so can ride a ring allreduce). */
     boolean summable();
 

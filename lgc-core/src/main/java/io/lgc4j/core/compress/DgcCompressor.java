@@ -1,11 +1,15 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.method.CompressorProvider;
+import io.lgc4j.core.method.SettingsException;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Deep Gradient Compression (Lin et al., ICLR 2018) on each rank: local gradient clipping, momentum correction
@@ -20,6 +24,46 @@ import java.util.List;
  * }</pre>
  */
 public final class DgcCompressor implements GatherCompressor {
+
+    /**
+     * The settings of {@code compressor: {type: dgc}}.
+     *
+     * @param ratio       target fraction of each block sent, in (0, 1]
+     * @param momentum    momentum factor m in [0, 1)
+     * @param clipNorm    local clipping of the region's L2 norm before accumulation, {@code >= 0} and finite; 0 off
+     * @param warmupSteps steps of exponential sparsity warm-up, {@code >= 0}; 0 starts at {@code ratio}
+     */
+    public record Settings(double ratio, double momentum, double clipNorm, int warmupSteps) {
+        /** Checks every component, naming the first that is out of range. */
+        public Settings {
+            SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
+            SettingsException.require(momentum >= 0 && momentum < 1, "momentum",
+                    "must be in [0, 1), found " + momentum);
+            SettingsException.require(clipNorm >= 0 && !Double.isInfinite(clipNorm), "clipNorm",
+                    "must be >= 0 and finite (0: off), found " + clipNorm);
+            SettingsException.require(warmupSteps >= 0, "warmupSteps", "must be >= 0, found " + warmupSteps);
+        }
+    }
+
+    /** Registers {@code dgc} (META-INF/services). */
+    public static final class Provider implements CompressorProvider<Settings> {
+        @Override
+        public String type() {
+            return "dgc";
+        }
+
+        @Override
+        public Class<Settings> settingsType() {
+            return Settings.class;
+        }
+
+        @Override
+        public Optional<Compressor> create(Settings settings, long seed) {
+            return Optional.of(new DgcCompressor(settings));
+        }
+    }
+
+    private final Settings settings;
     private final double ratio;
     private final double momentum;
     private final double clipNorm;
@@ -32,24 +76,26 @@ public final class DgcCompressor implements GatherCompressor {
      * @param warmupSteps steps of exponential sparsity warm-up; 0 starts at {@code ratio}
      */
     public DgcCompressor(double ratio, double momentum, double clipNorm, int warmupSteps) {
-        if (!(ratio > 0 && ratio <= 1)) {
-            throw new IllegalArgumentException("ratio must be in (0, 1], found " + ratio);
-        }
-        if (!(momentum >= 0 && momentum < 1)) {
-            throw new IllegalArgumentException("momentum must be in [0, 1), found " + momentum);
-        }
-        if (!(clipNorm >= 0) || Double.isInfinite(clipNorm)) {
-            throw new IllegalArgumentException("clipNorm must be >= 0 and finite (0: off), found " + clipNorm);
-        }
-        this.ratio = ratio;
-        this.momentum = momentum;
-        this.clipNorm = clipNorm;
-        this.warmupSteps = SparsityWarmup.check(warmupSteps);
+        this(new Settings(ratio, momentum, clipNorm, warmupSteps));
+    }
+
+    /** @param settings ratio, momentum, clipping and warm-up */
+    public DgcCompressor(Settings settings) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.ratio = settings.ratio();
+        this.momentum = settings.momentum();
+        this.clipNorm = settings.clipNorm();
+        this.warmupSteps = settings.warmupSteps();
     }
 
     @Override
     public String name() {
         return "dgc";
+    }
+
+    @Override
+    public Settings settings() {
+        return settings;
     }
 
     /** The momentum factor m. */

@@ -1,8 +1,10 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.method.SettingsException;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.SplittableRandom;
 
 /**
@@ -23,6 +25,24 @@ import java.util.SplittableRandom;
  * }</pre>
  */
 public final class LgcSupportCompressor implements SharedSupportCompressor {
+
+    /**
+     * What an LGC support compressor is built with. LGC's own settings (the autoencoder's too) are the LGC
+     * topologies'; this compressor is their support selection.
+     *
+     * @param ratio   fraction of each block sent, in (0, 1]
+     * @param seed    seed of the leader draw
+     * @param lowPass the memory's low-pass factor β in (0, 1]; 1 = plain error feedback
+     */
+    public record Settings(double ratio, long seed, double lowPass) {
+        /** Checks ratio and low-pass factor. */
+        public Settings {
+            SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
+            SettingsException.require(lowPass > 0 && lowPass <= 1, "lowPass", "must be in (0, 1], found " + lowPass);
+        }
+    }
+
+    private final Settings settings;
     private final double ratio;
     private final long seed;
     private final double lowPass;
@@ -43,20 +63,25 @@ public final class LgcSupportCompressor implements SharedSupportCompressor {
      * @param lowPass the memory's low-pass factor β in (0, 1]; 1 = plain error feedback
      */
     public LgcSupportCompressor(double ratio, long seed, double lowPass) {
-        if (!(ratio > 0 && ratio <= 1)) {
-            throw new IllegalArgumentException("ratio must be in (0, 1], found " + ratio);
-        }
-        if (!(lowPass > 0 && lowPass <= 1)) {
-            throw new IllegalArgumentException("lowPass must be in (0, 1], found " + lowPass);
-        }
-        this.ratio = ratio;
-        this.seed = seed;
-        this.lowPass = lowPass;
+        this(new Settings(ratio, seed, lowPass));
+    }
+
+    /** @param settings ratio, leader seed and low-pass factor */
+    public LgcSupportCompressor(Settings settings) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.ratio = settings.ratio();
+        this.seed = settings.seed();
+        this.lowPass = settings.lowPass();
     }
 
     @Override
     public String name() {
         return "lgc";
+    }
+
+    @Override
+    public Settings settings() {
+        return settings;
     }
 
     @Override

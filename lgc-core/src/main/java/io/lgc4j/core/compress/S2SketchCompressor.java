@@ -1,11 +1,15 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.method.CompressorProvider;
+import io.lgc4j.core.method.SettingsException;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * S2 Reducer's sparse sketch (Ge et al., "S2 Reducer: High-Performance Sparse Communication to Accelerate
@@ -49,6 +53,58 @@ import java.util.List;
  * }</pre>
  */
 public final class S2SketchCompressor implements SketchCompressor {
+
+    /**
+     * The settings of {@code compressor: {type: s2}}.
+     *
+     * @param ratio  fraction of each block selected per step, in (0, 1]
+     * @param sketch the sketch's shape ({@code compressor.sketch})
+     */
+    public record Settings(double ratio, Shape sketch) {
+        /** Checks the ratio; the shape checked itself. */
+        public Settings {
+            SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
+            SettingsException.required(sketch, "sketch");
+        }
+    }
+
+    /**
+     * The shape of the count-sketch and the bitmap.
+     *
+     * @param rows               count-sketch rows, odd and {@code >= 1}: 3 or 5 (the median needs an odd count, and
+     *                           peeling needs at least 3; one row is for analysis only)
+     * @param columnsPerSelected columns per selected entry of a block, finite and {@code > 0} (4.0, say)
+     * @param groupSize          elements per bitmap bit, {@code >= 1} (8 or 16)
+     */
+    public record Shape(int rows, double columnsPerSelected, int groupSize) {
+        /** Checks every component, naming the first that is out of range. */
+        public Shape {
+            SettingsException.require(rows >= 1 && rows % 2 != 0, "rows", "must be odd and >= 1, found " + rows);
+            SettingsException.require(columnsPerSelected > 0 && columnsPerSelected < Double.POSITIVE_INFINITY,
+                    "columnsPerSelected", "must be finite and > 0, found " + columnsPerSelected);
+            SettingsException.require(groupSize >= 1, "groupSize", "must be >= 1, found " + groupSize);
+        }
+    }
+
+    /** Registers {@code s2} (META-INF/services). */
+    public static final class Provider implements CompressorProvider<Settings> {
+        @Override
+        public String type() {
+            return "s2";
+        }
+
+        @Override
+        public Class<Settings> settingsType() {
+            return Settings.class;
+        }
+
+        @Override
+        public Optional<Compressor> create(Settings settings, long seed) {
+            return Optional.of(new S2SketchCompressor(settings));
+        }
+    }
+
+    private final Settings settings;
     private final double ratio;
     private final int rows;
     private final double columnsPerSelected;
@@ -62,28 +118,32 @@ public final class S2SketchCompressor implements SketchCompressor {
      * @param groupSize          elements per bitmap bit, {@code >= 1} (8 or 16)
      */
     public S2SketchCompressor(double ratio, int rows, double columnsPerSelected, int groupSize) {
-        if (!(ratio > 0 && ratio <= 1)) {
-            throw new IllegalArgumentException("ratio must be in (0, 1], found " + ratio);
-        }
-        if (rows < 1 || rows % 2 == 0) {
-            throw new IllegalArgumentException("rows must be odd and >= 1, found " + rows);
-        }
-        if (!(columnsPerSelected > 0 && columnsPerSelected < Double.POSITIVE_INFINITY)) {
-            throw new IllegalArgumentException("columnsPerSelected must be finite and > 0, found "
-                    + columnsPerSelected);
-        }
-        if (groupSize < 1) {
-            throw new IllegalArgumentException("groupSize must be >= 1, found " + groupSize);
-        }
-        this.ratio = ratio;
-        this.rows = rows;
-        this.columnsPerSelected = columnsPerSelected;
-        this.groupSize = groupSize;
+        this(settings(ratio, rows, columnsPerSelected, groupSize));
+    }
+
+    /** @param settings ratio and sketch shape */
+    public S2SketchCompressor(Settings settings) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.ratio = settings.ratio();
+        this.rows = settings.sketch().rows();
+        this.columnsPerSelected = settings.sketch().columnsPerSelected();
+        this.groupSize = settings.sketch().groupSize();
+    }
+
+    /** The ratio is checked before the shape, as the arguments are listed. */
+    private static Settings settings(double ratio, int rows, double columnsPerSelected, int groupSize) {
+        SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
+        return new Settings(ratio, new Shape(rows, columnsPerSelected, groupSize));
     }
 
     @Override
     public String name() {
         return "s2";
+    }
+
+    @Override
+    public Settings settings() {
+        return settings;
     }
 
     @Override

@@ -1,8 +1,12 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.method.CompressorProvider;
+import io.lgc4j.core.method.SettingsException;
 
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * ScaleCom (Chen et al., NeurIPS 2020): cyclic local top-k. At step t the leader rank {@code t mod K} picks the top
@@ -15,6 +19,40 @@ import java.util.List;
  * }</pre>
  */
 public final class ScaleComCompressor implements SharedSupportCompressor {
+
+    /**
+     * The settings of {@code compressor: {type: scalecom}}.
+     *
+     * @param ratio   fraction of each block sent, in (0, 1]
+     * @param lowPass the memory filter β in (0, 1]; 1 = plain error feedback
+     */
+    public record Settings(double ratio, double lowPass) {
+        /** Checks both, naming the one that is out of range. */
+        public Settings {
+            SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
+            SettingsException.require(lowPass > 0 && lowPass <= 1, "lowPass", "must be in (0, 1], found " + lowPass);
+        }
+    }
+
+    /** Registers {@code scalecom} (META-INF/services). */
+    public static final class Provider implements CompressorProvider<Settings> {
+        @Override
+        public String type() {
+            return "scalecom";
+        }
+
+        @Override
+        public Class<Settings> settingsType() {
+            return Settings.class;
+        }
+
+        @Override
+        public Optional<Compressor> create(Settings settings, long seed) {
+            return Optional.of(new ScaleComCompressor(settings));
+        }
+    }
+
+    private final Settings settings;
     private final double ratio;
     private final double lowPass;
 
@@ -23,19 +61,24 @@ public final class ScaleComCompressor implements SharedSupportCompressor {
      * @param lowPass the memory filter β in (0, 1]
      */
     public ScaleComCompressor(double ratio, double lowPass) {
-        if (!(ratio > 0 && ratio <= 1)) {
-            throw new IllegalArgumentException("ratio must be in (0, 1], found " + ratio);
-        }
-        if (!(lowPass > 0 && lowPass <= 1)) {
-            throw new IllegalArgumentException("lowPass must be in (0, 1], found " + lowPass);
-        }
-        this.ratio = ratio;
-        this.lowPass = lowPass;
+        this(new Settings(ratio, lowPass));
+    }
+
+    /** @param settings ratio and memory filter */
+    public ScaleComCompressor(Settings settings) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.ratio = settings.ratio();
+        this.lowPass = settings.lowPass();
     }
 
     @Override
     public String name() {
         return "scalecom";
+    }
+
+    @Override
+    public Settings settings() {
+        return settings;
     }
 
     @Override

@@ -19,12 +19,4 @@ final class SparsityWarmup {
         int phase = (int) ((long) step * DENSITIES.length / warmupSteps);
         return Math.max(ratio, DENSITIES[phase]);
     }
-
-    /** Rejects a negative step count. */
-    static int check(int warmupSteps) {
-        if (warmupSteps < 0) {
-            throw new IllegalArgumentException("warmupSteps must be >= 0, found " + warmupSteps);
-        }
-        return warmupSteps;
-    }
 }

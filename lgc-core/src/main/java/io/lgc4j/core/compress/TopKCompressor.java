@@ -1,11 +1,15 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.method.CompressorProvider;
+import io.lgc4j.core.method.SettingsException;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Sparse GD (Strom 2015; Aji and Heafield 2017): each rank adds its residual to its gradient, sends the top
@@ -18,6 +22,41 @@ import java.util.List;
  * }</pre>
  */
 public final class TopKCompressor implements GatherCompressor {
+
+    /**
+     * The settings of {@code compressor: {type: topk}}.
+     *
+     * @param ratio       fraction of each block sent per step once warmed up, in (0, 1]
+     * @param warmupSteps steps of DGC's exponential sparsity warm-up, {@code >= 0}; 0 sends {@code ratio} from the
+     *                    first step
+     */
+    public record Settings(double ratio, int warmupSteps) {
+        /** Checks both, naming the one that is out of range. */
+        public Settings {
+            SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
+            SettingsException.require(warmupSteps >= 0, "warmupSteps", "must be >= 0, found " + warmupSteps);
+        }
+    }
+
+    /** Registers {@code topk} (META-INF/services). */
+    public static final class Provider implements CompressorProvider<Settings> {
+        @Override
+        public String type() {
+            return "topk";
+        }
+
+        @Override
+        public Class<Settings> settingsType() {
+            return Settings.class;
+        }
+
+        @Override
+        public Optional<Compressor> create(Settings settings, long seed) {
+            return Optional.of(new TopKCompressor(settings));
+        }
+    }
+
+    private final Settings settings;
     private final double ratio;
     private final int warmupSteps;
 
@@ -32,16 +71,24 @@ public final class TopKCompressor implements GatherCompressor {
      *                    0 sends {@code ratio} from the first step
      */
     public TopKCompressor(double ratio, int warmupSteps) {
-        if (!(ratio > 0 && ratio <= 1)) {
-            throw new IllegalArgumentException("ratio must be in (0, 1], found " + ratio);
-        }
-        this.ratio = ratio;
-        this.warmupSteps = SparsityWarmup.check(warmupSteps);
+        this(new Settings(ratio, warmupSteps));
+    }
+
+    /** @param settings ratio and warm-up */
+    public TopKCompressor(Settings settings) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.ratio = settings.ratio();
+        this.warmupSteps = settings.warmupSteps();
     }
 
     @Override
     public String name() {
         return "topk";
+    }
+
+    @Override
+    public Settings settings() {
+        return settings;
     }
 
     @Override

@@ -256,7 +256,7 @@ public final class DistributedTrainer {
                 throw new TrainingFailedException("training failed: " + t.getMessage(), t);
             }
             return new TrainingResult(history, lastAccuracy, cluster.meter().snapshot(),
-                    System.nanoTime() - start);
+                    System.nanoTime() - start, topology.describe());
         }
 
         private void runRank(int rank) {

@@ -56,6 +56,18 @@ public interface Topology {
     default void attachNotes(io.lgc4j.core.metrics.StepNotes notes) {
     }
 
+    /**
+     * This topology's type, compressor (with its settings record), codec and own settings, for result files.
+     * The default names the compressor and its settings and leaves the codec out; topologies that use a codec or
+     * have settings of their own override it.
+     */
+    default TopologyDescription describe() {
+        Optional<Compressor> c = compressor();
+        return new TopologyDescription(name(), c.map(Compressor::name).orElse("none"),
+                c.map(Compressor::settings).orElse(TopologyDescription.NO_SETTINGS), null,
+                TopologyDescription.NO_SETTINGS);
+    }
+
     /** The exchange of worker {@code rank}; called once per rank before training starts. */
     GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout);
 

@@ -12,12 +12,15 @@ import java.util.List;
  * @param finalAccuracy accuracy of the trained model on the evaluation data (NaN when none was given)
  * @param traffic       every byte counted over the whole run, setup included
  * @param wallNanos     wall time of the run
+ * @param method        the topology's description of itself: type, compressor and its settings, codec, topology
+ *                      settings (provenance that does not depend on who built the topology)
  */
 public record TrainingResult(List<StepMetrics> steps, double finalAccuracy, TrafficMeter.Snapshot traffic,
-                             long wallNanos) {
+                             long wallNanos, TopologyDescription method) {
 
     /** Creates the result; the step list is copied. */
     public TrainingResult {
         steps = List.copyOf(steps);
+        java.util.Objects.requireNonNull(method, "method");
     }
 }

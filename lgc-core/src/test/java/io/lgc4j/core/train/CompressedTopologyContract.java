@@ -93,6 +93,9 @@ public abstract class CompressedTopologyContract {
             assertTrue(indices > 0, "indices sent");
         }
         assertTrue(result.steps().get(29).loss() < result.steps().get(0).loss(), "loss should fall");
+        // the result records the topology's description of itself, with the codec its indices went through
+        assertEquals(topology.describe(), result.method());
+        assertTrue(result.method().codec() != null && !result.method().codec().isEmpty(), result.method().toString());
     }
 
     @Test

@@ -205,9 +205,10 @@ public abstract class TopologyContract {
     /** Trains {@code model} on {@code workers} ranks for {@code epochs} epochs of {@code steps} steps. */
     private void assertReplicasIdentical(Model model, int workers, int steps, int epochs) {
         float[] initial = model.params().toFloatVector();
+        Topology topology = topology();
         DistributedTrainer.Builder builder = DistributedTrainer.builder().model(model)
                 .data(TestModels.data(workers * 8 * steps, 3)).workers(workers).batchSizePerWorker(8)
-                .topology(topology()).seed(5);
+                .topology(topology).seed(5);
         if (replicaStages() != null) {
             builder.stages(replicaStages());
         }
@@ -219,6 +220,9 @@ public abstract class TopologyContract {
             assertArrayEquals(rank0, trainer.replicas().get(r).params().toFloatVector(), "replica " + r);
         }
         assertFalse(java.util.Arrays.equals(initial, rank0), "training changed nothing");
+        // provenance: the result records what the topology says it is, whoever built it
+        assertEquals(topology.describe(), result.method());
+        assertEquals(topology.name(), result.method().topology());
         checkReplicaRun(result, workers);
     }
 }

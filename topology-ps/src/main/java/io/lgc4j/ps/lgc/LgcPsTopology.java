@@ -4,18 +4,24 @@ import io.lgc4j.autoencoders.AeLosses;
 import io.lgc4j.autoencoders.AeTraining;
 import io.lgc4j.autoencoders.AutoencoderSpec;
 import io.lgc4j.autoencoders.LgcControl;
+import io.lgc4j.autoencoders.LgcSettings;
 import io.lgc4j.autoencoders.PsAutoencoder;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.method.Section;
+import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.method.TopologyProvider;
+import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.ServiceLoop;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TopologyChecks;
+import io.lgc4j.core.train.TopologyDescription;
 import io.lgc4j.ps.exchange.PsServer;
 import io.lgc4j.ps.exchange.PsServerEnd;
 import io.lgc4j.ps.exchange.PsWorker;
@@ -24,6 +30,7 @@ import io.lgc4j.ps.exchange.PsWorkerEnd;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * LGC-PS: learned gradient compression through a parameter server (seeds/003 Section IV-A, Algorithm 1, Figs. 6
@@ -85,6 +92,55 @@ public final class LgcPsTopology implements Topology {
          * a sparse sum on the union of the supports, broadcast with its indices.
          */
         OWN
+    }
+
+    /**
+     * What LGC-PS adds to {@link LgcSettings}: the settings only the parameter server has.
+     *
+     * @param support         whose support the ranks send their values on ({@code topology.support})
+     * @param innovationShare the share of a compact vector sent as innovation, in (0, 1]
+     *                        ({@code autoencoder.innovationShare}; the paper: 0.1)
+     */
+    public record Settings(SupportPolicy support, double innovationShare) {
+        /** Checks both, naming the one that is wrong. */
+        public Settings {
+            SettingsException.required(support, "support");
+            SettingsException.require(innovationShare > 0 && innovationShare <= 1, "innovationShare",
+                    "must be in (0, 1], found " + innovationShare);
+        }
+    }
+
+    /**
+     * Registers LGC-PS as the parameter server of {@code lgc} (META-INF/services). Reads {@link LgcSettings} from
+     * the request's compressor, {@code topology.support} and {@code autoencoder.innovationShare} from its config.
+     */
+    public static final class Provider implements TopologyProvider {
+        @Override
+        public String type() {
+            return "ps";
+        }
+
+        @Override
+        public Set<String> compressorTypes() {
+            return Set.of("lgc");
+        }
+
+        @Override
+        public Topology create(TopologyRequest request) {
+            LgcSettings lgc = request.compressor().settings(LgcSettings.class);
+            Section topology = request.config().section("topology");
+            Section ae = request.config().section("autoencoder");
+            SupportPolicy support = topology.has("support") ? topology.choice("support", SupportPolicy.class)
+                    : SupportPolicy.LEADER;
+            Settings ps;
+            try {
+                ps = new Settings(support, ae.number("innovationShare"));
+            } catch (SettingsException e) {
+                throw e.key().equals("support") ? e.under(topology.path()) : e.under(ae.path());
+            }
+            return new LgcPsTopology(lgc.ratio(), request.codec(), lgc.spec(), lgc.training(), ps.innovationShare(),
+                    ps.support(), request.seed(), lgc.control());
+        }
     }
 
     private final double ratio;
@@ -156,6 +212,15 @@ public final class LgcPsTopology implements Topology {
     public void check(GradientLayout layout, StageSchedule stages, boolean stagesGiven) {
         TopologyChecks.requireLearnedBlock(layout);
         TopologyChecks.requireCompressedStage(stages, stagesGiven);
+    }
+
+    /**
+     * {@code ps}, {@code lgc} with its {@link LgcSettings}, the codec, and this topology's {@link Settings}.
+     */
+    @Override
+    public TopologyDescription describe() {
+        return new TopologyDescription(name(), support.name(), new LgcSettings(ratio, spec, training, control),
+                codec.name(), new Settings(policy, innovationShare));
     }
 
     /** The support policy in force. */

@@ -5,9 +5,12 @@ import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.method.TopologyProvider;
+import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.ServiceLoop;
 import io.lgc4j.core.train.Topology;
+import io.lgc4j.core.train.TopologyDescription;
 import io.lgc4j.ps.exchange.PsServer;
 import io.lgc4j.ps.exchange.PsServerEnd;
 import io.lgc4j.ps.exchange.PsWorker;
@@ -29,6 +32,25 @@ import java.util.Optional;
  * }</pre>
  */
 public final class ParameterServerTopology implements Topology {
+
+    /**
+     * Registers {@code ps} for every compressor that has no parameter server of its own (META-INF/services): dense
+     * for {@code none}, else the compressed parameter server with the request's codec.
+     */
+    public static final class Provider implements TopologyProvider {
+        @Override
+        public String type() {
+            return "ps";
+        }
+
+        @Override
+        public Topology create(TopologyRequest request) {
+            return request.compressor().create(request.seed())
+                    .<Topology>map(c -> new ParameterServerTopology(c, request.codec()))
+                    .orElseGet(ParameterServerTopology::new);
+        }
+    }
+
     private final Compressor compressor;
     private final IndexCodec codec;
 
@@ -62,6 +84,17 @@ public final class ParameterServerTopology implements Topology {
     @Override
     public int serviceEndpoints(int workers) {
         return 1;
+    }
+
+    /** {@code ps}, the compressor and its settings, the codec when compressed; no settings of its own. */
+    @Override
+    public TopologyDescription describe() {
+        if (compressor == null) {
+            return new TopologyDescription(name(), "none", TopologyDescription.NO_SETTINGS, null,
+                    TopologyDescription.NO_SETTINGS);
+        }
+        return new TopologyDescription(name(), compressor.name(), compressor.settings(), codec.name(),
+                TopologyDescription.NO_SETTINGS);
     }
 
     @Override

@@ -3,20 +3,25 @@ package io.lgc4j.ring.lgc;
 import io.lgc4j.autoencoders.AeTraining;
 import io.lgc4j.autoencoders.AutoencoderSpec;
 import io.lgc4j.autoencoders.LgcControl;
+import io.lgc4j.autoencoders.LgcSettings;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.method.TopologyProvider;
+import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TopologyChecks;
+import io.lgc4j.core.train.TopologyDescription;
 import io.lgc4j.ring.exchange.RingEnd;
 
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * LGC-RAR: learned gradient compression on the ring (seeds/003 Algorithm 2, Fig. 9). Per stage:
@@ -46,6 +51,27 @@ import java.util.Optional;
  */
 public final class LgcRingTopology implements Topology {
 
+    /** Registers LGC-RAR as the ring of {@code lgc} (META-INF/services); reads {@link LgcSettings} only. */
+    public static final class Provider implements TopologyProvider {
+        @Override
+        public String type() {
+            return "ring";
+        }
+
+        @Override
+        public Set<String> compressorTypes() {
+            return Set.of("lgc");
+        }
+
+        @Override
+        public Topology create(TopologyRequest request) {
+            LgcSettings lgc = request.compressor().settings(LgcSettings.class);
+            return new LgcRingTopology(lgc.ratio(), request.codec(), lgc.spec(), lgc.training(), request.seed(),
+                    lgc.control());
+        }
+    }
+
+    private final double ratio;
     private final LgcSupportCompressor support;
     private final IndexCodec codec;
     private final AutoencoderSpec spec;
@@ -77,6 +103,7 @@ public final class LgcRingTopology implements Topology {
                            LgcControl control) {
         this.control = Objects.requireNonNull(control, "control");
         this.support = new LgcSupportCompressor(ratio, seed, control.lowPass());
+        this.ratio = ratio;
         this.codec = Objects.requireNonNull(codec, "codec");
         this.spec = Objects.requireNonNull(spec, "spec");
         this.training = Objects.requireNonNull(training, "training");
@@ -101,6 +128,13 @@ public final class LgcRingTopology implements Topology {
     public void check(GradientLayout layout, StageSchedule stages, boolean stagesGiven) {
         TopologyChecks.requireLearnedBlock(layout);
         TopologyChecks.requireCompressedStage(stages, stagesGiven);
+    }
+
+    /** {@code ring}, {@code lgc} with its {@link LgcSettings}, the codec; no settings of its own. */
+    @Override
+    public TopologyDescription describe() {
+        return new TopologyDescription(name(), support.name(), new LgcSettings(ratio, spec, training, control),
+                codec.name(), TopologyDescription.NO_SETTINGS);
     }
 
     @Override

@@ -5,8 +5,11 @@ import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.method.TopologyProvider;
+import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.Topology;
+import io.lgc4j.core.train.TopologyDescription;
 import io.lgc4j.ring.exchange.RingEnd;
 
 import java.util.Objects;
@@ -34,13 +37,41 @@ public final class RingTopology implements Topology {
         REFUSE
     }
 
+    /**
+     * The ring's own settings, when it carries a compressor.
+     *
+     * @param gather what it does with gather-only payloads
+     */
+    public record Settings(GatherPolicy gather) {
+    }
+
+    /**
+     * Registers {@code ring} for every compressor that has no ring of its own (META-INF/services): dense for
+     * {@code none}, else the compressed ring with the request's codec, carrying gather-only payloads by all-gather.
+     */
+    public static final class Provider implements TopologyProvider {
+        @Override
+        public String type() {
+            return "ring";
+        }
+
+        @Override
+        public Topology create(TopologyRequest request) {
+            return request.compressor().create(request.seed())
+                    .<Topology>map(c -> new RingTopology(c, request.codec(), GatherPolicy.ALL_GATHER))
+                    .orElseGet(RingTopology::new);
+        }
+    }
+
     private final Compressor compressor;
     private final IndexCodec codec;
+    private final GatherPolicy policy;
 
     /** The dense ring. */
     public RingTopology() {
         this.compressor = null;
         this.codec = null;
+        this.policy = null;
     }
 
     /** A compressed ring that carries gather-only payloads by all-gather, indices through the default codec. */
@@ -56,6 +87,7 @@ public final class RingTopology implements Topology {
     public RingTopology(Compressor compressor, IndexCodec codec, GatherPolicy policy) {
         this.compressor = Objects.requireNonNull(compressor, "compressor");
         this.codec = Objects.requireNonNull(codec, "codec");
+        this.policy = Objects.requireNonNull(policy, "policy");
         if (!compressor.summable() && policy == GatherPolicy.REFUSE) {
             throw new IllegalArgumentException("the ring cannot carry compressor '" + compressor.name()
                     + "': its payloads are not summable (each rank picks its own support), and this ring refuses"
@@ -72,6 +104,17 @@ public final class RingTopology implements Topology {
     @Override
     public Optional<Compressor> compressor() {
         return Optional.ofNullable(compressor);
+    }
+
+    /** {@code ring}, the compressor and its settings, and when compressed the codec and the {@link Settings}. */
+    @Override
+    public TopologyDescription describe() {
+        if (compressor == null) {
+            return new TopologyDescription(name(), "none", TopologyDescription.NO_SETTINGS, null,
+                    TopologyDescription.NO_SETTINGS);
+        }
+        return new TopologyDescription(name(), compressor.name(), compressor.settings(), codec.name(),
+                new Settings(policy));
     }
 
     @Override

@@ -1,0 +1,101 @@
+package io.lgc4j.core.method;
+
+import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.stage.Stage;
+
+import java.lang.reflect.RecordComponent;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.LinkedHashSet;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The service a compressor family registers so that configurations can name it: its type (the name in YAML), its
+ * settings record, how to build the compressor from them, and which stages a run with it goes through. Found by
+ * {@link java.util.ServiceLoader} (see {@link Methods}); a provider is registered by one line, its binary class name,
+ * in {@code META-INF/services/io.lgc4j.core.method.CompressorProvider} of its jar.
+ *
+ * <p>A compressor of an existing payload kind (gather, shared support, sketch) needs nothing else: its class, its
+ * settings record and the registration. The settings record's component names are the keys of the
+ * {@code compressor} section it reads, and its compact constructor checks them ({@link SettingsException#require}):
+ *
+ * <pre>{@code
+ * public final class MyCompressor implements GatherCompressor {
+ *     public record Settings(double ratio, int rank) {
+ *         public Settings {
+ *             SettingsException.require(rank >= 1, "rank", "must be >= 1, found " + rank);
+ *         }
+ *     }
+ *
+ *     public static final class Provider implements CompressorProvider<Settings> {
+ *         public String type() { return "mine"; }
+ *         public Class<Settings> settingsType() { return Settings.class; }
+ *         public Optional<Settings> defaults() { return Optional.of(new Settings(0.001, 4)); }
+ *         public Optional<Compressor> create(Settings s, long seed) { return Optional.of(new MyCompressor(s)); }
+ *     }
+ *     ...
+ * }
+ * // META-INF/services/io.lgc4j.core.method.CompressorProvider:  com.example.MyCompressor$Provider
+ * // YAML:  compressor: {type: mine, ratio: 0.001, rank: 8}
+ * }</pre>
+ *
+ * <p>Implementations are stateless and have a public no-argument constructor.
+ *
+ * @param <S> the settings record
+ */
+public interface CompressorProvider<S extends Record> {
+
+    /** The name configurations use ({@code compressor.type}), lower case: {@code topk}, {@code dgc}, ... */
+    String type();
+
+    /** The settings record of this compressor. */
+    Class<S> settingsType();
+
+    /**
+     * The value of each setting a configuration leaves out, when the compressor has defaults of its own. The shipped
+     * compressors have none: the configuration's {@code compressor} section fills in its shared keys
+     * ({@code ratio}, {@code momentum}, ...) before binding.
+     */
+    default Optional<S> defaults() {
+        return Optional.empty();
+    }
+
+    /**
+     * The keys this compressor reads from the {@code compressor} section; a configuration accepts them under
+     * {@code compressor} (whichever type is chosen) and checks them when this type is. Default: the settings
+     * record's component names.
+     */
+    default Set<String> sectionKeys() {
+        Set<String> keys = new LinkedHashSet<>();
+        Arrays.stream(settingsType().getRecordComponents()).map(RecordComponent::getName).forEach(keys::add);
+        return keys;
+    }
+
+    /**
+     * This compressor's settings from a resolved configuration. Default: the {@code compressor} section bound to
+     * {@link #settingsType()} by component name, missing keys from {@link #defaults()}.
+     *
+     * @throws SettingsException naming the dotted key that is missing, of the wrong kind or out of range
+     */
+    default S settings(ResolvedConfig config) {
+        return config.section("compressor").bind(settingsType(), defaults().orElse(null));
+    }
+
+    /**
+     * The compressor of these settings; empty for no compression ({@code none}).
+     *
+     * @param settings the settings, already checked by the record
+     * @param seed     the run's seed, for compressors whose ranks draw the same random choices without a message
+     */
+    Optional<Compressor> create(S settings, long seed);
+
+    /**
+     * The stages a run with this compressor goes through, in {@link Stage} order: {@code FULL} alone (no
+     * compression), {@code FULL, TOP_K} (a dense warm-up, then the compressor: the default), or
+     * {@code FULL, TOP_K, COMPRESSED} (LGC: the autoencoder trains during TOP_K).
+     */
+    default Set<Stage> stages() {
+        return EnumSet.of(Stage.FULL, Stage.TOP_K);
+    }
+}

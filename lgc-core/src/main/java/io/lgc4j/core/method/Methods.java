@@ -1,0 +1,214 @@
+package io.lgc4j.core.method;
+
+import io.lgc4j.core.train.Topology;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The registry of compressors and topologies: every {@link CompressorProvider} and {@link TopologyProvider} on the
+ * class path, found by {@link ServiceLoader}, looked up by the names configurations use.
+ *
+ * <pre>{@code
+ * Methods methods = Methods.installed();
+ * CompressorProvider<?> dgc = methods.compressor("dgc");
+ * TopologyProvider ps = methods.topology("ps", "dgc");       // the generic parameter server
+ * TopologyProvider lgcPs = methods.topology("ps", "lgc");    // LGC-PS, which handles lgc itself
+ * methods.compressor("powersgd");   // IllegalArgumentException: no compressor 'powersgd' is registered;
+ *                                   //   registered compressors: [dgc, lgc, none, s2, scalecom, topk] ...
+ * }</pre>
+ *
+ * <p>Names are matched ignoring case, with {@code _} read as {@code -} (as configuration enums are). Two providers of
+ * the same compressor type, two generic providers of one topology type, or two providers of one topology type that
+ * both claim a compressor type are an error when the registry is built, naming both classes.
+ */
+public final class Methods {
+
+    private static final String COMPRESSOR_SERVICE = "META-INF/services/" + CompressorProvider.class.getName();
+    private static final String TOPOLOGY_SERVICE = "META-INF/services/" + TopologyProvider.class.getName();
+
+    private final Map<String, CompressorProvider<?>> compressors;
+    /** Topology type → (compressor type, or "" for the generic provider) → provider. */
+    private final Map<String, Map<String, TopologyProvider>> topologies;
+
+    private Methods(Map<String, CompressorProvider<?>> compressors,
+                    Map<String, Map<String, TopologyProvider>> topologies) {
+        this.compressors = compressors;
+        this.topologies = topologies;
+    }
+
+    /** Loaded on first use, once per class loader of this class. */
+    private static final class Installed {
+        static final Methods METHODS = load(Methods.class.getClassLoader());
+    }
+
+    /** The providers on the class path of this library (loaded once). */
+    public static Methods installed() {
+        return Installed.METHODS;
+    }
+
+    /**
+     * The providers {@code loader} sees.
+     *
+     * @throws IllegalStateException when a provider cannot be loaded or two claim the same name
+     */
+    public static Methods load(ClassLoader loader) {
+        List<CompressorProvider<?>> compressors = new ArrayList<>();
+        List<TopologyProvider> topologies = new ArrayList<>();
+        try {
+            for (CompressorProvider<?> p : ServiceLoader.load(compressorProviderType(), loader)) {
+                compressors.add(p);
+            }
+            for (TopologyProvider p : ServiceLoader.load(TopologyProvider.class, loader)) {
+                topologies.add(p);
+            }
+        } catch (ServiceConfigurationError e) {
+            throw new IllegalStateException("cannot load the compressor and topology providers listed in "
+                    + COMPRESSOR_SERVICE + " and " + TOPOLOGY_SERVICE + ": " + e.getMessage(), e);
+        }
+        return of(compressors, topologies);
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static Class<CompressorProvider<?>> compressorProviderType() {
+        return (Class) CompressorProvider.class;
+    }
+
+    /**
+     * A registry of exactly these providers (tests, or an application that chooses its own).
+     *
+     * @throws IllegalStateException when two providers claim the same name
+     */
+    public static Methods of(Collection<? extends CompressorProvider<?>> compressorProviders,
+                             Collection<? extends TopologyProvider> topologyProviders) {
+        Map<String, CompressorProvider<?>> compressors = new TreeMap<>();
+        for (CompressorProvider<?> p : compressorProviders) {
+            String type = checkedName(p.type(), p, "type()");
+            CompressorProvider<?> before = compressors.putIfAbsent(type, p);
+            if (before != null) {
+                throw new IllegalStateException("two providers of compressor '" + type + "': "
+                        + before.getClass().getName() + " and " + p.getClass().getName());
+            }
+        }
+        Map<String, Map<String, TopologyProvider>> topologies = new TreeMap<>();
+        for (TopologyProvider p : topologyProviders) {
+            String type = checkedName(p.type(), p, "type()");
+            Map<String, TopologyProvider> ofType = topologies.computeIfAbsent(type, t -> new LinkedHashMap<>());
+            List<String> claimed = new ArrayList<>();
+            for (String c : p.compressorTypes()) {
+                claimed.add(checkedName(c, p, "compressorTypes()"));
+            }
+            if (claimed.isEmpty()) {
+                claimed.add("");
+            }
+            for (String c : claimed) {
+                TopologyProvider before = ofType.putIfAbsent(c, p);
+                if (before != null) {
+                    throw new IllegalStateException("two providers of topology '" + type + "' for "
+                            + (c.isEmpty() ? "every compressor (generic)" : "compressor '" + c + "'") + ": "
+                            + before.getClass().getName() + " and " + p.getClass().getName());
+                }
+            }
+        }
+        topologies.replaceAll((t, m) -> Collections.unmodifiableMap(m));
+        return new Methods(Collections.unmodifiableMap(compressors), Collections.unmodifiableMap(topologies));
+    }
+
+    private static String checkedName(String name, Object provider, String what) {
+        if (name == null || name.isBlank() || !name.equals(normalize(name))) {
+            throw new IllegalStateException(provider.getClass().getName() + "." + what + " must be a lower-case"
+                    + " name without blanks or '_', found " + (name == null ? "null" : "'" + name + "'"));
+        }
+        return name;
+    }
+
+    /** A name as the registry matches it: blanks around it dropped, lower case, {@code _} read as {@code -}. */
+    public static String normalize(String name) {
+        return name.strip().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /**
+     * The provider of compressor {@code type}.
+     *
+     * @throws IllegalArgumentException when none is registered, listing those that are
+     */
+    public CompressorProvider<?> compressor(String type) {
+        CompressorProvider<?> p = type == null ? null : compressors.get(normalize(type));
+        if (p == null) {
+            throw new IllegalArgumentException("no compressor '" + type + "' is registered; registered compressors: "
+                    + compressorTypes() + " (a compressor registers its CompressorProvider in " + COMPRESSOR_SERVICE
+                    + ")");
+        }
+        return p;
+    }
+
+    /**
+     * The provider that builds topology {@code type} for {@code compressorType}: the one that handles that compressor
+     * itself if there is one, else the topology's generic provider.
+     *
+     * @throws IllegalArgumentException when no topology of that type is registered, or none of that type takes the
+     *                                  compressor, listing what is registered
+     */
+    public TopologyProvider topology(String type, String compressorType) {
+        Map<String, TopologyProvider> ofType = type == null ? null : topologies.get(normalize(type));
+        if (ofType == null) {
+            throw new IllegalArgumentException("no topology '" + type + "' is registered; registered topologies: "
+                    + topologyTypes() + " (a topology registers its TopologyProvider in " + TOPOLOGY_SERVICE + ")");
+        }
+        TopologyProvider special = compressorType == null ? null : ofType.get(normalize(compressorType));
+        TopologyProvider p = special != null ? special : ofType.get("");
+        if (p == null) {
+            throw new IllegalArgumentException("topology '" + normalize(type) + "' has no provider for compressor '"
+                    + compressorType + "': it registers providers only for compressors "
+                    + new TreeSet<>(ofType.keySet()) + " and no generic one");
+        }
+        return p;
+    }
+
+    /**
+     * A new topology of {@code type} for {@code request}: {@link #topology(String, String)} for the request's
+     * compressor, then {@link TopologyProvider#create}.
+     */
+    public Topology newTopology(String type, TopologyRequest request) {
+        Objects.requireNonNull(request, "request");
+        return topology(type, request.compressor().type()).create(request);
+    }
+
+    /** @return the registered compressor types, sorted */
+    public List<String> compressorTypes() {
+        return List.copyOf(compressors.keySet());
+    }
+
+    /** @return the registered topology types, sorted */
+    public List<String> topologyTypes() {
+        return List.copyOf(topologies.keySet());
+    }
+
+    /** @return every compressor provider, by type */
+    public Collection<CompressorProvider<?>> compressors() {
+        return compressors.values();
+    }
+
+    /**
+     * @param type a topology type
+     * @return its providers: the compressor types each handles ({@code ""} for the generic one) → provider
+     */
+    public Map<String, TopologyProvider> topologiesOf(String type) {
+        return topologies.getOrDefault(normalize(type), Map.of());
+    }
+
+    @Override
+    public String toString() {
+        return "Methods[compressors=" + compressorTypes() + ", topologies=" + topologies.keySet() + "]";
+    }
+}

@@ -1,0 +1,46 @@
+package io.lgc4j.core.method;
+
+import io.lgc4j.core.train.Topology;
+
+import java.util.Set;
+
+/**
+ * The service a topology registers so that configurations can name it ({@code topology.type}). Each topology type has
+ * one generic provider, which builds the topology for any compressor (the compressor decides the payload, the
+ * topology carries it by its kind), and may have providers for compressor types it handles with classes of their own
+ * (LGC's topologies, whose exchange runs an autoencoder). Found by {@link java.util.ServiceLoader}: one line, the
+ * provider's binary class name, in {@code META-INF/services/io.lgc4j.core.method.TopologyProvider} of its jar.
+ *
+ * <pre>{@code
+ * public static final class Provider implements TopologyProvider {        // the generic parameter server
+ *     public String type() { return "ps"; }
+ *     public Topology create(TopologyRequest r) {
+ *         return r.compressor().create(r.seed()).<Topology>map(c -> new ParameterServerTopology(c, r.codec()))
+ *                 .orElseGet(ParameterServerTopology::new);
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Implementations are stateless and have a public no-argument constructor.
+ */
+public interface TopologyProvider {
+
+    /** The name configurations use ({@code topology.type}): {@code ps}, {@code ring}. */
+    String type();
+
+    /**
+     * The compressor types this provider builds its own topology for; empty (the default) for the generic provider
+     * of {@link #type()}, which takes every other compressor.
+     */
+    default Set<String> compressorTypes() {
+        return Set.of();
+    }
+
+    /**
+     * A new topology for one run.
+     *
+     * @throws IllegalArgumentException when the topology cannot carry the compressor (a ring that refuses gather-only
+     *                                  payloads, say), naming both
+     */
+    Topology create(TopologyRequest request);
+}

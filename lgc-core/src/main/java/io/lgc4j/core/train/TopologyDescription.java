@@ -1,0 +1,102 @@
+package io.lgc4j.core.train;
+
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What a {@link Topology} is, in its own words: its type, its compressor with that compressor's settings record,
+ * the index codec and the topology's own settings. {@link DistributedTrainer} records it in every
+ * {@link TrainingResult}, so a result says which method made it whatever built the topology (the CLI, a test, a
+ * library user).
+ *
+ * <pre>{@code
+ * TopologyDescription d = new ParameterServerTopology(new DgcCompressor(0.001, 0.9, 0, 0), codec).describe();
+ * d.compressor();          // "dgc"
+ * d.compressorSettings();  // DgcCompressor.Settings[ratio=0.001, momentum=0.9, clipNorm=0.0, warmupSteps=0]
+ * d.toMap();               // {topology=ps, compressor=dgc, compressorSettings={ratio=0.001, ...}, codec=deflate,
+ *                          //  topologySettings={}}
+ * }</pre>
+ *
+ * @param topology           the topology's type ({@code ps}, {@code ring})
+ * @param compressor         the compressor's type ({@code none} for a dense topology)
+ * @param compressorSettings the compressor's settings record ({@link #NO_SETTINGS} for none)
+ * @param codec              the index codec's name, or {@code null} when the topology sends no indices (dense)
+ * @param topologySettings   the topology's own settings record ({@link #NO_SETTINGS} when it has none)
+ */
+public record TopologyDescription(String topology, String compressor, Record compressorSettings, String codec,
+                                  Record topologySettings) {
+
+    /** Settings of something that has none. */
+    public record None() {
+    }
+
+    /** The settings of a method or topology without settings: an empty record. */
+    public static final Record NO_SETTINGS = new None();
+
+    /** Rejects nulls but {@code codec}. */
+    public TopologyDescription {
+        Objects.requireNonNull(topology, "topology");
+        Objects.requireNonNull(compressor, "compressor");
+        Objects.requireNonNull(compressorSettings, "compressorSettings");
+        Objects.requireNonNull(topologySettings, "topologySettings");
+    }
+
+    /**
+     * The description as an ordered map of plain values, for result files: keys {@code topology},
+     * {@code compressor}, {@code compressorSettings}, {@code codec} (absent when null), {@code topologySettings};
+     * records become maps of their components, enums their lower-case spelling ({@code leader}), lists stay
+     * lists, numbers, booleans and text stay as they are, anything else is its {@code toString()}.
+     */
+    public Map<String, Object> toMap() {
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put("topology", topology);
+        map.put("compressor", compressor);
+        map.put("compressorSettings", plain(compressorSettings));
+        if (codec != null) {
+            map.put("codec", codec);
+        }
+        map.put("topologySettings", plain(topologySettings));
+        return Collections.unmodifiableMap(map);
+    }
+
+    /** {@code value} as {@link #toMap()} writes it. */
+    public static Object plain(Object value) {
+        if (value == null || value instanceof Number || value instanceof Boolean || value instanceof String) {
+            return value;
+        }
+        if (value instanceof Enum<?> e) {
+            return e.name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+        if (value instanceof Record r) {
+            Map<String, Object> map = new LinkedHashMap<>();
+            for (RecordComponent c : r.getClass().getRecordComponents()) {
+                try {
+                    var accessor = c.getAccessor();
+                    accessor.setAccessible(true);
+                    map.put(c.getName(), plain(accessor.invoke(r)));
+                } catch (ReflectiveOperationException ex) {
+                    throw new IllegalStateException("cannot read " + c.getName() + " of " + r, ex);
+                }
+            }
+            return Collections.unmodifiableMap(map);
+        }
+        if (value instanceof Collection<?> list) {
+            List<Object> out = new ArrayList<>(list.size());
+            list.forEach(v -> out.add(plain(v)));
+            return Collections.unmodifiableList(out);
+        }
+        if (value instanceof Map<?, ?> m) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            m.forEach((k, v) -> out.put(String.valueOf(k), plain(v)));
+            return Collections.unmodifiableMap(out);
+        }
+        return value.toString();
+    }
+}

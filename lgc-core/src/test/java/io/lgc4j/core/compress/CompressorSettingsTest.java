@@ -1,0 +1,85 @@
+package io.lgc4j.core.compress;
+
+import io.lgc4j.core.method.CompressorProvider;
+import io.lgc4j.core.method.NoCompression;
+import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.stage.Stage;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Each compressor's settings record: checks naming the component, and the compressor describing itself by it. */
+class CompressorSettingsTest {
+
+    private static void rejects(String key, String message, Executable build) {
+        SettingsException e = assertThrows(SettingsException.class, build);
+        assertEquals(key, e.key());
+        assertEquals(message, e.getMessage());
+    }
+
+    @Test
+    void shouldNameTheComponentThatIsOutOfRange() {
+        rejects("ratio", "ratio must be in (0, 1], found 0.0", () -> new TopKCompressor.Settings(0, 0));
+        rejects("ratio", "ratio must be in (0, 1], found NaN", () -> new TopKCompressor.Settings(Double.NaN, 0));
+        rejects("warmupSteps", "warmupSteps must be >= 0, found -1", () -> new TopKCompressor.Settings(0.1, -1));
+        rejects("momentum", "momentum must be in [0, 1), found 1.0", () -> new DgcCompressor.Settings(0.1, 1, 0, 0));
+        rejects("clipNorm", "clipNorm must be >= 0 and finite (0: off), found Infinity",
+                () -> new DgcCompressor.Settings(0.1, 0.9, Double.POSITIVE_INFINITY, 0));
+        rejects("warmupSteps", "warmupSteps must be >= 0, found -2", () -> new DgcCompressor.Settings(0.1, 0.9, 0, -2));
+        rejects("lowPass", "lowPass must be in (0, 1], found 1.5", () -> new ScaleComCompressor.Settings(0.1, 1.5));
+        rejects("rows", "rows must be odd and >= 1, found 4", () -> new S2SketchCompressor.Shape(4, 4, 8));
+        rejects("columnsPerSelected", "columnsPerSelected must be finite and > 0, found 0.0",
+                () -> new S2SketchCompressor.Shape(3, 0, 8));
+        rejects("groupSize", "groupSize must be >= 1, found 0", () -> new S2SketchCompressor.Shape(3, 4, 0));
+        rejects("sketch", "sketch is required", () -> new S2SketchCompressor.Settings(0.1, null));
+        rejects("lowPass", "lowPass must be in (0, 1], found 0.0", () -> new LgcSupportCompressor.Settings(0.1, 1, 0));
+    }
+
+    @Test
+    void shouldKeepTheConstructorsMessagesAndCheckTheRatioFirst() {
+        assertEquals("ratio must be in (0, 1], found 2.0", assertThrows(IllegalArgumentException.class,
+                () -> new S2SketchCompressor(2, 4, 4, 8)).getMessage());
+        assertEquals("rows must be odd and >= 1, found 4", assertThrows(IllegalArgumentException.class,
+                () -> new S2SketchCompressor(0.1, 4, 4, 8)).getMessage());
+        assertEquals("momentum must be in [0, 1), found -0.1", assertThrows(IllegalArgumentException.class,
+                () -> new DgcCompressor(0.1, -0.1, 0, 0)).getMessage());
+    }
+
+    @Test
+    void shouldDescribeItselfByTheSettingsItWasBuiltWith() {
+        assertEquals(new TopKCompressor.Settings(0.01, 5), new TopKCompressor(0.01, 5).settings());
+        assertEquals(new DgcCompressor.Settings(0.01, 0.9, 1.5, 5), new DgcCompressor(0.01, 0.9, 1.5, 5).settings());
+        assertEquals(new ScaleComCompressor.Settings(0.01, 0.1), new ScaleComCompressor(0.01, 0.1).settings());
+        assertEquals(new S2SketchCompressor.Settings(0.01, new S2SketchCompressor.Shape(5, 4.0, 8)),
+                new S2SketchCompressor(0.01, 5, 4.0, 8).settings());
+        assertEquals(new LgcSupportCompressor.Settings(0.01, 42, 0.1), new LgcSupportCompressor(0.01, 42, 0.1)
+                .settings());
+    }
+
+    @Test
+    void shouldCreateFromItsProviderACompressorNamedAsTheType() {
+        check(new TopKCompressor.Provider(), new TopKCompressor.Settings(0.01, 0));
+        check(new DgcCompressor.Provider(), new DgcCompressor.Settings(0.01, 0.9, 0, 0));
+        check(new ScaleComCompressor.Provider(), new ScaleComCompressor.Settings(0.01, 0.1));
+        check(new S2SketchCompressor.Provider(), new S2SketchCompressor.Settings(0.01,
+                new S2SketchCompressor.Shape(5, 4.0, 8)));
+        assertEquals(Optional.empty(), new NoCompression().create(new NoCompression.Settings(), 1));
+        assertEquals(EnumSet.of(Stage.FULL), new NoCompression().stages());
+        assertEquals(List.of("ratio", "sketch"), List.copyOf(new S2SketchCompressor.Provider().sectionKeys()));
+    }
+
+    private static <S extends Record> void check(CompressorProvider<S> provider, S settings) {
+        Compressor c = provider.create(settings, 7).orElseThrow();
+        assertEquals(provider.type(), c.name());
+        assertEquals(settings, c.settings());
+        assertTrue(provider.settingsType().isInstance(c.settings()));
+        assertEquals(EnumSet.of(Stage.FULL, Stage.TOP_K), provider.stages(), provider.type());
+    }
+}

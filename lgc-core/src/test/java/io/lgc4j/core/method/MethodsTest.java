@@ -1,0 +1,141 @@
+package io.lgc4j.core.method;
+
+import io.lgc4j.core.codec.IndexCodecs;
+import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.compress.DgcCompressor;
+import io.lgc4j.core.compress.TopKCompressor;
+import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.stage.Stage;
+import io.lgc4j.core.stage.StageSchedule;
+import io.lgc4j.core.train.GradientExchange;
+import io.lgc4j.core.train.Topology;
+import org.junit.jupiter.api.Test;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The registry: ServiceLoader discovery, lookup by name, the generic/special topology choice, the messages. */
+class MethodsTest {
+
+    /** A topology provider that records what it was asked for. */
+    private record Named(String type, Set<String> compressorTypes) implements TopologyProvider {
+        @Override
+        public Topology create(TopologyRequest request) {
+            return new Topology() {
+                @Override
+                public String name() {
+                    return type;
+                }
+
+                @Override
+                public Optional<Compressor> compressor() {
+                    return request.compressor().create(request.seed());
+                }
+
+                @Override
+                public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
+                    throw new UnsupportedOperationException();
+                }
+            };
+        }
+    }
+
+    private static final Named PS = new Named("ps", Set.of());
+    private static final Named LGC_PS = new Named("ps", Set.of("lgc"));
+    private static final Named RING = new Named("ring", Set.of());
+
+    private static Methods registry() {
+        return Methods.of(List.of(new NoCompression(), new TopKCompressor.Provider(), new DgcCompressor.Provider()),
+                List.of(PS, LGC_PS, RING));
+    }
+
+    @Test
+    void shouldFindTheCompressorsThisModuleRegistersThroughServiceLoader() {
+        Methods installed = Methods.installed();
+        assertEquals(List.of("dgc", "none", "s2", "scalecom", "topk"), installed.compressorTypes());
+        for (String type : installed.compressorTypes()) {
+            CompressorProvider<?> p = installed.compressor(type);
+            assertEquals(type, p.type());
+            assertTrue(p.settingsType().isRecord(), type);
+        }
+        assertSame(installed, Methods.installed(), "loaded once");
+    }
+
+    @Test
+    void shouldLookUpNamesInAnySpelling() {
+        assertEquals("dgc", registry().compressor("DGC").type());
+        assertEquals("topk", registry().compressor(" TopK ").type());
+        assertSame(RING, registry().topology("RING", "dgc"));
+    }
+
+    @Test
+    void shouldListTheRegisteredNamesWhenANameIsUnknown() {
+        assertEquals("no compressor 'powersgd' is registered; registered compressors: [dgc, none, topk] (a compressor"
+                        + " registers its CompressorProvider in META-INF/services/io.lgc4j.core.method.CompressorProvider)",
+                assertThrows(IllegalArgumentException.class, () -> registry().compressor("powersgd")).getMessage());
+        assertEquals("no topology 'mesh' is registered; registered topologies: [ps, ring] (a topology registers its"
+                        + " TopologyProvider in META-INF/services/io.lgc4j.core.method.TopologyProvider)",
+                assertThrows(IllegalArgumentException.class, () -> registry().topology("mesh", "dgc")).getMessage());
+    }
+
+    @Test
+    void shouldPreferTheProviderThatHandlesTheCompressorAndFallBackToTheGenericOne() {
+        assertSame(LGC_PS, registry().topology("ps", "lgc"));
+        assertSame(PS, registry().topology("ps", "dgc"));
+        assertSame(PS, registry().topology("ps", "none"));
+        Methods specialOnly = Methods.of(List.of(), List.of(LGC_PS));
+        assertEquals("topology 'ps' has no provider for compressor 'dgc': it registers providers only for compressors"
+                + " [lgc] and no generic one", assertThrows(IllegalArgumentException.class,
+                () -> specialOnly.topology("ps", "dgc")).getMessage());
+    }
+
+    @Test
+    void shouldRefuseTwoProvidersOfOneName() {
+        String twoCompressors = assertThrows(IllegalStateException.class, () -> Methods.of(
+                List.of(new DgcCompressor.Provider(), new DgcCompressor.Provider()), List.of())).getMessage();
+        assertEquals("two providers of compressor 'dgc': io.lgc4j.core.compress.DgcCompressor$Provider and"
+                + " io.lgc4j.core.compress.DgcCompressor$Provider", twoCompressors);
+        String twoGeneric = assertThrows(IllegalStateException.class,
+                () -> Methods.of(List.of(), List.of(PS, new Named("ps", Set.of())))).getMessage();
+        assertTrue(twoGeneric.startsWith("two providers of topology 'ps' for every compressor (generic): "),
+                twoGeneric);
+        assertTrue(assertThrows(IllegalStateException.class, () -> Methods.of(List.of(),
+                List.of(new Named("PS", Set.of())))).getMessage().contains("must be a lower-case name"));
+    }
+
+    @Test
+    void shouldBuildTheTopologyForABoundCompressor() {
+        ResolvedConfig config = ResolvedConfig.of(Map.of("compressor", Map.of("type", "dgc", "ratio", 0.01,
+                "momentum", 0.5, "clipNorm", 0.0, "warmupSteps", 10, "lowPass", 0.1)));
+        BoundCompressor<?> dgc = BoundCompressor.bind(registry().compressor("dgc"), config);
+        assertEquals(new DgcCompressor.Settings(0.01, 0.5, 0.0, 10), dgc.settings());
+        Topology topology = registry().newTopology("ps",
+                new TopologyRequest(dgc, IndexCodecs.defaultCodec(), 42, config));
+        assertEquals("ps", topology.name());
+        assertEquals(new DgcCompressor.Settings(0.01, 0.5, 0.0, 10), topology.describe().compressorSettings());
+        assertEquals("dgc", topology.describe().compressor());
+    }
+
+    @Test
+    void shouldDeriveTheScheduleFromTheStagesTheCompressorGoesThrough() {
+        ResolvedConfig config = ResolvedConfig.of(Map.of("compressor", Map.of("ratio", 0.01, "warmupSteps", 0)));
+        assertEquals(StageSchedule.ALWAYS_FULL,
+                BoundCompressor.bind(new NoCompression(), config).schedule(200, 300));
+        assertEquals(StageSchedule.denseWarmup(200),
+                BoundCompressor.bind(new TopKCompressor.Provider(), config).schedule(200, 300));
+        assertEquals(new StageSchedule(200, 300),
+                StageSchedule.through(EnumSet.of(Stage.FULL, Stage.TOP_K, Stage.COMPRESSED), 200, 300));
+        assertEquals("a schedule goes through [FULL], [FULL, TOP_K] or [FULL, TOP_K, COMPRESSED], found [TOP_K]",
+                assertThrows(IllegalArgumentException.class,
+                        () -> StageSchedule.through(EnumSet.of(Stage.TOP_K), 1, 1)).getMessage());
+    }
+}
