@@ -25,7 +25,18 @@ public enum TrafficKind {
      * Compact vectors sent to the rank or server that trains an autoencoder during the TOP_K stage (LGC): training
      * data, not part of the update.
      */
-    AE_SAMPLES(8);
+    AE_SAMPLES(8),
+    /**
+     * What a rank reports to rank 0 about a step (loss, phase times, its own bytes, notes) and the runtime's end of
+     * run messages: the control plane of a run, counted apart from training traffic and never by the
+     * {@link TrafficMeter} of the run.
+     */
+    REPORT(9),
+    /**
+     * Messages of a link itself (heartbeats, an abort naming a lost peer, an orderly goodbye), consumed by the
+     * transport and never delivered to its user.
+     */
+    LINK(10);
 
     private static final TrafficKind[] BY_ID = values();
 

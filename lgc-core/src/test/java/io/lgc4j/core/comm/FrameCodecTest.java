@@ -177,7 +177,7 @@ class FrameCodecTest {
         frame[FrameDescriptor.KIND_OFFSET] = 42;
         resealCrc(frame);
         FrameException e = assertThrows(FrameException.class, () -> FrameCodec.decode(frame));
-        assertEquals("unknown frame kind: expected 1..8, found 42", e.getMessage());
+        assertEquals("unknown frame kind: expected 1..10, found 42", e.getMessage());
     }
 
     @Test
