@@ -9,6 +9,7 @@ stage and kind from summary.json, and the replica checksums. Two fingerprint dir
     scripts/fingerprint.py run  --jar experiments/target/lgc.jar --out /tmp/fp-before
     scripts/fingerprint.py run  --jar experiments/target/lgc.jar --out /tmp/fp-after
     scripts/fingerprint.py compare /tmp/fp-before /tmp/fp-after [--header-bytes-per-frame 20:32]
+    scripts/fingerprint.py run  --launch 4 --parallel 1 --out /tmp/fp-tcp    # one process per rank over TCP
 
 --header-bytes-per-frame OLD:NEW allows exactly one difference: every frame's header growing from OLD to NEW bytes
 (a frame header change); every other byte and every other column must be identical.
@@ -89,15 +90,20 @@ def fingerprint(run_dir):
     }
 
 
-def run_one(jar, out, name, config):
+def run_one(jar, out, name, config, launch=0):
     config = merge(config, SHORT)
     config["run"] = dict(config.get("run", {}), name=name)
     work = pathlib.Path(tempfile.mkdtemp(prefix="fp-" + name + "-"))
     cfg = work / (name + ".yaml")
     cfg.write_text(yaml.safe_dump(config, sort_keys=False))
     env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
-    cmd = ["java", "-Xmx4g", "-Dorg.bytedeco.javacpp.maxbytes=6G", "-Dorg.bytedeco.javacpp.maxphysicalbytes=10G",
-           "-jar", str(jar), "run", str(cfg), "--output-dir", str(work / "results"), "--no-progress"]
+    if launch:
+        # one OS process per rank (and the server) over loopback TCP; the workers count comes from --nproc
+        cmd = ["java", "-Xmx1g", "-jar", str(jar), "launch", "--nproc", str(launch), str(cfg),
+               "--output-dir", str(work / "results")]
+    else:
+        cmd = ["java", "-Xmx4g", "-Dorg.bytedeco.javacpp.maxbytes=6G", "-Dorg.bytedeco.javacpp.maxphysicalbytes=10G",
+               "-jar", str(jar), "run", str(cfg), "--output-dir", str(work / "results"), "--no-progress"]
     log = out / (name + ".log")
     with open(log, "w") as f:
         code = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, env=env)
@@ -114,7 +120,8 @@ def run(args):
     todo = {k: v for k, v in configs().items() if not args.only or k in args.only}
     failed = False
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.parallel) as pool:
-        futures = [pool.submit(run_one, pathlib.Path(args.jar).resolve(), out, k, v) for k, v in todo.items()]
+        futures = [pool.submit(run_one, pathlib.Path(args.jar).resolve(), out, k, v, args.launch)
+                   for k, v in todo.items()]
         for fut in concurrent.futures.as_completed(futures):
             name, status = fut.result()
             failed |= status != "ok"
@@ -215,6 +222,8 @@ def main():
     r.add_argument("--out", required=True)
     r.add_argument("--parallel", type=int, default=2)
     r.add_argument("--only", nargs="*")
+    r.add_argument("--launch", type=int, default=0, metavar="NPROC",
+                   help="run each config as NPROC worker processes (lgc launch) instead of in-process (lgc run)")
     c = sub.add_parser("compare")
     c.add_argument("before")
     c.add_argument("after")

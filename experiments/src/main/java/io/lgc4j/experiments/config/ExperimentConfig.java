@@ -32,11 +32,13 @@ import java.util.Map;
  * @param compressor how the non-dense blocks are compressed after the FULL stage
  * @param stages     how many steps are dense first
  * @param autoencoder the gradient autoencoders' architecture and training
+ * @param runtime    where the ranks live (threads of one JVM, or one process each over TCP) and the deadlines
  */
-@JsonPropertyOrder({"run", "data", "model", "training", "topology", "compressor", "stages", "autoencoder"})
+@JsonPropertyOrder({"run", "data", "model", "training", "topology", "compressor", "stages", "autoencoder",
+    "runtime"})
 public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
                                TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
-                               AutoencoderConfig autoencoder) {
+                               AutoencoderConfig autoencoder, RuntimeConfig runtime) {
 
     /**
      * Checks every component; rejects a null section.
@@ -49,6 +51,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @param compressor how the non-dense blocks are compressed after the FULL stage
      * @param stages     how many steps are dense first
      * @param autoencoder the gradient autoencoders' architecture and training
+     * @param runtime    where the ranks live and the deadlines
      * @throws ConfigException if a component is missing or out of range, or components disagree: the compressor's
      *                         settings record rejects a value, a compressor that applies momentum itself
      *                         ({@code dgc}) with an updater other than {@code sgd}, a {@code data.trainLimit} smaller
@@ -66,6 +69,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
         Checks.required("compressor", compressor);
         Checks.required("stages", stages);
         Checks.required("autoencoder", autoencoder);
+        Checks.required("runtime", runtime);
         checkAcrossSections(run, data, model, training, topology, compressor, stages, autoencoder);
     }
 
@@ -153,6 +157,24 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
     }
 
     /**
+     * A config with the default {@code runtime} section (in-process).
+     *
+     * @param run         name, seed and output directory
+     * @param data        dataset, location, limits and preprocessing
+     * @param model       architecture and optimiser
+     * @param training    workers, batch size and length of training
+     * @param topology    how the workers exchange gradients
+     * @param compressor  how the non-dense blocks are compressed after the FULL stage
+     * @param stages      how many steps are dense first
+     * @param autoencoder the gradient autoencoders' architecture and training
+     */
+    public ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
+                            TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
+                            AutoencoderConfig autoencoder) {
+        this(run, data, model, training, topology, compressor, stages, autoencoder, RuntimeConfig.defaults());
+    }
+
+    /**
      * @param runName the run's name (the one key without a default)
      * @return a config with that name and every other key at its default
      */
@@ -167,7 +189,8 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code run} replaced
      */
     public ExperimentConfig withRun(RunConfig newRun) {
-        return new ExperimentConfig(newRun, data, model, training, topology, compressor, stages, autoencoder);
+        return new ExperimentConfig(newRun, data, model, training, topology, compressor, stages, autoencoder,
+                runtime);
     }
 
     /**
@@ -175,7 +198,8 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code data} replaced
      */
     public ExperimentConfig withData(DataConfig newData) {
-        return new ExperimentConfig(run, newData, model, training, topology, compressor, stages, autoencoder);
+        return new ExperimentConfig(run, newData, model, training, topology, compressor, stages, autoencoder,
+                runtime);
     }
 
     /**
@@ -183,7 +207,8 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code training} replaced
      */
     public ExperimentConfig withTraining(TrainingConfig newTraining) {
-        return new ExperimentConfig(run, data, model, newTraining, topology, compressor, stages, autoencoder);
+        return new ExperimentConfig(run, data, model, newTraining, topology, compressor, stages, autoencoder,
+                runtime);
     }
 
     /**
@@ -191,7 +216,8 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code compressor} replaced
      */
     public ExperimentConfig withCompressor(CompressorConfig newCompressor) {
-        return new ExperimentConfig(run, data, model, training, topology, newCompressor, stages, autoencoder);
+        return new ExperimentConfig(run, data, model, training, topology, newCompressor, stages, autoencoder,
+                runtime);
     }
 
     /**
@@ -199,7 +225,17 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code autoencoder} replaced
      */
     public ExperimentConfig withAutoencoder(AutoencoderConfig newAutoencoder) {
-        return new ExperimentConfig(run, data, model, training, topology, compressor, stages, newAutoencoder);
+        return new ExperimentConfig(run, data, model, training, topology, compressor, stages, newAutoencoder,
+                runtime);
+    }
+
+    /**
+     * @param newRuntime the runtime section
+     * @return this config with {@code runtime} replaced
+     */
+    public ExperimentConfig withRuntime(RuntimeConfig newRuntime) {
+        return new ExperimentConfig(run, data, model, training, topology, compressor, stages, autoencoder,
+                newRuntime);
     }
 
     /**
@@ -217,7 +253,8 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
                                              @JsonProperty("topology") TopologyConfig topology,
                                              @JsonProperty("compressor") CompressorConfig compressor,
                                              @JsonProperty("stages") StagesConfig stages,
-                                             @JsonProperty("autoencoder") AutoencoderConfig autoencoder) {
+                                             @JsonProperty("autoencoder") AutoencoderConfig autoencoder,
+                                             @JsonProperty("runtime") RuntimeConfig runtime) {
         if (run == null) {
             // Report the key the user has to write, not the section that holds it.
             throw ConfigException.forKey("run.name", "is required");
@@ -229,6 +266,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
                 topology == null ? TopologyConfig.defaults() : topology,
                 compressor == null ? CompressorConfig.defaults() : compressor,
                 stages == null ? StagesConfig.defaults() : stages,
-                autoencoder == null ? AutoencoderConfig.defaults() : autoencoder);
+                autoencoder == null ? AutoencoderConfig.defaults() : autoencoder,
+                runtime == null ? RuntimeConfig.defaults() : runtime);
     }
 }

@@ -77,6 +77,14 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
     }
 
     /**
+     * @param newWorkers K, the number of data-parallel ranks
+     * @return this section with {@code workers} replaced
+     */
+    public TrainingConfig withWorkers(int newWorkers) {
+        return new TrainingConfig(newWorkers, batchSizePerWorker, epochs, maxSteps, evalEverySteps);
+    }
+
+    /**
      * @param newEpochs passes over the training data
      * @return this section with {@code epochs} replaced
      */

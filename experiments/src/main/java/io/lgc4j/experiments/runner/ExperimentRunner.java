@@ -3,6 +3,7 @@ package io.lgc4j.experiments.runner;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.lgc4j.core.metrics.StepMetrics;
+import io.lgc4j.core.runtime.ClusterConnector;
 import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TrainingListener;
@@ -11,6 +12,7 @@ import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.experiments.config.ConfiguredMethod;
 import io.lgc4j.experiments.config.DataConfig;
 import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.experiments.config.RuntimeType;
 import io.lgc4j.experiments.config.ModelConfig;
 import io.lgc4j.experiments.config.UpdaterConfig;
 import io.lgc4j.data.DatasetNotFoundException;
@@ -47,6 +49,8 @@ public final class ExperimentRunner {
 
     /** The file a finished run writes last. */
     public static final String SUMMARY = "summary.json";
+    /** The file a run whose training failed writes instead of {@link #SUMMARY}: the failure's message. */
+    public static final String FAILURE = "failure.txt";
 
     /**
      * What a run produced.
@@ -79,9 +83,42 @@ public final class ExperimentRunner {
             throws IOException {
         Path root = Path.of(config.run().outputDir());
         checkCanCreate(root, "run.outputDir " + root);
-        Prepared prepared = prepare(config, extraListeners);
+        Prepared prepared = prepare(config, extraListeners, null);
         Path dir = createRunDirectory(root, config.run().name());
         return execute(prepared, dir, true, config, configSource);
+    }
+
+    /**
+     * Runs this process's endpoint of a multi-process run of {@code config} (one process per rank and service,
+     * joined by {@code connector}; see {@code lgc worker}). Endpoint 0 writes the result directory as {@link #run}
+     * does (its {@code config.yaml} says {@code runtime.type: tcp}) and calls {@code extraListeners}; the others
+     * write nothing and return an outcome without directory or summary.
+     *
+     * @param endpoint this process's endpoint (workers 0..K-1, then the topology's services)
+     * @throws IOException        as for {@link #run}
+     * @throws RunFailedException when training failed after it started on endpoint 0: the directory holds a
+     *                            {@code failure.txt} saying why, and no summary (on other endpoints the trainer's
+     *                            exception propagates)
+     */
+    public RunOutcome runAsEndpoint(ExperimentConfig config, String configSource, ClusterConnector connector,
+                                    int endpoint, List<TrainingListener> extraListeners) throws IOException {
+        ExperimentConfig tcp = config.runtime().type() == RuntimeType.TCP ? config
+                : config.withRuntime(config.runtime().withType(RuntimeType.TCP));
+        if (endpoint != 0) {
+            Prepared prepared = prepare(tcp, List.of(), connector);
+            prepared.csv().target = new TrainingListener() {
+                @Override
+                public void onStep(StepMetrics metrics) {
+                    // only endpoint 0 assembles step metrics
+                }
+            };
+            return new RunOutcome(null, prepared.trainer().fit(tcp.training().epochs()), null);
+        }
+        Path root = Path.of(tcp.run().outputDir());
+        checkCanCreate(root, "run.outputDir " + root);
+        Prepared prepared = prepare(tcp, extraListeners, connector);
+        Path dir = createRunDirectory(root, tcp.run().name());
+        return execute(prepared, dir, true, tcp, configSource);
     }
 
     /**
@@ -95,10 +132,11 @@ public final class ExperimentRunner {
     public RunOutcome runInto(Path dir, ExperimentConfig config, String configSource,
                               List<TrainingListener> extraListeners) throws IOException {
         checkCanCreate(dir, "result directory " + dir);
-        Prepared prepared = prepare(config, extraListeners);
+        Prepared prepared = prepare(config, extraListeners, null);
         boolean created = !Files.isDirectory(dir);
         Files.createDirectories(dir);
         Files.deleteIfExists(dir.resolve(SUMMARY));
+        Files.deleteIfExists(dir.resolve(FAILURE));
         return execute(prepared, dir, created, config, configSource);
     }
 
@@ -127,8 +165,8 @@ public final class ExperimentRunner {
     }
 
     /** Reads the data and builds model, topology and trainer: every check that needs no output directory. */
-    private static Prepared prepare(ExperimentConfig config, List<TrainingListener> extraListeners)
-            throws IOException {
+    private static Prepared prepare(ExperimentConfig config, List<TrainingListener> extraListeners,
+                                    ClusterConnector connector) throws IOException {
         Nd4jEnvironment.configure();
         DataConfig data = config.data();
         PixelPreprocessing pixels = switch (data.preprocessing()) {
@@ -157,6 +195,9 @@ public final class ExperimentRunner {
                 .stages(method.stages())
                 .listener(csv);
         extraListeners.forEach(builder::listener);
+        if (connector != null) {
+            builder.cluster(connector);
+        }
         try {
             return new Prepared(builder.build(), csv);
         } catch (IllegalArgumentException e) {
@@ -182,6 +223,8 @@ public final class ExperimentRunner {
                 try {
                     result = trainer.fit(config.training().epochs());
                 } catch (RuntimeException e) {
+                    // a reader of the directory sees at once that the run failed and why, not a half run
+                    Files.writeString(dir.resolve(FAILURE), e.getMessage() + System.lineSeparator());
                     throw new RunFailedException(dir, e);
                 }
             }
@@ -192,7 +235,7 @@ public final class ExperimentRunner {
             }
             throw e;
         }
-        RunSummary summary = RunSummary.of(config, result, trainer.layout().length(), replicaChecksums(trainer));
+        RunSummary summary = RunSummary.of(config, result, trainer.layout().length(), result.replicaChecksums());
         summary.writeAtomically(dir.resolve(SUMMARY));
         return new RunOutcome(dir, result, summary);
     }
@@ -237,23 +280,6 @@ public final class ExperimentRunner {
             throw new RunInputException(what + (existing.equals(absolute) ? " is not writable"
                     : " cannot be created: " + existing + " is not writable"));
         }
-    }
-
-    /**
-     * CRC32C of every rank's parameters (their float bits) at the end of the run: all equal when the replicas stayed
-     * bit-identical, which the topologies guarantee and a reader of the summary can check.
-     */
-    static List<String> replicaChecksums(DistributedTrainer trainer) {
-        List<String> sums = new ArrayList<>();
-        for (var replica : trainer.replicas()) {
-            float[] params = replica.params().toFloatVector();
-            java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(4 * params.length);
-            bytes.asFloatBuffer().put(params);
-            java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-            crc.update(bytes.array());
-            sums.add(String.format("%08x", crc.getValue()));
-        }
-        return sums;
     }
 
     /** The zoo model a config names, with its updater. */

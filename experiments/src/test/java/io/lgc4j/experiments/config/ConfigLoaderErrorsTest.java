@@ -36,7 +36,7 @@ class ConfigLoaderErrorsTest {
     void shouldNameUnknownTopLevelKeyAndListTopLevelKeys() {
         Path file = fixture("unknown-top-level-key.yaml");
         assertEquals(file + ": unknown key 'trainer'; allowed keys at the top level: "
-                + "autoencoder, compressor, data, model, run, stages, topology, training", loadError(file));
+                + "autoencoder, compressor, data, model, run, runtime, stages, topology, training", loadError(file));
     }
 
     @Test
@@ -54,6 +54,18 @@ class ConfigLoaderErrorsTest {
                 parseError(RUN + "autoencoder:\n  optimizer: rmsprop\n"));
         assertEquals("x.yaml: key 'autoencoder.innovationShare' must be <= 1.0, found 1.5",
                 parseError(RUN + "autoencoder:\n  innovationShare: 1.5\n"));
+    }
+
+    @Test
+    void shouldRejectABadRuntimeSectionNamingTheKey() {
+        assertEquals("x.yaml: key 'runtime.type' expects one of [in-process, tcp], found \"mpi\"",
+                parseError(RUN + "runtime:\n  type: mpi\n"));
+        assertEquals("x.yaml: key 'runtime.timeoutMs' must be > 0, found 0",
+                parseError(RUN + "runtime:\n  timeoutMs: 0\n"));
+        assertEquals("x.yaml: key 'runtime.peerIdleTimeoutMs' must exceed twice runtime.heartbeatMs (1000), or a live"
+                + " peer between two heartbeats looks lost; found 1500",
+                parseError(RUN + "runtime:\n  peerIdleTimeoutMs: 1500\n"));
+        assertEquals(RuntimeType.TCP, ConfigLoader.parse(RUN + "runtime: {type: TCP}\n", "x.yaml").runtime().type());
     }
 
     @Test
@@ -210,9 +222,9 @@ class ConfigLoaderErrorsTest {
 
     @Test
     void shouldRejectTopLevelThatIsNotAMapping() {
-        assertEquals("x.yaml: the top level expects a mapping with keys autoencoder, compressor, data, model, run, stages, topology, training, "
+        assertEquals("x.yaml: the top level expects a mapping with keys autoencoder, compressor, data, model, run, runtime, stages, topology, training, "
                 + "found a list", parseError("- run\n- data\n"));
-        assertEquals("x.yaml: the top level expects a mapping with keys autoencoder, compressor, data, model, run, stages, topology, training, "
+        assertEquals("x.yaml: the top level expects a mapping with keys autoencoder, compressor, data, model, run, runtime, stages, topology, training, "
                 + "found \"quickstart\"", parseError("quickstart\n"));
     }
 

@@ -34,7 +34,9 @@ class ConfigLoaderTest {
                 new DataConfig(DatasetName.FASHION_MNIST, "/opt/data/fmnist", 2000, 500, Preprocessing.SCALE),
                 new ModelConfig(ModelArchitecture.SMALL_RESNET, new UpdaterConfig(UpdaterType.ADAM, 1e-3, 0.5)),
                 new TrainingConfig(8, 16, 3, 250, 0),
-                new TopologyConfig(TopologyType.PS), CompressorConfig.defaults(), StagesConfig.defaults()), config);
+                new TopologyConfig(TopologyType.PS), CompressorConfig.defaults(), StagesConfig.defaults(),
+                AutoencoderConfig.defaults(), new RuntimeConfig(RuntimeType.TCP, 30_000, 90_000, 60_000, 500, 3_000)),
+                config);
     }
 
     @Test

@@ -90,6 +90,13 @@ class ConfigWriterTest {
                   driftWindow: 5
                   checkEvery: 10
                   checkSample: 32
+                runtime:
+                  type: in-process
+                  timeoutMs: 60000
+                  firstStepTimeoutMs: 300000
+                  rendezvousTimeoutMs: 120000
+                  heartbeatMs: 1000
+                  peerIdleTimeoutMs: 5000
                 """, ExperimentConfig.defaults("quickstart").toYaml());
     }
 

@@ -8,7 +8,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 /**
  * The embedded default cluster: endpoints on threads of one JVM exchanging real, encoded frames through one queue
  * per ordered pair of endpoints. Every frame is checked on receipt exactly as a network transport would check it,
- * and counted by the {@link TrafficMeter} at the sender and the receiver.
+ * and counted by the {@link TrafficMeter} at the sender and the receiver (each {@link #transport} is a
+ * {@link MeteredTransport} over the endpoint's plain link, which {@link #unmetered} gives).
  *
  * <pre>{@code
  * try (InProcessCluster cluster = new InProcessCluster(4)) {
@@ -26,7 +27,9 @@ public final class InProcessCluster implements AutoCloseable {
     private final int endpoints;
     private final int job;
     private final TrafficMeter meter;
+    private final TrafficMeter controlMeter;
     private final List<BlockingQueue<byte[]>> links;
+    private final List<Transport> raw;
     private final List<Transport> transports;
     private volatile boolean closed;
 
@@ -60,16 +63,31 @@ public final class InProcessCluster implements AutoCloseable {
         for (int i = 0; i < endpoints * endpoints; i++) {
             links.add(new LinkedBlockingQueue<>());
         }
-        List<Transport> list = new ArrayList<>(endpoints);
+        this.controlMeter = new TrafficMeter(endpoints);
+        List<Transport> plain = new ArrayList<>(endpoints);
+        List<Transport> metered = new ArrayList<>(endpoints);
         for (int e = 0; e < endpoints; e++) {
-            list.add(new Endpoint(e));
+            Endpoint endpoint = new Endpoint(e);
+            plain.add(endpoint);
+            metered.add(new MeteredTransport(endpoint, meter, controlMeter));
         }
-        this.transports = List.copyOf(list);
+        this.raw = List.copyOf(plain);
+        this.transports = List.copyOf(metered);
     }
 
-    /** The transport of one endpoint. */
+    /** The transport of one endpoint, counting on {@link #meter()}. */
     public Transport transport(int endpoint) {
         return transports.get(endpoint);
+    }
+
+    /** The transport of one endpoint without a meter, for a runtime that stacks its own {@link MeteredTransport}. */
+    public Transport unmetered(int endpoint) {
+        return raw.get(endpoint);
+    }
+
+    /** The meter of the REPORT frames sent through {@link #transport}. */
+    public TrafficMeter controlMeter() {
+        return controlMeter;
     }
 
     /** The meter every transport of this cluster counts on. */
@@ -125,10 +143,6 @@ public final class InProcessCluster implements AutoCloseable {
                         + ": the cluster is closed");
             }
             FrameCodec.stamp(frame, id, job);
-            // The sender counts what it puts on the link; the header is read back rather than trusted from the
-            // caller, so a frame that would not decode is caught here, at its source.
-            Frame sent = FrameCodec.peek(frame);
-            meter.record(id, Direction.SENT, sent.stage(), sent.kind(), sent.payloadLength());
             link(id, peer).add(frame);
         }
 
@@ -153,7 +167,6 @@ public final class InProcessCluster implements AutoCloseable {
                         + " endpoint " + frame.sender() + " of job " + Integer.toUnsignedString(frame.job())
                         + "; expected endpoint " + peer + " of job " + Integer.toUnsignedString(job));
             }
-            meter.record(id, Direction.RECEIVED, frame.stage(), frame.kind(), frame.payloadLength());
             return frame;
         }
 

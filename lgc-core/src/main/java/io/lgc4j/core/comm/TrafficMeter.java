@@ -42,6 +42,9 @@ public final class TrafficMeter {
         frames.incrementAndGet(endpoint * DIRECTIONS + direction.ordinal());
     }
 
+    /** Counters in one endpoint's {@linkplain Snapshot#row row}: its bytes by direction, stage and kind, then its frames. */
+    public static final int ROW_LENGTH = DIRECTIONS * STAGES * KINDS + DIRECTIONS;
+
     /** A copy of all counters now. */
     public Snapshot snapshot() {
         long[] b = new long[bytes.length()];
@@ -115,6 +118,37 @@ public final class TrafficMeter {
         /** Frames that crossed {@code endpoint} in {@code direction}. */
         public long frames(int endpoint, Direction direction) {
             return frames[endpoint * DIRECTIONS + direction.ordinal()];
+        }
+
+        /**
+         * One endpoint's counters as {@link #ROW_LENGTH} numbers (its bytes by direction, stage and kind, then its frames
+         * by direction): what a process reports about its own endpoint, and {@link #ofRows} assembles.
+         */
+        public long[] row(int endpoint) {
+            if (endpoint < 0 || endpoint >= endpoints) {
+                throw new IndexOutOfBoundsException("endpoint " + endpoint + " outside 0.." + (endpoints - 1));
+            }
+            int cells = DIRECTIONS * STAGES * KINDS;
+            long[] row = new long[ROW_LENGTH];
+            System.arraycopy(bytes, endpoint * cells, row, 0, cells);
+            System.arraycopy(frames, endpoint * DIRECTIONS, row, cells, DIRECTIONS);
+            return row;
+        }
+
+        /** A snapshot holding {@code rows[e]} (from {@link #row}) as endpoint e's counters. */
+        public static Snapshot ofRows(long[][] rows) {
+            int cells = DIRECTIONS * STAGES * KINDS;
+            long[] b = new long[rows.length * cells];
+            long[] f = new long[rows.length * DIRECTIONS];
+            for (int e = 0; e < rows.length; e++) {
+                if (rows[e].length != ROW_LENGTH) {
+                    throw new IllegalArgumentException("row of endpoint " + e + " has " + rows[e].length
+                            + " counters, expected " + ROW_LENGTH);
+                }
+                System.arraycopy(rows[e], 0, b, e * cells, cells);
+                System.arraycopy(rows[e], cells, f, e * DIRECTIONS, DIRECTIONS);
+            }
+            return new Snapshot(rows.length, b, f);
         }
 
         /** The traffic counted after {@code earlier} and up to this snapshot. */

@@ -9,7 +9,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * its reconstruction error, a stage switch — collected into that step's {@link StepMetrics#notes()}.
  *
  * <p>Thread-safe: ranks and services write from their own threads; a value written before the writer's side of
- * the step completes is in the step's metrics.
+ * the step completes is in the step's metrics. A put and a take never interleave, so a note is in exactly one
+ * take.
  */
 public final class StepNotes {
 
@@ -26,12 +27,12 @@ public final class StepNotes {
     private final Map<Integer, Map<String, Double>> byStep = new ConcurrentHashMap<>();
 
     /** Records {@code value} under {@code name} for {@code step} (a later value replaces an earlier one). */
-    public void put(int step, String name, double value) {
+    public synchronized void put(int step, String name, double value) {
         byStep.computeIfAbsent(step, s -> new ConcurrentHashMap<>()).put(name, value);
     }
 
     /** Removes and returns the notes of {@code step}, sorted by name; empty if there are none. */
-    public Map<String, Double> take(int step) {
+    public synchronized Map<String, Double> take(int step) {
         Map<String, Double> notes = byStep.remove(step);
         return notes == null ? Map.of() : new TreeMap<>(notes);
     }

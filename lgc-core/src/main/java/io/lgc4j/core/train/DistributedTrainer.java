@@ -1,8 +1,8 @@
 package io.lgc4j.core.train;
 
-import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.InProcessCluster;
-import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.comm.MeteredTransport;
+import io.lgc4j.core.comm.PeerLostException;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.comm.TransportClosedException;
@@ -11,30 +11,31 @@ import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
-import io.lgc4j.core.metrics.StepMetrics;
-import io.lgc4j.core.protocol.FloatFrames;
+import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.runtime.ClusterConnection;
+import io.lgc4j.core.runtime.ClusterConnector;
+import io.lgc4j.core.runtime.ControlPlane;
+import io.lgc4j.core.runtime.ServiceReporter;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 
 import org.deeplearning4j.nn.api.Model;
-import org.nd4j.evaluation.classification.Evaluation;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
-import org.nd4j.linalg.factory.Nd4j;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.BrokenBarrierException;
-import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Phaser;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 
 /**
  * Data-parallel training of a DL4J model on K worker ranks of an {@link InProcessCluster}: K replicas of the
@@ -70,8 +71,9 @@ public final class DistributedTrainer {
     private final int maxSteps;
     private final List<TrainingListener> listeners;
     private final GradientLayout layout;
+    private final ReplicaModel origin;
     private final List<ReplicaModel> replicas;
-    private final InProcessCluster cluster;
+    private final ClusterConnector connector;
     private final ShardPlan shards;
     private final Semaphore cpu;
     private final boolean alignExchange;
@@ -87,7 +89,8 @@ public final class DistributedTrainer {
         this.evalEverySteps = b.evalEverySteps;
         this.maxSteps = b.maxSteps;
         this.listeners = List.copyOf(b.listeners);
-        ReplicaModel origin = ReplicaModel.wrap(b.model);
+        this.origin = ReplicaModel.wrap(b.model);
+        this.connector = b.connector;
         topology.compressor().filter(c -> c.appliesMomentum()).ifPresent(c -> requirePlainSgd(b.model, c.name()));
         GradientLayout base = GradientLayout.of(b.model);
         this.layout = b.policy == null ? base : base.withPolicy(b.policy);
@@ -99,10 +102,11 @@ public final class DistributedTrainer {
         this.labels = all.getLabels();
         this.shards = new ShardPlan((int) features.size(0), workers, batchSize, seed);
         this.replicas = new ArrayList<>(workers);
-        for (int r = 0; r < workers; r++) {
-            replicas.add(origin.copy());
+        if (connector == null) {
+            for (int r = 0; r < workers; r++) {
+                replicas.add(origin.copy());
+            }
         }
-        this.cluster = new InProcessCluster(workers + topology.serviceEndpoints(workers));
         this.cpu = new Semaphore(b.computeConcurrency, true);
         this.alignExchange = b.alignExchange;
     }
@@ -132,18 +136,19 @@ public final class DistributedTrainer {
         return layout;
     }
 
-    /** The meter of the cluster (workers first, then service endpoints). */
-    public TrafficMeter meter() {
-        return cluster.meter();
-    }
-
-    /** Every rank's replica, for inspection; index = rank. */
+    /**
+     * Every rank's replica, for inspection; index = rank. On the network runtime, only this process's replica (after
+     * {@link #fit}; none on a service endpoint).
+     */
     public List<ReplicaModel> replicas() {
         return List.copyOf(replicas);
     }
 
-    /** The trained model (rank 0's replica; every replica holds the same parameters). */
+    /** The trained model (rank 0's replica, or this process's; every replica holds the same parameters). */
     public Model trainedModel() {
+        if (replicas.isEmpty()) {
+            throw new IllegalStateException("this process hosts a service endpoint of the run: it holds no replica");
+        }
         return replicas.get(0).model();
     }
 
@@ -174,11 +179,12 @@ public final class DistributedTrainer {
         int serviceCount = topology.serviceEndpoints(workers);
         TrainingPlan plan = new TrainingPlan(topology.name(), workers, serviceCount, batchSize, perEpoch, total,
                 (int) features.size(0), layout);
+        RankLoop.Run run = new RankLoop.Run(plan, stages, shards, features, labels, batchSize, evalData,
+                evalEverySteps, listeners, topology.describe());
         listeners.forEach(l -> l.onStart(plan));
-        Run run = new Run(plan);
         TrainingResult result = null;
         try {
-            result = run.execute();
+            result = connector == null ? fitInProcess(run) : fitOnNetwork(run);
             return result;
         } finally {
             TrainingResult ended = result;
@@ -186,242 +192,196 @@ public final class DistributedTrainer {
         }
     }
 
-    /** State shared by the rank threads during one {@link #fit}. */
-    private final class Run {
-        private final TrainingPlan plan;
-        private final double[] losses = new double[workers];
-        private final long[][] phases = new long[workers][];
-        private final long[] stepStartNanos = new long[workers];
-        private final List<StepMetrics> history = new ArrayList<>();
-        private final CyclicBarrier endOfStep;
-        private final CyclicBarrier beforeExchange;
-        private final AtomicReference<Throwable> failure = new AtomicReference<>();
-        private volatile double lastAccuracy = Double.NaN;
-        private double accuracyThisStep = Double.NaN;
-        private int currentStep;
-        private TrafficMeter.Snapshot lastTraffic;
-        private final io.lgc4j.core.metrics.StepNotes notes = new io.lgc4j.core.metrics.StepNotes();
-
-        Run(TrainingPlan plan) {
-            this.plan = plan;
-            this.endOfStep = new CyclicBarrier(workers, this::closeStep);
-            this.beforeExchange = new CyclicBarrier(workers);
+    /** The K ranks and the services on threads of this JVM, over an {@link InProcessCluster}. */
+    private TrainingResult fitInProcess(RankLoop.Run run) {
+        TrainingPlan plan = run.plan();
+        int serviceCount = plan.serviceEndpoints();
+        InProcessCluster cluster = new InProcessCluster(workers + serviceCount);
+        TrafficMeter meter = cluster.meter();
+        StepNotes notes = new StepNotes();
+        topology.attachNotes(notes);
+        List<ServiceReporter> reporters = new ArrayList<>();
+        List<Transport> serviceTransports = new ArrayList<>();
+        for (int s = 0; s < serviceCount; s++) {
+            ServiceReporter reporter = new ServiceReporter(cluster.unmetered(workers + s), meter, notes,
+                    stages::stageAt);
+            reporters.add(reporter);
+            serviceTransports.add(new MeteredTransport(reporter, meter, cluster.controlMeter()));
         }
-
-        TrainingResult execute() {
-            long start = System.nanoTime();
-            int serviceCount = plan.serviceEndpoints();
-            List<Transport> serviceTransports = new ArrayList<>();
-            for (int s = 0; s < serviceCount; s++) {
-                serviceTransports.add(cluster.transport(workers + s));
-            }
-            topology.attachNotes(notes);
-            List<ServiceLoop> services = topology.services(workers, serviceTransports, layout);
-            if (services.size() != serviceCount) {
-                throw new IllegalStateException("topology " + topology.name() + " declared " + serviceCount
-                        + " service endpoints but returned " + services.size() + " loops");
-            }
-            ExecutorService pool = Executors.newFixedThreadPool(workers + serviceCount, daemonThreads());
-            List<Future<?>> futures = new ArrayList<>();
-            try {
-                for (ServiceLoop loop : services) {
-                    futures.add(pool.submit(() -> guard(() -> {
-                        try {
-                            loop.run();
-                        } catch (TransportClosedException closed) {
-                            // normal end of a service: the cluster closed after the last step
-                        }
-                    })));
-                }
-                lastTraffic = cluster.meter().snapshot();
-                for (int r = 0; r < workers; r++) {
-                    int rank = r;
-                    futures.add(pool.submit(() -> guard(() -> runRank(rank))));
-                }
-                for (Future<?> f : futures.subList(services.size(), futures.size())) {
-                    await(f);
-                }
-            } finally {
-                cluster.close();
-                for (Future<?> f : futures) {
-                    await(f);
-                }
-                pool.shutdownNow();
-            }
-            Throwable t = failure.get();
-            if (t != null) {
-                if (t instanceof NonFiniteGradientException n) {
-                    throw n;
-                }
-                throw new TrainingFailedException("training failed: " + t.getMessage(), t);
-            }
-            return new TrainingResult(history, lastAccuracy, cluster.meter().snapshot(),
-                    System.nanoTime() - start, topology.describe());
+        List<ServiceLoop> services = topology.services(workers, serviceTransports, layout);
+        if (services.size() != serviceCount) {
+            throw new IllegalStateException("topology " + topology.name() + " declared " + serviceCount
+                    + " service endpoints but returned " + services.size() + " loops");
         }
-
-        private void runRank(int rank) {
-            Transport transport = cluster.transport(rank);
-            ReplicaModel replica = replicas.get(rank);
-            GradientExchange exchange = topology.worker(rank, workers, transport, layout);
-            PhaseClock clock = new PhaseClock();
-            broadcastInitialParameters(rank, transport, replica);
-            float[] gradient = null;
-            for (int step = 0; step < plan.totalSteps(); step++) {
-                int epoch = step / plan.stepsPerEpoch();
-                int inEpoch = step % plan.stepsPerEpoch();
-                StepTag tag = new StepTag(step, stages.stageAt(step));
-                clock.reset();
-                stepStartNanos[rank] = System.nanoTime();
-                clock.enter(Phase.CPU_WAIT);
+        // a Phaser rather than a barrier: a failure terminates it for good, so a rank arriving after the failure
+        // does not wait for a generation that never fills
+        Phaser beforeExchange = new Phaser(workers);
+        RankLoop.Gate gate = new RankLoop.Gate() {
+            @Override
+            public void beforeCompute() {
                 cpu.acquireUninterruptibly();
-                double loss;
-                try {
-                    clock.enter(Phase.COMPUTE);
-                    int[] rows = shards.batch(epoch, inEpoch, rank);
-                    loss = replica.computeGradient(Nd4j.pullRows(features, 1, rows), Nd4j.pullRows(labels, 1, rows));
-                } finally {
-                    cpu.release();
+            }
+
+            @Override
+            public void afterCompute() {
+                cpu.release();
+            }
+
+            @Override
+            public void beforeExchange(PhaseClock clock, int rank, int step) {
+                if (!alignExchange) {
+                    return;
                 }
-                INDArray view = replica.gradient();
-                if (gradient == null) {
-                    gradient = new float[(int) view.length()];
+                clock.enter(Phase.CPU_WAIT);
+                if (beforeExchange.arriveAndAwaitAdvance() < 0) {
+                    throw new TransportClosedException("rank " + rank + ": another rank failed during step " + step);
                 }
-                copyChecked(view, gradient, rank, step);
-                if (alignExchange) {
-                    clock.enter(Phase.CPU_WAIT);
-                    await(beforeExchange, rank, step);
-                }
-                exchange.allReduceMean(tag, gradient, clock);
-                clock.enter(Phase.APPLY);
-                // DL4J's gradient is a sum over the mini-batch and its updater divides by the batch size; the mean
-                // over ranks of per-rank sums divided by b is the mean over all K·b examples.
-                replica.applyGradient(gradient, batchSize);
-                boolean epochEnd = inEpoch == plan.stepsPerEpoch() - 1;
-                if (epochEnd) {
-                    replica.endEpoch();
-                }
-                double accuracy = Double.NaN;
-                boolean last = step == plan.totalSteps() - 1;
-                if (rank == 0 && evalData != null
-                        && (last || epochEnd || (evalEverySteps > 0 && (step + 1) % evalEverySteps == 0))) {
-                    clock.enter(Phase.EVALUATE);
-                    evalData.reset();
-                    Evaluation eval = replica.evaluate(evalData);
-                    accuracy = eval.accuracy();
-                }
-                clock.stop();
-                losses[rank] = loss;
-                phases[rank] = clock.snapshot();
-                if (rank == 0) {
-                    accuracyThisStep = accuracy;
-                    currentStep = step;
-                }
-                await(endOfStep, rank, step);
+            }
+        };
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Runnable onFailure = () -> {
+            cluster.close();
+            beforeExchange.forceTermination();
+        };
+        ExecutorService pool = Executors.newFixedThreadPool(workers + serviceCount, daemonThreads());
+        List<Future<?>> futures = new ArrayList<>();
+        AtomicReference<TrainingResult> result = new AtomicReference<>();
+        try {
+            for (int s = 0; s < serviceCount; s++) {
+                ServiceLoop loop = services.get(s);
+                ServiceReporter reporter = reporters.get(s);
+                futures.add(pool.submit(() -> guard(failure, onFailure, () -> serve(loop, reporter))));
+            }
+            for (int r = 0; r < workers; r++) {
+                int rank = r;
+                futures.add(pool.submit(() -> guard(failure, onFailure, () -> {
+                    ControlPlane plane = new ControlPlane(cluster.transport(rank));
+                    RankLoop loop = new RankLoop(run, rank, plane, replicas.get(rank),
+                            topology.worker(rank, workers, plane, layout), notes, meter, gate);
+                    TrainingResult r0 = loop.execute();
+                    if (rank == 0) {
+                        result.set(r0);
+                    }
+                })));
+            }
+            for (Future<?> f : futures) {
+                await(f, failure, cluster);
+            }
+        } finally {
+            cluster.close();
+            for (Future<?> f : futures) {
+                await(f, failure, cluster);
+            }
+            pool.shutdownNow();
+        }
+        Throwable t = failure.get();
+        if (t != null) {
+            if (t instanceof NonFiniteGradientException n) {
+                throw n;
+            }
+            throw new TrainingFailedException("training failed: " + t.getMessage(), t);
+        }
+        return result.get();
+    }
+
+    /** Runs a service until rank 0 stops it, then waits for rank 0's word that the run is over. */
+    private static void serve(ServiceLoop loop, ServiceReporter reporter) {
+        try {
+            loop.run();
+        } catch (TransportClosedException closed) {
+            if (!reporter.stopped()) {
+                throw closed;
             }
         }
-
-        private void await(CyclicBarrier barrier, int rank, int step) {
-            try {
-                barrier.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new TransportClosedException("rank " + rank + " interrupted during step " + step);
-            } catch (BrokenBarrierException e) {
-                throw new TransportClosedException("rank " + rank + ": another rank failed during step " + step);
-            }
+        if (!reporter.stopped()) {
+            throw new IllegalStateException("a service loop returned before rank 0 stopped it");
         }
+        reporter.awaitDone();
+    }
 
-        /** Rank 0 holds the model; the others receive its parameters as bytes, like a real cluster's start. */
-        private void broadcastInitialParameters(int rank, Transport transport, ReplicaModel replica) {
-            if (workers == 1) {
-                return;
-            }
-            if (rank == 0) {
-                float[] params = replica.params().toFloatVector();
-                byte[] frame = FloatFrames.encode(params, 0, params.length, TrafficKind.MODEL_WEIGHTS, Stage.SETUP,
-                        -1);
-                for (int peer = 1; peer < workers; peer++) {
-                    transport.send(peer, frame);
+    /**
+     * This process's one endpoint of a cluster of OS processes: a worker rank's loop, or a service. A failure is
+     * told to every other process ({@link ClusterConnection#abort}) naming the endpoint lost first, the step and
+     * the stage.
+     */
+    private TrainingResult fitOnNetwork(RankLoop.Run run) {
+        TrainingPlan plan = run.plan();
+        int endpoints = run.endpoints();
+        IntFunction<String> names = endpointNames(workers, plan.serviceEndpoints());
+        ClusterConnection connection = connector.connect(endpoints, names);
+        int endpoint = connection.endpoint();
+        TrafficMeter meter = new TrafficMeter(endpoints);
+        TrafficMeter control = new TrafficMeter(endpoints);
+        StepNotes notes = new StepNotes();
+        topology.attachNotes(notes);
+        RankLoop loop = null;
+        ServiceReporter reporter = null;
+        try {
+            TrainingResult result;
+            if (endpoint < workers) {
+                ReplicaModel replica = origin.copy();
+                replicas.add(replica);
+                ControlPlane plane = new ControlPlane(new MeteredTransport(connection.transport(), meter, control));
+                loop = new RankLoop(run, endpoint, plane, replica, topology.worker(endpoint, workers, plane, layout),
+                        notes, meter, RankLoop.OPEN);
+                result = loop.execute();
+                if (result == null) {
+                    result = new TrainingResult(List.of(), Double.NaN, meter.snapshot(), 0, topology.describe(),
+                            List.of(RankLoop.checksum(replica)));
                 }
             } else {
-                float[] params = new float[layout.length()];
-                Frame frame = transport.receive(0, TrafficKind.MODEL_WEIGHTS);
-                FloatFrames.copyInto(frame, params, 0, params.length);
-                replica.params().assign(Nd4j.createFromArray(params));
-            }
-        }
-
-        private void copyChecked(INDArray view, float[] into, int rank, int step) {
-            float[] copy = view.toFloatVector();
-            for (int i = 0; i < copy.length; i++) {
-                float v = copy[i];
-                if (!Float.isFinite(v)) {
-                    ParamBlock block = layout.blockAt(i);
-                    throw new NonFiniteGradientException("rank " + rank + " step " + step + ": gradient element "
-                            + i + " is " + v + " (block " + block.qualifiedName() + ", element "
-                            + (i - block.offset()) + " of " + block.length() + "); it was not sent");
+                if (plan.serviceEndpoints() != 1) {
+                    throw new IllegalStateException("the network runtime runs one service endpoint per topology for"
+                            + " now; topology " + topology.name() + " asks for " + plan.serviceEndpoints());
                 }
+                reporter = new ServiceReporter(connection.transport(), meter, notes, stages::stageAt);
+                ServiceLoop service = topology.services(workers,
+                        List.of(new MeteredTransport(reporter, meter, control)), layout).get(0);
+                serve(service, reporter);
+                result = new TrainingResult(List.of(), Double.NaN, meter.snapshot(), 0, topology.describe(),
+                        List.of());
             }
-            System.arraycopy(copy, 0, into, 0, copy.length);
+            connection.close();
+            return result;
+        } catch (RuntimeException e) {
+            int lost = e instanceof PeerLostException p ? p.peer() : endpoint;
+            int step = loop != null ? loop.step() : -1;
+            String where = names.apply(endpoint) + " stopped" + (step >= 0 ? " at step " + step + " ("
+                    + stages.stageAt(step) + ")" : "");
+            String message = where + ": " + (e instanceof PeerLostException ? "" : "failed: ") + e.getMessage();
+            connection.abort(lost, message);
+            if (e instanceof NonFiniteGradientException n) {
+                throw n;
+            }
+            throw new TrainingFailedException(message, e);
         }
+    }
 
-        /** Runs once per step, after every rank arrived, on one of the rank threads. */
-        private void closeStep() {
-            long end = System.nanoTime();
-            long first = Long.MAX_VALUE;
-            double loss = 0;
-            int phaseCount = Phase.values().length;
-            long[] mean = new long[phaseCount];
-            long[] max = new long[phaseCount];
-            for (int r = 0; r < workers; r++) {
-                first = Math.min(first, stepStartNanos[r]);
-                loss += losses[r];
-                for (int p = 0; p < phaseCount; p++) {
-                    mean[p] += phases[r][p];
-                    max[p] = Math.max(max[p], phases[r][p]);
-                }
+    /** How messages name endpoints: "rank r" for workers, "the server" or "server s" for services. */
+    static IntFunction<String> endpointNames(int workers, int services) {
+        return e -> e < workers ? "rank " + e : services == 1 ? "the server" : "server " + (e - workers);
+    }
+
+    private static void guard(AtomicReference<Throwable> failure, Runnable onFailure, Runnable body) {
+        try {
+            body.run();
+        } catch (Throwable t) {
+            boolean consequence = t instanceof TransportClosedException && failure.get() != null;
+            if (!consequence) {
+                failure.compareAndSet(null, t);
             }
-            for (int p = 0; p < phaseCount; p++) {
-                mean[p] /= workers;
-            }
-            TrafficMeter.Snapshot now = cluster.meter().snapshot();
-            TrafficMeter.Snapshot delta = now.minus(lastTraffic);
-            lastTraffic = now;
-            int step = currentStep;
-            if (!Double.isNaN(accuracyThisStep)) {
-                lastAccuracy = accuracyThisStep;
-            }
-            StepMetrics m = new StepMetrics(step, step / plan.stepsPerEpoch(), stages.stageAt(step), loss / workers,
-                    accuracyThisStep, mean, max, end - first, delta, workers, notes.take(step));
-            history.add(m);
-            for (TrainingListener l : listeners) {
-                l.onStep(m);
-            }
+            onFailure.run();
         }
+    }
 
-        private void guard(Runnable body) {
-            try {
-                body.run();
-            } catch (Throwable t) {
-                boolean consequence = t instanceof TransportClosedException && failure.get() != null;
-                if (!consequence) {
-                    failure.compareAndSet(null, t);
-                }
-                cluster.close();
-                endOfStep.reset();
-                beforeExchange.reset();
-            }
-        }
-
-        private void await(Future<?> f) {
-            try {
-                f.get();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                cluster.close();
-            } catch (ExecutionException e) {
-                failure.compareAndSet(null, e.getCause());
-            }
+    private static void await(Future<?> f, AtomicReference<Throwable> failure, InProcessCluster cluster) {
+        try {
+            f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            cluster.close();
+        } catch (ExecutionException e) {
+            failure.compareAndSet(null, e.getCause());
         }
     }
 
@@ -449,6 +409,7 @@ public final class DistributedTrainer {
         private boolean alignExchange = true;
         private StageSchedule stages;
         private Function<ParamBlock, LayerPolicy> policy;
+        private ClusterConnector connector;
         private final List<TrainingListener> listeners = new ArrayList<>();
 
         private Builder() {
@@ -554,6 +515,16 @@ public final class DistributedTrainer {
         /** Overrides the default {@link LayerPolicy} of each block. */
         public Builder layerPolicy(Function<ParamBlock, LayerPolicy> rule) {
             this.policy = Objects.requireNonNull(rule, "rule");
+            return this;
+        }
+
+        /**
+         * Runs this process as one endpoint of a cluster of OS processes joined by {@code connector} (the TCP
+         * runtime of {@code lgc-net}) instead of all ranks on threads of this JVM (the default). Every process builds
+         * the same trainer; rank 0 evaluates, calls the listeners and returns the run's result.
+         */
+        public Builder cluster(ClusterConnector connector) {
+            this.connector = Objects.requireNonNull(connector, "connector");
             return this;
         }
 

@@ -14,13 +14,16 @@ import java.util.List;
  * @param wallNanos     wall time of the run
  * @param method        the topology's description of itself: type, compressor and its settings, codec, topology
  *                      settings (provenance that does not depend on who built the topology)
+ * @param replicaChecksums CRC32C of every worker's final parameters, in rank order (8 hex digits each): all equal
+ *                      when the replicas stayed bit-identical
  */
 public record TrainingResult(List<StepMetrics> steps, double finalAccuracy, TrafficMeter.Snapshot traffic,
-                             long wallNanos, TopologyDescription method) {
+                             long wallNanos, TopologyDescription method, List<String> replicaChecksums) {
 
-    /** Creates the result; the step list is copied. */
+    /** Creates the result; the lists are copied. */
     public TrainingResult {
         steps = List.copyOf(steps);
         java.util.Objects.requireNonNull(method, "method");
+        replicaChecksums = List.copyOf(replicaChecksums);
     }
 }

@@ -1,0 +1,23 @@
+package io.lgc4j.core.runtime;
+
+import java.util.function.IntFunction;
+
+/**
+ * Joins this process to a cluster of OS processes (one endpoint each): the network runtime's entry point for
+ * {@link io.lgc4j.core.train.DistributedTrainer}. The TCP implementation lives in {@code lgc-net}.
+ *
+ * <pre>{@code
+ * DistributedTrainer.builder()...cluster(new TcpConnector(settings)).build().fit(1);
+ * }</pre>
+ */
+@FunctionalInterface
+public interface ClusterConnector {
+
+    /**
+     * Connects to the other {@code endpoints - 1} endpoints of the run and returns once every link is up.
+     *
+     * @param endpoints all endpoints of the run: the workers, then the topology's service endpoints
+     * @param names     how messages name an endpoint ("rank 2", "the server")
+     */
+    ClusterConnection connect(int endpoints, IntFunction<String> names);
+}

@@ -1,0 +1,117 @@
+package io.lgc4j.core.runtime;
+
+import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FrameException;
+import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.stage.Stage;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A worker's transport with the run's control plane beside its training traffic. Reports and training frames
+ * share each link, in order; a receive of one sort sets aside frames of the other sort that come first (a service's
+ * report of step s reaches rank 0 just before the service's first frame of step s + 1, in the middle of that step's
+ * exchange). Per peer, each sort stays in order.
+ *
+ * <pre>{@code
+ * ControlPlane plane = new ControlPlane(metered);
+ * exchange = topology.worker(rank, workers, plane, layout);   // sees training frames only
+ * RunReport.StepReport r = (RunReport.StepReport) plane.receiveReport(2, step).report();
+ * }</pre>
+ */
+public final class ControlPlane implements Transport {
+
+    /**
+     * A report as received.
+     *
+     * @param step   the step its frame carries
+     * @param stage  the stage its frame carries
+     * @param report the report
+     */
+    public record Received(int step, Stage stage, RunReport report) {
+    }
+
+    private final Transport inner;
+    private final List<Deque<Frame>> heldTraining = new ArrayList<>();
+    private final List<Deque<Frame>> heldReports = new ArrayList<>();
+
+    /** Wraps {@code inner} (normally a metered transport). */
+    public ControlPlane(Transport inner) {
+        this.inner = Objects.requireNonNull(inner, "inner");
+        for (int e = 0; e < inner.endpointCount(); e++) {
+            heldTraining.add(new ArrayDeque<>());
+            heldReports.add(new ArrayDeque<>());
+        }
+    }
+
+    @Override
+    public int endpoint() {
+        return inner.endpoint();
+    }
+
+    @Override
+    public int endpointCount() {
+        return inner.endpointCount();
+    }
+
+    @Override
+    public void send(int peer, byte[] frame) {
+        inner.send(peer, frame);
+    }
+
+    /** The next training frame from {@code peer}; reports that come first are kept for {@link #receiveReport}. */
+    @Override
+    public Frame receive(int peer) {
+        Deque<Frame> held = heldTraining.get(peer);
+        if (!held.isEmpty()) {
+            return held.poll();
+        }
+        while (true) {
+            Frame f = inner.receive(peer);
+            if (f.kind() != TrafficKind.REPORT) {
+                return f;
+            }
+            heldReports.get(peer).add(f);
+        }
+    }
+
+    /** Sends {@code report} as a frame of {@code step} in {@code stage}. */
+    public void sendReport(int peer, int step, Stage stage, RunReport report) {
+        inner.send(peer, report.encode(step, stage));
+    }
+
+    /** The next report from {@code peer}; training frames that come first are kept for {@link #receive}. */
+    public Received receiveReport(int peer) {
+        Deque<Frame> held = heldReports.get(peer);
+        Frame f = held.poll();
+        while (f == null) {
+            Frame next = inner.receive(peer);
+            if (next.kind() == TrafficKind.REPORT) {
+                f = next;
+            } else {
+                heldTraining.get(peer).add(next);
+            }
+        }
+        return new Received(f.step(), f.stage(), RunReport.decode(f));
+    }
+
+    /**
+     * The next report from {@code peer}, which must be of {@code type} and {@code step}.
+     *
+     * @param who how to name the peer in a message ("rank 2", "the server")
+     * @throws FrameException naming what was expected and found
+     */
+    public <R extends RunReport> R receiveReport(int peer, Class<R> type, int step, String who) {
+        Received r = receiveReport(peer);
+        if (!type.isInstance(r.report()) || r.step() != step) {
+            throw new FrameException("rank " + endpoint() + " expected a " + type.getSimpleName() + " of step " + step
+                    + " from " + who + ", found a " + r.report().getClass().getSimpleName() + " of step " + r.step());
+        }
+        return type.cast(r.report());
+    }
+}

@@ -1,0 +1,224 @@
+package io.lgc4j.core.runtime;
+
+import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FrameCodec;
+import io.lgc4j.core.comm.FrameException;
+import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.comm.TrafficMeter;
+import io.lgc4j.core.stage.Stage;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What an endpoint tells rank 0 about the run, and how rank 0 ends it: one {@link TrafficKind#REPORT} frame each,
+ * counted apart from training traffic.
+ *
+ * <pre>
+ *  payload byte 0: type (1 step, 2 final, 3 stop, 4 done), then
+ *  step:  f64 loss, u8 phases, i64 nanos × phases, u16 notes, (u16 length, UTF-8 name, f64 value) × notes, traffic
+ *  final: u16 length, UTF-8 replica checksum (length 0: a service endpoint), traffic
+ *  traffic: u16 non-zero counters, (u16 index, i64 value) × counters — a {@link TrafficMeter.Snapshot#row}
+ * </pre>
+ *
+ * <pre>{@code
+ * transport.send(0, new RunReport.StepReport(loss, clock.snapshot(), notes.take(step), delta).encode(step, stage));
+ * RunReport r = RunReport.decode(frame);
+ * }</pre>
+ */
+public sealed interface RunReport {
+
+    /** A step as one endpoint saw it: a worker's loss and phase times (a service: NaN and none), notes, bytes. */
+    record StepReport(double loss, long[] phaseNanos, Map<String, Double> notes, long[] traffic) implements RunReport {
+        /** Copies the arrays and notes. */
+        public StepReport {
+            phaseNanos = phaseNanos.clone();
+            notes = Map.copyOf(notes);
+            traffic = traffic.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof StepReport r && Double.compare(r.loss, loss) == 0
+                    && Arrays.equals(r.phaseNanos, phaseNanos) && r.notes.equals(notes)
+                    && Arrays.equals(r.traffic, traffic);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(traffic) * 31 + notes.hashCode();
+        }
+
+        @Override
+        public String toString() {
+            return "StepReport[loss=" + loss + ", phaseNanos=" + Arrays.toString(phaseNanos) + ", notes=" + notes
+                    + "]";
+        }
+    }
+
+    /** An endpoint's end of the run: its replica's checksum (a service has none: empty) and all its bytes. */
+    record FinalReport(String replicaChecksum, long[] traffic) implements RunReport {
+        /** Copies the counters. */
+        public FinalReport {
+            java.util.Objects.requireNonNull(replicaChecksum, "replicaChecksum");
+            traffic = traffic.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof FinalReport r && r.replicaChecksum.equals(replicaChecksum)
+                    && Arrays.equals(r.traffic, traffic);
+        }
+
+        @Override
+        public int hashCode() {
+            return replicaChecksum.hashCode() * 31 + Arrays.hashCode(traffic);
+        }
+
+        @Override
+        public String toString() {
+            return "FinalReport[replicaChecksum=" + replicaChecksum + "]";
+        }
+    }
+
+    /** Rank 0 to a service endpoint: the last step is over; report it and your totals. */
+    record Stop() implements RunReport {
+    }
+
+    /** Rank 0 to every endpoint: everything is in; close your links. */
+    record Done() implements RunReport {
+    }
+
+    /** This report as a sealed REPORT frame of {@code step} in {@code stage}. */
+    default byte[] encode(int step, Stage stage) {
+        ByteBuffer out = ByteBuffer.allocate(encodedLength()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        if (this instanceof StepReport s) {
+            out.put((byte) 1).putDouble(s.loss()).put((byte) s.phaseNanos().length);
+            for (long n : s.phaseNanos()) {
+                out.putLong(n);
+            }
+            out.putShort((short) s.notes().size());
+            for (Map.Entry<String, Double> e : new TreeMap<>(s.notes()).entrySet()) {
+                putString(out, e.getKey());
+                out.putDouble(e.getValue());
+            }
+            putTraffic(out, s.traffic());
+        } else if (this instanceof FinalReport f) {
+            out.put((byte) 2);
+            putString(out, f.replicaChecksum());
+            putTraffic(out, f.traffic());
+        } else {
+            out.put((byte) (this instanceof Stop ? 3 : 4));
+        }
+        out.flip();
+        return FrameCodec.encode(TrafficKind.REPORT, stage, step, out);
+    }
+
+    private int encodedLength() {
+        if (this instanceof StepReport s) {
+            int n = 1 + 8 + 1 + 8 * s.phaseNanos().length + 2;
+            for (String name : s.notes().keySet()) {
+                n += 2 + name.getBytes(StandardCharsets.UTF_8).length + 8;
+            }
+            return n + trafficLength(s.traffic());
+        }
+        if (this instanceof FinalReport f) {
+            return 1 + 2 + f.replicaChecksum().getBytes(StandardCharsets.UTF_8).length + trafficLength(f.traffic());
+        }
+        return 1;
+    }
+
+    /**
+     * Reads a REPORT frame.
+     *
+     * @throws FrameException when the frame is not a REPORT or its payload is malformed, saying what was wrong
+     */
+    static RunReport decode(Frame frame) {
+        if (frame.kind() != TrafficKind.REPORT) {
+            throw new FrameException("expected a REPORT frame, found " + frame.kind());
+        }
+        ByteBuffer in = frame.payload().duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        try {
+            int type = in.get() & 0xFF;
+            RunReport report = switch (type) {
+                case 1 -> {
+                    double loss = in.getDouble();
+                    long[] phases = new long[in.get() & 0xFF];
+                    for (int i = 0; i < phases.length; i++) {
+                        phases[i] = in.getLong();
+                    }
+                    int count = in.getShort() & 0xFFFF;
+                    Map<String, Double> notes = new TreeMap<>();
+                    for (int i = 0; i < count; i++) {
+                        notes.put(getString(in), in.getDouble());
+                    }
+                    yield new StepReport(loss, phases, notes, getTraffic(in));
+                }
+                case 2 -> new FinalReport(getString(in), getTraffic(in));
+                case 3 -> new Stop();
+                case 4 -> new Done();
+                default -> throw new FrameException("unknown report type: expected 1..4, found " + type);
+            };
+            if (in.hasRemaining()) {
+                throw new FrameException("report of step " + frame.step() + " has " + in.remaining()
+                        + " bytes after its end");
+            }
+            return report;
+        } catch (java.nio.BufferUnderflowException e) {
+            throw new FrameException("truncated report of step " + frame.step() + ": " + frame.payloadLength()
+                    + " payload bytes");
+        }
+    }
+
+    private static void putString(ByteBuffer out, String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        out.putShort((short) b.length).put(b);
+    }
+
+    private static String getString(ByteBuffer in) {
+        byte[] b = new byte[in.getShort() & 0xFFFF];
+        in.get(b);
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    private static int trafficLength(long[] row) {
+        int n = 2;
+        for (long v : row) {
+            n += v != 0 ? 10 : 0;
+        }
+        return n;
+    }
+
+    private static void putTraffic(ByteBuffer out, long[] row) {
+        if (row.length != TrafficMeter.ROW_LENGTH) {
+            throw new IllegalArgumentException("traffic row has " + row.length + " counters, expected "
+                    + TrafficMeter.ROW_LENGTH);
+        }
+        int count = 0;
+        for (long v : row) {
+            count += v != 0 ? 1 : 0;
+        }
+        out.putShort((short) count);
+        for (int i = 0; i < row.length; i++) {
+            if (row[i] != 0) {
+                out.putShort((short) i).putLong(row[i]);
+            }
+        }
+    }
+
+    private static long[] getTraffic(ByteBuffer in) {
+        long[] row = new long[TrafficMeter.ROW_LENGTH];
+        int count = in.getShort() & 0xFFFF;
+        for (int i = 0; i < count; i++) {
+            int index = in.getShort() & 0xFFFF;
+            if (index >= row.length) {
+                throw new FrameException("report counter index " + index + " outside 0.." + (row.length - 1));
+            }
+            row[index] = in.getLong();
+        }
+        return row;
+    }
+}

@@ -1,0 +1,319 @@
+package io.lgc4j.core.train;
+
+import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.comm.TrafficMeter;
+import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.metrics.Phase;
+import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.metrics.StepMetrics;
+import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.protocol.FloatFrames;
+import io.lgc4j.core.runtime.ControlPlane;
+import io.lgc4j.core.runtime.RunReport;
+import io.lgc4j.core.stage.Stage;
+
+import org.nd4j.evaluation.classification.Evaluation;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.CRC32C;
+
+/**
+ * One worker rank's training loop: compute its gradient → exchange it through the topology → apply the aggregate →
+ * report the step. It sees only its {@link ControlPlane} (a transport), its replica and its shard of the data, so the
+ * same loop runs on a thread of the in-process runtime and alone in an OS process.
+ *
+ * <p>Every rank but 0 reports each step to rank 0 ({@link RunReport.StepReport}: loss, phase times, its own bytes,
+ * notes); rank 0 assembles the {@link StepMetrics} the listeners see. A service endpoint reports a step when it first
+ * meets the next one ({@link io.lgc4j.core.runtime.ServiceReporter}), so with services rank 0 completes step s at the
+ * end of step s + 1. At the end rank 0 stops the services, collects every endpoint's totals and replica checksum,
+ * and tells everyone it is done; only then does any endpoint close its links.
+ */
+final class RankLoop {
+
+    /** What the in-process runtime adds around a rank's step: turns on the shared CPU, aligned exchanges. */
+    interface Gate {
+        /** Before the forward and backward pass (timed as {@link Phase#CPU_WAIT} until it returns). */
+        default void beforeCompute() {
+        }
+
+        /** After the forward and backward pass, also when it failed. */
+        default void afterCompute() {
+        }
+
+        /** Before the exchange; may switch {@code clock} to {@link Phase#CPU_WAIT} while it waits. */
+        default void beforeExchange(PhaseClock clock, int rank, int step) {
+        }
+    }
+
+    /** A gate that adds nothing: one rank per process. */
+    static final Gate OPEN = new Gate() {
+    };
+
+    /** Everything every rank of one run shares, read-only. */
+    record Run(TrainingPlan plan, io.lgc4j.core.stage.StageSchedule stages, ShardPlan shards, INDArray features,
+               INDArray labels, int batchSize, org.nd4j.linalg.dataset.api.iterator.DataSetIterator evalData,
+               int evalEverySteps, List<TrainingListener> listeners, TopologyDescription method) {
+        int workers() {
+            return plan.workers();
+        }
+
+        int endpoints() {
+            return plan.workers() + plan.serviceEndpoints();
+        }
+    }
+
+    private final Run run;
+    private final int rank;
+    private final ControlPlane link;
+    private final ReplicaModel replica;
+    private final GradientExchange exchange;
+    private final StepNotes notes;
+    private final TrafficMeter meter;
+    private final Gate gate;
+    private volatile int step = -1;
+
+    RankLoop(Run run, int rank, ControlPlane link, ReplicaModel replica, GradientExchange exchange, StepNotes notes,
+             TrafficMeter meter, Gate gate) {
+        this.run = run;
+        this.rank = rank;
+        this.link = link;
+        this.replica = replica;
+        this.exchange = exchange;
+        this.notes = notes;
+        this.meter = meter;
+        this.gate = gate;
+    }
+
+    /** The step this rank is in (-1 before the first), for messages about a failure. */
+    int step() {
+        return step;
+    }
+
+    /**
+     * Trains every step of the plan.
+     *
+     * @return on rank 0, the run's result; on other ranks, {@code null}
+     */
+    TrainingResult execute() {
+        long start = System.nanoTime();
+        TrainingPlan plan = run.plan();
+        Collector collector = rank == 0 ? new Collector() : null;
+        broadcastInitialParameters();
+        PhaseClock clock = new PhaseClock();
+        long[] reported = new long[TrafficMeter.ROW_LENGTH];
+        float[] gradient = null;
+        for (int s = 0; s < plan.totalSteps(); s++) {
+            step = s;
+            int epoch = s / plan.stepsPerEpoch();
+            int inEpoch = s % plan.stepsPerEpoch();
+            Stage stage = run.stages().stageAt(s);
+            long stepStart = System.nanoTime();
+            clock.reset();
+            clock.enter(Phase.CPU_WAIT);
+            gate.beforeCompute();
+            double loss;
+            try {
+                clock.enter(Phase.COMPUTE);
+                int[] rows = run.shards().batch(epoch, inEpoch, rank);
+                loss = replica.computeGradient(Nd4j.pullRows(run.features(), 1, rows),
+                        Nd4j.pullRows(run.labels(), 1, rows));
+            } finally {
+                gate.afterCompute();
+            }
+            INDArray view = replica.gradient();
+            if (gradient == null) {
+                gradient = new float[(int) view.length()];
+            }
+            copyChecked(view, gradient, s);
+            gate.beforeExchange(clock, rank, s);
+            exchange.allReduceMean(new StepTag(s, stage), gradient, clock);
+            clock.enter(Phase.APPLY);
+            // DL4J's gradient is a sum over the mini-batch and its updater divides by the batch size; the mean over
+            // ranks of per-rank sums divided by b is the mean over all K·b examples.
+            replica.applyGradient(gradient, run.batchSize());
+            boolean epochEnd = inEpoch == plan.stepsPerEpoch() - 1;
+            if (epochEnd) {
+                replica.endEpoch();
+            }
+            double accuracy = Double.NaN;
+            boolean last = s == plan.totalSteps() - 1;
+            if (rank == 0 && run.evalData() != null
+                    && (last || epochEnd || (run.evalEverySteps() > 0 && (s + 1) % run.evalEverySteps() == 0))) {
+                clock.enter(Phase.EVALUATE);
+                run.evalData().reset();
+                Evaluation eval = replica.evaluate(run.evalData());
+                accuracy = eval.accuracy();
+            }
+            clock.stop();
+            long[] now = meter.snapshot().row(rank);
+            long[] delta = minus(now, reported);
+            reported = now;
+            RunReport.StepReport own = new RunReport.StepReport(loss, clock.snapshot(), notes.take(s), delta);
+            if (rank == 0) {
+                collector.step(s, stage, own, accuracy, stepStart);
+            } else {
+                link.sendReport(0, s, stage, own);
+            }
+        }
+        RunReport.FinalReport last = new RunReport.FinalReport(checksum(replica), meter.snapshot().row(rank));
+        if (rank != 0) {
+            link.sendReport(0, plan.totalSteps() - 1, Stage.SETUP, last);
+            link.receiveReport(0, RunReport.Done.class, plan.totalSteps() - 1, "rank 0");
+            return null;
+        }
+        return collector.finish(last, System.nanoTime() - start);
+    }
+
+    /** Rank 0's side: the reports of every endpoint, assembled into step metrics and the result. */
+    private final class Collector {
+        private final List<StepMetrics> history = new ArrayList<>();
+        private final Deque<Pending> pending = new ArrayDeque<>();
+        private double lastAccuracy = Double.NaN;
+
+        /** A step whose workers have reported, waiting for its services' reports. */
+        private record Pending(int step, Stage stage, double loss, long[] mean, long[] max, long wallNanos,
+                               double accuracy, long[][] rows, Map<String, Double> notes) {
+        }
+
+        void step(int s, Stage stage, RunReport.StepReport own, double accuracy, long stepStart) {
+            int workers = run.workers();
+            long[][] rows = new long[run.endpoints()][];
+            Map<String, Double> merged = new HashMap<>(own.notes());
+            double loss = own.loss();
+            int phaseCount = Phase.values().length;
+            long[] mean = own.phaseNanos().clone();
+            long[] max = own.phaseNanos().clone();
+            rows[0] = own.traffic();
+            for (int r = 1; r < workers; r++) {
+                RunReport.StepReport report = link.receiveReport(r, RunReport.StepReport.class, s, "rank " + r);
+                loss += report.loss();
+                for (int p = 0; p < phaseCount; p++) {
+                    mean[p] += report.phaseNanos()[p];
+                    max[p] = Math.max(max[p], report.phaseNanos()[p]);
+                }
+                rows[r] = report.traffic();
+                merged.putAll(report.notes());
+            }
+            for (int p = 0; p < phaseCount; p++) {
+                mean[p] /= workers;
+            }
+            pending.add(new Pending(s, stage, loss / workers, mean, max, System.nanoTime() - stepStart, accuracy,
+                    rows, merged));
+            // a service reports step s when it meets step s + 1: complete the steps whose services have reported
+            while (!pending.isEmpty() && (run.plan().serviceEndpoints() == 0 || pending.peek().step() < s)) {
+                complete(pending.poll());
+            }
+        }
+
+        private void complete(Pending p) {
+            for (int e = run.workers(); e < run.endpoints(); e++) {
+                RunReport.StepReport report = link.receiveReport(e, RunReport.StepReport.class, p.step(),
+                        "service endpoint " + e);
+                p.rows()[e] = report.traffic();
+                p.notes().putAll(report.notes());
+            }
+            if (!Double.isNaN(p.accuracy())) {
+                lastAccuracy = p.accuracy();
+            }
+            StepMetrics m = new StepMetrics(p.step(), p.step() / run.plan().stepsPerEpoch(), p.stage(), p.loss(),
+                    p.accuracy(), p.mean(), p.max(), p.wallNanos(), TrafficMeter.Snapshot.ofRows(p.rows()),
+                    run.workers(), p.notes());
+            history.add(m);
+            for (TrainingListener l : run.listeners()) {
+                l.onStep(m);
+            }
+        }
+
+        TrainingResult finish(RunReport.FinalReport own, long wallNanos) {
+            int lastStep = run.plan().totalSteps() - 1;
+            long[][] totals = new long[run.endpoints()][];
+            List<String> checksums = new ArrayList<>();
+            totals[0] = own.traffic();
+            checksums.add(own.replicaChecksum());
+            for (int e = run.workers(); e < run.endpoints(); e++) {
+                link.sendReport(e, lastStep, Stage.SETUP, new RunReport.Stop());
+            }
+            while (!pending.isEmpty()) {
+                complete(pending.poll());
+            }
+            for (int e = run.workers(); e < run.endpoints(); e++) {
+                totals[e] = link.receiveReport(e, RunReport.FinalReport.class, lastStep, "service endpoint " + e)
+                        .traffic();
+            }
+            for (int r = 1; r < run.workers(); r++) {
+                RunReport.FinalReport f = link.receiveReport(r, RunReport.FinalReport.class, lastStep, "rank " + r);
+                totals[r] = f.traffic();
+                checksums.add(f.replicaChecksum());
+            }
+            for (int e = 1; e < run.endpoints(); e++) {
+                link.sendReport(e, lastStep, Stage.SETUP, new RunReport.Done());
+            }
+            return new TrainingResult(history, lastAccuracy, TrafficMeter.Snapshot.ofRows(totals), wallNanos,
+                    run.method(), checksums);
+        }
+    }
+
+    /** Rank 0 holds the model; the others receive its parameters as bytes, like a real cluster's start. */
+    private void broadcastInitialParameters() {
+        int workers = run.workers();
+        if (workers == 1) {
+            return;
+        }
+        if (rank == 0) {
+            float[] params = replica.params().toFloatVector();
+            byte[] frame = FloatFrames.encode(params, 0, params.length, TrafficKind.MODEL_WEIGHTS, Stage.SETUP, -1);
+            for (int peer = 1; peer < workers; peer++) {
+                link.send(peer, frame);
+            }
+        } else {
+            float[] params = new float[run.plan().layout().length()];
+            Frame frame = link.receive(0, TrafficKind.MODEL_WEIGHTS);
+            FloatFrames.copyInto(frame, params, 0, params.length);
+            replica.params().assign(Nd4j.createFromArray(params));
+        }
+    }
+
+    private void copyChecked(INDArray view, float[] into, int s) {
+        float[] copy = view.toFloatVector();
+        for (int i = 0; i < copy.length; i++) {
+            float v = copy[i];
+            if (!Float.isFinite(v)) {
+                ParamBlock block = run.plan().layout().blockAt(i);
+                throw new NonFiniteGradientException("rank " + rank + " step " + s + ": gradient element " + i + " is "
+                        + v + " (block " + block.qualifiedName() + ", element " + (i - block.offset()) + " of "
+                        + block.length() + "); it was not sent");
+            }
+        }
+        System.arraycopy(copy, 0, into, 0, copy.length);
+    }
+
+    private static long[] minus(long[] a, long[] b) {
+        long[] d = new long[a.length];
+        for (int i = 0; i < a.length; i++) {
+            d[i] = a[i] - b[i];
+        }
+        return d;
+    }
+
+    /**
+     * CRC32C of a replica's parameters (their float bits, big-endian) as 8 hex digits: equal on every rank when the
+     * replicas stayed bit-identical.
+     */
+    static String checksum(ReplicaModel replica) {
+        float[] params = replica.params().toFloatVector();
+        ByteBuffer bytes = ByteBuffer.allocate(4 * params.length);
+        bytes.asFloatBuffer().put(params);
+        CRC32C crc = new CRC32C();
+        crc.update(bytes.array());
+        return String.format("%08x", crc.getValue());
+    }
+}

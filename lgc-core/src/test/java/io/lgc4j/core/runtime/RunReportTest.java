@@ -1,0 +1,151 @@
+package io.lgc4j.core.runtime;
+
+import io.lgc4j.core.comm.Direction;
+import io.lgc4j.core.comm.FrameCodec;
+import io.lgc4j.core.comm.FrameException;
+import io.lgc4j.core.comm.InProcessCluster;
+import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.comm.TrafficMeter;
+import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.comm.TransportClosedException;
+import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.protocol.FloatFrames;
+import io.lgc4j.core.stage.Stage;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class RunReportTest {
+
+    private static long[] row(int index, long value) {
+        long[] row = new long[TrafficMeter.ROW_LENGTH];
+        row[index] = value;
+        row[TrafficMeter.ROW_LENGTH - 1] = 3;
+        return row;
+    }
+
+    @Test
+    void shouldRoundTripEveryReport() {
+        RunReport[] reports = {
+            new RunReport.StepReport(0.6931, new long[] {1, 2, 3, 4, 5, 6, 7, 8}, Map.of("ae_rec_loss", 0.25,
+                    "lgc_fallback", 1.0), row(17, 123_456_789_012L)),
+            new RunReport.StepReport(Double.NaN, new long[0], Map.of(), new long[TrafficMeter.ROW_LENGTH]),
+            new RunReport.FinalReport("0badc0de", row(5, 42)),
+            new RunReport.FinalReport("", row(0, 1)),
+            new RunReport.Stop(),
+            new RunReport.Done(),
+        };
+        for (RunReport r : reports) {
+            var frame = FrameCodec.decode(r.encode(17, Stage.TOP_K));
+            assertEquals(TrafficKind.REPORT, frame.kind());
+            assertEquals(17, frame.step());
+            assertEquals(Stage.TOP_K, frame.stage());
+            assertEquals(r, RunReport.decode(frame));
+        }
+    }
+
+    @Test
+    void shouldRejectMalformedReportsWithTheirReason() {
+        var unknown = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3,
+                ByteBuffer.wrap(new byte[] {9})));
+        assertEquals("unknown report type: expected 1..4, found 9",
+                assertThrows(FrameException.class, () -> RunReport.decode(unknown)).getMessage());
+        var truncated = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3,
+                ByteBuffer.wrap(new byte[] {1, 0, 0})));
+        assertEquals("truncated report of step 3: 3 payload bytes",
+                assertThrows(FrameException.class, () -> RunReport.decode(truncated)).getMessage());
+        var trailing = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3,
+                ByteBuffer.wrap(new byte[] {4, 0})));
+        assertEquals("report of step 3 has 1 bytes after its end",
+                assertThrows(FrameException.class, () -> RunReport.decode(trailing)).getMessage());
+        var values = FrameCodec.decode(FloatFrames.encode(new float[1], 0, 1, TrafficKind.VALUES, Stage.FULL, 3));
+        assertEquals("expected a REPORT frame, found VALUES",
+                assertThrows(FrameException.class, () -> RunReport.decode(values)).getMessage());
+    }
+
+    @Test
+    void controlPlaneShouldKeepEachSortInOrderWhateverComesFirst() {
+        try (InProcessCluster cluster = new InProcessCluster(2)) {
+            Transport sender = cluster.transport(1);
+            ControlPlane plane = new ControlPlane(cluster.transport(0));
+            sender.send(0, new RunReport.Stop().encode(4, Stage.FULL));
+            sender.send(0, FloatFrames.encode(new float[] {1}, 0, 1, TrafficKind.VALUES, Stage.FULL, 5));
+            sender.send(0, FloatFrames.encode(new float[] {2}, 0, 1, TrafficKind.VALUES, Stage.FULL, 5));
+            sender.send(0, new RunReport.Done().encode(5, Stage.FULL));
+            assertEquals(5, plane.receive(1).step());      // the report before it is set aside
+            assertEquals(new ControlPlane.Received(4, Stage.FULL, new RunReport.Stop()), plane.receiveReport(1));
+            assertEquals(new ControlPlane.Received(5, Stage.FULL, new RunReport.Done()), plane.receiveReport(1));
+            assertEquals(2f, plane.receive(1).payload().getFloat(0));   // set aside while reading the report
+        }
+    }
+
+    @Test
+    void controlPlaneShouldNameAnUnexpectedReport() {
+        try (InProcessCluster cluster = new InProcessCluster(2)) {
+            cluster.transport(1).send(0, new RunReport.Stop().encode(4, Stage.FULL));
+            ControlPlane plane = new ControlPlane(cluster.transport(0));
+            FrameException e = assertThrows(FrameException.class,
+                    () -> plane.receiveReport(1, RunReport.StepReport.class, 5, "rank 1"));
+            assertEquals("rank 0 expected a StepReport of step 5 from rank 1, found a Stop of step 4", e.getMessage());
+        }
+    }
+
+    @Test
+    void reportsShouldBeCountedApartFromTrainingTraffic() {
+        try (InProcessCluster cluster = new InProcessCluster(2)) {
+            cluster.transport(1).send(0, new RunReport.Done().encode(0, Stage.FULL));
+            new ControlPlane(cluster.transport(0)).receiveReport(1);
+            assertEquals(0, cluster.meter().snapshot().bytes(1, Direction.SENT));
+            assertEquals(0, cluster.meter().snapshot().bytes(0, Direction.RECEIVED));
+            assertEquals(1 + 28, cluster.controlMeter().snapshot().bytes(1, Direction.SENT));
+            assertEquals(1 + 28, cluster.controlMeter().snapshot().bytes(0, Direction.RECEIVED));
+        }
+    }
+
+    @Test
+    void serviceReporterShouldReportEachStepWhenTheNextBeginsAndStopOnRankZerosWord() {
+        try (InProcessCluster cluster = new InProcessCluster(2)) {
+            StepNotes notes = new StepNotes();
+            ServiceReporter reporter = new ServiceReporter(cluster.unmetered(1), cluster.meter(), notes,
+                    s -> Stage.FULL);
+            Transport service = new io.lgc4j.core.comm.MeteredTransport(reporter, cluster.meter(),
+                    cluster.controlMeter());
+            ControlPlane rank0 = new ControlPlane(cluster.transport(0));
+            // step 0: the service receives 4 floats and answers with 4
+            rank0.send(1, FloatFrames.encode(new float[4], 0, 4, TrafficKind.VALUES, Stage.FULL, 0));
+            service.receive(0);
+            notes.put(0, "ae_drift", 0.5);
+            service.send(0, FloatFrames.encode(new float[4], 0, 4, TrafficKind.VALUES, Stage.FULL, 0));
+            // step 1 begins: its first frame closes step 0
+            rank0.send(1, FloatFrames.encode(new float[2], 0, 2, TrafficKind.VALUES, Stage.FULL, 1));
+            service.receive(0);
+            assertEquals(0, rank0.receive(1).step());
+            RunReport.StepReport step0 = rank0.receiveReport(1, RunReport.StepReport.class, 0, "the server");
+            assertEquals(Map.of("ae_drift", 0.5), step0.notes());
+            TrafficMeter.Snapshot counted = TrafficMeter.Snapshot.ofRows(new long[][] {
+                new long[TrafficMeter.ROW_LENGTH], step0.traffic()});
+            assertEquals(16 + 28, counted.bytes(1, Direction.RECEIVED));  // not step 1's frame
+            assertEquals(16 + 28, counted.bytes(1, Direction.SENT));
+            // rank 0 stops the service after step 1
+            rank0.sendReport(1, 1, Stage.SETUP, new RunReport.Stop());
+            TransportClosedException end = assertThrows(TransportClosedException.class, () -> service.receive(0));
+            assertEquals("service endpoint 1 stopped by rank 0 after step 1", end.getMessage());
+            assertTrue(reporter.stopped());
+            RunReport.StepReport step1 = rank0.receiveReport(1, RunReport.StepReport.class, 1, "the server");
+            assertEquals(8 + 28, TrafficMeter.Snapshot.ofRows(new long[][] {new long[TrafficMeter.ROW_LENGTH],
+                step1.traffic()}).bytes(1, Direction.RECEIVED));
+            RunReport.FinalReport fin = rank0.receiveReport(1, RunReport.FinalReport.class, 1, "the server");
+            assertEquals("", fin.replicaChecksum());
+            assertArrayEquals(cluster.meter().snapshot().row(1), fin.traffic());
+            assertFalse(fin.traffic()[0] < 0);
+        }
+    }
+}
