@@ -48,6 +48,15 @@ final class NetFixtures {
                 .withNames(e -> "endpoint " + e);
     }
 
+    /** Loopback settings of another job, attempt or token (a peer that must be refused). */
+    static NetSettings settings(int endpoint, int endpoints, InetSocketAddress master, int job, int attempt,
+                                byte[] token) {
+        NetSettings s = settings(endpoint, endpoints, master);
+        return new NetSettings(endpoint, endpoints, job, attempt, master, s.bindHost(), s.bindPort(),
+                s.advertiseHost(), token, s.rendezvousTimeout(), s.receiveTimeout(), s.firstReceiveTimeout(),
+                s.heartbeatInterval(), s.idleTimeout(), s.names());
+    }
+
     /** Joins {@code endpoints} endpoints on loopback, each on its own thread. */
     static List<TcpCluster> joinAll(int endpoints, InetSocketAddress master, RecordingLog log) throws Exception {
         List<NetSettings> all = new ArrayList<>();
