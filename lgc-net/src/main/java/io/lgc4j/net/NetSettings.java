@@ -5,7 +5,6 @@ import io.lgc4j.core.comm.FrameDescriptor;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.function.IntFunction;
 
 /**
@@ -63,9 +62,9 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
         if (attempt < 0) {
             throw invalid("attempt", attempt, "at least 0");
         }
-        Objects.requireNonNull(master, "master: expected endpoint 0's address, found null");
-        if (master.getPort() < 1) {
-            throw invalid("master", master, "a host and a port in 1..65535 (everyone dials it)");
+        if (master == null || master.getPort() < 1) {
+            throw invalid("master", master == null ? null : Addresses.show(master),
+                    "endpoint 0's host and a port in 1..65535 (everyone dials it)");
         }
         if (bindHost == null || bindHost.isBlank()) {
             throw invalid("bindHost", bindHost == null ? null : '"' + bindHost + '"',
@@ -99,7 +98,9 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
                     "shorter than idleTimeout=" + idleTimeout.toMillis() + " ms (a live peer must be heard from"
                             + " before it is declared lost)");
         }
-        Objects.requireNonNull(names, "names: expected a function naming endpoints, found null");
+        if (names == null) {
+            throw invalid("names", null, "a function naming endpoints");
+        }
     }
 
     /**
