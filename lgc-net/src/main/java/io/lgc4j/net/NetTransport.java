@@ -169,25 +169,28 @@ final class NetTransport implements Transport {
      * for the deadline; an internal write (abort, goodbye) returns false instead.
      */
     private boolean awaitWritable(Link link, boolean user) {
-        long timeout = (link.firstReceived ? settings.receiveTimeout() : settings.firstReceiveTimeout()).toNanos();
+        // A goodbye or abort must not hold up close() for a send deadline of minutes.
+        long timeout = !user ? TimeUnit.MILLISECONDS.toNanos(TcpCluster.CLOSE_TIMEOUT_MS)
+                : (link.firstReceived ? settings.receiveTimeout() : settings.firstReceiveTimeout()).toNanos();
         String stuck = null;
         lock.lock();
         try {
             long deadline = System.nanoTime() + timeout;
-            while (!link.channel.isWritable()) {
+            while (true) {
                 if (user && closed) {
                     throw closed("send to", link.peer);
                 }
-                if (link.lost != null || link.goodbye || !link.channel.isActive()) {
+                if (link.lost != null || link.goodbye) {
                     if (!user) {
                         return false;
                     }
-                    if (link.lost != null) {
-                        throw new PeerLostException(link.peer, link.lost);
-                    }
-                    if (link.goodbye) {
-                        throw new PeerLostException(link.peer, left(link.peer));
-                    }
+                    throw new PeerLostException(link.peer, link.lost != null ? link.lost : left(link.peer));
+                }
+                if (link.channel.isWritable()) {
+                    return true;
+                }
+                if (!user && !link.channel.isActive()) {
+                    return false;
                 }
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
@@ -196,12 +199,6 @@ final class NetTransport implements Transport {
                     break;
                 }
                 changed.awaitNanos(remaining);
-            }
-            if (stuck == null) {
-                if (link.lost != null && user) {
-                    throw new PeerLostException(link.peer, link.lost);
-                }
-                return true;
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

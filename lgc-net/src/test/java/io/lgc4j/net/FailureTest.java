@@ -226,6 +226,8 @@ class FailureTest {
                 assertEquals(1, left.peer());
                 assertEquals("endpoint 1 (127.0.0.1:" + clusters.get(1).boundPort() + ") left: it said goodbye after"
                         + " its last frame", left.getMessage());
+                assertEquals(left.getMessage(),
+                        assertThrows(PeerLostException.class, () -> t.send(1, frame(1, 1, 1))).getMessage());
             }
             // the others' link is untouched
             clusters.get(2).transport().send(0, frame(10, 9, 5));
