@@ -42,13 +42,15 @@ import java.util.stream.Collectors;
  *
  * <pre>{@code
  * NetSettings settings = NetSettings.defaults(rank, endpoints, jobId, master, JobToken.fromFile(tokenFile));
- * try (TcpCluster cluster = TcpCluster.join(settings)) {     // returns once every link is up
- *     Transport transport = cluster.transport();
+ * TcpCluster cluster = TcpCluster.join(settings);          // returns once every link is up
+ * try {
+ *     Transport transport = cluster.transport();           // wrap it in the run's TrafficMeter
  *     transport.send(peer, FrameCodec.seal(payload, TrafficKind.VALUES, Stage.FULL, step));
  *     Frame in = transport.receive(peer);                  // PeerLostException if the peer is gone
+ *     ...
+ *     cluster.close();                                     // goodbye on every link
  * } catch (PeerLostException e) {
- *     // tell the others who was lost, so that every process names the same first loss
- *     cluster.abort(e.peer(), e.getMessage());
+ *     cluster.abort(e.peer(), e.getMessage());             // every process then names the same first loss
  * }
  * }</pre>
  *
