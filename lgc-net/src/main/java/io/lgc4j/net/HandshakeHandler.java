@@ -361,6 +361,35 @@ final class HandshakeHandler extends ByteToMessageDecoder {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        ctx.close(); // channelInactive says what it meant
+        fail(ctx, cause);
+    }
+
+    /**
+     * The TLS handshake under this one failed. Ignored when the connection never came up (a failed connect also
+     * fails the TLS handshake: "SslHandler removed before handshake completed") or this handshake is over.
+     */
+    void tlsFailed(Throwable cause) {
+        if (started && context != null) {
+            fail(context, cause);
+        }
+    }
+
+    private void fail(ChannelHandlerContext ctx, Throwable cause) {
+        Throwable root = cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() != null
+                ? cause.getCause() : cause;
+        boolean tls = root instanceof javax.net.ssl.SSLException;
+        if (role == Role.ACCEPTOR) {
+            if (state != State.DONE) {
+                state = State.DONE;
+                cluster.refused(ctx.channel(), peer, (tls ? "TLS handshake failed: " : "connection broken: ")
+                        + root.getMessage());
+            }
+        } else {
+            // With TLS 1.3 a client learns that the server refused its certificate only after its own handshake
+            // completed: that is as final as a refusal.
+            finishDialer(ctx, (tls ? "TLS handshake" : "connection") + " with " + cluster.describeDialed(peer)
+                    + " failed: " + root.getMessage(), tls);
+        }
+        ctx.close();
     }
 }

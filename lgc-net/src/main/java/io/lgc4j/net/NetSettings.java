@@ -39,16 +39,46 @@ import java.util.function.IntFunction;
  * @param heartbeatInterval   a LINK heartbeat goes on a link nothing was written to for this long
  * @param idleTimeout         nothing at all read from a peer for this long: that peer is lost
  * @param names               how messages name an endpoint, e.g. {@code e -> e < 4 ? "rank " + e : "the server"}
+ * @param tls                 mutual TLS for every link, or {@code null} for plain TCP (the token's handshake runs
+ *                            either way)
  */
 public record NetSettings(int endpoint, int endpoints, int job, int attempt, InetSocketAddress master,
                           String bindHost, int bindPort, String advertiseHost, byte[] token,
                           Duration rendezvousTimeout, Duration receiveTimeout, Duration firstReceiveTimeout,
-                          Duration heartbeatInterval, Duration idleTimeout, IntFunction<String> names) {
+                          Duration heartbeatInterval, Duration idleTimeout, IntFunction<String> names, Tls tls) {
 
     /** Shortest job token accepted. */
     public static final int MIN_TOKEN_LENGTH = 16;
     /** Longest advertised host name, in UTF-8 bytes (it travels in one length byte). */
     public static final int MAX_HOST_LENGTH = 255;
+
+    /**
+     * Mutual TLS from PEM files: every endpoint presents {@code certChain} (its certificate first) with
+     * {@code privateKey} (PKCS#8) and accepts only peers whose certificate chains to {@code trustedCa}. A job's CA
+     * vouches for its endpoints; host names are not checked.
+     *
+     * <pre>{@code
+     * settings.withTls(new NetSettings.Tls(Path.of("node.crt"), Path.of("node.key"), Path.of("job-ca.crt")))
+     * }</pre>
+     *
+     * @param certChain  PEM certificate chain of this endpoint
+     * @param privateKey PEM PKCS#8 private key of the chain's first certificate
+     * @param trustedCa  PEM certificate(s) of the CA that signs every endpoint of the job
+     */
+    public record Tls(java.nio.file.Path certChain, java.nio.file.Path privateKey, java.nio.file.Path trustedCa) {
+        /** Checks that every file is given and readable. */
+        public Tls {
+            readable("tls.certChain", certChain);
+            readable("tls.privateKey", privateKey);
+            readable("tls.trustedCa", trustedCa);
+        }
+
+        private static void readable(String field, java.nio.file.Path file) {
+            if (file == null || !java.nio.file.Files.isReadable(file)) {
+                throw invalid(field, file, "a readable PEM file");
+            }
+        }
+    }
 
     /** Checks every value; see the components. */
     public NetSettings {
@@ -112,7 +142,7 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
     public static NetSettings defaults(int endpoint, int endpoints, int job, InetSocketAddress master, byte[] token) {
         return new NetSettings(endpoint, endpoints, job, 0, master, "0.0.0.0", 0, null, token,
                 Duration.ofSeconds(120), Duration.ofSeconds(120), Duration.ofMinutes(10), Duration.ofSeconds(1),
-                Duration.ofSeconds(15), e -> "endpoint " + e);
+                Duration.ofSeconds(15), e -> "endpoint " + e, null);
     }
 
     /** The job token (a copy: the settings keep their own). */
@@ -124,26 +154,32 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
     /** These settings for another attempt of the job. */
     public NetSettings withAttempt(int newAttempt) {
         return new NetSettings(endpoint, endpoints, job, newAttempt, master, bindHost, bindPort, advertiseHost, token,
-                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, names);
+                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, names, tls);
     }
 
     /** These settings listening on {@code host}:{@code port}, advertising {@code advertised} (may be null). */
     public NetSettings withBind(String host, int port, String advertised) {
         return new NetSettings(endpoint, endpoints, job, attempt, master, host, port, advertised, token,
-                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, names);
+                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, names, tls);
     }
 
     /** These settings with other deadlines. */
     public NetSettings withTimeouts(Duration rendezvous, Duration receive, Duration firstReceive, Duration heartbeat,
                                     Duration idle) {
         return new NetSettings(endpoint, endpoints, job, attempt, master, bindHost, bindPort, advertiseHost, token,
-                rendezvous, receive, firstReceive, heartbeat, idle, names);
+                rendezvous, receive, firstReceive, heartbeat, idle, names, tls);
     }
 
     /** These settings naming endpoints with {@code newNames}. */
     public NetSettings withNames(IntFunction<String> newNames) {
         return new NetSettings(endpoint, endpoints, job, attempt, master, bindHost, bindPort, advertiseHost, token,
-                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, newNames);
+                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, newNames, tls);
+    }
+
+    /** These settings with mutual TLS ({@code null}: plain TCP). */
+    public NetSettings withTls(Tls newTls) {
+        return new NetSettings(endpoint, endpoints, job, attempt, master, bindHost, bindPort, advertiseHost, token,
+                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, names, newTls);
     }
 
     /** How messages name {@code e}. */
@@ -159,7 +195,7 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
                 + ":" + bindPort + ", advertiseHost=" + advertiseHost + ", token=<" + token.length + " bytes>"
                 + ", rendezvousTimeout=" + rendezvousTimeout + ", receiveTimeout=" + receiveTimeout
                 + ", firstReceiveTimeout=" + firstReceiveTimeout + ", heartbeatInterval=" + heartbeatInterval
-                + ", idleTimeout=" + idleTimeout + "]";
+                + ", idleTimeout=" + idleTimeout + ", tls=" + tls + "]";
     }
 
     private static void positive(String field, Duration value) {
@@ -168,7 +204,7 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
         }
     }
 
-    private static IllegalArgumentException invalid(String field, Object value, String expected) {
+    static IllegalArgumentException invalid(String field, Object value, String expected) {
         return new IllegalArgumentException(field + ": expected " + expected + ", found " + value);
     }
 }

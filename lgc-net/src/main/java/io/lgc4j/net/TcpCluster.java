@@ -18,6 +18,10 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
@@ -82,6 +86,9 @@ public final class TcpCluster implements AutoCloseable {
     private final AtomicBoolean closing = new AtomicBoolean();
     private Channel server;
     private int boundPort;
+    /** Mutual TLS contexts, or null for plain TCP. */
+    private final SslContext tlsServer;
+    private final SslContext tlsClient;
 
     // rendezvous state, guarded by transport.lock
     private final Channel[] claims;
@@ -108,6 +115,8 @@ public final class TcpCluster implements AutoCloseable {
         this.lastFailure = new String[n];
         this.dialAttempts = new int[n];
         this.epoll = Epoll.isAvailable();
+        this.tlsServer = settings.tls() == null ? null : tlsContext(settings.tls(), true);
+        this.tlsClient = settings.tls() == null ? null : tlsContext(settings.tls(), false);
         int threads = Math.max(1, Math.min(Math.min(n - 1, 4), Runtime.getRuntime().availableProcessors()));
         DefaultThreadFactory threadFactory = new DefaultThreadFactory("lgc-net-" + settings.endpoint(), false);
         this.group = epoll ? new EpollEventLoopGroup(threads, threadFactory)
@@ -227,8 +236,18 @@ public final class TcpCluster implements AutoCloseable {
                     @Override
                     protected void initChannel(Channel ch) {
                         track(ch);
-                        ch.pipeline().addLast("handshake",
-                                new HandshakeHandler(TcpCluster.this, HandshakeHandler.Role.ACCEPTOR, -1));
+                        HandshakeHandler handshake = new HandshakeHandler(TcpCluster.this,
+                                HandshakeHandler.Role.ACCEPTOR, -1);
+                        if (tlsServer != null) {
+                            SslHandler tls = tlsServer.newHandler(ch.alloc());
+                            tls.handshakeFuture().addListener(f -> {
+                                if (!f.isSuccess()) {
+                                    handshake.tlsFailed(f.cause());
+                                }
+                            });
+                            ch.pipeline().addLast("tls", tls);
+                        }
+                        ch.pipeline().addLast("handshake", handshake);
                     }
                 });
         configure(bootstrap);
@@ -268,8 +287,19 @@ public final class TcpCluster implements AutoCloseable {
                     @Override
                     protected void initChannel(Channel ch) {
                         track(ch);
-                        ch.pipeline().addLast("handshake",
-                                new HandshakeHandler(TcpCluster.this, HandshakeHandler.Role.DIALER, peer));
+                        HandshakeHandler handshake = new HandshakeHandler(TcpCluster.this,
+                                HandshakeHandler.Role.DIALER, peer);
+                        if (tlsClient != null) {
+                            SslHandler tls = tlsClient.newHandler(ch.alloc(), address.getHostString(),
+                                    address.getPort());
+                            tls.handshakeFuture().addListener(f -> {
+                                if (!f.isSuccess()) {
+                                    handshake.tlsFailed(f.cause());
+                                }
+                            });
+                            ch.pipeline().addLast("tls", tls);
+                        }
+                        ch.pipeline().addLast("handshake", handshake);
                     }
                 });
         try {
@@ -558,12 +588,14 @@ public final class TcpCluster implements AutoCloseable {
             if (fatal) {
                 if (this.fatal == null) {
                     this.fatal = message;
+                    log.warning(settings.name(settings.endpoint()) + " cannot join: " + message);
                 }
                 transport.changed.signalAll();
                 return;
             }
             lastFailure[peer] = message;
             dialAttempts[peer]++;
+            log.info(settings.name(settings.endpoint()) + ": " + message + " (will retry)");
             backoffMs = Math.min(1_000, 50L << Math.min(dialAttempts[peer], 5));
             transport.changed.signalAll();
             if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMs) - deadlineNanos > 0) {
@@ -655,6 +687,20 @@ public final class TcpCluster implements AutoCloseable {
             channel.close();
         }
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+    }
+
+    /** A mutual-TLS context: this endpoint's chain and key, peers trusted when their chain ends at the job's CA. */
+    private static SslContext tlsContext(NetSettings.Tls tls, boolean server) {
+        try {
+            SslContextBuilder builder = server
+                    ? SslContextBuilder.forServer(tls.certChain().toFile(), tls.privateKey().toFile())
+                            .clientAuth(ClientAuth.REQUIRE)
+                    : SslContextBuilder.forClient().keyManager(tls.certChain().toFile(), tls.privateKey().toFile());
+            return builder.trustManager(tls.trustedCa().toFile()).build();
+        } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("tls: cannot use certificate chain " + tls.certChain() + ", key "
+                    + tls.privateKey() + " and CA " + tls.trustedCa() + ": " + e.getMessage(), e);
+        }
     }
 
     private static NetTransport.Log systemLog() {
