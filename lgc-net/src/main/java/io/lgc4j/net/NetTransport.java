@@ -71,6 +71,11 @@ final class NetTransport implements Transport {
     @Override
     public void send(int peer, byte[] frame) {
         checkPeer(peer);
+        if (frame.length > io.lgc4j.core.comm.FrameDescriptor.KIND_OFFSET
+                && frame[io.lgc4j.core.comm.FrameDescriptor.KIND_OFFSET] == io.lgc4j.core.comm.TrafficKind.LINK.wireId()) {
+            throw new IllegalArgumentException(settings.name(endpoint) + " cannot send a LINK frame to "
+                    + settings.name(peer) + ": LINK frames are the transport's own");
+        }
         Link link = link(peer, "send to");
         FrameCodec.stamp(frame, endpoint, settings.job());
         link.writeLock.lock();

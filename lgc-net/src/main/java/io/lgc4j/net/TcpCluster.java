@@ -150,14 +150,15 @@ public final class TcpCluster implements AutoCloseable {
         return transport;
     }
 
-    /** Where each endpoint listens, by endpoint id (the table endpoint 0 sent). */
+    /**
+     * Where each endpoint listens, by endpoint id: the table endpoint 0 sent (host names resolved here, on the
+     * caller's thread).
+     */
     public List<InetSocketAddress> endpointTable() {
-        transport.lock.lock();
-        try {
-            return table;
-        } finally {
-            transport.lock.unlock();
-        }
+        List<InetSocketAddress> wire = table;
+        return wire == null ? List.of() : wire.stream()
+                .map(a -> a.isUnresolved() ? new InetSocketAddress(a.getHostString(), a.getPort()) : a)
+                .toList();
     }
 
     /** The data port this endpoint actually bound. */

@@ -33,6 +33,9 @@ class TcpClusterTest {
             for (TcpCluster c : clusters) {
                 assertEquals(3, c.endpointTable().size());
                 assertEquals(master.getPort(), c.endpointTable().get(0).getPort());
+                for (InetSocketAddress a : c.endpointTable()) {
+                    assertEquals("127.0.0.1", a.getAddress().getHostAddress());
+                }
                 for (int e = 1; e < 3; e++) {
                     assertEquals(clusters.get(e).boundPort(), c.endpointTable().get(e).getPort());
                 }
@@ -128,6 +131,21 @@ class TcpClusterTest {
                 () -> zero.send(1, frame(4, 1, 0)));
         assertEquals("endpoint 0 cannot send to endpoint 1: the cluster is closed", send.getMessage());
         clusters.get(0).close(); // idempotent
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldRefuseToSendALinkFrameOfTheCaller() throws Exception {
+        List<TcpCluster> clusters = joinAll(2, freeMaster(), new RecordingLog());
+        try {
+            byte[] link = FrameCodec.encode(TrafficKind.LINK, Stage.SETUP, -1, ByteBuffer.wrap(new byte[]{3}));
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> clusters.get(0).transport().send(1, link));
+            assertEquals("endpoint 0 cannot send a LINK frame to endpoint 1: LINK frames are the transport's own",
+                    e.getMessage());
+        } finally {
+            closeAll(clusters);
+        }
     }
 
     @Test
