@@ -1,0 +1,720 @@
+package io.lgc4j.net;
+
+import io.lgc4j.core.comm.Transport;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+
+/**
+ * One endpoint of a job's TCP cluster: it listens, meets the others through endpoint 0, authenticates every link
+ * with the job token, and hands out a {@link Transport} over a full mesh of links (one TCP connection per pair of
+ * endpoints) carrying the core's frames.
+ *
+ * <pre>{@code
+ * NetSettings settings = NetSettings.defaults(rank, endpoints, jobId, master, JobToken.fromFile(tokenFile));
+ * TcpCluster cluster = TcpCluster.join(settings);          // returns once every link is up
+ * try {
+ *     Transport transport = cluster.transport();           // wrap it in the run's TrafficMeter
+ *     transport.send(peer, FrameCodec.seal(payload, TrafficKind.VALUES, Stage.FULL, step));
+ *     Frame in = transport.receive(peer);                  // PeerLostException if the peer is gone
+ *     ...
+ *     cluster.close();                                     // goodbye on every link
+ * } catch (PeerLostException e) {
+ *     cluster.abort(e.peer(), e.getMessage());             // every process then names the same first loss
+ * }
+ * }</pre>
+ *
+ * <p><b>Rendezvous.</b> Every endpoint binds first. Endpoints 1..N-1 dial endpoint 0 (retrying until the
+ * rendezvous deadline), authenticate and register the address they listen on; when endpoint 0 holds every
+ * registration it sends each the endpoint table over the same link, which stays their data link. Then each
+ * endpoint i dials every endpoint 0 &lt; j &lt; i. {@link #join} returns once all N-1 links are up.
+ *
+ * <p><b>Failures</b> are {@link io.lgc4j.core.comm.PeerLostException}s naming the peer and what was seen; see
+ * {@link Transport} and the module's notes. {@link #close()} says goodbye on every link; {@link #abort} tells every
+ * peer which endpoint was lost instead.
+ */
+public final class TcpCluster implements AutoCloseable {
+    /** A connection must authenticate within this (or the rendezvous deadline, if shorter). */
+    static final long HANDSHAKE_TIMEOUT_MS = 5_000;
+    /** How long {@link #close()} waits for the peers to read the last bytes and close their side. */
+    static final long CLOSE_TIMEOUT_MS = 5_000;
+    static final int LOW_WATER_MARK = 1 << 20;
+    static final int HIGH_WATER_MARK = 4 << 20;
+    private static final System.Logger LOGGER = System.getLogger("io.lgc4j.net");
+
+    private final NetSettings settings;
+    private final byte[] token;
+    private final NetTransport.Log log;
+    private final NetTransport transport;
+    private final boolean epoll;
+    private final EventLoopGroup group;
+    private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean closing = new AtomicBoolean();
+    private Channel server;
+    private int boundPort;
+    /** Mutual TLS contexts, or null for plain TCP. */
+    private final SslContext tlsServer;
+    private final SslContext tlsClient;
+
+    // rendezvous state, guarded by transport.lock
+    private final Channel[] claims;
+    private final HandshakeHandler[] registrations;
+    private final InetSocketAddress[] registered;
+    private final InetSocketAddress[] dialAddresses;
+    private final String[] lastFailure;
+    private final int[] dialAttempts;
+    private volatile List<InetSocketAddress> table;
+    private String fatal;
+    private boolean rendezvousOver;
+    private long deadlineNanos;
+
+    private TcpCluster(NetSettings settings, NetTransport.Log log) {
+        this.settings = settings;
+        this.token = settings.token();
+        this.log = log;
+        this.transport = new NetTransport(settings, log);
+        int n = settings.endpoints();
+        this.claims = new Channel[n];
+        this.registrations = new HandshakeHandler[n];
+        this.registered = new InetSocketAddress[n];
+        this.dialAddresses = new InetSocketAddress[n];
+        this.lastFailure = new String[n];
+        this.dialAttempts = new int[n];
+        this.epoll = Epoll.isAvailable();
+        this.tlsServer = settings.tls() == null ? null : tlsContext(settings.tls(), true);
+        this.tlsClient = settings.tls() == null ? null : tlsContext(settings.tls(), false);
+        int threads = Math.max(1, Math.min(Math.min(n - 1, 4), Runtime.getRuntime().availableProcessors()));
+        DefaultThreadFactory threadFactory = new DefaultThreadFactory("lgc-net-" + settings.endpoint(), false);
+        this.group = epoll ? new EpollEventLoopGroup(threads, threadFactory)
+                : new NioEventLoopGroup(threads, threadFactory);
+    }
+
+    /**
+     * Binds, meets every other endpoint of the job and returns once a link to each is up.
+     *
+     * @throws RendezvousException naming the endpoints still missing when the rendezvous deadline passes, or
+     *                             saying why a peer refused this endpoint (wrong token, job, attempt, ...)
+     */
+    public static TcpCluster join(NetSettings settings) {
+        return join(settings, systemLog());
+    }
+
+    /** As {@link #join(NetSettings)}, logging to {@code log} (tests watch the refusals this way). */
+    static TcpCluster join(NetSettings settings, NetTransport.Log log) {
+        TcpCluster cluster = new TcpCluster(settings, log);
+        try {
+            cluster.rendezvous();
+            return cluster;
+        } catch (RuntimeException | Error e) {
+            cluster.shutdown(null);
+            throw e;
+        }
+    }
+
+    /** This endpoint's transport. Not metered: wrap it in the caller's meter. */
+    public Transport transport() {
+        return transport;
+    }
+
+    /**
+     * Where each endpoint listens, by endpoint id: the table endpoint 0 sent (host names resolved here, on the
+     * caller's thread).
+     */
+    public List<InetSocketAddress> endpointTable() {
+        List<InetSocketAddress> wire = table;
+        return wire == null ? List.of() : wire.stream()
+                .map(a -> a.isUnresolved() ? new InetSocketAddress(a.getHostString(), a.getPort()) : a)
+                .toList();
+    }
+
+    /** The data port this endpoint actually bound. */
+    public int boundPort() {
+        return boundPort;
+    }
+
+    /** Whether the native epoll transport is in use (else NIO). */
+    public boolean nativeTransport() {
+        return epoll;
+    }
+
+    /**
+     * Tells every live peer that {@code lostEndpoint} was lost for {@code reason} (a LINK abort: their receives
+     * throw {@link io.lgc4j.core.comm.PeerLostException} naming {@code lostEndpoint} and this endpoint), then
+     * closes without goodbye. Does nothing after {@link #close()}.
+     */
+    public void abort(int lostEndpoint, String reason) {
+        if (lostEndpoint < 0 || lostEndpoint >= settings.endpoints()) {
+            throw new IllegalArgumentException("lostEndpoint: expected 0.." + (settings.endpoints() - 1) + ", found "
+                    + lostEndpoint);
+        }
+        log.warning(settings.name(settings.endpoint()) + " aborts the job: lost " + settings.name(lostEndpoint)
+                + ": " + reason);
+        shutdown(transport.stamped(new LinkMessage.Abort(lostEndpoint, reason)));
+    }
+
+    /**
+     * Orderly close: a GOODBYE after what was sent on every live link, each link closed once its peer has read it
+     * (at most {@value #CLOSE_TIMEOUT_MS} ms), then the event loops stop. Idempotent; afterwards the transport's
+     * operations throw {@link io.lgc4j.core.comm.TransportClosedException}.
+     */
+    @Override
+    public void close() {
+        shutdown(transport.stamped(new LinkMessage.Goodbye()));
+    }
+
+    // ---------------------------------------------------------------- rendezvous
+
+    private void rendezvous() {
+        long timeout = settings.rendezvousTimeout().toNanos();
+        deadlineNanos = System.nanoTime() + timeout;
+        bind();
+        int self = settings.endpoint();
+        int n = settings.endpoints();
+        if (n == 1) {
+            setTable(List.of(InetSocketAddress.createUnresolved(ownHost(null), boundPort)));
+        } else if (self == 0) {
+            awaitRendezvous(() -> missingRegistrations().isEmpty(), this::registrationsMissing);
+            activateRegistrations();
+        } else {
+            dial(0, settings.master());
+            awaitRendezvous(() -> table != null, this::tableMissing);
+            for (int j = 1; j < self; j++) {
+                dial(j, table.get(j));
+            }
+        }
+        awaitRendezvous(() -> transport.missingLinks().isEmpty(), this::linksMissing);
+        transport.lock.lock();
+        try {
+            rendezvousOver = true;
+        } finally {
+            transport.lock.unlock();
+        }
+        log.info(settings.name(self) + " joined job " + Integer.toUnsignedString(settings.job()) + " (attempt "
+                + settings.attempt() + ") with " + (n - 1) + " links over " + (epoll ? "epoll" : "NIO")
+                + ", listening on port " + boundPort);
+    }
+
+    private void bind() {
+        int port = settings.endpoint() == 0 ? settings.master().getPort() : settings.bindPort();
+        ServerBootstrap bootstrap = new ServerBootstrap().group(group)
+                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        track(ch);
+                        HandshakeHandler handshake = new HandshakeHandler(TcpCluster.this,
+                                HandshakeHandler.Role.ACCEPTOR, -1);
+                        if (tlsServer != null) {
+                            SslHandler tls = tlsServer.newHandler(ch.alloc());
+                            tls.handshakeFuture().addListener(f -> {
+                                if (!f.isSuccess()) {
+                                    handshake.tlsFailed(f.cause());
+                                }
+                            });
+                            ch.pipeline().addLast("tls", tls);
+                        }
+                        ch.pipeline().addLast("handshake", handshake);
+                    }
+                });
+        configure(bootstrap);
+        ChannelFuture bound = bootstrap.bind(settings.bindHost(), port).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            throw new RendezvousException(settings.name(settings.endpoint()) + " cannot listen on "
+                    + settings.bindHost() + ":" + port + ": " + bound.cause().getMessage(), bound.cause());
+        }
+        server = bound.channel();
+        boundPort = ((InetSocketAddress) server.localAddress()).getPort();
+    }
+
+    private void configure(ServerBootstrap bootstrap) {
+        bootstrap.childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                        new WriteBufferWaterMark(LOW_WATER_MARK, HIGH_WATER_MARK));
+    }
+
+    private void dial(int peer, InetSocketAddress address) {
+        transport.lock.lock();
+        try {
+            if (rendezvousOver || fatal != null || closing.get()) {
+                return;
+            }
+            dialAddresses[peer] = address;
+        } finally {
+            transport.lock.unlock();
+        }
+        Bootstrap bootstrap = new Bootstrap().group(group)
+                .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(LOW_WATER_MARK, HIGH_WATER_MARK))
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(handshakeTimeoutMillis(), 2_000))
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        track(ch);
+                        HandshakeHandler handshake = new HandshakeHandler(TcpCluster.this,
+                                HandshakeHandler.Role.DIALER, peer);
+                        if (tlsClient != null) {
+                            SslHandler tls = tlsClient.newHandler(ch.alloc(), address.getHostString(),
+                                    address.getPort());
+                            tls.handshakeFuture().addListener(f -> {
+                                if (!f.isSuccess()) {
+                                    handshake.tlsFailed(f.cause());
+                                }
+                            });
+                            ch.pipeline().addLast("tls", tls);
+                        }
+                        ch.pipeline().addLast("handshake", handshake);
+                    }
+                });
+        try {
+            bootstrap.connect(address).addListener((ChannelFuture f) -> {
+                if (!f.isSuccess()) {
+                    dialFailed(peer, "cannot connect to " + describeDialed(peer) + ": " + f.cause().getMessage(),
+                            false);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing: the event loops are gone
+        }
+    }
+
+    private void awaitRendezvous(BooleanSupplier done, java.util.function.Supplier<String> missing) {
+        transport.lock.lock();
+        try {
+            while (!done.getAsBoolean()) {
+                if (fatal != null) {
+                    throw new RendezvousException(settings.name(settings.endpoint()) + " could not join job "
+                            + Integer.toUnsignedString(settings.job()) + ": " + fatal);
+                }
+                long remaining = deadlineNanos - System.nanoTime();
+                if (remaining <= 0) {
+                    throw new RendezvousException(settings.name(settings.endpoint()) + " could not join job "
+                            + Integer.toUnsignedString(settings.job()) + " within "
+                            + settings.rendezvousTimeout().toMillis() + " ms: " + missing.get());
+                }
+                transport.changed.awaitNanos(remaining);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RendezvousException(settings.name(settings.endpoint()) + " was interrupted while joining");
+        } finally {
+            transport.lock.unlock();
+        }
+    }
+
+    /** Endpoint 0: frames on every registered link, then the table to each. */
+    private void activateRegistrations() {
+        List<InetSocketAddress> endpoints = new ArrayList<>(settings.endpoints());
+        List<HandshakeHandler> handlers = new ArrayList<>();
+        transport.lock.lock();
+        try {
+            endpoints.add(InetSocketAddress.createUnresolved(ownHost(null), boundPort));
+            for (int e = 1; e < settings.endpoints(); e++) {
+                endpoints.add(registered[e]);
+                handlers.add(registrations[e]);
+            }
+        } finally {
+            transport.lock.unlock();
+        }
+        setTable(List.copyOf(endpoints));
+        for (HandshakeHandler handler : handlers) {
+            Channel channel = handler.channel();
+            try {
+                channel.eventLoop().submit(() -> handler.activate(Handshake.table(channel.alloc(), table)))
+                        .get(handshakeTimeoutMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new RendezvousException(settings.name(0) + " was interrupted while joining");
+            } catch (ExecutionException | TimeoutException | java.util.concurrent.RejectedExecutionException e) {
+                throw new RendezvousException(settings.name(0) + " could not send the endpoint table: " + e, e);
+            }
+        }
+    }
+
+    private void setTable(List<InetSocketAddress> endpoints) {
+        transport.lock.lock();
+        try {
+            table = endpoints;
+            transport.table(endpoints);
+            transport.changed.signalAll();
+        } finally {
+            transport.lock.unlock();
+        }
+    }
+
+    private List<Integer> missingRegistrations() {
+        List<Integer> missing = new ArrayList<>();
+        for (int e = 1; e < settings.endpoints(); e++) {
+            if (registered[e] == null) {
+                missing.add(e);
+            }
+        }
+        return missing;
+    }
+
+    private String registrationsMissing() {
+        return "no registration from " + names(missingRegistrations());
+    }
+
+    private String tableMissing() {
+        String failure = lastFailure[0];
+        return "no endpoint table from " + describeDialed(0)
+                + (failure == null ? " (it waits until every endpoint has registered)" : "; last attempt: " + failure);
+    }
+
+    private String linksMissing() {
+        List<Integer> missing = transport.missingLinks();
+        return "still missing links to " + missing.stream().map(e -> {
+            String failure = lastFailure[e];
+            String how = e > settings.endpoint() ? " (it dials this endpoint)"
+                    : failure == null ? "" : " (last attempt: " + failure + ")";
+            return describeDialed(e) + how;
+        }).collect(Collectors.joining(", "));
+    }
+
+    private String names(List<Integer> endpoints) {
+        return endpoints.stream().map(settings::name).collect(Collectors.joining(", "));
+    }
+
+    // ---------------------------------------------------------------- callbacks from the handshake (event loop)
+
+    NetSettings settings() {
+        return settings;
+    }
+
+    byte[] token() {
+        return token;
+    }
+
+    long handshakeTimeoutMillis() {
+        return Math.min(HANDSHAKE_TIMEOUT_MS, settings.rendezvousTimeout().toMillis());
+    }
+
+    /** Acceptor: null when the dialer's HELLO is acceptable, else the reason to refuse it. */
+    String checkHello(Handshake.Hello hello) {
+        int self = settings.endpoint();
+        int n = settings.endpoints();
+        if (hello.magic() != Handshake.MAGIC) {
+            return String.format("not an LGC4J handshake (magic 0x%08X)", hello.magic());
+        }
+        if (hello.version() != Handshake.VERSION) {
+            return "protocol version " + hello.version() + " (this endpoint speaks " + Handshake.VERSION + ")";
+        }
+        if (hello.job() != settings.job()) {
+            return "wrong job id " + Integer.toUnsignedString(hello.job()) + " (this job is "
+                    + Integer.toUnsignedString(settings.job()) + ")";
+        }
+        if (hello.attempt() != settings.attempt()) {
+            return "wrong attempt " + Integer.toUnsignedString(hello.attempt()) + " (this is attempt "
+                    + settings.attempt() + ")";
+        }
+        int peer = hello.endpoint();
+        if (peer >= n) {
+            return "endpoint " + peer + " is out of range (this job has endpoints 0.." + (n - 1) + ")";
+        }
+        if (peer == self) {
+            return "endpoint " + peer + " is this endpoint's own id";
+        }
+        if (self > 0 && peer < self) {
+            return "endpoint " + peer + " should not dial endpoint " + self + " (each endpoint dials the endpoints"
+                    + " 1.." + "below it, and endpoint 0)";
+        }
+        return duplicate(peer);
+    }
+
+    /** Null when {@code peer} has no link and no registration yet, else the reason to refuse another. */
+    private String duplicate(int peer) {
+        transport.lock.lock();
+        try {
+            Link link = transport.linkOrNull(peer);
+            Channel existing = link != null ? link.channel : claims[peer];
+            if (existing != null && (link != null || existing.isActive())) {
+                return "endpoint " + peer + " is already " + (link != null ? "connected" : "registered") + " (from "
+                        + existing.remoteAddress() + ")";
+            }
+            return null;
+        } finally {
+            transport.lock.unlock();
+        }
+    }
+
+    /** Dialer: what is wrong with the acceptor's HELLO, or null. */
+    HandshakeHandler.Complaint checkAnswer(Handshake.Hello hello, int dialed) {
+        String who = describeDialed(dialed);
+        if (hello.magic() != Handshake.MAGIC) {
+            return new HandshakeHandler.Complaint(who + " is not an LGC4J endpoint (handshake magic "
+                    + String.format("0x%08X", hello.magic()) + ")", false);
+        }
+        if (hello.version() != Handshake.VERSION) {
+            return new HandshakeHandler.Complaint(who + " speaks protocol version " + hello.version()
+                    + ", this endpoint " + Handshake.VERSION, true);
+        }
+        if (hello.job() != settings.job() || hello.attempt() != settings.attempt()) {
+            return new HandshakeHandler.Complaint(who + " belongs to job " + Integer.toUnsignedString(hello.job())
+                    + " attempt " + Integer.toUnsignedString(hello.attempt()) + ", this endpoint to job "
+                    + Integer.toUnsignedString(settings.job()) + " attempt " + settings.attempt(), true);
+        }
+        if (hello.endpoint() != dialed) {
+            return new HandshakeHandler.Complaint("dialed " + who + " but endpoint " + hello.endpoint()
+                    + " answered", false);
+        }
+        return null;
+    }
+
+    /** Endpoint 0: an authenticated dialer takes its endpoint's slot; null, or the reason to refuse it. */
+    String claim(int peer, Channel channel) {
+        transport.lock.lock();
+        try {
+            String duplicate = duplicate(peer);
+            if (duplicate != null) {
+                return duplicate;
+            }
+            if (table != null) {
+                return "the rendezvous is over";
+            }
+            claims[peer] = channel;
+            return null;
+        } finally {
+            transport.lock.unlock();
+        }
+    }
+
+    /** Endpoint 0: the dialer of {@code peer} told where it listens. */
+    void registered(int peer, Channel channel, InetSocketAddress address, HandshakeHandler handler) {
+        transport.lock.lock();
+        try {
+            if (claims[peer] != channel) {
+                return;
+            }
+            registered[peer] = address;
+            registrations[peer] = handler;
+            transport.changed.signalAll();
+        } finally {
+            transport.lock.unlock();
+        }
+        log.info(settings.name(0) + ": " + settings.name(peer) + " registered, listening on "
+                + Addresses.show(address));
+    }
+
+    /** Endpoint 0: a registered dialer left before the table went out; its slot is free again. */
+    void unclaim(int peer, Channel channel) {
+        transport.lock.lock();
+        try {
+            if (claims[peer] == channel) {
+                claims[peer] = null;
+                registered[peer] = null;
+                registrations[peer] = null;
+            }
+        } finally {
+            transport.lock.unlock();
+        }
+        log.info(settings.name(0) + ": " + settings.name(peer) + " left before the rendezvous was complete");
+    }
+
+    /**
+     * The link to {@code peer} is authenticated: frames from now on. Adds the link, puts the frame handlers behind
+     * the handshake handler and removes that. Null, or the reason the link cannot be added.
+     */
+    String linkUp(int peer, Channel channel, HandshakeHandler handshake) {
+        if (!channel.isActive()) {
+            return "the connection of " + settings.name(peer) + " closed";
+        }
+        Link link = new Link(peer, channel);
+        if (!transport.addLink(link)) {
+            return "endpoint " + peer + " is already connected";
+        }
+        channel.pipeline().addLast("idle", new IdleStateHandler(false, settings.idleTimeout().toMillis(),
+                settings.heartbeatInterval().toMillis(), 0, TimeUnit.MILLISECONDS));
+        channel.pipeline().addLast("frames", new FrameReader(transport, link, settings.job(),
+                settings.idleTimeout().toNanos()));
+        handshake.leave();
+        return null;
+    }
+
+    /** Dialer of endpoint 0: the table came; the link carries frames from now on. */
+    void tableReceived(List<InetSocketAddress> endpoints, Channel channel, HandshakeHandler handshake) {
+        String reason = linkUp(0, channel, handshake);
+        if (reason != null) {
+            dialFailed(0, reason, true);
+            return;
+        }
+        setTable(endpoints);
+    }
+
+    /** Dialer: an attempt failed; a fatal failure ends the join, another is retried with a backoff. */
+    void dialFailed(int peer, String message, boolean fatal) {
+        long backoffMs;
+        transport.lock.lock();
+        try {
+            if (rendezvousOver || closing.get() || transport.linkOrNull(peer) != null) {
+                return;
+            }
+            if (fatal) {
+                if (this.fatal == null) {
+                    this.fatal = message;
+                    log.warning(settings.name(settings.endpoint()) + " cannot join: " + message);
+                }
+                transport.changed.signalAll();
+                return;
+            }
+            lastFailure[peer] = message;
+            dialAttempts[peer]++;
+            log.info(settings.name(settings.endpoint()) + ": " + message + " (will retry)");
+            backoffMs = Math.min(1_000, 50L << Math.min(dialAttempts[peer], 5));
+            transport.changed.signalAll();
+            if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMs) - deadlineNanos > 0) {
+                return;
+            }
+        } finally {
+            transport.lock.unlock();
+        }
+        InetSocketAddress address = dialAddresses[peer];
+        try {
+            group.schedule(() -> dial(peer, address), backoffMs, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing
+        }
+    }
+
+    /** Acceptor: one log line per refused connection. */
+    void refused(Channel channel, int claimed, String reason) {
+        log.warning("refused a connection from " + channel.remoteAddress()
+                + (claimed >= 0 ? " claiming endpoint " + claimed : "") + ": " + reason);
+    }
+
+    /** The endpoint dialed, named with the address dialed: "rank 1 (127.0.0.1:4000)". */
+    String describeDialed(int peer) {
+        InetSocketAddress address = peer == 0 ? settings.master() : dialAddresses[peer];
+        if (address == null && table != null) {
+            address = table.get(peer);
+        }
+        return settings.name(peer) + (address == null ? "" : " (" + Addresses.show(address) + ")");
+    }
+
+    /** The host this endpoint tells the others to dial. */
+    String advertisedHost(Channel toMaster) {
+        return ownHost(toMaster);
+    }
+
+    private String ownHost(Channel toMaster) {
+        if (settings.advertiseHost() != null) {
+            return settings.advertiseHost();
+        }
+        if (!isWildcard(settings.bindHost())) {
+            return settings.bindHost();
+        }
+        if (toMaster != null && toMaster.localAddress() instanceof InetSocketAddress local) {
+            return local.getAddress().getHostAddress();
+        }
+        return settings.endpoint() == 0 ? settings.master().getHostString() : InetAddress.getLoopbackAddress()
+                .getHostAddress();
+    }
+
+    private static boolean isWildcard(String host) {
+        try {
+            return InetAddress.getByName(host).isAnyLocalAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
+    }
+
+    private void track(Channel channel) {
+        channels.add(channel);
+        channel.closeFuture().addListener(f -> channels.remove(channel));
+    }
+
+    // ---------------------------------------------------------------- shutdown
+
+    private void shutdown(byte[] last) {
+        if (!closing.compareAndSet(false, true)) {
+            return;
+        }
+        transport.lock.lock();
+        try {
+            rendezvousOver = true;
+            transport.changed.signalAll();
+        } finally {
+            transport.lock.unlock();
+        }
+        List<ChannelFuture> closing = transport.shutdown(last);
+        if (server != null) {
+            server.close();
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_TIMEOUT_MS);
+        for (ChannelFuture f : closing) {
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0 || !f.awaitUninterruptibly(remaining, TimeUnit.NANOSECONDS)) {
+                break;
+            }
+        }
+        for (Channel channel : channels) {
+            channel.close();
+        }
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+    }
+
+    /** A mutual-TLS context: this endpoint's chain and key, peers trusted when their chain ends at the job's CA. */
+    private static SslContext tlsContext(NetSettings.Tls tls, boolean server) {
+        try {
+            SslContextBuilder builder = server
+                    ? SslContextBuilder.forServer(tls.certChain().toFile(), tls.privateKey().toFile())
+                            .clientAuth(ClientAuth.REQUIRE)
+                    : SslContextBuilder.forClient().keyManager(tls.certChain().toFile(), tls.privateKey().toFile());
+            return builder.trustManager(tls.trustedCa().toFile()).build();
+        } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("tls: cannot use certificate chain " + tls.certChain() + ", key "
+                    + tls.privateKey() + " and CA " + tls.trustedCa() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static NetTransport.Log systemLog() {
+        return new NetTransport.Log() {
+            @Override
+            public void info(String message) {
+                LOGGER.log(System.Logger.Level.INFO, message);
+            }
+
+            @Override
+            public void warning(String message) {
+                LOGGER.log(System.Logger.Level.WARNING, message);
+            }
+        };
+    }
+}

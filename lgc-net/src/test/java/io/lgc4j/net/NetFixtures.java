@@ -1,0 +1,167 @@
+package io.lgc4j.net;
+
+import io.lgc4j.core.comm.FrameCodec;
+import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.stage.Stage;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** Loopback clusters, settings with short deadlines, frames and a log tests can read. */
+final class NetFixtures {
+    static final byte[] TOKEN = "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+    static final int JOB = 9;
+
+    private NetFixtures() {
+    }
+
+    /** A port that was free a moment ago (endpoint 0 binds it; the others use port 0). */
+    static InetSocketAddress freeMaster() {
+        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            socket.setReuseAddress(true);
+            return new InetSocketAddress("127.0.0.1", socket.getLocalPort());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Loopback settings with deadlines of a few seconds. */
+    static NetSettings settings(int endpoint, int endpoints, InetSocketAddress master) {
+        return NetSettings.defaults(endpoint, endpoints, JOB, master, TOKEN)
+                .withBind("127.0.0.1", 0, null)
+                .withTimeouts(Duration.ofSeconds(20), Duration.ofSeconds(20), Duration.ofSeconds(20),
+                        Duration.ofMillis(100), Duration.ofSeconds(5))
+                .withNames(e -> "endpoint " + e);
+    }
+
+    /** Loopback settings of another job, attempt or token (a peer that must be refused). */
+    static NetSettings settings(int endpoint, int endpoints, InetSocketAddress master, int job, int attempt,
+                                byte[] token) {
+        NetSettings s = settings(endpoint, endpoints, master);
+        return new NetSettings(endpoint, endpoints, job, attempt, master, s.bindHost(), s.bindPort(),
+                s.advertiseHost(), token, s.rendezvousTimeout(), s.receiveTimeout(), s.firstReceiveTimeout(),
+                s.heartbeatInterval(), s.idleTimeout(), s.names(), s.tls());
+    }
+
+    /** Joins {@code endpoints} endpoints on loopback, each on its own thread. */
+    static List<TcpCluster> joinAll(int endpoints, InetSocketAddress master, RecordingLog log) throws Exception {
+        List<NetSettings> all = new ArrayList<>();
+        for (int e = 0; e < endpoints; e++) {
+            all.add(settings(e, endpoints, master));
+        }
+        return joinAll(all, log);
+    }
+
+    static List<TcpCluster> joinAll(List<NetSettings> all, RecordingLog log) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(all.size());
+        try {
+            List<Future<TcpCluster>> joins = new ArrayList<>();
+            for (NetSettings s : all) {
+                joins.add(pool.submit(() -> TcpCluster.join(s, log)));
+            }
+            List<TcpCluster> clusters = new ArrayList<>();
+            for (Future<TcpCluster> join : joins) {
+                clusters.add(join.get(60, TimeUnit.SECONDS));
+            }
+            return clusters;
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    static void closeAll(List<TcpCluster> clusters) {
+        if (clusters != null) {
+            clusters.parallelStream().forEach(TcpCluster::close);
+        }
+    }
+
+    /** A sealed frame whose payload is {@code length} bytes of a pattern from {@code seed}. */
+    static byte[] frame(int length, int seed, int step) {
+        ByteBuffer payload = FrameCodec.allocate(length);
+        for (int i = 0; i < length; i++) {
+            payload.put(i, (byte) (seed * 31 + i * 7));
+        }
+        return FrameCodec.seal(payload, TrafficKind.VALUES, Stage.TOP_K, step);
+    }
+
+    static boolean hasPattern(ByteBuffer payload, int length, int seed) {
+        if (payload.remaining() != length) {
+            return false;
+        }
+        for (int i = 0; i < length; i++) {
+            if (payload.get(payload.position() + i) != (byte) (seed * 31 + i * 7)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Runs {@code task} on another thread; the result or its failure within the test's bound. */
+    static <T> Future<T> async(java.util.concurrent.Callable<T> task) {
+        ExecutorService one = Executors.newSingleThreadExecutor();
+        Future<T> f = one.submit(task);
+        one.shutdown();
+        return f;
+    }
+
+    /** The exception {@code f} failed with. */
+    static Throwable failure(Future<?> f) throws InterruptedException, TimeoutException {
+        try {
+            f.get(60, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            return e.getCause();
+        }
+        throw new AssertionError("expected a failure, the task succeeded");
+    }
+
+    /** Keeps every log line; a test waits for the one it expects. */
+    static final class RecordingLog implements NetTransport.Log {
+        private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        private final List<String> all = java.util.Collections.synchronizedList(new ArrayList<>());
+
+        @Override
+        public void info(String message) {
+            all.add(message);
+        }
+
+        @Override
+        public void warning(String message) {
+            all.add(message);
+            lines.add(message);
+        }
+
+        /** The next warning that starts with {@code prefix}, waiting at most 30 s. */
+        String awaitWarning(String prefix) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (true) {
+                String line = lines.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+                if (line == null) {
+                    throw new AssertionError("no warning starting with \"" + prefix + "\"; log: " + all);
+                }
+                if (line.startsWith(prefix)) {
+                    return line;
+                }
+            }
+        }
+
+        List<String> all() {
+            synchronized (all) {
+                return List.copyOf(all);
+            }
+        }
+    }
+}
