@@ -1,0 +1,245 @@
+package io.lgc4j.experiments.cli;
+
+import io.lgc4j.experiments.config.ConfigException;
+import io.lgc4j.experiments.config.ConfigLoader;
+import io.lgc4j.experiments.config.ConfiguredMethod;
+import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.net.JobToken;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code lgc launch --nproc K CONFIG}: starts the K worker processes of a run on this host (and the parameter
+ * server's process for {@code topology: ps}), each an {@code lgc worker} over loopback TCP with a fresh job id and
+ * token, prefixes their output with their rank, waits for all of them and exits with the status of the first that
+ * failed. When one fails the others stop by themselves within seconds (their links tell them); any still running
+ * after the grace period is killed, so no process outlives the launch — nor the launcher itself (each worker exits
+ * when its standard input, a pipe from the launcher, closes).
+ */
+@Command(name = "launch", mixinStandardHelpOptions = true,
+        description = {"Run a job as one process per rank on this host (lgc worker over loopback TCP).",
+            "Exits with the status of the first process that failed, naming it."})
+final class LaunchCommand implements Callable<Integer> {
+
+    /** JVM options of each process unless LGC_WORKER_JAVA_OPTS or --java-opts says otherwise. */
+    static final String DEFAULT_JAVA_OPTS = "-Xmx2g -Dorg.bytedeco.javacpp.maxbytes=3G"
+            + " -Dorg.bytedeco.javacpp.maxphysicalbytes=5G";
+
+    @Parameters(index = "0", paramLabel = "CONFIG", description = "the experiment's YAML file")
+    private Path config;
+
+    @Option(names = "--nproc", required = true, description = "K, the number of worker processes (overrides"
+            + " training.workers)")
+    private int nproc;
+
+    @Option(names = "--max-steps", description = "stop after N steps (overrides training.maxSteps)")
+    private Integer maxSteps;
+
+    @Option(names = "--output-dir", description = "where rank 0 writes result directories (overrides run.outputDir)")
+    private String outputDir;
+
+    @Option(names = "--master-port", description = "the port rank 0 listens on (default: a free port)")
+    private Integer masterPort;
+
+    @Option(names = "--java-opts", defaultValue = "${env:LGC_WORKER_JAVA_OPTS}",
+            description = "JVM options of each process (env LGC_WORKER_JAVA_OPTS; default: " + DEFAULT_JAVA_OPTS + ")")
+    private String javaOpts;
+
+    @Option(names = "--grace-seconds", defaultValue = "5",
+            description = "after the first failure, how long the others may take to stop before they are killed")
+    private int graceSeconds;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        if (nproc < 1) {
+            System.err.println("lgc launch: --nproc must be >= 1, found " + nproc);
+            return 2;
+        }
+        int services;
+        try {
+            ExperimentConfig cfg = ConfigLoader.load(config);
+            cfg = cfg.withTraining(cfg.training().withWorkers(nproc));
+            services = ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(nproc);
+        } catch (ConfigException e) {
+            System.err.println("lgc launch: " + e.getMessage());
+            return 2;
+        }
+        Path tokenDir = Files.createTempDirectory("lgc-job-",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Path tokenFile = Files.createFile(tokenDir.resolve("token"),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.write(tokenFile, JobToken.generate());
+        try {
+            return launch(nproc, services, tokenFile);
+        } finally {
+            Files.deleteIfExists(tokenFile);
+            Files.deleteIfExists(tokenDir);
+        }
+    }
+
+    private int launch(int workers, int services, Path tokenFile) throws IOException, InterruptedException {
+        int port = masterPort != null ? masterPort : freePort();
+        String job = "launch-" + new String(JobToken.generate(), 0, 12, StandardCharsets.US_ASCII);
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(Arrays.asList((javaOpts == null || javaOpts.isBlank() ? DEFAULT_JAVA_OPTS : javaOpts).strip()
+                .split("\\s+")));
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), LgcCommand.class.getName(), "worker",
+                config.toString(), "--exit-with-stdin"));
+        if (maxSteps != null) {
+            command.addAll(List.of("--max-steps", String.valueOf(maxSteps)));
+        }
+        if (outputDir != null) {
+            command.addAll(List.of("--output-dir", outputDir));
+        }
+        int endpoints = workers + services;
+        System.out.println("lgc launch: job " + job + ": " + workers + " worker process" + (workers > 1 ? "es" : "")
+                + (services > 0 ? " and " + services + " parameter-server process" + (services > 1 ? "es" : "") : "")
+                + " on 127.0.0.1, rank 0 listening on port " + port);
+        List<Child> children = new ArrayList<>();
+        Thread cleanup = new Thread(() -> children.forEach(c -> c.process.destroyForcibly()), "lgc-launch-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanup);
+        try {
+            for (int e = 0; e < endpoints; e++) {
+                String name = e < workers ? "rank " + e : services == 1 ? "server" : "server " + (e - workers);
+                ProcessBuilder pb = new ProcessBuilder(command);
+                Map<String, String> env = pb.environment();
+                env.put("LGC_RANK", String.valueOf(e));
+                env.put("LGC_WORLD_SIZE", String.valueOf(workers));
+                env.put("LGC_MASTER_ADDR", "127.0.0.1");
+                env.put("LGC_MASTER_PORT", String.valueOf(port));
+                env.put("LGC_JOB_ID", job);
+                env.put("LGC_TOKEN_FILE", tokenFile.toString());
+                env.remove("LGC_TOKEN");
+                env.putIfAbsent("OMP_NUM_THREADS", "1");
+                Process p = pb.start();
+                children.add(new Child(name, p, List.of(pump(p.getInputStream(), System.out, name),
+                        pump(p.getErrorStream(), System.err, name))));
+            }
+            return await(children);
+        } finally {
+            children.forEach(c -> c.process.destroyForcibly());
+            try {
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs anyway
+            }
+        }
+    }
+
+    /** Waits for every child; after the first failure, gives the others the grace period, then kills them. */
+    private int await(List<Child> children) throws InterruptedException {
+        Child first = null;
+        long failedAt = 0;
+        List<Child> running = new ArrayList<>(children);
+        List<String> killed = new ArrayList<>();
+        while (!running.isEmpty()) {
+            for (Child c : List.copyOf(running)) {
+                if (!c.process.isAlive()) {
+                    running.remove(c);
+                    if (c.process.exitValue() != 0 && first == null) {
+                        first = c;
+                        failedAt = System.nanoTime();
+                    }
+                }
+            }
+            if (first != null) {
+                // a stopped process (SIGSTOP, a debugger) cannot stop by itself: no grace for it
+                for (Child c : List.copyOf(running)) {
+                    if (stopped(c.process)) {
+                        c.process.destroyForcibly();
+                        c.process.waitFor(5, TimeUnit.SECONDS);
+                        running.remove(c);
+                        System.err.println("lgc launch: " + c.name + " was stopped (state T) and was killed");
+                    }
+                }
+            }
+            if (first != null && System.nanoTime() - failedAt > TimeUnit.SECONDS.toNanos(graceSeconds)) {
+                for (Child c : running) {
+                    c.process.destroyForcibly();
+                    c.process.waitFor(5, TimeUnit.SECONDS);
+                    killed.add(c.name);
+                }
+                running.clear();
+            }
+            if (!running.isEmpty()) {
+                running.get(0).process.waitFor(100, TimeUnit.MILLISECONDS);
+            }
+        }
+        for (Child c : children) {
+            for (Thread pump : c.pumps()) {
+                pump.join(2_000);   // the last lines of a process that ended
+            }
+        }
+        if (first == null) {
+            System.out.println("lgc launch: all " + children.size() + " processes finished");
+            return 0;
+        }
+        int status = first.process.exitValue();
+        System.err.println("lgc launch: " + first.name + " failed first (exit status " + status
+                + (status > 128 ? ", killed by signal " + (status - 128) : "") + ")"
+                + (killed.isEmpty() ? "; every other process has stopped"
+                : "; killed after " + graceSeconds + " s: " + String.join(", ", killed)));
+        return status;
+    }
+
+    private static Thread pump(InputStream in, PrintStream out, String name) {
+        Thread t = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    synchronized (out) {
+                        out.println("[" + name + "] " + line);
+                    }
+                }
+            } catch (IOException ignored) {
+                // the process is gone
+            }
+        }, "lgc-launch-" + name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /** Whether the process is stopped (state T or t in /proc/PID/stat); false when that cannot be read. */
+    private static boolean stopped(Process p) {
+        try {
+            String stat = Files.readString(Path.of("/proc", String.valueOf(p.pid()), "stat"));
+            int close = stat.lastIndexOf(')');
+            char state = stat.charAt(close + 2);
+            return state == 'T' || state == 't';
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private record Child(String name, Process process, List<Thread> pumps) {
+    }
+}

@@ -1,0 +1,272 @@
+package io.lgc4j.experiments.cli;
+
+import io.lgc4j.core.train.TrainingListener;
+import io.lgc4j.data.DatasetNotFoundException;
+import io.lgc4j.data.IdxFormatException;
+import io.lgc4j.experiments.config.ConfigException;
+import io.lgc4j.experiments.config.ConfigLoader;
+import io.lgc4j.experiments.config.ConfiguredMethod;
+import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.experiments.config.RuntimeConfig;
+import io.lgc4j.experiments.config.RuntimeType;
+import io.lgc4j.experiments.runner.ExperimentRunner;
+import io.lgc4j.experiments.runner.RunFailedException;
+import io.lgc4j.experiments.runner.RunInputException;
+import io.lgc4j.net.JobToken;
+import io.lgc4j.net.NetSettings;
+import io.lgc4j.net.TcpConnector;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.zip.CRC32C;
+
+/**
+ * {@code lgc worker CONFIG}: one process of a multi-process run — a worker rank or the parameter server — joined to
+ * the others over authenticated TCP. Every process of a job runs the same config; who it is comes from the
+ * environment (torchrun's conventions) or the same options:
+ *
+ * <pre>
+ * LGC_RANK          this process's rank: 0..K-1 a worker, K the parameter server (topology: ps)
+ * LGC_WORLD_SIZE    K, the number of worker ranks (overrides training.workers)
+ * LGC_MASTER_ADDR   the host rank 0 runs on; LGC_MASTER_PORT the port it listens on
+ * LGC_JOB_ID        the job's id, any text (every process of the job gives the same)
+ * LGC_TOKEN_FILE    a file holding the job token (or LGC_TOKEN: the token itself); never on the command line
+ * LGC_BIND_ADDR, LGC_PORT, LGC_ADVERTISE_ADDR   where this process listens and the address others dial
+ * </pre>
+ */
+@Command(name = "worker", mixinStandardHelpOptions = true,
+        description = {"Run one process (a worker rank or the parameter server) of a multi-process job over TCP.",
+            "Identity comes from LGC_* environment variables or the options; the job token from LGC_TOKEN_FILE or",
+            "LGC_TOKEN (never the command line). Rank 0 writes results/<run-id>/."})
+final class WorkerCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "CONFIG", description = "the experiment's YAML file (the same on every process)")
+    private Path config;
+
+    @Option(names = "--rank", defaultValue = "${env:LGC_RANK}",
+            description = "this process's rank: 0..K-1 a worker, K the parameter server (env LGC_RANK)")
+    private Integer rank;
+
+    @Option(names = "--world-size", defaultValue = "${env:LGC_WORLD_SIZE}",
+            description = "K, the number of worker ranks; overrides training.workers (env LGC_WORLD_SIZE)")
+    private Integer worldSize;
+
+    @Option(names = "--master-addr", defaultValue = "${env:LGC_MASTER_ADDR}",
+            description = "host of rank 0 (env LGC_MASTER_ADDR)")
+    private String masterAddr;
+
+    @Option(names = "--master-port", defaultValue = "${env:LGC_MASTER_PORT}",
+            description = "port rank 0 listens on (env LGC_MASTER_PORT)")
+    private Integer masterPort;
+
+    @Option(names = "--job-id", defaultValue = "${env:LGC_JOB_ID}",
+            description = "the job's id, the same on every process (env LGC_JOB_ID)")
+    private String jobId;
+
+    @Option(names = "--attempt", defaultValue = "${env:LGC_ATTEMPT:-0}",
+            description = "which attempt of the job this is (env LGC_ATTEMPT, default 0)")
+    private int attempt;
+
+    @Option(names = "--bind-addr", defaultValue = "${env:LGC_BIND_ADDR}",
+            description = "where this process listens (env LGC_BIND_ADDR; default: the master address if it is"
+                    + " a loopback address, else 0.0.0.0)")
+    private String bindAddr;
+
+    @Option(names = "--port", defaultValue = "${env:LGC_PORT:-0}",
+            description = "the port this process listens on, 0 for any (env LGC_PORT; rank 0 uses the master port)")
+    private int port;
+
+    @Option(names = "--advertise-addr", defaultValue = "${env:LGC_ADVERTISE_ADDR}",
+            description = "the address others dial to reach this process (env LGC_ADVERTISE_ADDR)")
+    private String advertiseAddr;
+
+    @Option(names = "--token-file", defaultValue = "${env:LGC_TOKEN_FILE}",
+            description = "file holding the job token, readable by its owner only (env LGC_TOKEN_FILE)")
+    private Path tokenFile;
+
+    @Option(names = "--tls-cert", defaultValue = "${env:LGC_TLS_CERT}",
+            description = "mutual TLS: this host's certificate chain, PEM (env LGC_TLS_CERT; with --tls-key and"
+                    + " --tls-ca, e.g. from lgc keys)")
+    private Path tlsCert;
+
+    @Option(names = "--tls-key", defaultValue = "${env:LGC_TLS_KEY}",
+            description = "mutual TLS: this host's private key, PKCS#8 PEM (env LGC_TLS_KEY)")
+    private Path tlsKey;
+
+    @Option(names = "--tls-ca", defaultValue = "${env:LGC_TLS_CA}",
+            description = "mutual TLS: the CA certificate every peer's certificate must chain to (env LGC_TLS_CA)")
+    private Path tlsCa;
+
+    @Option(names = "--max-steps", description = "stop after N steps (overrides training.maxSteps)")
+    private Integer maxSteps;
+
+    @Option(names = "--output-dir", description = "where rank 0 writes result directories (overrides run.outputDir)")
+    private String outputDir;
+
+    @Option(names = "--exit-with-stdin", hidden = true,
+            description = "exit when standard input closes (lgc launch: no process outlives its launcher)")
+    private boolean exitWithStdin;
+
+    @Override
+    public Integer call() {
+        // the transport logs through java.util.logging: one line per record, behind the launcher's rank prefix
+        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
+            System.setProperty("java.util.logging.SimpleFormatter.format", "%4$s: %5$s%6$s%n");
+        }
+        if (exitWithStdin) {
+            watchStdin();
+        }
+        ExperimentConfig cfg;
+        TcpConnector connector;
+        int endpoint;
+        try {
+            cfg = ConfigLoader.load(config);
+            if (worldSize != null) {
+                cfg = cfg.withTraining(cfg.training().withWorkers(worldSize));
+            }
+            if (maxSteps != null) {
+                cfg = cfg.withTraining(cfg.training().withMaxSteps(maxSteps));
+            }
+            if (outputDir != null) {
+                cfg = cfg.withRun(cfg.run().withOutputDir(outputDir));
+            }
+            cfg = cfg.withRuntime(cfg.runtime().withType(RuntimeType.TCP));
+            int workers = cfg.training().workers();
+            int endpoints = workers + ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(workers);
+            endpoint = require("rank", "LGC_RANK", rank);
+            if (endpoint < 0 || endpoint >= endpoints) {
+                throw new UsageException("rank must be in 0.." + (endpoints - 1) + " (" + workers + " workers"
+                        + (endpoints > workers ? ", then " + (endpoints - workers) + " parameter-server process"
+                        + (endpoints - workers > 1 ? "es" : "") : "") + "), found " + endpoint);
+            }
+            connector = connector(cfg.runtime(), endpoint);
+        } catch (ConfigException | UsageException | IllegalArgumentException | java.io.UncheckedIOException e) {
+            System.err.println("lgc worker: " + e.getMessage());
+            return 2;
+        }
+        List<TrainingListener> listeners = new ArrayList<>();
+        if (endpoint == 0) {
+            listeners.add(new ProgressListener(System.out, false));
+        }
+        try {
+            ExperimentRunner.RunOutcome outcome = new ExperimentRunner().runAsEndpoint(cfg, config.toString(),
+                    connector, endpoint, listeners);
+            if (endpoint == 0) {
+                System.out.printf(Locale.ROOT, "test accuracy %.4f after %d steps (%.1f s); results in %s%n",
+                        outcome.result().finalAccuracy(), outcome.result().steps().size(),
+                        outcome.result().wallNanos() / 1e9, outcome.directory());
+            }
+            return 0;
+        } catch (DatasetNotFoundException | IdxFormatException | RunInputException e) {
+            System.err.println("lgc worker: " + e.getMessage());
+            return 2;
+        } catch (RunFailedException e) {
+            System.err.println("lgc worker: training failed: " + e.getMessage());
+            return 1;
+        } catch (RuntimeException e) {
+            System.err.println("lgc worker: " + e.getMessage());
+            return 1;
+        } catch (java.io.IOException e) {
+            System.err.println("lgc worker: " + e);
+            return 1;
+        }
+    }
+
+    private TcpConnector connector(RuntimeConfig runtime, int endpoint) {
+        String master = requireText("master address", "LGC_MASTER_ADDR", masterAddr);
+        int masterPortValue = require("master port", "LGC_MASTER_PORT", masterPort);
+        String job = requireText("job id", "LGC_JOB_ID", jobId);
+        byte[] token;
+        if (tokenFile != null) {
+            token = JobToken.fromFile(tokenFile);
+        } else if (System.getenv("LGC_TOKEN") != null) {
+            token = JobToken.fromEnvironment("LGC_TOKEN");
+        } else {
+            throw new UsageException("no job token: set LGC_TOKEN_FILE (or --token-file) to a file readable by its"
+                    + " owner only, or LGC_TOKEN to the token; every process of the job needs the same token");
+        }
+        String bind = bindAddr != null ? bindAddr : isLoopback(master) ? master : "0.0.0.0";
+        int tlsFiles = (tlsCert != null ? 1 : 0) + (tlsKey != null ? 1 : 0) + (tlsCa != null ? 1 : 0);
+        if (tlsFiles != 0 && tlsFiles != 3) {
+            throw new UsageException("mutual TLS needs all three of --tls-cert, --tls-key and --tls-ca (or"
+                    + " LGC_TLS_CERT, LGC_TLS_KEY, LGC_TLS_CA), found " + tlsFiles);
+        }
+        NetSettings.Tls tls = tlsFiles == 3 ? new NetSettings.Tls(tlsCert, tlsKey, tlsCa) : null;
+        return new TcpConnector(endpoint, jobNumber(job), attempt, new InetSocketAddress(master, masterPortValue),
+                bind, endpoint == 0 ? masterPortValue : port, advertiseAddr, token,
+                Duration.ofMillis(runtime.rendezvousTimeoutMs()), Duration.ofMillis(runtime.timeoutMs()),
+                Duration.ofMillis(runtime.firstStepTimeoutMs()), Duration.ofMillis(runtime.heartbeatMs()),
+                Duration.ofMillis(runtime.peerIdleTimeoutMs()), tls);
+    }
+
+    /** A job id as the 32-bit number frames carry: its value when it is one, else the CRC32C of its text. */
+    static int jobNumber(String jobId) {
+        try {
+            return Integer.parseUnsignedInt(jobId.strip());
+        } catch (NumberFormatException e) {
+            CRC32C crc = new CRC32C();
+            crc.update(jobId.getBytes(StandardCharsets.UTF_8));
+            return (int) crc.getValue();
+        }
+    }
+
+    private static boolean isLoopback(String host) {
+        try {
+            return java.net.InetAddress.getByName(host).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            return false;
+        }
+    }
+
+    private static int require(String what, String variable, Integer value) {
+        if (value == null) {
+            throw new UsageException("the " + what + " is missing: set " + variable + " or --"
+                    + what.replace(' ', '-'));
+        }
+        return value;
+    }
+
+    private static String requireText(String what, String variable, String value) {
+        if (value == null || value.isBlank()) {
+            throw new UsageException("the " + what + " is missing: set " + variable + " or --"
+                    + what.replace(' ', '-').replace("address", "addr"));
+        }
+        return value;
+    }
+
+    /** When the launcher goes away, so does this process (its peers then see its links close). */
+    private static void watchStdin() {
+        Thread watcher = new Thread(() -> {
+            try {
+                while (System.in.read() >= 0) {
+                    // the launcher never writes; anything read is ignored
+                }
+            } catch (java.io.IOException ignored) {
+                // closed: the same as end of input
+            }
+            System.err.println("lgc worker: the launcher is gone (standard input closed); exiting");
+            Runtime.getRuntime().halt(3);
+        }, "lgc-stdin-watch");
+        watcher.setDaemon(true);
+        watcher.start();
+    }
+
+    /** A missing or inconsistent identity setting. */
+    static final class UsageException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UsageException(String message) {
+            super(message);
+        }
+    }
+}

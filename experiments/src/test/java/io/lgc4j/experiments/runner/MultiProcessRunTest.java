@@ -1,0 +1,227 @@
+package io.lgc4j.experiments.runner;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lgc4j.experiments.cli.LgcCommand;
+import io.lgc4j.experiments.config.ConfigLoader;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The network runtime end to end on real Fashion-MNIST: {@code lgc launch} (one OS process per rank and the server,
+ * over authenticated loopback TCP) computes what {@code lgc run} computes in one JVM, bit for bit; and a process that
+ * dies or stalls stops every other process within seconds, with a message naming it.
+ */
+class MultiProcessRunTest {
+
+    private static String yaml(String method, Path out, String runtime) {
+        String methodKeys = switch (method) {
+            case "dense-ring" -> "topology: {type: ring}\n";
+            case "lgc-ps" -> """
+                    topology: {type: ps}
+                    compressor: {type: lgc, ratio: 0.01}
+                    stages: {fullIterations: 4, aeTrainingIterations: 4}
+                    autoencoder: {optimizer: adam, learningRate: 0.001, checkEvery: 3}
+                    """;
+            case "lgc-rar" -> """
+                    topology: {type: ring}
+                    compressor: {type: lgc, ratio: 0.01}
+                    stages: {fullIterations: 4, aeTrainingIterations: 4}
+                    autoencoder: {optimizer: adam, learningRate: 0.001, checkEvery: 3}
+                    """;
+            default -> throw new IllegalArgumentException(method);
+        };
+        return """
+                run: {name: mp-%s, seed: 11, outputDir: %s}
+                data: {trainLimit: 1920, testLimit: 500}
+                training: {workers: 3, batchSizePerWorker: 16, epochs: 1, maxSteps: %d, evalEverySteps: 6}
+                %s%s""".formatted(method, out, method.startsWith("lgc") ? 14 : 10, methodKeys, runtime);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"dense-ring", "lgc-ps", "lgc-rar"})
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
+    void launchShouldComputeWhatTheInProcessRunComputesBitForBit(String method, @TempDir Path tmp)
+            throws IOException, InterruptedException {
+        Path inProcess = tmp.resolve("in-process");
+        Path launched = tmp.resolve("launched");
+        new ExperimentRunner().run(ConfigLoader.parse(yaml(method, inProcess, ""), method + ".yaml"), method + ".yaml",
+                List.of());
+        Path config = tmp.resolve(method + ".yaml");
+        Files.writeString(config, yaml(method, launched, ""));
+        Launch launch = Launch.start(tmp, config, 3, "--output-dir", launched.toString());
+        assertEquals(0, launch.process().waitFor(), launch.output());
+        assertTrue(launch.output().contains("[rank 0] test accuracy"), launch.output());
+        Path a = only(inProcess);
+        Path b = only(launched);
+        assertEquals(nonTimingColumns(a.resolve("metrics.csv")), nonTimingColumns(b.resolve("metrics.csv")));
+        JsonNode sa = new ObjectMapper().readTree(a.resolve("summary.json").toFile());
+        JsonNode sb = new ObjectMapper().readTree(b.resolve("summary.json").toFile());
+        for (String key : List.of("finalTestAccuracy", "finalLoss", "bytesSentPerEndpoint", "bytesReceivedPerEndpoint",
+                "replicaChecksums", "method", "steps")) {
+            assertEquals(sa.get(key), sb.get(key), key);
+        }
+        assertEquals(withoutTimes(sa.get("bytesByStage")), withoutTimes(sb.get("bytesByStage")));
+        List<String> sums = new ArrayList<>();
+        sb.get("replicaChecksums").forEach(n -> sums.add(n.asText()));
+        assertEquals(3, sums.size());
+        assertEquals(1, sums.stream().distinct().count(), "replicas differ: " + sums);
+        assertEquals("tcp", ConfigLoader.load(b.resolve("config.yaml")).runtime().type().toString());
+    }
+
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void aKilledWorkerShouldStopEveryProcessWithAMessageNamingIt(@TempDir Path tmp) throws Exception {
+        Path out = tmp.resolve("results");
+        Path config = tmp.resolve("ps.yaml");
+        Files.writeString(config, yaml("lgc-ps", out, "").replace("maxSteps: 14", "maxSteps: 100000")
+                .replace("trainLimit: 1920", "trainLimit: 60000"));
+        Launch launch = Launch.start(tmp, config, 3);
+        ProcessHandle victim = launch.awaitTraining(out, 2);
+        victim.destroyForcibly();   // SIGKILL
+        long killed = System.nanoTime();
+        assertTrue(launch.process().waitFor(60, TimeUnit.SECONDS), "the launcher did not end: " + launch.output());
+        launch.assertNoProcessLeft();
+        double seconds = (launch.lastExit() - killed) / 1e9;
+        assertTrue(seconds < 10, "processes took " + seconds + " s to stop");
+        assertEquals(137, launch.process().exitValue(), launch.output());
+        assertTrue(launch.output().contains("lgc launch: rank 2 failed first (exit status 137, killed by signal 9)"),
+                launch.output());
+        String failure = Files.readString(only(out).resolve(ExperimentRunner.FAILURE));
+        assertTrue(failure.matches("(?s)rank 0 stopped at step \\d+ \\((FULL|TOP_K|COMPRESSED)\\): .*rank 2.*"),
+                failure);
+        assertFalse(Files.exists(only(out).resolve(ExperimentRunner.SUMMARY)));
+    }
+
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void aStalledWorkerShouldStopEveryProcessWithinTenSeconds(@TempDir Path tmp) throws Exception {
+        Path out = tmp.resolve("results");
+        Path config = tmp.resolve("ring.yaml");
+        Files.writeString(config, yaml("dense-ring", out, "").replace("maxSteps: 10", "maxSteps: 100000")
+                .replace("trainLimit: 1920", "trainLimit: 60000"));
+        Launch launch = Launch.start(tmp, config, 3);
+        ProcessHandle victim = launch.awaitTraining(out, 1);
+        new ProcessBuilder("kill", "-STOP", String.valueOf(victim.pid())).start().waitFor();
+        long stopped = System.nanoTime();
+        assertTrue(launch.process().waitFor(60, TimeUnit.SECONDS), "the launcher did not end: " + launch.output());
+        launch.assertNoProcessLeft();
+        double seconds = (launch.lastExit() - stopped) / 1e9;
+        assertTrue(seconds < 10, "processes took " + seconds + " s to stop: " + launch.output());
+        assertTrue(launch.output().contains("rank 1 was stopped (state T) and was killed"), launch.output());
+        String failure = Files.readString(only(out).resolve(ExperimentRunner.FAILURE));
+        assertTrue(failure.contains("rank 1"), failure);
+    }
+
+    /** {@code lgc launch} in its own JVM, its output in a file, its process tree watched. */
+    private record Launch(Process process, Path log, List<ProcessHandle> tree) {
+
+        static Launch start(Path tmp, Path config, int nproc, String... more) throws IOException {
+            Path log = tmp.resolve("launch.log");
+            List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                    "-Xmx512m", "-cp", System.getProperty("java.class.path"), LgcCommand.class.getName(), "launch",
+                    "--nproc", String.valueOf(nproc), config.toString(), "--java-opts",
+                    "-Xmx1g -Dorg.bytedeco.javacpp.maxbytes=2G -Dorg.bytedeco.javacpp.maxphysicalbytes=3G"));
+            cmd.addAll(Arrays.asList(more));
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+            pb.environment().put("OMP_NUM_THREADS", "1");
+            return new Launch(pb.start(), log, new ArrayList<>());
+        }
+
+        String output() {
+            try {
+                return Files.readString(log, StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                return "(no output: " + e + ")";
+            }
+        }
+
+        /** Waits until rank 0 has written {@code rows} steps, then returns the process of worker {@code rank}. */
+        ProcessHandle awaitTraining(Path out, int rank) throws Exception {
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+            while (System.nanoTime() < deadline) {
+                tree.clear();
+                process.descendants().forEach(tree::add);
+                Optional<Path> dir = Files.isDirectory(out) ? Files.list(out).findFirst() : Optional.empty();
+                if (dir.isPresent() && Files.exists(dir.get().resolve("metrics.csv"))
+                        && Files.readAllLines(dir.get().resolve("metrics.csv")).size() > 3) {
+                    for (ProcessHandle h : tree) {
+                        String env = Files.readString(Path.of("/proc", String.valueOf(h.pid()), "environ"),
+                                StandardCharsets.ISO_8859_1);
+                        if (Arrays.asList(env.split("\0")).contains("LGC_RANK=" + rank)) {
+                            return h;
+                        }
+                    }
+                }
+                assertTrue(process.isAlive(), "the launch ended before training: " + output());
+                Thread.sleep(200);
+            }
+            throw new AssertionError("training did not start within 3 minutes: " + output());
+        }
+
+        /** When the last process of the launch ended (nanoTime of observing it). */
+        long lastExit() {
+            return System.nanoTime();
+        }
+
+        void assertNoProcessLeft() {
+            for (ProcessHandle h : tree) {
+                assertFalse(h.isAlive(), "process " + h.pid() + " outlived the launch: " + h.info());
+            }
+        }
+    }
+
+    private static Path only(Path dir) throws IOException {
+        try (var files = Files.list(dir)) {
+            Iterator<Path> it = files.iterator();
+            Path first = it.next();
+            assertFalse(it.hasNext(), "more than one run in " + dir);
+            return first;
+        }
+    }
+
+    private static List<String> nonTimingColumns(Path csv) throws IOException {
+        List<String> lines = Files.readAllLines(csv);
+        String[] header = lines.get(0).split(",", -1);
+        List<String> out = new ArrayList<>();
+        for (String line : lines) {
+            String[] v = line.split(",", -1);
+            StringBuilder b = new StringBuilder();
+            for (int i = 0; i < header.length; i++) {
+                if (!header[i].endsWith("_ms")) {
+                    b.append(v[i]).append(',');
+                }
+            }
+            out.add(b.toString());
+        }
+        return out;
+    }
+
+    private static JsonNode withoutTimes(JsonNode byStage) {
+        JsonNode copy = byStage.deepCopy();
+        for (Iterator<Map.Entry<String, JsonNode>> it = copy.fields(); it.hasNext(); ) {
+            ((com.fasterxml.jackson.databind.node.ObjectNode) it.next().getValue()).remove("meanPhaseTimesPerStep");
+        }
+        return copy;
+    }
+}
