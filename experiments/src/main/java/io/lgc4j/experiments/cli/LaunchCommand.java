@@ -65,6 +65,10 @@ final class LaunchCommand implements Callable<Integer> {
             description = "JVM options of each process (env LGC_WORKER_JAVA_OPTS; default: " + DEFAULT_JAVA_OPTS + ")")
     private String javaOpts;
 
+    @Option(names = "--tls-dir", description = "mutual TLS on every link with the certificates lgc keys wrote in"
+            + " this directory (ca.crt, localhost.crt, localhost.key)")
+    private Path tlsDir;
+
     @Option(names = "--grace-seconds", defaultValue = "5",
             description = "after the first failure, how long the others may take to stop before they are killed")
     private int graceSeconds;
@@ -116,7 +120,7 @@ final class LaunchCommand implements Callable<Integer> {
         int endpoints = workers + services;
         System.out.println("lgc launch: job " + job + ": " + workers + " worker process" + (workers > 1 ? "es" : "")
                 + (services > 0 ? " and " + services + " parameter-server process" + (services > 1 ? "es" : "") : "")
-                + " on 127.0.0.1, rank 0 listening on port " + port);
+                + " on 127.0.0.1, rank 0 listening on port " + port + (tlsDir != null ? ", mutual TLS" : ""));
         List<Child> children = new ArrayList<>();
         Thread cleanup = new Thread(() -> children.forEach(c -> c.process.destroyForcibly()), "lgc-launch-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
@@ -132,6 +136,11 @@ final class LaunchCommand implements Callable<Integer> {
                 env.put("LGC_JOB_ID", job);
                 env.put("LGC_TOKEN_FILE", tokenFile.toString());
                 env.remove("LGC_TOKEN");
+                if (tlsDir != null) {
+                    env.put("LGC_TLS_CERT", tlsDir.resolve("localhost.crt").toString());
+                    env.put("LGC_TLS_KEY", tlsDir.resolve("localhost.key").toString());
+                    env.put("LGC_TLS_CA", tlsDir.resolve("ca.crt").toString());
+                }
                 env.putIfAbsent("OMP_NUM_THREADS", "1");
                 Process p = pb.start();
                 children.add(new Child(name, p, List.of(pump(p.getInputStream(), System.out, name),
