@@ -92,12 +92,13 @@ public final class FrameCodec {
         if ((b.getShort(SENDER_OFFSET) & 0xFFFF) == sender && b.getInt(JOB_OFFSET) == job) {
             return;
         }
+        byte[] before = java.util.Arrays.copyOfRange(frame, SENDER_OFFSET, HEADER_LENGTH);
         b.putShort(SENDER_OFFSET, (short) sender);
         b.putInt(JOB_OFFSET, job);
+        byte[] after = java.util.Arrays.copyOfRange(frame, SENDER_OFFSET, HEADER_LENGTH);
         int end = frame.length - TRAILER_LENGTH;
-        CRC32C crc = new CRC32C();
-        crc.update(frame, 0, end);
-        b.putInt(end, (int) crc.getValue());
+        // only the header changed: update the CRC from the old one instead of reading the payload again
+        b.putInt(end, Crc32cShift.update(b.getInt(end), before, after, end - HEADER_LENGTH));
     }
 
     /** Encodes a frame around a copy of {@code payload}'s remaining bytes. */

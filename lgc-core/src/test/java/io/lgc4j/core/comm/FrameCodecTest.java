@@ -194,6 +194,27 @@ class FrameCodecTest {
         return (int) crc.getValue();
     }
 
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {0, 1, 3, 64, 1000, 65_537, 1 << 20, 3_000_001})
+    void stampShouldLeaveTheCrcAFullRecomputationGives(int payloadLength) {
+        java.util.Random random = new java.util.Random(payloadLength);
+        ByteBuffer payload = FrameCodec.allocate(payloadLength);
+        byte[] bytes = new byte[payloadLength];
+        random.nextBytes(bytes);
+        payload.put(bytes);
+        byte[] frame = FrameCodec.seal(payload, TrafficKind.VALUES, Stage.TOP_K, 9, 3);
+        for (int round = 0; round < 3; round++) {   // stamping over an earlier stamp too
+            int sender = random.nextInt(65_536);
+            int job = random.nextInt();
+            FrameCodec.stamp(frame, sender, job);
+            assertEquals(crcOf(frame), ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN).getInt(frame.length - 4));
+            Frame decoded = FrameCodec.decode(frame);
+            assertEquals(sender, decoded.sender());
+            assertEquals(job, decoded.job());
+            assertEquals(3, decoded.stream());
+        }
+    }
+
     private static void resealCrc(byte[] frame) {
         ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN).putInt(frame.length - 4, crcOf(frame));
     }
