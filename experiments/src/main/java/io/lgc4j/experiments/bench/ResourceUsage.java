@@ -29,20 +29,26 @@ final class ResourceUsage {
     }
 
     private final long cpuNanos;
+    private final long gcMillis;
     private final long[] threadIds;
     private final long[] allocated;
 
-    private ResourceUsage(long cpuNanos, long[] threadIds, long[] allocated) {
+    private ResourceUsage(long cpuNanos, long gcMillis, long[] threadIds, long[] allocated) {
         this.cpuNanos = cpuNanos;
+        this.gcMillis = gcMillis;
         this.threadIds = threadIds;
         this.allocated = allocated;
     }
 
-    /** Process CPU time and each live thread's allocated bytes, now. */
+    /** Process CPU time, the collectors' accumulated time and each live thread's allocated bytes, now. */
     static ResourceUsage now() {
         long[] ids = THREADS.getAllThreadIds();
         long[] bytes = THREADS.getThreadAllocatedBytes(ids);
-        return new ResourceUsage(OS.getProcessCpuTime(), ids, bytes);
+        long gc = 0;
+        for (java.lang.management.GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
+            gc += Math.max(0, collector.getCollectionTime());
+        }
+        return new ResourceUsage(OS.getProcessCpuTime(), gc, ids, bytes);
     }
 
     /**
@@ -62,15 +68,16 @@ final class ResourceUsage {
             Long then = before.get(threadIds[i]);
             bytes += allocated[i] - (then == null || then < 0 ? 0 : then);
         }
-        return new Delta(cpuNanos - earlier.cpuNanos, bytes);
+        return new Delta(cpuNanos - earlier.cpuNanos, gcMillis - earlier.gcMillis, bytes);
     }
 
     /**
      * Resources spent between two snapshots.
      *
      * @param cpuNanos       process CPU time
+     * @param gcMillis       time the garbage collectors report (G1: young and mixed pauses, concurrent cycles)
      * @param allocatedBytes heap bytes allocated by all threads
      */
-    record Delta(long cpuNanos, long allocatedBytes) {
+    record Delta(long cpuNanos, long gcMillis, long allocatedBytes) {
     }
 }

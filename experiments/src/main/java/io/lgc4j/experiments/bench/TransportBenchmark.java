@@ -203,13 +203,16 @@ public final class TransportBenchmark {
      * @param p50Millis         median interval between consecutive completions on the recording endpoint
      * @param p99Millis         99th percentile of those intervals
      * @param cpuSecondsPerGb   process CPU seconds per GB of payload
+     * @param cpuCores          process CPU time / wall time: how many cores the configuration kept busy
+     * @param gcPercent         the collectors' reported time as a percentage of the wall time
      * @param allocPerStepRank  heap bytes allocated by all threads per step, divided by the endpoints (point to
      *                          point: 2) or K (exchanges; the PS server's allocation is in the total)
      * @param allocPercent      allocPerStepRank as a percentage of sizeBytes
      */
     public record Row(Part part, String transport, String io, int workers, long sizeBytes, int steps, double seconds,
                       double mbPerSecond, double busMbPerSecond, double meanMillis, double p50Millis, double p99Millis,
-                      double cpuSecondsPerGb, double allocPerStepRank, double allocPercent) {
+                      double cpuSecondsPerGb, double cpuCores, double gcPercent, double allocPerStepRank,
+                      double allocPercent) {
     }
 
     /** Runs every configuration of {@code settings}, prints the tables to {@code out}, progress to stderr. */
@@ -464,7 +467,8 @@ public final class TransportBenchmark {
         double alloc = (double) r.spent().allocatedBytes() / r.steps() / ranks;
         return new Row(part, transport, io, workers, size, r.steps(), seconds, mbps, bus,
                 r.wallNanos() / 1e6 / r.steps(), percentile(sorted, 0.50) / 1e6, percentile(sorted, 0.99) / 1e6,
-                cpuPerGb, alloc, 100 * alloc / size);
+                cpuPerGb, r.spent().cpuNanos() / (double) r.wallNanos(),
+                100 * r.spent().gcMillis() * 1e6 / r.wallNanos(), alloc, 100 * alloc / size);
     }
 
     private static double percentile(long[] sorted, double q) {
@@ -498,8 +502,9 @@ public final class TransportBenchmark {
                         + " step, %.2f s of warm-up, then at least %.2f s and %d steps measured. MB = 2^20 bytes,"
                         + " GB = 2^30 bytes. Time per op: mean = wall / steps; p50/p99 of the intervals between"
                         + " completions on the recording endpoint (receiver, pinger, rank 0 / worker 0). CPU s/GB:"
-                        + " process CPU time over the measured steps per GB of payload. Alloc: heap bytes allocated by"
-                        + " every thread of the JVM per step, divided by the endpoints (2 point to point, K in the"
+                        + " process CPU time over the measured steps per GB of payload; cores busy: process CPU"
+                        + " time / wall time; GC %%: the collectors' reported time / wall time. Alloc: heap bytes"
+                        + " allocated by every thread of the JVM per step, divided by the endpoints (2 point to point, K in the"
                         + " exchanges; the PS server's allocation is in the total), and as %% of the size.%n%n",
                 settings.warmupSeconds(), settings.measureSeconds(), settings.minSteps());
         table(out, "Point to point (raw Netty: plain direct ByteBuf writes; lgc-net: float[] → FloatFrames.encode →"
@@ -521,14 +526,15 @@ public final class TransportBenchmark {
         out.println(title);
         out.println();
         out.println("| what | transport | io | K | size | steps | MB/s |" + (bus ? " bus MB/s |" : "")
-                + " mean ms | p50 ms | p99 ms | CPU s/GB | alloc B/step/rank | alloc % of size |");
-        out.println("|---|---|---|---:|---:|---:|---:|" + (bus ? "---:|" : "") + "---:|---:|---:|---:|---:|---:|");
+                + " mean ms | p50 ms | p99 ms | CPU s/GB | cores busy | GC % | alloc B/step/rank | alloc % of size |");
+        out.println("|---|---|---|---:|---:|---:|---:|" + (bus ? "---:|" : "")
+                + "---:|---:|---:|---:|---:|---:|---:|---:|");
         for (Row r : selected) {
-            out.printf(Locale.ROOT, "| %s | %s | %s | %d | %s | %d | %s |%s %s | %s | %s | %s | %s | %s |%n",
+            out.printf(Locale.ROOT, "| %s | %s | %s | %d | %s | %d | %s |%s %s | %s | %s | %s | %.2f | %s | %s | %s |%n",
                     r.part().label, r.transport(), r.io(), r.workers(), size(r.sizeBytes()), r.steps(),
                     rate(r.mbPerSecond()), bus ? " " + rate(r.busMbPerSecond()) + " |" : "", ms(r.meanMillis()),
-                    ms(r.p50Millis()), ms(r.p99Millis()), decimal(r.cpuSecondsPerGb()), bytes(r.allocPerStepRank()),
-                    percent(r.allocPercent()));
+                    ms(r.p50Millis()), ms(r.p99Millis()), decimal(r.cpuSecondsPerGb()), r.cpuCores(),
+                    percent(r.gcPercent()), bytes(r.allocPerStepRank()), percent(r.allocPercent()));
         }
         out.println();
     }
@@ -602,13 +608,15 @@ public final class TransportBenchmark {
     /** The rows as CSV: one header line, then one line per row, numbers unrounded, units in the names. */
     public static void writeCsv(Path file, List<Row> rows) throws IOException {
         StringBuilder csv = new StringBuilder("part,transport,io,workers,size_bytes,steps,seconds,mb_per_s,"
-                + "bus_mb_per_s,mean_ms,p50_ms,p99_ms,cpu_s_per_gb,alloc_bytes_per_step_per_rank,alloc_pct_of_size\n");
+                + "bus_mb_per_s,mean_ms,p50_ms,p99_ms,cpu_s_per_gb,cpu_cores,gc_pct,alloc_bytes_per_step_per_rank,"
+                + "alloc_pct_of_size\n");
         for (Row r : rows) {
-            csv.append(String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%d,%.6f,%.3f,%s,%.6f,%.6f,%.6f,%.4f,%.1f,%.4f%n",
+            csv.append(String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%d,%.6f,%.3f,%s,%.6f,%.6f,%.6f,%.4f,%.3f,%.2f,%.1f,%.4f%n",
                     r.part().name().toLowerCase(Locale.ROOT).replace('_', '-'), r.transport(), r.io(), r.workers(),
                     r.sizeBytes(), r.steps(), r.seconds(), r.mbPerSecond(),
                     Double.isNaN(r.busMbPerSecond()) ? "" : String.format(Locale.ROOT, "%.3f", r.busMbPerSecond()),
-                    r.meanMillis(), r.p50Millis(), r.p99Millis(), r.cpuSecondsPerGb(), r.allocPerStepRank(),
+                    r.meanMillis(), r.p50Millis(), r.p99Millis(), r.cpuSecondsPerGb(), r.cpuCores(), r.gcPercent(),
+                    r.allocPerStepRank(),
                     r.allocPercent()));
         }
         Path parent = file.toAbsolutePath().getParent();
