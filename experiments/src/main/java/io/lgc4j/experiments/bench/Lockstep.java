@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * Runs the parties of one configuration (the ranks of a ring, a sender and a receiver, ...) each on its own thread,
  * through three phases separated by barriers: one probe step, warm-up steps (as many as fill the warm-up time at
  * the probe's pace), then measured steps (as many as fill the measuring time at the warm-up's pace, at least the
- * minimum). Between phases every party waits, so the process's CPU time and every thread's allocated bytes are read
+ * minimum; a measurement that falls short of 90 % of the time is taken again at its own pace, up to three times). Between phases every party waits, so the process's CPU time and every thread's allocated bytes are read
  * while nothing runs, and the measured threads are still alive when they are read.
  *
  * <p>Steps run back to back within a phase, as in training; the time of one operation is the interval between
@@ -68,6 +68,10 @@ final class Lockstep {
     record Result(int steps, long wallNanos, long[] stepNanos, ResourceUsage.Delta spent) {
     }
 
+    /** A measurement shorter than this share of the measuring time is repeated, planned at its own pace ... */
+    private static final double SHORT_FRACTION = 0.9;
+    /** ... at most this many times in all. */
+    private static final int MAX_ATTEMPTS = 3;
     /** Longest a phase may take before the configuration is declared stuck. */
     private static final long PHASE_TIMEOUT_SECONDS = 600;
 
@@ -103,14 +107,21 @@ final class Lockstep {
                     int warm = plan[0];
                     party.steps(1, warm, null);
                     barrier.await();
-                    barrier.await();
-                    int measured = plan[1];
-                    if (records) {
-                        measuredStart[0] = System.nanoTime();
+                    int next = 1 + warm;
+                    while (true) {
+                        barrier.await();
+                        int measured = plan[1];
+                        if (measured == 0) {
+                            break; // the last measurement was long enough
+                        }
+                        if (records) {
+                            measuredStart[0] = System.nanoTime();
+                        }
+                        party.steps(next, measured, records ? measuredEnds : null);
+                        next += measured;
+                        barrier.await();
+                        barrier.await(); // alive until the resources are read
                     }
-                    party.steps(1 + warm, measured, records ? measuredEnds : null);
-                    barrier.await();
-                    barrier.await(); // alive until the resources are read
                 } catch (BrokenBarrierException e) {
                     // another party failed: its failure is the one reported
                 } catch (Throwable e) {
@@ -135,22 +146,39 @@ final class Lockstep {
             long warmStart = System.nanoTime();
             await(barrier);
             double perStep = (double) (System.nanoTime() - warmStart) / plan[0];
-            plan[1] = budget.steps(budget.measureSeconds(), perStep, budget.minSteps());
-            ResourceUsage before = ResourceUsage.now();
+            long wall;
+            ResourceUsage.Delta spent;
+            int steps;
+            int attempt = 0;
+            while (true) {
+                steps = budget.steps(budget.measureSeconds(), perStep, budget.minSteps());
+                plan[1] = steps;
+                ResourceUsage before = ResourceUsage.now();
+                await(barrier);
+                long start = System.nanoTime();
+                await(barrier);
+                wall = System.nanoTime() - start;
+                spent = ResourceUsage.now().since(before);
+                await(barrier);
+                attempt++;
+                // Warm-up may run slower than the steady state (JIT): a measurement that fell short of the time
+                // counts as more warm-up, and the next one is planned at its pace.
+                if (wall >= SHORT_FRACTION * budget.measureSeconds() * 1e9 || steps >= budget.maxSteps()
+                        || attempt >= MAX_ATTEMPTS) {
+                    break;
+                }
+                perStep = (double) wall / steps;
+            }
+            plan[1] = 0;
             await(barrier);
-            long start = System.nanoTime();
-            await(barrier);
-            long wall = System.nanoTime() - start;
-            ResourceUsage.Delta spent = ResourceUsage.now().since(before);
-            await(barrier);
-            long[] stepNanos = new long[plan[1]];
+            long[] stepNanos = new long[steps];
             long previous = measuredStart[0];
             for (int i = 0; i < stepNanos.length; i++) {
                 stepNanos[i] = measuredEnds[i] - previous;
                 previous = measuredEnds[i];
             }
             join(threads);
-            return new Result(plan[1], wall, stepNanos, spent);
+            return new Result(steps, wall, stepNanos, spent);
         } catch (BrokenBarrierException | TimeoutException | InterruptedException e) {
             boolean partyFailed = failure.get() != null;
             // A party's failure interrupts this thread: that interrupt is consumed here; any other is kept.
