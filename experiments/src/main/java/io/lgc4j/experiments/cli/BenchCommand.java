@@ -40,13 +40,14 @@ import java.util.regex.Pattern;
         description = "Benchmarks. 'dense': where a dense step's time goes, and DL4J vs PyTorch LeNet-5;"
                 + " 'topk': exact top-k vs the one-pass floor and torch.topk; 'codec': bits per index of every index"
                 + " codec against the entropy bound; 'autoencoder': autoencoder latency and sizes; 'ae-convergence':"
-                + " autoencoder reconstruction loss over training (each has its own --help).",
-        subcommands = {AutoencoderBenchCommand.class, AeConvergenceCommand.class})
+                + " autoencoder reconstruction loss over training; 'transport': raw Netty, lgc-net, ring and PS"
+                + " throughput, latency, CPU and allocation, TLS on/off (each has its own --help).",
+        subcommands = {AutoencoderBenchCommand.class, AeConvergenceCommand.class, TransportBenchCommand.class})
 final class BenchCommand implements Callable<Integer> {
 
-    // Optional so that the subcommands (autoencoder, ae-convergence) parse without it.
+    // Optional so that the subcommands (autoencoder, ae-convergence, transport) parse without it.
     @Parameters(index = "0", arity = "0..1", paramLabel = "WHAT",
-            description = "what to benchmark: dense, topk, codec, autoencoder or ae-convergence")
+            description = "what to benchmark: dense, topk, codec, autoencoder, ae-convergence or transport")
     private String what;
 
     @Option(names = "--workers", split = ",", defaultValue = "1,2,4", description = "values of K (default 1,2,4)")
@@ -75,7 +76,7 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (what == null) {
-            System.err.println("lgc: bench needs WHAT: dense, topk, codec, autoencoder or ae-convergence");
+            System.err.println("lgc: bench needs WHAT: dense, topk, codec, autoencoder, ae-convergence or transport");
             return 2;
         }
         switch (what) {
@@ -102,7 +103,7 @@ final class BenchCommand implements Callable<Integer> {
             }
             default -> {
                 System.err.println("lgc: unknown benchmark '" + what + "'; known: dense, topk, codec, autoencoder,"
-                        + " ae-convergence");
+                        + " ae-convergence, transport");
                 return 2;
             }
         }

@@ -23,10 +23,8 @@ public final class Provenance {
         p.put("lgc4jVersion", BuildInfo.version());
         // the commit of the code that runs: asked where the jar (or classes directory) lives, so a run started from
         // any working directory still names it
-        File code = codeLocation();
-        p.put("gitCommit", git(code, "rev-parse", "HEAD"));
-        String status = git(code, "status", "--porcelain", "--untracked-files=no");
-        p.put("gitDirty", status.equals("unknown") ? "unknown" : String.valueOf(!status.isEmpty()));
+        p.put("gitCommit", gitCommit());
+        p.put("gitDirty", gitDirty());
         p.put("config", configSource);
         p.put("seed", seed);
         p.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
@@ -37,6 +35,17 @@ public final class Provenance {
         p.put("nd4j", Nd4jEnvironment.describe());
         p.put("startedAt", Instant.now().toString());
         return p;
+    }
+
+    /** The git commit of the running code (asked where its jar lives), or "unknown"; touches nothing else. */
+    public static String gitCommit() {
+        return git(codeLocation(), "rev-parse", "HEAD");
+    }
+
+    /** Whether the running code's work tree has uncommitted changes to tracked files: "true", "false" or "unknown". */
+    public static String gitDirty() {
+        String status = git(codeLocation(), "status", "--porcelain", "--untracked-files=no");
+        return status.equals("unknown") ? "unknown" : String.valueOf(!status.isEmpty());
     }
 
     /** The directory holding this class's jar or classes, or null (then git runs in the working directory). */

@@ -1,0 +1,167 @@
+package io.lgc4j.experiments.bench;
+
+import io.lgc4j.core.comm.InProcessCluster;
+import io.lgc4j.core.comm.Transport;
+import io.lgc4j.net.JobToken;
+import io.lgc4j.net.NetSettings;
+import io.lgc4j.net.TcpCluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * N endpoints of one cluster inside this JVM, handed out as plain {@link Transport}s (no meter: the benchmark measures
+ * the data plane, not the accounting): {@link InProcessCluster}, or N {@link TcpCluster}s joined on loopback, with or
+ * without mutual TLS. {@link #close()} ends every endpoint and wakes any thread blocked in a receive.
+ *
+ * <pre>{@code
+ * try (Fabric fabric = Fabric.open(Fabric.Kind.TCP, 3, null)) {
+ *     Transport zero = fabric.transport(0);   // one thread per endpoint
+ * }
+ * }</pre>
+ */
+final class Fabric implements AutoCloseable {
+
+    /** Which transport carries the frames. */
+    enum Kind {
+        /** {@link InProcessCluster}: frames as {@code byte[]} through queues, checked on receipt. */
+        IN_PROCESS("in-process"),
+        /** lgc-net over loopback TCP, plain. */
+        TCP("lgc-net"),
+        /** lgc-net over loopback TCP with mutual TLS (the JDK's SSLEngine). */
+        TCP_TLS("lgc-net+TLS");
+
+        final String label;
+
+        Kind(String label) {
+            this.label = label;
+        }
+    }
+
+    private static final AtomicInteger JOBS = new AtomicInteger(0x7E57);
+
+    private final Kind kind;
+    private final List<Transport> transports;
+    private final InProcessCluster inProcess;
+    private final List<TcpCluster> clusters;
+
+    private Fabric(Kind kind, List<Transport> transports, InProcessCluster inProcess, List<TcpCluster> clusters) {
+        this.kind = kind;
+        this.transports = transports;
+        this.inProcess = inProcess;
+        this.clusters = clusters;
+    }
+
+    /**
+     * Opens {@code endpoints} endpoints.
+     *
+     * @param certificates one per endpoint, for {@link Kind#TCP_TLS} (ignored otherwise)
+     */
+    static Fabric open(Kind kind, int endpoints, List<NetSettings.Tls> certificates) {
+        if (kind == Kind.IN_PROCESS) {
+            InProcessCluster cluster = new InProcessCluster(endpoints);
+            List<Transport> transports = new ArrayList<>();
+            for (int e = 0; e < endpoints; e++) {
+                transports.add(cluster.unmetered(e));
+            }
+            return new Fabric(kind, List.copyOf(transports), cluster, List.of());
+        }
+        if (kind == Kind.TCP_TLS && (certificates == null || certificates.size() < endpoints)) {
+            throw new IllegalArgumentException("TLS needs a certificate per endpoint: " + endpoints + " endpoints, "
+                    + (certificates == null ? 0 : certificates.size()) + " certificates");
+        }
+        List<TcpCluster> clusters = join(kind, endpoints, certificates);
+        List<Transport> transports = clusters.stream().map(TcpCluster::transport).toList();
+        return new Fabric(kind, transports, null, clusters);
+    }
+
+    private static List<TcpCluster> join(Kind kind, int endpoints, List<NetSettings.Tls> certificates) {
+        InetSocketAddress master = freeLoopbackPort();
+        byte[] token = JobToken.generate();
+        int job = JOBS.getAndIncrement();
+        ExecutorService pool = Executors.newFixedThreadPool(endpoints);
+        List<Future<TcpCluster>> joins = new ArrayList<>();
+        try {
+            for (int e = 0; e < endpoints; e++) {
+                NetSettings settings = NetSettings.defaults(e, endpoints, job, master, token)
+                        .withBind("127.0.0.1", 0, null)
+                        .withTls(kind == Kind.TCP_TLS ? certificates.get(e) : null);
+                joins.add(pool.submit(() -> TcpCluster.join(settings)));
+            }
+            List<TcpCluster> clusters = new ArrayList<>();
+            RuntimeException failed = null;
+            for (Future<TcpCluster> join : joins) {
+                try {
+                    clusters.add(join.get(150, TimeUnit.SECONDS));
+                } catch (ExecutionException | TimeoutException e) {
+                    if (failed == null) {
+                        failed = new IllegalStateException("loopback cluster of " + endpoints + " endpoints ("
+                                + kind.label + ") did not join: " + (e.getCause() != null ? e.getCause() : e), e);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    failed = new IllegalStateException("interrupted while joining", e);
+                }
+            }
+            if (failed != null) {
+                clusters.parallelStream().forEach(TcpCluster::close);
+                throw failed;
+            }
+            return List.copyOf(clusters);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** A loopback port that was free a moment ago, for endpoint 0 (the others bind any free port). */
+    private static InetSocketAddress freeLoopbackPort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            socket.setReuseAddress(true);
+            return new InetSocketAddress("127.0.0.1", socket.getLocalPort());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    Kind kind() {
+        return kind;
+    }
+
+    Transport transport(int endpoint) {
+        return transports.get(endpoint);
+    }
+
+    /** "epoll" or "NIO" for TCP (as lgc-net chose), "queues" in process. */
+    String io() {
+        if (clusters.isEmpty()) {
+            return "queues";
+        }
+        return clusters.get(0).nativeTransport() ? "epoll" : "NIO";
+    }
+
+    /** As {@link #shutdown()}. */
+    @Override
+    public void close() {
+        shutdown();
+    }
+
+    /** Ends every endpoint (goodbye on every link) and wakes blocked receivers; idempotent, from any thread. */
+    void shutdown() {
+        if (inProcess != null) {
+            inProcess.close();
+        }
+        clusters.parallelStream().forEach(TcpCluster::close);
+    }
+}
