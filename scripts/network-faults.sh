@@ -133,7 +133,10 @@ srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 def pipe(a, b, flip_at):
     seen = 0
     while True:
-        data = a.recv(65536)
+        try:
+            data = a.recv(65536)
+        except OSError:
+            data = b""
         if not data:
             b.close(); return
         if flip_at is not None and seen <= flip_at < seen + len(data):
@@ -141,14 +144,17 @@ def pipe(a, b, flip_at):
             data = data[:i] + bytes([data[i] ^ 0x40]) + data[i + 1:]
             print("flipped byte %d of the stream" % flip_at, flush=True)
         seen += len(data)
-        b.sendall(data)
+        try:
+            b.sendall(data)
+        except OSError:
+            a.close(); return
 while True:
     c, _ = srv.accept()
     u = socket.create_connection(("127.0.0.1", target))
     threading.Thread(target=pipe, args=(c, u, 3_000_000), daemon=True).start()
     threading.Thread(target=pipe, args=(u, c, None), daemon=True).start()
 PY
-pids+=("$!")
+pids+=("$!"); disown "$!"   # killed by the cleanup, without a notice
 token="$work/corrupt-token"; umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$token"
 for r in 0 1 2; do
   mp=$port; [ "$r" = 2 ] && mp=$proxy
@@ -167,7 +173,7 @@ endquote
   echo "# Network runtime: faults, each a real multi-process job"
   echo
   echo "Made by \`scripts/network-faults.sh\` on $(date -u +%Y-%m-%d) at commit $(git -C "$root" rev-parse --short HEAD)"
-  echo "($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(java -version 2>&1 | head -1)). Loopback TCP, one JVM"
+  echo "($(getconf _NPROCESSORS_ONLN) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(java -version 2>&1 | head -1)). Loopback TCP, one JVM"
   echo "per rank (and the server), \`runtime.peerIdleTimeoutMs: 4000\`, heartbeats every 1000 ms."
   printf '%s\n' "${report[@]}"
 } > "$out"

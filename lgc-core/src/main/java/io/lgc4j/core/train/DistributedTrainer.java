@@ -38,10 +38,12 @@ import java.util.function.Function;
 import java.util.function.IntFunction;
 
 /**
- * Data-parallel training of a DL4J model on K worker ranks of an {@link InProcessCluster}: K replicas of the
- * model, each on its own thread, each reading a disjoint shuffled shard of the data, computing its gradient,
- * aggregating it through a {@link Topology} (real frames, every byte metered) and applying the identical aggregate
- * with the model's own updater. Replicas therefore stay bit-identical.
+ * Data-parallel training of a DL4J model on K worker ranks: K replicas of the model, each reading a disjoint
+ * shuffled shard of the data, computing its gradient, aggregating it through a {@link Topology} (real frames, every
+ * byte metered) and applying the identical aggregate with the model's own updater. Replicas therefore stay
+ * bit-identical. Each rank runs the same loop ({@link RankLoop}); by default all ranks and the topology's services
+ * are threads of this JVM over an {@link InProcessCluster}, and with {@link Builder#cluster} this process is one
+ * endpoint of a cluster of processes (every process builds the same trainer; the results are the same bit for bit).
  *
  * <pre>{@code
  * TrainingResult result = DistributedTrainer.builder()
