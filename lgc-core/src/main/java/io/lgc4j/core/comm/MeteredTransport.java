@@ -12,8 +12,7 @@ import java.util.Objects;
  * Transport counted = new MeteredTransport(tcp.transport(), training, control);
  * }</pre>
  */
-public final class MeteredTransport implements Transport {
-    private final Transport inner;
+public final class MeteredTransport extends ForwardingTransport {
     private final TrafficMeter training;
     private final TrafficMeter control;
 
@@ -23,7 +22,7 @@ public final class MeteredTransport implements Transport {
      * @param control  counts REPORT frames at {@code inner.endpoint()}
      */
     public MeteredTransport(Transport inner, TrafficMeter training, TrafficMeter control) {
-        this.inner = Objects.requireNonNull(inner, "inner");
+        super(inner);
         this.training = Objects.requireNonNull(training, "training");
         this.control = Objects.requireNonNull(control, "control");
         for (TrafficMeter m : new TrafficMeter[] {training, control}) {
@@ -32,16 +31,6 @@ public final class MeteredTransport implements Transport {
                         + inner.endpointCount());
             }
         }
-    }
-
-    @Override
-    public int endpoint() {
-        return inner.endpoint();
-    }
-
-    @Override
-    public int endpointCount() {
-        return inner.endpointCount();
     }
 
     @Override

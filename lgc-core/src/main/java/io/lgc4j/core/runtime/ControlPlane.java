@@ -1,6 +1,7 @@
 package io.lgc4j.core.runtime;
 
 import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.ForwardingTransport;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
@@ -10,7 +11,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * A worker's transport with the run's control plane beside its training traffic. Reports and training frames
@@ -24,7 +24,7 @@ import java.util.Objects;
  * RunReport.StepReport r = (RunReport.StepReport) plane.receiveReport(2, step).report();
  * }</pre>
  */
-public final class ControlPlane implements Transport {
+public final class ControlPlane extends ForwardingTransport {
 
     /**
      * A report as received.
@@ -36,32 +36,16 @@ public final class ControlPlane implements Transport {
     public record Received(int step, Stage stage, RunReport report) {
     }
 
-    private final Transport inner;
     private final List<Deque<Frame>> heldTraining = new ArrayList<>();
     private final List<Deque<Frame>> heldReports = new ArrayList<>();
 
     /** Wraps {@code inner} (normally a metered transport). */
     public ControlPlane(Transport inner) {
-        this.inner = Objects.requireNonNull(inner, "inner");
+        super(inner);
         for (int e = 0; e < inner.endpointCount(); e++) {
             heldTraining.add(new ArrayDeque<>());
             heldReports.add(new ArrayDeque<>());
         }
-    }
-
-    @Override
-    public int endpoint() {
-        return inner.endpoint();
-    }
-
-    @Override
-    public int endpointCount() {
-        return inner.endpointCount();
-    }
-
-    @Override
-    public void send(int peer, byte[] frame) {
-        inner.send(peer, frame);
     }
 
     /** The next training frame from {@code peer}; reports that come first are kept for {@link #receiveReport}. */

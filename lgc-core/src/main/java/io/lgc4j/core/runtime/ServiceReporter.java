@@ -1,5 +1,6 @@
 package io.lgc4j.core.runtime;
 
+import io.lgc4j.core.comm.ForwardingTransport;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
@@ -32,10 +33,9 @@ import java.util.function.IntFunction;
  * reporter.awaitDone();
  * }</pre>
  */
-public final class ServiceReporter implements Transport {
+public final class ServiceReporter extends ForwardingTransport {
     private static final int RANK0 = 0;
 
-    private final Transport inner;
     private final TrafficMeter meter;
     private final StepNotes notes;
     private final IntFunction<Stage> stages;
@@ -50,20 +50,10 @@ public final class ServiceReporter implements Transport {
      * @param stages the stage of each step
      */
     public ServiceReporter(Transport inner, TrafficMeter meter, StepNotes notes, IntFunction<Stage> stages) {
-        this.inner = Objects.requireNonNull(inner, "inner");
+        super(inner);
         this.meter = Objects.requireNonNull(meter, "meter");
         this.notes = Objects.requireNonNull(notes, "notes");
         this.stages = Objects.requireNonNull(stages, "stages");
-    }
-
-    @Override
-    public int endpoint() {
-        return inner.endpoint();
-    }
-
-    @Override
-    public int endpointCount() {
-        return inner.endpointCount();
     }
 
     @Override
