@@ -102,8 +102,9 @@ class MultiProcessRunTest {
         long killed = System.nanoTime();
         assertTrue(launch.process().waitFor(60, TimeUnit.SECONDS), "the launcher did not end: " + launch.output());
         launch.assertNoProcessLeft();
+        // a bound that shows nothing hangs, not a timing: docs/results/network/faults.md has the measured times
         double seconds = (launch.lastExit() - killed) / 1e9;
-        assertTrue(seconds < 10, "processes took " + seconds + " s to stop");
+        assertTrue(seconds < 30, "processes took " + seconds + " s to stop");
         assertEquals(137, launch.process().exitValue(), launch.output());
         assertTrue(launch.output().contains("lgc launch: rank 2 failed first (exit status 137, killed by signal 9)"),
                 launch.output());
@@ -115,19 +116,20 @@ class MultiProcessRunTest {
 
     @Test
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
-    void aStalledWorkerShouldStopEveryProcessWithinTenSeconds(@TempDir Path tmp) throws Exception {
+    void aStalledWorkerShouldStopEveryProcess(@TempDir Path tmp) throws Exception {
         Path out = tmp.resolve("results");
         Path config = tmp.resolve("ring.yaml");
         Files.writeString(config, yaml("dense-ring", out, "").replace("maxSteps: 10", "maxSteps: 100000")
                 .replace("trainLimit: 1920", "trainLimit: 60000"));
         Launch launch = Launch.start(tmp, config, 3);
         ProcessHandle victim = launch.awaitTraining(out, 1);
-        new ProcessBuilder("kill", "-STOP", String.valueOf(victim.pid())).start().waitFor();
+        // the shell's own kill: no procps needed
+        new ProcessBuilder("sh", "-c", "kill -STOP " + victim.pid()).start().waitFor();
         long stopped = System.nanoTime();
         assertTrue(launch.process().waitFor(60, TimeUnit.SECONDS), "the launcher did not end: " + launch.output());
         launch.assertNoProcessLeft();
-        double seconds = (launch.lastExit() - stopped) / 1e9;
-        assertTrue(seconds < 10, "processes took " + seconds + " s to stop: " + launch.output());
+        double seconds = (launch.lastExit() - stopped) / 1e9;   // idle timeout 5 s, then the stop; a bound, not a timing
+        assertTrue(seconds < 30, "processes took " + seconds + " s to stop: " + launch.output());
         assertTrue(launch.output().contains("rank 1 was stopped (state T) and was killed"), launch.output());
         String failure = Files.readString(only(out).resolve(ExperimentRunner.FAILURE));
         assertTrue(failure.contains("rank 1"), failure);
