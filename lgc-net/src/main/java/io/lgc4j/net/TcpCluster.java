@@ -225,6 +225,8 @@ public final class TcpCluster implements AutoCloseable {
         }
         log.info(settings.name(self) + " joined job " + Integer.toUnsignedString(settings.job()) + " (attempt "
                 + settings.attempt() + ") with " + (n - 1) + " links over " + (epoll ? "epoll" : "NIO")
+                + (tlsServer == null ? "" : ", mutual TLS by " + (tlsServer.isServer() && io.netty.handler.ssl.OpenSsl
+                .isAvailable() ? "OpenSSL (BoringSSL)" : "the JDK's SSLEngine"))
                 + ", listening on port " + boundPort);
     }
 
