@@ -143,7 +143,7 @@ final class WorkerCommand implements Callable<Integer> {
             cfg = cfg.withRuntime(cfg.runtime().withType(RuntimeType.TCP));
             int workers = cfg.training().workers();
             int endpoints = workers + ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(workers);
-            endpoint = require("rank", "LGC_RANK", rank);
+            endpoint = require("rank", "LGC_RANK", "--rank", rank);
             if (endpoint < 0 || endpoint >= endpoints) {
                 throw new UsageException("rank must be in 0.." + (endpoints - 1) + " (" + workers + " workers"
                         + (endpoints > workers ? ", then " + (endpoints - workers) + " parameter-server process"
@@ -183,9 +183,9 @@ final class WorkerCommand implements Callable<Integer> {
     }
 
     private TcpConnector connector(RuntimeConfig runtime, int endpoint) {
-        String master = requireText("master address", "LGC_MASTER_ADDR", masterAddr);
-        int masterPortValue = require("master port", "LGC_MASTER_PORT", masterPort);
-        String job = requireText("job id", "LGC_JOB_ID", jobId);
+        String master = require("master address", "LGC_MASTER_ADDR", "--master-addr", masterAddr);
+        int masterPortValue = require("master port", "LGC_MASTER_PORT", "--master-port", masterPort);
+        String job = require("job id", "LGC_JOB_ID", "--job-id", jobId);
         byte[] token;
         if (tokenFile != null) {
             token = JobToken.fromFile(tokenFile);
@@ -228,18 +228,10 @@ final class WorkerCommand implements Callable<Integer> {
         }
     }
 
-    private static int require(String what, String variable, Integer value) {
-        if (value == null) {
-            throw new UsageException("the " + what + " is missing: set " + variable + " or --"
-                    + what.replace(' ', '-'));
-        }
-        return value;
-    }
-
-    private static String requireText(String what, String variable, String value) {
-        if (value == null || value.isBlank()) {
-            throw new UsageException("the " + what + " is missing: set " + variable + " or --"
-                    + what.replace(' ', '-').replace("address", "addr"));
+    /** {@code value}, or a usage error naming the variable and the option that set it. */
+    private static <T> T require(String what, String variable, String option, T value) {
+        if (value == null || value instanceof String text && text.isBlank()) {
+            throw new UsageException("the " + what + " is missing: set " + variable + " or " + option);
         }
         return value;
     }

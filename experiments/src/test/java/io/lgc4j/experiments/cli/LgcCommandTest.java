@@ -34,6 +34,69 @@ class LgcCommandTest {
         System.setErr(originalErr);
     }
 
+    private String error() {
+        return err.toString(StandardCharsets.UTF_8).trim();
+    }
+
+    private static Path psConfig(Path dir) throws IOException {
+        Path config = dir.resolve("ps.yaml");
+        Files.writeString(config, "run: {name: x}\ntraining: {workers: 2}\ntopology: {type: ps}\n");
+        return config;
+    }
+
+    @Test
+    void workerShouldNameTheMissingIdentityBeforeConnecting(@TempDir Path dir) throws IOException {
+        Path config = psConfig(dir);
+        assertEquals(2, LgcCommand.execute("worker", config.toString(), "--master-addr", "127.0.0.1",
+                "--master-port", "29500", "--job-id", "j"));
+        assertEquals("lgc worker: the rank is missing: set LGC_RANK or --rank", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("worker", config.toString(), "--rank", "0"));
+        assertEquals("lgc worker: the master address is missing: set LGC_MASTER_ADDR or --master-addr", error());
+    }
+
+    @Test
+    void workerShouldRejectARankOutsideTheJob(@TempDir Path dir) throws IOException {
+        assertEquals(2, LgcCommand.execute("worker", psConfig(dir).toString(), "--rank", "3"));
+        assertEquals("lgc worker: rank must be in 0..2 (2 workers, then 1 parameter-server process), found 3",
+                error());
+    }
+
+    @Test
+    void workerShouldRefuseATokenOthersCanReadAndHalfATlsSetting(@TempDir Path dir) throws IOException {
+        Path config = psConfig(dir);
+        Path token = dir.resolve("token");
+        Files.writeString(token, "0123456789abcdef0123456789abcdef");
+        Files.setPosixFilePermissions(token, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        String[] identity = {"--rank", "1", "--master-addr", "127.0.0.1", "--master-port", "29500", "--job-id", "j",
+            "--token-file", token.toString()};
+        assertEquals(2, LgcCommand.execute(concat(new String[] {"worker", config.toString()}, identity)));
+        assertEquals("lgc worker: token file " + token + " is accessible to its group or others (rw-r--r--): make it"
+                + " readable by its owner only (chmod 600 " + token + ")", error());
+        err.reset();
+        Files.setPosixFilePermissions(token, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        assertEquals(2, LgcCommand.execute(concat(new String[] {"worker", config.toString(), "--tls-cert",
+            token.toString()}, identity)));
+        assertEquals("lgc worker: mutual TLS needs all three of --tls-cert, --tls-key and --tls-ca (or LGC_TLS_CERT,"
+                + " LGC_TLS_KEY, LGC_TLS_CA), found 1", error());
+    }
+
+    @Test
+    void launchAndKeysShouldRejectBadArguments(@TempDir Path dir) throws IOException {
+        assertEquals(2, LgcCommand.execute("launch", "--nproc", "0", psConfig(dir).toString()));
+        assertEquals("lgc launch: --nproc must be >= 1, found 0", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("keys", dir.resolve("keys").toString(), "--hosts", "a/b"));
+        assertEquals("lgc keys: host \"a/b\": expected a host name or address (letters, digits, '.', ':', '_', '-')",
+                error());
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
     @Test
     void shouldRejectUnknownYamlKeyNamingFileKeyAndAllowedKeys(@TempDir Path dir) throws IOException {
         Path config = dir.resolve("bad.yaml");
