@@ -21,6 +21,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import shutil
 import tempfile
 
 import yaml
@@ -108,9 +109,10 @@ def run_one(jar, out, name, config, launch=0):
     with open(log, "w") as f:
         code = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, env=env)
     if code != 0:
-        return name, "exit %d, see %s" % (code, log)
+        return name, "exit %d, see %s (its files kept in %s)" % (code, log, work)
     run_dir = next((work / "results").iterdir())
     (out / (name + ".json")).write_text(json.dumps(fingerprint(run_dir), indent=1, sort_keys=True) + "\n")
+    shutil.rmtree(work)
     return name, "ok"
 
 

@@ -24,7 +24,7 @@ final class Link {
     final AtomicInteger framesInWrite = new AtomicInteger();
 
     // guarded by NetTransport.lock
-    final ArrayDeque<Frame> inbound = new ArrayDeque<>();
+    final ArrayDeque<Arrival> inbound = new ArrayDeque<>();
     long inboundBytes;
     /** Why the link is lost ("lost rank 2 (host:port): ..."), null while it is not. */
     String lost;
@@ -36,6 +36,10 @@ final class Link {
     volatile boolean paused;
     /** When reading last resumed after a pause ({@link System#nanoTime()}): silence is counted from here at most. */
     volatile long resumedNanos = System.nanoTime();
+
+    /** A checked frame and how to give its receive buffer back once it was read. */
+    record Arrival(Frame frame, Runnable release) {
+    }
 
     Link(int peer, Channel channel) {
         this.peer = peer;

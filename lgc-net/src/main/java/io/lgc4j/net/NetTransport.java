@@ -1,19 +1,25 @@
 package io.lgc4j.net;
 
 import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FrameBuffer;
 import io.lgc4j.core.comm.FrameCodec;
+import io.lgc4j.core.comm.FrameDescriptor;
 import io.lgc4j.core.comm.PeerLostException;
+import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.comm.TransportClosedException;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.socket.DuplexChannel;
 
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -24,10 +30,20 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>One lock guards every link's queue and state and the abort; one condition is signalled on any change (a frame,
  * a loss, an abort, writability, close). The endpoint's thread is the only one that waits on it in steady state, so
  * signalling all costs nothing.
+ *
+ * <p>Frames live in direct buffers of one {@link FramePool}: {@link #allocate} leases one for the caller to fill, the
+ * socket writes from it and the pool has it back once the last chunk is written; received frames are views of
+ * pooled memory until {@link #releaseReceived()}. A frame on the heap ({@code send(int, byte[])}) still works: Netty
+ * copies it into direct memory a chunk at a time. {@link #copies()} counts which bytes took which path.
  */
 final class NetTransport implements Transport {
-    /** Bytes of a frame handed to Netty at once: Netty copies a heap buffer into direct memory of this size. */
+    /**
+     * Bytes of a frame handed to Netty at once, each after the channel is writable again: Netty copies a heap frame
+     * into direct memory of this size; a pooled frame is written from where it is.
+     */
     static final int WRITE_CHUNK = 256 * 1024;
+    /** Frame memory the pool keeps for reuse at most (beyond it, given-back buffers go to the collector). */
+    static final long POOL_IDLE_BYTES = 1L << 30;
     /** Reading from a peer pauses when its queue holds more frames than this ... */
     static final int PAUSE_FRAMES = 8;
     /** ... or more bytes than this, and resumes below half of both. */
@@ -48,6 +64,13 @@ final class NetTransport implements Transport {
     private String abortMessage;
     private List<InetSocketAddress> table;
     private final Log log;
+    private final FramePool pool = new FramePool(POOL_IDLE_BYTES);
+    /** Releases of the frames handed to the endpoint's thread since its last {@link #releaseReceived()}. */
+    private final java.util.ArrayList<Runnable> handedOut = new java.util.ArrayList<>();
+    private final LongAdder sentInPlace = new LongAdder();
+    private final LongAdder sentCopied = new LongAdder();
+    private final LongAdder receivedInPlace = new LongAdder();
+    private final LongAdder receivedCopied = new LongAdder();
 
     NetTransport(NetSettings settings, Log log) {
         this.settings = settings;
@@ -69,15 +92,32 @@ final class NetTransport implements Transport {
     }
 
     @Override
-    public void send(int peer, byte[] frame) {
-        checkPeer(peer);
-        if (frame.length > io.lgc4j.core.comm.FrameDescriptor.KIND_OFFSET
-                && frame[io.lgc4j.core.comm.FrameDescriptor.KIND_OFFSET] == io.lgc4j.core.comm.TrafficKind.LINK.wireId()) {
-            throw new IllegalArgumentException(settings.name(endpoint) + " cannot send a LINK frame to "
-                    + settings.name(peer) + ": LINK frames are the transport's own");
+    public FrameBuffer allocate(int payloadLength) {
+        if (payloadLength < 0 || payloadLength > FrameDescriptor.MAX_PAYLOAD_LENGTH) {
+            throw new IllegalArgumentException("payload length must be in [0, " + FrameDescriptor.MAX_PAYLOAD_LENGTH
+                    + "], found " + payloadLength);
         }
-        Link link = link(peer, "send to");
-        FrameCodec.stamp(frame, endpoint, settings.job());
+        ByteBuffer memory = pool.take(FrameDescriptor.frameLength(payloadLength));
+        return FrameBuffer.lease(memory, payloadLength, () -> pool.give(memory));
+    }
+
+    @Override
+    public void send(int peer, FrameBuffer frame) {
+        Link link;
+        try {
+            checkPeer(peer);
+            if (frame.bytes().get(FrameDescriptor.KIND_OFFSET) == TrafficKind.LINK.wireId()) {
+                throw new IllegalArgumentException(settings.name(endpoint) + " cannot send a LINK frame to "
+                        + settings.name(peer) + ": LINK frames are the transport's own");
+            }
+            link = link(peer, "send to");
+            frame.stamp(endpoint, settings.job());
+        } catch (RuntimeException e) {
+            if (frame.references() > 0) {
+                frame.release(); // a send takes the reference, also when it throws
+            }
+            throw e;
+        }
         link.writeLock.lock();
         try {
             write(link, frame, true);
@@ -102,8 +142,10 @@ final class NetTransport implements Transport {
                 if (abortMessage != null) {
                     throw new PeerLostException(abortLost, abortMessage);
                 }
-                Frame frame = link.inbound.poll();
-                if (frame != null) {
+                Link.Arrival arrival = link.inbound.poll();
+                if (arrival != null) {
+                    Frame frame = arrival.frame();
+                    handedOut.add(arrival.release());
                     link.inboundBytes -= frame.wireLength();
                     link.firstReceived = true;
                     if (link.paused && link.inbound.size() <= PAUSE_FRAMES / 2 && link.inboundBytes <= PAUSE_BYTES / 2) {
@@ -135,31 +177,73 @@ final class NetTransport implements Transport {
         }
     }
 
+    @Override
+    public void releaseReceived() {
+        for (Runnable release : handedOut) {
+            release.run();
+        }
+        handedOut.clear();
+    }
+
+    /** The frame memory of this endpoint. */
+    FramePool pool() {
+        return pool;
+    }
+
+    /** Counts received bytes: {@code inPlace} landed where the frame is read from, {@code copied} were copied there. */
+    void counted(long inPlace, long copied) {
+        receivedInPlace.add(inPlace);
+        receivedCopied.add(copied);
+    }
+
+    /** Which bytes took which path so far, and what the frame pool allocated. */
+    TcpCluster.Copies copies() {
+        FramePool.Usage usage = pool.usage();
+        return new TcpCluster.Copies(sentInPlace.sum(), sentCopied.sum(), receivedInPlace.sum(),
+                receivedCopied.sum(), usage.leases(), usage.allocations(), usage.allocatedBytes());
+    }
+
     // ---------------------------------------------------------------- writing
 
     /**
      * Writes a stamped frame in chunks, each after the channel is writable again: Netty's outbound buffer holds at
-     * most the high water mark plus one chunk, and the copy Netty makes of a heap buffer is one chunk at a time.
-     * The caller holds the link's write lock.
+     * most the high water mark plus one chunk. A pooled frame goes back to the pool when its last chunk is written; a
+     * frame whose link fails half-way is left to the collector (Netty may still hold chunks of it). The caller holds
+     * the link's write lock.
      */
-    private void write(Link link, byte[] frame, boolean user) {
+    private void write(Link link, FrameBuffer frame, boolean user) {
         link.framesInWrite.incrementAndGet();
+        byte[] array = frame.arrayOrNull();
+        ByteBuf whole = array != null ? Unpooled.wrappedBuffer(array) : Unpooled.wrappedBuffer(frame.bytes());
+        boolean written = false;
         try {
+            int length = frame.length();
             int offset = 0;
-            while (offset < frame.length) {
+            while (offset < length) {
                 if (!awaitWritable(link, user)) {
                     return;
                 }
-                int n = Math.min(WRITE_CHUNK, frame.length - offset);
-                ChannelFuture written = link.channel.writeAndFlush(Unpooled.wrappedBuffer(frame, offset, n));
-                written.addListener(f -> {
+                int n = Math.min(WRITE_CHUNK, length - offset);
+                offset += n;
+                ChannelFuture future = link.channel.writeAndFlush(whole.retainedSlice(offset - n, n));
+                boolean last = offset == length;
+                future.addListener(f -> {
                     if (!f.isSuccess()) {
                         lose(link, "write failed: " + String.valueOf(f.cause()));
+                    } else if (last) {
+                        frame.release();
                     }
                 });
-                offset += n;
+            }
+            written = true;
+            if (user) { // the transport's own LINK frames are not counted
+                (array != null ? sentCopied : sentInPlace).add(length);
             }
         } finally {
+            whole.release();
+            if (!written && array != null) {
+                frame.release(); // heap: nothing to reuse, nothing to protect
+            }
             // Runs after the last chunk's write task on the event loop: only then may a heartbeat follow.
             try {
                 link.channel.eventLoop().execute(link.framesInWrite::decrementAndGet);
@@ -222,13 +306,14 @@ final class NetTransport implements Transport {
     // ---------------------------------------------------------------- events from the event loop
 
     /** A checked frame arrived from {@code link}'s peer. */
-    void deliver(Link link, Frame frame) {
+    void deliver(Link link, Frame frame, Runnable release) {
         lock.lock();
         try {
             if (link.lost != null) {
+                release.run();
                 return;
             }
-            link.inbound.add(frame);
+            link.inbound.add(new Link.Arrival(frame, release));
             link.inboundBytes += frame.wireLength();
             if (!link.paused && (link.inbound.size() > PAUSE_FRAMES || link.inboundBytes > PAUSE_BYTES)) {
                 link.paused = true;
@@ -408,7 +493,7 @@ final class NetTransport implements Transport {
             }
             try {
                 if (last != null) {
-                    write(link, last, false);
+                    write(link, FrameBuffer.of(last), false);
                 }
             } finally {
                 link.writeLock.unlock();

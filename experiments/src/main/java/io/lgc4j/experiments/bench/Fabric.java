@@ -143,6 +143,26 @@ final class Fabric implements AutoCloseable {
         return transports.get(endpoint);
     }
 
+    /**
+     * What every endpoint's transport copied so far, summed ({@link TcpCluster#copies()}); null in process, where a
+     * frame is the array the sender encoded into and the receiver decodes from.
+     */
+    TcpCluster.Copies copies() {
+        if (clusters.isEmpty()) {
+            return null;
+        }
+        long[] sum = new long[7];
+        for (TcpCluster c : clusters) {
+            TcpCluster.Copies x = c.copies();
+            long[] v = {x.sentInPlace(), x.sentCopied(), x.receivedInPlace(), x.receivedCopied(), x.poolLeases(),
+                    x.poolAllocations(), x.poolAllocatedBytes()};
+            for (int i = 0; i < v.length; i++) {
+                sum[i] += v[i];
+            }
+        }
+        return new TcpCluster.Copies(sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6]);
+    }
+
     /** "epoll" or "NIO" for TCP (as lgc-net chose), "queues" in process. */
     String io() {
         if (clusters.isEmpty()) {

@@ -15,6 +15,7 @@ import io.lgc4j.core.train.StepTag;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.experiments.runner.Provenance;
 import io.lgc4j.net.NetSettings;
+import io.lgc4j.net.TcpCluster;
 import io.lgc4j.ps.topology.ParameterServerTopology;
 import io.lgc4j.ring.topology.RingTopology;
 
@@ -208,11 +209,15 @@ public final class TransportBenchmark {
      * @param allocPerStepRank  heap bytes allocated by all threads per step, divided by the endpoints (point to
      *                          point: 2) or K (exchanges; the PS server's allocation is in the total)
      * @param allocPercent      allocPerStepRank as a percentage of sizeBytes
+     * @param sendCopies        copies per payload byte from the sender's float[] to the socket (NaN: raw stream)
+     * @param receiveCopies     copies per payload byte from the socket to the receiver's float[] (NaN: raw stream)
+     * @param poolMb            direct MB the endpoints' frame pools allocated in the whole row (warm-up included;
+     *                          NaN in process and for the raw stream)
      */
     public record Row(Part part, String transport, String io, int workers, long sizeBytes, int steps, double seconds,
                       double mbPerSecond, double busMbPerSecond, double meanMillis, double p50Millis, double p99Millis,
                       double cpuSecondsPerGb, double cpuCores, double gcPercent, double allocPerStepRank,
-                      double allocPercent) {
+                      double allocPercent, double sendCopies, double receiveCopies, double poolMb) {
     }
 
     /** Runs every configuration of {@code settings}, prints the tables to {@code out}, progress to stderr. */
@@ -313,7 +318,7 @@ public final class TransportBenchmark {
         try (RawNettyStream stream = RawNettyStream.open(size, 1 + 2 * settings.maxSteps())) {
             Lockstep.Result r = Lockstep.run("raw-" + size, List.of(stream.sender(), stream.receiver()), 1,
                     settings.budget(), stream::close);
-            return row(Part.RAW, "netty", stream.epoll() ? "epoll" : "NIO", 2, size, size, 2, r);
+            return row(Part.RAW, "netty", stream.epoll() ? "epoll" : "NIO", 2, size, size, 2, r, null);
         }
     }
 
@@ -333,12 +338,14 @@ public final class TransportBenchmark {
                 parties = List.of(
                         (first, count, ends) -> {
                             for (int i = 0; i < count; i++) {
-                                a.send(1, FloatFrames.encode(sourceA, 0, n, TrafficKind.VALUES, Stage.FULL, first + i));
+                                a.send(1, FloatFrames.encode(a, sourceA, 0, n, TrafficKind.VALUES, Stage.FULL,
+                                        first + i));
                             }
                         },
                         (first, count, ends) -> {
                             for (int i = 0; i < count; i++) {
                                 FloatFrames.copyInto(b.receive(0, TrafficKind.VALUES), sinkB, 0, n);
+                                b.releaseReceived();
                                 if (ends != null) {
                                     ends[i] = System.nanoTime();
                                 }
@@ -349,8 +356,10 @@ public final class TransportBenchmark {
                 parties = List.of(
                         (first, count, ends) -> {
                             for (int i = 0; i < count; i++) {
-                                a.send(1, FloatFrames.encode(sourceA, 0, n, TrafficKind.VALUES, Stage.FULL, first + i));
+                                a.send(1, FloatFrames.encode(a, sourceA, 0, n, TrafficKind.VALUES, Stage.FULL,
+                                        first + i));
                                 FloatFrames.copyInto(a.receive(1, TrafficKind.VALUES), sinkA, 0, n);
+                                a.releaseReceived();
                                 if (ends != null) {
                                     ends[i] = System.nanoTime();
                                 }
@@ -360,7 +369,9 @@ public final class TransportBenchmark {
                             for (int i = 0; i < count; i++) {
                                 Frame in = b.receive(0, TrafficKind.VALUES);
                                 FloatFrames.copyInto(in, sinkB, 0, n);
-                                b.send(0, FloatFrames.encode(sourceB, 0, n, TrafficKind.VALUES, Stage.FULL, in.step()));
+                                int step = in.step();
+                                b.releaseReceived();
+                                b.send(0, FloatFrames.encode(b, sourceB, 0, n, TrafficKind.VALUES, Stage.FULL, step));
                             }
                         });
                 recorder = 0;
@@ -368,7 +379,7 @@ public final class TransportBenchmark {
             Lockstep.Result r = Lockstep.run(part.name().toLowerCase(Locale.ROOT) + "-" + size, parties, recorder,
                     settings.budget(), fabric::shutdown);
             long perStep = part == Part.PING_PONG ? 2L * size : size;
-            return row(part, kind.label, fabric.io(), 2, size, perStep, 2, r);
+            return row(part, kind.label, fabric.io(), 2, size, perStep, 2, r, fabric);
         }
     }
 
@@ -382,12 +393,14 @@ public final class TransportBenchmark {
         try (Fabric fabric = Fabric.open(kind, endpoints, certificates)) {
             List<Lockstep.Party> parties = new ArrayList<>(workers);
             for (int rank = 0; rank < workers; rank++) {
-                GradientExchange exchange = topology.worker(rank, workers, fabric.transport(rank), layout);
+                Transport transport = fabric.transport(rank);
+                GradientExchange exchange = topology.worker(rank, workers, transport, layout);
                 float[] gradient = values(n, 10 + rank);
                 PhaseClock clock = new PhaseClock();
                 parties.add((first, count, ends) -> {
                     for (int i = 0; i < count; i++) {
                         exchange.allReduceMean(new StepTag(first + i, Stage.FULL), gradient, clock);
+                        transport.releaseReceived(); // as the training loop does after each step
                         if (ends != null) {
                             ends[i] = System.nanoTime();
                         }
@@ -442,7 +455,7 @@ public final class TransportBenchmark {
                     }
                 }
             }
-            return row(part, kind.label, fabric.io(), workers, size, size, workers, r);
+            return row(part, kind.label, fabric.io(), workers, size, size, workers, r, fabric);
         }
     }
 
@@ -455,8 +468,11 @@ public final class TransportBenchmark {
         return v;
     }
 
+    /**
+     * @param fabric the endpoints, for their copy counts (null for the raw stream, which encodes nothing)
+     */
     static Row row(Part part, String transport, String io, int workers, long size, long bytesPerStep, int ranks,
-                   Lockstep.Result r) {
+                   Lockstep.Result r, Fabric fabric) {
         double seconds = r.wallNanos() / 1e9;
         double payload = (double) bytesPerStep * r.steps();
         double mbps = payload / MB / seconds;
@@ -468,7 +484,44 @@ public final class TransportBenchmark {
         return new Row(part, transport, io, workers, size, r.steps(), seconds, mbps, bus,
                 r.wallNanos() / 1e6 / r.steps(), percentile(sorted, 0.50) / 1e6, percentile(sorted, 0.99) / 1e6,
                 cpuPerGb, r.spent().cpuNanos() / (double) r.wallNanos(),
-                100 * r.spent().gcMillis() * 1e6 / r.wallNanos(), alloc, 100 * alloc / size);
+                100 * r.spent().gcMillis() * 1e6 / r.wallNanos(), alloc, 100 * alloc / size,
+                sendCopies(fabric), receiveCopies(fabric),
+                fabric == null || fabric.copies() == null ? Double.NaN : fabric.copies().poolAllocatedBytes() / (double) MB);
+    }
+
+    /**
+     * Copies per payload byte between the sender's float[] and the socket: 1 (the encode, float[] → frame) plus the
+     * share of frame bytes copied again on the way (a heap frame into direct memory), plus 1 with TLS (the
+     * encryption writes the bytes anew). 1 in process (the frame is the queue's message). NaN for the raw stream.
+     */
+    private static double sendCopies(Fabric fabric) {
+        if (fabric == null) {
+            return Double.NaN;
+        }
+        TcpCluster.Copies c = fabric.copies();
+        if (c == null) {
+            return 1;
+        }
+        return 1 + share(c.sentCopied(), c.sentInPlace()) + (fabric.kind() == Fabric.Kind.TCP_TLS ? 1 : 0);
+    }
+
+    /**
+     * Copies per payload byte between the socket and the receiver's float[]: 1 (the decode, frame → float[]) plus
+     * the share of frame bytes copied out of a read buffer into their frame, plus 1 with TLS (the decryption).
+     */
+    private static double receiveCopies(Fabric fabric) {
+        if (fabric == null) {
+            return Double.NaN;
+        }
+        TcpCluster.Copies c = fabric.copies();
+        if (c == null) {
+            return 1;
+        }
+        return 1 + share(c.receivedCopied(), c.receivedInPlace()) + (fabric.kind() == Fabric.Kind.TCP_TLS ? 1 : 0);
+    }
+
+    private static double share(long copied, long inPlace) {
+        return copied + inPlace == 0 ? 0 : (double) copied / (copied + inPlace);
     }
 
     private static double percentile(long[] sorted, double q) {
@@ -526,15 +579,19 @@ public final class TransportBenchmark {
         out.println(title);
         out.println();
         out.println("| what | transport | io | K | size | steps | MB/s |" + (bus ? " bus MB/s |" : "")
-                + " mean ms | p50 ms | p99 ms | CPU s/GB | cores busy | GC % | alloc B/step/rank | alloc % of size |");
+                + " mean ms | p50 ms | p99 ms | CPU s/GB | cores busy | GC % | alloc B/step/rank | alloc % of size |"
+                + " copies/B send | copies/B receive | pool MB |");
         out.println("|---|---|---|---:|---:|---:|---:|" + (bus ? "---:|" : "")
-                + "---:|---:|---:|---:|---:|---:|---:|---:|");
+                + "---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (Row r : selected) {
-            out.printf(Locale.ROOT, "| %s | %s | %s | %d | %s | %d | %s |%s %s | %s | %s | %s | %.2f | %s | %s | %s |%n",
+            out.printf(Locale.ROOT, "| %s | %s | %s | %d | %s | %d | %s |%s %s | %s | %s | %s | %.2f | %s | %s | %s |"
+                            + " %s | %s | %s |%n",
                     r.part().label, r.transport(), r.io(), r.workers(), size(r.sizeBytes()), r.steps(),
                     rate(r.mbPerSecond()), bus ? " " + rate(r.busMbPerSecond()) + " |" : "", ms(r.meanMillis()),
                     ms(r.p50Millis()), ms(r.p99Millis()), decimal(r.cpuSecondsPerGb()), r.cpuCores(),
-                    percent(r.gcPercent()), bytes(r.allocPerStepRank()), percent(r.allocPercent()));
+                    percent(r.gcPercent()), bytes(r.allocPerStepRank()), percent(r.allocPercent()),
+                    copies(r.sendCopies()), copies(r.receiveCopies()),
+                    Double.isNaN(r.poolMb()) ? "–" : decimal(r.poolMb()));
         }
         out.println();
     }
@@ -609,21 +666,27 @@ public final class TransportBenchmark {
     public static void writeCsv(Path file, List<Row> rows) throws IOException {
         StringBuilder csv = new StringBuilder("part,transport,io,workers,size_bytes,steps,seconds,mb_per_s,"
                 + "bus_mb_per_s,mean_ms,p50_ms,p99_ms,cpu_s_per_gb,cpu_cores,gc_pct,alloc_bytes_per_step_per_rank,"
-                + "alloc_pct_of_size\n");
+                + "alloc_pct_of_size,send_copies_per_byte,receive_copies_per_byte,pool_mb\n");
         for (Row r : rows) {
-            csv.append(String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%d,%.6f,%.3f,%s,%.6f,%.6f,%.6f,%.4f,%.3f,%.2f,%.1f,%.4f%n",
+            csv.append(String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%d,%.6f,%.3f,%s,%.6f,%.6f,%.6f,%.4f,%.3f,%.2f,%.1f,%.4f,"
+                            + "%s,%s,%s%n",
                     r.part().name().toLowerCase(Locale.ROOT).replace('_', '-'), r.transport(), r.io(), r.workers(),
                     r.sizeBytes(), r.steps(), r.seconds(), r.mbPerSecond(),
                     Double.isNaN(r.busMbPerSecond()) ? "" : String.format(Locale.ROOT, "%.3f", r.busMbPerSecond()),
                     r.meanMillis(), r.p50Millis(), r.p99Millis(), r.cpuSecondsPerGb(), r.cpuCores(), r.gcPercent(),
                     r.allocPerStepRank(),
-                    r.allocPercent()));
+                    r.allocPercent(), csvNumber(r.sendCopies()), csvNumber(r.receiveCopies()),
+                    csvNumber(r.poolMb())));
         }
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
         }
         Files.writeString(file, csv, StandardCharsets.UTF_8);
+    }
+
+    private static String csvNumber(double v) {
+        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.4f", v);
     }
 
     /** "1 KB", "256 KB", "64 MB", or bytes. */
@@ -655,6 +718,10 @@ public final class TransportBenchmark {
             return String.format(Locale.ROOT, "%.2f", millis);
         }
         return String.format(Locale.ROOT, "%.3f", millis);
+    }
+
+    private static String copies(double v) {
+        return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, "%.3f", v);
     }
 
     private static String decimal(double v) {

@@ -48,9 +48,20 @@ class TransportBenchmarkTest {
             assertTrue(r.cpuSecondsPerGb() > 0, at);
             assertTrue(r.allocPerStepRank() > 0 && r.allocPercent() > 0, at);
             assertEquals(r.part() == TransportBenchmark.Part.RING, !Double.isNaN(r.busMbPerSecond()), at);
-            if (!r.transport().equals("netty")) {
-                // every lgc-net or in-process step allocates at least its frames: a copy of the payload
-                assertTrue(r.allocPercent() >= 50, at);
+            switch (r.transport()) {
+                case "netty" -> assertTrue(Double.isNaN(r.sendCopies()) && Double.isNaN(r.poolMb()), at);
+                case "in-process" -> {
+                    // every in-process step allocates its frames on the heap: a copy of the payload
+                    assertTrue(r.allocPercent() >= 50, at);
+                    assertEquals(1.0, r.sendCopies(), at);
+                    assertEquals(1.0, r.receiveCopies(), at);
+                }
+                default -> {
+                    // pooled frames: the encode is the only copy on the way out, the decode at most one more in
+                    assertEquals(1.0, r.sendCopies(), at);
+                    assertTrue(r.receiveCopies() >= 1 && r.receiveCopies() <= 2, at);
+                    assertTrue(r.poolMb() > 0, at);
+                }
             }
         }
         assertTrue(out.contains("| raw stream | netty | "), out);

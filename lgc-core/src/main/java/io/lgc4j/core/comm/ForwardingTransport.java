@@ -10,7 +10,7 @@ import java.util.Objects;
  * <pre>{@code
  * final class Counting extends ForwardingTransport {
  *     Counting(Transport inner) { super(inner); }
- *     @Override public void send(int peer, byte[] frame) { count++; inner.send(peer, frame); }
+ *     @Override public void send(int peer, FrameBuffer frame) { count++; inner.send(peer, frame); }
  * }
  * }</pre>
  */
@@ -34,8 +34,18 @@ public abstract class ForwardingTransport implements Transport {
     }
 
     @Override
-    public void send(int peer, byte[] frame) {
+    public FrameBuffer allocate(int payloadLength) {
+        return inner.allocate(payloadLength);
+    }
+
+    @Override
+    public void send(int peer, FrameBuffer frame) {
         inner.send(peer, frame);
+    }
+
+    @Override
+    public void releaseReceived() {
+        inner.releaseReceived();
     }
 
     @Override

@@ -51,32 +51,45 @@ public final class FrameCodec {
 
     /** As {@link #seal(ByteBuffer, TrafficKind, Stage, int)}, for one of a step's parallel {@code stream}s. */
     public static byte[] seal(ByteBuffer payload, TrafficKind kind, Stage stage, int step, int stream) {
+        if (!payload.hasArray() || payload.arrayOffset() != HEADER_LENGTH) {
+            throw new IllegalArgumentException("payload buffer must come from FrameCodec.allocate");
+        }
+        byte[] bytes = payload.array();
+        sealFrame(ByteBuffer.wrap(bytes, 0, frameLength(payload.capacity())).slice(), kind, stage, step, stream);
+        return bytes;
+    }
+
+    /**
+     * Writes header and CRC of the frame that fills {@code frame} from index 0 to its capacity (heap or direct), its
+     * payload already in place.
+     */
+    static void sealFrame(ByteBuffer frame, TrafficKind kind, Stage stage, int step, int stream) {
         if (stream < 0 || stream > MAX_ENDPOINT) {
             throw new IllegalArgumentException("stream must be in [0, " + MAX_ENDPOINT + "], found " + stream);
         }
         if (kind == TrafficKind.HEADER) {
             throw new IllegalArgumentException("HEADER is a meter category, not a frame kind");
         }
-        if (!payload.hasArray() || payload.arrayOffset() != HEADER_LENGTH) {
-            throw new IllegalArgumentException("payload buffer must come from FrameCodec.allocate");
-        }
-        byte[] bytes = payload.array();
-        int payloadLength = payload.capacity();
-        ByteBuffer frame = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-        frame.putInt(MAGIC_OFFSET, MAGIC);
-        frame.put(VERSION_OFFSET, (byte) VERSION);
-        frame.put(KIND_OFFSET, (byte) kind.wireId());
-        frame.put(STAGE_OFFSET, (byte) stage.wireId());
-        frame.put(FLAGS_OFFSET, (byte) 0);
-        frame.putInt(STEP_OFFSET, step);
-        frame.putInt(LENGTH_OFFSET, payloadLength);
-        frame.putShort(SENDER_OFFSET, (short) 0);
-        frame.putShort(STREAM_OFFSET, (short) stream);
-        frame.putInt(JOB_OFFSET, 0);
+        ByteBuffer b = frame.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        int payloadLength = b.capacity() - OVERHEAD;
+        b.putInt(MAGIC_OFFSET, MAGIC);
+        b.put(VERSION_OFFSET, (byte) VERSION);
+        b.put(KIND_OFFSET, (byte) kind.wireId());
+        b.put(STAGE_OFFSET, (byte) stage.wireId());
+        b.put(FLAGS_OFFSET, (byte) 0);
+        b.putInt(STEP_OFFSET, step);
+        b.putInt(LENGTH_OFFSET, payloadLength);
+        b.putShort(SENDER_OFFSET, (short) 0);
+        b.putShort(STREAM_OFFSET, (short) stream);
+        b.putInt(JOB_OFFSET, 0);
+        b.putInt(HEADER_LENGTH + payloadLength, crc(b, HEADER_LENGTH + payloadLength));
+    }
+
+    /** CRC32C of {@code frame}'s bytes [0, length), heap or direct. */
+    private static int crc(ByteBuffer frame, int length) {
         CRC32C crc = new CRC32C();
-        crc.update(bytes, 0, HEADER_LENGTH + payloadLength);
-        frame.putInt(HEADER_LENGTH + payloadLength, (int) crc.getValue());
-        return bytes;
+        crc.update(frame.duplicate().limit(length).position(0));
+        return (int) crc.getValue();
     }
 
     /**
@@ -85,18 +98,25 @@ public final class FrameCodec {
      * several peers (a broadcast) while receivers read them.
      */
     public static void stamp(byte[] frame, int sender, int job) {
+        stamp(ByteBuffer.wrap(frame), sender, job);
+    }
+
+    /** As {@link #stamp(byte[], int, int)}, for the frame that fills {@code frame} from index 0 to its capacity. */
+    static void stamp(ByteBuffer frame, int sender, int job) {
         if (sender < 0 || sender > MAX_ENDPOINT) {
             throw new IllegalArgumentException("sender endpoint must be in [0, " + MAX_ENDPOINT + "], found " + sender);
         }
-        ByteBuffer b = ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = frame.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         if ((b.getShort(SENDER_OFFSET) & 0xFFFF) == sender && b.getInt(JOB_OFFSET) == job) {
             return;
         }
-        byte[] before = java.util.Arrays.copyOfRange(frame, SENDER_OFFSET, HEADER_LENGTH);
+        byte[] before = new byte[HEADER_LENGTH - SENDER_OFFSET];
+        b.get(SENDER_OFFSET, before);
         b.putShort(SENDER_OFFSET, (short) sender);
         b.putInt(JOB_OFFSET, job);
-        byte[] after = java.util.Arrays.copyOfRange(frame, SENDER_OFFSET, HEADER_LENGTH);
-        int end = frame.length - TRAILER_LENGTH;
+        byte[] after = new byte[HEADER_LENGTH - SENDER_OFFSET];
+        b.get(SENDER_OFFSET, after);
+        int end = b.capacity() - TRAILER_LENGTH;
         // only the header changed: update the CRC from the old one instead of reading the payload again
         b.putInt(end, Crc32cShift.update(b.getInt(end), before, after, end - HEADER_LENGTH));
     }
@@ -114,7 +134,15 @@ public final class FrameCodec {
      * @throws FrameException saying what was expected and what was found
      */
     public static Frame decode(byte[] bytes) {
-        return decode(bytes, true);
+        return decode(ByteBuffer.wrap(bytes), true);
+    }
+
+    /**
+     * As {@link #decode(byte[])}, for a frame in {@code frame}'s bytes [position, limit), heap or direct (a network
+     * transport's receive buffer): the returned payload is a view of those bytes.
+     */
+    public static Frame decode(ByteBuffer frame) {
+        return decode(frame, true);
     }
 
     /**
@@ -122,15 +150,29 @@ public final class FrameCodec {
      * meter reads the header back instead of trusting its caller).
      */
     static Frame peek(byte[] bytes) {
-        return decode(bytes, false);
+        return decode(ByteBuffer.wrap(bytes), false);
     }
 
-    private static Frame decode(byte[] bytes, boolean checkCrc) {
-        int length = bytes.length;
+    /** As {@link #peek(byte[])}, for a sealed frame in {@code frame}'s bytes [position, limit). */
+    static Frame peek(ByteBuffer frame) {
+        return decode(frame, false);
+    }
+
+    /** A copy of {@code frame} on the heap: the same fields, its payload in an array of its own. */
+    public static Frame copy(Frame frame) {
+        byte[] bytes = new byte[frame.payloadLength()];
+        frame.payload().duplicate().get(bytes);
+        ByteBuffer payload = ByteBuffer.wrap(bytes).asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
+        return new Frame(frame.kind(), frame.stage(), frame.step(), frame.sender(), frame.stream(), frame.job(),
+                payload, frame.wireLength());
+    }
+
+    private static Frame decode(ByteBuffer bytes, boolean checkCrc) {
+        ByteBuffer frame = bytes.slice().order(ByteOrder.LITTLE_ENDIAN);
+        int length = frame.capacity();
         if (length < OVERHEAD) {
             throw new FrameException("truncated frame: " + length + " bytes, a frame needs at least " + OVERHEAD);
         }
-        ByteBuffer frame = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         int magic = frame.getInt(MAGIC_OFFSET);
         if (magic != MAGIC) {
             throw new FrameException(String.format("bad frame magic: expected 0x%08X, found 0x%08X", MAGIC, magic));
@@ -154,9 +196,7 @@ public final class FrameCodec {
                     + " payload bytes, found " + (length - OVERHEAD));
         }
         if (checkCrc) {
-            CRC32C crc = new CRC32C();
-            crc.update(bytes, 0, HEADER_LENGTH + payloadLength);
-            int expectedCrc = (int) crc.getValue();
+            int expectedCrc = crc(frame, HEADER_LENGTH + payloadLength);
             int foundCrc = frame.getInt(HEADER_LENGTH + payloadLength);
             if (expectedCrc != foundCrc) {
                 throw new FrameException(String.format("frame CRC32C mismatch: computed 0x%08X, frame says 0x%08X",
@@ -185,8 +225,8 @@ public final class FrameCodec {
         int sender = frame.getShort(SENDER_OFFSET) & 0xFFFF;
         int stream = frame.getShort(STREAM_OFFSET) & 0xFFFF;
         int job = frame.getInt(JOB_OFFSET);
-        ByteBuffer payload = ByteBuffer.wrap(bytes, HEADER_LENGTH, payloadLength).slice()
-                .asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer payload = frame.slice(HEADER_LENGTH, payloadLength).asReadOnlyBuffer()
+                .order(ByteOrder.LITTLE_ENDIAN);
         return new Frame(kind, stage, step, sender, stream, job, payload, length);
     }
 }

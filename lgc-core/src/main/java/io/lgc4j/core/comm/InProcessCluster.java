@@ -136,14 +136,26 @@ public final class InProcessCluster implements AutoCloseable {
         }
 
         @Override
-        public void send(int peer, byte[] frame) {
-            checkPeer(peer);
-            if (closed) {
-                throw new TransportClosedException("endpoint " + id + " cannot send to " + peer
-                        + ": the cluster is closed");
+        public void send(int peer, FrameBuffer frame) {
+            try {
+                checkPeer(peer);
+                if (closed) {
+                    throw new TransportClosedException("endpoint " + id + " cannot send to " + peer
+                            + ": the cluster is closed");
+                }
+                // a heap frame's array goes to the peer as it is (a broadcast shares it); anything else is copied
+                byte[] bytes = frame.arrayOrNull();
+                if (bytes == null) {
+                    bytes = new byte[frame.length()];
+                    frame.bytes().get(bytes);
+                }
+                FrameCodec.stamp(bytes, id, job);
+                link(id, peer).add(bytes);
+            } finally {
+                if (frame.references() > 0) { // else the frame was used after its release: that is the error
+                    frame.release();
+                }
             }
-            FrameCodec.stamp(frame, id, job);
-            link(id, peer).add(frame);
         }
 
         @Override

@@ -34,10 +34,18 @@ public final class MeteredTransport extends ForwardingTransport {
     }
 
     @Override
-    public void send(int peer, byte[] frame) {
+    public void send(int peer, FrameBuffer frame) {
         // the header is read back rather than trusted from the caller, so a frame that would not decode is caught
         // here, at its source
-        Frame sent = FrameCodec.peek(frame);
+        Frame sent;
+        try {
+            sent = frame.peek();
+        } catch (RuntimeException e) {
+            if (frame.references() > 0) {
+                frame.release(); // a send takes the reference, also when it throws
+            }
+            throw e;
+        }
         inner.send(peer, frame);
         meterOf(sent.kind()).record(inner.endpoint(), Direction.SENT, sent.stage(), sent.kind(), sent.payloadLength());
     }

@@ -11,14 +11,21 @@ package io.lgc4j.core.comm;
  * (its endpoint's). Implementations: {@link InProcessCluster}'s endpoints, {@code io.lgc4j.net.TcpCluster}'s;
  * decorators extend {@link ForwardingTransport}.
  *
+ * <p>Frames go out in memory the transport lends ({@link #allocate}: pooled direct buffers on TCP, so a payload is
+ * written once on its way to the socket) and come in as views of the transport's receive buffers: a received
+ * {@link Frame}'s payload stays valid until this endpoint calls {@link #releaseReceived()}, which the training loops
+ * do once per step after its exchange; a frame that must live longer is copied ({@link FrameCodec#copy}).
+ *
  * <pre>{@code
- * ByteBuffer payload = FrameCodec.allocate(4 * chunk.length);
- * payload.asFloatBuffer().put(chunk);
- * transport.send(right, FrameCodec.seal(payload, TrafficKind.VALUES, stage, step));
+ * FrameBuffer out = transport.allocate(4 * chunk.length);
+ * out.payload().asFloatBuffer().put(chunk);
+ * transport.send(right, out.seal(TrafficKind.VALUES, stage, step));
  * Frame in = transport.receive(left, TrafficKind.VALUES);
+ * FloatFrames.addInto(in, sum, 0, sum.length);
+ * transport.releaseReceived();                     // the step is over: its receive buffers go back
  * }</pre>
  */
-public interface Transport {
+public interface Transport extends FrameAllocator {
 
     /** This endpoint's id, in 0..{@link #endpointCount()}-1. */
     int endpoint();
@@ -27,13 +34,39 @@ public interface Transport {
     int endpointCount();
 
     /**
-     * Sends a frame sealed by {@link FrameCodec}. The caller must not modify {@code frame} afterwards: a broadcast
-     * may send the same bytes to several peers.
+     * A frame to fill and send on this transport, holding one reference: on the heap by default, in a pooled
+     * direct buffer on a network.
+     */
+    @Override
+    default FrameBuffer allocate(int payloadLength) {
+        return FrameBuffer.heap(payloadLength);
+    }
+
+    /**
+     * Sends a sealed frame, taking one of its references (given back once the bytes are written, or when the send
+     * throws). The frame must
+     * not change afterwards: to send the same bytes to n peers, {@link FrameBuffer#retain} it n − 1 times
+     * before the first send (a send may give its reference back at once).
      *
      * @throws TransportClosedException if the cluster was shut down
      * @throws PeerLostException         on a network, if the peer is gone or did not read within the deadline
      */
-    void send(int peer, byte[] frame);
+    void send(int peer, FrameBuffer frame);
+
+    /**
+     * Sends a frame sealed by {@link FrameCodec#seal} on the heap. The caller must not modify {@code frame}
+     * afterwards: a broadcast may send the same bytes to several peers.
+     */
+    default void send(int peer, byte[] frame) {
+        send(peer, FrameBuffer.of(frame));
+    }
+
+    /**
+     * Frames received so far will not be read again: a network transport reuses their buffers. Frames received
+     * after this call are not affected. Nothing on the heap.
+     */
+    default void releaseReceived() {
+    }
 
     /**
      * Receives the next frame from {@code peer}, checked by {@link FrameCodec#decode}.

@@ -1,14 +1,14 @@
 package io.lgc4j.core.exchange;
 
 import io.lgc4j.core.comm.Frame;
-import io.lgc4j.core.comm.FrameCodec;
+import io.lgc4j.core.comm.FrameAllocator;
+import io.lgc4j.core.comm.FrameBuffer;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.train.StepTag;
 
-import java.nio.ByteBuffer;
 import java.util.function.IntFunction;
 
 /**
@@ -68,15 +68,41 @@ public final class StepLink {
         transport.send(peer, frame);
     }
 
+    /** Sends a sealed frame to {@code peer}, taking its reference. */
+    public void send(int peer, FrameBuffer frame) {
+        transport.send(peer, frame);
+    }
+
     /** Sends the same bytes to endpoints {@code 0..count-1}. */
     public void sendToAll(int count, byte[] frame) {
-        for (int peer = 0; peer < count; peer++) {
-            transport.send(peer, frame);
-        }
+        sendToAllBut(count, -1, FrameBuffer.of(frame));
+    }
+
+    /** Sends the same bytes to endpoints {@code 0..count-1}, taking the frame's reference. */
+    public void sendToAll(int count, FrameBuffer frame) {
+        sendToAllBut(count, -1, frame);
     }
 
     /** Sends the same bytes to endpoints {@code 0..count-1} but {@code except}. */
     public void sendToAllBut(int count, int except, byte[] frame) {
+        sendToAllBut(count, except, FrameBuffer.of(frame));
+    }
+
+    /**
+     * Sends the same bytes to endpoints {@code 0..count-1} but {@code except} (none when negative), taking the
+     * frame's reference: one more is taken for each further peer before the first send. When a send throws, the
+     * references of the peers not reached are not given back (a pooled frame is then left to the collector).
+     */
+    public void sendToAllBut(int count, int except, FrameBuffer frame) {
+        int targets = except >= 0 && except < count ? count - 1 : count;
+        if (targets == 0) {
+            frame.release(); // nobody to send to: the reference is ours to give back
+            return;
+        }
+        // every reference is taken before the first send: a send may give its back at once (in-process)
+        for (int i = 1; i < targets; i++) {
+            frame.retain();
+        }
         for (int peer = 0; peer < count; peer++) {
             if (peer != except) {
                 transport.send(peer, frame);
@@ -116,9 +142,14 @@ public final class StepLink {
      * endpoint's transport stamps itself as the sender.
      */
     public static byte[] forward(Frame frame) {
-        ByteBuffer copy = FrameCodec.allocate(frame.payloadLength());
-        copy.put(frame.payload().duplicate());
-        return FrameCodec.seal(copy, frame.kind(), frame.stage(), frame.step(), frame.stream());
+        return forward(FrameAllocator.HEAP, frame).arrayOrNull();
+    }
+
+    /** As {@link #forward(Frame)}, in a frame from {@code memory}. */
+    public static FrameBuffer forward(FrameAllocator memory, Frame frame) {
+        FrameBuffer copy = memory.allocate(frame.payloadLength());
+        copy.payload().put(frame.payload().duplicate());
+        return copy.seal(frame.kind(), frame.stage(), frame.step(), frame.stream());
     }
 
     /** A copy of a received frame's payload. */

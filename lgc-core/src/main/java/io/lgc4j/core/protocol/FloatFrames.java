@@ -1,6 +1,8 @@
 package io.lgc4j.core.protocol;
 
 import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FrameAllocator;
+import io.lgc4j.core.comm.FrameBuffer;
 import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
@@ -23,8 +25,8 @@ import java.nio.FloatBuffer;
  *  4·n           end: the payload is exactly 4·n bytes
  * </pre>
  *
- * <p>One copy from the array to the wire on the way out ({@link FrameCodec#allocate} → fill →
- * {@link FrameCodec#seal}), and reads straight from the received bytes (copy or accumulate) on the way in.
+ * <p>One copy from the array to the wire on the way out (the transport's {@link FrameAllocator#allocate} → fill →
+ * {@link FrameBuffer#seal}), and reads straight from the received bytes (copy or accumulate) on the way in.
  *
  * <pre>{@code
  * byte[] frame = FloatFrames.encode(gradient, 0, gradient.length, TrafficKind.VALUES, tag.stage(), tag.step());
@@ -47,10 +49,20 @@ public final class FloatFrames {
 
     /** Seals a frame carrying {@code values[from, to)}. */
     public static byte[] encode(float[] values, int from, int to, TrafficKind kind, Stage stage, int step) {
-        ByteBuffer payload = FrameCodec.allocate(payloadLength(to - from));
+        return encode(FrameAllocator.HEAP, values, from, to, kind, stage, step).arrayOrNull();
+    }
+
+    /**
+     * Seals a frame carrying {@code values[from, to)} in memory from {@code memory} (the transport it goes out on:
+     * on TCP the values are written once, into the direct buffer the socket sends from).
+     */
+    public static FrameBuffer encode(FrameAllocator memory, float[] values, int from, int to, TrafficKind kind,
+                                     Stage stage, int step) {
+        FrameBuffer frame = memory.allocate(payloadLength(to - from));
+        ByteBuffer payload = frame.payload();
         payload.position(VALUES_OFFSET);
         payload.asFloatBuffer().put(values, from, to - from);
-        return FrameCodec.seal(payload, kind, stage, step);
+        return frame.seal(kind, stage, step);
     }
 
     /** Copies the frame's floats into {@code dst[from, to)}; the frame must carry exactly {@code to - from}. */

@@ -1,6 +1,8 @@
 package io.lgc4j.core.protocol;
 
 import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FrameAllocator;
+import io.lgc4j.core.comm.FrameBuffer;
 import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
@@ -71,10 +73,17 @@ public final class SketchFrames {
 
     /** Seals a frame carrying the bitmap words {@code words[from, to)} (a whole bitmap, or one ring chunk). */
     public static byte[] encodeWords(long[] words, int from, int to, TrafficKind kind, Stage stage, int step) {
-        ByteBuffer payload = FrameCodec.allocate(WORDS_OFFSET + wordsLength(to - from));
+        return encodeWords(FrameAllocator.HEAP, words, from, to, kind, stage, step).arrayOrNull();
+    }
+
+    /** As {@link #encodeWords(long[], int, int, TrafficKind, Stage, int)}, in a frame from {@code memory}. */
+    public static FrameBuffer encodeWords(FrameAllocator memory, long[] words, int from, int to, TrafficKind kind,
+                                          Stage stage, int step) {
+        FrameBuffer frame = memory.allocate(WORDS_OFFSET + wordsLength(to - from));
+        ByteBuffer payload = frame.payload();
         payload.position(WORDS_OFFSET);
         payload.asLongBuffer().put(words, from, to - from);
-        return FrameCodec.seal(payload, kind, stage, step);
+        return frame.seal(kind, stage, step);
     }
 
     /** ORs the frame's words into {@code dst[from, to)}; the frame must carry exactly {@code to - from}. */

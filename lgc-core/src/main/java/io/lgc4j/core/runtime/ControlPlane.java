@@ -2,6 +2,7 @@ package io.lgc4j.core.runtime;
 
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.ForwardingTransport;
+import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
@@ -16,7 +17,8 @@ import java.util.List;
  * A worker's transport with the run's control plane beside its training traffic. Reports and training frames
  * share each link, in order; a receive of one sort sets aside frames of the other sort that come first (a service's
  * report of step s reaches rank 0 just before the service's first frame of step s + 1, in the middle of that step's
- * exchange). Per peer, each sort stays in order.
+ * exchange). Per peer, each sort stays in order. A frame set aside is copied to the heap: the training loop releases
+ * its receive buffers once per step ({@link Transport#releaseReceived()}), and a set-aside frame may be read after.
  *
  * <pre>{@code
  * ControlPlane plane = new ControlPlane(metered);
@@ -60,7 +62,7 @@ public final class ControlPlane extends ForwardingTransport {
             if (f.kind() != TrafficKind.REPORT) {
                 return f;
             }
-            heldReports.get(peer).add(f);
+            heldReports.get(peer).add(FrameCodec.copy(f));
         }
     }
 
@@ -78,7 +80,7 @@ public final class ControlPlane extends ForwardingTransport {
             if (next.kind() == TrafficKind.REPORT) {
                 f = next;
             } else {
-                heldTraining.get(peer).add(next);
+                heldTraining.get(peer).add(FrameCodec.copy(next));
             }
         }
         return new Received(f.step(), f.stage(), RunReport.decode(f));

@@ -2,6 +2,7 @@ package io.lgc4j.core.runtime;
 
 import io.lgc4j.core.comm.ForwardingTransport;
 import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FrameBuffer;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
@@ -10,8 +11,6 @@ import io.lgc4j.core.comm.TransportClosedException;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.Stage;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.Objects;
 import java.util.function.IntFunction;
 
@@ -57,9 +56,15 @@ public final class ServiceReporter extends ForwardingTransport {
     }
 
     @Override
-    public void send(int peer, byte[] frame) {
-        closeStepsBefore(ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN)
-                .getInt(io.lgc4j.core.comm.FrameDescriptor.STEP_OFFSET));
+    public void send(int peer, FrameBuffer frame) {
+        try {
+            closeStepsBefore(frame.peek().step());
+        } catch (RuntimeException e) {
+            if (frame.references() > 0) {
+                frame.release(); // a send takes the reference, also when it throws
+            }
+            throw e;
+        }
         inner.send(peer, frame);
     }
 

@@ -108,6 +108,7 @@ final class RankLoop {
         TrainingPlan plan = run.plan();
         Collector collector = rank == 0 ? new Collector() : null;
         broadcastInitialParameters();
+        link.releaseReceived();
         PhaseClock clock = new PhaseClock();
         long[] reported = new long[TrafficMeter.ROW_LENGTH];
         float[] gradient = null;
@@ -136,6 +137,7 @@ final class RankLoop {
             copyChecked(view, gradient, s);
             gate.beforeExchange(clock, rank, s);
             exchange.allReduceMean(new StepTag(s, stage), gradient, clock);
+            link.releaseReceived(); // every frame of the step is decoded: a network transport reuses its buffers
             clock.enter(Phase.APPLY);
             // DL4J's gradient is a sum over the mini-batch and its updater divides by the batch size; the mean over
             // ranks of per-rank sums divided by b is the mean over all K·b examples.

@@ -43,6 +43,7 @@ public final class PsServer implements ServiceLoop {
             } else {
                 compressed.serve(first, new StepTag(first.step(), first.stage()));
             }
+            end.releaseReceived(); // the step's frames are decoded: a network transport reuses their buffers
         }
     }
 }

@@ -57,8 +57,8 @@ public final class PsServerEnd {
     public void serveFull(Frame first) {
         StepTag tag = new StepTag(first.step(), first.stage());
         sum(first, tag, fullSum);
-        link.sendToAll(workers, FloatFrames.encode(fullSum, 0, fullSum.length, TrafficKind.VALUES, tag.stage(),
-                tag.step()));
+        link.sendToAll(workers, FloatFrames.encode(link.transport(), fullSum, 0, fullSum.length, TrafficKind.VALUES,
+                tag.stage(), tag.step()));
     }
 
     /** A compressed step opened by {@code first}: the mean of the workers' DENSE blocks, as the frame to broadcast. */
@@ -84,7 +84,7 @@ public final class PsServerEnd {
                                 StepTag tag) {
         Frame indices = receive(leader, Support.KIND, tag);
         int[][] support = Support.decode(indices, blocks, codec, maxCounts).indices();
-        link.sendToAllBut(workers, leader, StepLink.forward(indices));
+        link.sendToAllBut(workers, leader, StepLink.forward(link.transport(), indices));
         return support;
     }
 
@@ -116,6 +116,11 @@ public final class PsServerEnd {
     /** The same bytes to every worker. */
     public void sendToAll(byte[] frame) {
         link.sendToAll(workers, frame);
+    }
+
+    /** The step's frames are decoded: a network transport may reuse their receive buffers. */
+    public void releaseReceived() {
+        link.transport().releaseReceived();
     }
 
     /** The next frame from {@code worker}, of {@code kind} and this step. */

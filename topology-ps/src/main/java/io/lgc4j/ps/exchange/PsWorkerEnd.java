@@ -2,6 +2,7 @@ package io.lgc4j.ps.exchange;
 
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FrameBuffer;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.BlockRegion;
@@ -58,7 +59,8 @@ public final class PsWorkerEnd {
     /** A dense step: the whole gradient up, the mean down into {@code gradient}. */
     public void fullStep(StepTag tag, float[] gradient, PhaseClock clock) {
         clock.enter(Phase.ENCODE);
-        byte[] frame = FloatFrames.encode(gradient, 0, gradient.length, TrafficKind.VALUES, tag.stage(), tag.step());
+        FrameBuffer frame = FloatFrames.encode(link.transport(), gradient, 0, gradient.length, TrafficKind.VALUES,
+                tag.stage(), tag.step());
         clock.enter(Phase.COMMUNICATE);
         link.send(server, frame);
         Frame mean = receive(TrafficKind.VALUES, tag);
@@ -73,8 +75,8 @@ public final class PsWorkerEnd {
     public void pushDense(StepTag tag, float[] gradient, PhaseClock clock) {
         clock.enter(Phase.ENCODE);
         dense.gather(gradient, denseBuffer);
-        byte[] frame = FloatFrames.encode(denseBuffer, 0, denseBuffer.length, TrafficKind.VALUES, tag.stage(),
-                tag.step());
+        FrameBuffer frame = FloatFrames.encode(link.transport(), denseBuffer, 0, denseBuffer.length,
+                TrafficKind.VALUES, tag.stage(), tag.step());
         clock.enter(Phase.COMMUNICATE);
         link.send(server, frame);
     }

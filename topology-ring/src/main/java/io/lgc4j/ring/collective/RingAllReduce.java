@@ -1,6 +1,7 @@
 package io.lgc4j.ring.collective;
 
 import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FrameBuffer;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
@@ -98,7 +99,8 @@ public final class RingAllReduce {
                 int from = chunkStart(n, size, sendChunk);
                 int to = chunkStart(n, size, sendChunk + 1);
                 clock.enter(Phase.ENCODE);
-                byte[] frame = SketchFrames.encodeWords(words, from, to, kind, tag.stage(), tag.step());
+                FrameBuffer frame = SketchFrames.encodeWords(transport, words, from, to, kind, tag.stage(),
+                        tag.step());
                 clock.enter(Phase.COMMUNICATE);
                 transport.send(right, frame);
                 Frame in = receive(left, kind, tag);
@@ -127,8 +129,8 @@ public final class RingAllReduce {
     private void exchange(float[] data, TrafficKind kind, StepTag tag, PhaseClock clock, int right, int left,
                           int sendChunk, int receiveChunk, int n, boolean accumulate) {
         clock.enter(Phase.ENCODE);
-        byte[] frame = FloatFrames.encode(data, chunkStart(n, size, sendChunk), chunkStart(n, size, sendChunk + 1),
-                kind, tag.stage(), tag.step());
+        FrameBuffer frame = FloatFrames.encode(transport, data, chunkStart(n, size, sendChunk),
+                chunkStart(n, size, sendChunk + 1), kind, tag.stage(), tag.step());
         clock.enter(Phase.COMMUNICATE);
         transport.send(right, frame);
         Frame in = receive(left, kind, tag);

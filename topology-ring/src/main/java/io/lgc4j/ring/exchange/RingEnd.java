@@ -112,7 +112,7 @@ public final class RingEnd {
         }
         if (right != leader) {
             for (Frame f : received) {
-                link.send(right, StepLink.forward(f));
+                link.send(right, StepLink.forward(link.transport(), f));
             }
         }
         return received;
