@@ -42,6 +42,11 @@ abstract class SuiteCommand implements Callable<Integer> {
     @Option(names = "--no-progress", description = "plain progress lines instead of a live bar")
     private boolean noProgress;
 
+    @Option(names = "--seeds", split = ",", paramLabel = "SEED",
+            description = "run every method once per seed (run.seed), instead of the suite's 'seeds'; tables report"
+                    + " mean ± sd over them, e.g. --seeds 42,43,44")
+    private List<Long> seeds;
+
     /** Builds a table or figure from a suite's finished runs ({@code CompressionTable::write} and the like). */
     @FunctionalInterface
     interface Writer {
@@ -82,7 +87,19 @@ abstract class SuiteCommand implements Callable<Integer> {
             System.err.println("lgc: " + e.getMessage());
             return 2;
         }
-        String commandLine = kind().command() + (suiteFile != null ? " --suite " + file : "") + (quick ? " --quick" : "");
+        if (seeds != null) {
+            String wrong = seeds.stream().distinct().count() != seeds.size() ? "repeats a seed"
+                    : seeds.stream().anyMatch(x -> x < 0) ? "has a negative seed"
+                    : !kind().trainsMethods() ? "does not apply: this command trains no methods" : null;
+            if (wrong != null) {
+                System.err.println("lgc: --seeds " + wrong + ", found " + seeds
+                        + "; expected distinct integers >= 0, e.g. --seeds 42,43,44");
+                return 2;
+            }
+            suite = suite.withSeeds(seeds);
+        }
+        String commandLine = kind().command() + (suiteFile != null ? " --suite " + file : "") + (quick ? " --quick" : "")
+                + (seeds != null ? " --seeds " + String.join(",", seeds.stream().map(String::valueOf).toList()) : "");
         System.out.println(commandLine + ": " + suite.title() + " -> " + out);
         Nd4jEnvironment.configure();
         try {

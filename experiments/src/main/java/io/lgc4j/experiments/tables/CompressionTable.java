@@ -80,7 +80,9 @@ public final class CompressionTable {
         Table table = new Table(List.of(
                 Table.column("model", "model"), Table.column("method", "method"),
                 Table.column("topology", "topology"), Table.column("rank", "rank"),
-                Table.column("stage", "stage"), Table.column("top1_pct", "top-1 (%)"),
+                Table.column("stage", "stage"), Table.column("seeds", "seeds"),
+                Table.column("top1_pct", "top-1 (%)"), Table.column("top1_sd", "± sd"),
+                Table.column("vs_baseline_pp", "vs baseline (pp)"),
                 Table.column("info_bytes_per_step", "info size (B / node / step)"),
                 Table.column("index_bytes_per_step", "of which indices (B)"),
                 Table.column("ratio", "ratio vs baseline (×)"),
@@ -91,25 +93,38 @@ public final class CompressionTable {
         Map<String, double[]> bytesByModel = new LinkedHashMap<>();
         List<String> categories = new ArrayList<>();
         for (String model : suite.models()) {
-            List<SuiteRuns.Finished> ofModel = runs.stream().filter(r -> r.planned().model().equals(model)).toList();
-            SuiteRuns.Finished baseline = ofModel.stream()
-                    .filter(r -> Role.of(r.planned().config()).orElse(null) == Role.BASELINE).findFirst()
+            Map<String, List<SuiteRuns.Finished>> pairs = new LinkedHashMap<>();
+            for (SuiteRuns.Finished r : runs) {
+                if (r.planned().model().equals(model)) {
+                    pairs.computeIfAbsent(r.planned().pair(), k -> new ArrayList<>()).add(r);
+                }
+            }
+            List<SuiteRuns.Finished> baseline = pairs.values().stream()
+                    .filter(p -> Role.of(p.get(0).planned().config()).orElse(null) == Role.BASELINE).findFirst()
                     .orElse(null);
             double baselineInfo = Double.NaN;
             double baselineTotal = Double.NaN;
+            SeedStats baselineAccuracy = null;
             if (baseline != null) {
-                RunSummary b = baseline.summary();
-                baselineInfo = Summaries.sent(b, b.steadyStage(), Summaries.EVERY_WORKER).information();
-                baselineTotal = b.sentTotal(0, b.workers());
+                baselineInfo = mean(baseline, s -> Summaries.sent(s, s.steadyStage(), Summaries.EVERY_WORKER)
+                        .information());
+                baselineTotal = mean(baseline, s -> s.sentTotal(0, s.workers()));
+                baselineAccuracy = accuracy(baseline);
             }
             Map<Role, Double> byRole = new LinkedHashMap<>();
             List<Double> modelBytes = new ArrayList<>();
-            for (SuiteRuns.Finished run : ofModel) {
-                RunSummary s = run.summary();
-                ExperimentConfig c = run.planned().config();
+            for (List<SuiteRuns.Finished> pair : pairs.values()) {
+                SuiteRuns.Finished first = pair.get(0);
+                ExperimentConfig c = first.planned().config();
                 Role role = Role.of(c).orElse(null);
-                Stage stage = s.steadyStage();
-                double total = s.sentTotal(0, s.workers());
+                Stage stage = first.summary().steadyStage();
+                double total = mean(pair, s -> s.sentTotal(0, s.workers()));
+                SeedStats accuracy = accuracy(pair);
+                String versus = "–";
+                if (baselineAccuracy != null && pair != baseline) {
+                    versus = String.format(Locale.ROOT, "%+.2f", accuracy.mean() - baselineAccuracy.mean())
+                            + (accuracy.ties(baselineAccuracy) ? " (tie)" : "");
+                }
                 Map<String, Function<StageSummary, SentBytes>> ranks = new LinkedHashMap<>();
                 if (role == Role.LGC_PS && stage == Stage.COMPRESSED) {
                     ranks.put("leader", Summaries.LATENT_SENDER);
@@ -118,18 +133,21 @@ public final class CompressionTable {
                     ranks.put("every", Summaries.EVERY_WORKER);
                 }
                 if (role != null) {
-                    byRole.putIfAbsent(role, Summaries.sent(s, stage, Summaries.EVERY_WORKER).information());
+                    byRole.putIfAbsent(role, mean(pair, s -> Summaries.sent(s, stage, Summaries.EVERY_WORKER)
+                            .information()));
                 }
                 for (Map.Entry<String, Function<StageSummary, SentBytes>> rank : ranks.entrySet()) {
-                    SentBytes sent = Summaries.sent(s, stage, rank.getValue());
-                    double info = sent.information();
-                    String label = run.planned().label() + (ranks.size() > 1 ? " (" + rank.getKey() + ")" : "");
-                    table.add(model, run.planned().label(), c.topology().type().toString(), rank.getKey(),
-                            stage.name(), Table.number(100 * s.finalTestAccuracy(), 2), Table.number(info, 1),
-                            Table.number(sent.bytes(TrafficKind.INDICES), 1),
+                    double info = mean(pair, s -> Summaries.sent(s, stage, rank.getValue()).information());
+                    double indices = mean(pair, s -> Summaries.sent(s, stage, rank.getValue())
+                            .bytes(TrafficKind.INDICES));
+                    String label = first.planned().label() + (ranks.size() > 1 ? " (" + rank.getKey() + ")" : "");
+                    table.add(model, first.planned().label(), c.topology().type().toString(), rank.getKey(),
+                            stage.name(), String.valueOf(accuracy.n()), Table.number(accuracy.mean(), 2),
+                            accuracy.n() > 1 ? Table.number(accuracy.sd(), 2) : "", versus,
+                            Table.number(info, 1), Table.number(indices, 1),
                             Table.number(baselineInfo / info, 1), Table.number(total / 1e6, 3),
-                            Table.number(baselineTotal / total, 2), String.valueOf(s.steps()),
-                            Table.number(s.wallMs() / 1000, 1));
+                            Table.number(baselineTotal / total, 2), String.valueOf(first.summary().steps()),
+                            Table.number(mean(pair, s -> s.wallMs() / 1000), 1));
                     if (!categories.contains(label)) {
                         categories.add(label);
                     }
@@ -160,8 +178,20 @@ public final class CompressionTable {
                         + " table: the rank that sends the latent (the step's leader) and the other ranks. **ratio**"
                         + " is the baseline's info size over the method's; the **run total** is every byte all"
                         + " workers sent over the whole run (dense warm-up, top-k stage, setup and weight shipments"
-                        + " included), as in Table IV.");
+                        + " included), as in Table IV. With several **seeds** every figure is the mean over them;"
+                        + " **± sd** is the accuracy's sample standard deviation, and **vs baseline** the difference of"
+                        + " mean accuracies, marked *(tie)* when it is smaller than two standard errors of the"
+                        + " difference.");
         new Report(suite, profile, commandLine, intro, table, figures, findings).write(out, runs, Map.of());
+    }
+
+    /** Top-1 test accuracy in percent over the runs of one method (its seeds). */
+    static SeedStats accuracy(List<SuiteRuns.Finished> runs) {
+        return SeedStats.of(runs.stream().mapToDouble(r -> 100 * r.summary().finalTestAccuracy()).toArray());
+    }
+
+    private static double mean(List<SuiteRuns.Finished> runs, java.util.function.ToDoubleFunction<RunSummary> f) {
+        return runs.stream().map(SuiteRuns.Finished::summary).mapToDouble(f).average().orElse(Double.NaN);
     }
 
     /** The paper's ordering relation by relation, measured on one model. */
@@ -196,6 +226,13 @@ public final class CompressionTable {
                 about ? "≈" : "<", b.paperName, holds ? "holds" : "**does not hold**", x, y, x / y));
     }
 
+    /** "seed 42" or "seeds 42, 43, 44": the seeds the runs used, in order. */
+    static String seeds(List<SuiteRuns.Finished> runs) {
+        List<Long> seeds = runs.stream().map(r -> r.planned().seed()).distinct().toList();
+        return (seeds.size() == 1 ? "seed " : "seeds ")
+                + String.join(", ", seeds.stream().map(String::valueOf).toList());
+    }
+
     /** The common settings of the runs, from the first run's config. */
     static String describe(List<SuiteRuns.Finished> runs) {
         if (runs.isEmpty()) {
@@ -203,12 +240,12 @@ public final class CompressionTable {
         }
         ExperimentConfig c = runs.get(0).planned().config();
         return String.format(Locale.ROOT, "Fashion-MNIST (%s training images, %s test images), K = %d workers ×"
-                        + " batch %d, %s, compressors at ratio %s, seed %d",
+                        + " batch %d, %s, compressors at ratio %s, %s",
                 c.data().trainLimit() == 0 ? "all 60,000" : "the first " + c.data().trainLimit(),
                 c.data().testLimit() == 0 ? "all 10,000" : "the first " + c.data().testLimit(),
                 c.training().workers(), c.training().batchSizePerWorker(),
                 c.training().maxSteps() > 0 ? "at most " + c.training().maxSteps() + " steps"
                         : c.training().epochs() + " epoch(s)",
-                c.compressor().ratio(), c.run().seed());
+                c.compressor().ratio(), seeds(runs));
     }
 }

@@ -19,7 +19,8 @@ import java.util.Map;
  *
  * <p>A run's config is built by merging, key by key, {@code base}, then (quick profile) the suite's {@code quick},
  * then the method's {@code config}, then (quick profile) the method's {@code quick}; {@code run.name} becomes
- * {@code <method>-<model>} and {@code model.name} the model. The result is checked by {@link ConfigLoader} like any
+ * {@code <method>-<model>} and {@code model.name} the model. With {@code seeds}, every (method, model) pair runs once
+ * per seed, {@code run.seed} set to it and the run named {@code <method>-<model>-s<seed>}. The result is checked by {@link ConfigLoader} like any
  * config file, so a suite's errors read like a config's, prefixed with the suite file, the method and the model.
  *
  * @param file     where the suite was read from
@@ -29,11 +30,13 @@ import java.util.Map;
  * @param base     the config every method starts from
  * @param quick    what {@code --quick} changes in every method
  * @param methods  the methods, in table order (empty for the mutual-information figure)
+ * @param seeds    the seeds every (method, model) pair runs with, in order; empty: once, with the config's own
+ *                 {@code run.seed}
  * @param analysis      the mutual-information settings (null for the other kinds)
  * @param quickAnalysis the same under {@code --quick} (null for the other kinds)
  */
 public record Suite(Path file, SuiteKind kind, String title, List<String> models, ObjectNode base, ObjectNode quick,
-                    List<Method> methods, MutualInformationSettings analysis,
+                    List<Method> methods, List<Long> seeds, MutualInformationSettings analysis,
                     MutualInformationSettings quickAnalysis) {
 
     /** Which budget to run. */
@@ -56,16 +59,27 @@ public record Suite(Path file, SuiteKind kind, String title, List<String> models
     }
 
     /**
-     * One (method, model) pair with its checked config.
+     * One (method, model, seed) run with its checked config.
      *
      * @param methodId the method's id
      * @param label    the method's label
      * @param model    the model name
-     * @param config   the config it trains with
+     * @param seeded   whether the suite lists seeds (the key then names the seed)
+     * @param config   the config it trains with (its {@code run.seed} is the run's seed)
      */
-    public record PlannedRun(String methodId, String label, String model, ExperimentConfig config) {
-        /** {@code <method>-<model>}: the run directory's name and {@code run.name}. */
+    public record PlannedRun(String methodId, String label, String model, boolean seeded, ExperimentConfig config) {
+        /** {@code <method>-<model>}, or {@code <method>-<model>-s<seed>}: the run directory and {@code run.name}. */
         public String key() {
+            return Suite.key(methodId, model, seeded ? config.run().seed() : null);
+        }
+
+        /** The run's seed. */
+        public long seed() {
+            return config.run().seed();
+        }
+
+        /** {@code <method>-<model>}: what the runs of every seed of this pair share. */
+        public String pair() {
             return methodId + "-" + model;
         }
     }
@@ -74,10 +88,17 @@ public record Suite(Path file, SuiteKind kind, String title, List<String> models
     public Suite {
         models = List.copyOf(models);
         methods = List.copyOf(methods);
+        seeds = List.copyOf(seeds);
+    }
+
+    /** This suite with {@code seeds} instead of its own (a command line's {@code --seeds}). */
+    public Suite withSeeds(List<Long> seeds) {
+        return new Suite(file, kind, title, models, base, quick, methods, seeds, analysis, quickAnalysis);
     }
 
     /**
-     * Every (method, model) pair of {@code profile}, models outermost, each config checked.
+     * Every (method, model, seed) run of {@code profile}: models outermost, then methods, then seeds, each config
+     * checked.
      *
      * @throws ConfigException naming the suite file, the method and the model, if a merged config is invalid
      */
@@ -85,10 +106,19 @@ public record Suite(Path file, SuiteKind kind, String title, List<String> models
         List<PlannedRun> runs = new ArrayList<>();
         for (String model : models) {
             for (Method m : methods) {
-                runs.add(new PlannedRun(m.id(), m.label(), model, configFor(profile, m, model)));
+                if (seeds.isEmpty()) {
+                    runs.add(new PlannedRun(m.id(), m.label(), model, false, configFor(profile, m, model, null)));
+                }
+                for (Long seed : seeds) {
+                    runs.add(new PlannedRun(m.id(), m.label(), model, true, configFor(profile, m, model, seed)));
+                }
             }
         }
         return runs;
+    }
+
+    private static String key(String methodId, String model, Long seed) {
+        return methodId + "-" + model + (seed == null ? "" : "-s" + seed);
     }
 
     /**
@@ -97,7 +127,7 @@ public record Suite(Path file, SuiteKind kind, String title, List<String> models
      */
     public ExperimentConfig analysisConfig(Profile profile, String model) {
         return configFor(profile, new Method("analysis", "analysis", MAPPER.createObjectNode(),
-                MAPPER.createObjectNode()), model);
+                MAPPER.createObjectNode()), model, null);
     }
 
     /** The mutual-information settings of {@code profile}. */
@@ -105,7 +135,7 @@ public record Suite(Path file, SuiteKind kind, String title, List<String> models
         return profile == Profile.QUICK ? quickAnalysis : analysis;
     }
 
-    private ExperimentConfig configFor(Profile profile, Method method, String model) {
+    private ExperimentConfig configFor(Profile profile, Method method, String model, Long seed) {
         ObjectNode merged = base.deepCopy();
         if (profile == Profile.QUICK) {
             merge(merged, quick);
@@ -114,10 +144,13 @@ public record Suite(Path file, SuiteKind kind, String title, List<String> models
         if (profile == Profile.QUICK) {
             merge(merged, method.quick());
         }
-        merged.withObject("/run").put("name", method.id() + "-" + model);
+        merged.withObject("/run").put("name", key(method.id(), model, seed));
+        if (seed != null) {
+            merged.withObject("/run").put("seed", seed);
+        }
         merged.withObject("/model").put("name", model);
-        String source = file + " (method '" + method.id() + "', model " + model + ", "
-                + profile.name().toLowerCase(java.util.Locale.ROOT) + " profile)";
+        String source = file + " (method '" + method.id() + "', model " + model + (seed == null ? "" : ", seed "
+                + seed) + ", " + profile.name().toLowerCase(java.util.Locale.ROOT) + " profile)";
         String yaml;
         try {
             yaml = MAPPER.writeValueAsString(merged);

@@ -25,6 +25,8 @@ import java.util.regex.Pattern;
  * suite: compression                 # which command reads it: compression | phases | sparsification | ...
  * title: Table VI analog             # table.md's heading
  * models: [small-cnn, small-resnet]  # every method runs once per model
+ * seeds: [42, 43, 44]                # optional: every method and model runs once per seed (run.seed); tables
+ *                                    # report mean ± sd over them
  * base: {training: {workers: 4}}     # an experiment config (configs/*.yaml keys) every method starts from
  * quick: {training: {maxSteps: 60}}  # what --quick changes
  * methods:
@@ -44,7 +46,8 @@ import java.util.regex.Pattern;
 public final class SuiteLoader {
 
     private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9-]*");
-    private static final List<String> TRAINED_KEYS = List.of("base", "methods", "models", "quick", "suite", "title");
+    private static final List<String> TRAINED_KEYS = List.of("base", "methods", "models", "quick", "seeds", "suite",
+            "title");
     private static final List<String> ANALYSIS_KEYS = List.of("analysis", "base", "models", "quick", "suite",
             "title");
     private static final List<String> METHOD_KEYS = List.of("config", "id", "label", "quick");
@@ -116,7 +119,8 @@ public final class SuiteLoader {
             checkKeys(merged, SETTINGS_KEYS, "analysis.quick.", source);
             quickSettings = settings(merged, "analysis.quick", source);
         }
-        Suite suite = new Suite(file, kind, title, models, base, quick, methods, full, quickSettings);
+        List<Long> seeds = kind.trainsMethods() ? seeds(tree, source) : List.of();
+        Suite suite = new Suite(file, kind, title, models, base, quick, methods, seeds, full, quickSettings);
         for (Suite.Profile profile : Suite.Profile.values()) {
             if (kind.trainsMethods()) {
                 suite.plan(profile);
@@ -167,6 +171,28 @@ public final class SuiteLoader {
             methods.add(new Suite.Method(id, label, config, mapping(m, "quick", source, at + ".quick")));
         }
         return methods;
+    }
+
+    private static List<Long> seeds(JsonNode tree, String source) {
+        JsonNode list = tree.get("seeds");
+        if (list == null) {
+            return List.of();
+        }
+        if (!list.isArray() || list.isEmpty()) {
+            throw key(source, "seeds", "expects a non-empty list of seeds (integers >= 0), e.g. [42, 43, 44]");
+        }
+        List<Long> seeds = new ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+            JsonNode s = list.get(i);
+            if (!s.isIntegralNumber() || !s.canConvertToLong() || s.asLong() < 0) {
+                throw key(source, "seeds[" + i + "]", "expects an integer >= 0, found " + s);
+            }
+            if (seeds.contains(s.asLong())) {
+                throw key(source, "seeds[" + i + "]", "repeats " + s.asLong() + "; seeds must be unique");
+            }
+            seeds.add(s.asLong());
+        }
+        return seeds;
     }
 
     private static List<String> models(JsonNode tree, String source) {

@@ -85,7 +85,37 @@ class SuiteLoaderTest {
     @Test
     void shouldRejectUnknownTopLevelKeys() {
         assertEquals("suite.yaml: unknown key 'metods'; allowed keys at the top level: base, methods, models,"
-                + " quick, suite, title", message(GOOD.replace("methods:", "metods:"), SuiteKind.COMPRESSION));
+                + " quick, seeds, suite, title", message(GOOD.replace("methods:", "metods:"), SuiteKind.COMPRESSION));
+    }
+
+    @Test
+    void shouldRunEveryMethodAndModelOncePerSeed() {
+        Suite suite = SuiteLoader.parse(GOOD + "seeds: [7, 42]\n", FILE, SuiteKind.COMPRESSION);
+        List<Suite.PlannedRun> plan = suite.plan(Suite.Profile.QUICK);
+        assertEquals(List.of("baseline-small-cnn-s7", "baseline-small-cnn-s42", "dgc-small-cnn-s7",
+                        "dgc-small-cnn-s42", "baseline-small-resnet-s7", "baseline-small-resnet-s42",
+                        "dgc-small-resnet-s7", "dgc-small-resnet-s42"),
+                plan.stream().map(Suite.PlannedRun::key).toList());
+        assertEquals(42, plan.get(3).config().run().seed());
+        assertEquals("dgc-small-cnn-s42", plan.get(3).config().run().name());
+        assertEquals("dgc-small-cnn", plan.get(3).pair());
+        assertEquals(List.of(1L), suite.withSeeds(List.of(1L)).plan(Suite.Profile.FULL).stream()
+                .map(Suite.PlannedRun::seed).distinct().toList());
+        assertEquals(List.of("baseline-small-cnn", "dgc-small-cnn", "baseline-small-resnet", "dgc-small-resnet"),
+                SuiteLoader.parse(GOOD, FILE, SuiteKind.COMPRESSION).plan(Suite.Profile.FULL).stream()
+                        .map(Suite.PlannedRun::key).toList(), "without seeds, one run per pair, named as before");
+    }
+
+    @Test
+    void shouldRejectMalformedSeeds() {
+        assertEquals("suite.yaml: key 'seeds' expects a non-empty list of seeds (integers >= 0), e.g. [42, 43, 44]",
+                message(GOOD + "seeds: []\n", SuiteKind.COMPRESSION));
+        assertEquals("suite.yaml: key 'seeds[1]' repeats 42; seeds must be unique",
+                message(GOOD + "seeds: [42, 42]\n", SuiteKind.COMPRESSION));
+        assertEquals("suite.yaml: key 'seeds[0]' expects an integer >= 0, found -1",
+                message(GOOD + "seeds: [-1]\n", SuiteKind.COMPRESSION));
+        assertEquals("suite.yaml: key 'seeds[0]' expects an integer >= 0, found \"x\"",
+                message(GOOD + "seeds: [x]\n", SuiteKind.COMPRESSION));
     }
 
     @Test

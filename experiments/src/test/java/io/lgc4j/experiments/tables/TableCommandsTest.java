@@ -120,8 +120,8 @@ class TableCommandsTest {
             assertTrue(Files.isRegularFile(first.resolve("runs").resolve(run).resolve("summary.json")), run);
         }
         List<String> table = csv(first);
-        assertEquals("model,method,topology,rank,stage,top1_pct,info_bytes_per_step,index_bytes_per_step,ratio,"
-                + "run_total_mb,run_total_ratio,steps,wall_s", table.get(0));
+        assertEquals("model,method,topology,rank,stage,seeds,top1_pct,top1_sd,vs_baseline_pp,info_bytes_per_step,"
+                + "index_bytes_per_step,ratio,run_total_mb,run_total_ratio,steps,wall_s", table.get(0));
         assertEquals(List.of("Baseline", "DGC", "LGC-PS", "LGC-PS"),
                 table.subList(1, table.size()).stream().map(l -> l.split(",")[1]).toList());
         assertTrue(table.get(3).contains(",leader,COMPRESSED,"), table.get(3));
@@ -140,6 +140,43 @@ class TableCommandsTest {
         assertEquals(0, lgc("table", "compression", "--suite", file.toString(), "--output-dir", second.toString(),
                 "--no-progress"));
         assertEquals(withoutTimings(table), withoutTimings(csv(second)), "same seed, same table.csv but timings");
+    }
+
+    @Test
+    void compressionTableShouldRunEverySeedAndReportTheSpread(@TempDir Path dir) throws IOException {
+        Path file = suite(dir, "suite: compression\ntitle: seeds\n" + TINY_BASE + """
+                seeds: [11, 12]
+                methods:
+                  - {id: baseline, label: Baseline, config: {topology: {type: ring}, compressor: {type: none}}}
+                  - {id: topk, label: Sparse GD, config: {topology: {type: ps}, compressor: {type: topk}}}
+                """);
+        Path o = dir.resolve("out");
+        assertEquals(0, lgc("table", "compression", "--suite", file.toString(), "--output-dir", o.toString(),
+                "--no-progress"), err.toString(StandardCharsets.UTF_8));
+        for (String run : List.of("baseline-small-cnn-s11", "baseline-small-cnn-s12", "topk-small-cnn-s11",
+                "topk-small-cnn-s12")) {
+            String config = Files.readString(o.resolve("runs").resolve(run).resolve("config.yaml"));
+            assertTrue(config.contains("seed: " + run.substring(run.length() - 2)), run + ":\n" + config);
+        }
+        List<String> table = csv(o);
+        assertEquals(3, table.size(), "one row per method, the seeds pooled: " + table);
+        String[] baseline = table.get(1).split(",", -1);
+        String[] topk = table.get(2).split(",", -1);
+        assertEquals("2", baseline[5]);
+        assertEquals("2", topk[5]);
+        assertFalse(baseline[7].isEmpty(), "a standard deviation over two seeds: " + table.get(1));
+        assertEquals("–", baseline[8]);
+        assertTrue(topk[8].matches("[+-]\\d+\\.\\d\\d( \\(tie\\))?"), table.get(2));
+        String md = Files.readString(o.resolve("table.md"));
+        assertTrue(md.contains("seeds 11, 12"), md);
+
+        Path one = dir.resolve("one");
+        assertEquals(0, lgc("table", "compression", "--suite", file.toString(), "--output-dir", one.toString(),
+                "--no-progress", "--seeds", "12"), err.toString(StandardCharsets.UTF_8));
+        assertTrue(Files.isRegularFile(one.resolve("runs/topk-small-cnn-s12/summary.json")));
+        assertEquals(2, lgc("table", "compression", "--suite", file.toString(), "--seeds", "3,3"));
+        assertEquals("lgc: --seeds repeats a seed, found [3, 3]; expected distinct integers >= 0, e.g. --seeds"
+                + " 42,43,44\n", err.toString(StandardCharsets.UTF_8));
     }
 
     @Test
