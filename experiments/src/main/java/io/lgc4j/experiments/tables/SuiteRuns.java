@@ -1,6 +1,9 @@
 package io.lgc4j.experiments.tables;
 
 import io.lgc4j.core.train.TrainingListener;
+import io.lgc4j.experiments.config.ConfigException;
+import io.lgc4j.experiments.config.ConfigLoader;
+import io.lgc4j.experiments.config.ExperimentConfig;
 import io.lgc4j.experiments.runner.ExperimentRunner;
 import io.lgc4j.experiments.runner.RunSummary;
 
@@ -15,9 +18,10 @@ import java.util.Locale;
 import java.util.function.Supplier;
 
 /**
- * Trains a suite's runs one after the other into {@code <output>/runs/<method>-<model>/}, skipping every run that
- * already finished with the same config: a run is finished when its {@code summary.json} exists (the runner writes
- * it last) and its {@code config.yaml} is the planned config, byte for byte. An interrupted suite therefore resumes
+ * Trains a suite's runs one after the other into {@code <output>/runs/<key>/}, skipping every run that already
+ * finished with the same config: a run is finished when its {@code summary.json} exists (the runner writes it last)
+ * and its {@code config.yaml} reads as the planned config (the same settings, defaults included: a key added to the
+ * config format later, at its default, does not make a finished run stale). An interrupted suite therefore resumes
  * where it stopped, and a changed suite reruns only what changed.
  *
  * <pre>{@code
@@ -58,9 +62,8 @@ public final class SuiteRuns {
         for (Suite.PlannedRun run : plan) {
             i++;
             Path dir = runs.resolve(run.key());
-            String yaml = run.config().toYaml();
             String prefix = String.format(Locale.ROOT, "[%d/%d] %s on %s", i, plan.size(), run.label(), run.model());
-            if (isFinished(dir, yaml)) {
+            if (isFinished(dir, run.config())) {
                 log.println(prefix + ": finished before, reused (" + dir + ")");
                 finished.add(new Finished(run, dir, Summaries.read(dir), true));
                 continue;
@@ -78,6 +81,25 @@ public final class SuiteRuns {
         return finished;
     }
 
+    /**
+     * Whether {@code dir} holds a finished run of {@code planned}: a summary, and a config.yaml that the current
+     * loader reads as {@code planned} (an unreadable one, e.g. of a key since removed, is not).
+     */
+    static boolean isFinished(Path dir, ExperimentConfig planned) throws IOException {
+        Path summary = dir.resolve(ExperimentRunner.SUMMARY);
+        Path config = dir.resolve("config.yaml");
+        if (!Files.isRegularFile(summary) || !Files.isRegularFile(config)) {
+            return false;
+        }
+        try {
+            return ConfigLoader.parse(Files.readString(config, StandardCharsets.UTF_8), config.toString())
+                    .equals(planned);
+        } catch (ConfigException e) {
+            return false;
+        }
+    }
+
+    /** Whether {@code dir} holds a finished run whose config.yaml is {@code yaml} byte for byte. */
     static boolean isFinished(Path dir, String yaml) throws IOException {
         Path summary = dir.resolve(ExperimentRunner.SUMMARY);
         Path config = dir.resolve("config.yaml");
