@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -50,6 +51,20 @@ class SuiteLoaderTest {
                 assertTrue(suite.plan(Suite.Profile.QUICK).size() >= 2, kind + " plans at least two runs");
             } else {
                 assertTrue(suite.analysis(Suite.Profile.QUICK).steps() < suite.analysis(Suite.Profile.FULL).steps());
+            }
+        }
+    }
+
+    @Test
+    void shouldLoadEverySuiteFileShippedBesideThemForTheCommandItNames() throws Exception {
+        try (var files = Files.list(Path.of("..", "configs", "tables"))) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).toList()) {
+                String kind = Files.readAllLines(file).stream().filter(l -> l.startsWith("suite:")).findFirst()
+                        .orElseThrow(() -> new AssertionError(file + " names no suite")).substring(6).trim();
+                Suite suite = SuiteLoader.load(file, SuiteKind.bySpelling(kind));
+                if (suite.kind().trainsMethods()) {
+                    assertFalse(suite.plan(Suite.Profile.FULL).isEmpty(), file.toString());
+                }
             }
         }
     }
