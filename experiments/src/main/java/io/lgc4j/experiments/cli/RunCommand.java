@@ -36,6 +36,11 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--no-progress", description = "plain progress lines instead of a live bar")
     private boolean noProgress;
 
+    @Option(names = "--seeds", split = ",", paramLabel = "SEED",
+            description = "train once per seed (run.seed; each run named <name>-s<seed>), then print the test"
+                    + " accuracy's mean ± sd over them, e.g. --seeds 1,2,3")
+    private List<Long> seeds;
+
     @Override
     public Integer call() {
         ExperimentConfig cfg;
@@ -51,13 +56,36 @@ final class RunCommand implements Callable<Integer> {
             System.err.println("lgc: " + e.getMessage());
             return 2;
         }
-        List<TrainingListener> listeners = new ArrayList<>();
-        listeners.add(new ProgressListener(System.out, !noProgress && System.console() != null));
+        List<ExperimentConfig> runs = new ArrayList<>();
+        if (seeds == null) {
+            runs.add(cfg);
+        } else {
+            if (seeds.stream().distinct().count() != seeds.size() || seeds.stream().anyMatch(s -> s < 0)) {
+                System.err.println("lgc: --seeds expects distinct integers >= 0, found " + seeds
+                        + ", e.g. --seeds 1,2,3");
+                return 2;
+            }
+            for (long seed : seeds) {
+                runs.add(cfg.withRun(cfg.run().withSeed(seed, "-s" + seed)));
+            }
+        }
         try {
-            ExperimentRunner.RunOutcome outcome = new ExperimentRunner().run(cfg, config.toString(), listeners);
-            System.out.printf(Locale.ROOT, "test accuracy %.4f after %d steps (%.1f s); results in %s%n",
-                    outcome.result().finalAccuracy(), outcome.result().steps().size(),
-                    outcome.result().wallNanos() / 1e9, outcome.directory());
+            double[] accuracies = new double[runs.size()];
+            for (int i = 0; i < runs.size(); i++) {
+                List<TrainingListener> listeners = new ArrayList<>();
+                listeners.add(new ProgressListener(System.out, !noProgress && System.console() != null));
+                ExperimentRunner.RunOutcome outcome = new ExperimentRunner().run(runs.get(i), config.toString(),
+                        listeners);
+                accuracies[i] = 100 * outcome.result().finalAccuracy();
+                System.out.printf(Locale.ROOT, "%stest accuracy %.4f after %d steps (%.1f s); results in %s%n",
+                        seeds == null ? "" : "seed " + runs.get(i).run().seed() + ": ",
+                        outcome.result().finalAccuracy(), outcome.result().steps().size(),
+                        outcome.result().wallNanos() / 1e9, outcome.directory());
+            }
+            if (seeds != null) {
+                System.out.printf(Locale.ROOT, "test accuracy over %d seeds: %s%%%n", runs.size(),
+                        io.lgc4j.experiments.tables.SeedStats.of(accuracies).format(2));
+            }
             return 0;
         } catch (DatasetNotFoundException | IdxFormatException | RunInputException e) {
             // found before the result directory was created: nothing was written

@@ -79,6 +79,15 @@ public record RunConfig(String name, long seed, String outputDir) {
         return new RunConfig(name, seed, newOutputDir);
     }
 
+    /**
+     * @param newSeed the run's seed
+     * @param suffix  appended to the name ({@code "-s7"}), so that the runs of several seeds are told apart
+     * @return this section with {@code seed} replaced and the name suffixed
+     */
+    public RunConfig withSeed(long newSeed, String suffix) {
+        return new RunConfig(name + suffix, newSeed, outputDir);
+    }
+
     @JsonCreator
     private static RunConfig fromYaml(@JsonProperty("name") String name,
                                       @JsonProperty("seed") Long seed,

@@ -13,6 +13,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -89,6 +90,34 @@ class LgcCommandTest {
         assertEquals(2, LgcCommand.execute("keys", dir.resolve("keys").toString(), "--hosts", "a/b"));
         assertEquals("lgc keys: host \"a/b\": expected a host name or address (letters, digits, '.', ':', '_', '-')",
                 error());
+    }
+
+    @Test
+    void runShouldTrainOncePerSeedAndPrintTheSpread(@TempDir Path dir) throws IOException {
+        Path config = dir.resolve("tiny.yaml");
+        Files.writeString(config, "run: {name: tiny, outputDir: " + dir.resolve("out") + "}\n"
+                + "data: {trainLimit: 256, testLimit: 100}\n"
+                + "training: {workers: 2, batchSizePerWorker: 16, maxSteps: 2, evalEverySteps: 0}\n");
+        PrintStream originalOut = System.out;
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        try {
+            assertEquals(0, LgcCommand.execute("run", config.toString(), "--seeds", "3,4", "--no-progress"), error());
+        } finally {
+            System.setOut(originalOut);
+        }
+        String printed = out.toString(StandardCharsets.UTF_8);
+        assertTrue(printed.contains("seed 3: test accuracy "), printed);
+        assertTrue(printed.contains("seed 4: test accuracy "), printed);
+        assertTrue(printed.matches("(?s).*test accuracy over 2 seeds: \\d+\\.\\d\\d ± \\d+\\.\\d\\d%.*"), printed);
+        try (var runs = Files.list(dir.resolve("out"))) {
+            List<String> names = runs.map(p -> p.getFileName().toString()).sorted().toList();
+            assertEquals(2, names.size(), names.toString());
+            assertTrue(names.get(0).startsWith("tiny-s3") && names.get(1).startsWith("tiny-s4"), names.toString());
+        }
+        err.reset();
+        assertEquals(2, LgcCommand.execute("run", config.toString(), "--seeds", "1,1"));
+        assertEquals("lgc: --seeds expects distinct integers >= 0, found [1, 1], e.g. --seeds 1,2,3", error());
     }
 
     private static String[] concat(String[] a, String[] b) {
