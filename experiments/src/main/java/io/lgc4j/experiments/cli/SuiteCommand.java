@@ -42,6 +42,10 @@ abstract class SuiteCommand implements Callable<Integer> {
     @Option(names = "--no-progress", description = "plain progress lines instead of a live bar")
     private boolean noProgress;
 
+    @Option(names = "--processes", description = "train each run as one OS process per rank (and the PS server) over"
+            + " loopback TCP (lgc launch): every core busy, the same results bit for bit")
+    private boolean processes;
+
     @Option(names = "--seeds", split = ",", paramLabel = "SEED",
             description = "run every method once per seed (run.seed), instead of the suite's 'seeds'; tables report"
                     + " mean ± sd over them, e.g. --seeds 42,43,44")
@@ -63,6 +67,11 @@ abstract class SuiteCommand implements Callable<Integer> {
         this.writer = writer;
     }
 
+    /** How runs that must train are trained: in this JVM, or as processes ({@code --processes}). */
+    final SuiteRuns.Executor executor() {
+        return processes ? new LaunchedRuns() : SuiteRuns.Executor.IN_PROCESS;
+    }
+
     /** The kind of suite this command reads. */
     final SuiteKind kind() {
         return kind;
@@ -71,7 +80,8 @@ abstract class SuiteCommand implements Callable<Integer> {
     /** Runs what the suite asks for and writes the output; a suite that trains no method overrides it. */
     void produce(Suite suite, Suite.Profile profile, Path out, String commandLine, PrintStream log,
                  Supplier<List<TrainingListener>> progress) throws IOException {
-        writer.write(suite, profile, commandLine, SuiteRuns.execute(suite.plan(profile), out, log, progress), out);
+        writer.write(suite, profile, commandLine, SuiteRuns.execute(suite.plan(profile), out, log, progress,
+                executor()), out);
     }
 
     @Override
@@ -99,7 +109,8 @@ abstract class SuiteCommand implements Callable<Integer> {
             suite = suite.withSeeds(seeds);
         }
         String commandLine = kind().command() + (suiteFile != null ? " --suite " + file : "") + (quick ? " --quick" : "")
-                + (seeds != null ? " --seeds " + String.join(",", seeds.stream().map(String::valueOf).toList()) : "");
+                + (seeds != null ? " --seeds " + String.join(",", seeds.stream().map(String::valueOf).toList()) : "")
+                + (processes ? " --processes" : "");
         System.out.println(commandLine + ": " + suite.title() + " -> " + out);
         Nd4jEnvironment.configure();
         try {

@@ -5,6 +5,7 @@ import io.lgc4j.experiments.config.ConfigException;
 import io.lgc4j.experiments.config.ConfigLoader;
 import io.lgc4j.experiments.config.ExperimentConfig;
 import io.lgc4j.experiments.runner.ExperimentRunner;
+import io.lgc4j.experiments.runner.RunFailedException;
 import io.lgc4j.experiments.runner.RunSummary;
 
 import java.io.IOException;
@@ -49,13 +50,41 @@ public final class SuiteRuns {
     }
 
     /**
+     * How a run that must train is trained into its directory: in this JVM ({@link #IN_PROCESS}), or as OS processes
+     * ({@code lgc table ... --processes}); either writes the run's files, {@code summary.json} last.
+     */
+    @FunctionalInterface
+    public interface Executor {
+        /** Trains in this JVM, the ranks on threads ({@link ExperimentRunner#runInto}). */
+        Executor IN_PROCESS = (run, dir, log, listeners) ->
+                new ExperimentRunner().runInto(dir, run.config(), "suite " + run.key(), listeners.get());
+
+        /**
+         * Trains {@code run} into {@code dir}.
+         *
+         * @throws IOException        when data cannot be read or results cannot be written
+         * @throws RunFailedException when training failed
+         */
+        void train(Suite.PlannedRun run, Path dir, PrintStream log, Supplier<List<TrainingListener>> listeners)
+                throws IOException;
+    }
+
+    /** As {@link #execute(List, Path, PrintStream, Supplier, Executor)}, in this JVM. */
+    public static List<Finished> execute(List<Suite.PlannedRun> plan, Path output, PrintStream log,
+                                         Supplier<List<TrainingListener>> listeners) throws IOException {
+        return execute(plan, output, log, listeners, Executor.IN_PROCESS);
+    }
+
+    /**
      * Runs (or reuses) every planned run, in order, printing one line per run to {@code log}.
      *
-     * @param listeners a fresh set of extra listeners (a progress display) for each run that trains
+     * @param listeners a fresh set of extra listeners (a progress display) for each run that trains in this JVM
+     * @param executor  how a run that must train is trained
      * @throws IOException when data cannot be read or results cannot be written
      */
     public static List<Finished> execute(List<Suite.PlannedRun> plan, Path output, PrintStream log,
-                                         Supplier<List<TrainingListener>> listeners) throws IOException {
+                                         Supplier<List<TrainingListener>> listeners, Executor executor)
+            throws IOException {
         List<Finished> finished = new ArrayList<>();
         Path runs = output.resolve("runs");
         int i = 0;
@@ -71,19 +100,20 @@ public final class SuiteRuns {
             log.println(prefix + ": training" + (Files.exists(dir.resolve("config.yaml"))
                     ? " (an earlier attempt did not finish or had another config)" : ""));
             long start = System.nanoTime();
-            ExperimentRunner.RunOutcome outcome = new ExperimentRunner().runInto(dir, run.config(),
-                    "suite " + run.key(), listeners.get());
+            executor.train(run, dir, log, listeners);
+            RunSummary summary = Summaries.read(dir);
             log.printf(Locale.ROOT, "%s: test accuracy %.4f after %d steps, %.1f s%n", prefix,
-                    outcome.result().finalAccuracy(), outcome.result().steps().size(),
-                    (System.nanoTime() - start) / 1e9);
-            finished.add(new Finished(run, dir, Summaries.read(dir), false));
+                    summary.finalTestAccuracy(), summary.steps(), (System.nanoTime() - start) / 1e9);
+            finished.add(new Finished(run, dir, summary, false));
         }
         return finished;
     }
 
     /**
      * Whether {@code dir} holds a finished run of {@code planned}: a summary, and a config.yaml that the current
-     * loader reads as {@code planned} (an unreadable one, e.g. of a key since removed, is not).
+     * loader reads as {@code planned} (an unreadable one, e.g. of a key since removed, is not), whatever runtime
+     * trained it (one JVM or a process per rank give the same results bit for bit: scripts/fingerprint.py,
+     * MultiProcessRunTest) and wherever its runner was told to write it ({@code run.outputDir}).
      */
     static boolean isFinished(Path dir, ExperimentConfig planned) throws IOException {
         Path summary = dir.resolve(ExperimentRunner.SUMMARY);
@@ -92,8 +122,10 @@ public final class SuiteRuns {
             return false;
         }
         try {
-            return ConfigLoader.parse(Files.readString(config, StandardCharsets.UTF_8), config.toString())
-                    .equals(planned);
+            ExperimentConfig found = ConfigLoader.parse(Files.readString(config, StandardCharsets.UTF_8),
+                    config.toString());
+            return found.withRuntime(planned.runtime())
+                    .withRun(found.run().withOutputDir(planned.run().outputDir())).equals(planned);
         } catch (ConfigException e) {
             return false;
         }

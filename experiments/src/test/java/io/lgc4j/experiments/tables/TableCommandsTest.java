@@ -180,6 +180,28 @@ class TableCommandsTest {
     }
 
     @Test
+    void compressionTableShouldGiveTheSameTableWhenEveryRankIsAProcess(@TempDir Path dir) throws IOException {
+        Path file = suite(dir, "suite: compression\ntitle: processes\n" + TINY_BASE + """
+                methods:
+                  - {id: baseline, label: Baseline, config: {topology: {type: ring}, compressor: {type: none}}}
+                  - {id: lgc-ps, label: LGC-PS, config: {topology: {type: ps}, compressor: {type: lgc}}}
+                """);
+        Path threads = dir.resolve("threads");
+        assertEquals(0, lgc("table", "compression", "--suite", file.toString(), "--output-dir", threads.toString(),
+                "--no-progress"), err.toString(StandardCharsets.UTF_8));
+        Path processes = dir.resolve("processes");
+        assertEquals(0, lgc("table", "compression", "--suite", file.toString(), "--output-dir", processes.toString(),
+                "--no-progress", "--processes"), err.toString(StandardCharsets.UTF_8));
+        assertTrue(Files.readString(processes.resolve("runs/lgc-ps-small-cnn/config.yaml")).contains("type: tcp"));
+        assertEquals(withoutTimings(csv(threads)), withoutTimings(csv(processes)),
+                "one process per rank (and the server) gives the in-process table bit for bit");
+        assertEquals(0, lgc("table", "compression", "--suite", file.toString(), "--output-dir", processes.toString(),
+                "--no-progress"));
+        assertEquals(2, out.toString(StandardCharsets.UTF_8).split("finished before, reused", -1).length - 1,
+                "runs trained as processes are reused in process: " + out.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
     void phasesTableShouldSplitEveryStage(@TempDir Path dir) throws IOException {
         Path file = suite(dir, "suite: phases\n" + TINY_BASE + """
                   compressor: {type: lgc}
