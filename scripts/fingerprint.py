@@ -2,9 +2,10 @@
 """Refactoring guard: what every shipped config computes on a short budget that crosses all stages.
 
 Runs each config in configs/ (and variants that reach the other code paths: every compressor on both topologies,
-LGC-PS with its own support and with a drift guard that trips, both models) for 60 steps with 20 FULL and 20 TOP_K
-steps, then writes one fingerprint per run: the non-timing columns of metrics.csv, the bytes per endpoint and per
-stage and kind from summary.json, and the replica checksums. Two fingerprint directories compare with --compare.
+LGC-PS with its own support and with a drift guard that trips, LGC's control runs, both models) for 60 steps with
+20 FULL and 20 TOP_K steps, then writes one fingerprint per run: the non-timing columns of metrics.csv, the bytes per
+endpoint and per stage and kind from summary.json, and the replica checksums. Two fingerprint directories compare
+with --compare.
 
     scripts/fingerprint.py run  --jar experiments/target/lgc.jar --out /tmp/fp-before
     scripts/fingerprint.py run  --jar experiments/target/lgc.jar --out /tmp/fp-after
@@ -43,6 +44,9 @@ VARIANTS = {
     "lgc-ps-resnet": ("lgc-ps", {"model": {"name": "small-resnet"}}),
     "lgc-rar-resnet": ("lgc-rar", {"model": {"name": "small-resnet"}}),
     "lgc-rar-feedback": ("lgc-rar", {"autoencoder": {"reconstructionFeedback": True}}),
+    "lgc-ps-innovation-only": ("lgc-ps", {"autoencoder": {"ablation": "innovation-only"}}),
+    "lgc-ps-latent-only": ("lgc-ps", {"autoencoder": {"ablation": "latent-only"}}),
+    "lgc-rar-zero-latent": ("lgc-rar", {"autoencoder": {"ablation": "zero-latent"}}),
 }
 
 SHORT = {

@@ -1,5 +1,7 @@
 package io.lgc4j.autoencoders;
 
+import io.lgc4j.core.method.SettingsException;
+
 /**
  * What the LGC topologies do beyond the paper to keep the learned compression honest.
  *
@@ -15,9 +17,13 @@ package io.lgc4j.autoencoders;
  *                             its decoder's output at those positions (the paper uses the decoder's output)
  * @param lowPass              the accumulators' low-pass factor β in (0, 1] (ScaleCom's filtered memory); 1 = the
  *                             paper's plain error accumulation
+ * @param ablation             a control run: what COMPRESSED steps apply at the LEARNED positions instead, every byte
+ *                             sent unchanged ({@link LgcAblation}; its Javadoc says how it meets the guard and the
+ *                             feedback); {@link LgcAblation#NONE} for the method itself
  */
 public record LgcControl(double driftBound, int driftWindow, int checkEvery, int checkSample,
-                         boolean reconstructionFeedback, boolean exactInnovation, double lowPass) {
+                         boolean reconstructionFeedback, boolean exactInnovation, double lowPass,
+                         LgcAblation ablation) {
 
     /**
      * The guard on (bound 0.9, window 5, a 32-position check every 10 steps), exact innovation on, reconstruction
@@ -38,7 +44,9 @@ public record LgcControl(double driftBound, int driftWindow, int checkEvery, int
     /** The paper's behaviour: no guard, no reconstruction feedback, the decoders' output as is, plain accumulation. */
     public static final LgcControl PAPER = new LgcControl(0, 5, 10, 32, false, false, 1.0);
 
+    /** Checks every component; the ablation is checked against the topology by the topology. */
     public LgcControl {
+        SettingsException.required(ablation, "ablation");
         if (!(driftBound >= 0) || Double.isInfinite(driftBound) || driftWindow < 1 || checkEvery < 1
                 || checkSample < 1) {
             throw new IllegalArgumentException("driftBound must be finite and >= 0 and driftWindow, checkEvery, "
@@ -50,10 +58,23 @@ public record LgcControl(double driftBound, int driftWindow, int checkEvery, int
         }
     }
 
+    /** The controls without an ablation ({@link LgcAblation#NONE}). */
+    public LgcControl(double driftBound, int driftWindow, int checkEvery, int checkSample,
+                      boolean reconstructionFeedback, boolean exactInnovation, double lowPass) {
+        this(driftBound, driftWindow, checkEvery, checkSample, reconstructionFeedback, exactInnovation, lowPass,
+                LgcAblation.NONE);
+    }
+
     /** These controls with the accumulators' low-pass factor β replaced. */
     public LgcControl withLowPass(double beta) {
         return new LgcControl(driftBound, driftWindow, checkEvery, checkSample, reconstructionFeedback,
-                exactInnovation, beta);
+                exactInnovation, beta, ablation);
+    }
+
+    /** These controls as the control run {@code newAblation} ({@link LgcAblation#NONE}: the method itself). */
+    public LgcControl withAblation(LgcAblation newAblation) {
+        return new LgcControl(driftBound, driftWindow, checkEvery, checkSample, reconstructionFeedback,
+                exactInnovation, lowPass, newAblation);
     }
 
     /** Whether the drift guard is on. */

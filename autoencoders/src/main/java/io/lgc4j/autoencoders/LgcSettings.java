@@ -15,8 +15,9 @@ import java.util.Set;
 /**
  * The settings of learned gradient compression ({@code compressor: {type: lgc}}), shared by LGC-PS and LGC-RAR:
  * the support's ratio, the autoencoder's architecture and online training, and the controls beyond the paper
- * (drift guard, reconstruction feedback, exact innovation, the accumulators' low-pass factor). The settings only the
- * parameter server has (the innovation share, the support policy) are LGC-PS's topology settings.
+ * (drift guard, reconstruction feedback, exact innovation, the accumulators' low-pass factor, the ablation of a control
+ * run). The settings only the parameter server has (the innovation share, the support policy) are LGC-PS's topology
+ * settings.
  *
  * <p>Here, in {@code autoencoders}, because its components are this module's types; the LGC topologies, which
  * depend on this module, build from it.
@@ -49,7 +50,7 @@ public record LgcSettings(double ratio, AutoencoderSpec spec, AeTraining trainin
     /**
      * Registers {@code lgc} (META-INF/services of this module). Its settings come from three sections:
      * {@code compressor} ({@code ratio}, {@code lowPass}) and {@code autoencoder} (architecture, optimizer, λs,
-     * controls). On its own its compressor is the support selection ({@link LgcSupportCompressor}); the topology
+     * controls; {@code ablation} defaults to {@code none}, and the topology checks that it runs it). On its own its compressor is the support selection ({@link LgcSupportCompressor}); the topology
      * modules register LGC-PS and LGC-RAR for {@code lgc}, which add the autoencoder.
      */
     public static final class Provider implements CompressorProvider<LgcSettings> {
@@ -84,10 +85,12 @@ public record LgcSettings(double ratio, AutoencoderSpec spec, AeTraining trainin
                 throw new SettingsException(ae.path(), "cannot be built: " + e.getMessage());
             }
             LgcControl control;
+            // absent: the method itself (a section written before the key existed reads as it did)
+            LgcAblation ablation = ae.has("ablation") ? ae.choice("ablation", LgcAblation.class) : LgcAblation.NONE;
             try {
                 control = new LgcControl(ae.number("driftBound"), ae.integer("driftWindow"), ae.integer("checkEvery"),
                         ae.integer("checkSample"), ae.flag("reconstructionFeedback"), ae.flag("exactInnovation"),
-                        compressor.number("lowPass"));
+                        compressor.number("lowPass"), ablation);
             } catch (SettingsException e) {
                 throw e;
             } catch (IllegalArgumentException e) {

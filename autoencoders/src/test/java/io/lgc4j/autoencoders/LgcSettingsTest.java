@@ -89,6 +89,36 @@ class LgcSettingsTest {
     }
 
     @Test
+    void shouldReadTheAblationInAnySpellingAndDefaultToNone() {
+        Map<String, Object> ae = autoencoder();
+        ae.put("ablation", "LEARNED_FROZEN");
+        LgcSettings frozen = new LgcSettings.Provider().settings(config(0.01, ae));
+        assertEquals(LgcControl.DEFAULT.withAblation(LgcAblation.LEARNED_FROZEN), frozen.control());
+        assertEquals(LgcAblation.NONE, new LgcSettings.Provider().settings(config(0.01, autoencoder())).control()
+                .ablation());
+        ae.put("ablation", "frozen");
+        assertEquals("autoencoder.ablation expects one of [innovation-only, latent-only, learned-frozen, none,"
+                + " zero-latent], found \"frozen\"", assertThrows(SettingsException.class,
+                () -> new LgcSettings.Provider().settings(config(0.01, ae))).getMessage());
+        assertEquals("ablation is required", assertThrows(SettingsException.class,
+                () -> LgcControl.DEFAULT.withAblation(null)).getMessage());
+    }
+
+    @Test
+    void shouldListTheAblationsEachTopologyRunsBySpelling() {
+        assertEquals(List.of(LgcAblation.INNOVATION_ONLY, LgcAblation.LATENT_ONLY, LgcAblation.LEARNED_FROZEN,
+                LgcAblation.NONE), LgcAblation.ofParameterServer());
+        assertEquals(List.of(LgcAblation.LEARNED_FROZEN, LgcAblation.NONE, LgcAblation.ZERO_LATENT),
+                LgcAblation.ofRing());
+        assertEquals("innovation-only", LgcAblation.INNOVATION_ONLY.toString());
+        LgcAblation.NONE.requireIn(LgcAblation.ofRing(), "ring", "LGC-RAR");
+        assertEquals("ablation does not apply to topology.type ps (LGC-PS), found zero-latent; allowed with"
+                + " topology.type ps: [innovation-only, latent-only, learned-frozen, none]",
+                assertThrows(SettingsException.class, () -> LgcAblation.ZERO_LATENT.requireIn(
+                        LgcAblation.ofParameterServer(), "ps", "LGC-PS")).getMessage());
+    }
+
+    @Test
     void shouldNameTheOptimizerAsConfigsDo() {
         assertEquals(AeTraining.DEFAULT, AeTraining.named("Adam", 1e-3, 1.0, 0.0));
         assertEquals(new AeTraining(new org.nd4j.linalg.learning.config.Nesterovs(0.01, 0.9), 1, 0),

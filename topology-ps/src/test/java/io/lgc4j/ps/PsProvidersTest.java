@@ -2,6 +2,7 @@ package io.lgc4j.ps;
 
 import io.lgc4j.autoencoders.AeTraining;
 import io.lgc4j.autoencoders.AutoencoderSpec;
+import io.lgc4j.autoencoders.LgcAblation;
 import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.autoencoders.LgcSettings;
 import io.lgc4j.core.codec.IndexCodecs;
@@ -77,5 +78,12 @@ class PsProvidersTest {
                         new LgcSettings.Provider(), lgc), IndexCodecs.defaultCodec(), 42, bad))).getMessage());
         assertEquals("support is required", assertThrows(SettingsException.class,
                 () -> new LgcPsTopology.Settings(null, 0.1)).getMessage());
+        LgcSettings ring = new LgcSettings(0.01, AutoencoderSpec.PAPER, AeTraining.DEFAULT,
+                LgcControl.DEFAULT.withAblation(LgcAblation.ZERO_LATENT));
+        assertEquals("autoencoder.ablation does not apply to topology.type ps (LGC-PS), found zero-latent; allowed"
+                + " with topology.type ps: [innovation-only, latent-only, learned-frozen, none]", assertThrows(
+                SettingsException.class, () -> new LgcPsTopology.Provider().create(new TopologyRequest(
+                        new BoundCompressor<>(new LgcSettings.Provider(), ring), IndexCodecs.defaultCodec(), 42,
+                        CONFIG))).getMessage());
     }
 }

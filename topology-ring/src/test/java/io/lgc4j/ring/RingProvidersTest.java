@@ -2,6 +2,7 @@ package io.lgc4j.ring;
 
 import io.lgc4j.autoencoders.AeTraining;
 import io.lgc4j.autoencoders.AutoencoderSpec;
+import io.lgc4j.autoencoders.LgcAblation;
 import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.autoencoders.LgcSettings;
 import io.lgc4j.core.codec.IndexCodecs;
@@ -9,6 +10,7 @@ import io.lgc4j.core.compress.ScaleComCompressor;
 import io.lgc4j.core.method.BoundCompressor;
 import io.lgc4j.core.method.Methods;
 import io.lgc4j.core.method.ResolvedConfig;
+import io.lgc4j.core.method.SettingsException;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TopologyDescription;
@@ -20,6 +22,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** This module's providers, found through the registry, and how its topologies describe themselves. */
 class RingProvidersTest {
@@ -53,5 +56,16 @@ class RingProvidersTest {
         assertEquals(new TopologyDescription("ring", "lgc", lgc, IndexCodecs.defaultCodec().name(),
                 TopologyDescription.NO_SETTINGS), topology.describe());
         assertEquals(0.02, topology.compressor().orElseThrow().density(0));
+    }
+
+    @Test
+    void shouldNameTheKeyOfAnAblationLgcRarDoesNotRun() {
+        LgcSettings ps = new LgcSettings(0.02, AutoencoderSpec.PAPER, AeTraining.DEFAULT,
+                LgcControl.DEFAULT.withAblation(LgcAblation.INNOVATION_ONLY));
+        assertEquals("autoencoder.ablation does not apply to topology.type ring (LGC-RAR), found innovation-only;"
+                + " allowed with topology.type ring: [learned-frozen, none, zero-latent]", assertThrows(
+                SettingsException.class, () -> new LgcRingTopology.Provider().create(new TopologyRequest(
+                        new BoundCompressor<>(new LgcSettings.Provider(), ps), IndexCodecs.defaultCodec(), 42,
+                        CONFIG))).getMessage());
     }
 }

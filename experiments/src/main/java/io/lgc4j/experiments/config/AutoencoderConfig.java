@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.lgc4j.autoencoders.AeTraining;
 import io.lgc4j.autoencoders.AutoencoderSpec;
+import io.lgc4j.autoencoders.LgcAblation;
 import io.lgc4j.autoencoders.LgcControl;
 import org.nd4j.linalg.learning.config.Sgd;
 
@@ -36,6 +37,8 @@ import java.util.List;
  *   driftWindow: 5                       #   last driftWindow checks exceeds it; 0 = no guard
  *   checkEvery: 10                       # compressed steps between checks
  *   checkSample: 32                      # positions sampled per check
+ *   ablation: none                       # a control run at the same bytes: none | innovation-only (PS) |
+ *                                        #   latent-only (PS) | learned-frozen | zero-latent (ring)
  * }</pre>
  *
  * @param encoderFilters  filters of the strided encoder convolutions
@@ -56,15 +59,19 @@ import java.util.List;
  * @param driftWindow     checks the guard's mean covers
  * @param checkEvery      compressed steps between checks
  * @param checkSample     positions sampled per check
+ * @param ablation        the control run ({@link LgcAblation}); which ones a topology runs is its own check, made when
+ *                        the whole config is
  */
 @JsonPropertyOrder({"encoderFilters", "encoderStride", "kernel", "latentChannels", "decoderFilters",
         "decoderStrides", "leakyAlpha", "innovationShare", "optimizer", "learningRate", "lambdaRec", "lambdaSim",
-        "reconstructionFeedback", "exactInnovation", "driftBound", "driftWindow", "checkEvery", "checkSample"})
+        "reconstructionFeedback", "exactInnovation", "driftBound", "driftWindow", "checkEvery", "checkSample",
+        "ablation"})
 public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride, int kernel, int latentChannels,
                                 List<Integer> decoderFilters, List<Integer> decoderStrides, double leakyAlpha,
                                 double innovationShare, UpdaterType optimizer, double learningRate,
                                 double lambdaRec, double lambdaSim, boolean reconstructionFeedback,
-                                boolean exactInnovation, double driftBound, int driftWindow, int checkEvery, int checkSample) {
+                                boolean exactInnovation, double driftBound, int driftWindow, int checkEvery,
+                                int checkSample, LgcAblation ablation) {
 
     /** Default of {@code autoencoder.innovationShare} (seeds/003 Algorithm 1). */
     public static final double DEFAULT_INNOVATION_SHARE = 0.1;
@@ -83,6 +90,7 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
         Checks.required("autoencoder.decoderFilters", decoderFilters);
         Checks.required("autoencoder.decoderStrides", decoderStrides);
         Checks.required("autoencoder.optimizer", optimizer);
+        Checks.required("autoencoder.ablation", ablation);
         encoderFilters = List.copyOf(encoderFilters);
         decoderFilters = List.copyOf(decoderFilters);
         decoderStrides = List.copyOf(decoderStrides);
@@ -112,7 +120,8 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
                 DEFAULT_LEARNING_RATE, AeTraining.DEFAULT.lambdaRec(), AeTraining.DEFAULT.lambdaSim(),
                 LgcControl.DEFAULT.reconstructionFeedback(), LgcControl.DEFAULT.exactInnovation(),
                 LgcControl.DEFAULT.driftBound(),
-                LgcControl.DEFAULT.driftWindow(), LgcControl.DEFAULT.checkEvery(), LgcControl.DEFAULT.checkSample());
+                LgcControl.DEFAULT.driftWindow(), LgcControl.DEFAULT.checkEvery(), LgcControl.DEFAULT.checkSample(),
+                LgcControl.DEFAULT.ablation());
     }
 
     /** @return the architecture */
@@ -127,12 +136,24 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
     }
 
     /**
-     * @return the drift guard, reconstruction feedback and exact-innovation settings, with the accumulators' low-pass
-     *         factor of {@link LgcControl#DEFAULT} (the runner takes it from {@code compressor.lowPass})
+     * @return the drift guard, reconstruction feedback, exact-innovation and ablation settings, with the
+     *         accumulators' low-pass factor of {@link LgcControl#DEFAULT} (the runner takes it from
+     *         {@code compressor.lowPass})
      */
     public LgcControl control() {
         return new LgcControl(driftBound, driftWindow, checkEvery, checkSample, reconstructionFeedback,
-                exactInnovation, LgcControl.DEFAULT.lowPass());
+                exactInnovation, LgcControl.DEFAULT.lowPass(), ablation);
+    }
+
+    /**
+     * @param newAblation the control run
+     * @return this section with {@code ablation} replaced
+     */
+    public AutoencoderConfig withAblation(LgcAblation newAblation) {
+        return new AutoencoderConfig(encoderFilters, encoderStride, kernel, latentChannels, decoderFilters,
+                decoderStrides, leakyAlpha, innovationShare, optimizer, learningRate, lambdaRec, lambdaSim,
+                reconstructionFeedback, exactInnovation, driftBound, driftWindow, checkEvery, checkSample,
+                newAblation);
     }
 
     /**
@@ -142,7 +163,7 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
     public AutoencoderConfig withLambdaSim(double newLambdaSim) {
         return new AutoencoderConfig(encoderFilters, encoderStride, kernel, latentChannels, decoderFilters,
                 decoderStrides, leakyAlpha, innovationShare, optimizer, learningRate, lambdaRec, newLambdaSim,
-                reconstructionFeedback, exactInnovation, driftBound, driftWindow, checkEvery, checkSample);
+                reconstructionFeedback, exactInnovation, driftBound, driftWindow, checkEvery, checkSample, ablation);
     }
 
     @JsonCreator
@@ -163,7 +184,8 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
                                               @JsonProperty("driftBound") Double driftBound,
                                               @JsonProperty("driftWindow") Integer driftWindow,
                                               @JsonProperty("checkEvery") Integer checkEvery,
-                                              @JsonProperty("checkSample") Integer checkSample) {
+                                              @JsonProperty("checkSample") Integer checkSample,
+                                              @JsonProperty("ablation") LgcAblation ablation) {
         AutoencoderConfig d = defaults();
         return new AutoencoderConfig(Checks.orDefault(encoderFilters, d.encoderFilters()),
                 Checks.orDefault(encoderStride, d.encoderStride()), Checks.orDefault(kernel, d.kernel()),
@@ -176,6 +198,6 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
                 Checks.orDefault(feedback, d.reconstructionFeedback()),
                 Checks.orDefault(exactInnovation, d.exactInnovation()), Checks.orDefault(driftBound, d.driftBound()),
                 Checks.orDefault(driftWindow, d.driftWindow()), Checks.orDefault(checkEvery, d.checkEvery()),
-                Checks.orDefault(checkSample, d.checkSample()));
+                Checks.orDefault(checkSample, d.checkSample()), Checks.orDefault(ablation, d.ablation()));
     }
 }

@@ -3,10 +3,15 @@ package io.lgc4j.experiments.config;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.lgc4j.autoencoders.LgcAblation;
+import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.method.BoundCompressor;
 import io.lgc4j.core.method.Methods;
 import io.lgc4j.core.method.ResolvedConfig;
+import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.method.TopologyProvider;
+import io.lgc4j.core.method.TopologyRequest;
 
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -57,7 +62,9 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      *                         ({@code dgc}) with an updater other than {@code sgd}, a {@code data.trainLimit} smaller
      *                         than one global batch, {@code topology.support: own} other than on the
      *                         parameter server with compressor {@code lgc}, a topology that has no provider for the
-     *                         compressor
+     *                         compressor or whose provider rejects a setting (an {@code autoencoder.ablation} the
+     *                         topology does not run), an {@code autoencoder.ablation} with a compressor other than
+     *                         {@code lgc}
      */
     public ExperimentConfig {
         // Only nulls to reject: each section checked its own keys when it was built.
@@ -105,8 +112,8 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
                                             CompressorConfig compressor, StagesConfig stages,
                                             AutoencoderConfig autoencoder) {
         // the compressor's settings record checks its own keys (a registered compressor's extension keys included)
-        BoundCompressor<?> bound = ConfigMethods.bind(compressor.type(),
-                resolved(run, data, model, training, topology, compressor, stages, autoencoder));
+        ResolvedConfig resolved = resolved(run, data, model, training, topology, compressor, stages, autoencoder);
+        BoundCompressor<?> bound = ConfigMethods.bind(compressor.type(), resolved);
         boolean appliesMomentum = bound.create(run.seed()).map(Compressor::appliesMomentum).orElse(false);
         if (appliesMomentum && model.updater().type() != UpdaterType.SGD) {
             throw ConfigException.forKey("model.updater.type", "must be sgd with compressor.type " + compressor.type()
@@ -132,8 +139,26 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
                         + " compressor.type " + compressor.type() + "; remove it or write leader");
             }
         }
+        if (autoencoder.ablation() != LgcAblation.NONE && !CompressorType.LGC.equals(compressor.type())) {
+            // the autoencoder section is LGC's; the topologies of lgc check which ablations they run (below)
+            throw ConfigException.forKey("autoencoder.ablation", "does not apply to compressor.type "
+                    + compressor.type() + " on topology.type " + topology.type() + ", found " + autoencoder.ablation()
+                    + "; ablations are controls of compressor.type lgc, allowed with compressor.type "
+                    + compressor.type() + ": [" + LgcAblation.NONE + "]");
+        }
+        TopologyProvider provider;
         try {
-            Methods.installed().topology(topology.type().toString(), compressor.type().toString());
+            provider = Methods.installed().topology(topology.type().toString(), compressor.type().toString());
+        } catch (IllegalArgumentException e) {
+            throw ConfigException.forKey("topology.type", "cannot carry compressor.type " + compressor.type() + ": "
+                    + e.getMessage());
+        }
+        // The topology is built once, and dropped: its provider reads the settings of its own (LGC-PS's support and
+        // innovation share, the ablations LGC-PS and LGC-RAR run) and rejects here what the run would reject.
+        try {
+            provider.create(new TopologyRequest(bound, IndexCodecs.byName(compressor.codec()), run.seed(), resolved));
+        } catch (SettingsException e) {
+            throw ConfigException.forKey(e.key(), e.problem());
         } catch (IllegalArgumentException e) {
             throw ConfigException.forKey("topology.type", "cannot carry compressor.type " + compressor.type() + ": "
                     + e.getMessage());

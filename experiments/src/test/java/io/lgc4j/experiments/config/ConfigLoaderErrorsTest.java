@@ -1,5 +1,6 @@
 package io.lgc4j.experiments.config;
 
+import io.lgc4j.autoencoders.LgcAblation;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -300,6 +301,45 @@ class ConfigLoaderErrorsTest {
                 + "compressor: {type: lgc}\n", "x.yaml").topology().support());
         assertEquals(SupportPolicyType.OWN, ConfigLoader.parse(RUN + "topology: {type: ps, support: own}\n"
                 + "compressor: {type: lgc}\n", "x.yaml").topology().support());
+    }
+
+    @Test
+    void shouldRejectAnUnknownAblationListingTheAblations() {
+        assertEquals("x.yaml: key 'autoencoder.ablation' expects one of [innovation-only, latent-only, learned-frozen,"
+                + " none, zero-latent], found \"frozen\"", parseError(RUN + "topology: {type: ring}\n"
+                + "compressor: {type: lgc}\nautoencoder: {ablation: frozen}\n"));
+        assertEquals("x.yaml: key 'autoencoder.ablation' expects one of [innovation-only, latent-only, learned-frozen,"
+                + " none, zero-latent], found true", parseError(RUN + "autoencoder: {ablation: true}\n"));
+    }
+
+    @ParameterizedTest(name = "{0} on {1}")
+    @CsvSource({
+        "innovation-only, ring, 'topology.type ring (LGC-RAR), found innovation-only; allowed with topology.type"
+                + " ring: [learned-frozen, none, zero-latent]'",
+        "latent-only,     ring, 'topology.type ring (LGC-RAR), found latent-only; allowed with topology.type ring:"
+                + " [learned-frozen, none, zero-latent]'",
+        "zero-latent,     ps,   'topology.type ps (LGC-PS), found zero-latent; allowed with topology.type ps:"
+                + " [innovation-only, latent-only, learned-frozen, none]'"})
+    void shouldRejectAnAblationTheTopologyDoesNotRunNamingTheOnesItRuns(String ablation, String topology,
+                                                                         String problem) {
+        assertEquals("x.yaml: key 'autoencoder.ablation' does not apply to " + problem,
+                parseError(RUN + "topology: {type: " + topology + "}\ncompressor: {type: lgc}\n"
+                        + "autoencoder: {ablation: " + ablation + "}\n"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"topk, ps", "scalecom, ring", "none, ring", "dgc, ps"})
+    void shouldRejectAnAblationOfACompressorOtherThanLgc(String compressor, String topology) {
+        String updater = "dgc".equals(compressor) ? "model: {updater: {type: sgd}}\n" : "";
+        assertEquals("x.yaml: key 'autoencoder.ablation' does not apply to compressor.type " + compressor
+                + " on topology.type " + topology + ", found learned-frozen; ablations are controls of compressor.type"
+                + " lgc, allowed with compressor.type " + compressor + ": [none]",
+                parseError(RUN + updater + "topology: {type: " + topology + "}\ncompressor: {type: " + compressor
+                        + "}\nautoencoder: {ablation: learned-frozen}\n"));
+        // none is the default, and every resolved config.yaml writes it, whatever the compressor
+        assertEquals(LgcAblation.NONE, ConfigLoader.parse(RUN + updater + "topology: {type: "
+                + topology + "}\ncompressor: {type: " + compressor + "}\nautoencoder: {ablation: none}\n", "x.yaml")
+                .autoencoder().ablation());
     }
 
     @Test

@@ -1,9 +1,13 @@
 package io.lgc4j.experiments.config;
 
+import io.lgc4j.autoencoders.LgcAblation;
+import io.lgc4j.autoencoders.LgcSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.Map;
 
 import static io.lgc4j.experiments.config.Fixtures.fixture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -69,6 +73,18 @@ class ConfigLoaderTest {
                 """, "empties.yaml");
 
         assertEquals(ExperimentConfig.defaults("empties"), config);
+    }
+
+    @Test
+    void shouldDefaultTheAblationToNoneAndReadItIntoTheMethodsSettingsAndDescription() {
+        assertEquals(LgcAblation.NONE, ConfigLoader.load(fixture("minimal.yaml")).autoencoder().ablation());
+        ExperimentConfig frozen = ConfigLoader.parse("run: {name: f}\ntopology: {type: ps}\ncompressor: {type: lgc}\n"
+                + "autoencoder: {ablation: learned_frozen}\n", "f.yaml");
+        assertEquals(LgcAblation.LEARNED_FROZEN, frozen.autoencoder().ablation());
+        ConfiguredMethod method = ConfiguredMethod.of(frozen);
+        assertEquals(LgcAblation.LEARNED_FROZEN, method.compressor().settings(LgcSettings.class).control().ablation());
+        Map<?, ?> settings = (Map<?, ?>) method.newTopology().describe().toMap().get("compressorSettings");
+        assertEquals("learned-frozen", ((Map<?, ?>) settings.get("control")).get("ablation"));
     }
 
     @Test

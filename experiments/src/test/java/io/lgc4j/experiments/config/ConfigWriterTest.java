@@ -3,13 +3,16 @@ package io.lgc4j.experiments.config;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Locale;
 
 import static io.lgc4j.experiments.config.Fixtures.fixture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The resolved config written as YAML: every key spelled out, and read back equal. */
 class ConfigWriterTest {
@@ -90,6 +93,7 @@ class ConfigWriterTest {
                   driftWindow: 5
                   checkEvery: 10
                   checkSample: 32
+                  ablation: none
                 runtime:
                   type: in-process
                   timeoutMs: 60000
@@ -104,6 +108,20 @@ class ConfigWriterTest {
     void shouldReadBackMinimalConfigWithDefaultsFilledAsEqualRecord() {
         ExperimentConfig config = ConfigLoader.load(fixture("minimal.yaml"));
         assertEquals(config, ConfigLoader.parse(config.toYaml(), "resolved.yaml"));
+    }
+
+    @ParameterizedTest(name = "{0} on {1}")
+    @CsvSource({"innovation-only, ps", "latent-only, ps", "learned-frozen, ps",
+        "learned-frozen, ring", "zero-latent, ring", "none, ring"})
+    void shouldWriteTheAblationAndReadItBack(String ablation, String topology) {
+        ExperimentConfig config = ConfigLoader.parse("run: {name: a}\ntopology: {type: " + topology + "}\n"
+                + "compressor: {type: lgc}\nautoencoder: {ablation: " + ablation.toUpperCase(Locale.ROOT).replace('-', '_')
+                + "}\n", "a.yaml");
+        String yaml = config.toYaml();
+        assertTrue(yaml.contains("\n  ablation: " + ablation + "\n"), yaml);
+        assertEquals(config, ConfigLoader.parse(yaml, "resolved.yaml"));
+        assertEquals(ablation, config.autoencoder().ablation().toString());
+        assertEquals(config.autoencoder().ablation(), config.autoencoder().control().ablation());
     }
 
     @Test

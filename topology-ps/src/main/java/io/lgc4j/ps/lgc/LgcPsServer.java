@@ -3,6 +3,7 @@ package io.lgc4j.ps.lgc;
 import io.lgc4j.autoencoders.AeLosses;
 import io.lgc4j.autoencoders.AutoencoderTrainer;
 import io.lgc4j.autoencoders.DriftGuard;
+import io.lgc4j.autoencoders.LgcAblation;
 import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.autoencoders.LgcProtocolState;
 import io.lgc4j.autoencoders.PsAutoencoder;
@@ -35,7 +36,8 @@ import java.util.List;
  * autoencoder: trains it during TOP_K on the compact vectors inside the values it receives, ships the encoder at the
  * switch, and in COMPRESSED decodes one reconstruction per rank with that rank's decoder. A TOP_K step is the
  * shared-support server's step (the same {@link PsServerEnd} pieces: DENSE mean, support relay, aligned mean) plus
- * the autoencoder's training step.
+ * the autoencoder's training step. In a control run ({@link LgcAblation}) it averages what the ablation applies at
+ * the LEARNED positions of a compressed step, and judges drift on what it would have applied without it.
  */
 final class LgcPsServer implements PsServer.Step {
     private final PsServerEnd end;
@@ -51,6 +53,7 @@ final class LgcPsServer implements PsServer.Step {
     private final LgcControl control;
     private final DriftGuard guard;
     private final LgcProtocolState protocol;
+    private final LgcAblation ablation;
     private final long seed;
 
     LgcPsServer(PsServerEnd end, GradientLayout layout, LgcPsTopology config) {
@@ -67,12 +70,18 @@ final class LgcPsServer implements PsServer.Step {
         this.control = config.control();
         this.guard = control.newGuard();
         this.protocol = new LgcProtocolState(control);
+        this.ablation = control.ablation();
         this.seed = config.seed();
     }
 
     /** The autoencoder's losses, one per TOP_K step so far; read it after training ends. */
     List<AeLosses> losses() {
         return trainer.history();
+    }
+
+    /** The server's autoencoder (encoder and the K decoders); read it after training ends. */
+    PsAutoencoder autoencoder() {
+        return autoencoder;
     }
 
     @Override
@@ -83,11 +92,21 @@ final class LgcPsServer implements PsServer.Step {
             shipEncoder(tag);
         }
         int[][][] supports = supports(tag);
-        float[][] values = plan.compressed() ? reconstructions(tag) : end.receiveValues(compact.total(), tag);
-        byte[][] mean = policy == SupportPolicy.LEADER ? new byte[][] {end.alignedMean(values, tag)}
-                : unionMean(supports, values, tag);
+        float[][] values;  // the K ranks' values as the method has them: received, or reconstructed
+        float[][] applied; // what the mean is taken of: the same, but in a compressed step of a control run
+        if (plan.compressed()) {
+            Decoded decoded = reconstructions(tag);
+            values = decoded.reconstructions();
+            applied = decoded.applied();
+        } else {
+            values = end.receiveValues(compact.total(), tag);
+            applied = values;
+        }
+        byte[][] mean = policy == SupportPolicy.LEADER ? new byte[][] {end.alignedMean(applied, tag)}
+                : unionMean(supports, applied, tag);
         boolean nextCompressed = !protocol.fallback();
         if (plan.check()) {
+            // the method's reconstructions, not the control's: the guard trips where the method's would
             nextCompressed = !checkDrift(tag, values);
         } else if (!plan.compressed()) {
             // before the broadcast, so the step's losses are in its metrics when the workers finish it (the
@@ -203,10 +222,17 @@ final class LgcPsServer implements PsServer.Step {
     }
 
     /**
-     * COMPRESSED: every rank's values on its support, the TOP_K blocks' as sent, the LEARNED blocks' decoded by
-     * D_k from the leader's latent and rank k's innovation.
+     * A compressed step's values per rank: as the method reconstructs them, and as the step applies them (the same
+     * arrays unless a control run replaces the LEARNED part).
      */
-    private float[][] reconstructions(StepTag tag) {
+    private record Decoded(float[][] reconstructions, float[][] applied) {
+    }
+
+    /**
+     * COMPRESSED: every rank's values on its support, the TOP_K blocks' as sent, the LEARNED blocks' decoded by
+     * D_k from the leader's latent and rank k's innovation; in a control run also what it applies there instead.
+     */
+    private Decoded reconstructions(StepTag tag) {
         int leader = support.leader(tag.step(), workers);
         float[][] plain = new float[workers][compact.plainLength()];
         float[][] innovation = new float[workers][];
@@ -228,7 +254,27 @@ final class LgcPsServer implements PsServer.Step {
         for (int w = 0; w < workers; w++) {
             values[w] = compact.merge(plain[w], reconstruct(w, code.latent(), innovation[w], code.scale()));
         }
-        return values;
+        if (ablation == LgcAblation.NONE) {
+            return new Decoded(values, values);
+        }
+        float[][] applied = new float[workers][];
+        for (int w = 0; w < workers; w++) {
+            applied[w] = compact.merge(plain[w], ablated(w, code, innovation[w]));
+        }
+        return new Decoded(values, applied);
+    }
+
+    /**
+     * What a control run applies at rank {@code rank}'s LEARNED positions instead of its reconstruction (see
+     * {@link LgcAblation}).
+     */
+    private float[] ablated(int rank, Code code, float[] innovation) {
+        return switch (ablation) {
+            case INNOVATION_ONLY -> innovation; // the exact values at their positions, zero elsewhere
+            case LATENT_ONLY -> autoencoder.decode(rank, code.latent(), new float[compact.mu()], code.scale());
+            case LEARNED_FROZEN -> new float[compact.mu()];
+            case NONE, ZERO_LATENT -> throw new IllegalStateException("LGC-PS has no ablation " + ablation);
+        };
     }
 
     /** OWN: each rank's values on its own support, summed, divided by K: indices and values of the union. */

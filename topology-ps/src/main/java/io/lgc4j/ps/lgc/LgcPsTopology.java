@@ -3,6 +3,7 @@ package io.lgc4j.ps.lgc;
 import io.lgc4j.autoencoders.AeLosses;
 import io.lgc4j.autoencoders.AeTraining;
 import io.lgc4j.autoencoders.AutoencoderSpec;
+import io.lgc4j.autoencoders.LgcAblation;
 import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.autoencoders.LgcSettings;
 import io.lgc4j.autoencoders.PsAutoencoder;
@@ -64,7 +65,10 @@ import java.util.Set;
  *       {@code checkSample} positions drawn from the seed (one CONTROL frame); the server compares their mean with
  *       the mean it applied there, and when the guard trips it answers with a CONTROL byte that makes the next steps
  *       TOP_K steps (values sent, the autoencoder trained), one flag per step, until the mean reconstruction of the
- *       training steps is back under the bound; the encoder then ships again.</li>
+ *       training steps is back under the bound; the encoder then ships again;</li>
+ *   <li>control runs ({@link LgcAblation}: {@code innovation-only}, {@code latent-only}, {@code learned-frozen}) —
+ *       the server applies something else at the LEARNED positions of a compressed step; every frame is the same,
+ *       and the guard judges the reconstruction it would have applied without the ablation.</li>
  * </ul>
  * Every message is an encoded frame
  * through the {@link Transport}, so every byte above — indices up and relayed down, the means broadcast down, the
@@ -112,7 +116,8 @@ public final class LgcPsTopology implements Topology {
 
     /**
      * Registers LGC-PS as the parameter server of {@code lgc} (META-INF/services). Reads {@link LgcSettings} from
-     * the request's compressor, {@code topology.support} and {@code autoencoder.innovationShare} from its config.
+     * the request's compressor, {@code topology.support} and {@code autoencoder.innovationShare} from its config;
+     * rejects an {@code autoencoder.ablation} LGC-PS does not run.
      */
     public static final class Provider implements TopologyProvider {
         @Override
@@ -138,10 +143,20 @@ public final class LgcPsTopology implements Topology {
             } catch (SettingsException e) {
                 throw e.key().equals("support") ? e.under(topology.path()) : e.under(ae.path());
             }
-            return new LgcPsTopology(lgc.ratio(), request.codec(), lgc.spec(), lgc.training(), ps.innovationShare(),
-                    ps.support(), request.seed(), lgc.control());
+            try {
+                return new LgcPsTopology(lgc.ratio(), request.codec(), lgc.spec(), lgc.training(),
+                        ps.innovationShare(), ps.support(), request.seed(), lgc.control());
+            } catch (SettingsException e) {
+                throw e.under(ae.path()); // the ablation, a key of the autoencoder section
+            }
         }
     }
+
+    /**
+     * The control runs LGC-PS has ({@code autoencoder.ablation}): {@code none}, {@code innovation-only},
+     * {@code latent-only}, {@code learned-frozen}; see {@link LgcAblation}.
+     */
+    public static final List<LgcAblation> ABLATIONS = LgcAblation.ofParameterServer();
 
     private final double ratio;
     private final LgcSupportCompressor support;
@@ -172,10 +187,14 @@ public final class LgcPsTopology implements Topology {
     /**
      * As the other constructor, with the beyond-the-paper controls given ({@link LgcControl#PAPER} turns them all
      * off).
+     *
+     * @throws io.lgc4j.core.method.SettingsException when the control's ablation is not one LGC-PS runs
+     *                                                ({@link #ABLATIONS})
      */
     public LgcPsTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training,
                          double innovationShare, SupportPolicy policy, long seed, LgcControl control) {
         this.control = Objects.requireNonNull(control, "control");
+        control.ablation().requireIn(ABLATIONS, "ps", "LGC-PS");
         this.support = new LgcSupportCompressor(ratio, seed, control.lowPass());
         this.ratio = ratio;
         this.codec = Objects.requireNonNull(codec, "codec");
@@ -235,6 +254,12 @@ public final class LgcPsTopology implements Topology {
     public List<AeLosses> autoencoderLosses() {
         LgcPsServer s = server;
         return s == null ? List.of() : List.copyOf(s.losses());
+    }
+
+    /** The server's autoencoder of the last run, or null before one; read it after {@code fit} returns. */
+    PsAutoencoder serverAutoencoder() {
+        LgcPsServer s = server;
+        return s == null ? null : s.autoencoder();
     }
 
     @Override

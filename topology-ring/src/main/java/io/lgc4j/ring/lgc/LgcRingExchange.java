@@ -5,6 +5,7 @@ import io.lgc4j.autoencoders.AeTraining;
 import io.lgc4j.autoencoders.AutoencoderSpec;
 import io.lgc4j.autoencoders.AutoencoderTrainer;
 import io.lgc4j.autoencoders.DriftGuard;
+import io.lgc4j.autoencoders.LgcAblation;
 import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.autoencoders.LgcProtocolState;
 import io.lgc4j.autoencoders.RingAutoencoder;
@@ -38,7 +39,9 @@ import java.util.List;
 /**
  * One rank's side of LGC-RAR; see {@link LgcRingTopology} for the protocol. A TOP_K step is the ring's
  * shared-support step (the leader's indices around the ring, the values' allreduce: the same {@link RingEnd} pieces)
- * plus the training samples sent to the trainer; a COMPRESSED step sends the LEARNED blocks as a latent instead.
+ * plus the training samples sent to the trainer; a COMPRESSED step sends the LEARNED blocks as a latent instead. In a
+ * control run ({@link LgcAblation}) a compressed step applies zeros, or the decoded zero latent, at the LEARNED
+ * positions, and judges drift on the decoded mean latent as the method would.
  */
 final class LgcRingExchange implements GradientExchange {
 
@@ -66,6 +69,7 @@ final class LgcRingExchange implements GradientExchange {
     private final LgcControl control;
     private final DriftGuard guard;
     private final LgcProtocolState protocol;
+    private final LgcAblation ablation;
     private final long seed;
 
     LgcRingExchange(RingEnd end, GradientLayout layout, LgcSupportCompressor support, IndexCodec codec,
@@ -75,6 +79,7 @@ final class LgcRingExchange implements GradientExchange {
         this.control = control;
         this.guard = control.newGuard();
         this.protocol = new LgcProtocolState(control);
+        this.ablation = control.ablation();
         this.seed = seed;
         this.rank = end.rank();
         this.workers = end.workers();
@@ -213,19 +218,32 @@ final class LgcRingExchange implements GradientExchange {
         Averages.divide(plain, workers);
         Averages.divide(latent, workers);
         float[] reconstruction = autoencoder.decode(latent, scale);
+        float[] applied = switch (ablation) {
+            case NONE -> reconstruction;
+            case LEARNED_FROZEN -> new float[mu];
+            case ZERO_LATENT -> autoencoder.decode(new float[latent.length], scale);
+            case INNOVATION_ONLY, LATENT_ONLY -> throw new IllegalStateException("LGC-RAR has no ablation "
+                    + ablation);
+        };
         if (control.reconstructionFeedback()) {
             // each rank puts back its own vector minus the mean it applied; over the ranks these sum to K times
-            // what the autoencoder lost, so the residuals keep it
+            // what the step's update missed, so the residuals keep it
             float[] lost = new float[mu];
             for (int i = 0; i < mu; i++) {
-                lost[i] = compact[i] - reconstruction[i];
+                lost[i] = compact[i] - applied[i];
             }
             memory.feedBack(supp, compactLayout.merge(new float[plain.length], lost));
         }
         if (plan.check()) {
+            // the method's reconstruction, not a control run's: the guard trips where the method's would
             checkDrift(tag, compact, reconstruction, clock);
         }
-        return compactLayout.merge(plain, reconstruction);
+        return compactLayout.merge(plain, applied);
+    }
+
+    /** This rank's autoencoder (after the switch, the trainer's weights); read it after training ends. */
+    RingAutoencoder autoencoder() {
+        return autoencoder;
     }
 
     /**

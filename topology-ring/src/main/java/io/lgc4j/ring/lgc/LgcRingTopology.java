@@ -2,6 +2,7 @@ package io.lgc4j.ring.lgc;
 
 import io.lgc4j.autoencoders.AeTraining;
 import io.lgc4j.autoencoders.AutoencoderSpec;
+import io.lgc4j.autoencoders.LgcAblation;
 import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.autoencoders.LgcSettings;
 import io.lgc4j.core.codec.IndexCodec;
@@ -9,6 +10,7 @@ import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.method.SettingsException;
 import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.metrics.StepNotes;
@@ -19,6 +21,7 @@ import io.lgc4j.core.train.TopologyChecks;
 import io.lgc4j.core.train.TopologyDescription;
 import io.lgc4j.ring.exchange.RingEnd;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -42,7 +45,9 @@ import java.util.Set;
  * With the drift guard, every {@code checkEvery} compressed steps the true values at a few sampled positions ride a
  * small allreduce and every rank computes the same relative error of the reconstruction; when the guard trips, the
  * ranks run TOP_K steps (rank 0 training again and telling the others each step, with one byte, whether the
- * autoencoder has recovered) and resume with freshly shipped weights.
+ * autoencoder has recovered) and resume with freshly shipped weights. A control run ({@link LgcAblation}:
+ * {@code learned-frozen}, {@code zero-latent}) applies something else at the LEARNED positions of a compressed step;
+ * every frame is the same, and the guard judges the decoded mean latent as without the ablation.
  *
  * <pre>{@code
  * Topology lgc = new LgcRingTopology(0.001, IndexCodecs.defaultCodec(), AutoencoderSpec.PAPER, AeTraining.DEFAULT, 42);
@@ -51,7 +56,10 @@ import java.util.Set;
  */
 public final class LgcRingTopology implements Topology {
 
-    /** Registers LGC-RAR as the ring of {@code lgc} (META-INF/services); reads {@link LgcSettings} only. */
+    /**
+     * Registers LGC-RAR as the ring of {@code lgc} (META-INF/services); reads {@link LgcSettings} only, and rejects
+     * an {@code autoencoder.ablation} LGC-RAR does not run.
+     */
     public static final class Provider implements TopologyProvider {
         @Override
         public String type() {
@@ -66,10 +74,20 @@ public final class LgcRingTopology implements Topology {
         @Override
         public Topology create(TopologyRequest request) {
             LgcSettings lgc = request.compressor().settings(LgcSettings.class);
-            return new LgcRingTopology(lgc.ratio(), request.codec(), lgc.spec(), lgc.training(), request.seed(),
-                    lgc.control());
+            try {
+                return new LgcRingTopology(lgc.ratio(), request.codec(), lgc.spec(), lgc.training(), request.seed(),
+                        lgc.control());
+            } catch (SettingsException e) {
+                throw e.under(request.config().section("autoencoder").path()); // the ablation
+            }
         }
     }
+
+    /**
+     * The control runs LGC-RAR has ({@code autoencoder.ablation}): {@code none}, {@code learned-frozen},
+     * {@code zero-latent}; see {@link LgcAblation}.
+     */
+    public static final List<LgcAblation> ABLATIONS = LgcAblation.ofRing();
 
     private final double ratio;
     private final LgcSupportCompressor support;
@@ -97,11 +115,14 @@ public final class LgcRingTopology implements Topology {
      * @param spec     the autoencoder's architecture
      * @param training the autoencoder's online training
      * @param seed     seed of the leader draw and of the autoencoder's initialization
-     * @param control  the drift guard and reconstruction feedback ({@link LgcControl#PAPER} for neither)
+     * @param control  the drift guard, reconstruction feedback and ablation ({@link LgcControl#PAPER} for none)
+     * @throws io.lgc4j.core.method.SettingsException when the control's ablation is not one LGC-RAR runs
+     *                                                ({@link #ABLATIONS})
      */
     public LgcRingTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training, long seed,
                            LgcControl control) {
         this.control = Objects.requireNonNull(control, "control");
+        control.ablation().requireIn(ABLATIONS, "ring", "LGC-RAR");
         this.support = new LgcSupportCompressor(ratio, seed, control.lowPass());
         this.ratio = ratio;
         this.codec = Objects.requireNonNull(codec, "codec");
