@@ -6,6 +6,8 @@ import io.lgc4j.core.compress.DgcCompressor;
 import io.lgc4j.core.compress.S2SketchCompressor;
 import io.lgc4j.core.compress.ScaleComCompressor;
 import io.lgc4j.core.compress.TopKCompressor;
+import io.lgc4j.core.layout.LayerPolicy;
+import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.method.CompressorProvider;
 import io.lgc4j.core.method.Methods;
 import io.lgc4j.core.method.NoCompression;
@@ -107,7 +109,8 @@ class MethodRegistryTest {
         assertInstanceOf(ParameterServerTopology.class, topology);
         assertEquals("boosted-topk", topology.describe().compressor());
         assertEquals(new BoostedTopKCompressor.Settings(0.01, 3), topology.describe().compressorSettings());
-        assertEquals(0.03, topology.compressor().orElseThrow().density(0), 1e-12);
+        ParamBlock out = new ParamBlock(0, 2, "out", "W", 0, 100, new long[] {100}, LayerPolicy.TOP_K);
+        assertEquals(0.03, topology.compressor().orElseThrow().density(0, out), 1e-12);
         assertEquals(StageSchedule.denseWarmup(200), method.stages());
     }
 
