@@ -11,9 +11,10 @@ import java.util.Optional;
 
 /**
  * ScaleCom (Chen et al., NeurIPS 2020): cyclic local top-k. At step t the leader rank {@code t mod K} picks the top
- * {@code ratio} of each block of its memory-compensated gradient ({@code learnedRatio} of a LEARNED block); every rank sends its own compensated values on
- * that one support, so the value vectors sum element-wise (ring allreduce). The memory is low-pass filtered:
- * {@code m ← (1 − β)·m + β·(m + g − sent)}; β = 1 is plain error feedback.
+ * {@code ratio} of each block of its memory-compensated gradient ({@code learnedRatio} of a LEARNED block); every
+ * rank sends its own compensated values on that one support, so the value vectors sum element-wise (ring
+ * allreduce). The memory is low-pass filtered: {@code m ← (1 − β)·m + β·(m + g − sent)}; β = 1 is plain error
+ * feedback.
  *
  * <pre>{@code
  * SharedSupportCompressor scalecom = new ScaleComCompressor(0.001, 1.0);
