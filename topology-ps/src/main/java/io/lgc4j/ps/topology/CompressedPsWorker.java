@@ -70,11 +70,7 @@ final class CompressedPsWorker implements PsWorker.Step {
             RankState.Shared shared = (RankState.Shared) state;
             clock.enter(Phase.SELECT);
             shared.state().compensate(gradient, tag.step());
-            int[][] support = shared.compressor() instanceof SeededSupportCompressor
-                    ? shared.state().chooseSupport(tag.step()) // every rank draws it: no indices travel
-                    : end.exchangeSupport(shared.state(),
-                            end.rank() == shared.compressor().leader(tag.step(), end.workers()), sparseBlocks, codec,
-                            PsSupport.maxCounts(sparseBlocks, shared.compressor(), tag.step()), tag, clock);
+            int[][] support = support(shared, tag, clock);
             clock.enter(Phase.SELECT);
             float[] values = shared.state().take(support);
             clock.enter(Phase.ENCODE);
@@ -84,5 +80,15 @@ final class CompressedPsWorker implements PsWorker.Step {
             clock.enter(Phase.DECODE);
             SparseFrames.decode(support, mean, sparseBlocks).writeInto(gradient, sparseBlocks);
         }
+    }
+
+    /** The step's support: a seeded one drawn here (every rank draws it, no indices travel), else the leader's. */
+    private int[][] support(RankState.Shared shared, StepTag tag, PhaseClock clock) {
+        if (shared.compressor() instanceof SeededSupportCompressor) {
+            return shared.state().chooseSupport(tag.step());
+        }
+        boolean leader = end.rank() == shared.compressor().leader(tag.step(), end.workers());
+        return end.exchangeSupport(shared.state(), leader, sparseBlocks, codec,
+                PsSupport.maxCounts(sparseBlocks, shared.compressor(), tag.step()), tag, clock);
     }
 }
