@@ -35,6 +35,8 @@ VARIANTS = {
     "dgc-ring": ("dgc", {"topology": {"type": "ring"}}),
     "scalecom-ps": ("scalecom", {"topology": {"type": "ps"}}),
     "s2-ps": ("s2", {"topology": {"type": "ps"}}),
+    "randomk-ps": ("randomk", {"topology": {"type": "ps"}}),
+    "sparse-gd-learned-ratio": ("sparse-gd", {"compressor": {"learnedRatio": 0.004}}),
     "topk-rice-ps": ("sparse-gd", {"compressor": {"codec": "rice"}}),
     "lgc-ps-own": ("lgc-ps", {"topology": {"support": "own"}}),
     "lgc-ps-guard-trips": ("lgc-ps", {"autoencoder": {"driftBound": 0.05, "driftWindow": 1, "checkEvery": 5}}),

@@ -73,8 +73,8 @@ public final class BoostedTopKCompressor implements GatherCompressor {
     }
 
     @Override
-    public double density(int step) {
-        return topK.density(step);
+    public double density(int step, ParamBlock block) {
+        return topK.density(step, block);
     }
 
     @Override

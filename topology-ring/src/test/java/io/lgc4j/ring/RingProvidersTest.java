@@ -12,6 +12,7 @@ import io.lgc4j.core.method.Methods;
 import io.lgc4j.core.method.ResolvedConfig;
 import io.lgc4j.core.method.SettingsException;
 import io.lgc4j.core.method.TopologyRequest;
+import io.lgc4j.core.train.CompressedTopologyContract;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TopologyDescription;
 import io.lgc4j.ring.lgc.LgcRingTopology;
@@ -55,7 +56,7 @@ class RingProvidersTest {
         assertInstanceOf(LgcRingTopology.class, topology);
         assertEquals(new TopologyDescription("ring", "lgc", lgc, IndexCodecs.defaultCodec().name(),
                 TopologyDescription.NO_SETTINGS), topology.describe());
-        assertEquals(0.02, topology.compressor().orElseThrow().density(0));
+        assertEquals(0.02, topology.compressor().orElseThrow().density(0, CompressedTopologyContract.TOP_K_BLOCK));
     }
 
     @Test

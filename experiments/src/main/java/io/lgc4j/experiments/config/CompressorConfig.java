@@ -23,8 +23,9 @@ import java.util.TreeSet;
  *
  * <pre>{@code
  * compressor:
- *   type: dgc          # none | topk | dgc | scalecom | s2 | lgc, or any other registered compressor
+ *   type: dgc          # none | topk | dgc | scalecom | randomk | s2 | lgc, or any other registered compressor
  *   ratio: 0.001       # fraction of each block sent per step, (0, 1]
+ *   learnedRatio: 0.004  # topk, dgc, scalecom, randomk (optional): fraction of each LEARNED block; absent = ratio
  *   momentum: 0.9      # dgc: momentum correction factor, [0, 1); the model updater must then be sgd
  *   clipNorm: 0        # dgc: local gradient clipping (L2 norm), 0 = off
  *   warmupSteps: 0     # dgc, topk: steps of exponential sparsity warm-up (DGC's schedule)
@@ -33,12 +34,14 @@ import java.util.TreeSet;
  *   sketch: {rows: 5, columnsPerSelected: 4.0, groupSize: 8}   # s2: count-sketch shape and bitmap grouping
  * }</pre>
  *
- * <p>The keys above are the shared ones, each with its default and range check, accepted whatever the type (so a
- * file may keep {@code ratio} with {@code type: none}). A registered compressor whose settings record has other
- * components ({@link CompressorProvider#sectionKeys()}) adds them for its own type: with that type they are accepted
- * under {@code compressor}, held in {@link #extensions()}, filled from its {@link CompressorProvider#defaults()} and
- * checked by its settings record when the config is built; with another type such a key is an error that names the
- * type it belongs to, and any other key is an unknown key.
+ * <p>The keys above but {@code learnedRatio} are the shared ones, each with its default and range check, accepted
+ * whatever the type (so a file may keep {@code ratio} with {@code type: none}). A registered compressor whose settings
+ * record has other components ({@link CompressorProvider#sectionKeys()}) adds them for its own type: with that type
+ * they are accepted under {@code compressor}, held in {@link #extensions()}, filled from its
+ * {@link CompressorProvider#defaults()} and checked by its settings record when the config is built; with another
+ * type such a key is an error that names the types it belongs to, and any other key is an unknown key. That is how
+ * {@code learnedRatio} is read: a component of the topk, dgc, scalecom and randomk settings (absent, their providers
+ * take {@code ratio}), refused with s2, lgc or none.
  *
  * @param type        the compressor
  * @param ratio       fraction of each block sent
@@ -48,8 +51,8 @@ import java.util.TreeSet;
  * @param lowPass     the memory filter of ScaleCom and LGC
  * @param codec       the index codec's name
  * @param sketch      S2 sketch shape
- * @param extensions  the keys of registered compressors beyond the shared ones, in YAML form (empty with the shipped
- *                    compressors)
+ * @param extensions  the keys of registered compressors beyond the shared ones, in YAML form (with the shipped
+ *                    compressors, {@code learnedRatio} when it is given)
  */
 @JsonPropertyOrder({"type", "ratio", "momentum", "clipNorm", "warmupSteps", "lowPass", "codec", "sketch"})
 public record CompressorConfig(CompressorType type, double ratio, double momentum, double clipNorm, int warmupSteps,

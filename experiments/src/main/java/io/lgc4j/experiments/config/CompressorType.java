@@ -38,6 +38,8 @@ public final class CompressorType {
     public static final CompressorType SCALECOM = new CompressorType("scalecom");
     /** S2 Reducer's sparse sketch: count-sketch + group bitmap, summable (rides the ring allreduce). */
     public static final CompressorType S2 = new CompressorType("s2");
+    /** Random-k: values at indices every rank draws from the run's seed, summable, no index on the wire. */
+    public static final CompressorType RANDOMK = new CompressorType("randomk");
     /** LGC: top-k on a shared leader's support, then the LEARNED blocks through the autoencoder (seeds/003). */
     public static final CompressorType LGC = new CompressorType("lgc");
 

@@ -303,6 +303,29 @@ class ConfigLoaderErrorsTest {
                 + "compressor: {type: lgc}\n", "x.yaml").topology().support());
     }
 
+    /**
+     * {@code compressor.learnedRatio} is read by topk, dgc, scalecom and randomk, checked by their settings (in
+     * (0, 1]), and refused with a compressor that sends no per-policy count.
+     */
+    @Test
+    void shouldRejectALearnedRatioOutOfRangeOrWithACompressorThatHasNone() {
+        assertEquals("x.yaml: key 'compressor.learnedRatio' must be in (0, 1], found 1.5",
+                parseError(RUN + "compressor: {type: topk, learnedRatio: 1.5}\n"));
+        assertEquals("x.yaml: key 'compressor.learnedRatio' must be in (0, 1], found 0.0",
+                parseError(RUN + "compressor: {type: randomk, learnedRatio: 0}\n"));
+        assertEquals("x.yaml: key 'compressor.learnedRatio' must be in (0, 1], found -0.01",
+                parseError(RUN + "compressor: {type: scalecom, learnedRatio: -0.01}\n"));
+        assertEquals("x.yaml: key 'compressor.learnedRatio' expects a finite number, found .nan",
+                parseError(RUN + "compressor: {type: dgc, learnedRatio: .nan}\nmodel: {updater: {type: sgd}}\n"));
+        assertEquals("x.yaml: key 'compressor.learnedRatio' expects a number, found \"half\"",
+                parseError(RUN + "compressor: {type: randomk, learnedRatio: half}\n"));
+        for (String type : new String[] {"s2", "lgc", "none"}) {
+            assertEquals("x.yaml: key 'compressor.learnedRatio' applies to compressor.type dgc or randomk or scalecom"
+                    + " or topk only, found with compressor.type " + type + "; remove it or change the type",
+                    parseError(RUN + "compressor: {type: " + type + ", learnedRatio: 0.004}\n"), type);
+        }
+    }
+
     @Test
     void shouldRejectAnUnknownAblationListingTheAblations() {
         assertEquals("x.yaml: key 'autoencoder.ablation' expects one of [innovation-only, latent-only, learned-frozen,"

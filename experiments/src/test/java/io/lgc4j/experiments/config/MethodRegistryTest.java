@@ -3,9 +3,12 @@ package io.lgc4j.experiments.config;
 import com.example.lgc4j.BoostedTopKCompressor;
 import io.lgc4j.autoencoders.LgcSettings;
 import io.lgc4j.core.compress.DgcCompressor;
+import io.lgc4j.core.compress.RandomKCompressor;
 import io.lgc4j.core.compress.S2SketchCompressor;
 import io.lgc4j.core.compress.ScaleComCompressor;
 import io.lgc4j.core.compress.TopKCompressor;
+import io.lgc4j.core.layout.LayerPolicy;
+import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.method.CompressorProvider;
 import io.lgc4j.core.method.Methods;
 import io.lgc4j.core.method.NoCompression;
@@ -24,6 +27,7 @@ import java.util.Map;
 
 import static io.lgc4j.experiments.config.Fixtures.shippedConfig;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -47,7 +51,8 @@ class MethodRegistryTest {
         Methods methods = Methods.installed();
         Map<String, Class<?>> providers = Map.of("none", NoCompression.class, "topk", TopKCompressor.Provider.class,
                 "dgc", DgcCompressor.Provider.class, "scalecom", ScaleComCompressor.Provider.class,
-                "s2", S2SketchCompressor.Provider.class, "lgc", LgcSettings.Provider.class);
+                "s2", S2SketchCompressor.Provider.class, "lgc", LgcSettings.Provider.class,
+                "randomk", RandomKCompressor.Provider.class);
         providers.forEach((type, provider) -> assertInstanceOf(provider, methods.compressor(type), type));
         assertEquals(List.of("ps", "ring"), methods.topologyTypes());
         for (String type : providers.keySet()) {
@@ -60,8 +65,8 @@ class MethodRegistryTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"baseline", "dense-ps", "dgc", "lgc-ps", "lgc-rar", "quickstart", "s2", "scalecom",
-        "sparse-gd"})
+    @ValueSource(strings = {"baseline", "dense-ps", "dgc", "lgc-ps", "lgc-rar", "quickstart", "randomk", "s2",
+        "scalecom", "sparse-gd"})
     void shouldBuildEveryShippedConfigsTopologyAndScheduleThroughTheRegistry(String name) {
         ExperimentConfig config = ConfigLoader.load(shippedConfig(name + ".yaml"));
         ConfiguredMethod method = ConfiguredMethod.of(config);
@@ -86,12 +91,12 @@ class MethodRegistryTest {
 
     @Test
     void shouldListTheRegisteredNamesWhenANameIsUnknown() {
-        assertEquals("x.yaml: key 'compressor.type' expects one of [boosted-topk, dgc, lgc, none, s2, scalecom,"
-                + " topk], found \"powersgd\"", parseError(RUN + "compressor: {type: powersgd}\n"));
+        assertEquals("x.yaml: key 'compressor.type' expects one of [boosted-topk, dgc, lgc, none, randomk, s2,"
+                + " scalecom, topk], found \"powersgd\"", parseError(RUN + "compressor: {type: powersgd}\n"));
         assertEquals("x.yaml: key 'topology.type' expects one of [ps, ring], found \"mesh\"",
                 parseError(RUN + "topology: {type: mesh}\n"));
         assertEquals("no compressor 'powersgd' is registered; registered compressors: [boosted-topk, dgc, lgc, none,"
-                + " s2, scalecom, topk] (a compressor registers its CompressorProvider in"
+                + " randomk, s2, scalecom, topk] (a compressor registers its CompressorProvider in"
                 + " META-INF/services/io.lgc4j.core.method.CompressorProvider)",
                 assertThrows(IllegalArgumentException.class, () -> CompressorType.of("powersgd")).getMessage());
     }
@@ -107,7 +112,8 @@ class MethodRegistryTest {
         assertInstanceOf(ParameterServerTopology.class, topology);
         assertEquals("boosted-topk", topology.describe().compressor());
         assertEquals(new BoostedTopKCompressor.Settings(0.01, 3), topology.describe().compressorSettings());
-        assertEquals(0.03, topology.compressor().orElseThrow().density(0), 1e-12);
+        ParamBlock out = new ParamBlock(0, 2, "out", "W", 0, 100, new long[] {100}, LayerPolicy.TOP_K);
+        assertEquals(0.03, topology.compressor().orElseThrow().density(0, out), 1e-12);
         assertEquals(StageSchedule.denseWarmup(200), method.stages());
     }
 
@@ -138,6 +144,33 @@ class MethodRegistryTest {
                 "x.yaml").compressor().ratio());
     }
 
+    /**
+     * Without {@code learnedRatio} the compressor's settings take the ratio for it (the counts of every existing
+     * config) and the resolved config.yaml does not write it; given, it reaches the settings, the description and
+     * config.yaml, and reads back the same.
+     */
+    @Test
+    void shouldTakeTheRatioForTheLearnedBlocksUnlessLearnedRatioIsGiven() {
+        ExperimentConfig plain = ConfigLoader.parse(RUN + "compressor: {type: topk, ratio: 0.01}\n", "x.yaml");
+        assertEquals(Map.of(), plain.compressor().extensions());
+        assertEquals(new TopKCompressor.Settings(0.01, 0, 0.01), ConfiguredMethod.of(plain).compressor().settings());
+        assertFalse(plain.toYaml().contains("learnedRatio"), plain.toYaml());
+
+        ExperimentConfig given = ConfigLoader.parse(RUN + "topology: {type: ring}\n"
+                + "compressor: {type: randomk, ratio: 0.01, learnedRatio: 0.04}\n", "x.yaml");
+        assertEquals(Map.of("learnedRatio", 0.04), given.compressor().extensions());
+        ConfiguredMethod method = ConfiguredMethod.of(given);
+        assertEquals(new RandomKCompressor.Settings(0.01, 0.04), method.compressor().settings());
+        Topology ring = method.newTopology();
+        assertInstanceOf(RingTopology.class, ring);
+        assertEquals(new RandomKCompressor.Settings(0.01, 0.04), ring.describe().compressorSettings());
+        assertTrue(given.toYaml().contains("  learnedRatio: 0.04\n"), given.toYaml());
+        assertEquals(given, ConfigLoader.parse(given.toYaml(), "config.yaml"));
+        assertEquals(new DgcCompressor.Settings(0.01, 0.9, 0.0, 100, 0.002), ConfiguredMethod.of(ConfigLoader.parse(
+                RUN + "compressor: {type: dgc, ratio: 0.01, warmupSteps: 100, learnedRatio: 0.002}\n"
+                        + "model: {updater: {type: sgd}}\n", "x.yaml")).compressor().settings());
+    }
+
     @Test
     void shouldReportTheSharedKeysByTheirKeyAsBefore() {
         assertEquals("x.yaml: key 'compressor.ratio' expects a number, found \"high\"",
@@ -145,8 +178,8 @@ class MethodRegistryTest {
         assertEquals("x.yaml: key 'compressor' expects a mapping, found 5", parseError(RUN + "compressor: 5\n"));
         assertEquals("x.yaml: key 'compressor.sketch.rows' must be odd, found 4",
                 parseError(RUN + "compressor: {sketch: {rows: 4}}\n"));
-        assertEquals("x.yaml: key 'compressor.type' expects one of [boosted-topk, dgc, lgc, none, s2, scalecom,"
-                + " topk], found 3", parseError(RUN + "compressor: {type: 3}\n"));
+        assertEquals("x.yaml: key 'compressor.type' expects one of [boosted-topk, dgc, lgc, none, randomk, s2,"
+                + " scalecom, topk], found 3", parseError(RUN + "compressor: {type: 3}\n"));
         assertEquals(CompressorType.SCALECOM, ConfigLoader.parse(RUN + "compressor: {type: SCALECOM}\n", "x.yaml")
                 .compressor().type());
     }

@@ -2,6 +2,8 @@ package io.lgc4j.experiments.config;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.Map;
+
 import static io.lgc4j.experiments.config.Fixtures.shippedConfig;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -40,9 +42,26 @@ class ShippedConfigsTest {
         assertEquals(quickstartNamed("dense-ps", TopologyType.PS), ConfigLoader.load(shippedConfig("dense-ps.yaml")));
     }
 
+    /** randomk.yaml is scalecom.yaml with random-k (no memory filter, no learnedRatio: every block at 0.1%). */
+    @Test
+    void shouldLoadRandomKAsScaleComsRunWithRandomK() {
+        ExperimentConfig randomk = ConfigLoader.load(shippedConfig("randomk.yaml"));
+        ExperimentConfig scalecom = ConfigLoader.load(shippedConfig("scalecom.yaml"));
+        assertEquals(new RunConfig("randomk", 42, "results"), randomk.run());
+        assertEquals(scalecom.data(), randomk.data());
+        assertEquals(scalecom.model(), randomk.model());
+        assertEquals(scalecom.training(), randomk.training());
+        assertEquals(scalecom.topology(), randomk.topology());
+        assertEquals(scalecom.stages(), randomk.stages());
+        assertEquals(CompressorType.RANDOMK, randomk.compressor().type());
+        assertEquals(0.001, randomk.compressor().ratio());
+        assertEquals(Map.of(), randomk.compressor().extensions(), "no learnedRatio");
+    }
+
     @Test
     void shouldRoundTripShippedConfigs() {
-        for (String name : new String[] {"quickstart.yaml", "dense-ps.yaml", "lgc-ps.yaml", "lgc-rar.yaml"}) {
+        for (String name : new String[] {"quickstart.yaml", "dense-ps.yaml", "lgc-ps.yaml", "lgc-rar.yaml",
+            "randomk.yaml"}) {
             ExperimentConfig config = ConfigLoader.load(shippedConfig(name));
             assertEquals(config, ConfigLoader.parse(config.toYaml(), name), name);
         }

@@ -1,6 +1,7 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.sparse.TopK;
 
 import java.util.List;
 
@@ -14,7 +15,7 @@ import java.util.List;
  */
 public sealed interface Compressor permits GatherCompressor, SharedSupportCompressor, SketchCompressor {
 
-    /** The name in configs and result files ({@code topk}, {@code dgc}, {@code scalecom}). */
+    /** The name in configs and result files ({@code topk}, {@code dgc}, {@code scalecom}, {@code randomk}). */
     String name();
 
     /**
@@ -34,8 +35,17 @@ public sealed interface Compressor permits GatherCompressor, SharedSupportCompre
         return false;
     }
 
-    /** Fraction of each block's elements sent at {@code step} (for DGC it grows during warm-up). */
-    double density(int step);
+    /**
+     * Fraction of {@code block}'s elements sent at {@code step}: the compressor's {@code ratio}, or its
+     * {@code learnedRatio} when the block is LEARNED and the compressor has one; during DGC's warm-up it is larger.
+     * Every rank and every decoder computes the same, so a receiver can bound what a sender may send.
+     */
+    double density(int step, ParamBlock block);
+
+    /** The number of entries of {@code block} one rank sends at {@code step}: ⌈density·n⌉ ({@link TopK#countFor}). */
+    default int count(int step, ParamBlock block) {
+        return TopK.countFor(block.length(), density(step, block));
+    }
 
     /** The blocks a rank state covers, in layout order, with the element offsets of each inside the region. */
     static int regionLength(List<ParamBlock> blocks) {

@@ -2,6 +2,7 @@ package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.method.CompressorProvider;
+import io.lgc4j.core.method.ResolvedConfig;
 import io.lgc4j.core.method.SettingsException;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
@@ -13,9 +14,10 @@ import java.util.Optional;
 
 /**
  * Deep Gradient Compression (Lin et al., ICLR 2018) on each rank: local gradient clipping, momentum correction
- * ({@code u ← m·u + g; v ← v + u}), top-k of {@code |v|} per block, momentum-factor masking ({@code u} and
- * {@code v} zeroed where sent), and the exponential warm-up of sparsity (densities 25%, 6.25%, 1.5625%, 0.4%, then
- * the target, over {@code warmupSteps} split in four equal phases).
+ * ({@code u ← m·u + g; v ← v + u}), top-k of {@code |v|} per block ({@code ratio}, or {@code learnedRatio} for a
+ * LEARNED block), momentum-factor masking ({@code u} and {@code v} zeroed where sent), and the exponential warm-up
+ * of sparsity (densities 25%, 6.25%, 1.5625%, 0.4%, then the target, over {@code warmupSteps} split in four equal
+ * phases).
  *
  * <p>Momentum is applied here, so the model's updater must be plain SGD ({@link #appliesMomentum()}).
  *
@@ -28,12 +30,15 @@ public final class DgcCompressor implements GatherCompressor {
     /**
      * The settings of {@code compressor: {type: dgc}}.
      *
-     * @param ratio       target fraction of each block sent, in (0, 1]
-     * @param momentum    momentum factor m in [0, 1)
-     * @param clipNorm    local clipping of the region's L2 norm before accumulation, {@code >= 0} and finite; 0 off
-     * @param warmupSteps steps of exponential sparsity warm-up, {@code >= 0}; 0 starts at {@code ratio}
+     * @param ratio        target fraction of each TOP_K block sent, in (0, 1]
+     * @param momentum     momentum factor m in [0, 1)
+     * @param clipNorm     local clipping of the region's L2 norm before accumulation, {@code >= 0} and finite; 0 off
+     * @param warmupSteps  steps of exponential sparsity warm-up, {@code >= 0}; 0 starts at {@code ratio}
+     * @param learnedRatio target fraction of each LEARNED block sent, in (0, 1]; a configuration without it takes
+     *                     {@code ratio}. During the warm-up a LEARNED block sends the warm-up's density times
+     *                     {@code learnedRatio / ratio} (at most 1), so both policies keep their proportion
      */
-    public record Settings(double ratio, double momentum, double clipNorm, int warmupSteps) {
+    public record Settings(double ratio, double momentum, double clipNorm, int warmupSteps, double learnedRatio) {
         /** Checks every component, naming the first that is out of range. */
         public Settings {
             SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
@@ -42,6 +47,12 @@ public final class DgcCompressor implements GatherCompressor {
             SettingsException.require(clipNorm >= 0 && !Double.isInfinite(clipNorm), "clipNorm",
                     "must be >= 0 and finite (0: off), found " + clipNorm);
             SettingsException.require(warmupSteps >= 0, "warmupSteps", "must be >= 0, found " + warmupSteps);
+            BlockRatios.checkLearnedRatio(learnedRatio);
+        }
+
+        /** One ratio for every block. */
+        public Settings(double ratio, double momentum, double clipNorm, int warmupSteps) {
+            this(ratio, momentum, clipNorm, warmupSteps, ratio);
         }
     }
 
@@ -57,6 +68,12 @@ public final class DgcCompressor implements GatherCompressor {
             return Settings.class;
         }
 
+        /** The {@code compressor} section; without {@code learnedRatio}, LEARNED blocks take {@code ratio}. */
+        @Override
+        public Settings settings(ResolvedConfig config) {
+            return BlockRatios.bind(config, Settings.class);
+        }
+
         @Override
         public Optional<Compressor> create(Settings settings, long seed) {
             return Optional.of(new DgcCompressor(settings));
@@ -64,7 +81,7 @@ public final class DgcCompressor implements GatherCompressor {
     }
 
     private final Settings settings;
-    private final double ratio;
+    private final BlockRatios ratios;
     private final double momentum;
     private final double clipNorm;
     private final int warmupSteps;
@@ -82,7 +99,7 @@ public final class DgcCompressor implements GatherCompressor {
     /** @param settings ratio, momentum, clipping and warm-up */
     public DgcCompressor(Settings settings) {
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.ratio = settings.ratio();
+        this.ratios = new BlockRatios(settings.ratio(), settings.learnedRatio());
         this.momentum = settings.momentum();
         this.clipNorm = settings.clipNorm();
         this.warmupSteps = settings.warmupSteps();
@@ -105,8 +122,8 @@ public final class DgcCompressor implements GatherCompressor {
 
     @Override
     public String toString() {
-        return "dgc(ratio=" + ratio + ", momentum=" + momentum + ", clipNorm=" + clipNorm + ", warmupSteps="
-                + warmupSteps + ")";
+        return "dgc(ratio=" + ratios.ratio() + ratios.describeLearned() + ", momentum=" + momentum + ", clipNorm="
+                + clipNorm + ", warmupSteps=" + warmupSteps + ")";
     }
 
     @Override
@@ -115,8 +132,8 @@ public final class DgcCompressor implements GatherCompressor {
     }
 
     @Override
-    public double density(int step) {
-        return SparsityWarmup.density(ratio, warmupSteps, step);
+    public double density(int step, ParamBlock block) {
+        return ratios.density(block, warmupSteps, step);
     }
 
     @Override
@@ -142,7 +159,6 @@ public final class DgcCompressor implements GatherCompressor {
             float scale = clipScale(gradient);
             float m = (float) momentum;
             List<SparseVector> out = new ArrayList<>(region.blockCount());
-            double density = density(step);
             for (int b = 0; b < region.blockCount(); b++) {
                 ParamBlock block = region.block(b);
                 int start = region.start(b);
@@ -151,7 +167,7 @@ public final class DgcCompressor implements GatherCompressor {
                     u[r] = m * u[r] + scale * gradient[block.offset() + i];
                     v[r] += u[r];
                 }
-                int k = TopK.countFor(block.length(), density);
+                int k = count(step, block);
                 if (scratch.length < k) {
                     scratch = new int[k];
                 }

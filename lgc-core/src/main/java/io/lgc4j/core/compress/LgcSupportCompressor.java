@@ -90,7 +90,7 @@ public final class LgcSupportCompressor implements SharedSupportCompressor {
     }
 
     @Override
-    public double density(int step) {
+    public double density(int step, ParamBlock block) {
         return ratio;
     }
 
@@ -101,6 +101,6 @@ public final class LgcSupportCompressor implements SharedSupportCompressor {
 
     @Override
     public State newRank(List<ParamBlock> blocks) {
-        return new SupportMemory(new Region(blocks), ratio, lowPass);
+        return new SupportMemory(new Region(blocks), this, lowPass);
     }
 }

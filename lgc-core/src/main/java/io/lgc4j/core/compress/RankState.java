@@ -26,7 +26,10 @@ public sealed interface RankState {
     record Gather(GatherCompressor compressor, GatherCompressor.State state) implements RankState {
     }
 
-    /** All ranks send values on the support a leader chose (summable: ScaleCom, LGC's support). */
+    /**
+     * All ranks send values on one support: a leader's (summable: ScaleCom, LGC's support), or one every rank draws
+     * (random-k, a {@link SeededSupportCompressor}).
+     */
     record Shared(SharedSupportCompressor compressor, SharedSupportCompressor.State state) implements RankState {
     }
 

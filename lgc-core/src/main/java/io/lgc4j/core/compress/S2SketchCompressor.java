@@ -153,7 +153,7 @@ public final class S2SketchCompressor implements SketchCompressor {
     }
 
     @Override
-    public double density(int step) {
+    public double density(int step, ParamBlock block) {
         return ratio;
     }
 

@@ -2,6 +2,7 @@ package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.method.CompressorProvider;
+import io.lgc4j.core.method.ResolvedConfig;
 import io.lgc4j.core.method.SettingsException;
 
 import java.util.List;
@@ -10,9 +11,10 @@ import java.util.Optional;
 
 /**
  * ScaleCom (Chen et al., NeurIPS 2020): cyclic local top-k. At step t the leader rank {@code t mod K} picks the top
- * {@code ratio} of each block of its memory-compensated gradient; every rank sends its own compensated values on
- * that one support, so the value vectors sum element-wise (ring allreduce). The memory is low-pass filtered:
- * {@code m ← (1 − β)·m + β·(m + g − sent)}; β = 1 is plain error feedback.
+ * {@code ratio} of each block of its memory-compensated gradient ({@code learnedRatio} of a LEARNED block); every
+ * rank sends its own compensated values on that one support, so the value vectors sum element-wise (ring
+ * allreduce). The memory is low-pass filtered: {@code m ← (1 − β)·m + β·(m + g − sent)}; β = 1 is plain error
+ * feedback.
  *
  * <pre>{@code
  * SharedSupportCompressor scalecom = new ScaleComCompressor(0.001, 1.0);
@@ -23,14 +25,22 @@ public final class ScaleComCompressor implements SharedSupportCompressor {
     /**
      * The settings of {@code compressor: {type: scalecom}}.
      *
-     * @param ratio   fraction of each block sent, in (0, 1]
-     * @param lowPass the memory filter β in (0, 1]; 1 = plain error feedback
+     * @param ratio        fraction of each TOP_K block sent, in (0, 1]
+     * @param lowPass      the memory filter β in (0, 1]; 1 = plain error feedback
+     * @param learnedRatio fraction of each LEARNED block sent, in (0, 1]; a configuration without it takes
+     *                     {@code ratio}
      */
-    public record Settings(double ratio, double lowPass) {
-        /** Checks both, naming the one that is out of range. */
+    public record Settings(double ratio, double lowPass, double learnedRatio) {
+        /** Checks every component, naming the first that is out of range. */
         public Settings {
             SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
             SettingsException.require(lowPass > 0 && lowPass <= 1, "lowPass", "must be in (0, 1], found " + lowPass);
+            BlockRatios.checkLearnedRatio(learnedRatio);
+        }
+
+        /** One ratio for every block. */
+        public Settings(double ratio, double lowPass) {
+            this(ratio, lowPass, ratio);
         }
     }
 
@@ -46,6 +56,12 @@ public final class ScaleComCompressor implements SharedSupportCompressor {
             return Settings.class;
         }
 
+        /** The {@code compressor} section; without {@code learnedRatio}, LEARNED blocks take {@code ratio}. */
+        @Override
+        public Settings settings(ResolvedConfig config) {
+            return BlockRatios.bind(config, Settings.class);
+        }
+
         @Override
         public Optional<Compressor> create(Settings settings, long seed) {
             return Optional.of(new ScaleComCompressor(settings));
@@ -53,7 +69,7 @@ public final class ScaleComCompressor implements SharedSupportCompressor {
     }
 
     private final Settings settings;
-    private final double ratio;
+    private final BlockRatios ratios;
     private final double lowPass;
 
     /**
@@ -67,7 +83,7 @@ public final class ScaleComCompressor implements SharedSupportCompressor {
     /** @param settings ratio and memory filter */
     public ScaleComCompressor(Settings settings) {
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.ratio = settings.ratio();
+        this.ratios = new BlockRatios(settings.ratio(), settings.learnedRatio());
         this.lowPass = settings.lowPass();
     }
 
@@ -83,12 +99,12 @@ public final class ScaleComCompressor implements SharedSupportCompressor {
 
     @Override
     public String toString() {
-        return "scalecom(ratio=" + ratio + ", lowPass=" + lowPass + ")";
+        return "scalecom(ratio=" + ratios.ratio() + ratios.describeLearned() + ", lowPass=" + lowPass + ")";
     }
 
     @Override
-    public double density(int step) {
-        return ratio;
+    public double density(int step, ParamBlock block) {
+        return ratios.of(block);
     }
 
     @Override
@@ -98,6 +114,6 @@ public final class ScaleComCompressor implements SharedSupportCompressor {
 
     @Override
     public State newRank(List<ParamBlock> blocks) {
-        return new SupportMemory(new Region(blocks), ratio, lowPass);
+        return new SupportMemory(new Region(blocks), this, lowPass);
     }
 }

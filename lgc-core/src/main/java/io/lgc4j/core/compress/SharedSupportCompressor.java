@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * A compressor whose ranks all send values on one support chosen by a leader rank each step (ScaleCom's cyclic
  * local top-k): the value vectors line up, so they sum element-wise and can ride a ring allreduce; the leader's
- * indices travel once (broadcast) per step.
+ * indices travel once (broadcast) per step. A {@link SeededSupportCompressor} (random-k) has a support every rank
+ * computes by itself, so its indices never travel.
  */
 public non-sealed interface SharedSupportCompressor extends Compressor {
 

@@ -4,21 +4,23 @@ import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.sparse.TopK;
 
 /**
- * One rank's memory for a shared-support compressor: the compensated vector {@code m + g}, the top {@code ratio} of
- * each block when this rank leads, the values on the leader's support taken out (sent), and the memory that stays,
- * low-pass filtered with β ({@code m ← (1 − β)·m + β·(m + g − sent)}; β = 1 is plain error feedback).
+ * One rank's memory for a shared-support compressor: the compensated vector {@code m + g}, the top
+ * {@link Compressor#count} entries of each block when this rank leads, the values on the step's support taken out
+ * (sent), and the memory that stays, low-pass filtered with β ({@code m ← (1 − β)·m + β·(m + g − sent)}; β = 1 is
+ * plain error feedback).
  */
 final class SupportMemory implements SharedSupportCompressor.State {
     private final Region region;
-    private final double ratio;
+    private final Compressor compressor;
     private final double lowPass;
     private final float[] memory;
     private final float[] compensated;
     private final TopK topK = new TopK();
 
-    SupportMemory(Region region, double ratio, double lowPass) {
+    /** @param compressor says how many entries of each block the support holds */
+    SupportMemory(Region region, Compressor compressor, double lowPass) {
         this.region = region;
-        this.ratio = ratio;
+        this.compressor = compressor;
         this.lowPass = lowPass;
         this.memory = new float[region.length()];
         this.compensated = new float[region.length()];
@@ -40,7 +42,7 @@ final class SupportMemory implements SharedSupportCompressor.State {
         int[][] support = new int[region.blockCount()][];
         for (int b = 0; b < region.blockCount(); b++) {
             int length = region.block(b).length();
-            int k = TopK.countFor(length, ratio);
+            int k = compressor.count(step, region.block(b));
             int[] idx = new int[k];
             int count = topK.select(compensated, region.start(b), region.start(b) + length, k, idx);
             support[b] = count == k ? idx : java.util.Arrays.copyOf(idx, count);

@@ -2,6 +2,7 @@ package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.method.CompressorProvider;
+import io.lgc4j.core.method.ResolvedConfig;
 import io.lgc4j.core.method.SettingsException;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
@@ -13,7 +14,8 @@ import java.util.Optional;
 
 /**
  * Sparse GD (Strom 2015; Aji and Heafield 2017): each rank adds its residual to its gradient, sends the top
- * {@code ratio} of each block by magnitude, and keeps the rest as its new residual (error feedback).
+ * {@code ratio} of each block by magnitude ({@code learnedRatio} of a LEARNED block), and keeps the rest as its new
+ * residual (error feedback).
  *
  * <pre>{@code
  * GatherCompressor topk = new TopKCompressor(0.001);      // 0.1% of every block
@@ -26,15 +28,23 @@ public final class TopKCompressor implements GatherCompressor {
     /**
      * The settings of {@code compressor: {type: topk}}.
      *
-     * @param ratio       fraction of each block sent per step once warmed up, in (0, 1]
-     * @param warmupSteps steps of DGC's exponential sparsity warm-up, {@code >= 0}; 0 sends {@code ratio} from the
-     *                    first step
+     * @param ratio        fraction of each TOP_K block sent per step once warmed up, in (0, 1]
+     * @param warmupSteps  steps of DGC's exponential sparsity warm-up, {@code >= 0}; 0 sends {@code ratio} from the
+     *                     first step
+     * @param learnedRatio fraction of each LEARNED block sent per step once warmed up, in (0, 1]; a configuration
+     *                     without it takes {@code ratio}
      */
-    public record Settings(double ratio, int warmupSteps) {
-        /** Checks both, naming the one that is out of range. */
+    public record Settings(double ratio, int warmupSteps, double learnedRatio) {
+        /** Checks every component, naming the first that is out of range. */
         public Settings {
             SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
             SettingsException.require(warmupSteps >= 0, "warmupSteps", "must be >= 0, found " + warmupSteps);
+            BlockRatios.checkLearnedRatio(learnedRatio);
+        }
+
+        /** One ratio for every block. */
+        public Settings(double ratio, int warmupSteps) {
+            this(ratio, warmupSteps, ratio);
         }
     }
 
@@ -50,6 +60,12 @@ public final class TopKCompressor implements GatherCompressor {
             return Settings.class;
         }
 
+        /** The {@code compressor} section; without {@code learnedRatio}, LEARNED blocks take {@code ratio}. */
+        @Override
+        public Settings settings(ResolvedConfig config) {
+            return BlockRatios.bind(config, Settings.class);
+        }
+
         @Override
         public Optional<Compressor> create(Settings settings, long seed) {
             return Optional.of(new TopKCompressor(settings));
@@ -57,7 +73,7 @@ public final class TopKCompressor implements GatherCompressor {
     }
 
     private final Settings settings;
-    private final double ratio;
+    private final BlockRatios ratios;
     private final int warmupSteps;
 
     /** @param ratio fraction of each block sent per step, in (0, 1] */
@@ -77,7 +93,7 @@ public final class TopKCompressor implements GatherCompressor {
     /** @param settings ratio and warm-up */
     public TopKCompressor(Settings settings) {
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.ratio = settings.ratio();
+        this.ratios = new BlockRatios(settings.ratio(), settings.learnedRatio());
         this.warmupSteps = settings.warmupSteps();
     }
 
@@ -93,12 +109,13 @@ public final class TopKCompressor implements GatherCompressor {
 
     @Override
     public String toString() {
-        return "topk(ratio=" + ratio + (warmupSteps > 0 ? ", warmupSteps=" + warmupSteps : "") + ")";
+        return "topk(ratio=" + ratios.ratio() + ratios.describeLearned()
+                + (warmupSteps > 0 ? ", warmupSteps=" + warmupSteps : "") + ")";
     }
 
     @Override
-    public double density(int step) {
-        return SparsityWarmup.density(ratio, warmupSteps, step);
+    public double density(int step, ParamBlock block) {
+        return ratios.density(block, warmupSteps, step);
     }
 
     @Override
@@ -126,7 +143,7 @@ public final class TopKCompressor implements GatherCompressor {
                 for (int i = 0; i < block.length(); i++) {
                     residual[start + i] += gradient[block.offset() + i];
                 }
-                int k = TopK.countFor(block.length(), density(step));
+                int k = count(step, block);
                 if (scratch.length < k) {
                     scratch = new int[k];
                 }

@@ -25,7 +25,7 @@ import java.util.TreeSet;
  * TopologyProvider ps = methods.topology("ps", "dgc");       // the generic parameter server
  * TopologyProvider lgcPs = methods.topology("ps", "lgc");    // LGC-PS, which handles lgc itself
  * methods.compressor("powersgd");   // IllegalArgumentException: no compressor 'powersgd' is registered;
- *                                   //   registered compressors: [dgc, lgc, none, s2, scalecom, topk] ...
+ *                                   //   registered compressors: [dgc, lgc, none, randomk, s2, scalecom, topk] ...
  * }</pre>
  *
  * <p>Names are matched ignoring case, with {@code _} read as {@code -} (as configuration enums are). Two providers of

@@ -6,6 +6,7 @@ import io.lgc4j.core.comm.FrameDescriptor;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.protocol.SparseFrames;
+import io.lgc4j.core.protocol.SupportValues;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
 import io.lgc4j.core.stage.Stage;
@@ -32,13 +33,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What every compressor keeps, whatever its kind (gather, shared support, sketch), checked on every compressor of
- * the project: each step its payload carries exactly the top-k of its compensated input by magnitude (the values
- * bit for bit), and its memory moves exactly as its rule says, element by element; the payload survives the wire
- * within a bound on its bytes; two ranks with the same settings and seed, fed the same gradients, send the same
- * bytes and keep the same memory; the gradient it reads is left as it was.
+ * What every compressor keeps, whatever its kind (gather, shared support, seeded support, sketch), checked on every
+ * compressor of the project: each step its payload carries exactly its selection of its compensated input — the
+ * top-k by magnitude, or for a seeded support (random-k) the entries at the support every rank draws — with the
+ * values bit for bit and each block's count of its policy's ratio ({@code learnedRatio} for a LEARNED block), and its
+ * memory moves exactly as its rule says, element by element; the payload survives the wire within a bound on its
+ * bytes (a seeded support's payload is its values alone: 4 bytes each, no index); two ranks with the same settings
+ * and seed, fed the same gradients, send the same bytes and keep the same memory; the gradient it reads is left as it
+ * was.
  *
- * <p>The memory rules, with c the compensated input, S the positions sent (the top-k of |c| in each block):
+ * <p>The memory rules, with c the compensated input, S the positions sent (the selection in each block):
  * <ul>
  *   <li>error feedback (Sparse GD, S2): c = m + g; m' = c − sent, i.e. 0 on S and c elsewhere;</li>
  *   <li>low-pass β (ScaleCom, the LGC support; β = 1 is error feedback): c = m + g;
@@ -74,14 +78,22 @@ class CompressorContractTest {
         return Stream.of(
                 subject(new TopKCompressor(0.01), MemoryRule::errorFeedback),
                 subject(new TopKCompressor(0.01, 4), MemoryRule::errorFeedback), // 25%, 6.25%, ... then 1%
+                subject(new TopKCompressor(new TopKCompressor.Settings(0.01, 0, 0.03)), MemoryRule::errorFeedback),
                 subject(new DgcCompressor(0.01, 0.0, 0, 0), () -> MemoryRule.momentum(0.0f)),
                 subject(new DgcCompressor(0.01, 0.9, 0, 0), () -> MemoryRule.momentum(0.9f)),
                 subject(new DgcCompressor(0.01, 0.9, 0, 4), () -> MemoryRule.momentum(0.9f)),
+                subject(new DgcCompressor(new DgcCompressor.Settings(0.01, 0.9, 0, 4, 0.005)),
+                        () -> MemoryRule.momentum(0.9f)),
                 subject(new ScaleComCompressor(0.01, 1.0), () -> MemoryRule.lowPass(1.0f)),
                 subject(new ScaleComCompressor(0.01, 0.1), () -> MemoryRule.lowPass(0.1f)),
+                subject(new ScaleComCompressor(new ScaleComCompressor.Settings(0.01, 0.1, 0.03)),
+                        () -> MemoryRule.lowPass(0.1f)),
                 subject(new LgcSupportCompressor(0.01, 42), () -> MemoryRule.lowPass(1.0f)),
                 subject(new LgcSupportCompressor(0.01, 42, 0.1), () -> MemoryRule.lowPass(0.1f)),
-                subject(new S2SketchCompressor(0.01, 5, 4.0, 8), MemoryRule::errorFeedback));
+                subject(new S2SketchCompressor(0.01, 5, 4.0, 8), MemoryRule::errorFeedback),
+                subject(new RandomKCompressor(0.01, SEED), MemoryRule::errorFeedback),
+                subject(new RandomKCompressor(new RandomKCompressor.Settings(0.01, 0.03), SEED),
+                        MemoryRule::errorFeedback));
     }
 
     private static Arguments subject(Compressor compressor, Supplier<MemoryRule> rule) {
@@ -108,21 +120,29 @@ class CompressorContractTest {
     }
 
     /**
-     * The top {@code density} of each block of {@code c} by magnitude, with their values; marks them in {@code sent}.
+     * What {@code compressor} selects of {@code c} at {@code step}, with the values: per block, the top
+     * {@link Compressor#count} entries by magnitude, or the seeded support's entries; marks them in {@code sent}.
      */
-    private static SparseSet topK(float[] c, double density, boolean[] sent) {
+    private static SparseSet selection(Compressor compressor, float[] c, int step, boolean[] sent) {
         TopK topK = new TopK();
+        int[][] seeded = compressor instanceof SeededSupportCompressor s ? s.support(step, BLOCKS) : null;
         List<SparseVector> out = new ArrayList<>();
         int at = 0;
-        for (ParamBlock b : BLOCKS) {
-            int k = TopK.countFor(b.length(), density);
+        for (int b = 0; b < BLOCKS.size(); b++) {
+            int n = BLOCKS.get(b).length();
+            int k = compressor.count(step, BLOCKS.get(b));
             int[] idx = new int[k];
-            assertEquals(k, topK.select(c, at, at + b.length(), k, idx));
-            out.add(SparseVector.gather(c, at, at + b.length(), idx, k));
+            if (seeded == null) {
+                assertEquals(k, topK.select(c, at, at + n, k, idx));
+            } else {
+                assertEquals(k, seeded[b].length, "seeded support of block " + b);
+                idx = seeded[b];
+            }
+            out.add(SparseVector.gather(c, at, at + n, idx, k));
             for (int i : idx) {
                 sent[at + i] = true;
             }
-            at += b.length();
+            at += n;
         }
         return new SparseSet(out);
     }
@@ -195,7 +215,7 @@ class CompressorContractTest {
                 return new GatherRank(g.newRank(BLOCKS));
             }
             if (c instanceof SharedSupportCompressor s) {
-                return new SharedSupportRank(s.newRank(BLOCKS));
+                return new SharedSupportRank(s, s.newRank(BLOCKS));
             }
             S2SketchCompressor s2 = (S2SketchCompressor) c; // the one sketch compressor
             return new SketchRank(s2, s2.newRank(BLOCKS, SEED));
@@ -238,7 +258,7 @@ class CompressorContractTest {
         void assertWireRoundTrip(Compressor c, int step, SparseSet selected) {
             byte[][] frames = SparseFrames.encode(sent, BLOCKS, IndexCodecs.defaultCodec(),
                     new StepTag(step, Stage.TOP_K));
-            int[] max = BLOCKS.stream().mapToInt(b -> TopK.countFor(b.length(), c.density(step))).toArray();
+            int[] max = BLOCKS.stream().mapToInt(b -> c.count(step, b)).toArray();
             int[][] supports = SparseFrames.decodeIndices(FrameCodec.decode(frames[0]), BLOCKS,
                     IndexCodecs.defaultCodec(), max);
             assertEquals(sent, SparseFrames.decode(supports, FrameCodec.decode(frames[1]), BLOCKS));
@@ -281,19 +301,32 @@ class CompressorContractTest {
         }
     }
 
-    /** A shared-support rank on its own is the leader of every step: it chooses the support and takes its values. */
+    /**
+     * A shared-support rank on its own is the leader of every step: it chooses the support and takes its values. A
+     * seeded support's rank draws it, as every rank does, and sends its values alone.
+     */
     private static final class SharedSupportRank extends SparseRank {
+        private final SharedSupportCompressor compressor;
         private final SharedSupportCompressor.State state;
+        private int[][] support;
+        private float[] values;
 
-        SharedSupportRank(SharedSupportCompressor.State state) {
+        SharedSupportRank(SharedSupportCompressor compressor, SharedSupportCompressor.State state) {
+            this.compressor = compressor;
             this.state = state;
         }
 
         @Override
         void step(float[] gradient, int step) {
             state.compensate(gradient, step);
-            int[][] support = state.chooseSupport(step);
-            float[] values = state.take(support);
+            support = state.chooseSupport(step);
+            if (compressor instanceof SeededSupportCompressor seeded) {
+                int[][] drawn = seeded.support(step, BLOCKS);
+                for (int b = 0; b < BLOCKS.size(); b++) {
+                    assertArrayEquals(drawn[b], support[b], "the rank's support is the one every rank draws");
+                }
+            }
+            values = state.take(support);
             List<SparseVector> out = new ArrayList<>();
             int at = 0;
             for (int b = 0; b < BLOCKS.size(); b++) {
@@ -303,6 +336,26 @@ class CompressorContractTest {
             }
             assertEquals(values.length, at, "one value per index of the support");
             sent = new SparseSet(out);
+        }
+
+        /** A seeded support's payload is one values frame, decoded on the support the receiver draws. */
+        @Override
+        void assertWireRoundTrip(Compressor c, int step, SparseSet selected) {
+            if (!(c instanceof SeededSupportCompressor seeded)) {
+                super.assertWireRoundTrip(c, step, selected);
+                return;
+            }
+            byte[] frame = new SupportValues(values).encode(new StepTag(step, Stage.TOP_K));
+            assertEquals(sent, SparseFrames.decode(seeded.support(step, BLOCKS), FrameCodec.decode(frame), BLOCKS));
+            assertEquals(4 * sent.nnz() + FrameDescriptor.OVERHEAD, frame.length, "4 bytes a value, no index");
+        }
+
+        @Override
+        byte[] bytes(int step) {
+            if (compressor instanceof SeededSupportCompressor) {
+                return new SupportValues(values).encode(new StepTag(step, Stage.TOP_K));
+            }
+            return super.bytes(step);
         }
 
         @Override
@@ -385,7 +438,7 @@ class CompressorContractTest {
         Rank rank = Rank.of(c);
         float[] g = gradient(new Random(1));
         float[] compensated = subject.rule().get().compensated(new float[REGION], region(g));
-        SparseSet selected = topK(compensated, c.density(0), new boolean[REGION]);
+        SparseSet selected = selection(c, compensated, 0, new boolean[REGION]);
         rank.step(g, 0);
         rank.assertCarries(selected, "step 0");
         rank.assertWireRoundTrip(c, 0, selected);
@@ -393,7 +446,7 @@ class CompressorContractTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("compressors")
-    void shouldSendTheTopKOfItsCompensatedInputAndKeepTheRestByItsMemoryRule(Subject subject) {
+    void shouldSendItsSelectionOfItsCompensatedInputAndKeepTheRestByItsMemoryRule(Subject subject) {
         Compressor c = subject.compressor();
         Rank rank = Rank.of(c);
         MemoryRule rule = subject.rule().get();
@@ -403,10 +456,10 @@ class CompressorContractTest {
             float[] g = gradient(random);
             float[] compensated = rule.compensated(memory, region(g));
             boolean[] sent = new boolean[REGION];
-            SparseSet selected = topK(compensated, c.density(step), sent);
+            SparseSet selected = selection(c, compensated, step, sent);
             float[] expected = rule.after(memory, compensated, sent);
             rank.step(g, step);
-            rank.assertCarries(selected, "sent = top-k of the compensated input, step " + step);
+            rank.assertCarries(selected, "sent = the selection of the compensated input, step " + step);
             memory = rank.residual();
             for (int i = 0; i < REGION; i++) {
                 if (Float.floatToIntBits(expected[i]) != Float.floatToIntBits(memory[i])) {
@@ -461,26 +514,73 @@ class CompressorContractTest {
         assertArrayEquals(new float[] {0, 1.5f, 0, 0.875f}, state.residual());
     }
 
+    /** Without a learnedRatio every block, LEARNED or TOP_K, follows the one schedule. */
     @Test
     void shouldWarmUpDgcSparsityExponentially() {
         DgcCompressor dgc = new DgcCompressor(0.001, 0.9, 0, 400);
-        assertEquals(0.25, dgc.density(0));
-        assertEquals(0.0625, dgc.density(100));
-        assertEquals(0.015625, dgc.density(200));
-        assertEquals(0.004, dgc.density(399));
-        assertEquals(0.001, dgc.density(400));
+        for (ParamBlock block : BLOCKS) {
+            assertEquals(0.25, dgc.density(0, block));
+            assertEquals(0.0625, dgc.density(100, block));
+            assertEquals(0.015625, dgc.density(200, block));
+            assertEquals(0.004, dgc.density(399, block));
+            assertEquals(0.001, dgc.density(400, block));
+        }
     }
 
     @Test
     void shouldWarmUpTopKSparsityOnDgcsSchedule() {
         TopKCompressor topk = new TopKCompressor(0.001, 400);
         DgcCompressor dgc = new DgcCompressor(0.001, 0.9, 0, 400);
-        for (int step : new int[] {0, 99, 100, 250, 399, 400, 1000}) {
-            assertEquals(dgc.density(step), topk.density(step), "step " + step);
+        for (ParamBlock block : BLOCKS) {
+            for (int step : new int[] {0, 99, 100, 250, 399, 400, 1000}) {
+                assertEquals(dgc.density(step, block), topk.density(step, block), "step " + step);
+            }
+            assertEquals(0.001, new TopKCompressor(0.001).density(0, block));
         }
-        assertEquals(0.001, new TopKCompressor(0.001).density(0));
         assertEquals("warmupSteps must be >= 0, found -1", assertThrows(IllegalArgumentException.class,
                 () -> new TopKCompressor(0.001, -1)).getMessage());
+    }
+
+    /**
+     * With a learnedRatio the LEARNED blocks' warm-up is the TOP_K blocks' times learnedRatio / ratio, at most 1; from
+     * the end of the warm-up each policy sends exactly its ratio (not ratio × (learnedRatio / ratio), which could
+     * round a count up by one).
+     */
+    @Test
+    void shouldWarmUpTheLearnedBlocksInProportionAndEndOnTheirOwnRatio() {
+        ParamBlock learned = BLOCKS.get(0);
+        ParamBlock topK = BLOCKS.get(2);
+        DgcCompressor twice = new DgcCompressor(new DgcCompressor.Settings(0.001, 0.9, 0, 400, 0.002));
+        assertEquals(0.25, twice.density(0, topK));
+        assertEquals(0.5, twice.density(0, learned));
+        assertEquals(0.03125, twice.density(200, learned));
+        assertEquals(0.008, twice.density(399, learned));
+        assertEquals(0.001, twice.density(400, topK));
+        assertEquals(0.002, twice.density(400, learned));
+        TopKCompressor eightfold = new TopKCompressor(new TopKCompressor.Settings(0.01, 400, 0.08));
+        assertEquals(1.0, eightfold.density(0, learned), "capped at every entry");
+        assertEquals(0.5, eightfold.density(100, learned));
+        assertEquals(0.08, eightfold.density(400, learned));
+        // 0.001 × (0.009 / 0.001) is 0.009000000000000001: 10 entries of a block of 1,000 instead of 9
+        TopKCompressor nine = new TopKCompressor(new TopKCompressor.Settings(0.001, 4, 0.009));
+        ParamBlock block = new ParamBlock(0, 1, "fc", "W", 0, 1_000, new long[] {1_000}, LayerPolicy.LEARNED);
+        assertEquals(9, nine.count(4, block));
+    }
+
+    /** Absent, learnedRatio is the ratio: every block's density is the one schedule's, step for step, bit for bit. */
+    @Test
+    void aCompressorWithoutALearnedRatioShouldSendWhatItSentBefore() {
+        List<Compressor> plain = List.of(new TopKCompressor(0.003, 40), new DgcCompressor(0.003, 0.9, 0, 40),
+                new ScaleComCompressor(0.003, 0.1), new RandomKCompressor(0.003, 1));
+        for (Compressor c : plain) {
+            for (int step = 0; step < 60; step++) {
+                double schedule = c instanceof ScaleComCompressor || c instanceof RandomKCompressor ? 0.003
+                        : SparsityWarmup.density(0.003, 40, step);
+                for (ParamBlock block : BLOCKS) {
+                    assertEquals(schedule, c.density(step, block), c + ", step " + step + ", " + block);
+                }
+            }
+        }
     }
 
     @Test

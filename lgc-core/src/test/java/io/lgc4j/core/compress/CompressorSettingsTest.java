@@ -2,6 +2,7 @@ package io.lgc4j.core.compress;
 
 import io.lgc4j.core.method.CompressorProvider;
 import io.lgc4j.core.method.NoCompression;
+import io.lgc4j.core.method.ResolvedConfig;
 import io.lgc4j.core.method.SettingsException;
 import io.lgc4j.core.stage.Stage;
 import org.junit.jupiter.api.Test;
@@ -9,6 +10,7 @@ import org.junit.jupiter.api.function.Executable;
 
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -40,6 +42,40 @@ class CompressorSettingsTest {
         rejects("groupSize", "groupSize must be >= 1, found 0", () -> new S2SketchCompressor.Shape(3, 4, 0));
         rejects("sketch", "sketch is required", () -> new S2SketchCompressor.Settings(0.1, null));
         rejects("lowPass", "lowPass must be in (0, 1], found 0.0", () -> new LgcSupportCompressor.Settings(0.1, 1, 0));
+        rejects("ratio", "ratio must be in (0, 1], found 1.5", () -> new RandomKCompressor.Settings(1.5));
+    }
+
+    @Test
+    void shouldRejectALearnedRatioOutsideZeroToOneInEveryCompressorThatHasOne() {
+        for (double bad : new double[] {0, -0.1, 1.5, Double.NaN}) {
+            String message = "learnedRatio must be in (0, 1], found " + bad;
+            rejects("learnedRatio", message, () -> new TopKCompressor.Settings(0.1, 0, bad));
+            rejects("learnedRatio", message, () -> new DgcCompressor.Settings(0.1, 0.9, 0, 0, bad));
+            rejects("learnedRatio", message, () -> new ScaleComCompressor.Settings(0.1, 0.1, bad));
+            rejects("learnedRatio", message, () -> new RandomKCompressor.Settings(0.1, bad));
+        }
+        // the ratio is checked first, as the components come
+        rejects("ratio", "ratio must be in (0, 1], found 0.0", () -> new RandomKCompressor.Settings(0, 2));
+    }
+
+    /** From a configuration: learnedRatio as given, or, absent, the ratio; out of range, named by its dotted key. */
+    @Test
+    void shouldBindTheLearnedRatioOrTakeTheRatioWhenItIsAbsent() {
+        ResolvedConfig without = ResolvedConfig.of(Map.of("compressor", Map.of("ratio", 0.01, "warmupSteps", 0,
+                "momentum", 0.9, "clipNorm", 0.0, "lowPass", 0.1)));
+        assertEquals(new TopKCompressor.Settings(0.01, 0, 0.01), new TopKCompressor.Provider().settings(without));
+        assertEquals(new DgcCompressor.Settings(0.01, 0.9, 0.0, 0, 0.01), new DgcCompressor.Provider()
+                .settings(without));
+        assertEquals(new ScaleComCompressor.Settings(0.01, 0.1, 0.01), new ScaleComCompressor.Provider()
+                .settings(without));
+        assertEquals(new RandomKCompressor.Settings(0.01, 0.01), new RandomKCompressor.Provider().settings(without));
+        ResolvedConfig with = ResolvedConfig.of(Map.of("compressor", Map.of("ratio", 0.01, "learnedRatio", 0.04)));
+        assertEquals(new RandomKCompressor.Settings(0.01, 0.04), new RandomKCompressor.Provider().settings(with));
+        ResolvedConfig bad = ResolvedConfig.of(Map.of("compressor", Map.of("ratio", 0.01, "learnedRatio", 2)));
+        rejects("compressor.learnedRatio", "compressor.learnedRatio must be in (0, 1], found 2.0",
+                () -> new RandomKCompressor.Provider().settings(bad));
+        rejects("compressor.ratio", "compressor.ratio is required", () -> new RandomKCompressor.Provider().settings(
+                ResolvedConfig.of(Map.of("compressor", Map.of()))));
     }
 
     @Test
@@ -61,6 +97,13 @@ class CompressorSettingsTest {
                 new S2SketchCompressor(0.01, 5, 4.0, 8).settings());
         assertEquals(new LgcSupportCompressor.Settings(0.01, 42, 0.1), new LgcSupportCompressor(0.01, 42, 0.1)
                 .settings());
+        assertEquals(new RandomKCompressor.Settings(0.01, 0.01), new RandomKCompressor(0.01, 42).settings());
+        assertEquals("randomk(ratio=0.01, seed=42)", new RandomKCompressor(0.01, 42).toString());
+        assertEquals("randomk(ratio=0.01, learnedRatio=0.05, seed=42)",
+                new RandomKCompressor(new RandomKCompressor.Settings(0.01, 0.05), 42).toString());
+        assertEquals("topk(ratio=0.01, learnedRatio=0.05, warmupSteps=5)",
+                new TopKCompressor(new TopKCompressor.Settings(0.01, 5, 0.05)).toString());
+        assertEquals("topk(ratio=0.01, warmupSteps=5)", new TopKCompressor(0.01, 5).toString());
     }
 
     @Test
@@ -70,6 +113,10 @@ class CompressorSettingsTest {
         check(new ScaleComCompressor.Provider(), new ScaleComCompressor.Settings(0.01, 0.1));
         check(new S2SketchCompressor.Provider(), new S2SketchCompressor.Settings(0.01,
                 new S2SketchCompressor.Shape(5, 4.0, 8)));
+        check(new RandomKCompressor.Provider(), new RandomKCompressor.Settings(0.01, 0.02));
+        assertEquals(List.of("ratio", "learnedRatio"), List.copyOf(new RandomKCompressor.Provider().sectionKeys()));
+        assertEquals(List.of("ratio", "warmupSteps", "learnedRatio"),
+                List.copyOf(new TopKCompressor.Provider().sectionKeys()));
         assertEquals(Optional.empty(), new NoCompression().create(new NoCompression.Settings(), 1));
         assertEquals(EnumSet.of(Stage.FULL), new NoCompression().stages());
         assertEquals(List.of("ratio", "sketch"), List.copyOf(new S2SketchCompressor.Provider().sectionKeys()));

@@ -221,7 +221,7 @@ class S2SketchCompressorTest {
             at = 0;
             for (ParamBlock b : BLOCKS) {
                 // Selected: the k entries of largest compensated magnitude; they leave memory, nothing else does.
-                int k = TopK.countFor(b.length(), s2.density(step));
+                int k = s2.count(step, b);
                 int[] top = new int[k];
                 new TopK().select(compensated, at, at + b.length(), k, top);
                 for (int i : top) {
@@ -334,7 +334,7 @@ class S2SketchCompressorTest {
         S2SketchCompressor s2 = new S2SketchCompressor(0.001, 3, 4.0, 8);
         assertEquals("s2", s2.name());
         assertTrue(s2.summable());
-        assertEquals(0.001, s2.density(7));
+        assertEquals(0.001, s2.density(7, BLOCKS.get(0)));
         assertEquals("s2(ratio=0.001, rows=3, columnsPerSelected=4.0, groupSize=8)", s2.toString());
     }
 

@@ -1,11 +1,22 @@
 package io.lgc4j.core.train;
 
 import io.lgc4j.core.comm.Direction;
+import io.lgc4j.core.comm.InProcessCluster;
 import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.comm.TrafficMeter;
+import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.comm.TransportClosedException;
+import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.DgcCompressor;
+import io.lgc4j.core.compress.RandomKCompressor;
 import io.lgc4j.core.compress.ScaleComCompressor;
+import io.lgc4j.core.compress.SeededSupportCompressor;
 import io.lgc4j.core.compress.TopKCompressor;
+import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.layout.LayerPolicy;
+import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
@@ -16,6 +27,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.learning.config.Sgd;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -25,13 +43,31 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The contract every topology keeps with every compressor: sending everything (ratio 1) trains like the dense
- * topology; sparse training keeps replicas bit-identical; indices and values are metered apart.
+ * topology; sparse training keeps replicas bit-identical; indices and values are metered apart; random-k sends no
+ * indices and every rank applies the mean of the values the ranks sent.
  *
  * <p>A topology that carries only some kinds of compressor (the LGC topologies bring their own support compressor)
  * aborts the others in {@link #topology(Compressor)} with a JUnit assumption, so the report shows them skipped, with
  * the reason; every test asks for the topology before it trains anything.
  */
 public abstract class CompressedTopologyContract {
+
+    /** A TOP_K block outside any layout: for asking a compressor its ratio ({@link Compressor#density}). */
+    public static final ParamBlock TOP_K_BLOCK = new ParamBlock(0, 2, "out", "W", 0, 100, new long[] {100},
+            LayerPolicy.TOP_K);
+
+    /**
+     * A layout with every policy, for exchanges driven by hand: a DENSE first layer of 40 elements, two LEARNED
+     * blocks of 300 and 17, a TOP_K last layer of 120 (477 in all).
+     */
+    protected static final GradientLayout POLICIES = GradientLayout.ofBlocks(List.of(
+            new ParamBlock(0, 0, "in", "W", 0, 40, new long[] {40}, LayerPolicy.DENSE),
+            new ParamBlock(1, 1, "mid", "W", 40, 300, new long[] {300}, LayerPolicy.LEARNED),
+            new ParamBlock(2, 1, "mid", "b", 340, 17, new long[] {17}, LayerPolicy.LEARNED),
+            new ParamBlock(3, 2, "out", "W", 357, 120, new long[] {120}, LayerPolicy.TOP_K)));
+
+    /** How long a hand-driven run may take before the test fails instead of hanging. */
+    private static final long TIMEOUT_SECONDS = 60;
 
     /**
      * The topology under test carrying {@code compressor}; a topology that cannot carry it aborts the test with
@@ -44,13 +80,14 @@ public abstract class CompressedTopologyContract {
 
     static Stream<Arguments> lossless() {
         return Stream.of(Arguments.of(new TopKCompressor(1.0)), Arguments.of(new ScaleComCompressor(1.0, 1.0)),
-                Arguments.of(new DgcCompressor(1.0, 0.0, 0, 0)));
+                Arguments.of(new DgcCompressor(1.0, 0.0, 0, 0)), Arguments.of(new RandomKCompressor(1.0, 3)));
     }
 
     static Stream<Arguments> sparse() {
         return Stream.of(Arguments.of(new TopKCompressor(0.05)), Arguments.of(new ScaleComCompressor(0.05, 1.0)),
                 Arguments.of(new DgcCompressor(0.05, 0.9, 0, 10)),
-                Arguments.of(new io.lgc4j.core.compress.S2SketchCompressor(0.05, 5, 4.0, 8)));
+                Arguments.of(new io.lgc4j.core.compress.S2SketchCompressor(0.05, 5, 4.0, 8)),
+                Arguments.of(new RandomKCompressor(0.05, 3)));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -89,13 +126,176 @@ public abstract class CompressedTopologyContract {
         long indices = result.traffic().bytes(0, Direction.SENT, TrafficKind.INDICES);
         long values = result.traffic().bytes(0, Direction.SENT, Stage.TOP_K, TrafficKind.VALUES);
         assertTrue(values > 0, "values sent");
-        if (!(compressor instanceof ScaleComCompressor)) {
+        if (compressor instanceof SeededSupportCompressor) {
+            for (int e = 0; e < result.traffic().endpoints(); e++) {
+                assertEquals(0, result.traffic().bytes(e, Direction.SENT, TrafficKind.INDICES), "endpoint " + e);
+            }
+        } else if (!(compressor instanceof ScaleComCompressor)) {
             assertTrue(indices > 0, "indices sent");
         }
         assertTrue(result.steps().get(29).loss() < result.steps().get(0).loss(), "loss should fall");
         // the result records the topology's description of itself, with the codec its indices went through
         assertEquals(topology.describe(), result.method());
         assertTrue(result.method().codec() != null && !result.method().codec().isEmpty(), result.method().toString());
+    }
+
+    /**
+     * Random-k on every policy (ratio 5% on the TOP_K block, learnedRatio 10% on the LEARNED ones), K = 3, three steps
+     * through one cluster: no endpoint sends or receives an index byte; every rank holds the same bits; on each step's
+     * seeded support every rank applies the mean of what the ranks sent (their memory-compensated values, the memory
+     * keeping the rest), zero elsewhere in the compressible blocks, and the dense mean on the DENSE block.
+     */
+    @Test
+    void randomKShouldSendNoIndicesAndApplyTheMeanOfTheValuesTheRanksSent() throws Exception {
+        RandomKCompressor randomk = new RandomKCompressor(new RandomKCompressor.Settings(0.05, 0.1), 42);
+        Topology topology = topology(randomk);
+        int k = 3;
+        float[][][] inputs = gaussianSteps(3, k, POLICIES.length(), 8);
+        Steps run = exchangeSteps(topology, POLICIES, inputs);
+
+        List<ParamBlock> blocks = POLICIES.compressibleBlocks();
+        BlockRegion region = new BlockRegion(blocks);
+        BlockRegion dense = new BlockRegion(POLICIES.blocks(LayerPolicy.DENSE));
+        float[][] memory = new float[k][region.length()];
+        for (int step = 0; step < inputs.length; step++) {
+            float[][] out = run.outputs()[step];
+            for (int r = 1; r < k; r++) {
+                assertArrayEquals(out[0], out[r], "step " + step + ", rank " + r);
+            }
+            int[][] support = randomk.support(step, blocks);
+            float[] sum = new float[region.length()];
+            boolean[] sent = new boolean[region.length()];
+            for (int r = 0; r < k; r++) {
+                float[] g = new float[region.length()];
+                region.gather(inputs[step][r], g);
+                int at = 0;
+                for (int b = 0; b < blocks.size(); b++) {
+                    for (int i = 0; i < blocks.get(b).length(); i++) {
+                        memory[r][at + i] += g[at + i];
+                    }
+                    for (int i : support[b]) {
+                        sum[at + i] += memory[r][at + i];
+                        memory[r][at + i] = 0f; // sent: the memory keeps the rest
+                        sent[at + i] = true;
+                    }
+                    at += blocks.get(b).length();
+                }
+            }
+            float[] applied = new float[region.length()];
+            region.gather(out[0], applied);
+            for (int i = 0; i < applied.length; i++) {
+                if (sent[i]) {
+                    float mean = sum[i] / k;
+                    assertEquals(mean, applied[i], 1e-6f * (1 + Math.abs(mean)), "step " + step + ", element " + i);
+                } else {
+                    assertEquals(0f, applied[i], "step " + step + ", element " + i + " is off the support");
+                }
+            }
+            float[] denseMean = new float[dense.length()];
+            float[] part = new float[dense.length()];
+            for (int r = 0; r < k; r++) {
+                dense.gather(inputs[step][r], part);
+                for (int i = 0; i < part.length; i++) {
+                    denseMean[i] += part[i] / k;
+                }
+            }
+            dense.gather(out[0], part);
+            assertArrayEquals(denseMean, part, 1e-5f, "DENSE block, step " + step);
+        }
+        for (int e = 0; e < run.traffic().endpoints(); e++) {
+            for (Direction d : Direction.values()) {
+                assertEquals(0, run.traffic().bytes(e, d, TrafficKind.INDICES), "endpoint " + e + ", " + d);
+            }
+        }
+    }
+
+    /**
+     * Compressors with a {@code learnedRatio} and the values one rank sends per step of {@link #POLICIES} (TOP_K block
+     * of 120, LEARNED blocks of 300 and 17): ratio 5% with learnedRatio 10% sends 6 + 30 + 2 = 38; without a
+     * learnedRatio, every block at 5%, 6 + 15 + 1 = 22 (the counts from before learnedRatio existed); learnedRatio 1%
+     * sends 6 + 3 + 1 = 10; and in the first phase of DGC's warm-up (steps 0 and 1 of 8) the TOP_K block sends 25%
+     * and the LEARNED ones twice that, 50%: 30 + 150 + 9 = 189.
+     */
+    protected static Stream<Arguments> learnedRatios() {
+        return Stream.of(
+                Arguments.of(new TopKCompressor(new TopKCompressor.Settings(0.05, 0, 0.1)), 38),
+                Arguments.of(new DgcCompressor(new DgcCompressor.Settings(0.05, 0.9, 0, 0, 0.1)), 38),
+                Arguments.of(new ScaleComCompressor(new ScaleComCompressor.Settings(0.05, 1.0, 0.1)), 38),
+                Arguments.of(new RandomKCompressor(new RandomKCompressor.Settings(0.05, 0.1), 42), 38),
+                Arguments.of(new TopKCompressor(0.05), 22),
+                Arguments.of(new DgcCompressor(0.05, 0.9, 0, 0), 22),
+                Arguments.of(new ScaleComCompressor(0.05, 1.0), 22),
+                Arguments.of(new RandomKCompressor(0.05, 42), 22),
+                Arguments.of(new TopKCompressor(new TopKCompressor.Settings(0.05, 0, 0.01)), 10),
+                Arguments.of(new DgcCompressor(new DgcCompressor.Settings(0.05, 0.9, 0, 8, 0.1)), 189));
+    }
+
+    /** What every rank held after each step ({@code outputs[step][rank]}), and the traffic of the whole run. */
+    protected record Steps(float[][][] outputs, TrafficMeter.Snapshot traffic) {
+    }
+
+    /** {@code steps} × {@code k} inputs of {@code n} Gaussian floats. */
+    protected static float[][][] gaussianSteps(int steps, int k, int n, long seed) {
+        Random random = new Random(seed);
+        float[][][] inputs = new float[steps][k][n];
+        for (float[][] step : inputs) {
+            for (float[] rank : step) {
+                for (int i = 0; i < n; i++) {
+                    rank[i] = (float) random.nextGaussian();
+                }
+            }
+        }
+        return inputs;
+    }
+
+    /**
+     * Consecutive TOP_K steps 0, 1, ... through {@code topology} on one fresh in-process cluster: rank r contributes
+     * {@code inputs[step][r]} (copied) to step {@code step}, each rank keeping its exchange (and so its compressor's
+     * memory) from step to step. Fails, rather than hangs, after a minute.
+     */
+    protected static Steps exchangeSteps(Topology topology, GradientLayout layout, float[][][] inputs)
+            throws Exception {
+        int k = inputs[0].length;
+        int services = topology.serviceEndpoints(k);
+        float[][][] outputs = new float[inputs.length][k][];
+        TrafficMeter meter = new TrafficMeter(k + services);
+        ExecutorService pool = Executors.newFixedThreadPool(k + services);
+        try (InProcessCluster cluster = new InProcessCluster(k + services, meter)) {
+            List<Transport> serviceTransports = new ArrayList<>();
+            for (int s = 0; s < services; s++) {
+                serviceTransports.add(cluster.transport(k + s));
+            }
+            for (ServiceLoop loop : topology.services(k, serviceTransports, layout)) {
+                pool.submit(() -> {
+                    try {
+                        loop.run();
+                    } catch (TransportClosedException expected) {
+                        // end of test
+                    }
+                });
+            }
+            List<Future<?>> ranks = new ArrayList<>();
+            for (int r = 0; r < k; r++) {
+                int rank = r;
+                ranks.add(pool.submit(() -> {
+                    Transport transport = cluster.transport(rank);
+                    GradientExchange exchange = topology.worker(rank, k, transport, layout);
+                    for (int step = 0; step < inputs.length; step++) {
+                        float[] g = inputs[step][rank].clone();
+                        exchange.allReduceMean(new StepTag(step, Stage.TOP_K), g, new PhaseClock());
+                        transport.releaseReceived();
+                        outputs[step][rank] = g;
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> rank : ranks) {
+                rank.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            }
+            return new Steps(outputs, meter.snapshot());
+        } finally {
+            pool.shutdownNow(); // the service loops end when the cluster closes, above
+        }
     }
 
     @Test

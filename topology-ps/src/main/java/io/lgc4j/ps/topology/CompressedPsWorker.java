@@ -5,6 +5,7 @@ import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.RankState;
+import io.lgc4j.core.compress.SeededSupportCompressor;
 import io.lgc4j.core.compress.Sketch;
 import io.lgc4j.core.compress.SparseSet;
 import io.lgc4j.core.layout.GradientLayout;
@@ -23,8 +24,8 @@ import java.util.List;
 /**
  * A worker's compressed step against the parameter server: it pushes its DENSE blocks as values, and its
  * compressible blocks as the compressor's payload (its own sparse set; a sketch; or — for a shared-support
- * compressor — values on the support the leader chose and the server relayed); it receives the dense mean and the
- * compressible blocks' mean.
+ * compressor — values on the support the leader chose and the server relayed, or on the seeded support every rank
+ * draws by itself); it receives the dense mean and the compressible blocks' mean.
  */
 final class CompressedPsWorker implements PsWorker.Step {
     private final PsWorkerEnd end;
@@ -69,9 +70,7 @@ final class CompressedPsWorker implements PsWorker.Step {
             RankState.Shared shared = (RankState.Shared) state;
             clock.enter(Phase.SELECT);
             shared.state().compensate(gradient, tag.step());
-            boolean leader = end.rank() == shared.compressor().leader(tag.step(), end.workers());
-            int[][] support = end.exchangeSupport(shared.state(), leader, sparseBlocks, codec,
-                    PsSupport.maxCounts(sparseBlocks, shared.compressor(), tag.step()), tag, clock);
+            int[][] support = support(shared, tag, clock);
             clock.enter(Phase.SELECT);
             float[] values = shared.state().take(support);
             clock.enter(Phase.ENCODE);
@@ -81,5 +80,15 @@ final class CompressedPsWorker implements PsWorker.Step {
             clock.enter(Phase.DECODE);
             SparseFrames.decode(support, mean, sparseBlocks).writeInto(gradient, sparseBlocks);
         }
+    }
+
+    /** The step's support: a seeded one drawn here (every rank draws it, no indices travel), else the leader's. */
+    private int[][] support(RankState.Shared shared, StepTag tag, PhaseClock clock) {
+        if (shared.compressor() instanceof SeededSupportCompressor) {
+            return shared.state().chooseSupport(tag.step());
+        }
+        boolean leader = end.rank() == shared.compressor().leader(tag.step(), end.workers());
+        return end.exchangeSupport(shared.state(), leader, sparseBlocks, codec,
+                PsSupport.maxCounts(sparseBlocks, shared.compressor(), tag.step()), tag, clock);
     }
 }

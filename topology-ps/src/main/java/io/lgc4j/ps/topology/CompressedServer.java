@@ -5,6 +5,7 @@ import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.GatherCompressor;
+import io.lgc4j.core.compress.SeededSupportCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.compress.Sketch;
 import io.lgc4j.core.compress.SketchCompressor;
@@ -25,7 +26,8 @@ import java.util.List;
  * The server's compressed step. The DENSE blocks of every worker are averaged in rank order; gather-only payloads
  * are decoded, summed in rank order and the mean broadcast as a sparse set on the union of the supports (downlink
  * counted); sketches are summed (counters added, bitmaps OR-ed) and the sum broadcast; for a shared-support
- * compressor the leader's indices are relayed to the other workers, the aligned values averaged and broadcast.
+ * compressor the leader's indices are relayed to the other workers (a seeded support is drawn here instead, and
+ * nothing is relayed), the aligned values averaged and broadcast.
  */
 final class CompressedServer implements PsServer.Step {
     private final PsServerEnd end;
@@ -81,13 +83,10 @@ final class CompressedServer implements PsServer.Step {
     }
 
     private byte[][] shared(StepTag tag) {
-        int leader = ((SharedSupportCompressor) compressor).leader(tag.step(), end.workers());
-        int[][] support = end.relaySupport(leader, sparseBlocks, codec,
-                PsSupport.maxCounts(sparseBlocks, compressor, tag.step()), tag);
-        int total = 0;
-        for (int[] s : support) {
-            total += s.length;
-        }
-        return new byte[][] {end.alignedMean(end.receiveValues(total, tag), tag)};
+        int[][] support = compressor instanceof SeededSupportCompressor seeded
+                ? seeded.support(tag.step(), sparseBlocks) // drawn here as on every worker: nothing to relay
+                : end.relaySupport(((SharedSupportCompressor) compressor).leader(tag.step(), end.workers()),
+                        sparseBlocks, codec, PsSupport.maxCounts(sparseBlocks, compressor, tag.step()), tag);
+        return new byte[][] {end.alignedMean(end.receiveValues(PsSupport.total(support), tag), tag)};
     }
 }

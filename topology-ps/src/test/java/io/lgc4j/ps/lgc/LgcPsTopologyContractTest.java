@@ -9,6 +9,7 @@ import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.LgcSupportCompressor;
+import io.lgc4j.core.compress.SeededSupportCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.compress.TopKCompressor;
 import io.lgc4j.core.layout.GradientLayout;
@@ -196,9 +197,10 @@ class LgcPsTopologyContractTest extends TopologyContract {
     class LeaderSupportAsCompressedTopology extends CompressedTopologyContract {
         @Override
         protected Topology topology(Compressor compressor) {
-            assumeTrue(compressor instanceof SharedSupportCompressor, "LGC-PS under the LEADER policy carries its own"
-                    + " shared-support compressor, not " + compressor);
-            return lgc(SupportPolicy.LEADER, compressor.density(0));
+            assumeTrue(compressor instanceof SharedSupportCompressor
+                    && !(compressor instanceof SeededSupportCompressor), "LGC-PS under the LEADER policy carries its"
+                    + " own leader-chosen shared support, not " + compressor);
+            return lgc(SupportPolicy.LEADER, compressor.density(0, TOP_K_BLOCK));
         }
 
         @Override
@@ -217,7 +219,7 @@ class LgcPsTopologyContractTest extends TopologyContract {
         protected Topology topology(Compressor compressor) {
             assumeTrue(compressor instanceof TopKCompressor, "LGC-PS under the OWN policy selects like Sparse GD"
                     + " (topk), not like " + compressor);
-            return lgc(SupportPolicy.OWN, compressor.density(0));
+            return lgc(SupportPolicy.OWN, compressor.density(0, TOP_K_BLOCK));
         }
 
         @Override

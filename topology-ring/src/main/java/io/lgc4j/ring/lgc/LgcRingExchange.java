@@ -87,7 +87,7 @@ final class LgcRingExchange implements GradientExchange {
         this.codec = codec;
         this.ring = end.ring();
         this.sparseBlocks = layout.compressibleBlocks();
-        this.compactLayout = new CompactLayout(layout, support.density(0));
+        this.compactLayout = new CompactLayout(layout, support.settings().ratio());
         this.counts = compactLayout.counts();
         this.mu = compactLayout.mu();
         this.memory = support.newRank(sparseBlocks);

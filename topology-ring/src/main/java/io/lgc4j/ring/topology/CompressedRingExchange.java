@@ -5,6 +5,7 @@ import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.RankState;
+import io.lgc4j.core.compress.SeededSupportCompressor;
 import io.lgc4j.core.compress.Sketch;
 import io.lgc4j.core.compress.SparseMean;
 import io.lgc4j.core.compress.SparseSet;
@@ -16,7 +17,6 @@ import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.protocol.SketchPayload;
 import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.protocol.Support;
-import io.lgc4j.core.sparse.TopK;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.StepTag;
@@ -27,9 +27,9 @@ import java.util.List;
 /**
  * One rank's compressed step on the ring. DENSE blocks ride a ring allreduce. Compressible blocks go by the
  * compressor's kind: shared-support values (ScaleCom) are summable and ride a ring allreduce after the leader's
- * indices travel once around the ring; sketches (S2) ride it too, their bitmaps OR-ed; gather-only sparse sets
- * (Sparse GD, DGC) go by ring all-gather — every rank forwards each set it receives, K−1 hops — and every rank sums
- * the K sets in rank order.
+ * indices travel once around the ring (a seeded support, random-k's, is drawn by every rank and never travels);
+ * sketches (S2) ride it too, their bitmaps OR-ed; gather-only sparse sets (Sparse GD, DGC) go by ring all-gather —
+ * every rank forwards each set it receives, K−1 hops — and every rank sums the K sets in rank order.
  */
 final class CompressedRingExchange implements GradientExchange {
     private final RingEnd end;
@@ -104,9 +104,20 @@ final class CompressedRingExchange implements GradientExchange {
     }
 
     private SparseSet sharedSupport(RankState.Shared shared, StepTag tag, float[] gradient, PhaseClock clock) {
-        int leader = shared.compressor().leader(tag.step(), end.workers());
         clock.enter(Phase.SELECT);
         shared.state().compensate(gradient, tag.step());
+        int[][] support = shared.compressor() instanceof SeededSupportCompressor
+                ? shared.state().chooseSupport(tag.step()) // every rank draws it: no indices travel
+                : leadersSupport(shared, tag, clock);
+        clock.enter(Phase.SELECT);
+        float[] values = shared.state().take(support);
+        end.mean(values, TrafficKind.VALUES, tag, clock);
+        return SparseSet.onSupport(sparseBlocks, support, values);
+    }
+
+    /** The step's leader chooses the support and sends its indices round the ring. */
+    private int[][] leadersSupport(RankState.Shared shared, StepTag tag, PhaseClock clock) {
+        int leader = shared.compressor().leader(tag.step(), end.workers());
         int[][] support = null;
         byte[][] frames = null;
         if (end.rank() == leader) {
@@ -120,16 +131,14 @@ final class CompressedRingExchange implements GradientExchange {
             support = Support.decode(got[0], sparseBlocks, codec, maxCounts(shared.compressor(), tag.step()))
                     .indices();
         }
-        clock.enter(Phase.SELECT);
-        float[] values = shared.state().take(support);
-        end.mean(values, TrafficKind.VALUES, tag, clock);
-        return SparseSet.onSupport(sparseBlocks, support, values);
+        return support;
     }
 
+    /** Per block, the most indices one rank may send at {@code step} (each block by its own density). */
     private int[] maxCounts(Compressor compressor, int step) {
         int[] max = new int[sparseBlocks.size()];
         for (int b = 0; b < max.length; b++) {
-            max[b] = TopK.countFor(sparseBlocks.get(b).length(), compressor.density(step));
+            max[b] = compressor.count(step, sparseBlocks.get(b));
         }
         return max;
     }

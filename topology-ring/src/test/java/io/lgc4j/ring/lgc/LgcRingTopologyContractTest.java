@@ -8,6 +8,7 @@ import io.lgc4j.core.comm.Direction;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.compress.SeededSupportCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
@@ -130,10 +131,11 @@ class LgcRingTopologyContractTest extends TopologyContract {
     class AsCompressedTopology extends CompressedTopologyContract {
         @Override
         protected Topology topology(Compressor compressor) {
-            assumeTrue(compressor instanceof SharedSupportCompressor, "LGC-RAR carries its own shared-support"
-                    + " compressor, not " + compressor);
-            return new LgcRingTopology(compressor.density(0), IndexCodecs.defaultCodec(), SMALL, AeTraining.DEFAULT,
-                    42, LgcControl.PAPER);
+            assumeTrue(compressor instanceof SharedSupportCompressor
+                    && !(compressor instanceof SeededSupportCompressor), "LGC-RAR carries its own leader-chosen"
+                    + " shared support, not " + compressor);
+            return new LgcRingTopology(compressor.density(0, TOP_K_BLOCK), IndexCodecs.defaultCodec(), SMALL,
+                    AeTraining.DEFAULT, 42, LgcControl.PAPER);
         }
 
         @Override

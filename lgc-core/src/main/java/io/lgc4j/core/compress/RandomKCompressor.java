@@ -1,0 +1,182 @@
+package io.lgc4j.core.compress;
+
+import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.method.CompressorProvider;
+import io.lgc4j.core.method.ResolvedConfig;
+import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.sparse.RandomSubset;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SplittableRandom;
+
+/**
+ * Random-k with error feedback (Stich et al., NeurIPS 2018): each step every rank sends, per block, its
+ * memory-compensated values at k = ⌈ratio·n⌉ indices ({@code learnedRatio} for a LEARNED block) drawn uniformly
+ * without replacement, and keeps the rest as its memory (m ← m + g − sent). The indices come from a generator seeded
+ * by the run's seed, the step and the block, so every rank draws the same ones without a message: the values line up
+ * and sum (a {@link SeededSupportCompressor}), and no index bytes cross the wire. It is the control that spends all
+ * its bytes on values: at the bytes another method spends, it shows what choosing the entries is worth.
+ *
+ * <pre>{@code
+ * SeededSupportCompressor randomk = new RandomKCompressor(0.001, seed);
+ * SharedSupportCompressor.State rank = randomk.newRank(layout.compressibleBlocks());
+ * rank.compensate(gradient, step);
+ * float[] sent = rank.take(randomk.support(step, layout.compressibleBlocks()));   // memory = m + g − sent
+ * }</pre>
+ */
+public final class RandomKCompressor implements SeededSupportCompressor {
+
+    /** Separates random-k's draws from the other uses of the run's seed ("RANDOMK" in ASCII). */
+    private static final long STREAM = 0x52414E444F4D4BL;
+
+    /**
+     * The settings of {@code compressor: {type: randomk}}.
+     *
+     * @param ratio        fraction of each TOP_K block sent, in (0, 1]
+     * @param learnedRatio fraction of each LEARNED block sent, in (0, 1]; a configuration without it takes
+     *                     {@code ratio}
+     */
+    public record Settings(double ratio, double learnedRatio) {
+        /** Checks both, naming the one that is out of range. */
+        public Settings {
+            SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
+            BlockRatios.checkLearnedRatio(learnedRatio);
+        }
+
+        /** One ratio for every block. */
+        public Settings(double ratio) {
+            this(ratio, ratio);
+        }
+    }
+
+    /** Registers {@code randomk} (META-INF/services). */
+    public static final class Provider implements CompressorProvider<Settings> {
+        @Override
+        public String type() {
+            return "randomk";
+        }
+
+        @Override
+        public Class<Settings> settingsType() {
+            return Settings.class;
+        }
+
+        /** The {@code compressor} section; without {@code learnedRatio}, LEARNED blocks take {@code ratio}. */
+        @Override
+        public Settings settings(ResolvedConfig config) {
+            return BlockRatios.bind(config, Settings.class);
+        }
+
+        /** Random-k drawing its indices from the run's {@code seed}. */
+        @Override
+        public Optional<Compressor> create(Settings settings, long seed) {
+            return Optional.of(new RandomKCompressor(settings, seed));
+        }
+    }
+
+    private final Settings settings;
+    private final BlockRatios ratios;
+    private final long seed;
+
+    /**
+     * @param ratio fraction of each block sent, in (0, 1]
+     * @param seed  the run's seed; every rank must be given the same
+     */
+    public RandomKCompressor(double ratio, long seed) {
+        this(new Settings(ratio), seed);
+    }
+
+    /**
+     * @param settings the ratios
+     * @param seed     the run's seed; every rank must be given the same
+     */
+    public RandomKCompressor(Settings settings, long seed) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.ratios = new BlockRatios(settings.ratio(), settings.learnedRatio());
+        this.seed = seed;
+    }
+
+    @Override
+    public String name() {
+        return "randomk";
+    }
+
+    @Override
+    public Settings settings() {
+        return settings;
+    }
+
+    @Override
+    public String toString() {
+        return "randomk(ratio=" + ratios.ratio() + ratios.describeLearned() + ", seed=" + seed + ")";
+    }
+
+    @Override
+    public double density(int step, ParamBlock block) {
+        return ratios.of(block);
+    }
+
+    @Override
+    public int[][] support(int step, List<ParamBlock> blocks) {
+        int[][] support = new int[blocks.size()][];
+        for (int b = 0; b < support.length; b++) {
+            ParamBlock block = blocks.get(b);
+            support[b] = RandomSubset.draw(block.length(), count(step, block),
+                    new SplittableRandom(drawSeed(step, block.index())));
+        }
+        return support;
+    }
+
+    /** The seed of one block's draw at one step: the run's seed, the step and the block mixed apart. */
+    private long drawSeed(int step, int block) {
+        long h = mix(seed ^ STREAM);
+        h = mix(h + 0x9E3779B97F4A7C15L * (step + 1L));
+        return mix(h + 0xC2B2AE3D27D4EB4FL * (block + 1L));
+    }
+
+    /** SplitMix64's finalizer: nearby inputs give unrelated outputs. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    /** A rank's memory is plain error feedback (β = 1); its support is the seeded one. */
+    @Override
+    public State newRank(List<ParamBlock> blocks) {
+        return new RankState(List.copyOf(blocks), new SupportMemory(new Region(blocks), this, 1.0));
+    }
+
+    private final class RankState implements State {
+        private final List<ParamBlock> blocks;
+        private final SupportMemory memory;
+
+        RankState(List<ParamBlock> blocks, SupportMemory memory) {
+            this.blocks = blocks;
+            this.memory = memory;
+        }
+
+        @Override
+        public void compensate(float[] gradient, int step) {
+            memory.compensate(gradient, step);
+        }
+
+        /** The seeded support, as every other rank draws it. */
+        @Override
+        public int[][] chooseSupport(int step) {
+            return support(step, blocks);
+        }
+
+        @Override
+        public float[] take(int[][] support) {
+            return memory.take(support);
+        }
+
+        @Override
+        public float[] residual() {
+            return memory.residual();
+        }
+    }
+}
