@@ -12,10 +12,13 @@ import io.netty.channel.DefaultMaxMessagesRecvByteBufAllocator;
  */
 final class FrameReadAllocator extends DefaultMaxMessagesRecvByteBufAllocator {
     /**
-     * Bytes of an ordinary read: a frame whose start lands in one is copied out of it only up to this many bytes,
-     * the rest is read into the frame.
+     * Bytes of an ordinary read: a frame up to this size that arrives whole stays in it (a slice, no copy); a larger
+     * frame whose start lands in one is copied out of it only up to this many bytes, the rest is read into the
+     * frame. 64 KiB plus room for a frame's header and trailer, so that a 64 KiB payload (a ring chunk of a 256 KB
+     * gradient at K = 4) arrives whole: with 16 KiB, frames of 16 KB were copied almost whole (measured 2.0 copies
+     * per byte on receive); a 4 MB frame copies at most 1.6% of its bytes.
      */
-    static final int READ_BUFFER = 16 * 1024;
+    static final int READ_BUFFER = 64 * 1024 + 64;
 
     /** Set once the link is authenticated: until then (the handshake) every read is an ordinary one. */
     private volatile FrameReader reader;
