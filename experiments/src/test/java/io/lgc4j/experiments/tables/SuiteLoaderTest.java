@@ -93,8 +93,8 @@ class SuiteLoaderTest {
     void shouldNameTheMethodModelProfileAndKeyOfAnInvalidMergedConfig() {
         String bad = GOOD.replace("quick: {stages: {fullIterations: 10}}", "quick: {compressor: {typ: dgc}}");
         assertEquals("suite.yaml (method 'dgc', model small-cnn, quick profile): unknown key 'compressor.typ';"
-                + " allowed keys under 'compressor': clipNorm, codec, lowPass, momentum, ratio, sketch, type,"
-                + " warmupSteps", message(bad, SuiteKind.COMPRESSION));
+                + " allowed keys under 'compressor': clipNorm, codec, learnedRatio, lowPass, momentum, ratio, sketch,"
+                + " type, warmupSteps", message(bad, SuiteKind.COMPRESSION));
     }
 
     @Test
