@@ -69,12 +69,21 @@ final class LaunchCommand implements Callable<Integer> {
             + " this directory (ca.crt, localhost.crt, localhost.key)")
     private Path tlsDir;
 
+    @Option(names = "--exit-with-stdin", hidden = true,
+            description = "exit, and the workers with it, when standard input closes (lgc table --processes: no run"
+                    + " outlives the suite that started it)")
+    private boolean exitWithStdin;
+
     @Option(names = "--grace-seconds", defaultValue = "5",
             description = "after the first failure, how long the others may take to stop before they are killed")
     private int graceSeconds;
 
     @Override
     public Integer call() throws IOException, InterruptedException {
+        if (exitWithStdin) {
+            WorkerCommand.watchStdin("lgc launch: the process that started it is gone (standard input closed);"
+                    + " exiting, and the workers with it");
+        }
         if (nproc < 1) {
             System.err.println("lgc launch: --nproc must be >= 1, found " + nproc);
             return 2;

@@ -24,7 +24,9 @@ import java.util.stream.Stream;
  * K worker processes (and the parameter server's) over loopback TCP, so the ranks compute on every core at once
  * instead of taking turns in one JVM. The results are those of the in-process runtime bit for bit
  * ({@code scripts/fingerprint.py compare}, {@code MultiProcessRunTest}); only the timing columns differ. The run's
- * {@code config.yaml} then says {@code runtime.type: tcp}; a suite reuses the run whichever runtime trained it.
+ * {@code config.yaml} then says {@code runtime.type: tcp}; a suite reuses the run whichever runtime trained it. The
+ * launcher watches its standard input (a pipe from this JVM): when the suite's JVM ends, however it ends, the
+ * launcher and its workers end too.
  *
  * <pre>{@code
  * SuiteRuns.execute(suite.plan(profile), out, log, List::of, new LaunchedRuns());
@@ -45,7 +47,7 @@ final class LaunchedRuns implements SuiteRuns.Executor {
             List<String> command = new ArrayList<>(List.of(java(), "-Xmx256m", "-cp",
                     System.getProperty("java.class.path"), LgcCommand.class.getName(), "launch", "--nproc",
                     String.valueOf(run.config().training().workers()), config.toString(), "--output-dir",
-                    out.toString()));
+                    out.toString(), "--exit-with-stdin"));
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
             pb.environment().putIfAbsent("OMP_NUM_THREADS", "1");
             Process launch = pb.start();

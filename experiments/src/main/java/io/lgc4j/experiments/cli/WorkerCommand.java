@@ -124,7 +124,7 @@ final class WorkerCommand implements Callable<Integer> {
             System.setProperty("java.util.logging.SimpleFormatter.format", "%4$s: %5$s%6$s%n");
         }
         if (exitWithStdin) {
-            watchStdin();
+            watchStdin("lgc worker: the launcher is gone (standard input closed); exiting");
         }
         ExperimentConfig cfg;
         TcpConnector connector;
@@ -237,7 +237,11 @@ final class WorkerCommand implements Callable<Integer> {
     }
 
     /** When the launcher goes away, so does this process (its peers then see its links close). */
-    private static void watchStdin() {
+    /**
+     * Exits (status 3) as soon as standard input closes: the process that started this one is gone. A launcher's
+     * workers, whose standard input is a pipe from it, then see theirs close too.
+     */
+    static void watchStdin(String message) {
         Thread watcher = new Thread(() -> {
             try {
                 while (System.in.read() >= 0) {
@@ -246,7 +250,7 @@ final class WorkerCommand implements Callable<Integer> {
             } catch (java.io.IOException ignored) {
                 // closed: the same as end of input
             }
-            System.err.println("lgc worker: the launcher is gone (standard input closed); exiting");
+            System.err.println(message);
             Runtime.getRuntime().halt(3);
         }, "lgc-stdin-watch");
         watcher.setDaemon(true);
