@@ -70,13 +70,27 @@ public final class FloatFrames {
         view(frame, to - from).get(dst, from, to - from);
     }
 
-    /** Adds the frame's floats to {@code dst[from, to)}; the frame must carry exactly {@code to - from}. */
+    /**
+     * Adds the frame's floats to {@code dst[from, to)}; the frame must carry exactly {@code to - from}. The floats
+     * are bulk-read a block at a time into a per-thread scratch array and added from there: a loop over two arrays
+     * the JIT vectorizes, where reading a (direct) buffer one float at a time does not. Element by element the same
+     * additions, so the same bits.
+     */
     public static void addInto(Frame frame, float[] dst, int from, int to) {
         FloatBuffer in = view(frame, to - from);
-        for (int i = from, j = 0; i < to; i++, j++) {
-            dst[i] += in.get(j);
+        float[] block = ADD_SCRATCH.get();
+        for (int at = from; at < to; ) {
+            int n = Math.min(block.length, to - at);
+            in.get(block, 0, n);
+            for (int k = 0; k < n; k++) {
+                dst[at + k] += block[k];
+            }
+            at += n;
         }
     }
+
+    /** The scratch of {@link #addInto}: 4 KB, in the first-level cache. */
+    private static final ThreadLocal<float[]> ADD_SCRATCH = ThreadLocal.withInitial(() -> new float[1024]);
 
     /** The frame's floats as a new array; the frame must carry exactly {@code count}. */
     public static float[] read(Frame frame, int count) {

@@ -27,6 +27,29 @@ class FloatFramesTest {
     }
 
     @Test
+    void shouldAddFramesLongerThanItsBlockFromDirectMemoryAtAnOffset() {
+        int n = 2 * 1024 + 77;
+        float[] values = new float[n];
+        float[] dst = new float[n + 10];
+        java.util.Random random = new java.util.Random(5);
+        for (int i = 0; i < n; i++) {
+            values[i] = random.nextFloat() - 0.5f;
+        }
+        for (int i = 0; i < dst.length; i++) {
+            dst[i] = random.nextFloat();
+        }
+        float[] expected = dst.clone();
+        for (int i = 0; i < n; i++) {
+            expected[3 + i] += values[i];
+        }
+        io.lgc4j.core.comm.FrameBuffer direct = FloatFrames.encode(length -> io.lgc4j.core.comm.FrameBuffer.lease(
+                java.nio.ByteBuffer.allocateDirect(io.lgc4j.core.comm.FrameDescriptor.frameLength(length)), length,
+                () -> { }), values, 0, n, io.lgc4j.core.comm.TrafficKind.VALUES, TAG.stage(), TAG.step());
+        FloatFrames.addInto(FrameCodec.decode(direct.bytes()), dst, 3, 3 + n);
+        assertArrayEquals(expected, dst, "the same additions, element by element");
+    }
+
+    @Test
     void shouldRejectValuesOfAnotherCount() {
         Frame frame = FrameCodec.decode(new SupportValues(new float[3]).encode(TAG));
         assertEquals("expected 4 floats (16 bytes) in a VALUES frame of step 7, found 12 bytes",
