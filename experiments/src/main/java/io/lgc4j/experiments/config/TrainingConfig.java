@@ -14,6 +14,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  *   epochs: 1                # >= 1
  *   maxSteps: 0              # stop after this many steps; 0 = no cap
  *   evalEverySteps: 100      # evaluate on the test set every N steps; 0 = only at epoch ends
+ *   diagnostics: false       # measure the fidelity of each applied update (notes applied_*; run unchanged)
  * }</pre>
  *
  * <pre>{@code
@@ -25,9 +26,12 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param epochs             passes over the training data
  * @param maxSteps           a cap on the number of steps, 0 for none
  * @param evalEverySteps     steps between evaluations, 0 to evaluate only at the end of each epoch
+ * @param diagnostics        the diagnostic mode ({@code DistributedTrainer.Builder#diagnostics}): each step's notes
+ *                           say how faithfully the applied LEARNED update carries what the ranks offered
  */
-@JsonPropertyOrder({"workers", "batchSizePerWorker", "epochs", "maxSteps", "evalEverySteps"})
-public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, int maxSteps, int evalEverySteps) {
+@JsonPropertyOrder({"workers", "batchSizePerWorker", "epochs", "maxSteps", "evalEverySteps", "diagnostics"})
+public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, int maxSteps, int evalEverySteps,
+                             boolean diagnostics) {
 
     /** Default of {@code training.workers}. */
     public static final int DEFAULT_WORKERS = 4;
@@ -50,6 +54,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      * @param epochs             passes over the training data
      * @param maxSteps           a cap on the number of steps, 0 for none
      * @param evalEverySteps     steps between evaluations, 0 to evaluate only at the end of each epoch
+     * @param diagnostics        the diagnostic mode
      * @throws ConfigException if a component is missing or out of range
      */
     public TrainingConfig {
@@ -60,6 +65,11 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
         Checks.atLeast("training.epochs", epochs, 1);
         Checks.atLeast("training.maxSteps", maxSteps, 0);
         Checks.atLeast("training.evalEverySteps", evalEverySteps, 0);
+    }
+
+    /** The section without the diagnostic mode. */
+    public TrainingConfig(int workers, int batchSizePerWorker, int epochs, int maxSteps, int evalEverySteps) {
+        this(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, false);
     }
 
     /** @return the training section with every key at its default */
@@ -73,7 +83,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      * @return this section with {@code maxSteps} replaced
      */
     public TrainingConfig withMaxSteps(int newMaxSteps) {
-        return new TrainingConfig(workers, batchSizePerWorker, epochs, newMaxSteps, evalEverySteps);
+        return new TrainingConfig(workers, batchSizePerWorker, epochs, newMaxSteps, evalEverySteps, diagnostics);
     }
 
     /**
@@ -81,7 +91,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      * @return this section with {@code workers} replaced
      */
     public TrainingConfig withWorkers(int newWorkers) {
-        return new TrainingConfig(newWorkers, batchSizePerWorker, epochs, maxSteps, evalEverySteps);
+        return new TrainingConfig(newWorkers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics);
     }
 
     /**
@@ -89,7 +99,15 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      * @return this section with {@code epochs} replaced
      */
     public TrainingConfig withEpochs(int newEpochs) {
-        return new TrainingConfig(workers, batchSizePerWorker, newEpochs, maxSteps, evalEverySteps);
+        return new TrainingConfig(workers, batchSizePerWorker, newEpochs, maxSteps, evalEverySteps, diagnostics);
+    }
+
+    /**
+     * @param on the diagnostic mode
+     * @return this section with {@code diagnostics} replaced
+     */
+    public TrainingConfig withDiagnostics(boolean on) {
+        return new TrainingConfig(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, on);
     }
 
     @JsonCreator
@@ -97,12 +115,14 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
                                            @JsonProperty("batchSizePerWorker") Integer batchSizePerWorker,
                                            @JsonProperty("epochs") Integer epochs,
                                            @JsonProperty("maxSteps") Integer maxSteps,
-                                           @JsonProperty("evalEverySteps") Integer evalEverySteps) {
+                                           @JsonProperty("evalEverySteps") Integer evalEverySteps,
+                                           @JsonProperty("diagnostics") Boolean diagnostics) {
         return new TrainingConfig(
                 Checks.orDefault(workers, DEFAULT_WORKERS),
                 Checks.orDefault(batchSizePerWorker, DEFAULT_BATCH_SIZE_PER_WORKER),
                 Checks.orDefault(epochs, DEFAULT_EPOCHS),
                 Checks.orDefault(maxSteps, NO_STEP_CAP),
-                Checks.orDefault(evalEverySteps, DEFAULT_EVAL_EVERY_STEPS));
+                Checks.orDefault(evalEverySteps, DEFAULT_EVAL_EVERY_STEPS),
+                diagnostics != null && diagnostics);
     }
 }

@@ -192,6 +192,7 @@ public final class ExperimentRunner {
                 .topology(topology)
                 .evaluation(test.iterator(1000), config.training().evalEverySteps())
                 .maxSteps(config.training().maxSteps())
+                .diagnostics(config.training().diagnostics())
                 .stages(method.stages())
                 .listener(csv);
         extraListeners.forEach(builder::listener);
@@ -217,7 +218,8 @@ public final class ExperimentRunner {
             Files.writeString(dir.resolve("config.yaml"), config.toYaml());
             json.writeValue(dir.resolve("provenance.json").toFile(),
                     Provenance.collect(configSource, config.run().seed()));
-            try (MetricsCsvWriter csv = new MetricsCsvWriter(dir.resolve("metrics.csv"))) {
+            try (MetricsCsvWriter csv = new MetricsCsvWriter(dir.resolve("metrics.csv"),
+                    config.training().diagnostics())) {
                 prepared.csv().target = csv;
                 started = true;
                 try {

@@ -24,16 +24,26 @@ import java.util.Locale;
  * (the one-off setup traffic, such as the initial parameter broadcast, is in {@code summary.json}), plus the header
  * bytes worker 0 sent, then the autoencoder's losses on the steps it trained ({@code ae_rec_loss}, {@code ae_sim_loss}),
  * the measured relative reconstruction error ({@code ae_drift}) and 1 on drift-guard fallback steps
- * ({@code lgc_fallback}); empty when a step has none.
+ * ({@code lgc_fallback}); empty when a step has none. In the diagnostic mode four more columns follow: the fidelity
+ * of the applied LEARNED update ({@code applied_rel_err}, {@code applied_cos}, {@code applied_cos_all},
+ * {@code offer_share}; see {@link StepNotes#APPLIED_REL_ERR}).
  */
 public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
     private final BufferedWriter out;
     private int endpoints;
     private int workers;
+    private final List<String> notes;
 
-    /** Opens {@code file} for writing (replacing it). */
+    /** Opens {@code file} for writing (replacing it), without the diagnostic columns. */
     public MetricsCsvWriter(Path file) throws IOException {
+        this(file, false);
+    }
+
+    /** Opens {@code file} for writing (replacing it), with the diagnostic mode's columns when {@code diagnostics}. */
+    public MetricsCsvWriter(Path file, boolean diagnostics) throws IOException {
         this.out = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
+        this.notes = diagnostics ? java.util.stream.Stream.concat(NOTES.stream(), DIAGNOSTIC_NOTES.stream()).toList()
+                : NOTES;
     }
 
     @Override
@@ -50,7 +60,7 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
             h.append(",bytes_sent_").append(name).append(",bytes_received_").append(name);
         }
         h.append(",header_bytes_sent_w0");
-        for (String note : NOTES) {
+        for (String note : notes) {
             h.append(',').append(note);
         }
         line(h.toString());
@@ -70,7 +80,7 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
                     .append(',').append(m.traffic().bytes(e, Direction.RECEIVED, m.stage()));
         }
         row.append(',').append(m.traffic().bytes(0, Direction.SENT, m.stage(), TrafficKind.HEADER));
-        for (String note : NOTES) {
+        for (String note : notes) {
             double v = m.note(note);
             row.append(',').append(Double.isNaN(v) ? "" : String.valueOf(v));
         }
@@ -80,6 +90,10 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
     /** The topology's notes written as columns, empty when a step has none (see {@link StepNotes}). */
     private static final List<String> NOTES = List.of(StepNotes.AE_RECONSTRUCTION, StepNotes.AE_SIMILARITY,
             StepNotes.AE_DRIFT, StepNotes.LGC_FALLBACK);
+
+    /** The diagnostic mode's notes, written as columns after {@link #NOTES} when it is on. */
+    private static final List<String> DIAGNOSTIC_NOTES = List.of(StepNotes.APPLIED_REL_ERR, StepNotes.APPLIED_COS,
+            StepNotes.APPLIED_COS_ALL, StepNotes.OFFER_SHARE);
 
     private static String millis(long nanos) {
         return String.format(Locale.ROOT, "%.3f", nanos / 1e6);

@@ -22,6 +22,7 @@ import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.StepMetrics;
+import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.TrainingResult;
 import io.lgc4j.experiments.config.ExperimentConfig;
@@ -37,6 +38,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
 
@@ -127,13 +129,16 @@ public record RunSummary(String run, String topology, int workers, int steps, do
      * @param latentSenderSentPerStep the same over the workers that sent a latent that step (LGC-PS: the leader)
      * @param otherWorkerSentPerStep  the same over the workers that sent none
      * @param meanPhaseTimesPerStep   mean time per step of each phase, with the wall time
+     * @param diagnostics             the diagnostic mode's notes ({@code applied_rel_err}, {@code applied_cos},
+     *                                {@code applied_cos_all}, {@code offer_share}) averaged over the stage's steps
+     *                                that have them; empty when the mode was off (then absent from the JSON)
      */
     @JsonSerialize(using = StageSummary.Writer.class)
     @JsonDeserialize(using = StageSummary.Reader.class)
     public record StageSummary(long steps, Map<TrafficKind, Double> worker0SentByKind, double worker0SentPerStep,
                                double worker0ReceivedPerStep, SentBytes workerSentPerStep,
                                SentBytes latentSenderSentPerStep, SentBytes otherWorkerSentPerStep,
-                               PhaseTimes meanPhaseTimesPerStep) {
+                               PhaseTimes meanPhaseTimesPerStep, Map<String, Double> diagnostics) {
 
         private static final String KIND_PREFIX = "worker0Sent";
         private static final String KIND_SUFFIX = "PerStep";
@@ -144,6 +149,16 @@ public record RunSummary(String run, String topology, int workers, int steps, do
             workerSentPerStep = workerSentPerStep == null ? SentBytes.NONE : workerSentPerStep;
             latentSenderSentPerStep = latentSenderSentPerStep == null ? SentBytes.NONE : latentSenderSentPerStep;
             otherWorkerSentPerStep = otherWorkerSentPerStep == null ? SentBytes.NONE : otherWorkerSentPerStep;
+            diagnostics = diagnostics == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(diagnostics));
+        }
+
+        /** A stage's figures without diagnostics. */
+        public StageSummary(long steps, Map<TrafficKind, Double> worker0SentByKind, double worker0SentPerStep,
+                            double worker0ReceivedPerStep, SentBytes workerSentPerStep,
+                            SentBytes latentSenderSentPerStep, SentBytes otherWorkerSentPerStep,
+                            PhaseTimes meanPhaseTimesPerStep) {
+            this(steps, worker0SentByKind, worker0SentPerStep, worker0ReceivedPerStep, workerSentPerStep,
+                    latentSenderSentPerStep, otherWorkerSentPerStep, meanPhaseTimesPerStep, Map.of());
         }
 
         /** The JSON key of worker 0's bytes of {@code kind}: {@code worker0Sent<KIND>PerStep}. */
@@ -172,6 +187,9 @@ public record RunSummary(String run, String topology, int workers, int steps, do
                 if (s.meanPhaseTimesPerStep() != null) {
                     provider.defaultSerializeField("meanPhaseTimesPerStep", s.meanPhaseTimesPerStep(), gen);
                 }
+                if (!s.diagnostics().isEmpty()) {
+                    provider.defaultSerializeField("diagnostics", s.diagnostics(), gen);
+                }
                 gen.writeEndObject();
             }
         }
@@ -194,6 +212,7 @@ public record RunSummary(String run, String topology, int workers, int steps, do
                 SentBytes latent = null;
                 SentBytes others = null;
                 PhaseTimes phases = null;
+                Map<String, Double> diagnostics = new TreeMap<>();
                 for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
                     Map.Entry<String, JsonNode> field = it.next();
                     JsonNode v = field.getValue();
@@ -205,10 +224,12 @@ public record RunSummary(String run, String topology, int workers, int steps, do
                         case "latentSenderSentPerStep" -> latent = codec.treeToValue(v, SentBytes.class);
                         case "otherWorkerSentPerStep" -> others = codec.treeToValue(v, SentBytes.class);
                         case "meanPhaseTimesPerStep" -> phases = codec.treeToValue(v, PhaseTimes.class);
+                        case "diagnostics" -> v.fields().forEachRemaining(d -> diagnostics.put(d.getKey(),
+                                d.getValue().asDouble()));
                         default -> byKind.put(kindOfKey(field.getKey(), ctxt), v.asDouble());
                     }
                 }
-                return new StageSummary(steps, byKind, sent, received, every, latent, others, phases);
+                return new StageSummary(steps, byKind, sent, received, every, latent, others, phases, diagnostics);
             }
 
             private static TrafficKind kindOfKey(String key, DeserializationContext ctxt) throws IOException {
@@ -224,7 +245,7 @@ public record RunSummary(String run, String topology, int workers, int steps, do
                 throw ctxt.weirdKeyException(StageSummary.class, key, "not a figure of a stage (steps, "
                         + "worker0Sent<KIND>PerStep with KIND one of " + List.of(TrafficKind.values())
                         + ", worker0SentPerStep, worker0ReceivedPerStep, workerSentPerStep, latentSenderSentPerStep,"
-                        + " otherWorkerSentPerStep, meanPhaseTimesPerStep)");
+                        + " otherWorkerSentPerStep, meanPhaseTimesPerStep, diagnostics)");
             }
         }
     }
@@ -437,7 +458,19 @@ public record RunSummary(String run, String topology, int workers, int steps, do
                 (double) total.bytes(0, Direction.RECEIVED, stage) / count,
                 sentBytes(ofStage, workers, latent -> true),
                 // LGC-PS: the step's leader sends the latent, the others only their innovation; shown apart
-                sentBytes(ofStage, workers, latent -> latent), sentBytes(ofStage, workers, latent -> !latent), phases);
+                sentBytes(ofStage, workers, latent -> latent), sentBytes(ofStage, workers, latent -> !latent), phases,
+                diagnostics(ofStage));
+    }
+
+    /** The mean of each diagnostic note over the steps that have it. */
+    private static Map<String, Double> diagnostics(List<StepMetrics> steps) {
+        Map<String, Double> means = new TreeMap<>();
+        for (String name : List.of(StepNotes.APPLIED_REL_ERR, StepNotes.APPLIED_COS, StepNotes.APPLIED_COS_ALL,
+                StepNotes.OFFER_SHARE)) {
+            steps.stream().mapToDouble(m -> m.note(name)).filter(v -> !Double.isNaN(v)).average()
+                    .ifPresent(mean -> means.put(name, mean));
+        }
+        return means;
     }
 
     /**

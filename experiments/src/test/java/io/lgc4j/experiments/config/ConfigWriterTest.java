@@ -42,6 +42,7 @@ class ConfigWriterTest {
                   epochs: 1
                   maxSteps: 0
                   evalEverySteps: 100
+                  diagnostics: false
                 topology:
                   type: ring
                   support: leader

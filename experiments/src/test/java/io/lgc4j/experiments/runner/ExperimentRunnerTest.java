@@ -2,6 +2,7 @@ package io.lgc4j.experiments.runner;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lgc4j.core.stage.Stage;
 import io.lgc4j.experiments.config.ConfigLoader;
 import io.lgc4j.experiments.config.ExperimentConfig;
 import io.lgc4j.data.DatasetNotFoundException;
@@ -152,12 +153,22 @@ class ExperimentRunnerTest {
         for (JsonNode sum : sums) {
             assertEquals(sums.get(0).asText(), sum.asText(), "replicas bit-identical through all three stages");
         }
-        // the same seed again: the same losses, accuracies, bytes and AE notes step by step, the same parameters
-        ExperimentRunner.RunOutcome again = new ExperimentRunner().run(ConfigLoader.parse(yaml, "c.yaml"), "c.yaml",
-                List.of());
+        // the same seed again, in the diagnostic mode: the same losses, accuracies, bytes and AE notes step by step,
+        // the same parameters, and the fidelity of each applied update besides
+        String diagnosed = yaml.replace("evalEverySteps: 0}", "evalEverySteps: 0, diagnostics: true}");
+        ExperimentRunner.RunOutcome again = new ExperimentRunner().run(ConfigLoader.parse(diagnosed, "c.yaml"),
+                "c.yaml", List.of());
+        List<String> diagnostic = List.of("applied_rel_err", "applied_cos", "applied_cos_all", "offer_share");
         assertEquals(deterministicColumns(outcome.directory().resolve("metrics.csv")),
-                deterministicColumns(again.directory().resolve("metrics.csv")));
+                deterministicColumns(again.directory().resolve("metrics.csv"), diagnostic));
         assertEquals(outcome.summary().replicaChecksums(), again.summary().replicaChecksums());
+        assertTrue(outcome.summary().bytesByStage().get(Stage.COMPRESSED).diagnostics().isEmpty());
+        var topK = again.summary().bytesByStage().get(Stage.TOP_K).diagnostics();
+        var lossy = again.summary().bytesByStage().get(Stage.COMPRESSED).diagnostics();
+        assertEquals(0.0, topK.get("applied_rel_err"), 1e-6, "top-k's values travel exactly: " + topK);
+        assertTrue(lossy.get("applied_rel_err") > 0.01, "the autoencoder is lossy: " + lossy);
+        assertEquals(again.summary(), RunSummary.read(again.directory().resolve("summary.json")),
+                "the diagnostics read back");
         var trainers = outcome.result().steps();
         for (int r = 0; r < 3; r++) {
             assertTrue(outcome.result().traffic().bytes(r, io.lgc4j.core.comm.Direction.RECEIVED,
@@ -232,6 +243,11 @@ class ExperimentRunnerTest {
 
     /** Every column but the timings (names ending in _ms). */
     static List<String> deterministicColumns(Path csv) throws IOException {
+        return deterministicColumns(csv, List.of());
+    }
+
+    /** The columns that are not timings, without {@code leftOut}. */
+    static List<String> deterministicColumns(Path csv, List<String> leftOut) throws IOException {
         List<String> lines = Files.readAllLines(csv);
         String[] header = lines.get(0).split(",");
         List<String> kept = new ArrayList<>();
@@ -239,7 +255,7 @@ class ExperimentRunnerTest {
             String[] cells = line.split(",", -1);
             StringBuilder row = new StringBuilder();
             for (int i = 0; i < header.length; i++) {
-                if (!header[i].endsWith("_ms")) {
+                if (!header[i].endsWith("_ms") && !leftOut.contains(header[i])) {
                     row.append(cells[i]).append(',');
                 }
             }

@@ -147,6 +147,7 @@ public final class DgcCompressor implements GatherCompressor {
         private final float[] v;
         private final TopK topK = new TopK();
         private int[] scratch = new int[0];
+        private OfferTap tap;
 
         RankState(Region region) {
             this.region = region;
@@ -172,6 +173,9 @@ public final class DgcCompressor implements GatherCompressor {
                     scratch = new int[k];
                 }
                 int count = topK.select(v, start, start + block.length(), k, scratch);
+                if (tap != null) {
+                    tap.offered(block, v, start, scratch, count);
+                }
                 SparseVector sent = SparseVector.gather(v, start, start + block.length(), scratch, count);
                 for (int j = 0; j < count; j++) {
                     v[start + scratch[j]] = 0f;
@@ -195,6 +199,11 @@ public final class DgcCompressor implements GatherCompressor {
             }
             double norm = Math.sqrt(sum);
             return norm > clipNorm ? (float) (clipNorm / norm) : 1f;
+        }
+
+        @Override
+        public void tap(OfferTap tap) {
+            this.tap = tap;
         }
 
         @Override

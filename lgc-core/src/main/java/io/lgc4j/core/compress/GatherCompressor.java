@@ -29,6 +29,12 @@ public non-sealed interface GatherCompressor extends Compressor {
          */
         SparseSet compress(float[] gradient, int step);
 
+        /**
+         * Shows {@code tap} what each later step offers (diagnostics; {@code null} removes it). Taking a tap changes
+         * nothing the state computes.
+         */
+        void tap(OfferTap tap);
+
         /** The memory (residual) of the compressible region, concatenated in block order, for inspection. */
         float[] residual();
     }

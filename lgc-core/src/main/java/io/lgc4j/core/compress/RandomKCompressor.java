@@ -175,6 +175,11 @@ public final class RandomKCompressor implements SeededSupportCompressor {
         }
 
         @Override
+        public void tap(OfferTap tap) {
+            memory.tap(tap);
+        }
+
+        @Override
         public float[] residual() {
             return memory.residual();
         }

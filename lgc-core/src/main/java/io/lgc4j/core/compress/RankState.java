@@ -37,6 +37,21 @@ public sealed interface RankState {
     record Sketch(SketchCompressor compressor, SketchCompressor.State state) implements RankState {
     }
 
+    /**
+     * Shows {@code tap} what this state offers each later step (see {@link OfferTap}).
+     *
+     * @throws UnsupportedOperationException for a sketch state, which has no offer to show
+     */
+    default void tap(OfferTap tap) {
+        if (this instanceof Gather g) {
+            g.state().tap(tap);
+        } else if (this instanceof Shared s) {
+            s.state().tap(tap);
+        } else {
+            ((Sketch) this).state().tap(tap);
+        }
+    }
+
     /** A fresh state of {@code compressor} for one rank over {@code blocks}. */
     static RankState of(Compressor compressor, List<ParamBlock> blocks) {
         if (compressor instanceof GatherCompressor g) {

@@ -38,6 +38,12 @@ public non-sealed interface SharedSupportCompressor extends Compressor {
         float[] take(int[][] support);
 
         /**
+         * Shows {@code tap} what each later step offers (diagnostics; {@code null} removes it). Taking a tap changes
+         * nothing the state computes.
+         */
+        void tap(OfferTap tap);
+
+        /**
          * Error feedback of what a lossy stage after {@link #take} lost: {@code amounts} (concatenated over blocks in
          * block order, one per index of {@code support}) go into the memory at {@code support} the way the memory
          * takes in what is not sent — whole for plain error feedback, times β for a low-pass filtered memory, so that

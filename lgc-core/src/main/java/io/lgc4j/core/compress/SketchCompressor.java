@@ -33,6 +33,17 @@ public non-sealed interface SketchCompressor extends Compressor {
         /** The estimated mean over {@code workers} ranks from the sum of their sketches (OR of their bitmaps). */
         SparseSet decompress(Sketch sum, int workers, int step);
 
+        /**
+         * Refuses a diagnostic tap: a sketch's rank state selects inside its sketch and has no offer to show in the
+         * form {@link OfferTap} reads.
+         *
+         * @throws UnsupportedOperationException always
+         */
+        default void tap(OfferTap tap) {
+            throw new UnsupportedOperationException("the diagnostic mode does not support sketch compressors ("
+                    + getClass().getSimpleName() + "): their rank state has no compensated vector to show");
+        }
+
         /** The memory of the compressible region, concatenated in block order, for inspection. */
         float[] residual();
     }

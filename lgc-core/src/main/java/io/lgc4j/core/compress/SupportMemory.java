@@ -16,6 +16,7 @@ final class SupportMemory implements SharedSupportCompressor.State {
     private final float[] memory;
     private final float[] compensated;
     private final TopK topK = new TopK();
+    private OfferTap tap;
 
     /** @param compressor says how many entries of each block the support holds */
     SupportMemory(Region region, Compressor compressor, double lowPass) {
@@ -65,6 +66,9 @@ final class SupportMemory implements SharedSupportCompressor.State {
         int at = 0;
         for (int b = 0; b < region.blockCount(); b++) {
             int start = region.start(b);
+            if (tap != null) {
+                tap.offered(region.block(b), compensated, start, support[b], support[b].length);
+            }
             for (int index : support[b]) {
                 sent[at++] = compensated[start + index];
                 compensated[start + index] = 0f; // what stays behind: compensated − sent
@@ -74,6 +78,11 @@ final class SupportMemory implements SharedSupportCompressor.State {
             memory[i] = beta == 1f ? compensated[i] : (1 - beta) * memory[i] + beta * compensated[i];
         }
         return sent;
+    }
+
+    @Override
+    public void tap(OfferTap tap) {
+        this.tap = tap;
     }
 
     @Override

@@ -128,6 +128,7 @@ public final class TopKCompressor implements GatherCompressor {
         private final float[] residual;
         private final TopK topK = new TopK();
         private int[] scratch = new int[0];
+        private OfferTap tap;
 
         RankState(Region region) {
             this.region = region;
@@ -148,6 +149,9 @@ public final class TopKCompressor implements GatherCompressor {
                     scratch = new int[k];
                 }
                 int count = topK.select(residual, start, start + block.length(), k, scratch);
+                if (tap != null) {
+                    tap.offered(block, residual, start, scratch, count);
+                }
                 SparseVector sent = SparseVector.gather(residual, start, start + block.length(), scratch, count);
                 for (int j = 0; j < count; j++) {
                     residual[start + scratch[j]] = 0f;
@@ -155,6 +159,11 @@ public final class TopKCompressor implements GatherCompressor {
                 out.add(sent);
             }
             return new SparseSet(out);
+        }
+
+        @Override
+        public void tap(OfferTap tap) {
+            this.tap = tap;
         }
 
         @Override

@@ -20,6 +20,9 @@ public enum Phase {
     DECODE,
     /** The model's updater and the parameter step. */
     APPLY,
-    /** Evaluation on held-out data (rank 0, at evaluation steps). */
+    /**
+     * Evaluation on held-out data (rank 0, at evaluation steps) and the diagnostic mode's measurement of the applied
+     * update (every rank, every step, only when it is on).
+     */
     EVALUATE
 }

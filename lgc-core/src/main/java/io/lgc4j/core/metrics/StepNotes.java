@@ -24,6 +24,18 @@ public final class StepNotes {
     /** 1 on a step that fell back to top-k updates because the drift guard tripped. */
     public static final String LGC_FALLBACK = "lgc_fallback";
 
+    /**
+     * Diagnostic mode: ‖a − m‖ / ‖m‖ on the step's support, where a is the update applied to the LEARNED blocks and
+     * m the mean of what the ranks offered there (their compensated vectors); 0 when the values travel exactly.
+     */
+    public static final String APPLIED_REL_ERR = "applied_rel_err";
+    /** Diagnostic mode: the cosine of the applied LEARNED update and the ranks' mean offer on the step's support. */
+    public static final String APPLIED_COS = "applied_cos";
+    /** Diagnostic mode: the same cosine over every LEARNED position (the support's choice counts too). */
+    public static final String APPLIED_COS_ALL = "applied_cos_all";
+    /** Diagnostic mode: the share ‖m_S‖ / ‖m‖ of the ranks' mean offer the step's support covers. */
+    public static final String OFFER_SHARE = "offer_share";
+
     private final Map<Integer, Map<String, Double>> byStep = new ConcurrentHashMap<>();
 
     /** Records {@code value} under {@code name} for {@code step} (a later value replaces an earlier one). */

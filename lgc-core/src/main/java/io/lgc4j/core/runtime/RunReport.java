@@ -18,9 +18,10 @@ import java.util.TreeMap;
  * counted apart from training traffic.
  *
  * <pre>
- *  payload byte 0: type (1 step, 2 final, 3 stop, 4 done), then
+ *  payload byte 0: type (1 step, 2 final, 3 stop, 4 done, 5 offer), then
  *  step:  f64 loss, u8 phases, i64 nanos × phases, u16 notes, (u16 length, UTF-8 name, f64 value) × notes, traffic
  *  final: u16 length, UTF-8 replica checksum (length 0: a service endpoint), traffic
+ *  offer: u32 n, f32 × n values, (n + 63) / 64 × i64 taken bits
  *  traffic: u16 non-zero counters, (u16 index, i64 value) × counters — a {@link TrafficMeter.Snapshot#row}
  * </pre>
  *
@@ -84,6 +85,39 @@ public sealed interface RunReport {
         }
     }
 
+    /**
+     * The diagnostic mode: what a rank offered on the LEARNED positions in a step (see
+     * {@code io.lgc4j.core.train.UpdateFidelity}).
+     *
+     * @param values the compensated values the rank's compressor selected from (a dense step: its gradient), in
+     *               layout order over the LEARNED blocks
+     * @param taken  bit i (of word i / 64) set when position i was sent; {@code (values.length + 63) / 64} words
+     */
+    record Offer(float[] values, long[] taken) implements RunReport {
+        /** Checks the bitmap's length; keeps the arrays (the caller hands them over). */
+        public Offer {
+            if (taken.length != (values.length + 63) >>> 6) {
+                throw new IllegalArgumentException("an offer of " + values.length + " values needs "
+                        + ((values.length + 63) >>> 6) + " bitmap words, found " + taken.length);
+            }
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Offer r && Arrays.equals(r.values, values) && Arrays.equals(r.taken, taken);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(values) * 31 + Arrays.hashCode(taken);
+        }
+
+        @Override
+        public String toString() {
+            return "Offer[" + values.length + " values]";
+        }
+    }
+
     /** Rank 0 to a service endpoint: the last step is over; report it and your totals. */
     record Stop() implements RunReport {
     }
@@ -110,6 +144,12 @@ public sealed interface RunReport {
             out.put((byte) 2);
             putString(out, f.replicaChecksum());
             putTraffic(out, f.traffic());
+        } else if (this instanceof Offer o) {
+            out.put((byte) 5).putInt(o.values().length);
+            out.asFloatBuffer().put(o.values());
+            out.position(out.position() + 4 * o.values().length);
+            out.asLongBuffer().put(o.taken());
+            out.position(out.position() + 8 * o.taken().length);
         } else {
             out.put((byte) (this instanceof Stop ? 3 : 4));
         }
@@ -127,6 +167,9 @@ public sealed interface RunReport {
         }
         if (this instanceof FinalReport f) {
             return 1 + 2 + f.replicaChecksum().getBytes(StandardCharsets.UTF_8).length + trafficLength(f.traffic());
+        }
+        if (this instanceof Offer o) {
+            return 1 + 4 + 4 * o.values().length + 8 * o.taken().length;
         }
         return 1;
     }
@@ -160,7 +203,8 @@ public sealed interface RunReport {
                 case 2 -> new FinalReport(getString(in), getTraffic(in));
                 case 3 -> new Stop();
                 case 4 -> new Done();
-                default -> throw new FrameException("unknown report type: expected 1..4, found " + type);
+                case 5 -> getOffer(in);
+                default -> throw new FrameException("unknown report type: expected 1..5, found " + type);
             };
             if (in.hasRemaining()) {
                 throw new FrameException("report of step " + frame.step() + " has " + in.remaining()
@@ -171,6 +215,22 @@ public sealed interface RunReport {
             throw new FrameException("truncated report of step " + frame.step() + ": " + frame.payloadLength()
                     + " payload bytes");
         }
+    }
+
+    private static Offer getOffer(ByteBuffer in) {
+        int n = in.getInt();
+        long words = ((long) n + 63) >>> 6;
+        if (n < 0 || 4L * n + 8 * words > in.remaining()) {
+            throw new FrameException("offer of " + (n & 0xFFFFFFFFL) + " values does not fit the "
+                    + in.remaining() + " bytes after its count");
+        }
+        float[] values = new float[n];
+        in.asFloatBuffer().get(values);
+        in.position(in.position() + 4 * n);
+        long[] taken = new long[(int) words];
+        in.asLongBuffer().get(taken);
+        in.position(in.position() + 8 * taken.length);
+        return new Offer(values, taken);
     }
 
     private static void putString(ByteBuffer out, String s) {

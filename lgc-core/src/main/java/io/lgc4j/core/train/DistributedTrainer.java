@@ -79,6 +79,7 @@ public final class DistributedTrainer {
     private final ShardPlan shards;
     private final Semaphore cpu;
     private final boolean alignExchange;
+    private final boolean diagnostics;
     private final StageSchedule stages;
     private boolean used;
 
@@ -111,6 +112,7 @@ public final class DistributedTrainer {
         }
         this.cpu = new Semaphore(b.computeConcurrency, true);
         this.alignExchange = b.alignExchange;
+        this.diagnostics = b.diagnostics;
     }
 
     /** A compressor that applies momentum itself needs the model's updater to be plain SGD. */
@@ -182,7 +184,7 @@ public final class DistributedTrainer {
         TrainingPlan plan = new TrainingPlan(topology.name(), workers, serviceCount, batchSize, perEpoch, total,
                 (int) features.size(0), layout);
         RankLoop.Run run = new RankLoop.Run(plan, stages, shards, features, labels, batchSize, evalData,
-                evalEverySteps, listeners, topology.describe());
+                evalEverySteps, listeners, topology.describe(), diagnostics);
         listeners.forEach(l -> l.onStart(plan));
         TrainingResult result = null;
         try {
@@ -409,6 +411,7 @@ public final class DistributedTrainer {
         private int maxSteps;
         private int computeConcurrency = 1;
         private boolean alignExchange = true;
+        private boolean diagnostics;
         private StageSchedule stages;
         private Function<ParamBlock, LayerPolicy> policy;
         private ClusterConnector connector;
@@ -502,6 +505,20 @@ public final class DistributedTrainer {
          */
         public Builder alignExchange(boolean align) {
             this.alignExchange = align;
+            return this;
+        }
+
+        /**
+         * The diagnostic mode (default off): each step, every rank sends rank 0 what its compressor offered on the
+         * LEARNED blocks (its compensated vector and the entries it took; in a dense step its gradient), and rank 0
+         * notes how faithfully the update it applies carries their mean ({@link StepNotes#APPLIED_REL_ERR},
+         * {@link StepNotes#APPLIED_COS}, {@link StepNotes#APPLIED_COS_ALL}, {@link StepNotes#OFFER_SHARE}). The run is
+         * the same with it: the offers travel on the control plane (REPORT frames, not training bytes) and the
+         * compressors are only read. Costs about 4 bytes per LEARNED element per rank per step. A sketch compressor
+         * (S2) has no offer to show and is refused when training starts.
+         */
+        public Builder diagnostics(boolean on) {
+            this.diagnostics = on;
             return this;
         }
 

@@ -15,4 +15,13 @@ public interface GradientExchange {
      * @param clock this rank's clock; implementations time their encode, communicate and decode phases on it
      */
     void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock);
+
+    /**
+     * Shows {@code tap} what this rank's compressor offers in each later compressed step (the diagnostic mode). The
+     * default is for an exchange that sends the gradient as it is: it has no compressor and nothing to show.
+     *
+     * @throws UnsupportedOperationException when the method's compressor cannot show its offer (a sketch)
+     */
+    default void tap(io.lgc4j.core.compress.OfferTap tap) {
+    }
 }

@@ -61,7 +61,8 @@ final class RankLoop {
     /** Everything every rank of one run shares, read-only. */
     record Run(TrainingPlan plan, io.lgc4j.core.stage.StageSchedule stages, ShardPlan shards, INDArray features,
                INDArray labels, int batchSize, org.nd4j.linalg.dataset.api.iterator.DataSetIterator evalData,
-               int evalEverySteps, List<TrainingListener> listeners, TopologyDescription method) {
+               int evalEverySteps, List<TrainingListener> listeners, TopologyDescription method,
+               boolean diagnostics) {
         int workers() {
             return plan.workers();
         }
@@ -79,6 +80,8 @@ final class RankLoop {
     private final StepNotes notes;
     private final TrafficMeter meter;
     private final Gate gate;
+    private final UpdateFidelity fidelity; // the diagnostic mode's measurement, or null
+    private final UpdateFidelity.Recorder offers;
     private volatile int step = -1;
 
     RankLoop(Run run, int rank, ControlPlane link, ReplicaModel replica, GradientExchange exchange, StepNotes notes,
@@ -91,6 +94,12 @@ final class RankLoop {
         this.notes = notes;
         this.meter = meter;
         this.gate = gate;
+        UpdateFidelity f = new UpdateFidelity(run.plan().layout());
+        this.fidelity = run.diagnostics() && f.measurable() ? f : null;
+        this.offers = fidelity == null ? null : fidelity.recorder();
+        if (offers != null) {
+            exchange.tap(offers);
+        }
     }
 
     /** The step this rank is in (-1 before the first), for messages about a failure. */
@@ -136,8 +145,15 @@ final class RankLoop {
             }
             copyChecked(view, gradient, s);
             gate.beforeExchange(clock, rank, s);
+            if (offers != null) {
+                offers.begin(gradient);
+            }
             exchange.allReduceMean(new StepTag(s, stage), gradient, clock);
             link.releaseReceived(); // every frame of the step is decoded: a network transport reuses its buffers
+            if (offers != null) {
+                clock.enter(Phase.EVALUATE);
+                diagnose(s, stage, gradient);
+            }
             clock.enter(Phase.APPLY);
             // DL4J's gradient is a sum over the mini-batch and its updater divides by the batch size; the mean over
             // ranks of per-rank sums divided by b is the mean over all K·b examples.
@@ -262,6 +278,30 @@ final class RankLoop {
             return new TrainingResult(history, lastAccuracy, TrafficMeter.Snapshot.ofRows(totals), wallNanos,
                     run.method(), checksums);
         }
+    }
+
+    /**
+     * The diagnostic mode: every rank sends rank 0 its offer on the control plane; rank 0 notes how faithfully the
+     * update it applies carries their mean ({@link UpdateFidelity}).
+     */
+    private void diagnose(int s, Stage stage, float[] applied) {
+        if (stage != Stage.FULL && !offers.shown() && !run.method().compressor().equals("none")) {
+            // a decorator that does not pass GradientExchange.tap on would have the gradient measured as the offer
+            throw new IllegalStateException("diagnostic mode: the exchange of " + run.method().topology() + " with "
+                    + run.method().compressor() + " showed no offer in " + stage + " step " + s
+                    + "; an exchange that wraps another must pass GradientExchange.tap on to it");
+        }
+        RunReport.Offer own = offers.offer();
+        if (rank != 0) {
+            link.sendReport(0, s, stage, own);
+            return;
+        }
+        List<RunReport.Offer> all = new ArrayList<>(run.workers());
+        all.add(own);
+        for (int r = 1; r < run.workers(); r++) {
+            all.add(link.receiveReport(r, RunReport.Offer.class, s, "rank " + r));
+        }
+        fidelity.measure(all, applied).forEach((name, value) -> notes.put(s, name, value));
     }
 
     /** Rank 0 holds the model; the others receive its parameters as bytes, like a real cluster's start. */

@@ -42,6 +42,10 @@ class RunReportTest {
             new RunReport.FinalReport("", row(0, 1)),
             new RunReport.Stop(),
             new RunReport.Done(),
+            new RunReport.Offer(new float[] {1.5f, -0f, Float.MIN_VALUE, 3e38f, -2f}, new long[] {0b10110L}),
+            new RunReport.Offer(new float[0], new long[0]),
+            new RunReport.Offer(new float[64], new long[] {-1L}),
+            new RunReport.Offer(new float[65], new long[] {-1L, 1L}),
         };
         for (RunReport r : reports) {
             var frame = FrameCodec.decode(r.encode(17, Stage.TOP_K));
@@ -56,7 +60,7 @@ class RunReportTest {
     void shouldRejectMalformedReportsWithTheirReason() {
         var unknown = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3,
                 ByteBuffer.wrap(new byte[] {9})));
-        assertEquals("unknown report type: expected 1..4, found 9",
+        assertEquals("unknown report type: expected 1..5, found 9",
                 assertThrows(FrameException.class, () -> RunReport.decode(unknown)).getMessage());
         var truncated = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3,
                 ByteBuffer.wrap(new byte[] {1, 0, 0})));
@@ -66,6 +70,20 @@ class RunReportTest {
                 ByteBuffer.wrap(new byte[] {4, 0})));
         assertEquals("report of step 3 has 1 bytes after its end",
                 assertThrows(FrameException.class, () -> RunReport.decode(trailing)).getMessage());
+        // an offer of 3 values needs 12 + 8 bytes after its count; 12 are there
+        ByteBuffer shortOffer = ByteBuffer.allocate(1 + 4 + 12).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        shortOffer.put((byte) 5).putInt(3).position(17).flip();
+        var offer = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3, shortOffer));
+        assertEquals("offer of 3 values does not fit the 12 bytes after its count",
+                assertThrows(FrameException.class, () -> RunReport.decode(offer)).getMessage());
+        ByteBuffer negative = ByteBuffer.allocate(1 + 4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        negative.put((byte) 5).putInt(-1).flip();
+        var huge = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3, negative));
+        assertEquals("offer of 4294967295 values does not fit the 0 bytes after its count",
+                assertThrows(FrameException.class, () -> RunReport.decode(huge)).getMessage());
+        assertEquals("an offer of 65 values needs 2 bitmap words, found 1",
+                assertThrows(IllegalArgumentException.class,
+                        () -> new RunReport.Offer(new float[65], new long[1])).getMessage());
         var values = FrameCodec.decode(FloatFrames.encode(new float[1], 0, 1, TrafficKind.VALUES, Stage.FULL, 3));
         assertEquals("expected a REPORT frame, found VALUES",
                 assertThrows(FrameException.class, () -> RunReport.decode(values)).getMessage());

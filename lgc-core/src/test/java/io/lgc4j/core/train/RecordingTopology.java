@@ -2,7 +2,9 @@ package io.lgc4j.core.train;
 
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.StageSchedule;
 
@@ -91,10 +93,18 @@ public final class RecordingTopology implements Topology {
         List<Exchange> log = Collections.synchronizedList(new ArrayList<>());
         workers.put(rank, exchange);
         byRank.put(rank, log);
-        return (tag, gradient, clock) -> {
-            float[] in = gradient.clone();
-            exchange.allReduceMean(tag, gradient, clock);
-            log.add(new Exchange(tag, in, gradient.clone()));
+        return new GradientExchange() {
+            @Override
+            public void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock) {
+                float[] in = gradient.clone();
+                exchange.allReduceMean(tag, gradient, clock);
+                log.add(new Exchange(tag, in, gradient.clone()));
+            }
+
+            @Override
+            public void tap(OfferTap tap) {
+                exchange.tap(tap);
+            }
         };
     }
 

@@ -1,5 +1,6 @@
 package io.lgc4j.ps.exchange;
 
+import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
@@ -12,10 +13,12 @@ import io.lgc4j.core.train.StepTag;
 public final class PsWorker implements GradientExchange {
 
     /** A method's worker side of a TOP_K or COMPRESSED step. */
-    @FunctionalInterface
     public interface Step {
         /** Replaces {@code gradient} with the step's aggregate, as {@link GradientExchange#allReduceMean}. */
         void run(StepTag tag, float[] gradient, PhaseClock clock);
+
+        /** As {@link GradientExchange#tap}: shows {@code tap} this rank's compressor's offers. */
+        void tap(OfferTap tap);
     }
 
     private final PsWorkerEnd end;
@@ -36,6 +39,13 @@ public final class PsWorker implements GradientExchange {
             end.fullStep(tag, gradient, clock);
         } else {
             compressed.run(tag, gradient, clock);
+        }
+    }
+
+    @Override
+    public void tap(OfferTap tap) {
+        if (compressed != null) {
+            compressed.tap(tap);
         }
     }
 }

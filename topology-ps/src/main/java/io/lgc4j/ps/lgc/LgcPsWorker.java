@@ -5,6 +5,7 @@ import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.autoencoders.LgcProtocolState;
 import io.lgc4j.autoencoders.PsAutoencoder;
 import io.lgc4j.autoencoders.Scale;
+import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.compress.CompactLayout;
@@ -60,6 +61,11 @@ final class LgcPsWorker implements PsWorker.Step {
         this.control = config.control();
         this.protocol = new LgcProtocolState(control);
         this.seed = config.seed();
+    }
+
+    @Override
+    public void tap(OfferTap tap) {
+        memory.tap(tap);
     }
 
     @Override

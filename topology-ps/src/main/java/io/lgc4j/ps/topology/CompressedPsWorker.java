@@ -1,5 +1,6 @@
 package io.lgc4j.ps.topology;
 
+import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
@@ -38,6 +39,11 @@ final class CompressedPsWorker implements PsWorker.Step {
         this.codec = codec;
         this.sparseBlocks = layout.compressibleBlocks();
         this.state = RankState.of(compressor, sparseBlocks);
+    }
+
+    @Override
+    public void tap(OfferTap tap) {
+        state.tap(tap);
     }
 
     @Override

@@ -10,6 +10,7 @@ import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.autoencoders.LgcProtocolState;
 import io.lgc4j.autoencoders.RingAutoencoder;
 import io.lgc4j.autoencoders.Scale;
+import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
@@ -93,6 +94,11 @@ final class LgcRingExchange implements GradientExchange {
         this.memory = support.newRank(sparseBlocks);
         this.autoencoder = new RingAutoencoder(spec, mu, workers, training, seed);
         this.trainer = rank == TRAINER ? AutoencoderTrainer.ring(autoencoder, seed) : null;
+    }
+
+    @Override
+    public void tap(OfferTap tap) {
+        memory.tap(tap);
     }
 
     @Override

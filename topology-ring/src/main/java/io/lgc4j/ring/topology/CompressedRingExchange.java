@@ -1,5 +1,6 @@
 package io.lgc4j.ring.topology;
 
+import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
@@ -44,6 +45,11 @@ final class CompressedRingExchange implements GradientExchange {
         this.sparseBlocks = layout.compressibleBlocks();
         this.mean = new SparseMean(sparseBlocks);
         this.state = RankState.of(compressor, sparseBlocks);
+    }
+
+    @Override
+    public void tap(OfferTap tap) {
+        state.tap(tap);
     }
 
     @Override

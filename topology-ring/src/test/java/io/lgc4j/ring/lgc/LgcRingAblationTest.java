@@ -57,7 +57,7 @@ class LgcRingAblationTest {
     private static final int FIRST_COMPRESSED = FULL + TOP_K;
     private static final double RATIO = 0.05;
     private static final long SEED = 42;
-    private static final AutoencoderSpec SMALL = new AutoencoderSpec(List.of(4, 4), 2, 3, 2, List.of(4, 4),
+    static final AutoencoderSpec SMALL = new AutoencoderSpec(List.of(4, 4), 2, 3, 2, List.of(4, 4),
             List.of(2, 2), 0.01);
     /**
      * The guard on, checking every third compressed step and never tripping; no reconstruction feedback, so the
