@@ -1,6 +1,7 @@
 package io.lgc4j.experiments.tables;
 
 import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.experiments.config.ExperimentConfig;
 import io.lgc4j.experiments.runner.RunSummary;
@@ -77,7 +78,9 @@ public final class CompressionTable {
     /** Builds the table, the PNGs and the report from finished runs and writes them into {@code out}. */
     public static void write(Suite suite, Suite.Profile profile, String commandLine, List<SuiteRuns.Finished> runs,
                              Path out) throws IOException {
-        Table table = new Table(List.of(
+        boolean diagnosed = runs.stream().anyMatch(r -> !r.summary().bytesByStage()
+                .get(r.summary().steadyStage()).diagnostics().isEmpty());
+        List<Table.Column> columns = new ArrayList<>(List.of(
                 Table.column("model", "model"), Table.column("method", "method"),
                 Table.column("topology", "topology"), Table.column("rank", "rank"),
                 Table.column("stage", "stage"), Table.column("seeds", "seeds"),
@@ -89,6 +92,14 @@ public final class CompressionTable {
                 Table.column("run_total_mb", "run total, all workers (MB)"),
                 Table.column("run_total_ratio", "run total ratio (×)"),
                 Table.column("steps", "steps"), Table.timing("wall_s", "wall (s)")));
+        if (diagnosed) {
+            // the diagnostic mode's fidelity of the applied LEARNED update in the steady stage (seeds' mean)
+            columns.add(Table.column("applied_rel_err", "applied rel. error (support)"));
+            columns.add(Table.column("applied_cos", "applied cos (support)"));
+            columns.add(Table.column("applied_cos_all", "applied cos (all LEARNED)"));
+            columns.add(Table.column("offer_share", "support's share of the offer"));
+        }
+        Table table = new Table(columns);
         List<String> findings = new ArrayList<>();
         Map<String, double[]> bytesByModel = new LinkedHashMap<>();
         List<String> categories = new ArrayList<>();
@@ -141,13 +152,23 @@ public final class CompressionTable {
                     double indices = mean(pair, s -> Summaries.sent(s, stage, rank.getValue())
                             .bytes(TrafficKind.INDICES));
                     String label = first.planned().label() + (ranks.size() > 1 ? " (" + rank.getKey() + ")" : "");
-                    table.add(model, first.planned().label(), c.topology().type().toString(), rank.getKey(),
+                    List<String> cells = new ArrayList<>(List.of(model, first.planned().label(),
+                            c.topology().type().toString(), rank.getKey(),
                             stage.name(), String.valueOf(accuracy.n()), Table.number(accuracy.mean(), 2),
                             accuracy.n() > 1 ? Table.number(accuracy.sd(), 2) : "", versus,
                             Table.number(info, 1), Table.number(indices, 1),
                             Table.number(baselineInfo / info, 1), Table.number(total / 1e6, 3),
                             Table.number(baselineTotal / total, 2), String.valueOf(first.summary().steps()),
-                            Table.number(mean(pair, s -> s.wallMs() / 1000), 1));
+                            Table.number(mean(pair, s -> s.wallMs() / 1000), 1)));
+                    if (diagnosed) {
+                        for (String note : List.of(StepNotes.APPLIED_REL_ERR, StepNotes.APPLIED_COS,
+                                StepNotes.APPLIED_COS_ALL, StepNotes.OFFER_SHARE)) {
+                            double v = mean(pair, s -> s.bytesByStage().get(stage).diagnostics()
+                                    .getOrDefault(note, Double.NaN));
+                            cells.add(Double.isNaN(v) ? "–" : Table.number(v, 3));
+                        }
+                    }
+                    table.add(cells.toArray(new String[0]));
                     if (!categories.contains(label)) {
                         categories.add(label);
                     }
@@ -170,6 +191,9 @@ public final class CompressionTable {
                     + " (log scale)", categories, bytesByModel, true, out.resolve("compression.png"));
             figures.put("compression.png", "Bytes per node per step, by method and model (log scale)");
         }
+        if (diagnosed) {
+            diagnosticFigures(runs, out, figures);
+        }
         List<String> intro = List.of(
                 "Every run: " + describe(runs) + ". **info size** is what one node sends per step in the method's"
                         + " steady stage (the last stage it reached: COMPRESSED for LGC, TOP_K for the sparsifiers,"
@@ -181,8 +205,41 @@ public final class CompressionTable {
                         + " included), as in Table IV. With several **seeds** every figure is the mean over them;"
                         + " **± sd** is the accuracy's sample standard deviation, and **vs baseline** the difference of"
                         + " mean accuracies, marked *(tie)* when it is smaller than two standard errors of the"
-                        + " difference.");
+                        + " difference."
+                        + (diagnosed ? " The last four columns come from the diagnostic mode, averaged over the"
+                        + " steady stage's steps: the update applied to the LEARNED blocks (a) against the mean of"
+                        + " what the ranks offered there (m, their error-compensated gradients): ‖a − m‖ / ‖m‖ and"
+                        + " cos(a, m) on the step's support, cos(a, m) over every LEARNED position, and ‖m_S‖ / ‖m‖,"
+                        + " the share of the offer the support covers." : ""));
         new Report(suite, profile, commandLine, intro, table, figures, findings).write(out, runs, Map.of());
+    }
+
+    /**
+     * The diagnostic notes step by step, one line per method (its first seed's run, moving average over 9 steps):
+     * the cosine of the applied LEARNED update with the ranks' mean offer over every LEARNED position, and the
+     * relative error on the support.
+     */
+    private static void diagnosticFigures(List<SuiteRuns.Finished> runs, Path out, Map<String, String> figures)
+            throws IOException {
+        Map<String, SuiteRuns.Finished> firstSeed = new LinkedHashMap<>();
+        for (SuiteRuns.Finished r : runs) {
+            firstSeed.putIfAbsent(r.planned().model() + " " + r.planned().label(), r);
+        }
+        for (String[] figure : List.of(
+                new String[] {StepNotes.APPLIED_COS_ALL, "diagnostics-cos.png",
+                    "cos(applied LEARNED update, ranks' mean offer), every LEARNED position"},
+                new String[] {StepNotes.APPLIED_REL_ERR, "diagnostics-error.png",
+                    "‖applied − mean offer‖ / ‖mean offer‖ on the step's support"})) {
+            List<Charts.Line> lines = new ArrayList<>();
+            for (Map.Entry<String, SuiteRuns.Finished> e : firstSeed.entrySet()) {
+                MetricsTable m = e.getValue().metrics();
+                double[] y = m.numbers(figure[0]);
+                lines.add(new Charts.Line(e.getKey(), Charts.range(y.length), Charts.smooth(y, 9), false));
+            }
+            Charts.lines(figure[2], "step", figure[0] + " (moving average, 9 steps)", lines, false,
+                    out.resolve(figure[1]));
+            figures.put(figure[1], figure[2] + ", per step (first seed of each method; moving average over 9 steps)");
+        }
     }
 
     /** Top-1 test accuracy in percent over the runs of one method (its seeds). */

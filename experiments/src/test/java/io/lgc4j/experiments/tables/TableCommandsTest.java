@@ -180,6 +180,30 @@ class TableCommandsTest {
     }
 
     @Test
+    void compressionTableShouldShowTheDiagnosticModesFigures(@TempDir Path dir) throws IOException {
+        Path file = suite(dir, "suite: compression\ntitle: diagnosed\n"
+                + TINY_BASE.replace("evalEverySteps: 0}", "evalEverySteps: 0, diagnostics: true}") + """
+                methods:
+                  - {id: baseline, label: Baseline, config: {topology: {type: ring}, compressor: {type: none}}}
+                  - {id: lgc-ps, label: LGC-PS, config: {topology: {type: ps}, compressor: {type: lgc}}}
+                """);
+        Path o = dir.resolve("out");
+        assertEquals(0, lgc("table", "compression", "--suite", file.toString(), "--output-dir", o.toString(),
+                "--no-progress"), err.toString(StandardCharsets.UTF_8));
+        List<String> table = csv(o);
+        assertTrue(table.get(0).endsWith(",wall_s,applied_rel_err,applied_cos,applied_cos_all,offer_share"),
+                table.get(0));
+        String[] baseline = table.get(1).split(",", -1);
+        assertEquals("0.000", baseline[16], "the dense baseline applies what was offered: " + table.get(1));
+        assertEquals("1.000", baseline[18], table.get(1));
+        String[] lgc = table.get(2).split(",", -1);
+        assertTrue(Double.parseDouble(lgc[16]) > 0, "the autoencoder is lossy: " + table.get(2));
+        assertPng(o.resolve("diagnostics-cos.png"));
+        assertPng(o.resolve("diagnostics-error.png"));
+        assertTrue(Files.readString(o.resolve("table.md")).contains("diagnostic mode"));
+    }
+
+    @Test
     void compressionTableShouldGiveTheSameTableWhenEveryRankIsAProcess(@TempDir Path dir) throws IOException {
         Path file = suite(dir, "suite: compression\ntitle: processes\n" + TINY_BASE + """
                 methods:
