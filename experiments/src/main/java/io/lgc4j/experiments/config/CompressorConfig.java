@@ -29,7 +29,7 @@ import java.util.TreeSet;
  *   momentum: 0.9      # dgc: momentum correction factor, [0, 1); the model updater must then be sgd
  *   clipNorm: 0        # dgc: local gradient clipping (L2 norm), 0 = off
  *   warmupSteps: 0     # dgc, topk: steps of exponential sparsity warm-up (DGC's schedule)
- *   lowPass: 0.1       # scalecom and lgc: memory filter beta, (0, 1]; 1 = plain error feedback
+ *   lowPass: 0.1       # scalecom, randomk and lgc: memory filter beta, (0, 1]; 1 = plain error feedback
  *   codec: deflate     # index codec: see IndexCodecs (deflate, rice, ...)
  *   sketch: {rows: 5, columnsPerSelected: 4.0, groupSize: 8}   # s2: count-sketch shape and bitmap grouping
  * }</pre>
@@ -48,7 +48,7 @@ import java.util.TreeSet;
  * @param momentum    DGC momentum factor
  * @param clipNorm    DGC local clipping norm, 0 = off
  * @param warmupSteps steps of DGC's exponential sparsity warm-up (dgc and topk)
- * @param lowPass     the memory filter of ScaleCom and LGC
+ * @param lowPass     the memory filter of ScaleCom, random-k and LGC
  * @param codec       the index codec's name
  * @param sketch      S2 sketch shape
  * @param extensions  the keys of registered compressors beyond the shared ones, in YAML form (with the shipped

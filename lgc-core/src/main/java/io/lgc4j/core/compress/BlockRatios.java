@@ -6,6 +6,8 @@ import io.lgc4j.core.method.ResolvedConfig;
 import io.lgc4j.core.method.Section;
 import io.lgc4j.core.method.SettingsException;
 
+import java.util.Map;
+
 /**
  * The fraction of a block sent per step, by the block's policy: {@code learnedRatio} for a LEARNED block (the blocks
  * LGC's autoencoder carries), {@code ratio} for a TOP_K block. {@code learnedRatio} is an optional key of the topk,
@@ -35,9 +37,19 @@ record BlockRatios(double ratio, double learnedRatio) {
      * @throws SettingsException naming the dotted key that is missing, of the wrong kind or out of range
      */
     static <S extends Record> S bind(ResolvedConfig config, Class<S> type) {
+        return bind(config, type, Map.of());
+    }
+
+    /** As {@link #bind(ResolvedConfig, Class)}, with {@code absent}'s value for each of its keys the section lacks. */
+    static <S extends Record> S bind(ResolvedConfig config, Class<S> type, Map<String, Object> absent) {
         Section section = config.section("compressor");
         if (!section.has(LEARNED_RATIO) && section.has("ratio")) {
             section = section.with(LEARNED_RATIO, section.values().get("ratio"));
+        }
+        for (Map.Entry<String, Object> e : absent.entrySet()) {
+            if (!section.has(e.getKey())) {
+                section = section.with(e.getKey(), e.getValue());
+            }
         }
         return section.bind(type);
     }

@@ -7,6 +7,7 @@ import io.lgc4j.core.method.SettingsException;
 import io.lgc4j.core.sparse.RandomSubset;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -37,15 +38,24 @@ public final class RandomKCompressor implements SeededSupportCompressor {
      * @param ratio        fraction of each TOP_K block sent, in (0, 1]
      * @param learnedRatio fraction of each LEARNED block sent, in (0, 1]; a configuration without it takes
      *                     {@code ratio}
+     * @param lowPass      the memory filter β in (0, 1] ({@code m ← (1 − β)·m + β·(m + g − sent)}, as ScaleCom's and
+     *                     LGC's); 1 = plain error feedback. A configuration takes {@code compressor.lowPass} (default
+     *                     0.1), so that random-k as a control keeps the memory rule of the method it is held against
      */
-    public record Settings(double ratio, double learnedRatio) {
-        /** Checks both, naming the one that is out of range. */
+    public record Settings(double ratio, double learnedRatio, double lowPass) {
+        /** Checks each, naming the one that is out of range. */
         public Settings {
             SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
             BlockRatios.checkLearnedRatio(learnedRatio);
+            SettingsException.require(lowPass > 0 && lowPass <= 1, "lowPass", "must be in (0, 1], found " + lowPass);
         }
 
-        /** One ratio for every block. */
+        /** Plain error feedback. */
+        public Settings(double ratio, double learnedRatio) {
+            this(ratio, learnedRatio, 1.0);
+        }
+
+        /** One ratio for every block, plain error feedback. */
         public Settings(double ratio) {
             this(ratio, ratio);
         }
@@ -63,10 +73,13 @@ public final class RandomKCompressor implements SeededSupportCompressor {
             return Settings.class;
         }
 
-        /** The {@code compressor} section; without {@code learnedRatio}, LEARNED blocks take {@code ratio}. */
+        /**
+         * The {@code compressor} section; without {@code learnedRatio}, LEARNED blocks take {@code ratio}; without
+         * {@code lowPass}, plain error feedback.
+         */
         @Override
         public Settings settings(ResolvedConfig config) {
-            return BlockRatios.bind(config, Settings.class);
+            return BlockRatios.bind(config, Settings.class, Map.of("lowPass", 1.0));
         }
 
         /** Random-k drawing its indices from the run's {@code seed}. */
@@ -110,7 +123,8 @@ public final class RandomKCompressor implements SeededSupportCompressor {
 
     @Override
     public String toString() {
-        return "randomk(ratio=" + ratios.ratio() + ratios.describeLearned() + ", seed=" + seed + ")";
+        return "randomk(ratio=" + ratios.ratio() + ratios.describeLearned()
+                + (settings.lowPass() == 1 ? "" : ", lowPass=" + settings.lowPass()) + ", seed=" + seed + ")";
     }
 
     @Override
@@ -143,10 +157,10 @@ public final class RandomKCompressor implements SeededSupportCompressor {
         return z ^ (z >>> 31);
     }
 
-    /** A rank's memory is plain error feedback (β = 1); its support is the seeded one. */
+    /** A rank's memory is filtered with the settings' β (1: plain error feedback); its support is the seeded one. */
     @Override
     public State newRank(List<ParamBlock> blocks) {
-        return new RankState(List.copyOf(blocks), new SupportMemory(new Region(blocks), this, 1.0));
+        return new RankState(List.copyOf(blocks), new SupportMemory(new Region(blocks), this, settings.lowPass()));
     }
 
     private final class RankState implements State {

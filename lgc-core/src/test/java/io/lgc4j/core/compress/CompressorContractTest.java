@@ -93,7 +93,9 @@ class CompressorContractTest {
                 subject(new S2SketchCompressor(0.01, 5, 4.0, 8), MemoryRule::errorFeedback),
                 subject(new RandomKCompressor(0.01, SEED), MemoryRule::errorFeedback),
                 subject(new RandomKCompressor(new RandomKCompressor.Settings(0.01, 0.03), SEED),
-                        MemoryRule::errorFeedback));
+                        MemoryRule::errorFeedback),
+                subject(new RandomKCompressor(new RandomKCompressor.Settings(0.01, 0.03, 0.1), SEED),
+                        () -> MemoryRule.lowPass(0.1f)));
     }
 
     private static Arguments subject(Compressor compressor, Supplier<MemoryRule> rule) {

@@ -68,9 +68,13 @@ class CompressorSettingsTest {
                 .settings(without));
         assertEquals(new ScaleComCompressor.Settings(0.01, 0.1, 0.01), new ScaleComCompressor.Provider()
                 .settings(without));
-        assertEquals(new RandomKCompressor.Settings(0.01, 0.01), new RandomKCompressor.Provider().settings(without));
+        // random-k takes the memory filter of the section (a YAML config always has one: 0.1 by default) ...
+        assertEquals(new RandomKCompressor.Settings(0.01, 0.01, 0.1), new RandomKCompressor.Provider()
+                .settings(without));
         ResolvedConfig with = ResolvedConfig.of(Map.of("compressor", Map.of("ratio", 0.01, "learnedRatio", 0.04)));
-        assertEquals(new RandomKCompressor.Settings(0.01, 0.04), new RandomKCompressor.Provider().settings(with));
+        // ... and without one, plain error feedback
+        assertEquals(new RandomKCompressor.Settings(0.01, 0.04, 1.0), new RandomKCompressor.Provider().settings(with));
+        rejects("lowPass", "lowPass must be in (0, 1], found 0.0", () -> new RandomKCompressor.Settings(0.1, 0.1, 0));
         ResolvedConfig bad = ResolvedConfig.of(Map.of("compressor", Map.of("ratio", 0.01, "learnedRatio", 2)));
         rejects("compressor.learnedRatio", "compressor.learnedRatio must be in (0, 1], found 2.0",
                 () -> new RandomKCompressor.Provider().settings(bad));
@@ -114,7 +118,8 @@ class CompressorSettingsTest {
         check(new S2SketchCompressor.Provider(), new S2SketchCompressor.Settings(0.01,
                 new S2SketchCompressor.Shape(5, 4.0, 8)));
         check(new RandomKCompressor.Provider(), new RandomKCompressor.Settings(0.01, 0.02));
-        assertEquals(List.of("ratio", "learnedRatio"), List.copyOf(new RandomKCompressor.Provider().sectionKeys()));
+        assertEquals(List.of("ratio", "learnedRatio", "lowPass"),
+                List.copyOf(new RandomKCompressor.Provider().sectionKeys()));
         assertEquals(List.of("ratio", "warmupSteps", "learnedRatio"),
                 List.copyOf(new TopKCompressor.Provider().sectionKeys()));
         assertEquals(Optional.empty(), new NoCompression().create(new NoCompression.Settings(), 1));
