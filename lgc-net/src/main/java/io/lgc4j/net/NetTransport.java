@@ -113,9 +113,7 @@ final class NetTransport implements Transport {
             link = link(peer, "send to");
             frame.stamp(endpoint, settings.job());
         } catch (RuntimeException e) {
-            if (frame.references() > 0) {
-                frame.release(); // a send takes the reference, also when it throws
-            }
+            frame.releaseIfHeld();
             throw e;
         }
         link.writeLock.lock();

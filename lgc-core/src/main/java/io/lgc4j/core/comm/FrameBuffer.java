@@ -176,6 +176,16 @@ public final class FrameBuffer {
         }
     }
 
+    /**
+     * Gives one reference back unless none is left: how a transport's {@code send}, which takes a reference also when
+     * it throws, ends — where a frame used after its last release is the error it is about to report.
+     */
+    public void releaseIfHeld() {
+        if (references() > 0) {
+            release();
+        }
+    }
+
     /** References held now (0 once released). */
     public int references() {
         return references.get();

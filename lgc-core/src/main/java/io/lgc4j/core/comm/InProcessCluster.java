@@ -152,9 +152,7 @@ public final class InProcessCluster implements AutoCloseable {
                 FrameCodec.stamp(bytes, id, job);
                 link(id, peer).add(bytes);
             } finally {
-                if (frame.references() > 0) { // else the frame was used after its release: that is the error
-                    frame.release();
-                }
+                frame.releaseIfHeld(); // the queue holds the bytes (a heap frame's array, or a copy)
             }
         }
 

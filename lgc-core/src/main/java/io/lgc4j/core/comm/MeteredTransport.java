@@ -41,9 +41,7 @@ public final class MeteredTransport extends ForwardingTransport {
         try {
             sent = frame.peek();
         } catch (RuntimeException e) {
-            if (frame.references() > 0) {
-                frame.release(); // a send takes the reference, also when it throws
-            }
+            frame.releaseIfHeld();
             throw e;
         }
         inner.send(peer, frame);

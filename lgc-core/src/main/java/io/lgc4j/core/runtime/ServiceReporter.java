@@ -60,9 +60,7 @@ public final class ServiceReporter extends ForwardingTransport {
         try {
             closeStepsBefore(frame.peek().step());
         } catch (RuntimeException e) {
-            if (frame.references() > 0) {
-                frame.release(); // a send takes the reference, also when it throws
-            }
+            frame.releaseIfHeld();
             throw e;
         }
         inner.send(peer, frame);
