@@ -61,8 +61,10 @@ public final class Charts {
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle)
                 .yAxisTitle(yTitle).build();
         var styler = chart.getStyler();
-        styler.setLegendPosition(Styler.LegendPosition.OutsideS);
-        styler.setLegendLayout(Styler.LegendLayout.Horizontal);
+        // a row under the chart holds a few entries; more go in a column at its right, where none is cut off
+        boolean many = lines.size() > 5;
+        styler.setLegendPosition(many ? Styler.LegendPosition.OutsideE : Styler.LegendPosition.OutsideS);
+        styler.setLegendLayout(many ? Styler.LegendLayout.Vertical : Styler.LegendLayout.Horizontal);
         styler.setYAxisLogarithmic(logY);
         styler.setMarkerSize(0);
         styler.setChartBackgroundColor(java.awt.Color.WHITE);

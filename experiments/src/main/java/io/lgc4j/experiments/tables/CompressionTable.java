@@ -215,7 +215,8 @@ public final class CompressionTable {
     }
 
     /**
-     * The diagnostic notes step by step, one line per method (its first seed's run, moving average over 9 steps):
+     * The diagnostic notes step by step, one line per method and model named by their ids (the method's first seed's
+     * run, moving average over 9 steps):
      * the cosine of the applied LEARNED update with the ranks' mean offer over every LEARNED position, and the
      * relative error on the support.
      */
@@ -223,7 +224,7 @@ public final class CompressionTable {
             throws IOException {
         Map<String, SuiteRuns.Finished> firstSeed = new LinkedHashMap<>();
         for (SuiteRuns.Finished r : runs) {
-            firstSeed.putIfAbsent(r.planned().model() + " " + r.planned().label(), r);
+            firstSeed.putIfAbsent(r.planned().pair(), r); // the method's id: labels are too long for a legend
         }
         for (String[] figure : List.of(
                 new String[] {StepNotes.APPLIED_COS_ALL, "diagnostics-cos.png",
@@ -234,7 +235,8 @@ public final class CompressionTable {
             for (Map.Entry<String, SuiteRuns.Finished> e : firstSeed.entrySet()) {
                 MetricsTable m = e.getValue().metrics();
                 double[] y = m.numbers(figure[0]);
-                lines.add(new Charts.Line(e.getKey(), Charts.range(y.length), Charts.smooth(y, 9), false));
+                int i = lines.size(); // ten colours, then the same ten dashed
+                lines.add(new Charts.Line(e.getKey(), Charts.range(y.length), Charts.smooth(y, 9), i >= 10, i % 10));
             }
             Charts.lines(figure[2], "step", figure[0] + " (moving average, 9 steps)", lines, false,
                     out.resolve(figure[1]));
