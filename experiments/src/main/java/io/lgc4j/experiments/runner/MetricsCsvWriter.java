@@ -103,6 +103,7 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
         try {
             out.write(s);
             out.newLine();
+            out.flush(); // a row per step, on disk at once: a reader (tail -f, a test, a killed run's remains) sees it
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write metrics.csv", e);
         }
