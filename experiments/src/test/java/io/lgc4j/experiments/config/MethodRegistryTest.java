@@ -160,10 +160,11 @@ class MethodRegistryTest {
                 + "compressor: {type: randomk, ratio: 0.01, learnedRatio: 0.04}\n", "x.yaml");
         assertEquals(Map.of("learnedRatio", 0.04), given.compressor().extensions());
         ConfiguredMethod method = ConfiguredMethod.of(given);
-        assertEquals(new RandomKCompressor.Settings(0.01, 0.04), method.compressor().settings());
+        // a YAML config always has compressor.lowPass (0.1 by default): random-k's memory is filtered with it
+        assertEquals(new RandomKCompressor.Settings(0.01, 0.04, 0.1), method.compressor().settings());
         Topology ring = method.newTopology();
         assertInstanceOf(RingTopology.class, ring);
-        assertEquals(new RandomKCompressor.Settings(0.01, 0.04), ring.describe().compressorSettings());
+        assertEquals(new RandomKCompressor.Settings(0.01, 0.04, 0.1), ring.describe().compressorSettings());
         assertTrue(given.toYaml().contains("  learnedRatio: 0.04\n"), given.toYaml());
         assertEquals(given, ConfigLoader.parse(given.toYaml(), "config.yaml"));
         assertEquals(new DgcCompressor.Settings(0.01, 0.9, 0.0, 100, 0.002), ConfiguredMethod.of(ConfigLoader.parse(
