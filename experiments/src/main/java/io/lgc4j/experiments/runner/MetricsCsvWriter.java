@@ -42,7 +42,8 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
     /** Opens {@code file} for writing (replacing it), with the diagnostic mode's columns when {@code diagnostics}. */
     public MetricsCsvWriter(Path file, boolean diagnostics) throws IOException {
         this.out = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
-        this.notes = diagnostics ? java.util.stream.Stream.concat(NOTES.stream(), DIAGNOSTIC_NOTES.stream()).toList()
+        this.notes = diagnostics
+                ? java.util.stream.Stream.concat(NOTES.stream(), StepNotes.DIAGNOSTICS.stream()).toList()
                 : NOTES;
     }
 
@@ -91,9 +92,6 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
     private static final List<String> NOTES = List.of(StepNotes.AE_RECONSTRUCTION, StepNotes.AE_SIMILARITY,
             StepNotes.AE_DRIFT, StepNotes.LGC_FALLBACK);
 
-    /** The diagnostic mode's notes, written as columns after {@link #NOTES} when it is on. */
-    private static final List<String> DIAGNOSTIC_NOTES = List.of(StepNotes.APPLIED_REL_ERR, StepNotes.APPLIED_COS,
-            StepNotes.APPLIED_COS_ALL, StepNotes.OFFER_SHARE);
 
     private static String millis(long nanos) {
         return String.format(Locale.ROOT, "%.3f", nanos / 1e6);

@@ -465,8 +465,7 @@ public record RunSummary(String run, String topology, int workers, int steps, do
     /** The mean of each diagnostic note over the steps that have it. */
     private static Map<String, Double> diagnostics(List<StepMetrics> steps) {
         Map<String, Double> means = new TreeMap<>();
-        for (String name : List.of(StepNotes.APPLIED_REL_ERR, StepNotes.APPLIED_COS, StepNotes.APPLIED_COS_ALL,
-                StepNotes.OFFER_SHARE)) {
+        for (String name : StepNotes.DIAGNOSTICS) {
             steps.stream().mapToDouble(m -> m.note(name)).filter(v -> !Double.isNaN(v)).average()
                     .ifPresent(mean -> means.put(name, mean));
         }

@@ -161,8 +161,7 @@ public final class CompressionTable {
                             Table.number(baselineTotal / total, 2), String.valueOf(first.summary().steps()),
                             Table.number(mean(pair, s -> s.wallMs() / 1000), 1)));
                     if (diagnosed) {
-                        for (String note : List.of(StepNotes.APPLIED_REL_ERR, StepNotes.APPLIED_COS,
-                                StepNotes.APPLIED_COS_ALL, StepNotes.OFFER_SHARE)) {
+                        for (String note : StepNotes.DIAGNOSTICS) {
                             double v = mean(pair, s -> s.bytesByStage().get(stage).diagnostics()
                                     .getOrDefault(note, Double.NaN));
                             cells.add(Double.isNaN(v) ? "–" : Table.number(v, 3));

@@ -35,6 +35,9 @@ public final class StepNotes {
     public static final String APPLIED_COS_ALL = "applied_cos_all";
     /** Diagnostic mode: the share ‖m_S‖ / ‖m‖ of the ranks' mean offer the step's support covers. */
     public static final String OFFER_SHARE = "offer_share";
+    /** The diagnostic mode's notes, in the order result files show them. */
+    public static final java.util.List<String> DIAGNOSTICS = java.util.List.of(APPLIED_REL_ERR, APPLIED_COS,
+            APPLIED_COS_ALL, OFFER_SHARE);
 
     private final Map<Integer, Map<String, Double>> byStep = new ConcurrentHashMap<>();
 

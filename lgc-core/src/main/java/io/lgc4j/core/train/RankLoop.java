@@ -94,8 +94,8 @@ final class RankLoop {
         this.notes = notes;
         this.meter = meter;
         this.gate = gate;
-        UpdateFidelity f = new UpdateFidelity(run.plan().layout());
-        this.fidelity = run.diagnostics() && f.measurable() ? f : null;
+        UpdateFidelity f = run.diagnostics() ? new UpdateFidelity(run.plan().layout()) : null;
+        this.fidelity = f != null && f.measurable() ? f : null;
         this.offers = fidelity == null ? null : fidelity.recorder();
         if (offers != null) {
             exchange.tap(offers);
