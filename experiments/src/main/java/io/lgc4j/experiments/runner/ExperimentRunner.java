@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.lgc4j.core.metrics.StepMetrics;
 import io.lgc4j.core.runtime.ClusterConnector;
+import io.lgc4j.core.method.SettingsException;
 import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TrainingListener;
@@ -201,6 +202,10 @@ public final class ExperimentRunner {
         }
         try {
             return new Prepared(builder.build(), csv);
+        } catch (SettingsException e) {
+            // a compressor setting that does not fit this model (e.g. a PowerSGD rank above every matrix's side)
+            throw new RunInputException("key 'compressor." + e.key() + "' " + e.problem() + " (model "
+                    + config.model().name() + ")", e);
         } catch (IllegalArgumentException e) {
             // e.g. a data.path whose training split holds less than one global batch
             throw new RunInputException("cannot train on " + dataDir + ": " + e.getMessage(), e);

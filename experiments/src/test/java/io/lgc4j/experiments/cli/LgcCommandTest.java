@@ -270,6 +270,19 @@ class LgcCommandTest {
                 + " more data, fewer workers or a smaller batch", message);
     }
 
+    /** A PowerSGD rank no block of the model can take fails when the trainer is built, naming the key. */
+    @Test
+    void shouldRejectAPowerSgdRankAboveEveryMatrixOfTheModelBeforeWritingAnything(@TempDir Path dir)
+            throws IOException {
+        Path data = Files.createDirectories(dir.resolve("tiny"));
+        writeIdx(data, "train", 200);
+        writeIdx(data, "t10k", 5);
+        String message = runRejected(dir, "run: {name: x}\ndata: {path: " + data + "}\n"
+                + "compressor: {type: powersgd, rank: 600}\n");
+        assertEquals("lgc: key 'compressor.rank' must be at most the smaller side of the largest matrix, fc1/W "
+                + "(500 × 800): at most 500, found 600 (model small-cnn)", message);
+    }
+
     /** An uncompressed IDX images and labels pair of {@code count} blank 28×28 images of class 0. */
     private static void writeIdx(Path dir, String prefix, int count) throws IOException {
         java.nio.ByteBuffer images = java.nio.ByteBuffer.allocate(16 + count * 784);

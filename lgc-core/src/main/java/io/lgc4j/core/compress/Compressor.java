@@ -13,7 +13,8 @@ import java.util.List;
  * <p>Lifecycle: one {@code Compressor} describes the method and its settings; {@code newRank} gives each rank its
  * own state (residual, momentum), created once and used by that rank's thread only.
  */
-public sealed interface Compressor permits GatherCompressor, SharedSupportCompressor, SketchCompressor {
+public sealed interface Compressor permits GatherCompressor, SharedSupportCompressor, SketchCompressor,
+        LowRankCompressor {
 
     /** The name in configs and result files ({@code topk}, {@code dgc}, {@code scalecom}, {@code randomk}). */
     String name();
@@ -41,6 +42,15 @@ public sealed interface Compressor permits GatherCompressor, SharedSupportCompre
      * Every rank and every decoder computes the same, so a receiver can bound what a sender may send.
      */
     double density(int step, ParamBlock block);
+
+    /**
+     * Checks that this compressor can work on {@code blocks} (the compressible blocks of a model's layout); the
+     * generic topologies call it when the trainer is built, before anything runs. The default accepts any blocks.
+     *
+     * @throws io.lgc4j.core.method.SettingsException naming the setting that does not fit the model
+     */
+    default void check(List<ParamBlock> blocks) {
+    }
 
     /** The number of entries of {@code block} one rank sends at {@code step}: ⌈density·n⌉ ({@link TopK#countFor}). */
     default int count(int step, ParamBlock block) {

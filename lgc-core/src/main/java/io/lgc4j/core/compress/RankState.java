@@ -5,7 +5,7 @@ import io.lgc4j.core.layout.ParamBlock;
 import java.util.List;
 
 /**
- * One rank's compressor state, as one of the three ways payloads aggregate. A topology picks its exchange by the
+ * One rank's compressor state, as one of the four ways payloads aggregate. A topology picks its exchange by the
  * kind (an {@code instanceof} over a sealed set: the compiler knows there are no others), and each kind carries the
  * compressor that made it, so the exchange can ask it for the step's leader or density.
  *
@@ -37,6 +37,10 @@ public sealed interface RankState {
     record Sketch(SketchCompressor compressor, SketchCompressor.State state) implements RankState {
     }
 
+    /** Each rank sends low-rank factors in two summable rounds (PowerSGD). */
+    record LowRank(LowRankCompressor compressor, LowRankCompressor.State state) implements RankState {
+    }
+
     /**
      * Shows {@code tap} what this state offers each later step (see {@link OfferTap}).
      *
@@ -47,6 +51,8 @@ public sealed interface RankState {
             g.state().tap(tap);
         } else if (this instanceof Shared s) {
             s.state().tap(tap);
+        } else if (this instanceof LowRank l) {
+            l.state().tap(tap);
         } else {
             ((Sketch) this).state().tap(tap);
         }
@@ -59,6 +65,9 @@ public sealed interface RankState {
         }
         if (compressor instanceof SharedSupportCompressor s) {
             return new Shared(s, s.newRank(blocks));
+        }
+        if (compressor instanceof LowRankCompressor l) {
+            return new LowRank(l, l.newRank(blocks));
         }
         SketchCompressor k = (SketchCompressor) compressor;
         return new Sketch(k, k.newRank(blocks, SKETCH_SEED));

@@ -19,6 +19,7 @@ import java.util.List;
  *   <tr><td>{@link Code}</td><td>LATENT</td><td>{@link LgcFrames}</td></tr>
  *   <tr><td>{@link Innovation}</td><td>INNOVATION, INNOVATION</td><td>{@link LgcFrames}</td></tr>
  *   <tr><td>{@link SketchPayload}</td><td>VALUES, INDICES</td><td>{@link SketchFrames}</td></tr>
+ *   <tr><td>{@link Factors}</td><td>VALUES</td><td>{@link FloatFrames}</td></tr>
  *   <tr><td>{@link Weights}</td><td>AE_WEIGHTS</td><td>{@link WeightsDescriptor}</td></tr>
  *   <tr><td>{@link Flag}</td><td>CONTROL</td><td>{@link FlagFrames}</td></tr>
  *   <tr><td>{@link Sample}</td><td>CONTROL</td><td>{@link FloatFrames}</td></tr>
@@ -34,7 +35,8 @@ import java.util.List;
  * }</pre>
  */
 public sealed interface Payload
-        permits DenseValues, Support, SupportValues, Code, Innovation, SketchPayload, Weights, Flag, Sample, AeSample {
+        permits DenseValues, Support, SupportValues, Code, Innovation, SketchPayload, Factors, Weights, Flag, Sample,
+        AeSample {
 
     /** The kinds of this payload's frames, in the order they travel. */
     List<TrafficKind> kinds();

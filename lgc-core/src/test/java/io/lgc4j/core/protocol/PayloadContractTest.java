@@ -42,6 +42,7 @@ class PayloadContractTest {
         Code code = new Code(new float[] {0.5f, -1}, 2f);
         Innovation innovation = new Innovation(new int[] {0, 11}, new float[] {-1, 1});
         SketchPayload sketch = new SketchPayload(new Sketch(new float[] {1, 2}, new long[] {5L}));
+        Factors factors = new Factors(new float[] {0.5f, -0.25f, 3});
         Weights weights = new Weights(new byte[] {'L', 'G', 'C', 'W', 1, 0, 1, 0});
         Flag flag = new Flag(false);
         Sample sample = new Sample(new float[] {9, 8});
@@ -53,6 +54,7 @@ class PayloadContractTest {
                 new Sent(code, new byte[][] {code.encode(TAG)}),
                 new Sent(innovation, innovation.encode(MU, CODEC, TAG)),
                 new Sent(sketch, sketch.encode(TAG)),
+                new Sent(factors, new byte[][] {factors.encode(TAG)}),
                 new Sent(weights, new byte[][] {weights.encode(TAG)}),
                 new Sent(flag, new byte[][] {flag.encode(TAG)}),
                 new Sent(sample, new byte[][] {sample.encode(TAG)}),
@@ -101,6 +103,8 @@ class PayloadContractTest {
             Sketch back = SketchPayload.decode(f[0], f[1], 2, 1).sketch();
             assertArrayEquals(p.sketch().counters(), back.counters());
             assertArrayEquals(p.sketch().bitmap(), back.bitmap());
+        } else if (payload instanceof Factors p) {
+            assertArrayEquals(p.values(), Factors.decode(f[0], p.values().length).values());
         } else if (payload instanceof Weights p) {
             assertArrayEquals(p.form(), Weights.decode(f[0]).form());
         } else if (payload instanceof Flag p) {

@@ -9,6 +9,8 @@ import io.lgc4j.core.comm.TransportClosedException;
 import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.DgcCompressor;
+import io.lgc4j.core.compress.LowRankCompressor;
+import io.lgc4j.core.compress.PowerSgdCompressor;
 import io.lgc4j.core.compress.RandomKCompressor;
 import io.lgc4j.core.compress.ScaleComCompressor;
 import io.lgc4j.core.compress.SeededSupportCompressor;
@@ -43,8 +45,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The contract every topology keeps with every compressor: sending everything (ratio 1) trains like the dense
- * topology; sparse training keeps replicas bit-identical; indices and values are metered apart; random-k sends no
- * indices and every rank applies the mean of the values the ranks sent.
+ * topology (PowerSGD: at full rank); sparse training keeps replicas bit-identical; indices and values are metered
+ * apart; random-k and PowerSGD send no indices; random-k's ranks apply the mean of the values the ranks sent.
  *
  * <p>A topology that carries only some kinds of compressor (the LGC topologies bring their own support compressor)
  * aborts the others in {@link #topology(Compressor)} with a JUnit assumption, so the report shows them skipped, with
@@ -80,14 +82,17 @@ public abstract class CompressedTopologyContract {
 
     static Stream<Arguments> lossless() {
         return Stream.of(Arguments.of(new TopKCompressor(1.0)), Arguments.of(new ScaleComCompressor(1.0, 1.0)),
-                Arguments.of(new DgcCompressor(1.0, 0.0, 0, 0)), Arguments.of(new RandomKCompressor(1.0, 3)));
+                Arguments.of(new DgcCompressor(1.0, 0.0, 0, 0)), Arguments.of(new RandomKCompressor(1.0, 3)),
+                // full rank: every matrix of the test MLP (12 × 16, 3 × 12) factored at its smaller side
+                Arguments.of(new PowerSgdCompressor(new PowerSgdCompressor.Settings(12, 0, true, true), 3)));
     }
 
     static Stream<Arguments> sparse() {
         return Stream.of(Arguments.of(new TopKCompressor(0.05)), Arguments.of(new ScaleComCompressor(0.05, 1.0)),
                 Arguments.of(new DgcCompressor(0.05, 0.9, 0, 10)),
                 Arguments.of(new io.lgc4j.core.compress.S2SketchCompressor(0.05, 5, 4.0, 8)),
-                Arguments.of(new RandomKCompressor(0.05, 3)));
+                Arguments.of(new RandomKCompressor(0.05, 3)),
+                Arguments.of(new PowerSgdCompressor(new PowerSgdCompressor.Settings(1), 3)));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -126,7 +131,7 @@ public abstract class CompressedTopologyContract {
         long indices = result.traffic().bytes(0, Direction.SENT, TrafficKind.INDICES);
         long values = result.traffic().bytes(0, Direction.SENT, Stage.TOP_K, TrafficKind.VALUES);
         assertTrue(values > 0, "values sent");
-        if (compressor instanceof SeededSupportCompressor) {
+        if (compressor instanceof SeededSupportCompressor || compressor instanceof LowRankCompressor) {
             for (int e = 0; e < result.traffic().endpoints(); e++) {
                 assertEquals(0, result.traffic().bytes(e, Direction.SENT, TrafficKind.INDICES), "endpoint " + e);
             }

@@ -13,6 +13,7 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.protocol.Factors;
 import io.lgc4j.core.protocol.SketchPayload;
 import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.protocol.SupportValues;
@@ -26,7 +27,8 @@ import java.util.List;
  * A worker's compressed step against the parameter server: it pushes its DENSE blocks as values, and its
  * compressible blocks as the compressor's payload (its own sparse set; a sketch; or — for a shared-support
  * compressor — values on the support the leader chose and the server relayed, or on the seeded support every rank
- * draws by itself); it receives the dense mean and the compressible blocks' mean.
+ * draws by itself; or PowerSGD's factors, in two round trips); it receives the dense mean and the compressible
+ * blocks' mean.
  */
 final class CompressedPsWorker implements PsWorker.Step {
     private final PsWorkerEnd end;
@@ -72,6 +74,8 @@ final class CompressedPsWorker implements PsWorker.Step {
             clock.enter(Phase.DECODE);
             Sketch sum = SketchPayload.decode(counters, bitmap, own.counters().length, own.bitmap().length).sketch();
             s.state().decompress(sum, end.workers(), tag.step()).writeInto(gradient, sparseBlocks);
+        } else if (state instanceof RankState.LowRank l) {
+            lowRank(l, tag, gradient, clock);
         } else {
             RankState.Shared shared = (RankState.Shared) state;
             clock.enter(Phase.SELECT);
@@ -86,6 +90,26 @@ final class CompressedPsWorker implements PsWorker.Step {
             clock.enter(Phase.DECODE);
             SparseFrames.decode(support, mean, sparseBlocks).writeInto(gradient, sparseBlocks);
         }
+    }
+
+    /**
+     * PowerSGD's two round trips: P (and the plain blocks) up, their mean down; Q up; the DENSE mean and Q's mean
+     * down.
+     */
+    private void lowRank(RankState.LowRank l, StepTag tag, float[] gradient, PhaseClock clock) {
+        clock.enter(Phase.ENCODE);
+        float[] first = l.state().project(gradient, tag.step());
+        end.send(clock, new Factors(first).encode(tag));
+        Frame firstMean = end.receive(Factors.KIND, tag);
+        clock.enter(Phase.DECODE);
+        float[] p = Factors.decode(firstMean, first.length).values();
+        clock.enter(Phase.ENCODE);
+        float[] second = l.state().back(p, tag.step());
+        end.send(clock, new Factors(second).encode(tag));
+        end.receiveDenseMean(tag, gradient, clock);
+        Frame secondMean = end.receive(Factors.KIND, tag);
+        clock.enter(Phase.DECODE);
+        l.state().finish(Factors.decode(secondMean, second.length).values(), tag.step(), gradient);
     }
 
     /** The step's support: a seeded one drawn here (every rank draws it, no indices travel), else the leader's. */

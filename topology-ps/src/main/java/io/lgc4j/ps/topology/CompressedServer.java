@@ -5,6 +5,8 @@ import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.GatherCompressor;
+import io.lgc4j.core.compress.LowRankCompressor;
+import io.lgc4j.core.compress.LowRankPlan;
 import io.lgc4j.core.compress.SeededSupportCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.compress.Sketch;
@@ -27,7 +29,8 @@ import java.util.List;
  * are decoded, summed in rank order and the mean broadcast as a sparse set on the union of the supports (downlink
  * counted); sketches are summed (counters added, bitmaps OR-ed) and the sum broadcast; for a shared-support
  * compressor the leader's indices are relayed to the other workers (a seeded support is drawn here instead, and
- * nothing is relayed), the aligned values averaged and broadcast.
+ * nothing is relayed), the aligned values averaged and broadcast; PowerSGD's factors are averaged in two rounds,
+ * P's mean sent back before the Qs come in.
  */
 final class CompressedServer implements PsServer.Step {
     private final PsServerEnd end;
@@ -35,6 +38,7 @@ final class CompressedServer implements PsServer.Step {
     private final IndexCodec codec;
     private final List<ParamBlock> sparseBlocks;
     private final SparseMean mean;
+    private final LowRankPlan plan;
 
     CompressedServer(PsServerEnd end, GradientLayout layout, Compressor compressor, IndexCodec codec) {
         this.end = end;
@@ -42,13 +46,15 @@ final class CompressedServer implements PsServer.Step {
         this.codec = codec;
         this.sparseBlocks = layout.compressibleBlocks();
         this.mean = new SparseMean(sparseBlocks);
+        this.plan = compressor instanceof LowRankCompressor l ? l.plan(sparseBlocks) : null;
     }
 
     @Override
     public void serve(Frame first, StepTag tag) {
         byte[] denseMean = end.denseMean(first, tag);
         byte[][] sparseMean = compressor instanceof GatherCompressor ? gather(tag)
-                : compressor instanceof SketchCompressor ? sketches(tag) : shared(tag);
+                : compressor instanceof SketchCompressor ? sketches(tag)
+                : compressor instanceof LowRankCompressor ? factors(tag) : shared(tag);
         end.broadcast(denseMean, sparseMean);
     }
 
@@ -80,6 +86,15 @@ final class CompressedServer implements PsServer.Step {
             }
         }
         return new SketchPayload(sum).encode(tag);
+    }
+
+    /**
+     * PowerSGD's rounds: the mean of the workers' first payloads (P, plain blocks) to every worker, then the mean of
+     * their Qs as the step's last frame.
+     */
+    private byte[][] factors(StepTag tag) {
+        end.sendToAll(end.alignedMean(end.receiveValues(plan.firstLength(), tag), tag));
+        return new byte[][] {end.alignedMean(end.receiveValues(plan.secondLength(), tag), tag)};
     }
 
     private byte[][] shared(StepTag tag) {

@@ -5,6 +5,7 @@ import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.train.GradientExchange;
@@ -79,6 +80,12 @@ public final class ParameterServerTopology implements Topology {
     @Override
     public Optional<Compressor> compressor() {
         return Optional.ofNullable(compressor);
+    }
+
+    /** The compressor must be able to work on the layout's compressible blocks ({@link Compressor#check}). */
+    @Override
+    public void check(GradientLayout layout, StageSchedule stages, boolean stagesGiven) {
+        compressor().ifPresent(c -> c.check(layout.compressibleBlocks()));
     }
 
     @Override

@@ -15,6 +15,7 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.protocol.Factors;
 import io.lgc4j.core.protocol.SketchPayload;
 import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.protocol.Support;
@@ -30,7 +31,8 @@ import java.util.List;
  * compressor's kind: shared-support values (ScaleCom) are summable and ride a ring allreduce after the leader's
  * indices travel once around the ring (a seeded support, random-k's, is drawn by every rank and never travels);
  * sketches (S2) ride it too, their bitmaps OR-ed; gather-only sparse sets (Sparse GD, DGC) go by ring all-gather —
- * every rank forwards each set it receives, K−1 hops — and every rank sums the K sets in rank order.
+ * every rank forwards each set it receives, K−1 hops — and every rank sums the K sets in rank order. PowerSGD's
+ * factors take two allreduces, P's (with the blocks it leaves plain) and then Q's.
  */
 final class CompressedRingExchange implements GradientExchange {
     private final RingEnd end;
@@ -56,6 +58,11 @@ final class CompressedRingExchange implements GradientExchange {
     public void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock) {
         if (tag.stage() == Stage.FULL) {
             end.fullStep(tag, gradient, clock);
+            return;
+        }
+        if (state instanceof RankState.LowRank l) {
+            lowRank(l, tag, gradient, clock);
+            end.denseMean(tag, gradient, clock);
             return;
         }
         SparseSet aggregate = state instanceof RankState.Gather g ? allGather(g, tag, gradient, clock)
@@ -107,6 +114,18 @@ final class CompressedRingExchange implements GradientExchange {
         end.ring().or(own.bitmap(), SketchPayload.BITMAP_KIND, tag, clock);
         clock.enter(Phase.DECODE);
         return s.state().decompress(own, end.workers(), tag.step());
+    }
+
+    /** PowerSGD: the first payload (P, plain blocks) allreduced to its mean, then the Qs. */
+    private void lowRank(RankState.LowRank l, StepTag tag, float[] gradient, PhaseClock clock) {
+        clock.enter(Phase.ENCODE);
+        float[] first = l.state().project(gradient, tag.step());
+        end.mean(first, Factors.KIND, tag, clock);
+        clock.enter(Phase.ENCODE);
+        float[] second = l.state().back(first, tag.step());
+        end.mean(second, Factors.KIND, tag, clock);
+        clock.enter(Phase.DECODE);
+        l.state().finish(second, tag.step(), gradient);
     }
 
     private SparseSet sharedSupport(RankState.Shared shared, StepTag tag, float[] gradient, PhaseClock clock) {

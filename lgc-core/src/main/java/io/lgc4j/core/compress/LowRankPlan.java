@@ -1,0 +1,163 @@
+package io.lgc4j.core.compress;
+
+import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.method.SettingsException;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How a low-rank compressor factors the compressible blocks of a layout, and where each block's factors sit in the
+ * two payloads.
+ *
+ * <p><b>Matrix view.</b> A block of shape {@code [d0, d1, ...]} with three or more dimensions (a convolution kernel,
+ * DL4J's {@code [out, in, kh, kw]} in C order) is the row-major matrix {@code d0 × (n / d0)}; a two-dimensional block
+ * (a dense layer's {@code W}, DL4J's {@code [in, out]} stored in Fortran order, or a {@code [1, n]} bias) is the
+ * row-major matrix {@code d1 × d0}: for a weight, one row per output unit, as PyTorch views {@code Linear.weight}
+ * ({@code [out, in]}). Either way the rows are the output channels and no element moves.
+ *
+ * <p><b>Which blocks.</b> A matrix of {@code rows × cols}, both above 1, is factored at rank
+ * {@code r = min(rank, rows, cols)} when that saves bytes by the factor asked, PyTorch's {@code _should_compress}:
+ * {@code (rows + cols) · r · minCompressionRate < rows · cols}. Every other block (vectors: biases, batch-norm
+ * parameters; matrices too small to gain) travels as plain values in the first payload.
+ *
+ * <p><b>Payloads.</b> First: each factored block's P ({@code rows × r}, row-major) in block order, then each plain
+ * block's values in block order. Second: each factored block's Q ({@code cols × r}, row-major) in block order.
+ *
+ * @param entries    one per block, in block order
+ * @param pLength    floats of all Ps
+ * @param plainLength floats of the plain blocks
+ * @param qLength    floats of all Qs
+ */
+public record LowRankPlan(List<Entry> entries, int pLength, int plainLength, int qLength) {
+
+    /**
+     * One block's place in the plan.
+     *
+     * @param block  the block
+     * @param rows   rows of its matrix view
+     * @param cols   columns of its matrix view
+     * @param rank   the rank it is factored at, 0 when it travels plain
+     * @param first  where its P (or, plain, its values) starts in the first payload
+     * @param second where its Q starts in the second payload (-1 when plain)
+     */
+    public record Entry(ParamBlock block, int rows, int cols, int rank, int first, int second) {
+        /** Whether the block is factored. */
+        public boolean factored() {
+            return rank > 0;
+        }
+
+        /** Fraction of its elements' bytes the block costs per step (its P and Q, or all of it). */
+        public double density() {
+            return factored() ? (double) (rows + cols) * rank / ((double) rows * cols) : 1.0;
+        }
+    }
+
+    /** Copies the entries. */
+    public LowRankPlan {
+        entries = List.copyOf(entries);
+    }
+
+    /** Floats of one rank's first payload: every P, then the plain blocks. */
+    public int firstLength() {
+        return pLength + plainLength;
+    }
+
+    /** Floats of one rank's second payload: every Q. */
+    public int secondLength() {
+        return qLength;
+    }
+
+    /** The entry of block {@code b} (its index among the compressible blocks). */
+    public Entry entry(int b) {
+        return entries.get(b);
+    }
+
+    /** Rows of {@code block}'s matrix view (see the class comment); 1 for a one-dimensional block. */
+    public static int rows(ParamBlock block) {
+        long[] shape = block.shape();
+        if (block.length() == 0) {
+            return 0;
+        }
+        if (shape.length == 2) {
+            return (int) shape[1];
+        }
+        return shape.length == 0 ? 1 : (int) shape[0];
+    }
+
+    /**
+     * The rank a {@code rows × cols} matrix view is factored at: {@code min(rank, rows, cols)} when both sides are
+     * above 1 and {@code (rows + cols) · r · minCompressionRate < rows · cols}, else 0 (it travels plain).
+     */
+    public static int factoredRank(int rows, int cols, int rank, double minCompressionRate) {
+        int r = Math.min(rank, Math.min(rows, cols));
+        boolean saves = (double) (rows + cols) * r * minCompressionRate < (double) rows * cols;
+        return rows > 1 && cols > 1 && saves ? r : 0;
+    }
+
+    /** The columns of {@code block}'s matrix view: its length over {@link #rows}. */
+    public static int cols(ParamBlock block) {
+        int rows = rows(block);
+        return rows == 0 ? 0 : block.length() / rows;
+    }
+
+    /**
+     * The plan for {@code blocks} at {@code rank}: each matrix factored at {@code min(rank, rows, cols)} when that
+     * saves the bytes asked (PyTorch clamps the rank per tensor the same way).
+     *
+     * @throws SettingsException (key {@code rank}) when {@code rank} is larger than every block's matrix view (no
+     *                           block could use it), or when no block is factored at all (PowerSGD would silently be
+     *                           dense)
+     */
+    public static LowRankPlan of(List<ParamBlock> blocks, int rank, double minCompressionRate) {
+        Entry[] byBlock = new Entry[blocks.size()];
+        ParamBlock widest = null;
+        int p = 0;
+        int q = 0;
+        for (int b = 0; b < blocks.size(); b++) {
+            ParamBlock block = blocks.get(b);
+            int rows = rows(block);
+            int cols = cols(block);
+            if (rows > 1 && cols > 1 && (widest == null || Math.min(rows, cols) > side(widest))) {
+                widest = block;
+            }
+            int r = factoredRank(rows, cols, rank, minCompressionRate);
+            if (r > 0) {
+                byBlock[b] = new Entry(block, rows, cols, r, p, q);
+                p += rows * r;
+                q += cols * r;
+            }
+        }
+        if (widest != null && rank > side(widest)) {
+            throw new SettingsException("rank", "must be at most the smaller side of the largest matrix, "
+                    + widest.qualifiedName() + " (" + rows(widest) + " × " + cols(widest) + "): at most "
+                    + side(widest) + ", found " + rank);
+        }
+        if (p == 0) {
+            throw new SettingsException("rank", "factors none of the blocks " + describe(blocks) + " at rank " + rank
+                    + ": a rows × cols block is factored only when (rows + cols) · rank · minCompressionRate ("
+                    + minCompressionRate + ") < rows · cols");
+        }
+        int at = p;
+        for (int b = 0; b < blocks.size(); b++) {
+            if (byBlock[b] == null) {
+                ParamBlock block = blocks.get(b);
+                byBlock[b] = new Entry(block, rows(block), cols(block), 0, at, -1);
+                at += block.length();
+            }
+        }
+        return new LowRankPlan(List.of(byBlock), p, at - p, q);
+    }
+
+    private static int side(ParamBlock block) {
+        return Math.min(rows(block), cols(block));
+    }
+
+    private static String describe(List<ParamBlock> blocks) {
+        List<String> out = new ArrayList<>();
+        for (ParamBlock b : blocks) {
+            out.add(b.qualifiedName() + " " + rows(b) + " × " + cols(b));
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,388 @@
+package io.lgc4j.core.compress;
+
+import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.method.CompressorProvider;
+import io.lgc4j.core.method.SettingsException;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Random;
+
+/**
+ * PowerSGD (Vogels, Karimireddy and Jaggi, "PowerSGD: Practical Low-Rank Gradient Compression for Distributed
+ * Optimization", NeurIPS 2019), as PyTorch's {@code powerSGD_hook} runs it: one step of subspace iteration per
+ * training step, warm-started from the previous step's Q, with error feedback.
+ *
+ * <p>Per factored block (matrix view and choice of blocks: {@link LowRankPlan}) and step, every rank k:
+ * <pre>
+ *   M_k = memory_k + gradient_k                       (rows × cols)
+ *   P_k = M_k · Q              → mean over ranks: P    (rows × r)
+ *   P̂  = Gram–Schmidt(P)      (orthonormal columns, the same bits on every rank)
+ *   Q_k = M_kᵀ · P̂            → mean over ranks: Q̄    (cols × r)
+ *   applied = P̂ · Q̄ᵀ          (= P̂ P̂ᵀ · mean M: the ranks' mean projected on P̂'s columns)
+ *   memory_k = M_k − applied;  the next step's Q = Q̄ (warm start)
+ * </pre>
+ * The first Q of each block, and every step's Q without warm start, is drawn N(0, 1) from (seed, step, block) and
+ * orthonormalized, the same on every rank. The plain blocks are averaged exactly and keep no memory (PyTorch keeps
+ * each rank's own value minus the mean there, which sums to zero over the ranks and so changes no later mean).
+ * Arithmetic is plain Java in a fixed order, sums of products accumulated in double: the same inputs give the same
+ * bits on every rank and every run. A column of P whose norm is zero (a block with a zero gradient) stays zero.
+ *
+ * <pre>{@code
+ * LowRankCompressor psgd = new PowerSgdCompressor(new PowerSgdCompressor.Settings(2, 2.0, true, true), seed);
+ * }</pre>
+ */
+public final class PowerSgdCompressor implements LowRankCompressor {
+
+    /**
+     * The settings of {@code compressor: {type: powersgd}}.
+     *
+     * @param rank               the approximation rank r, {@code >= 1} (PyTorch's {@code matrix_approximation_rank})
+     * @param minCompressionRate a block is factored only when its factors are this many times smaller than it,
+     *                           {@code >= 0} (PyTorch's {@code min_compression_rate}, default 2)
+     * @param warmStart          reuse the previous step's Q (PyTorch's {@code warm_start}); else a fresh random Q
+     *                           each step
+     * @param errorFeedback      keep M − applied as the memory (PyTorch's {@code use_error_feedback}); else none
+     */
+    public record Settings(int rank, double minCompressionRate, boolean warmStart, boolean errorFeedback) {
+        /** Checks every component, naming the first that is out of range. */
+        public Settings {
+            SettingsException.require(rank >= 1, "rank", "must be >= 1, found " + rank);
+            SettingsException.require(minCompressionRate >= 0 && minCompressionRate < Double.POSITIVE_INFINITY,
+                    "minCompressionRate", "must be finite and >= 0, found " + minCompressionRate);
+        }
+
+        /** Rank {@code rank} with PyTorch's defaults: min compression rate 2, warm start, error feedback. */
+        public Settings(int rank) {
+            this(rank, DEFAULT_MIN_COMPRESSION_RATE, true, true);
+        }
+    }
+
+    /** PyTorch's default {@code min_compression_rate}. */
+    public static final double DEFAULT_MIN_COMPRESSION_RATE = 2.0;
+
+    /** Registers {@code powersgd} (META-INF/services). */
+    public static final class Provider implements CompressorProvider<Settings> {
+        @Override
+        public String type() {
+            return "powersgd";
+        }
+
+        @Override
+        public Class<Settings> settingsType() {
+            return Settings.class;
+        }
+
+        /** Rank 1, min compression rate 2, warm start and error feedback on: PyTorch's defaults. */
+        @Override
+        public Optional<Settings> defaults() {
+            return Optional.of(new Settings(1));
+        }
+
+        /** PowerSGD drawing its first Qs from the run's {@code seed}. */
+        @Override
+        public Optional<Compressor> create(Settings settings, long seed) {
+            return Optional.of(new PowerSgdCompressor(settings, seed));
+        }
+    }
+
+    private final Settings settings;
+    private final long seed;
+
+    /**
+     * @param settings rank and options
+     * @param seed     the run's seed; every rank must be given the same
+     */
+    public PowerSgdCompressor(Settings settings, long seed) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.seed = seed;
+    }
+
+    @Override
+    public String name() {
+        return "powersgd";
+    }
+
+    @Override
+    public Settings settings() {
+        return settings;
+    }
+
+    @Override
+    public String toString() {
+        return "powersgd(rank=" + settings.rank() + ", minCompressionRate=" + settings.minCompressionRate()
+                + (settings.warmStart() ? "" : ", no warm start") + (settings.errorFeedback() ? "" : ", no memory")
+                + ", seed=" + seed + ")";
+    }
+
+    /** The fraction of {@code block}'s bytes a rank sends per step: its P and Q over its size, or 1 when plain. */
+    @Override
+    public double density(int step, ParamBlock block) {
+        int rows = LowRankPlan.rows(block);
+        int cols = LowRankPlan.cols(block);
+        int r = LowRankPlan.factoredRank(rows, cols, settings.rank(), settings.minCompressionRate());
+        return new LowRankPlan.Entry(block, rows, cols, r, 0, r > 0 ? 0 : -1).density();
+    }
+
+    /** The plan must exist: the rank fits some block, and some block is factored. */
+    @Override
+    public void check(List<ParamBlock> blocks) {
+        plan(blocks);
+    }
+
+    @Override
+    public LowRankPlan plan(List<ParamBlock> blocks) {
+        return LowRankPlan.of(blocks, settings.rank(), settings.minCompressionRate());
+    }
+
+    @Override
+    public State newRank(List<ParamBlock> blocks) {
+        return new RankState(plan(blocks), new Region(blocks), settings, seed);
+    }
+
+    /** One rank: its memory (region coordinates), each factored block's Q and, within a step, M and P̂. */
+    private static final class RankState implements State {
+        private final LowRankPlan plan;
+        private final Region region;
+        private final Settings settings;
+        private final long seed;
+        private final float[] memory;
+        private final float[][] q;
+        private final float[] orthonormalP;
+        private float[] plainMean = new float[0];
+        private int[] all = new int[0];
+        private OfferTap tap;
+        private int openStep = -1;
+        private int phase;
+
+        RankState(LowRankPlan plan, Region region, Settings settings, long seed) {
+            this.plan = plan;
+            this.region = region;
+            this.settings = settings;
+            this.seed = seed;
+            this.memory = new float[region.length()];
+            this.q = new float[region.blockCount()][];
+            this.orthonormalP = new float[plan.pLength()];
+        }
+
+        @Override
+        public float[] project(float[] gradient, int step) {
+            requirePhase(0, step, "project");
+            openStep = step;
+            float[] out = new float[plan.firstLength()];
+            for (int b = 0; b < region.blockCount(); b++) {
+                LowRankPlan.Entry e = plan.entry(b);
+                ParamBlock block = e.block();
+                int start = region.start(b);
+                for (int i = 0; i < block.length(); i++) {
+                    memory[start + i] += gradient[block.offset() + i]; // M = memory + gradient, in place
+                }
+                if (tap != null) {
+                    tap.offered(block, memory, start, everyIndex(block.length()), block.length());
+                }
+                if (!e.factored()) {
+                    System.arraycopy(memory, start, out, e.first(), block.length());
+                    continue;
+                }
+                if (q[b] == null || !settings.warmStart()) {
+                    q[b] = randomOrthonormal(e.cols(), e.rank(), step, b);
+                }
+                multiply(memory, start, e.rows(), e.cols(), q[b], e.rank(), out, e.first());
+            }
+            phase = 1;
+            return out;
+        }
+
+        @Override
+        public float[] back(float[] firstMean, int step) {
+            requirePhase(1, step, "back");
+            requireLength(firstMean, plan.firstLength(), "first");
+            float[] out = new float[plan.secondLength()];
+            plainMean = new float[plan.plainLength()];
+            System.arraycopy(firstMean, plan.pLength(), plainMean, 0, plan.plainLength());
+            for (int b = 0; b < region.blockCount(); b++) {
+                LowRankPlan.Entry e = plan.entry(b);
+                if (!e.factored()) {
+                    continue;
+                }
+                System.arraycopy(firstMean, e.first(), orthonormalP, e.first(), e.rows() * e.rank());
+                orthonormalize(orthonormalP, e.first(), e.rows(), e.rank());
+                multiplyTransposed(memory, region.start(b), e.rows(), e.cols(), orthonormalP, e.first(), e.rank(),
+                        out, e.second());
+            }
+            phase = 2;
+            return out;
+        }
+
+        @Override
+        public void finish(float[] secondMean, int step, float[] gradient) {
+            requirePhase(2, step, "finish");
+            requireLength(secondMean, plan.secondLength(), "second");
+            for (int b = 0; b < region.blockCount(); b++) {
+                LowRankPlan.Entry e = plan.entry(b);
+                ParamBlock block = e.block();
+                int start = region.start(b);
+                if (!e.factored()) {
+                    System.arraycopy(plainMean, e.first() - plan.pLength(), gradient, block.offset(), block.length());
+                    Arrays.fill(memory, start, start + block.length(), 0f);
+                    continue;
+                }
+                int r = e.rank();
+                float[] qMean = new float[e.cols() * r];
+                System.arraycopy(secondMean, e.second(), qMean, 0, qMean.length);
+                for (int row = 0; row < e.rows(); row++) {
+                    int pAt = e.first() + row * r;
+                    for (int col = 0; col < e.cols(); col++) {
+                        double sum = 0;
+                        for (int j = 0; j < r; j++) {
+                            sum += (double) orthonormalP[pAt + j] * qMean[col * r + j];
+                        }
+                        float applied = (float) sum;
+                        int at = start + row * e.cols() + col;
+                        gradient[block.offset() + row * e.cols() + col] = applied;
+                        memory[at] = settings.errorFeedback() ? memory[at] - applied : 0f;
+                    }
+                }
+                q[b] = qMean; // warm start: every rank holds the same mean
+            }
+            phase = 0;
+            openStep = -1;
+        }
+
+        @Override
+        public void tap(OfferTap tap) {
+            this.tap = tap;
+        }
+
+        @Override
+        public float[] residual() {
+            return memory.clone();
+        }
+
+        private int[] everyIndex(int n) {
+            if (all.length < n) {
+                all = new int[n];
+                for (int i = 0; i < n; i++) {
+                    all[i] = i;
+                }
+            }
+            return all;
+        }
+
+        /** The rounds must come in order, all three for one step. */
+        private void requirePhase(int expected, int step, String call) {
+            if (phase != expected || (expected > 0 && step != openStep)) {
+                String[] calls = {"project", "back", "finish"};
+                throw new IllegalStateException("PowerSGD rank state: " + call + "(step " + step + ") called while "
+                        + (openStep < 0 ? "no step is open" : "step " + openStep + " waits for " + calls[phase])
+                        + ": each step calls project, back, finish in that order");
+            }
+        }
+
+        private static void requireLength(float[] payload, int expected, String which) {
+            if (payload.length != expected) {
+                throw new IllegalArgumentException("expected a " + which + " payload of " + expected
+                        + " floats, found " + payload.length);
+            }
+        }
+
+        /** A rows × r matrix, N(0, 1) drawn from (seed, step, block), orthonormalized: the same on every rank. */
+        private float[] randomOrthonormal(int rows, int r, int step, int block) {
+            long mixed = seed * 0x9E3779B97F4A7C15L + (settings.warmStart() ? 0 : step) * 0xBF58476D1CE4E5B9L
+                    + block * 0x94D049BB133111EBL;
+            Random random = new Random(mixed);
+            float[] m = new float[rows * r];
+            for (int i = 0; i < m.length; i++) {
+                m[i] = (float) random.nextGaussian();
+            }
+            orthonormalize(m, 0, rows, r);
+            return m;
+        }
+    }
+
+    /** out[at + i·r + j] = Σ_c m[start + i·cols + c] · q[c·r + j]: P = M·Q. */
+    static void multiply(float[] m, int start, int rows, int cols, float[] q, int r, float[] out, int at) {
+        double[] acc = new double[r];
+        for (int i = 0; i < rows; i++) {
+            Arrays.fill(acc, 0);
+            int row = start + i * cols;
+            for (int c = 0; c < cols; c++) {
+                double v = m[row + c];
+                int qc = c * r;
+                for (int j = 0; j < r; j++) {
+                    acc[j] += v * q[qc + j];
+                }
+            }
+            for (int j = 0; j < r; j++) {
+                out[at + i * r + j] = (float) acc[j];
+            }
+        }
+    }
+
+    /** out[at + c·r + j] = Σ_i m[start + i·cols + c] · p[pAt + i·r + j]: Q = Mᵀ·P. */
+    static void multiplyTransposed(float[] m, int start, int rows, int cols, float[] p, int pAt, int r, float[] out,
+                                   int at) {
+        double[] acc = new double[cols * r];
+        for (int i = 0; i < rows; i++) {
+            int row = start + i * cols;
+            int pi = pAt + i * r;
+            for (int c = 0; c < cols; c++) {
+                double v = m[row + c];
+                int ac = c * r;
+                for (int j = 0; j < r; j++) {
+                    acc[ac + j] += v * p[pi + j];
+                }
+            }
+        }
+        for (int k = 0; k < acc.length; k++) {
+            out[at + k] = (float) acc[k];
+        }
+    }
+
+    /**
+     * Gram–Schmidt on the r columns of the rows × r row-major matrix at {@code m[at..]}, in place: each column is
+     * made orthogonal to the ones before it, then scaled to unit norm. PyTorch's {@code _orthogonalize_gram_schmidt}
+     * does one pass in the tensor's precision; here the columns are worked on in double and each is projected out
+     * twice ("twice is enough", Giraud et al. 2005): with warm start P = M·Mᵀ·P̂ has the square of M's condition
+     * number, and one float pass loses orthogonality enough to show at full rank. A column of norm 0 (nothing left
+     * after the projections) stays zero instead of turning NaN.
+     */
+    static void orthonormalize(float[] m, int at, int rows, int r) {
+        double[][] col = new double[r][rows];
+        for (int j = 0; j < r; j++) {
+            for (int i = 0; i < rows; i++) {
+                col[j][i] = m[at + i * r + j];
+            }
+        }
+        for (int j = 0; j < r; j++) {
+            double[] c = col[j];
+            for (int pass = 0; pass < 2; pass++) {
+                for (int k = 0; k < j; k++) {
+                    double[] done = col[k];
+                    double dot = 0;
+                    for (int i = 0; i < rows; i++) {
+                        dot += c[i] * done[i];
+                    }
+                    for (int i = 0; i < rows; i++) {
+                        c[i] -= dot * done[i];
+                    }
+                }
+            }
+            double norm = 0;
+            for (int i = 0; i < rows; i++) {
+                norm += c[i] * c[i];
+            }
+            norm = Math.sqrt(norm);
+            for (int i = 0; i < rows; i++) {
+                c[i] = norm > 0 ? c[i] / norm : 0;
+            }
+        }
+        for (int j = 0; j < r; j++) {
+            for (int i = 0; i < rows; i++) {
+                m[at + i * r + j] = (float) col[j][i];
+            }
+        }
+    }
+}
