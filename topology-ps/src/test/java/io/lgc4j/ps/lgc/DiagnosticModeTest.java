@@ -6,6 +6,7 @@ import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.compress.CompactLayout;
 import io.lgc4j.core.compress.LgcSupportCompressor;
+import io.lgc4j.core.compress.PowerSgdCompressor;
 import io.lgc4j.core.compress.S2SketchCompressor;
 import io.lgc4j.core.compress.TopKCompressor;
 import io.lgc4j.core.comm.Direction;
@@ -152,6 +153,25 @@ class DiagnosticModeTest {
             assertTrue(err > 1e-3 && err < 1, "step " + s + ": " + err);
             assertTrue(run.note(s, StepNotes.APPLIED_COS) > 0.5, "step " + s);
             assertTrue(run.note(s, StepNotes.OFFER_SHARE) < 1, "step " + s);
+        }
+    }
+
+    /**
+     * PowerSGD's update covers every element of a block: the offer is all of the compensated gradient (share 1); at
+     * full rank the applied update is the ranks' mean (error at float level), at rank 1 it misses a real part of it.
+     */
+    @Test
+    void lowRankFactorsShouldMeasureTheirProjectionError() {
+        Run full = run(new ParameterServerTopology(new PowerSgdCompressor(
+                new PowerSgdCompressor.Settings(12, 0, true, true), SEED)), new Sgd(0.1), true);
+        Run one = run(new ParameterServerTopology(new PowerSgdCompressor(new PowerSgdCompressor.Settings(1), SEED)),
+                new Sgd(0.1), true);
+        for (int s = FULL; s < STEPS; s++) {
+            assertEquals(1.0, full.note(s, StepNotes.OFFER_SHARE), 1e-12, "step " + s);
+            assertEquals(0.0, full.note(s, StepNotes.APPLIED_REL_ERR), 1e-5, "full rank, step " + s);
+            double err = one.note(s, StepNotes.APPLIED_REL_ERR);
+            assertTrue(err > 0.05 && err < 1, "rank 1, step " + s + ": " + err);
+            assertTrue(one.note(s, StepNotes.APPLIED_COS) > 0.3, "rank 1, step " + s);
         }
     }
 
