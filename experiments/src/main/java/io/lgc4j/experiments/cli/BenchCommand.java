@@ -38,7 +38,8 @@ import java.util.regex.Pattern;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmarks. 'dense': where a dense step's time goes, and DL4J vs PyTorch LeNet-5;"
-                + " 'topk': exact top-k vs the one-pass floor and torch.topk; 'codec': bits per index of every index"
+                + " 'topk': exact top-k vs the one-pass floor and torch.topk; 'compressors': per-rank coding time"
+                + " of Sparse GD, PowerSGD and the autoencoder on the small CNN (and PowerSGD in PyTorch); 'codec': bits per index of every index"
                 + " codec against the entropy bound; 'autoencoder': autoencoder latency and sizes; 'ae-convergence':"
                 + " autoencoder reconstruction loss over training; 'transport': raw Netty, lgc-net, ring and PS"
                 + " throughput, latency, CPU and allocation, TLS on/off (each has its own --help).",
@@ -47,7 +48,8 @@ final class BenchCommand implements Callable<Integer> {
 
     // Optional so that the subcommands (autoencoder, ae-convergence, transport) parse without it.
     @Parameters(index = "0", arity = "0..1", paramLabel = "WHAT",
-            description = "what to benchmark: dense, topk, codec, autoencoder, ae-convergence or transport")
+            description = "what to benchmark: dense, topk, compressors, codec, autoencoder, ae-convergence or"
+                    + " transport")
     private String what;
 
     @Option(names = "--workers", split = ",", defaultValue = "1,2,4", description = "values of K (default 1,2,4)")
@@ -76,7 +78,8 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (what == null) {
-            System.err.println("lgc: bench needs WHAT: dense, topk, codec, autoencoder, ae-convergence or transport");
+            System.err.println("lgc: bench needs WHAT: dense, topk, compressors, codec, autoencoder, ae-convergence or"
+                    + " transport");
             return 2;
         }
         switch (what) {
@@ -85,6 +88,11 @@ final class BenchCommand implements Callable<Integer> {
             }
             case "topk" -> {
                 io.lgc4j.experiments.bench.TopKBenchmark.run(System.out, steps > 0 ? Math.min(steps, 10) : 10);
+                return 0;
+            }
+            case "compressors" -> {
+                Nd4jEnvironment.configure();
+                io.lgc4j.experiments.bench.CompressorBenchmark.run(System.out, warmup, steps, "/usr/bin/python3");
                 return 0;
             }
             case "codec" -> {
@@ -102,7 +110,7 @@ final class BenchCommand implements Callable<Integer> {
                 return 0;
             }
             default -> {
-                System.err.println("lgc: unknown benchmark '" + what + "'; known: dense, topk, codec, autoencoder,"
+                System.err.println("lgc: unknown benchmark '" + what + "'; known: dense, topk, compressors, codec, autoencoder,"
                         + " ae-convergence, transport");
                 return 2;
             }

@@ -298,12 +298,14 @@ public final class CompressionTable {
         }
         ExperimentConfig c = runs.get(0).planned().config();
         return String.format(Locale.ROOT, "Fashion-MNIST (%s training images, %s test images), K = %d workers ×"
-                        + " batch %d, %s, compressors at ratio %s, %s",
+                        + " batch %d, %s, compressors at ratio %s%s, %s",
                 c.data().trainLimit() == 0 ? "all 60,000" : "the first " + c.data().trainLimit(),
                 c.data().testLimit() == 0 ? "all 10,000" : "the first " + c.data().testLimit(),
                 c.training().workers(), c.training().batchSizePerWorker(),
                 c.training().maxSteps() > 0 ? "at most " + c.training().maxSteps() + " steps"
                         : c.training().epochs() + " epoch(s)",
-                c.compressor().ratio(), seeds(runs));
+                c.compressor().ratio(), runs.stream().anyMatch(r -> r.planned().config().compressor().type().toString()
+                        .equals("powersgd")) ? " (PowerSGD sends the factors of the rank its label names instead)" : "",
+                seeds(runs));
     }
 }
