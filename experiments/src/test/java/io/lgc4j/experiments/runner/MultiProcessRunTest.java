@@ -49,6 +49,11 @@ class MultiProcessRunTest {
                     stages: {fullIterations: 4, aeTrainingIterations: 4}
                     autoencoder: {optimizer: adam, learningRate: 0.001, checkEvery: 3}
                     """;
+            case "powersgd-ps" -> """
+                    topology: {type: ps}
+                    compressor: {type: powersgd, rank: 2}
+                    stages: {fullIterations: 4}
+                    """;
             default -> throw new IllegalArgumentException(method);
         };
         return """
@@ -59,7 +64,7 @@ class MultiProcessRunTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"dense-ring", "lgc-ps", "lgc-rar"})
+    @ValueSource(strings = {"dense-ring", "lgc-ps", "lgc-rar", "powersgd-ps"})
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void launchShouldComputeWhatTheInProcessRunComputesBitForBit(String method, @TempDir Path tmp)
             throws IOException, InterruptedException {

@@ -54,6 +54,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * </ul>
  * The test computes c and the memory with the same float operations in the same order as the rule, so every
  * comparison is exact.
+ *
+ * <p>The low-rank kind (PowerSGD) selects nothing: its update covers every element, so its contract — full rank gives
+ * the ranks' mean, memory = compensated − applied exactly, the payloads' lengths and bytes, the same bits on every rank
+ * and run — is {@link PowerSgdCompressorTest}.
  */
 class CompressorContractTest {
     private static final List<ParamBlock> BLOCKS = List.of(
