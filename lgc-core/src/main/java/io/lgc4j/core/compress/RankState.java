@@ -1,6 +1,7 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.protocol.ValueEncoding;
 
 import java.util.List;
 
@@ -49,6 +50,24 @@ public sealed interface RankState {
             s.state().tap(tap);
         } else {
             ((Sketch) this).state().tap(tap);
+        }
+    }
+
+    /**
+     * Tells the state the encoding its values travel in this step ({@link io.lgc4j.core.train.StepTag#values()}):
+     * a gather or shared-support state rounds what it sends to what the receivers decode and keeps the rounding in
+     * its memory. A sketch state needs nothing: S2's counters always travel in float32.
+     *
+     * @throws UnsupportedOperationException when the state cannot send {@code encoding} (a kind that does not round)
+     */
+    default void values(ValueEncoding encoding) {
+        if (this instanceof Gather g) {
+            g.state().values(encoding);
+        } else if (this instanceof Shared s) {
+            s.state().values(encoding);
+        } else if (!(this instanceof Sketch) && encoding != ValueEncoding.FP32) {
+            throw new UnsupportedOperationException(getClass().getSimpleName() + " states cannot send " + encoding
+                    + " values");
         }
     }
 
