@@ -9,6 +9,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.method.CompressorProvider;
 import io.lgc4j.core.method.Methods;
+import io.lgc4j.core.protocol.ValueEncoding;
 import io.lgc4j.core.train.TopologyDescription;
 
 import java.util.Collections;
@@ -31,6 +32,7 @@ import java.util.TreeSet;
  *   warmupSteps: 0     # dgc, topk: steps of exponential sparsity warm-up (DGC's schedule)
  *   lowPass: 0.1       # scalecom, randomk and lgc: memory filter beta, (0, 1]; 1 = plain error feedback
  *   codec: deflate     # index codec: see IndexCodecs (deflate, rice, ...)
+ *   values: fp32       # fp32 | fp16 | bf16: how every value travels (dense or compressed); see ValueEncoding
  *   sketch: {rows: 5, columnsPerSelected: 4.0, groupSize: 8}   # s2: count-sketch shape and bitmap grouping
  * }</pre>
  *
@@ -50,18 +52,19 @@ import java.util.TreeSet;
  * @param warmupSteps steps of DGC's exponential sparsity warm-up (dgc and topk)
  * @param lowPass     the memory filter of ScaleCom, random-k and LGC
  * @param codec       the index codec's name
+ * @param values      the value encoding's name: fp32, fp16 or bf16
  * @param sketch      S2 sketch shape
  * @param extensions  the keys of registered compressors beyond the shared ones, in YAML form (with the shipped
  *                    compressors, {@code learnedRatio} when it is given)
  */
-@JsonPropertyOrder({"type", "ratio", "momentum", "clipNorm", "warmupSteps", "lowPass", "codec", "sketch"})
+@JsonPropertyOrder({"type", "ratio", "momentum", "clipNorm", "warmupSteps", "lowPass", "codec", "values", "sketch"})
 public record CompressorConfig(CompressorType type, double ratio, double momentum, double clipNorm, int warmupSteps,
-                               double lowPass, String codec, SketchConfig sketch,
+                               double lowPass, String codec, String values, SketchConfig sketch,
                                @JsonIgnore Map<String, Object> extensions) {
 
     /** The keys every config's {@code compressor} section has, whatever the type. */
     public static final Set<String> SHARED_KEYS = Set.of("type", "ratio", "momentum", "clipNorm", "warmupSteps",
-            "lowPass", "codec", "sketch");
+            "lowPass", "codec", "values", "sketch");
 
     /** Default of {@code compressor.type}. */
     public static final CompressorType DEFAULT_TYPE = CompressorType.NONE;
@@ -76,6 +79,8 @@ public record CompressorConfig(CompressorType type, double ratio, double momentu
     public static final double DEFAULT_LOW_PASS = 0.1;
     /** Default of {@code compressor.codec}. */
     public static final String DEFAULT_CODEC = "deflate";
+    /** Default of {@code compressor.values}: float32, the bytes LGC4J always sent. */
+    public static final String DEFAULT_VALUES = "fp32";
 
     /**
      * Checks every component; the first bad one is reported by its key.
@@ -87,6 +92,7 @@ public record CompressorConfig(CompressorType type, double ratio, double momentu
      * @param warmupSteps steps of DGC's exponential sparsity warm-up (dgc and topk)
      * @param lowPass     ScaleCom memory filter
      * @param codec       the index codec's name
+     * @param values      the value encoding's name: fp32, fp16 or bf16
      * @param sketch      S2 sketch shape
      * @param extensions  keys of the chosen compressor beyond the shared ones (its defaults fill the missing ones;
      *                    its settings record checks the values when the whole config is built)
@@ -108,11 +114,16 @@ public record CompressorConfig(CompressorType type, double ratio, double momentu
             throw ConfigException.forKey("compressor.codec", "expects one of " + IndexCodecs.names() + ", found "
                     + Checks.quote(codec));
         }
+        Checks.notEmpty("compressor.values", values);
+        if (!ValueEncoding.names().contains(values)) {
+            throw ConfigException.forKey("compressor.values", "expects one of " + ValueEncoding.names() + ", found "
+                    + Checks.quote(values));
+        }
         extensions = checkedExtensions(type, extensions == null ? Map.of() : extensions);
     }
 
     /**
-     * The shared keys only.
+     * The shared keys only, the values in fp32.
      *
      * @param type        the compressor
      * @param ratio       fraction of each block sent
@@ -126,7 +137,23 @@ public record CompressorConfig(CompressorType type, double ratio, double momentu
      */
     public CompressorConfig(CompressorType type, double ratio, double momentum, double clipNorm, int warmupSteps,
                             double lowPass, String codec, SketchConfig sketch) {
-        this(type, ratio, momentum, clipNorm, warmupSteps, lowPass, codec, sketch, Map.of());
+        this(type, ratio, momentum, clipNorm, warmupSteps, lowPass, codec, DEFAULT_VALUES, sketch, Map.of());
+    }
+
+    /**
+     * The same section with {@code compressor.values} set.
+     *
+     * @throws ConfigException if {@code values} is not fp32, fp16 or bf16
+     */
+    public CompressorConfig withValues(String values) {
+        return new CompressorConfig(type, ratio, momentum, clipNorm, warmupSteps, lowPass, codec, values, sketch,
+                extensions);
+    }
+
+    /** {@link #values()} as the encoding the trainer takes. */
+    @JsonIgnore
+    public ValueEncoding valueEncoding() {
+        return ValueEncoding.byName(values);
     }
 
     /** The extension keys, for the YAML writer: after the shared keys, in their order. */
@@ -199,7 +226,8 @@ public record CompressorConfig(CompressorType type, double ratio, double momentu
         return new CompressorConfig(type, Checks.orDefault(y.ratio, DEFAULT_RATIO),
                 Checks.orDefault(y.momentum, DEFAULT_MOMENTUM), Checks.orDefault(y.clipNorm, 0.0),
                 Checks.orDefault(y.warmupSteps, 0), Checks.orDefault(y.lowPass, DEFAULT_LOW_PASS),
-                Checks.orDefault(y.codec, DEFAULT_CODEC), Checks.orDefault(y.sketch, SketchConfig.defaults()), given);
+                Checks.orDefault(y.codec, DEFAULT_CODEC), Checks.orDefault(y.values, DEFAULT_VALUES),
+                Checks.orDefault(y.sketch, SketchConfig.defaults()), given);
     }
 
     /**
@@ -221,6 +249,8 @@ public record CompressorConfig(CompressorType type, double ratio, double momentu
         private Double lowPass;
         @JsonProperty("codec")
         private String codec;
+        @JsonProperty("values")
+        private String values;
         @JsonProperty("sketch")
         private SketchConfig sketch;
         private final Map<String, Object> extensions = new LinkedHashMap<>();

@@ -194,6 +194,7 @@ public final class ExperimentRunner {
                 .evaluation(test.iterator(1000), config.training().evalEverySteps())
                 .maxSteps(config.training().maxSteps())
                 .diagnostics(config.training().diagnostics())
+                .values(config.compressor().valueEncoding())
                 .stages(method.stages())
                 .listener(csv);
         extraListeners.forEach(builder::listener);

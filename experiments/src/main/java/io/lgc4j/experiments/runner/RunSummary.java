@@ -77,7 +77,7 @@ import java.util.function.ToDoubleFunction;
  * @param method                      the method as the trained topology described itself
  *                                    ({@link io.lgc4j.core.train.TopologyDescription#toMap()}): {@code topology},
  *                                    {@code compressor}, {@code compressorSettings}, {@code codec},
- *                                    {@code topologySettings}
+ *                                    {@code values} (the value encoding: fp32, fp16, bf16), {@code topologySettings}
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"run", "topology", "workers", "steps", "finalTestAccuracy", "finalLoss", "bytesSentPerEndpoint",

@@ -174,6 +174,15 @@ class LgcCommandTest {
     }
 
     @Test
+    void shouldRejectAnUnknownValueEncodingNamingTheAllowedOnes(@TempDir Path dir) throws IOException {
+        Path config = dir.resolve("values.yaml");
+        Files.writeString(config, "run: {name: x}\ncompressor: {type: none, values: fp8}\n");
+        assertEquals(2, LgcCommand.execute("run", config.toString()));
+        assertEquals("lgc: " + config + ": key 'compressor.values' expects one of [fp32, fp16, bf16], found \"fp8\"",
+                err.toString(StandardCharsets.UTF_8).trim());
+    }
+
+    @Test
     void shouldRejectAMissingConfigFile(@TempDir Path dir) {
         Path config = dir.resolve("absent.yaml");
         assertEquals(2, LgcCommand.execute("run", config.toString()));

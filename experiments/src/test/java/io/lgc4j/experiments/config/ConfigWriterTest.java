@@ -54,6 +54,7 @@ class ConfigWriterTest {
                   warmupSteps: 0
                   lowPass: 0.1
                   codec: deflate
+                  values: fp32
                   sketch:
                     rows: 5
                     columnsPerSelected: 4.0

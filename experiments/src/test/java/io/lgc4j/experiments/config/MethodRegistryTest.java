@@ -65,7 +65,8 @@ class MethodRegistryTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"baseline", "dense-ps", "dgc", "lgc-ps", "lgc-rar", "quickstart", "randomk", "s2",
+    @ValueSource(strings = {"baseline", "dense-ps", "dense-fp16", "dense-bf16", "dgc", "lgc-ps", "lgc-rar",
+        "quickstart", "randomk", "s2",
         "scalecom", "sparse-gd"})
     void shouldBuildEveryShippedConfigsTopologyAndScheduleThroughTheRegistry(String name) {
         ExperimentConfig config = ConfigLoader.load(shippedConfig(name + ".yaml"));
@@ -133,7 +134,7 @@ class MethodRegistryTest {
         assertEquals("x.yaml: key 'compressor.boost' expects an integer, found \"many\"",
                 parseError(RUN + "compressor: {type: boosted-topk, boost: many}\n"));
         assertEquals("x.yaml: unknown key 'compressor.bost'; allowed keys under 'compressor': boost, clipNorm, codec,"
-                + " lowPass, momentum, ratio, sketch, type, warmupSteps",
+                + " lowPass, momentum, ratio, sketch, type, values, warmupSteps",
                 parseError(RUN + "compressor: {type: boosted-topk, bost: 3}\n"));
         // a key no shipped compressor has belongs to its type: with another type it is named as such
         assertEquals("x.yaml: key 'compressor.boost' applies to compressor.type boosted-topk only, found with"

@@ -42,6 +42,17 @@ class ShippedConfigsTest {
         assertEquals(quickstartNamed("dense-ps", TopologyType.PS), ConfigLoader.load(shippedConfig("dense-ps.yaml")));
     }
 
+    /** dense-fp16.yaml and dense-bf16.yaml are dense-ps.yaml with their values in half precision, nothing else. */
+    @Test
+    void shouldLoadTheHalfPrecisionDenseConfigsAsDensePsWithTheirValues() {
+        for (String values : new String[] {"fp16", "bf16"}) {
+            ExperimentConfig half = ConfigLoader.load(shippedConfig("dense-" + values + ".yaml"));
+            ExperimentConfig dense = quickstartNamed("dense-" + values, TopologyType.PS);
+            assertEquals(dense.withCompressor(CompressorConfig.defaults().withValues(values)), half, values);
+            assertEquals(io.lgc4j.core.protocol.ValueEncoding.byName(values), half.compressor().valueEncoding());
+        }
+    }
+
     /** randomk.yaml is scalecom.yaml with random-k (no memory filter, no learnedRatio: every block at 0.1%). */
     @Test
     void shouldLoadRandomKAsScaleComsRunWithRandomK() {
@@ -60,8 +71,8 @@ class ShippedConfigsTest {
 
     @Test
     void shouldRoundTripShippedConfigs() {
-        for (String name : new String[] {"quickstart.yaml", "dense-ps.yaml", "lgc-ps.yaml", "lgc-rar.yaml",
-            "randomk.yaml"}) {
+        for (String name : new String[] {"quickstart.yaml", "dense-ps.yaml", "dense-fp16.yaml", "dense-bf16.yaml",
+            "lgc-ps.yaml", "lgc-rar.yaml", "randomk.yaml"}) {
             ExperimentConfig config = ConfigLoader.load(shippedConfig(name));
             assertEquals(config, ConfigLoader.parse(config.toYaml(), name), name);
         }

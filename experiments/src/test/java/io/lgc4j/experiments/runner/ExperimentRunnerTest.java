@@ -49,6 +49,7 @@ class ExperimentRunnerTest {
         // provenance from the trainer itself: the topology's description of what ran
         assertEquals("ps", summary.get("method").get("topology").asText());
         assertEquals("none", summary.get("method").get("compressor").asText());
+        assertEquals("fp32", summary.get("method").get("values").asText());
         assertEquals(outcome.result().method().toMap(), RunSummary.read(dir.resolve("summary.json")).method());
         double accuracy = summary.get("finalTestAccuracy").asDouble();
         assertTrue(accuracy > 0.6, "60 steps of K=4 should pass 60% test accuracy, got " + accuracy);
@@ -69,19 +70,21 @@ class ExperimentRunnerTest {
         }
     }
 
-    @org.junit.jupiter.params.ParameterizedTest(name = "{0} on {1}")
-    @org.junit.jupiter.params.provider.CsvSource({"topk, ps, nesterovs", "dgc, ps, sgd", "scalecom, ring, nesterovs"})
+    /** Each also in a value encoding: the result names it, and half precision learns as well. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0} on {1}, {3}")
+    @org.junit.jupiter.params.provider.CsvSource({"topk, ps, nesterovs, fp32", "dgc, ps, sgd, bf16",
+        "scalecom, ring, nesterovs, fp16"})
     void shouldTrainWithACompressorAfterADenseWarmup(String compressor, String topology, String updater,
-                                                     @TempDir Path out) throws IOException {
+                                                     String values, @TempDir Path out) throws IOException {
         String yaml = """
                 run: {name: e2e-%s, seed: 7, outputDir: %s}
                 data: {trainLimit: 6400, testLimit: 1000}
                 model: {updater: {type: %s, learningRate: 0.05}}
                 training: {workers: 4, batchSizePerWorker: 16, epochs: 1, maxSteps: 45, evalEverySteps: 0}
                 topology: {type: %s}
-                compressor: {type: %s, ratio: 0.01}
+                compressor: {type: %s, ratio: 0.01, values: %s}
                 stages: {fullIterations: 15}
-                """.formatted(compressor, out, updater, topology, compressor);
+                """.formatted(compressor, out, updater, topology, compressor, values);
         ExperimentRunner.RunOutcome outcome = new ExperimentRunner().run(ConfigLoader.parse(yaml, "c.yaml"), "c.yaml",
                 List.of());
         JsonNode byStage = outcome.summary() == null ? null
@@ -98,6 +101,7 @@ class ExperimentRunnerTest {
         assertEquals(compressor, method.get("compressor").asText());
         assertEquals(0.01, method.get("compressorSettings").get("ratio").asDouble());
         assertEquals(outcome.result().method().codec(), method.get("codec").asText());
+        assertEquals(values, method.get("values").asText());
         assertEquals(outcome.summary().method(), RunSummary.read(outcome.directory().resolve("summary.json")).method());
     }
 

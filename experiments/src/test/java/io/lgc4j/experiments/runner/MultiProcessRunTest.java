@@ -29,7 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The network runtime end to end on real Fashion-MNIST: {@code lgc launch} (one OS process per rank and the server,
- * over authenticated loopback TCP) computes what {@code lgc run} computes in one JVM, bit for bit; and a process that
+ * over authenticated loopback TCP) computes what {@code lgc run} computes in one JVM, bit for bit (LGC-PS with its
+ * values in fp16: the server reads the encoding from the frames); and a process that
  * dies or stalls stops every other process within seconds, with a message naming it.
  */
 class MultiProcessRunTest {
@@ -39,7 +40,7 @@ class MultiProcessRunTest {
             case "dense-ring" -> "topology: {type: ring}\n";
             case "lgc-ps" -> """
                     topology: {type: ps}
-                    compressor: {type: lgc, ratio: 0.01}
+                    compressor: {type: lgc, ratio: 0.01, values: fp16}
                     stages: {fullIterations: 4, aeTrainingIterations: 4}
                     autoencoder: {optimizer: adam, learningRate: 0.001, checkEvery: 3}
                     """;
@@ -92,6 +93,7 @@ class MultiProcessRunTest {
         assertEquals(3, sums.size());
         assertEquals(1, sums.stream().distinct().count(), "replicas differ: " + sums);
         assertEquals("tcp", ConfigLoader.load(b.resolve("config.yaml")).runtime().type().toString());
+        assertEquals(method.equals("lgc-ps") ? "fp16" : "fp32", sb.get("method").get("values").asText());
     }
 
     @Test

@@ -94,7 +94,7 @@ class SuiteLoaderTest {
         String bad = GOOD.replace("quick: {stages: {fullIterations: 10}}", "quick: {compressor: {typ: dgc}}");
         assertEquals("suite.yaml (method 'dgc', model small-cnn, quick profile): unknown key 'compressor.typ';"
                 + " allowed keys under 'compressor': clipNorm, codec, learnedRatio, lowPass, momentum, ratio, sketch,"
-                + " type, warmupSteps", message(bad, SuiteKind.COMPRESSION));
+                + " type, values, warmupSteps", message(bad, SuiteKind.COMPRESSION));
     }
 
     @Test

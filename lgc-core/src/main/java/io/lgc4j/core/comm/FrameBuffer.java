@@ -98,11 +98,19 @@ public final class FrameBuffer {
 
     /** As {@link #seal(TrafficKind, Stage, int)}, for one of a step's parallel {@code stream}s. */
     public FrameBuffer seal(TrafficKind kind, Stage stage, int step, int stream) {
+        return seal(kind, stage, step, stream, 0);
+    }
+
+    /**
+     * As {@link #seal(TrafficKind, Stage, int, int)}, with the header's {@code flags} byte (a float payload's value
+     * encoding, {@link FrameDescriptor#FLAGS_VALUE_ENCODING_MASK}).
+     */
+    public FrameBuffer seal(TrafficKind kind, Stage stage, int step, int stream, int flags) {
         live();
         if (sealed) {
             throw new IllegalStateException("the frame is sealed already");
         }
-        FrameCodec.sealFrame(frame, kind, stage, step, stream);
+        FrameCodec.sealFrame(frame, kind, stage, step, stream, flags);
         sealed = true;
         return this;
     }

@@ -51,11 +51,20 @@ public final class FrameCodec {
 
     /** As {@link #seal(ByteBuffer, TrafficKind, Stage, int)}, for one of a step's parallel {@code stream}s. */
     public static byte[] seal(ByteBuffer payload, TrafficKind kind, Stage stage, int step, int stream) {
+        return seal(payload, kind, stage, step, stream, 0);
+    }
+
+    /**
+     * As {@link #seal(ByteBuffer, TrafficKind, Stage, int, int)}, with the header's {@code flags} byte (a float
+     * payload's value encoding, {@link FrameDescriptor#FLAGS_VALUE_ENCODING_MASK}).
+     */
+    public static byte[] seal(ByteBuffer payload, TrafficKind kind, Stage stage, int step, int stream, int flags) {
         if (!payload.hasArray() || payload.arrayOffset() != HEADER_LENGTH) {
             throw new IllegalArgumentException("payload buffer must come from FrameCodec.allocate");
         }
         byte[] bytes = payload.array();
-        sealFrame(ByteBuffer.wrap(bytes, 0, frameLength(payload.capacity())).slice(), kind, stage, step, stream);
+        sealFrame(ByteBuffer.wrap(bytes, 0, frameLength(payload.capacity())).slice(), kind, stage, step, stream,
+                flags);
         return bytes;
     }
 
@@ -63,7 +72,11 @@ public final class FrameCodec {
      * Writes header and CRC of the frame that fills {@code frame} from index 0 to its capacity (heap or direct), its
      * payload already in place.
      */
-    static void sealFrame(ByteBuffer frame, TrafficKind kind, Stage stage, int step, int stream) {
+    static void sealFrame(ByteBuffer frame, TrafficKind kind, Stage stage, int step, int stream, int flags) {
+        String badFlags = flagsError(flags);
+        if (badFlags != null) {
+            throw new IllegalArgumentException(badFlags);
+        }
         if (stream < 0 || stream > MAX_ENDPOINT) {
             throw new IllegalArgumentException("stream must be in [0, " + MAX_ENDPOINT + "], found " + stream);
         }
@@ -76,7 +89,7 @@ public final class FrameCodec {
         b.put(VERSION_OFFSET, (byte) VERSION);
         b.put(KIND_OFFSET, (byte) kind.wireId());
         b.put(STAGE_OFFSET, (byte) stage.wireId());
-        b.put(FLAGS_OFFSET, (byte) 0);
+        b.put(FLAGS_OFFSET, (byte) flags);
         b.putInt(STEP_OFFSET, step);
         b.putInt(LENGTH_OFFSET, payloadLength);
         b.putShort(SENDER_OFFSET, (short) 0);
@@ -163,7 +176,7 @@ public final class FrameCodec {
         byte[] bytes = new byte[frame.payloadLength()];
         frame.payload().duplicate().get(bytes);
         ByteBuffer payload = ByteBuffer.wrap(bytes).asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
-        return new Frame(frame.kind(), frame.stage(), frame.step(), frame.sender(), frame.stream(), frame.job(),
+        return new Frame(frame.kind(), frame.stage(), frame.flags(), frame.step(), frame.sender(), frame.stream(), frame.job(),
                 payload, frame.wireLength());
     }
 
@@ -218,8 +231,9 @@ public final class FrameCodec {
                     + ", found " + stageId);
         }
         int flags = frame.get(FLAGS_OFFSET) & 0xFF;
-        if (flags != 0) {
-            throw new FrameException("unsupported frame flags: expected 0, found " + flags);
+        String badFlags = flagsError(flags);
+        if (badFlags != null) {
+            throw new FrameException(badFlags);
         }
         int step = frame.getInt(STEP_OFFSET);
         int sender = frame.getShort(SENDER_OFFSET) & 0xFFFF;
@@ -227,6 +241,6 @@ public final class FrameCodec {
         int job = frame.getInt(JOB_OFFSET);
         ByteBuffer payload = frame.slice(HEADER_LENGTH, payloadLength).asReadOnlyBuffer()
                 .order(ByteOrder.LITTLE_ENDIAN);
-        return new Frame(kind, stage, step, sender, stream, job, payload, length);
+        return new Frame(kind, stage, flags, step, sender, stream, job, payload, length);
     }
 }

@@ -4,6 +4,7 @@ import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.method.CompressorProvider;
 import io.lgc4j.core.method.ResolvedConfig;
 import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.protocol.ValueEncoding;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
 
@@ -148,6 +149,7 @@ public final class DgcCompressor implements GatherCompressor {
         private final TopK topK = new TopK();
         private int[] scratch = new int[0];
         private OfferTap tap;
+        private ValueEncoding values = ValueEncoding.FP32;
 
         RankState(Region region) {
             this.region = region;
@@ -183,6 +185,8 @@ public final class DgcCompressor implements GatherCompressor {
                 }
                 out.add(sent);
             }
+            // v keeps what the rounding lost (v = c − decoded where sent); u stays masked there
+            SentRounding.round(values, out, region, v);
             return new SparseSet(out);
         }
 
@@ -204,6 +208,11 @@ public final class DgcCompressor implements GatherCompressor {
         @Override
         public void tap(OfferTap tap) {
             this.tap = tap;
+        }
+
+        @Override
+        public void values(ValueEncoding encoding) {
+            this.values = java.util.Objects.requireNonNull(encoding, "encoding");
         }
 
         @Override

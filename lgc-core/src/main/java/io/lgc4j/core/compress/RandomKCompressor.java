@@ -194,6 +194,11 @@ public final class RandomKCompressor implements SeededSupportCompressor {
         }
 
         @Override
+        public void values(io.lgc4j.core.protocol.ValueEncoding encoding) {
+            memory.values(encoding);
+        }
+
+        @Override
         public float[] residual() {
             return memory.residual();
         }

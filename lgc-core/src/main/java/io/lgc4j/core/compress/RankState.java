@@ -1,6 +1,7 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.protocol.ValueEncoding;
 
 import java.util.List;
 
@@ -55,6 +56,26 @@ public sealed interface RankState {
             l.state().tap(tap);
         } else {
             ((Sketch) this).state().tap(tap);
+        }
+    }
+
+    /**
+     * Tells the state the encoding its values travel in this step ({@link io.lgc4j.core.train.StepTag#values()}):
+     * a gather or shared-support state rounds what it sends to what the receivers decode and keeps the rounding in
+     * its memory. A sketch state needs nothing: S2's counters always travel in float32. A low-rank state needs
+     * nothing either: its factors may travel rounded, because what it applies and takes out of its memory is computed
+     * from the decoded means (memory = M − P̂·Q̄ᵀ exactly); its plain blocks, like the DENSE ones, keep no memory.
+     *
+     * @throws UnsupportedOperationException when the state cannot send {@code encoding} (a kind that does not round)
+     */
+    default void values(ValueEncoding encoding) {
+        if (this instanceof Gather g) {
+            g.state().values(encoding);
+        } else if (this instanceof Shared s) {
+            s.state().values(encoding);
+        } else if (!(this instanceof Sketch) && !(this instanceof LowRank) && encoding != ValueEncoding.FP32) {
+            throw new UnsupportedOperationException(getClass().getSimpleName() + " states cannot send " + encoding
+                    + " values");
         }
     }
 

@@ -1,6 +1,7 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.protocol.ValueEncoding;
 
 import java.util.List;
 
@@ -32,8 +33,8 @@ public non-sealed interface SharedSupportCompressor extends Compressor {
         int[][] chooseSupport(int step);
 
         /**
-         * The compensated values on {@code support}, concatenated over blocks in block order; updates the memory
-         * for what was sent.
+         * The compensated values on {@code support}, concatenated over blocks in block order (one frame), rounded to
+         * the {@link #values(ValueEncoding) value encoding}; updates the memory for what was sent.
          */
         float[] take(int[][] support);
 
@@ -42,6 +43,23 @@ public non-sealed interface SharedSupportCompressor extends Compressor {
          * nothing the state computes.
          */
         void tap(OfferTap tap);
+
+        /**
+         * The encoding the values this state hands out travel in, from the next step on (fp32 until it is set): the
+         * state rounds them to what the receivers decode, as the one frame they travel in, and keeps the rounding
+         * error in its memory (m + g − decoded, exactly, is what its filter takes in). Exchanges set it every step
+         * from {@link io.lgc4j.core.train.StepTag#values()}. The default refuses anything but fp32, so a state that
+         * does not round never sends half-precision values its memory does not know of.
+         *
+         * @throws UnsupportedOperationException when the state cannot round to {@code encoding}
+         */
+        default void values(ValueEncoding encoding) {
+            if (encoding != ValueEncoding.FP32) {
+                throw new UnsupportedOperationException(getClass().getName() + " cannot send " + encoding
+                        + " values: it does not round what it sends to what the receivers decode, so its memory would"
+                        + " lose the rounding; use compressor.values fp32, or override values(ValueEncoding)");
+            }
+        }
 
         /**
          * Error feedback of what a lossy stage after {@link #take} lost: {@code amounts} (concatenated over blocks in

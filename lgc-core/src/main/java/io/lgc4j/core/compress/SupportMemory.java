@@ -1,13 +1,15 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.protocol.ValueEncoding;
 import io.lgc4j.core.sparse.TopK;
 
 /**
  * One rank's memory for a shared-support compressor: the compensated vector {@code m + g}, the top
  * {@link Compressor#count} entries of each block when this rank leads, the values on the step's support taken out
  * (sent), and the memory that stays, low-pass filtered with β ({@code m ← (1 − β)·m + β·(m + g − sent)}; β = 1 is
- * plain error feedback).
+ * plain error feedback). In a half-precision run "sent" is what the receivers decode: the values are rounded as one
+ * frame, and what the rounding lost stays in {@code m + g − sent}.
  */
 final class SupportMemory implements SharedSupportCompressor.State {
     private final Region region;
@@ -17,6 +19,7 @@ final class SupportMemory implements SharedSupportCompressor.State {
     private final float[] compensated;
     private final TopK topK = new TopK();
     private OfferTap tap;
+    private ValueEncoding values = ValueEncoding.FP32;
 
     /** @param compressor says how many entries of each block the support holds */
     SupportMemory(Region region, Compressor compressor, double lowPass) {
@@ -74,15 +77,37 @@ final class SupportMemory implements SharedSupportCompressor.State {
                 compensated[start + index] = 0f; // what stays behind: compensated − sent
             }
         }
+        if (values != ValueEncoding.FP32) {
+            roundSent(support, sent);
+        }
         for (int i = 0; i < memory.length; i++) {
             memory[i] = beta == 1f ? compensated[i] : (1 - beta) * memory[i] + beta * compensated[i];
         }
         return sent;
     }
 
+    /** Rounds {@code sent} as one frame; compensated − decoded (exact) stays behind on the support. */
+    private void roundSent(int[][] support, float[] sent) {
+        int exponent = values.exponentOf(sent, 0, sent.length);
+        int at = 0;
+        for (int b = 0; b < region.blockCount(); b++) {
+            int start = region.start(b);
+            for (int index : support[b]) {
+                float decoded = values.round(sent[at], exponent);
+                compensated[start + index] = sent[at] - decoded;
+                sent[at++] = decoded;
+            }
+        }
+    }
+
     @Override
     public void tap(OfferTap tap) {
         this.tap = tap;
+    }
+
+    @Override
+    public void values(ValueEncoding encoding) {
+        this.values = java.util.Objects.requireNonNull(encoding, "encoding");
     }
 
     @Override

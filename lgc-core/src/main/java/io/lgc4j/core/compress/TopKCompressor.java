@@ -4,6 +4,7 @@ import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.method.CompressorProvider;
 import io.lgc4j.core.method.ResolvedConfig;
 import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.protocol.ValueEncoding;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
 
@@ -15,7 +16,8 @@ import java.util.Optional;
 /**
  * Sparse GD (Strom 2015; Aji and Heafield 2017): each rank adds its residual to its gradient, sends the top
  * {@code ratio} of each block by magnitude ({@code learnedRatio} of a LEARNED block), and keeps the rest as its new
- * residual (error feedback).
+ * residual (error feedback); in a half-precision run the values sent are rounded to what the receivers decode and the
+ * rounding stays in the residual too.
  *
  * <pre>{@code
  * GatherCompressor topk = new TopKCompressor(0.001);      // 0.1% of every block
@@ -129,6 +131,7 @@ public final class TopKCompressor implements GatherCompressor {
         private final TopK topK = new TopK();
         private int[] scratch = new int[0];
         private OfferTap tap;
+        private ValueEncoding values = ValueEncoding.FP32;
 
         RankState(Region region) {
             this.region = region;
@@ -158,12 +161,18 @@ public final class TopKCompressor implements GatherCompressor {
                 }
                 out.add(sent);
             }
+            SentRounding.round(values, out, region, residual);
             return new SparseSet(out);
         }
 
         @Override
         public void tap(OfferTap tap) {
             this.tap = tap;
+        }
+
+        @Override
+        public void values(ValueEncoding encoding) {
+            this.values = java.util.Objects.requireNonNull(encoding, "encoding");
         }
 
         @Override

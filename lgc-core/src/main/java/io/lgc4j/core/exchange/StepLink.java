@@ -138,7 +138,7 @@ public final class StepLink {
     }
 
     /**
-     * A received frame re-sealed for forwarding: the same kind, stage, step, stream and payload; the forwarding
+     * A received frame re-sealed for forwarding: the same kind, stage, flags, step, stream and payload; the forwarding
      * endpoint's transport stamps itself as the sender.
      */
     public static byte[] forward(Frame frame) {
@@ -149,7 +149,7 @@ public final class StepLink {
     public static FrameBuffer forward(FrameAllocator memory, Frame frame) {
         FrameBuffer copy = memory.allocate(frame.payloadLength());
         copy.payload().put(frame.payload().duplicate());
-        return copy.seal(frame.kind(), frame.stage(), frame.step(), frame.stream());
+        return copy.seal(frame.kind(), frame.stage(), frame.step(), frame.stream(), frame.flags());
     }
 
     /** A copy of a received frame's payload. */

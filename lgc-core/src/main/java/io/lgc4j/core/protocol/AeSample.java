@@ -23,7 +23,8 @@ public record AeSample(float[] compact) implements Payload {
 
     /** Its frame. */
     public byte[] encode(StepTag tag) {
-        return FloatFrames.encode(compact, 0, compact.length, KIND, tag.stage(), tag.step());
+        // training data, not the update: always float32, whatever the tag's value encoding
+        return FloatFrames.encode(compact, 0, compact.length, KIND, tag.stage(), tag.step(), ValueEncoding.FP32);
     }
 
     /**

@@ -8,7 +8,8 @@ import java.util.List;
 
 /**
  * Dense values: a whole gradient (FULL), the DENSE blocks, or a mean of them, as one {@link TrafficKind#VALUES}
- * frame in the {@link FloatFrames} layout. The array is not copied: it is the one the caller filled.
+ * frame in the {@link FloatFrames} layout, in the step's value encoding ({@link StepTag#values()}). The array is not
+ * copied: it is the one the caller filled.
  *
  * @param values the values, in layout order
  */
@@ -21,13 +22,13 @@ public record DenseValues(float[] values) implements Payload {
         return List.of(KIND);
     }
 
-    /** Its frame. */
+    /** Its frame, in the tag's value encoding. */
     public byte[] encode(StepTag tag) {
-        return FloatFrames.encode(values, 0, values.length, KIND, tag.stage(), tag.step());
+        return FloatFrames.encode(values, 0, values.length, KIND, tag.stage(), tag.step(), tag.values());
     }
 
     /**
-     * The values of a frame that must hold exactly {@code count}.
+     * The values of a frame that must hold exactly {@code count}, in the encoding its flags name.
      *
      * @throws io.lgc4j.core.comm.FrameException if it holds another number of bytes
      */

@@ -10,7 +10,8 @@ import java.util.List;
  * Low-rank factors of one PowerSGD round ({@code io.lgc4j.core.compress.LowRankPlan}): in the first round a rank's
  * P of every factored block followed by the plain blocks' values, in the second its Q of every factored block — or
  * the ranks' mean of either, which travels the same way. One {@link TrafficKind#VALUES} frame in the
- * {@link FloatFrames} layout; the count follows from the plan, which the receiver knows.
+ * {@link FloatFrames} layout, in the run's value encoding as every values payload; the count follows from the plan,
+ * which the receiver knows.
  *
  * @param values the factors, block after block
  */
@@ -25,7 +26,7 @@ public record Factors(float[] values) implements Payload {
 
     /** Its frame. */
     public byte[] encode(StepTag tag) {
-        return FloatFrames.encode(values, 0, values.length, KIND, tag.stage(), tag.step());
+        return FloatFrames.encode(values, 0, values.length, KIND, tag.stage(), tag.step(), tag.values());
     }
 
     /**

@@ -3,111 +3,167 @@ package io.lgc4j.core.protocol;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameAllocator;
 import io.lgc4j.core.comm.FrameBuffer;
-import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.stage.Stage;
 
-import java.nio.ByteBuffer;
-import java.nio.FloatBuffer;
 
 /**
- * The values layout: a payload that is a run of float32 values and nothing else. It carries dense values (a whole
- * gradient, the DENSE blocks, a mean), values on a support and a sparse set's values ({@link DenseValues},
- * {@link SupportValues}), the drift guard's {@link Sample}, the ring trainer's {@link AeSample}, the float parts of
- * {@link Code} and {@link Innovation}, a sketch's counters, and every chunk of a ring allreduce whatever its kind.
- * The count is never sent: the receiver knows it from the layout and the step, and checks the length against it.
+ * The values layout: a payload that is a run of values and nothing else, in the frame's {@link ValueEncoding}
+ * (float32 unless the sender chose a half format; the encoding travels in the frame header's flags). It carries dense
+ * values (a whole gradient, the DENSE blocks, a mean), values on a support and a sparse set's values
+ * ({@link DenseValues}, {@link SupportValues}), the drift guard's {@link Sample}, the ring trainer's {@link AeSample},
+ * the float parts of {@link Code} and {@link Innovation}, a sketch's counters, and every chunk of a ring allreduce
+ * whatever its kind. The count is never sent: the receiver knows it from the layout and the step, and checks the
+ * length against it (and the frame's encoding).
  *
  * <pre>
- *  offset  size  field
- *  0       4     value 0: float32, IEEE 754, little-endian
- *  4·i     4     value i
- *  4·n           end: the payload is exactly 4·n bytes
+ *  fp32 (flags 0):  offset  size  field
+ *                   0       4     value 0: float32, IEEE 754, little-endian
+ *                   4·i     4     value i
+ *                   4·n           end: the payload is exactly 4·n bytes
+ *  bf16 (flags 2):  2·i     2     value i: bfloat16, little-endian; 2·n bytes
+ *  fp16 (flags 1):  0       2     scale exponent e: int16, little-endian
+ *                   2 + 2·i 2     value i / 2^e: IEEE binary16, little-endian; 2 + 2·n bytes
  * </pre>
  *
  * <p>One copy from the array to the wire on the way out (the transport's {@link FrameAllocator#allocate} → fill →
- * {@link FrameBuffer#seal}), and reads straight from the received bytes (copy or accumulate) on the way in.
+ * {@link FrameBuffer#seal}), and reads straight from the received bytes (copy or accumulate, in float32) on the way
+ * in.
  *
  * <pre>{@code
- * byte[] frame = FloatFrames.encode(gradient, 0, gradient.length, TrafficKind.VALUES, tag.stage(), tag.step());
- * FloatFrames.addInto(received, sum, 0, sum.length);   // throws FrameException unless it holds sum.length floats
+ * byte[] frame = FloatFrames.encode(gradient, 0, gradient.length, TrafficKind.VALUES, tag.stage(), tag.step(),
+ *         tag.values());
+ * FloatFrames.addInto(received, sum, 0, sum.length);   // throws FrameException unless it holds sum.length values
  * }</pre>
  */
 public final class FloatFrames {
-    /** Offset of the first value in the payload. */
+    /** Offset of the first value in an fp32 payload (fp16's follow its {@link ValueEncoding#headerLength()}). */
     public static final int VALUES_OFFSET = 0;
-    /** Bytes per value (float32). */
+    /** Bytes per fp32 value. */
     public static final int VALUE_SIZE = Float.BYTES;
 
     private FloatFrames() {
     }
 
-    /** Payload bytes of {@code count} values. */
+    /** Payload bytes of {@code count} fp32 values. */
     public static int payloadLength(int count) {
         return Math.multiplyExact(VALUE_SIZE, count);
     }
 
-    /** Seals a frame carrying {@code values[from, to)}. */
+    /** Payload bytes of {@code count} values in {@code encoding}. */
+    public static int payloadLength(ValueEncoding encoding, int count) {
+        return encoding.payloadLength(count);
+    }
+
+    /** Seals an fp32 frame carrying {@code values[from, to)}. */
     public static byte[] encode(float[] values, int from, int to, TrafficKind kind, Stage stage, int step) {
-        return encode(FrameAllocator.HEAP, values, from, to, kind, stage, step).arrayOrNull();
+        return encode(values, from, to, kind, stage, step, ValueEncoding.FP32);
     }
 
     /**
-     * Seals a frame carrying {@code values[from, to)} in memory from {@code memory} (the transport it goes out on:
-     * on TCP the values are written once, into the direct buffer the socket sends from).
+     * Seals a frame carrying {@code values[from, to)} in {@code encoding}.
+     *
+     * @throws IllegalArgumentException when a half encoding meets a non-finite value
+     */
+    public static byte[] encode(float[] values, int from, int to, TrafficKind kind, Stage stage, int step,
+                                ValueEncoding encoding) {
+        return encode(FrameAllocator.HEAP, values, from, to, kind, stage, step, encoding).arrayOrNull();
+    }
+
+    /**
+     * Seals an fp32 frame carrying {@code values[from, to)} in memory from {@code memory} (the transport it goes out
+     * on: on TCP the values are written once, into the direct buffer the socket sends from).
      */
     public static FrameBuffer encode(FrameAllocator memory, float[] values, int from, int to, TrafficKind kind,
                                      Stage stage, int step) {
-        FrameBuffer frame = memory.allocate(payloadLength(to - from));
-        ByteBuffer payload = frame.payload();
-        payload.position(VALUES_OFFSET);
-        payload.asFloatBuffer().put(values, from, to - from);
-        return frame.seal(kind, stage, step);
-    }
-
-    /** Copies the frame's floats into {@code dst[from, to)}; the frame must carry exactly {@code to - from}. */
-    public static void copyInto(Frame frame, float[] dst, int from, int to) {
-        view(frame, to - from).get(dst, from, to - from);
+        return encode(memory, values, from, to, kind, stage, step, ValueEncoding.FP32);
     }
 
     /**
-     * Adds the frame's floats to {@code dst[from, to)}; the frame must carry exactly {@code to - from}. The floats
-     * are bulk-read a block at a time into a per-thread scratch array and added from there: a loop over two arrays
-     * the JIT vectorizes, where reading a (direct) buffer one float at a time does not. Element by element the same
-     * additions, so the same bits.
+     * As {@link #encode(FrameAllocator, float[], int, int, TrafficKind, Stage, int)}, in {@code encoding}.
+     *
+     * @throws IllegalArgumentException when a half encoding meets a non-finite value (the frame is released)
      */
-    public static void addInto(Frame frame, float[] dst, int from, int to) {
-        FloatBuffer in = view(frame, to - from);
-        float[] block = ADD_SCRATCH.get();
-        for (int at = from; at < to; ) {
-            int n = Math.min(block.length, to - at);
-            in.get(block, 0, n);
-            for (int k = 0; k < n; k++) {
-                dst[at + k] += block[k];
-            }
-            at += n;
+    public static FrameBuffer encode(FrameAllocator memory, float[] values, int from, int to, TrafficKind kind,
+                                     Stage stage, int step, ValueEncoding encoding) {
+        FrameBuffer frame = memory.allocate(encoding.payloadLength(to - from));
+        try {
+            encoding.write(frame.payload(), values, from, to, kind, step);
+        } catch (RuntimeException e) {
+            frame.release();
+            throw e;
         }
+        return frame.seal(kind, stage, step, 0, encoding.wireId());
     }
 
-    /** The scratch of {@link #addInto}: 4 KB, in the first-level cache. */
-    private static final ThreadLocal<float[]> ADD_SCRATCH = ThreadLocal.withInitial(() -> new float[1024]);
+    /** Copies the frame's values into {@code dst[from, to)}; the frame must carry exactly {@code to - from}. */
+    public static void copyInto(Frame frame, float[] dst, int from, int to) {
+        checked(frame, to - from).read(frame.payload(), dst, from, to, false, frame);
+    }
 
-    /** The frame's floats as a new array; the frame must carry exactly {@code count}. */
+    /**
+     * Adds the frame's values to {@code dst[from, to)} in float32; the frame must carry exactly {@code to - from}.
+     * The values are bulk-read a block at a time into a per-thread scratch array and added from there: a loop over
+     * two arrays the JIT vectorizes, where reading a (direct) buffer one value at a time does not. Element by
+     * element the same additions, so the same bits.
+     */
+    public static void addInto(Frame frame, float[] dst, int from, int to) {
+        checked(frame, to - from).read(frame.payload(), dst, from, to, true, frame);
+    }
+
+    /** The frame's values as a new array; the frame must carry exactly {@code count}. */
     public static float[] read(Frame frame, int count) {
         float[] values = new float[count];
         copyInto(frame, values, 0, count);
         return values;
     }
 
-    private static FloatBuffer view(Frame frame, int expectedCount) {
-        int expectedBytes = VALUE_SIZE * expectedCount;
-        if (frame.payloadLength() != expectedBytes) {
-            throw new FrameException("expected " + expectedCount + " floats (" + expectedBytes + " bytes) in a "
-                    + frame.kind() + " frame of step " + frame.step() + ", found " + frame.payloadLength()
-                    + " bytes");
+    /**
+     * How many values the frame carries, from its length and its encoding (for a receiver that learns the count
+     * from the first frame, as the parameter server does a sketch's).
+     *
+     * @throws FrameException when the length is not that of a whole number of values
+     */
+    public static int count(Frame frame) {
+        ValueEncoding encoding = ValueEncoding.of(frame);
+        int bytes = frame.payloadLength() - encoding.headerLength();
+        if (bytes < 0 || bytes % encoding.valueSize() != 0) {
+            throw new FrameException("a " + frame.kind() + " frame of step " + frame.step() + " holds "
+                    + frame.payloadLength() + " bytes, not a whole number of " + encoding + " values ("
+                    + describeLength(encoding) + ")");
         }
-        ByteBuffer payload = frame.payload().duplicate().order(frame.payload().order());
-        payload.position(payload.position() + VALUES_OFFSET);
-        return payload.asFloatBuffer();
+        return bytes / encoding.valueSize();
+    }
+
+    /**
+     * The frame's encoding, once its length is checked against {@code expectedCount} values of it.
+     *
+     * @throws FrameException saying how many values (and bytes) of which encoding were expected, and what was found
+     */
+    static ValueEncoding checked(Frame frame, int expectedCount) {
+        ValueEncoding encoding = ValueEncoding.of(frame);
+        int expectedBytes = encoding.payloadLength(expectedCount);
+        if (frame.payloadLength() != expectedBytes) {
+            throw new FrameException("expected " + expectedCount + " " + valuesName(encoding) + " ("
+                    + bytesName(encoding, expectedBytes) + ") in a " + frame.kind() + " frame of step "
+                    + frame.step() + ", found " + frame.payloadLength() + " bytes");
+        }
+        return encoding;
+    }
+
+    /** "floats" for fp32 (as LGC4J always said), "fp16 values" and "bf16 values" otherwise. */
+    static String valuesName(ValueEncoding encoding) {
+        return encoding == ValueEncoding.FP32 ? "floats" : encoding + " values";
+    }
+
+    /** "12 bytes", and for fp16 "8 bytes with the scale". */
+    static String bytesName(ValueEncoding encoding, int bytes) {
+        return bytes + " bytes" + (encoding.headerLength() > 0 ? " with the scale" : "");
+    }
+
+    private static String describeLength(ValueEncoding encoding) {
+        return encoding.headerLength() > 0 ? encoding.headerLength() + " bytes of scale, then " + encoding.valueSize()
+                + " bytes each" : encoding.valueSize() + " bytes each";
     }
 }

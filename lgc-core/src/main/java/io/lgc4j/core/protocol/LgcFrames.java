@@ -24,6 +24,11 @@ import java.nio.ByteBuffer;
  *  4·m+4         end
  * </pre>
  *
+ * <p>In a half-precision step the latent is written in the step's {@link ValueEncoding} (the frame's flags say which)
+ * and takes its {@link ValueEncoding#payloadLength} bytes (fp16: 2 + 2·m, bf16: 2·m); the scale that follows stays
+ * float32, whatever the encoding (one number, which every value of the reconstruction is multiplied by). A code
+ * without latent (LGC-RAR's scale) is always float32: 4 bytes, as before.
+ *
  * <p><b>Innovation</b> ({@link Innovation}, LGC-PS): two {@link TrafficKind#INNOVATION} frames, so the meter shows
  * positions and values apart.
  *
@@ -32,7 +37,8 @@ import java.nio.ByteBuffer;
  *  offset  size  field
  *  0       b     the index codec's bytes of the positions within the compact vector: ascending, in [0, μ), at
  *                most the innovation count
- *  frame 2, values: {@link FloatFrames} layout, one float32 per position, in the same order
+ *  frame 2, values: {@link FloatFrames} layout, one value per position, in the same order (in the step's value
+ *           encoding)
  * </pre>
  *
  * <pre>{@code
@@ -51,23 +57,39 @@ public final class LgcFrames {
     private LgcFrames() {
     }
 
-    /** Offset of the scale in a code payload whose latent has {@code latentSize} floats. */
+    /** Offset of the scale in a code payload whose latent has {@code latentSize} floats (float32). */
     public static int scaleOffset(int latentSize) {
-        return LATENT_OFFSET + FloatFrames.payloadLength(latentSize);
+        return scaleOffset(ValueEncoding.FP32, latentSize);
     }
 
-    /** Payload bytes of a code whose latent has {@code latentSize} floats. */
+    /** Offset of the scale in a code payload whose latent has {@code latentSize} values in {@code encoding}. */
+    public static int scaleOffset(ValueEncoding encoding, int latentSize) {
+        return LATENT_OFFSET + encoding.payloadLength(latentSize);
+    }
+
+    /** Payload bytes of a code whose latent has {@code latentSize} floats (float32). */
     public static int codeLength(int latentSize) {
-        return Math.addExact(scaleOffset(latentSize), SCALE_SIZE);
+        return codeLength(ValueEncoding.FP32, latentSize);
     }
 
-    /** The code frame of {@code latent} and {@code scale}. */
+    /** Payload bytes of a code whose latent has {@code latentSize} values in {@code encoding}. */
+    public static int codeLength(ValueEncoding encoding, int latentSize) {
+        return Math.addExact(scaleOffset(encoding, latentSize), SCALE_SIZE);
+    }
+
+    /**
+     * The code frame of {@code latent} and {@code scale}: the latent in the tag's value encoding (float32 when it is
+     * empty), the scale in float32.
+     *
+     * @throws IllegalArgumentException when a half encoding meets a non-finite latent value
+     */
     public static byte[] encodeCode(float[] latent, float scale, StepTag tag) {
-        ByteBuffer payload = FrameCodec.allocate(codeLength(latent.length));
+        ValueEncoding encoding = latent.length == 0 ? ValueEncoding.FP32 : tag.values();
+        ByteBuffer payload = FrameCodec.allocate(codeLength(encoding, latent.length));
         payload.position(LATENT_OFFSET);
-        payload.asFloatBuffer().put(latent);
-        payload.putFloat(scaleOffset(latent.length), scale);
-        return FrameCodec.seal(payload, TrafficKind.LATENT, tag.stage(), tag.step());
+        encoding.write(payload, latent, 0, latent.length, TrafficKind.LATENT, tag.step());
+        payload.putFloat(scaleOffset(encoding, latent.length), scale);
+        return FrameCodec.seal(payload, TrafficKind.LATENT, tag.stage(), tag.step(), 0, encoding.wireId());
     }
 
     /**
@@ -77,22 +99,23 @@ public final class LgcFrames {
      *                        not positive and finite
      */
     public static Code decodeCode(Frame frame, int latentSize) {
-        int expected = codeLength(latentSize);
+        ValueEncoding encoding = ValueEncoding.of(frame);
+        int expected = codeLength(encoding, latentSize);
+        String latentFloats = latentSize + " latent " + FloatFrames.valuesName(encoding);
         if (frame.payloadLength() != expected) {
-            throw new FrameException("latent frame of step " + frame.step() + ": expected " + latentSize
-                    + " latent floats and the scale (" + expected + " bytes), found " + frame.payloadLength()
-                    + " bytes");
+            throw new FrameException("latent frame of step " + frame.step() + ": expected " + latentFloats
+                    + " and the scale (" + expected + " bytes), found " + frame.payloadLength() + " bytes");
         }
         ByteBuffer in = frame.payload().duplicate().order(frame.payload().order());
         int start = in.position();
-        float scale = in.getFloat(start + scaleOffset(latentSize));
+        float scale = in.getFloat(start + scaleOffset(encoding, latentSize));
         if (!(scale > 0 && Float.isFinite(scale))) {
             throw new FrameException("latent frame of step " + frame.step() + ": expected a positive finite scale "
-                    + "after the " + latentSize + " latent floats, found " + scale);
+                    + "after the " + latentFloats + ", found " + scale);
         }
         float[] latent = new float[latentSize];
         in.position(start + LATENT_OFFSET);
-        in.asFloatBuffer().get(latent);
+        encoding.read(in, latent, 0, latentSize, false, frame);
         return new Code(latent, scale);
     }
 
@@ -110,7 +133,8 @@ public final class LgcFrames {
         float[] values = innovation.values();
         return new byte[][] {
                 FrameCodec.seal(payload, TrafficKind.INNOVATION, tag.stage(), tag.step()),
-                FloatFrames.encode(values, 0, values.length, TrafficKind.INNOVATION, tag.stage(), tag.step())};
+                FloatFrames.encode(values, 0, values.length, TrafficKind.INNOVATION, tag.stage(), tag.step(),
+                        tag.values())};
     }
 
     /**
@@ -132,10 +156,12 @@ public final class LgcFrames {
         } catch (CodecException e) {
             throw new FrameException("innovation positions of step " + positions.step() + ": " + e.getMessage());
         }
-        if (values.payloadLength() != FloatFrames.payloadLength(at.length)) {
-            throw new FrameException("innovation values of step " + values.step() + ": expected " + at.length
-                    + " floats, one per position (" + FloatFrames.payloadLength(at.length) + " bytes), found "
-                    + values.payloadLength() + " bytes");
+        ValueEncoding encoding = ValueEncoding.of(values);
+        int expected = encoding.payloadLength(at.length);
+        if (values.payloadLength() != expected) {
+            throw new FrameException("innovation values of step " + values.step() + ": expected " + at.length + " "
+                    + FloatFrames.valuesName(encoding) + ", one per position (" + FloatFrames.bytesName(encoding,
+                    expected) + "), found " + values.payloadLength() + " bytes");
         }
         return new Innovation(at, FloatFrames.read(values, at.length));
     }

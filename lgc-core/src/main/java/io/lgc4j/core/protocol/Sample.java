@@ -33,22 +33,27 @@ public record Sample(float[] values) implements Payload {
         return List.of(KIND);
     }
 
-    /** Its frame. */
+    /**
+     * Its frame, always float32 whatever the tag's value encoding: the guard compares the sample with a
+     * reconstruction, and a half-precision sample would add its own error to the drift it measures.
+     */
     public byte[] encode(StepTag tag) {
-        return FloatFrames.encode(values, 0, values.length, KIND, tag.stage(), tag.step());
+        return FloatFrames.encode(values, 0, values.length, KIND, tag.stage(), tag.step(), ValueEncoding.FP32);
     }
 
     /**
      * The sample a frame carries.
      *
      * @param count the number of sampled positions
-     * @throws FrameException if the frame does not hold exactly {@code count} floats
+     * @throws FrameException if the frame does not hold exactly {@code count} values of the encoding its flags name
      */
     public static Sample decode(Frame frame, int count) {
-        int expected = FloatFrames.payloadLength(count);
+        ValueEncoding encoding = ValueEncoding.of(frame);
+        int expected = encoding.payloadLength(count);
         if (frame.payloadLength() != expected) {
-            throw new FrameException("drift-guard sample of step " + frame.step() + ": expected " + count
-                    + " floats (" + expected + " bytes), found " + frame.payloadLength() + " bytes");
+            throw new FrameException("drift-guard sample of step " + frame.step() + ": expected " + count + " "
+                    + FloatFrames.valuesName(encoding) + " (" + FloatFrames.bytesName(encoding, expected)
+                    + "), found " + frame.payloadLength() + " bytes");
         }
         return new Sample(FloatFrames.read(frame, count));
     }

@@ -16,7 +16,8 @@ import java.nio.LongBuffer;
 /**
  * The sketch layout (S2, {@link SketchPayload}): a {@link Sketch} as two frames, its counters as a
  * {@link TrafficKind#VALUES} frame in the {@link FloatFrames} layout (rows × columns per compressible block, blocks
- * end to end), its bitmap as an {@link TrafficKind#INDICES} frame of int64 words. The ring's OR-allreduce sends the
+ * end to end; always float32: S2's decoder certifies an entry when its readings in several counters agree to 10^-5,
+ * which half-precision counters cannot), its bitmap as an {@link TrafficKind#INDICES} frame of int64 words. The ring's OR-allreduce sends the
  * bitmap in chunks of the same word layout ({@link #encodeWords}, {@link #orInto}, {@link #copyInto}).
  *
  * <pre>
@@ -46,10 +47,10 @@ public final class SketchFrames {
         return Math.multiplyExact(WORD_SIZE, words);
     }
 
-    /** The two frames of {@code sketch}: counters, then bitmap. */
+    /** The two frames of {@code sketch}: counters (float32, whatever the tag's value encoding), then bitmap. */
     public static byte[][] encode(Sketch sketch, StepTag tag) {
         byte[] counters = FloatFrames.encode(sketch.counters(), 0, sketch.counters().length, TrafficKind.VALUES,
-                tag.stage(), tag.step());
+                tag.stage(), tag.step(), ValueEncoding.FP32);
         byte[] bitmap = encodeWords(sketch.bitmap(), 0, sketch.bitmap().length, TrafficKind.INDICES, tag.stage(),
                 tag.step());
         return new byte[][] {counters, bitmap};

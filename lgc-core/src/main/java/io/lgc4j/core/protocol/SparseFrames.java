@@ -89,7 +89,8 @@ public final class SparseFrames {
             at += v.nnz();
         }
         return new byte[][] {encodeIndices(supports, counts, blocks, codec, tag),
-                FloatFrames.encode(values, 0, values.length, TrafficKind.VALUES, tag.stage(), tag.step())};
+                FloatFrames.encode(values, 0, values.length, TrafficKind.VALUES, tag.stage(), tag.step(),
+                        tag.values())};
     }
 
     /**

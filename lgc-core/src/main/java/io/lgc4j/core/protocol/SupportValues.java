@@ -8,8 +8,9 @@ import java.util.List;
 
 /**
  * Values on a support: per compressible block, the values at the indices of the step's {@link Support}, blocks in
- * layout order, as one {@link TrafficKind#VALUES} frame in the {@link FloatFrames} layout. The count is the support's
- * size, which the receiver knows; a mean on a support travels the same way.
+ * layout order, as one {@link TrafficKind#VALUES} frame in the {@link FloatFrames} layout, in the step's value
+ * encoding ({@link StepTag#values()}). The count is the support's size, which the receiver knows; a mean on a support
+ * travels the same way.
  *
  * @param values the values, block after block
  */
@@ -22,9 +23,9 @@ public record SupportValues(float[] values) implements Payload {
         return List.of(KIND);
     }
 
-    /** Its frame. */
+    /** Its frame, in the tag's value encoding. */
     public byte[] encode(StepTag tag) {
-        return FloatFrames.encode(values, 0, values.length, KIND, tag.stage(), tag.step());
+        return FloatFrames.encode(values, 0, values.length, KIND, tag.stage(), tag.step(), tag.values());
     }
 
     /**

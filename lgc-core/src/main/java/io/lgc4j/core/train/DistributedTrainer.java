@@ -12,6 +12,7 @@ import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.protocol.ValueEncoding;
 import io.lgc4j.core.runtime.ClusterConnection;
 import io.lgc4j.core.runtime.ClusterConnector;
 import io.lgc4j.core.runtime.ControlPlane;
@@ -80,6 +81,7 @@ public final class DistributedTrainer {
     private final Semaphore cpu;
     private final boolean alignExchange;
     private final boolean diagnostics;
+    private final ValueEncoding values;
     private final StageSchedule stages;
     private boolean used;
 
@@ -113,6 +115,7 @@ public final class DistributedTrainer {
         this.cpu = new Semaphore(b.computeConcurrency, true);
         this.alignExchange = b.alignExchange;
         this.diagnostics = b.diagnostics;
+        this.values = b.values;
     }
 
     /** A compressor that applies momentum itself needs the model's updater to be plain SGD. */
@@ -184,7 +187,7 @@ public final class DistributedTrainer {
         TrainingPlan plan = new TrainingPlan(topology.name(), workers, serviceCount, batchSize, perEpoch, total,
                 (int) features.size(0), layout);
         RankLoop.Run run = new RankLoop.Run(plan, stages, shards, features, labels, batchSize, evalData,
-                evalEverySteps, listeners, topology.describe(), diagnostics);
+                evalEverySteps, listeners, method(), diagnostics, values);
         listeners.forEach(l -> l.onStart(plan));
         TrainingResult result = null;
         try {
@@ -330,7 +333,7 @@ public final class DistributedTrainer {
                         notes, meter, RankLoop.OPEN);
                 result = loop.execute();
                 if (result == null) {
-                    result = new TrainingResult(List.of(), Double.NaN, meter.snapshot(), 0, topology.describe(),
+                    result = new TrainingResult(List.of(), Double.NaN, meter.snapshot(), 0, method(),
                             List.of(RankLoop.checksum(replica)));
                 }
             } else {
@@ -342,8 +345,7 @@ public final class DistributedTrainer {
                 ServiceLoop service = topology.services(workers,
                         List.of(new MeteredTransport(reporter, meter, control)), layout).get(0);
                 serve(service, reporter);
-                result = new TrainingResult(List.of(), Double.NaN, meter.snapshot(), 0, topology.describe(),
-                        List.of());
+                result = new TrainingResult(List.of(), Double.NaN, meter.snapshot(), 0, method(), List.of());
             }
             connection.close();
             return result;
@@ -359,6 +361,11 @@ public final class DistributedTrainer {
             }
             throw new TrainingFailedException(message, e);
         }
+    }
+
+    /** What the run is: the topology's description of itself, with the run's value encoding. */
+    private TopologyDescription method() {
+        return topology.describe().withValues(values);
     }
 
     /** How messages name endpoints: "rank r" for workers, "the server" or "server s" for services. */
@@ -412,6 +419,7 @@ public final class DistributedTrainer {
         private int computeConcurrency = 1;
         private boolean alignExchange = true;
         private boolean diagnostics;
+        private ValueEncoding values = ValueEncoding.FP32;
         private StageSchedule stages;
         private Function<ParamBlock, LayerPolicy> policy;
         private ClusterConnector connector;
@@ -519,6 +527,19 @@ public final class DistributedTrainer {
          */
         public Builder diagnostics(boolean on) {
             this.diagnostics = on;
+            return this;
+        }
+
+        /**
+         * The encoding the run's values travel in (default {@link ValueEncoding#FP32}): whole gradients, DENSE blocks,
+         * values on a support, sparse values, ring chunks, latents and innovation values, with their means. Half
+         * precision halves those bytes; receivers decode to float32 and sum in float32, replicas stay bit-identical,
+         * and compressors with memory keep what the rounding loses. See {@link ValueEncoding} for what fp16 (with a
+         * per-frame scale) and bf16 round, flush and refuse; autoencoder weights, the drift guard's samples, the
+         * autoencoder's training samples and S2's sketch counters stay float32.
+         */
+        public Builder values(ValueEncoding encoding) {
+            this.values = Objects.requireNonNull(encoding, "encoding");
             return this;
         }
 

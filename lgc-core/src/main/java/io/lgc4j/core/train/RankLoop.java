@@ -62,7 +62,7 @@ final class RankLoop {
     record Run(TrainingPlan plan, io.lgc4j.core.stage.StageSchedule stages, ShardPlan shards, INDArray features,
                INDArray labels, int batchSize, org.nd4j.linalg.dataset.api.iterator.DataSetIterator evalData,
                int evalEverySteps, List<TrainingListener> listeners, TopologyDescription method,
-               boolean diagnostics) {
+               boolean diagnostics, io.lgc4j.core.protocol.ValueEncoding values) {
         int workers() {
             return plan.workers();
         }
@@ -148,7 +148,7 @@ final class RankLoop {
             if (offers != null) {
                 offers.begin(gradient);
             }
-            exchange.allReduceMean(new StepTag(s, stage), gradient, clock);
+            exchange.allReduceMean(new StepTag(s, stage, run.values()), gradient, clock);
             link.releaseReceived(); // every frame of the step is decoded: a network transport reuses its buffers
             if (offers != null) {
                 clock.enter(Phase.EVALUATE);

@@ -1,5 +1,7 @@
 package io.lgc4j.core.train;
 
+import io.lgc4j.core.protocol.ValueEncoding;
+
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -12,26 +14,28 @@ import java.util.Objects;
 
 /**
  * What a {@link Topology} is, in its own words: its type, its compressor with that compressor's settings record,
- * the index codec and the topology's own settings. {@link DistributedTrainer} records it in every
- * {@link TrainingResult}, so a result says which method made it whatever built the topology (the CLI, a test, a
- * library user).
+ * the index codec and the topology's own settings; and the encoding its values travel in, which the trainer adds
+ * ({@link DistributedTrainer.Builder#values}: a topology describes itself with fp32). {@link DistributedTrainer}
+ * records it in every {@link TrainingResult}, so a result says which method made it whatever built the topology (the
+ * CLI, a test, a library user).
  *
  * <pre>{@code
  * TopologyDescription d = new ParameterServerTopology(new DgcCompressor(0.001, 0.9, 0, 0), codec).describe();
  * d.compressor();          // "dgc"
  * d.compressorSettings();  // DgcCompressor.Settings[ratio=0.001, momentum=0.9, clipNorm=0.0, warmupSteps=0]
  * d.toMap();               // {topology=ps, compressor=dgc, compressorSettings={ratio=0.001, ...}, codec=deflate,
- *                          //  topologySettings={}}
+ *                          //  values=fp32, topologySettings={}}
  * }</pre>
  *
  * @param topology           the topology's type ({@code ps}, {@code ring})
  * @param compressor         the compressor's type ({@code none} for a dense topology)
  * @param compressorSettings the compressor's settings record ({@link #NO_SETTINGS} for none)
  * @param codec              the index codec's name, or {@code null} when the topology sends no indices (dense)
+ * @param values             the encoding of the run's values ({@code compressor.values})
  * @param topologySettings   the topology's own settings record ({@link #NO_SETTINGS} when it has none)
  */
 public record TopologyDescription(String topology, String compressor, Record compressorSettings, String codec,
-                                  Record topologySettings) {
+                                  ValueEncoding values, Record topologySettings) {
 
     /** Settings of something that has none. */
     public record None() {
@@ -43,14 +47,27 @@ public record TopologyDescription(String topology, String compressor, Record com
     /** Rejects nulls but {@code codec}. */
     public TopologyDescription {
         Objects.requireNonNull(topology, "topology");
+        Objects.requireNonNull(values, "values");
         Objects.requireNonNull(compressor, "compressor");
         Objects.requireNonNull(compressorSettings, "compressorSettings");
         Objects.requireNonNull(topologySettings, "topologySettings");
     }
 
+    /** A topology's description of itself: its values in fp32 (the trainer sets the run's, {@link #withValues}). */
+    public TopologyDescription(String topology, String compressor, Record compressorSettings, String codec,
+                               Record topologySettings) {
+        this(topology, compressor, compressorSettings, codec, ValueEncoding.FP32, topologySettings);
+    }
+
+    /** The same description, the values in {@code encoding}. */
+    public TopologyDescription withValues(ValueEncoding encoding) {
+        return new TopologyDescription(topology, compressor, compressorSettings, codec, encoding, topologySettings);
+    }
+
     /**
      * The description as an ordered map of plain values, for result files: keys {@code topology},
-     * {@code compressor}, {@code compressorSettings}, {@code codec} (absent when null), {@code topologySettings};
+     * {@code compressor}, {@code compressorSettings}, {@code codec} (absent when null), {@code values} ({@code fp32},
+     * {@code fp16}, {@code bf16}), {@code topologySettings};
      * records become maps of their components, enums their lower-case spelling ({@code leader}), lists stay
      * lists, numbers, booleans and text stay as they are, anything else is its {@code toString()}.
      */
@@ -62,6 +79,7 @@ public record TopologyDescription(String topology, String compressor, Record com
         if (codec != null) {
             map.put("codec", codec);
         }
+        map.put("values", values.toString());
         map.put("topologySettings", plain(topologySettings));
         return Collections.unmodifiableMap(map);
     }

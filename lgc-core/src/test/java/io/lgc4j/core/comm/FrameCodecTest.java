@@ -1,6 +1,7 @@
 package io.lgc4j.core.comm;
 
 import io.lgc4j.core.protocol.FloatFrames;
+import io.lgc4j.core.protocol.ValueEncoding;
 import io.lgc4j.core.stage.Stage;
 
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,8 @@ class FrameCodecTest {
     private static final Path GOLDEN = Path.of("src/test/resources/golden/frame-v2-values.hex");
     /** A version-1 frame as LGC4J wrote it before the network runtime (kept to pin its rejection). */
     private static final Path GOLDEN_V1 = Path.of("src/test/resources/golden/frame-v1-values.hex");
+    /** The golden frame's values in fp16: flags 1, the scale exponent, three binary16 values. */
+    private static final Path GOLDEN_FP16 = Path.of("src/test/resources/golden/frame-v2-values-fp16.hex");
 
     /**
      * The frame of the golden file: three floats of step 5 in the FULL stage, stream 1, stamped by endpoint 2 of job
@@ -34,20 +37,74 @@ class FrameCodecTest {
         return frame;
     }
 
-    /** Rewrites the golden file; run by hand only when the wire format changes on purpose (and bump VERSION). */
+    /** The golden frame's three values as an fp16 frame: the same header but flags 1, and the fp16 payload. */
+    private static byte[] goldenFp16Frame() {
+        ByteBuffer payload = FrameCodec.allocate(ValueEncoding.FP16.payloadLength(3));
+        ValueEncoding.FP16.write(payload, new float[] {1.0f, -2.5f, 0.125f}, 0, 3, TrafficKind.VALUES, 5);
+        byte[] frame = FrameCodec.seal(payload, TrafficKind.VALUES, Stage.FULL, 5, 1, ValueEncoding.FP16.wireId());
+        FrameCodec.stamp(frame, 2, 0x01020304);
+        return frame;
+    }
+
+    /** Rewrites the golden files; run by hand only when the wire format changes on purpose (and bump VERSION). */
     public static void main(String[] args) throws IOException {
         generateGoldenFrame();
     }
 
-    /** Writes {@link #GOLDEN} from {@link #goldenFrame()}. */
+    /** Writes {@link #GOLDEN} from {@link #goldenFrame()} and {@link #GOLDEN_FP16} from {@link #goldenFp16Frame()}. */
     static void generateGoldenFrame() throws IOException {
         Files.writeString(GOLDEN, HexFormat.of().formatHex(goldenFrame()) + "\n");
+        Files.writeString(GOLDEN_FP16, HexFormat.of().formatHex(goldenFp16Frame()) + "\n");
     }
 
     @Test
     void shouldEncodeTheGoldenFrameByteForByte() throws IOException {
         String expected = Files.readString(GOLDEN, StandardCharsets.US_ASCII).trim();
         assertEquals(expected, HexFormat.of().formatHex(goldenFrame()));
+    }
+
+    /**
+     * Flags 1 at offset 7, then the fp16 payload: max 2.5 gives the exponent ⌈log2 2.5⌉ − 15 = −13 (F3 FF), and
+     * 1.0, −2.5, 0.125 times 2^13 are 8192 (00 70), −20480 (00 F5) and 1024 (00 64) in binary16.
+     */
+    @Test
+    void shouldEncodeTheGoldenFp16FrameByteForByte() throws IOException {
+        String expected = Files.readString(GOLDEN_FP16, StandardCharsets.US_ASCII).trim();
+        assertEquals(expected, HexFormat.of().formatHex(goldenFp16Frame()));
+        assertEquals("f3ff007000f50064", expected.substring(2 * FrameDescriptor.HEADER_LENGTH,
+                2 * (FrameDescriptor.HEADER_LENGTH + 8)));
+        assertEquals(HexFormat.of().formatHex(goldenFrame()).substring(0, 2 * FrameDescriptor.FLAGS_OFFSET),
+                expected.substring(0, 2 * FrameDescriptor.FLAGS_OFFSET), "the header up to the flags is the same");
+        Frame frame = FrameCodec.decode(HexFormat.of().parseHex(expected));
+        assertEquals(1, frame.flags());
+        float[] out = new float[3];
+        FloatFrames.copyInto(frame, out, 0, 3);
+        assertArrayEquals(new float[] {1.0f, -2.5f, 0.125f}, out);
+    }
+
+    @Test
+    void shouldRejectReservedFlagsNamingThem() {
+        byte[] reservedBit = goldenFrame();
+        reservedBit[FrameDescriptor.FLAGS_OFFSET] = 0x04;
+        resealCrc(reservedBit);
+        assertEquals("unsupported frame flags 0x04: bits 2-7 are reserved and must be 0",
+                assertThrows(FrameException.class, () -> FrameCodec.decode(reservedBit)).getMessage());
+        byte[] encoding3 = goldenFrame();
+        encoding3[FrameDescriptor.FLAGS_OFFSET] = 0x03;
+        resealCrc(encoding3);
+        assertEquals("unsupported frame flags 0x03: value encoding 3 in bits 0-1 is reserved (0 fp32, 1 fp16,"
+                + " 2 bf16)", assertThrows(FrameException.class, () -> FrameCodec.decode(encoding3)).getMessage());
+        assertEquals("unsupported frame flags 0x81: bits 2-7 are reserved and must be 0",
+                assertThrows(IllegalArgumentException.class, () -> FrameCodec.seal(FrameCodec.allocate(0),
+                        TrafficKind.VALUES, Stage.FULL, 0, 0, 0x81)).getMessage());
+    }
+
+    @Test
+    void forwardingShouldKeepTheFlags() {
+        Frame fp16 = FrameCodec.decode(goldenFp16Frame());
+        Frame forwarded = FrameCodec.decode(io.lgc4j.core.exchange.StepLink.forward(fp16));
+        assertEquals(1, forwarded.flags());
+        assertEquals(fp16.payload(), forwarded.payload());
     }
 
     @Test

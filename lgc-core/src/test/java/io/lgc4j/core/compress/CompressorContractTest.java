@@ -7,6 +7,7 @@ import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.protocol.SupportValues;
+import io.lgc4j.core.protocol.ValueEncoding;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
 import io.lgc4j.core.stage.Stage;
@@ -40,14 +41,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * memory moves exactly as its rule says, element by element; the payload survives the wire within a bound on its
  * bytes (a seeded support's payload is its values alone: 4 bytes each, no index); two ranks with the same settings
  * and seed, fed the same gradients, send the same bytes and keep the same memory; the gradient it reads is left as it
- * was.
+ * was. Every compressor with memory runs it in each value encoding: in fp16 and bf16 "sent" is what the receiver
+ * decodes — the selection rounded as the one frame it travels in — and the memory keeps exactly c − sent, the
+ * rounding included (S2's counters always travel in fp32, so it runs in fp32 only).
  *
- * <p>The memory rules, with c the compensated input, S the positions sent (the selection in each block):
+ * <p>The memory rules, with c the compensated input, S the positions sent (the selection in each block) and sent the
+ * values decoded there:
  * <ul>
- *   <li>error feedback (Sparse GD, S2): c = m + g; m' = c − sent, i.e. 0 on S and c elsewhere;</li>
+ *   <li>error feedback (Sparse GD, S2): c = m + g; m' = c − sent, i.e. c − sent on S (0 in fp32) and c elsewhere;</li>
  *   <li>low-pass β (ScaleCom, the LGC support; β = 1 is error feedback): c = m + g;
- *       m' = (1−β)·m + β·(c − sent), i.e. (1−β)·m on S and (1−β)·m + β·c elsewhere;</li>
- *   <li>DGC's momentum correction with factor μ: u ← μ·u + g; c = v + u; v' = c − sent (0 on S, c elsewhere), and
+ *       m' = (1−β)·m + β·(c − sent), i.e. (1−β)·m + β·(c − sent) on S and (1−β)·m + β·c elsewhere;</li>
+ *   <li>DGC's momentum correction with factor μ: u ← μ·u + g; c = v + u; v' = c − sent (c − sent on S, c elsewhere), and
  *       momentum-factor masking u' = 0 on S. The memory {@code residual()} shows is v; u is not observable, so the
  *       test carries it from the positions it saw sent: a u that was not masked, or not kept, shows in the next
  *       step's c (what is sent) and v. With μ = 0 this is error feedback.</li>
@@ -70,15 +74,24 @@ class CompressorContractTest {
     /** The hash seed every S2 rank of a run shares. */
     private static final long SEED = 0x5EED5EEDL;
 
-    /** A compressor under the contract and the rule its memory follows. */
-    record Subject(Compressor compressor, Supplier<MemoryRule> rule) {
+    /** A compressor under the contract, the rule its memory follows, and the encoding its values travel in. */
+    record Subject(Compressor compressor, Supplier<MemoryRule> rule, ValueEncoding values) {
         @Override
         public String toString() {
-            return compressor.toString();
+            return compressor + (values == ValueEncoding.FP32 ? "" : ", " + values);
         }
     }
 
+    /** Every subject in fp32; every one but S2 also in fp16 and bf16. */
     static Stream<Arguments> compressors() {
+        List<Subject> fp32 = fp32Subjects().map(a -> (Subject) a.get()[0]).toList();
+        Stream<Subject> half = Stream.of(ValueEncoding.FP16, ValueEncoding.BF16).flatMap(e -> fp32.stream()
+                .filter(s -> !(s.compressor() instanceof SketchCompressor))
+                .map(s -> new Subject(s.compressor(), s.rule(), e)));
+        return Stream.concat(fp32.stream(), half).map(Arguments::of);
+    }
+
+    static Stream<Arguments> fp32Subjects() {
         return Stream.of(
                 subject(new TopKCompressor(0.01), MemoryRule::errorFeedback),
                 subject(new TopKCompressor(0.01, 4), MemoryRule::errorFeedback), // 25%, 6.25%, ... then 1%
@@ -103,7 +116,7 @@ class CompressorContractTest {
     }
 
     private static Arguments subject(Compressor compressor, Supplier<MemoryRule> rule) {
-        return Arguments.of(new Subject(compressor, rule));
+        return Arguments.of(new Subject(compressor, rule, ValueEncoding.FP32));
     }
 
     private static float[] gradient(Random random) {
@@ -153,13 +166,43 @@ class CompressorContractTest {
         return new SparseSet(out);
     }
 
+    /**
+     * The selection as its receivers decode it: its values rounded to {@code values} as the one frame they travel in
+     * (the blocks' values end to end); with {@code decoded}, the region's vector of them (at the sent positions).
+     */
+    private static SparseSet decoded(SparseSet selection, ValueEncoding values, float[] decoded) {
+        float[] all = new float[selection.nnz()];
+        int at = 0;
+        for (SparseVector v : selection.blocks()) {
+            System.arraycopy(v.values(), 0, all, at, v.nnz());
+            at += v.nnz();
+        }
+        values.round(all, 0, all.length);
+        List<SparseVector> out = new ArrayList<>();
+        at = 0;
+        int start = 0;
+        for (SparseVector v : selection.blocks()) {
+            float[] rounded = Arrays.copyOfRange(all, at, at + v.nnz());
+            for (int j = 0; j < v.nnz(); j++) {
+                decoded[start + v.indices()[j]] = rounded[j];
+            }
+            out.add(new SparseVector(v.length(), v.indices(), rounded));
+            at += v.nnz();
+            start += v.length();
+        }
+        return new SparseSet(out);
+    }
+
     /** How a compressor's memory moves in one step (see the class comment); one instance per rank. */
     interface MemoryRule {
         /** The compensated input the step selects from, given the memory before the step and the region's gradient. */
         float[] compensated(float[] memory, float[] gradient);
 
-        /** The memory after the step, given the memory before it, the compensated input and the positions sent. */
-        float[] after(float[] memory, float[] compensated, boolean[] sent);
+        /**
+         * The memory after the step, given the memory before it, the compensated input, the positions sent and the
+         * values decoded there.
+         */
+        float[] after(float[] memory, float[] compensated, boolean[] sent, float[] decoded);
 
         static MemoryRule errorFeedback() {
             return lowPass(1.0f);
@@ -177,10 +220,10 @@ class CompressorContractTest {
                 }
 
                 @Override
-                public float[] after(float[] memory, float[] compensated, boolean[] sent) {
+                public float[] after(float[] memory, float[] compensated, boolean[] sent, float[] decoded) {
                     float[] m = new float[REGION];
                     for (int i = 0; i < REGION; i++) {
-                        float left = sent[i] ? 0f : compensated[i]; // c − sent
+                        float left = sent[i] ? compensated[i] - decoded[i] : compensated[i]; // c − sent
                         m[i] = beta == 1f ? left : (1 - beta) * memory[i] + beta * left;
                     }
                     return m;
@@ -202,10 +245,10 @@ class CompressorContractTest {
                 }
 
                 @Override
-                public float[] after(float[] v, float[] compensated, boolean[] sent) {
+                public float[] after(float[] v, float[] compensated, boolean[] sent, float[] decoded) {
                     float[] m = new float[REGION];
                     for (int i = 0; i < REGION; i++) {
-                        m[i] = sent[i] ? 0f : compensated[i];
+                        m[i] = sent[i] ? compensated[i] - decoded[i] : compensated[i];
                         u[i] = sent[i] ? 0f : u[i];
                     }
                     return m;
@@ -216,6 +259,16 @@ class CompressorContractTest {
 
     /** One rank of a compressor of any kind, driven as that kind's topologies drive it. */
     private abstract static class Rank {
+        /** The encoding its values travel in. */
+        ValueEncoding values = ValueEncoding.FP32;
+
+        static Rank of(Subject subject) {
+            Rank rank = of(subject.compressor());
+            rank.values = subject.values();
+            rank.setValues(subject.values());
+            return rank;
+        }
+
         static Rank of(Compressor c) {
             if (c instanceof GatherCompressor g) {
                 return new GatherRank(g.newRank(BLOCKS));
@@ -227,8 +280,16 @@ class CompressorContractTest {
             return new SketchRank(s2, s2.newRank(BLOCKS, SEED));
         }
 
+        /** Tells the state the encoding (as an exchange does every step). */
+        abstract void setValues(ValueEncoding values);
+
         /** One step on the flat gradient. */
         abstract void step(float[] gradient, int step);
+
+        /** The step's tag, in the rank's encoding. */
+        StepTag tag(int step) {
+            return new StepTag(step, Stage.TOP_K, values);
+        }
 
         /** Asserts that the last step's payload is exactly {@code selected}: those positions, those values. */
         abstract void assertCarries(SparseSet selected, String where);
@@ -262,8 +323,7 @@ class CompressorContractTest {
 
         @Override
         void assertWireRoundTrip(Compressor c, int step, SparseSet selected) {
-            byte[][] frames = SparseFrames.encode(sent, BLOCKS, IndexCodecs.defaultCodec(),
-                    new StepTag(step, Stage.TOP_K));
+            byte[][] frames = SparseFrames.encode(sent, BLOCKS, IndexCodecs.defaultCodec(), tag(step));
             int[] max = BLOCKS.stream().mapToInt(b -> c.count(step, b)).toArray();
             int[][] supports = SparseFrames.decodeIndices(FrameCodec.decode(frames[0]), BLOCKS,
                     IndexCodecs.defaultCodec(), max);
@@ -271,9 +331,10 @@ class CompressorContractTest {
             for (int b = 0; b < BLOCKS.size(); b++) {
                 assertEquals(max[b], sent.blocks().get(b).nnz(), BLOCKS.get(b).qualifiedName());
             }
-            // 4 bytes per value exactly; at most 4 per index plus a small per-block header.
+            // 4 bytes per value exactly (2 in bf16, 2 and the scale in fp16); at most 4 per index plus a small
+            // per-block header.
             int k = sent.nnz();
-            assertEquals(4 * k + FrameDescriptor.OVERHEAD, frames[1].length);
+            assertEquals(values.payloadLength(k) + FrameDescriptor.OVERHEAD, frames[1].length);
             assertTrue(frames[0].length <= 4 * k + 64 * BLOCKS.size() + FrameDescriptor.OVERHEAD,
                     "indices frame of " + frames[0].length + " bytes for " + k + " indices");
         }
@@ -281,8 +342,7 @@ class CompressorContractTest {
         @Override
         byte[] bytes(int step) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
-            for (byte[] f : SparseFrames.encode(sent, BLOCKS, IndexCodecs.defaultCodec(),
-                    new StepTag(step, Stage.TOP_K))) {
+            for (byte[] f : SparseFrames.encode(sent, BLOCKS, IndexCodecs.defaultCodec(), tag(step))) {
                 out.writeBytes(f);
             }
             return out.toByteArray();
@@ -294,6 +354,11 @@ class CompressorContractTest {
 
         GatherRank(GatherCompressor.State state) {
             this.state = state;
+        }
+
+        @Override
+        void setValues(ValueEncoding values) {
+            state.values(values);
         }
 
         @Override
@@ -315,11 +380,16 @@ class CompressorContractTest {
         private final SharedSupportCompressor compressor;
         private final SharedSupportCompressor.State state;
         private int[][] support;
-        private float[] values;
+        private float[] taken;
 
         SharedSupportRank(SharedSupportCompressor compressor, SharedSupportCompressor.State state) {
             this.compressor = compressor;
             this.state = state;
+        }
+
+        @Override
+        void setValues(ValueEncoding values) {
+            state.values(values);
         }
 
         @Override
@@ -332,15 +402,15 @@ class CompressorContractTest {
                     assertArrayEquals(drawn[b], support[b], "the rank's support is the one every rank draws");
                 }
             }
-            values = state.take(support);
+            taken = state.take(support);
             List<SparseVector> out = new ArrayList<>();
             int at = 0;
             for (int b = 0; b < BLOCKS.size(); b++) {
                 out.add(new SparseVector(BLOCKS.get(b).length(), support[b],
-                        Arrays.copyOfRange(values, at, at + support[b].length)));
+                        Arrays.copyOfRange(taken, at, at + support[b].length)));
                 at += support[b].length;
             }
-            assertEquals(values.length, at, "one value per index of the support");
+            assertEquals(taken.length, at, "one value per index of the support");
             sent = new SparseSet(out);
         }
 
@@ -351,15 +421,16 @@ class CompressorContractTest {
                 super.assertWireRoundTrip(c, step, selected);
                 return;
             }
-            byte[] frame = new SupportValues(values).encode(new StepTag(step, Stage.TOP_K));
+            byte[] frame = new SupportValues(taken).encode(tag(step));
             assertEquals(sent, SparseFrames.decode(seeded.support(step, BLOCKS), FrameCodec.decode(frame), BLOCKS));
-            assertEquals(4 * sent.nnz() + FrameDescriptor.OVERHEAD, frame.length, "4 bytes a value, no index");
+            assertEquals(values.payloadLength(sent.nnz()) + FrameDescriptor.OVERHEAD, frame.length,
+                    "4 bytes a value (2 in half precision), no index");
         }
 
         @Override
         byte[] bytes(int step) {
             if (compressor instanceof SeededSupportCompressor) {
-                return new SupportValues(values).encode(new StepTag(step, Stage.TOP_K));
+                return new SupportValues(taken).encode(tag(step));
             }
             return super.bytes(step);
         }
@@ -381,6 +452,11 @@ class CompressorContractTest {
             this.s2 = s2;
             this.state = state;
             this.hashes = s2.countSketch(BLOCKS, SEED);
+        }
+
+        @Override
+        void setValues(ValueEncoding values) {
+            // S2's counters always travel in fp32: its state takes no encoding
         }
 
         @Override
@@ -441,10 +517,11 @@ class CompressorContractTest {
     @MethodSource("compressors")
     void shouldRoundTripItsPayloadThroughTheWireWithinItsByteBound(Subject subject) {
         Compressor c = subject.compressor();
-        Rank rank = Rank.of(c);
+        Rank rank = Rank.of(subject);
         float[] g = gradient(new Random(1));
         float[] compensated = subject.rule().get().compensated(new float[REGION], region(g));
-        SparseSet selected = selection(c, compensated, 0, new boolean[REGION]);
+        SparseSet selected = decoded(selection(c, compensated, 0, new boolean[REGION]), subject.values(),
+                new float[REGION]);
         rank.step(g, 0);
         rank.assertCarries(selected, "step 0");
         rank.assertWireRoundTrip(c, 0, selected);
@@ -454,7 +531,7 @@ class CompressorContractTest {
     @MethodSource("compressors")
     void shouldSendItsSelectionOfItsCompensatedInputAndKeepTheRestByItsMemoryRule(Subject subject) {
         Compressor c = subject.compressor();
-        Rank rank = Rank.of(c);
+        Rank rank = Rank.of(subject);
         MemoryRule rule = subject.rule().get();
         Random random = new Random(2);
         float[] memory = new float[REGION];
@@ -462,10 +539,12 @@ class CompressorContractTest {
             float[] g = gradient(random);
             float[] compensated = rule.compensated(memory, region(g));
             boolean[] sent = new boolean[REGION];
-            SparseSet selected = selection(c, compensated, step, sent);
-            float[] expected = rule.after(memory, compensated, sent);
+            float[] decoded = new float[REGION];
+            SparseSet selected = decoded(selection(c, compensated, step, sent), subject.values(), decoded);
+            float[] expected = rule.after(memory, compensated, sent, decoded);
             rank.step(g, step);
-            rank.assertCarries(selected, "sent = the selection of the compensated input, step " + step);
+            rank.assertCarries(selected, "sent = the selection of the compensated input as the receiver decodes it,"
+                    + " step " + step);
             memory = rank.residual();
             for (int i = 0; i < REGION; i++) {
                 if (Float.floatToIntBits(expected[i]) != Float.floatToIntBits(memory[i])) {
@@ -479,8 +558,8 @@ class CompressorContractTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("compressors")
     void ranksWithTheSameSettingsAndSeedShouldSendTheSameBytesAndLeaveTheGradientAlone(Subject subject) {
-        Rank one = Rank.of(subject.compressor());
-        Rank two = Rank.of(subject.compressor());
+        Rank one = Rank.of(subject);
+        Rank two = Rank.of(subject);
         Random random = new Random(4);
         for (int step = 0; step < 4; step++) {
             float[] g = gradient(random);
@@ -665,6 +744,42 @@ class CompressorContractTest {
             state.feedBack(support, new float[] {sent[0] - applied});
             float expected = (1 - beta) * m + beta * (m + 2 - applied);
             assertEquals(expected, state.residual()[2], 1e-6, "β = " + beta);
+        }
+    }
+
+    /**
+     * Every state of the project takes a value encoding; a state that does not round what it sends (the interfaces'
+     * default) refuses a half-precision one rather than send values its memory does not know of, and a sketch state
+     * needs none (S2's counters travel in fp32).
+     */
+    @Test
+    void aStateThatCannotRoundShouldRefuseHalfPrecisionValues() {
+        GatherCompressor.State plain = new GatherCompressor.State() {
+            @Override
+            public SparseSet compress(float[] gradient, int step) {
+                return new SparseSet(List.of());
+            }
+
+            @Override
+            public void tap(OfferTap tap) {
+            }
+
+            @Override
+            public float[] residual() {
+                return new float[0];
+            }
+        };
+        plain.values(ValueEncoding.FP32);
+        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+                () -> plain.values(ValueEncoding.BF16));
+        assertTrue(e.getMessage().endsWith(" cannot send bf16 values: it does not round what it sends to what the"
+                + " receivers decode, so its memory would lose the rounding; use compressor.values fp32, or override"
+                + " values(ValueEncoding)"), e.getMessage());
+        for (Arguments a : fp32Subjects().toList()) {
+            Compressor c = ((Subject) a.get()[0]).compressor();
+            for (ValueEncoding values : ValueEncoding.values()) {
+                RankState.of(c, BLOCKS).values(values); // no kind of the project refuses
+            }
         }
     }
 

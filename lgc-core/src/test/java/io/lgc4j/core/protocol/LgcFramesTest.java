@@ -84,6 +84,31 @@ class LgcFramesTest {
                 () -> Innovation.decode(decoded(three[0]), twoValues, CODEC, 12, 3));
     }
 
+    /** In a half-precision step the latent and the innovation values take the step's encoding; the scale does not. */
+    @Test
+    void shouldCarryLatentAndInnovationValuesInTheStepsEncodingAndCheckTheirLengths() {
+        Frame fp16 = decoded(new Code(new float[] {1, -2, 3}, 0.5f).encode(TAG.withValues(ValueEncoding.FP16)));
+        assertEquals(ValueEncoding.FP16, ValueEncoding.of(fp16));
+        assertEquals(2 + 2 * 3 + 4, fp16.payloadLength());
+        Code back = Code.decode(fp16, 3);
+        assertEquals(0.5f, back.scale());
+        assertEquals(-2f, back.latent()[1]);
+        assertMessage("latent frame of step 7: expected 4 latent fp16 values and the scale (14 bytes), found 12"
+                + " bytes", () -> Code.decode(fp16, 4));
+        assertEquals(ValueEncoding.FP32, ValueEncoding.of(decoded(Code.scaleOnly(0.5f).encode(
+                TAG.withValues(ValueEncoding.BF16)))), "a code without latent is the float32 scale, as before");
+        byte[][] bf16 = new Innovation(new int[] {1, 4, 9}, new float[] {1, 2, 3}).encode(12, CODEC,
+                TAG.withValues(ValueEncoding.BF16));
+        assertEquals(0, decoded(bf16[0]).flags(), "positions are codec bytes: no value encoding");
+        assertEquals(6, decoded(bf16[1]).payloadLength());
+        Frame twoValues = decoded(FloatFrames.encode(new float[2], 0, 2, TrafficKind.INNOVATION, TAG.stage(),
+                TAG.step(), ValueEncoding.BF16));
+        assertMessage("innovation values of step 7: expected 3 bf16 values, one per position (6 bytes), found 4"
+                + " bytes", () -> Innovation.decode(decoded(bf16[0]), twoValues, CODEC, 12, 3));
+        float[] values = Innovation.decode(decoded(bf16[0]), decoded(bf16[1]), CODEC, 12, 3).values();
+        assertEquals(3f, values[2]);
+    }
+
     @Test
     void shouldRejectPositionsThatAreNotAnIndexCodecStream() {
         Frame positions = decoded(FrameCodec.encode(TrafficKind.INNOVATION, TAG.stage(), TAG.step(),

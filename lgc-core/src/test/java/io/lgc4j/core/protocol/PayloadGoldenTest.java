@@ -40,6 +40,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * payload bytes (without the frame header, pinned by {@code frame-v2-values.hex}) of one small message of each kind.
  * Each file is compared with what this build writes, and read back into the values it was written from.
  *
+ * <p>The float payloads are pinned in each value encoding: fp32 (the layout before half precision, byte for byte),
+ * fp16 ({@code *-fp16.hex}: the scale exponent, then binary16 values) and bf16 ({@code *-bf16.hex}); a frame carries
+ * its encoding in the header's flags, pinned by {@code frame-v2-values-fp16.hex}.
+ *
  * <p>Payloads that hold index-codec bytes ({@code *-deflate.hex}) are compared by their structure and their inflated
  * content, byte for byte: the DEFLATE bits themselves may differ between zlib builds without the format changing
  * (as in {@code IndexCodecGoldenTest}). Rewrite the files with {@link #generateGoldenFiles()}, by hand, only when a
@@ -75,6 +79,9 @@ class PayloadGoldenTest {
     static final String BITMAP_FILE = "payload-sketch-bitmap.hex";
     static final String FLAG_FILE = "payload-flag.hex";
     static final String SAMPLE_FILE = "payload-sample.hex";
+    static final String VALUES_FP16_FILE = "payload-values-fp16.hex";
+    static final String VALUES_BF16_FILE = "payload-values-bf16.hex";
+    static final String CODE_FP16_FILE = "payload-code-fp16.hex";
 
     private static final Set<String> DEFLATED = Set.of(SUPPORT_FILE, POSITIONS_FILE);
 
@@ -93,6 +100,9 @@ class PayloadGoldenTest {
         p.put(BITMAP_FILE, payload(sketch[1]));
         p.put(FLAG_FILE, payload(new Flag(true).encode(TAG)));
         p.put(SAMPLE_FILE, payload(new Sample(SAMPLE).encode(TAG)));
+        p.put(VALUES_FP16_FILE, payload(new DenseValues(VALUES).encode(TAG.withValues(ValueEncoding.FP16))));
+        p.put(VALUES_BF16_FILE, payload(new DenseValues(VALUES).encode(TAG.withValues(ValueEncoding.BF16))));
+        p.put(CODE_FP16_FILE, payload(new Code(LATENT, SCALE).encode(TAG.withValues(ValueEncoding.FP16))));
         return p;
     }
 
@@ -138,6 +148,25 @@ class PayloadGoldenTest {
                 .values());
         assertEquals(Float.floatToRawIntBits(-0.0f), Float.floatToRawIntBits(DenseValues.decode(
                 frame(VALUES_FILE, DenseValues.KIND), VALUES.length).values()[3]), "the sign of -0 travels");
+    }
+
+    /**
+     * The same four values in fp16 (max 2.5: exponent −13, F3 FF; then 8192, −20480, 1024 and −0 in binary16) and in
+     * bf16 (3F80, C020, 3E00, 8000): exact, since each value has few significant bits.
+     */
+    @Test
+    void shouldReadTheGoldenHalfPrecisionValuesAndLatent() {
+        assertEquals("f3ff007000f500640080", HexFormat.of().formatHex(golden(VALUES_FP16_FILE)));
+        assertEquals("803f20c0003e0080", HexFormat.of().formatHex(golden(VALUES_BF16_FILE)));
+        for (String file : List.of(VALUES_FP16_FILE, VALUES_BF16_FILE)) {
+            ValueEncoding encoding = file.equals(VALUES_FP16_FILE) ? ValueEncoding.FP16 : ValueEncoding.BF16;
+            float[] read = DenseValues.decode(frame(file, DenseValues.KIND, encoding), VALUES.length).values();
+            assertArrayEquals(VALUES, read, file);
+            assertEquals(Float.floatToRawIntBits(-0.0f), Float.floatToRawIntBits(read[3]), "the sign of -0 travels");
+        }
+        Code code = Code.decode(frame(CODE_FP16_FILE, Code.KIND, ValueEncoding.FP16), LATENT.length);
+        assertArrayEquals(LATENT, code.latent());
+        assertEquals(SCALE, code.scale());
     }
 
     @Test
@@ -214,6 +243,16 @@ class PayloadGoldenTest {
         assertEquals(FlagFrames.TRUE, flag[FlagFrames.FLAG_OFFSET]);
 
         assertEquals(FloatFrames.payloadLength(SAMPLE.length), golden(SAMPLE_FILE).length);
+
+        ByteBuffer fp16 = le(golden(VALUES_FP16_FILE));
+        assertEquals(FloatFrames.payloadLength(ValueEncoding.FP16, VALUES.length), fp16.capacity());
+        assertEquals(-13, fp16.getShort(ValueEncoding.FP16_EXPONENT_OFFSET));
+        assertEquals((short) 0xF500, fp16.getShort(ValueEncoding.FP16.headerLength() + ValueEncoding.FP16.valueSize()));
+        assertEquals(FloatFrames.payloadLength(ValueEncoding.BF16, VALUES.length), golden(VALUES_BF16_FILE).length);
+        ByteBuffer codeFp16 = le(golden(CODE_FP16_FILE));
+        assertEquals(LgcFrames.codeLength(ValueEncoding.FP16, LATENT.length), codeFp16.capacity());
+        assertEquals(SCALE, codeFp16.getFloat(LgcFrames.scaleOffset(ValueEncoding.FP16, LATENT.length)),
+                "the scale stays float32, after the fp16 latent");
     }
 
     private static ByteBuffer le(byte[] bytes) {
@@ -232,6 +271,14 @@ class PayloadGoldenTest {
     /** A golden payload in a frame of {@code kind}, decoded as a receiver gets it. */
     private static Frame frame(String name, TrafficKind kind) {
         return FrameCodec.decode(FrameCodec.encode(kind, TAG.stage(), TAG.step(), ByteBuffer.wrap(golden(name))));
+    }
+
+    /** A golden payload in a frame of {@code kind} whose flags name {@code encoding}, decoded. */
+    private static Frame frame(String name, TrafficKind kind, ValueEncoding encoding) {
+        byte[] bytes = golden(name);
+        ByteBuffer payload = FrameCodec.allocate(bytes.length);
+        payload.put(bytes);
+        return FrameCodec.decode(FrameCodec.seal(payload, kind, TAG.stage(), TAG.step(), 0, encoding.wireId()));
     }
 
     private static byte[] payload(byte[] frame) {

@@ -19,6 +19,7 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.protocol.ValueEncoding;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
@@ -45,8 +46,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The contract every topology keeps with every compressor: sending everything (ratio 1) trains like the dense
- * topology (PowerSGD: at full rank); sparse training keeps replicas bit-identical; indices and values are metered
- * apart; random-k and PowerSGD send no indices; random-k's ranks apply the mean of the values the ranks sent.
+ * topology (PowerSGD: at full rank); sparse training keeps replicas bit-identical, in fp32 and in half precision
+ * (whose values cost half the bytes); indices and values are metered apart; random-k and PowerSGD send no indices;
+ * random-k's ranks apply the mean of the values the ranks sent.
  *
  * <p>A topology that carries only some kinds of compressor (the LGC topologies bring their own support compressor)
  * aborts the others in {@link #topology(Compressor)} with a JUnit assumption, so the report shows them skipped, with
@@ -142,6 +144,64 @@ public abstract class CompressedTopologyContract {
         // the result records the topology's description of itself, with the codec its indices went through
         assertEquals(topology.describe(), result.method());
         assertTrue(result.method().codec() != null && !result.method().codec().isEmpty(), result.method().toString());
+    }
+
+    static Stream<Arguments> halfPrecision() {
+        return Stream.of(Arguments.of(new TopKCompressor(0.05)), Arguments.of(new ScaleComCompressor(0.05, 0.1)),
+                Arguments.of(new DgcCompressor(0.05, 0.9, 0, 10)), Arguments.of(new RandomKCompressor(0.05, 3)),
+                Arguments.of(new PowerSgdCompressor(new PowerSgdCompressor.Settings(1), 3)));
+    }
+
+    /**
+     * The same sparse run (K = 4, 5 dense steps then 25 compressed) in fp32, bf16 and fp16: in both half formats the
+     * replicas stay bit-identical and the loss falls, and the values the workers send cost exactly half their fp32
+     * bytes in bf16 (as many values each step whatever the gradients: the counts are the compressor's) and half plus
+     * the 2-byte scale of each frame in fp16.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("halfPrecision")
+    void shouldKeepReplicasBitIdenticalWithHalfPrecisionValuesAtHalfTheBytes(Compressor compressor) {
+        long fp32 = valuesSent(sparseRun(compressor, ValueEncoding.FP32));
+        long bf16 = valuesSent(sparseRun(compressor, ValueEncoding.BF16));
+        TrainingResult fp16Run = sparseRun(compressor, ValueEncoding.FP16);
+        long fp16 = valuesSent(fp16Run);
+        assertEquals(fp32 / 2, bf16, "bf16 values bytes, workers' sends in the compressed steps");
+        assertTrue(fp16 > fp32 / 2 && fp16 <= fp32 / 2 + 2 * framesSent(fp16Run), "fp16: " + fp16 + " of " + fp32);
+        assertEquals("fp16", fp16Run.method().toMap().get("values"));
+    }
+
+    /** The workers' VALUES payload bytes sent in TOP_K steps. */
+    private static long valuesSent(TrainingResult result) {
+        long sum = 0;
+        for (int w = 0; w < 4; w++) {
+            sum += result.traffic().bytes(w, Direction.SENT, Stage.TOP_K, TrafficKind.VALUES);
+        }
+        return sum;
+    }
+
+    /** Every frame the workers sent (an upper bound on their VALUES frames). */
+    private static long framesSent(TrainingResult result) {
+        long sum = 0;
+        for (int w = 0; w < 4; w++) {
+            sum += result.traffic().frames(w, Direction.SENT);
+        }
+        return sum;
+    }
+
+    /** The run of {@link #shouldKeepReplicasBitIdenticalWithHalfPrecisionValuesAtHalfTheBytes}: replicas checked. */
+    private TrainingResult sparseRun(Compressor compressor, ValueEncoding values) {
+        Topology topology = topology(compressor);
+        DistributedTrainer trainer = DistributedTrainer.builder().model(TestModels.mlp(13, new Sgd(0.1)))
+                .data(TestModels.data(4 * 8 * 30, 7)).workers(4).batchSizePerWorker(8).topology(topology).seed(2)
+                .stages(io.lgc4j.core.stage.StageSchedule.denseWarmup(5)).values(values).build();
+        TrainingResult result = trainer.fit(1);
+        float[] rank0 = trainer.replicas().get(0).params().toFloatVector();
+        for (int r = 1; r < 4; r++) {
+            assertArrayEquals(rank0, trainer.replicas().get(r).params().toFloatVector(), values + ", replica " + r);
+        }
+        assertTrue(result.steps().get(29).loss() < result.steps().get(0).loss(), values + ": loss should fall");
+        assertEquals(topology.describe().withValues(values), result.method());
+        return result;
     }
 
     /**

@@ -6,6 +6,7 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.protocol.ValueEncoding;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 import org.deeplearning4j.nn.api.Model;
@@ -14,6 +15,8 @@ import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.factory.Nd4j;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
@@ -27,12 +30,15 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The contract every {@link Topology} keeps: a FULL step gives each rank the same bits, equal to the dense mean
  * within float rounding; K replicas trained through it stay bit-identical, for K = 1 to 4 and through every stage
- * the topology runs; and when every step is dense it trains like one model on the union of the ranks' batches. A
- * topology's test class extends this and names the topology.
+ * the topology runs; and when every step is dense it trains like one model on the union of the ranks' batches. With
+ * half-precision values (fp16, bf16) every rank still gets the same bits, within the formats' rounding of the mean,
+ * and K = 4 replicas stay bit-identical through every stage. A topology's test class extends this and names the
+ * topology.
  *
  * <p>A topology without stages needs nothing more. One with stages (the LGC topologies) says which through the
  * hooks: the layout it needs for the FULL exchange ({@link #meanLayout}), a schedule that crosses its stages for the
@@ -99,6 +105,35 @@ public abstract class TopologyContract {
         }
         for (int i = 0; i < n; i++) {
             assertEquals(mean[i], outputs[0][i], 1e-5 * (1 + Math.abs(mean[i])), "element " + i);
+        }
+    }
+
+    /**
+     * A FULL step in half precision: every rank holds the same bits, and each element is the mean within the
+     * roundings the encoding makes on the way (each a relative 2^-8 of an element in bf16, 2^-11 of its frame's
+     * largest in fp16, of sums of at most K inputs, then divided by K): (K + 2) of them, of the largest input, bound it.
+     */
+    @ParameterizedTest(name = "{1}, K={0}")
+    @CsvSource({"1, FP16", "2, BF16", "4, FP16", "4, BF16", "7, FP16"})
+    void halfPrecisionShouldGiveEveryRankTheSameBitsCloseToTheDenseMean(int k, ValueEncoding values)
+            throws Exception {
+        int n = 1003;
+        float[][] inputs = gaussianInputs(k, n);
+        double[] mean = new double[n];
+        double max = 0;
+        for (int r = 0; r < k; r++) {
+            for (int i = 0; i < n; i++) {
+                mean[i] += inputs[r][i] / k;
+                max = Math.max(max, Math.abs(inputs[r][i]));
+            }
+        }
+        float[][] outputs = exchange(topology(), meanLayout(n), inputs, new StepTag(0, Stage.FULL, values));
+        for (int r = 1; r < k; r++) {
+            assertArrayEquals(outputs[0], outputs[r], "rank " + r);
+        }
+        double eps = values == ValueEncoding.BF16 ? 0x1p-8 : 0x1p-11;
+        for (int i = 0; i < n; i++) {
+            assertEquals(mean[i], outputs[0][i], (k + 2) * eps * max, "element " + i);
         }
     }
 
@@ -173,6 +208,19 @@ public abstract class TopologyContract {
         assertReplicasIdentical(TestModels.mlp(30 + k), k, 24, 1);
     }
 
+    /**
+     * Half-precision values through every stage the topology runs: K = 4 replicas stay bit-identical (every rank
+     * applies what the others decode, and on a ring the rank that completes a chunk rounds its own copy), the result
+     * names the encoding, and the loss is finite.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = ValueEncoding.class, names = {"FP16", "BF16"})
+    void shouldKeepReplicasBitIdenticalWithHalfPrecisionValues(ValueEncoding values) {
+        TrainingResult result = assertReplicasIdentical(TestModels.mlp(41), 4, 24, 1, values);
+        assertEquals(values.toString(), result.method().toMap().get("values"));
+        assertTrue(Double.isFinite(result.steps().get(23).loss()), "loss " + result.steps().get(23).loss());
+    }
+
     @Test
     void shouldTrainLikeOneModelOnTheUnionOfTheRanksBatches() {
         int k = 3;
@@ -204,11 +252,17 @@ public abstract class TopologyContract {
 
     /** Trains {@code model} on {@code workers} ranks for {@code epochs} epochs of {@code steps} steps. */
     private void assertReplicasIdentical(Model model, int workers, int steps, int epochs) {
+        assertReplicasIdentical(model, workers, steps, epochs, ValueEncoding.FP32);
+    }
+
+    /** As {@link #assertReplicasIdentical(Model, int, int, int)}, the values in {@code values}. */
+    private TrainingResult assertReplicasIdentical(Model model, int workers, int steps, int epochs,
+                                                   ValueEncoding values) {
         float[] initial = model.params().toFloatVector();
         Topology topology = topology();
         DistributedTrainer.Builder builder = DistributedTrainer.builder().model(model)
                 .data(TestModels.data(workers * 8 * steps, 3)).workers(workers).batchSizePerWorker(8)
-                .topology(topology).seed(5);
+                .topology(topology).seed(5).values(values);
         if (replicaStages() != null) {
             builder.stages(replicaStages());
         }
@@ -220,9 +274,10 @@ public abstract class TopologyContract {
             assertArrayEquals(rank0, trainer.replicas().get(r).params().toFloatVector(), "replica " + r);
         }
         assertFalse(java.util.Arrays.equals(initial, rank0), "training changed nothing");
-        // provenance: the result records what the topology says it is, whoever built it
-        assertEquals(topology.describe(), result.method());
+        // provenance: the result records what the topology says it is, whoever built it, and the run's encoding
+        assertEquals(topology.describe().withValues(values), result.method());
         assertEquals(topology.name(), result.method().topology());
         checkReplicaRun(result, workers);
+        return result;
     }
 }

@@ -1,12 +1,14 @@
 package io.lgc4j.ps.exchange;
 
 import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.protocol.ValueEncoding;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.ServiceLoop;
 import io.lgc4j.core.train.StepTag;
 
 /**
- * The parameter server, for every method: it opens each step with worker 0's first frame; FULL steps are dense
+ * The parameter server, for every method: it opens each step with worker 0's first frame, whose flags also say the
+ * encoding of the step's values (so the server needs no setting for it); FULL steps are dense
  * (the gradients averaged in rank order and the mean broadcast); the other stages go to the method's {@link Step},
  * or are dense too when the method has none. Runs until the cluster closes.
  */
@@ -41,7 +43,7 @@ public final class PsServer implements ServiceLoop {
             if (compressed == null || first.stage() == Stage.FULL) {
                 end.serveFull(first);
             } else {
-                compressed.serve(first, new StepTag(first.step(), first.stage()));
+                compressed.serve(first, new StepTag(first.step(), first.stage(), ValueEncoding.of(first)));
             }
             end.releaseReceived(); // the step's frames are decoded: a network transport reuses their buffers
         }

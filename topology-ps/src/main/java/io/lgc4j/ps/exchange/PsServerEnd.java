@@ -12,13 +12,15 @@ import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.protocol.Support;
+import io.lgc4j.core.protocol.ValueEncoding;
 import io.lgc4j.core.train.StepTag;
 
 import java.util.List;
 
 /**
  * The server's end of the parameter server: the pieces every method's server step is made of. Workers are
- * endpoints 0..K-1; sums always run in rank order, so a mean never depends on which frame arrived first.
+ * endpoints 0..K-1; sums always run in rank order, in float32 whatever the values' encoding, so a mean never depends
+ * on which frame arrived first; every mean goes back in the step's encoding (the one worker 0's first frame named).
  */
 public final class PsServerEnd {
     private final int workers;
@@ -55,16 +57,17 @@ public final class PsServerEnd {
 
     /** A dense step opened by {@code first}: the whole gradients summed in rank order; the mean to every worker. */
     public void serveFull(Frame first) {
-        StepTag tag = new StepTag(first.step(), first.stage());
+        StepTag tag = new StepTag(first.step(), first.stage(), ValueEncoding.of(first));
         sum(first, tag, fullSum);
         link.sendToAll(workers, FloatFrames.encode(link.transport(), fullSum, 0, fullSum.length, TrafficKind.VALUES,
-                tag.stage(), tag.step()));
+                tag.stage(), tag.step(), tag.values()));
     }
 
     /** A compressed step opened by {@code first}: the mean of the workers' DENSE blocks, as the frame to broadcast. */
     public byte[] denseMean(Frame first, StepTag tag) {
         sum(first, tag, denseSum);
-        return FloatFrames.encode(denseSum, 0, denseSum.length, TrafficKind.VALUES, tag.stage(), tag.step());
+        return FloatFrames.encode(denseSum, 0, denseSum.length, TrafficKind.VALUES, tag.stage(), tag.step(),
+                tag.values());
     }
 
     private void sum(Frame first, StepTag tag, float[] sum) {
@@ -100,7 +103,7 @@ public final class PsServerEnd {
     /** The mean of aligned values (one vector per worker, summed in rank order) as one VALUES frame. */
     public byte[] alignedMean(float[][] values, StepTag tag) {
         float[] mean = Averages.mean(values);
-        return FloatFrames.encode(mean, 0, mean.length, TrafficKind.VALUES, tag.stage(), tag.step());
+        return FloatFrames.encode(mean, 0, mean.length, TrafficKind.VALUES, tag.stage(), tag.step(), tag.values());
     }
 
     /** To every worker, in rank order: the DENSE mean, then the step's other frames. */

@@ -60,7 +60,7 @@ public final class PsWorkerEnd {
     public void fullStep(StepTag tag, float[] gradient, PhaseClock clock) {
         clock.enter(Phase.ENCODE);
         FrameBuffer frame = FloatFrames.encode(link.transport(), gradient, 0, gradient.length, TrafficKind.VALUES,
-                tag.stage(), tag.step());
+                tag.stage(), tag.step(), tag.values());
         clock.enter(Phase.COMMUNICATE);
         link.send(server, frame);
         Frame mean = receive(TrafficKind.VALUES, tag);
@@ -76,7 +76,7 @@ public final class PsWorkerEnd {
         clock.enter(Phase.ENCODE);
         dense.gather(gradient, denseBuffer);
         FrameBuffer frame = FloatFrames.encode(link.transport(), denseBuffer, 0, denseBuffer.length,
-                TrafficKind.VALUES, tag.stage(), tag.step());
+                TrafficKind.VALUES, tag.stage(), tag.step(), tag.values());
         clock.enter(Phase.COMMUNICATE);
         link.send(server, frame);
     }

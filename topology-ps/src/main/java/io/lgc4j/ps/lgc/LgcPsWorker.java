@@ -71,6 +71,7 @@ final class LgcPsWorker implements PsWorker.Step {
     @Override
     public void run(StepTag tag, float[] gradient, PhaseClock clock) {
         LgcProtocolState.Plan plan = protocol.plan(tag.stage());
+        memory.values(tag.values());
         end.pushDense(tag, gradient, clock); // also opens the step at the server: it reads the stage from it
         if (plan.shipWeights()) {
             Frame weights = end.receive(Weights.KIND, tag);

@@ -50,6 +50,7 @@ final class CompressedPsWorker implements PsWorker.Step {
 
     @Override
     public void run(StepTag tag, float[] gradient, PhaseClock clock) {
+        state.values(tag.values());
         end.pushDense(tag, gradient, clock);
         if (state instanceof RankState.Gather g) {
             clock.enter(Phase.SELECT);

@@ -76,7 +76,7 @@ final class CompressedServer implements PsServer.Step {
             Frame counters = end.receive(w, SketchPayload.COUNTERS_KIND, tag);
             Frame bitmap = end.receive(w, SketchPayload.BITMAP_KIND, tag);
             // the server does not know the sketch's shape: worker 0's frames set it, the others must match
-            int counterCount = sum == null ? counters.payloadLength() / FloatFrames.VALUE_SIZE : sum.counters().length;
+            int counterCount = sum == null ? FloatFrames.count(counters) : sum.counters().length;
             int words = sum == null ? bitmap.payloadLength() / SketchFrames.WORD_SIZE : sum.bitmap().length;
             Sketch s = SketchPayload.decode(counters, bitmap, counterCount, words).sketch();
             if (sum == null) {

@@ -5,6 +5,7 @@ import io.lgc4j.core.comm.FrameDescriptor;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.metrics.StepMetrics;
+import io.lgc4j.core.protocol.ValueEncoding;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.TestModels;
@@ -12,6 +13,8 @@ import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TopologyContract;
 import io.lgc4j.core.train.TrainingResult;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -42,6 +45,30 @@ class ParameterServerTopologyTest extends TopologyContract {
             assertEquals(k * (4 * n + FrameDescriptor.OVERHEAD), t.bytes(k, Direction.SENT, Stage.FULL));
         }
         // Setup: rank 0 sent its parameters once to each other worker.
+        assertEquals((k - 1) * (4 * n + FrameDescriptor.OVERHEAD), result.traffic().bytes(0, Direction.SENT,
+                Stage.SETUP));
+    }
+
+    /** In half precision every dense frame carries 2 bytes a value (bf16), plus the 2-byte scale (fp16). */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = ValueEncoding.class, names = {"FP16", "BF16"})
+    void shouldSendHalfTheValueBytesInHalfPrecision(ValueEncoding values) {
+        int k = 3;
+        DistributedTrainer trainer = DistributedTrainer.builder().model(TestModels.mlp(1))
+                .data(TestModels.data(k * 8 * 5, 2)).workers(k).batchSizePerWorker(8).topology(topology())
+                .values(values).build();
+        TrainingResult result = trainer.fit(1);
+        long n = trainer.layout().length();
+        long payload = values.payloadLength((int) n);
+        assertEquals(2 * n + (values == ValueEncoding.FP16 ? 2 : 0), payload);
+        for (StepMetrics m : result.steps()) {
+            TrafficMeter.Snapshot t = m.traffic();
+            for (int w = 0; w < k; w++) {
+                assertEquals(payload, t.bytes(w, Direction.SENT, Stage.FULL, TrafficKind.VALUES), "worker " + w);
+                assertEquals(payload, t.bytes(w, Direction.RECEIVED, Stage.FULL, TrafficKind.VALUES), "worker " + w);
+            }
+        }
+        // the initial parameters are not values of a step: float32 as always
         assertEquals((k - 1) * (4 * n + FrameDescriptor.OVERHEAD), result.traffic().bytes(0, Direction.SENT,
                 Stage.SETUP));
     }

@@ -18,7 +18,11 @@ import io.lgc4j.core.train.StepTag;
  * the ring. Each rank sends 2·(K−1) frames carrying 2·(K−1)/K·n floats in all.
  *
  * <p>Every chunk's sum is computed once, on one rank, and then copied byte for byte: every rank ends with the
- * same bits.
+ * same bits. The frames carry the tag's value encoding ({@link StepTag#values()}); sums are taken in float32 after
+ * decoding. In half precision the rank that completes a chunk rounds its own copy to what the others will decode
+ * before the all-gather, so the bits stay identical; a chunk re-sent by the all-gather is already rounded and travels
+ * unchanged ({@link io.lgc4j.core.protocol.ValueEncoding}: a value rounded in one frame is exact in any frame that
+ * holds a part of it).
  *
  * <pre>{@code
  * RingAllReduce ring = new RingAllReduce(transport, rank, workers);
@@ -72,6 +76,8 @@ public final class RingAllReduce {
             int receive = Math.floorMod(rank - round - 1, size);
             exchange(data, kind, tag, clock, right, left, send, receive, n, true);
         }
+        int owned = (rank + 1) % size; // the chunk whose sum this rank completed: the others get it rounded
+        tag.values().round(data, chunkStart(n, size, owned), chunkStart(n, size, owned + 1));
         for (int round = 0; round < size - 1; round++) {
             int send = Math.floorMod(rank + 1 - round, size);
             int receive = Math.floorMod(rank - round, size);
@@ -130,7 +136,7 @@ public final class RingAllReduce {
                           int sendChunk, int receiveChunk, int n, boolean accumulate) {
         clock.enter(Phase.ENCODE);
         FrameBuffer frame = FloatFrames.encode(transport, data, chunkStart(n, size, sendChunk),
-                chunkStart(n, size, sendChunk + 1), kind, tag.stage(), tag.step());
+                chunkStart(n, size, sendChunk + 1), kind, tag.stage(), tag.step(), tag.values());
         clock.enter(Phase.COMMUNICATE);
         transport.send(right, frame);
         Frame in = receive(left, kind, tag);

@@ -28,6 +28,7 @@ import io.lgc4j.core.protocol.Code;
 import io.lgc4j.core.protocol.Flag;
 import io.lgc4j.core.protocol.Sample;
 import io.lgc4j.core.protocol.Support;
+import io.lgc4j.core.protocol.ValueEncoding;
 import io.lgc4j.core.protocol.Weights;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
@@ -108,6 +109,7 @@ final class LgcRingExchange implements GradientExchange {
             return;
         }
         LgcProtocolState.Plan plan = protocol.plan(tag.stage());
+        memory.values(tag.values());
         if (plan.shipWeights()) {
             shipWeights(tag, clock);
         }
@@ -261,7 +263,7 @@ final class LgcRingExchange implements GradientExchange {
         int[] sample = DriftGuard.samplePositions(seed, tag.step(), mu, control.checkSample());
         float[] truth = new float[mu];
         float[] sampled = Sample.at(compact, sample).values();
-        ring.sum(sampled, Sample.KIND, tag, clock);
+        ring.sum(sampled, Sample.KIND, tag.withValues(ValueEncoding.FP32), clock); // the guard's sample stays fp32
         clock.enter(Phase.DECODE);
         Averages.divide(sampled, workers);
         for (int i = 0; i < sample.length; i++) {

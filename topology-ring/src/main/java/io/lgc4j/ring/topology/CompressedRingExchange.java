@@ -19,6 +19,7 @@ import io.lgc4j.core.protocol.Factors;
 import io.lgc4j.core.protocol.SketchPayload;
 import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.protocol.Support;
+import io.lgc4j.core.protocol.ValueEncoding;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.StepTag;
@@ -60,6 +61,7 @@ final class CompressedRingExchange implements GradientExchange {
             end.fullStep(tag, gradient, clock);
             return;
         }
+        state.values(tag.values());
         if (state instanceof RankState.LowRank l) {
             lowRank(l, tag, gradient, clock);
             end.denseMean(tag, gradient, clock);
@@ -110,7 +112,7 @@ final class CompressedRingExchange implements GradientExchange {
     private SparseSet sketch(RankState.Sketch s, StepTag tag, float[] gradient, PhaseClock clock) {
         clock.enter(Phase.SELECT);
         Sketch own = s.state().compress(gradient, tag.step());
-        end.ring().sum(own.counters(), SketchPayload.COUNTERS_KIND, tag, clock);
+        end.ring().sum(own.counters(), SketchPayload.COUNTERS_KIND, tag.withValues(ValueEncoding.FP32), clock);
         end.ring().or(own.bitmap(), SketchPayload.BITMAP_KIND, tag, clock);
         clock.enter(Phase.DECODE);
         return s.state().decompress(own, end.workers(), tag.step());
