@@ -61,7 +61,7 @@ class MethodsTest {
     @Test
     void shouldFindTheCompressorsThisModuleRegistersThroughServiceLoader() {
         Methods installed = Methods.installed();
-        assertEquals(List.of("dgc", "none", "randomk", "s2", "scalecom", "topk"), installed.compressorTypes());
+        assertEquals(List.of("dgc", "none", "powersgd", "randomk", "s2", "scalecom", "topk"), installed.compressorTypes());
         for (String type : installed.compressorTypes()) {
             CompressorProvider<?> p = installed.compressor(type);
             assertEquals(type, p.type());
