@@ -194,21 +194,20 @@ public final class CheckpointPart {
      * then renamed over {@code file}, and the directory forced. A crash leaves {@code file} as it was (absent, or
      * the previous complete part), never a part of the new bytes.
      *
-     * @return the file's name, size and CRC32C, as the manifest lists it
+     * @return the file's name, size and CRC32C (its trailer's value), as the manifest lists it
      */
     public PartInfo write(Path file) throws IOException {
-        int[] crc = AtomicFiles.write(file, this::writeTo);
-        return new PartInfo(file.getFileName().toString(), length(), crc[0]);
+        int crc = AtomicFiles.write(file, this::writeTo);
+        return new PartInfo(file.getFileName().toString(), length(), crc);
     }
 
-    /** Writes the layout to a channel; returns the CRC32C of every byte written (in a one-element array). */
-    private int[] writeTo(WritableByteChannel channel) throws IOException {
-        CRC32C file = new CRC32C();
+    /** Writes the layout to a channel; returns the trailer's value, the CRC32C of every byte before it. */
+    private int writeTo(WritableByteChannel channel) throws IOException {
         CRC32C trailer = new CRC32C();
         ByteBuffer header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
                 .put(MAGIC).put((byte) VERSION).put((byte) kind.wireId()).putShort((short) 0)
                 .putInt(sections.size());
-        emit(channel, header.flip(), file, trailer);
+        emit(channel, header.flip(), trailer);
         for (Map.Entry<String, ByteBuffer> e : sections.entrySet()) {
             byte[] name = utf8(e.getKey());
             ByteBuffer body = e.getValue().duplicate();
@@ -217,18 +216,16 @@ public final class CheckpointPart {
             ByteBuffer sectionHeader = ByteBuffer.allocate(CheckpointDescriptor.sectionHeaderLength(name.length))
                     .order(ByteOrder.LITTLE_ENDIAN).putShort((short) name.length).put(name)
                     .putLong(body.remaining()).putInt((int) bodyCrc.getValue());
-            emit(channel, sectionHeader.flip(), file, trailer);
-            emit(channel, body, file, trailer);
+            emit(channel, sectionHeader.flip(), trailer);
+            emit(channel, body, trailer);
         }
         ByteBuffer end = ByteBuffer.allocate(TRAILER_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
                 .putInt((int) trailer.getValue());
-        emit(channel, end.flip(), file, null);
-        return new int[] {(int) file.getValue()};
+        emit(channel, end.flip(), null);
+        return (int) trailer.getValue();
     }
 
-    private static void emit(WritableByteChannel channel, ByteBuffer bytes, CRC32C file, CRC32C trailer)
-            throws IOException {
-        file.update(bytes.duplicate());
+    private static void emit(WritableByteChannel channel, ByteBuffer bytes, CRC32C trailer) throws IOException {
         if (trailer != null) {
             trailer.update(bytes.duplicate());
         }
