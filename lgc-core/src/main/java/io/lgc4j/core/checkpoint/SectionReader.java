@@ -151,8 +151,7 @@ public final class SectionReader {
     void expectExactly(int count, int size, String noun) throws CheckpointException {
         long needed = (long) count * size;
         if (count < 0 || needed != body.remaining()) {
-            throw fail("expected " + Messages.plural(count, noun) + " (" + Messages.bytes(needed) + "), found "
-                    + Messages.bytes(body.remaining()));
+            throw fail("expected " + values(count, size, noun) + ", found " + Messages.bytes(body.remaining()));
         }
     }
 
@@ -162,10 +161,15 @@ public final class SectionReader {
         }
         long needed = (long) count * size;
         if (needed > body.remaining()) {
-            throw fail("expected " + Messages.plural(count, noun) + " (" + Messages.bytes(needed) + "), found "
-                    + Messages.bytes(body.remaining()));
+            throw fail("expected " + values(count, size, noun) + ", found " + Messages.bytes(body.remaining()));
         }
         return count;
+    }
+
+    /** {@code 1,200 floats (4,800 bytes)}; {@code 5 bytes} for single bytes. */
+    private static String values(int count, int size, String noun) {
+        return size == 1 ? Messages.bytes(count)
+                : Messages.plural(count, noun) + " (" + Messages.bytes((long) count * size) + ")";
     }
 
     private void skip(int count, int size) {

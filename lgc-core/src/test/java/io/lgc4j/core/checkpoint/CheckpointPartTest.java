@@ -177,6 +177,8 @@ class CheckpointPartTest {
                 message(s::getLong));
         assertEquals("section 'state' of rank-2.lgcc: expected 1 float (4 bytes), found 0 bytes",
                 message(() -> s.getFloats(1)));
+        assertEquals("section 'state' of rank-2.lgcc: expected 5 bytes, found 0 bytes",
+                message(() -> s.getBytes(5)));
 
         SectionReader t = part.section("state");
         t.getInt();
