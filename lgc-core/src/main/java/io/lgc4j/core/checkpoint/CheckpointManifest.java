@@ -1,0 +1,227 @@
+package io.lgc4j.core.checkpoint;
+
+import io.lgc4j.core.stage.Stage;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+
+/**
+ * The last file of a checkpoint, {@code manifest.lgcc}: its presence makes the checkpoint complete. It says which
+ * run wrote the checkpoint, where that run resumes, what must match for a run to resume from it, and every part's
+ * file with its size and CRC32C, so that a part changed or cut short after the manifest was written is refused.
+ *
+ * <p>A {@link CheckpointPart} of kind {@link PartKind#MANIFEST} (the container's header carries the format version)
+ * with these sections, in this order, each read to its last byte:
+ * <pre>
+ *  section    body (little-endian; a string is a uint32 UTF-8 length, then the bytes)
+ *  run        string: the run's name
+ *  position   int64 the next step to run (0-based; the number of steps done), uint8 its stage (Stage wire id)
+ *  cluster    int32 K (workers), int32 S (services: 1 parameter server, 0 for a ring)
+ *  model      int64 parameter count, string fingerprint
+ *  config     uint32 n, then n pairs (string key, string value), keys unique and ascending
+ *  parts      uint32 n, then n entries (string file name, int64 size, uint32 CRC32C of the file's bytes before
+ *             its trailer, which is the trailer's value; see {@link PartInfo} for why not the whole file's):
+ *             rank-0.lgcc .. rank-(K-1).lgcc, then server-0.lgcc .. server-(S-1).lgcc
+ * </pre>
+ *
+ * <pre>{@code
+ * CheckpointManifest m = new CheckpointManifest("lgc-ps", 124, Stage.TOP_K, signature, List.of(rank0, rank1, ps));
+ * checkpoints.writeManifest(m);
+ * ...
+ * Checkpoint c = checkpoints.latest().orElseThrow();
+ * c.manifest().checkCompatible(thisRunsSignature);    // K, S, model and config, every difference listed
+ * }</pre>
+ *
+ * @param runName  the name of the run that wrote the checkpoint
+ * @param nextStep the step a resumed run starts with (0-based; the checkpoint ends after step nextStep - 1)
+ * @param stage    the stage of that next step (never {@link Stage#SETUP})
+ * @param run      K, S, the model and the config of the run that wrote it
+ * @param parts    every part's file, size and CRC32C: the K ranks' in rank order, then the S services'
+ */
+public record CheckpointManifest(String runName, long nextStep, Stage stage, RunSignature run, List<PartInfo> parts) {
+
+    /**
+     * The config keys a resume ignores unless told otherwise: how the run executes ({@code runtime.*}: in-process
+     * or launched, timeouts — the same computation either way), where it writes ({@code run.outputDir}), how long
+     * it goes on ({@code training.epochs}, {@code training.maxSteps}: a resumed run may be extended, and nothing in
+     * a step depends on the run's length) and how often it checkpoints ({@code training.checkpointEverySteps}).
+     * Remove a key from this list if a step ever comes to depend on it.
+     */
+    public static final List<String> DEFAULT_IGNORED_KEYS = List.of("runtime.*", "run.outputDir",
+            "training.epochs", "training.maxSteps", "training.checkpointEverySteps");
+
+    /** Section names. */
+    static final String RUN = "run";
+    static final String POSITION = "position";
+    static final String CLUSTER = "cluster";
+    static final String MODEL = "model";
+    static final String CONFIG = "config";
+    static final String PARTS = "parts";
+
+    /** Checks every component; the part list must be exactly the K ranks' and S services' files, in order. */
+    public CheckpointManifest {
+        Objects.requireNonNull(runName, "runName");
+        if (runName.isEmpty()) {
+            throw new IllegalArgumentException("runName must not be empty");
+        }
+        if (nextStep < 0) {
+            throw new IllegalArgumentException("nextStep must be >= 0, found " + nextStep);
+        }
+        if (Objects.requireNonNull(stage, "stage") == Stage.SETUP) {
+            throw new IllegalArgumentException("stage must be a training step's stage (FULL, TOP_K, COMPRESSED), "
+                    + "found SETUP");
+        }
+        Objects.requireNonNull(run, "run");
+        parts = List.copyOf(parts);
+        List<String> expected = partFileNames(run.workers(), run.services());
+        List<String> found = parts.stream().map(PartInfo::fileName).toList();
+        if (!found.equals(expected)) {
+            throw new IllegalArgumentException("the parts of K = " + run.workers() + ", S = " + run.services()
+                    + " must be " + expected + " in this order, found " + found);
+        }
+    }
+
+    /** The part files of a checkpoint of K ranks and S services, in manifest order. */
+    public static List<String> partFileNames(int workers, int services) {
+        List<String> names = new ArrayList<>();
+        for (int r = 0; r < workers; r++) {
+            names.add(CheckpointDirectory.rankFileName(r));
+        }
+        for (int s = 0; s < services; s++) {
+            names.add(CheckpointDirectory.serverFileName(s));
+        }
+        return names;
+    }
+
+    /** The listed part of this file name. */
+    public PartInfo part(String fileName) {
+        for (PartInfo p : parts) {
+            if (p.fileName().equals(fileName)) {
+                return p;
+            }
+        }
+        throw new IllegalArgumentException("the manifest lists no part " + fileName + "; it lists "
+                + parts.stream().map(PartInfo::fileName).toList());
+    }
+
+    /** {@link #checkCompatible(RunSignature, Collection)} ignoring {@link #DEFAULT_IGNORED_KEYS}. */
+    public void checkCompatible(RunSignature thisRun) throws CheckpointException {
+        checkCompatible(thisRun, DEFAULT_IGNORED_KEYS);
+    }
+
+    /**
+     * Checks that {@code thisRun} may resume from this checkpoint: the same K, S, model and config, except the
+     * config keys {@code ignoredKeys} matches ({@code prefix.*} or an exact key; see {@link RunSignature#ignored}).
+     *
+     * @throws CheckpointException listing every difference, one per line, config keys sorted:
+     *                             <pre>
+     * checkpoint step-000124 of run 'lgc-ps' does not fit this run:
+     *   the checkpoint was written by K = 4 workers, this run has K = 3
+     *   config keys differ (ignoring runtime.*, run.outputDir, training.epochs, ...):
+     *     compressor.ratio: checkpoint 0.01, this run 0.001
+     *     compressor.sketch: only in the checkpoint (8)
+     *                             </pre>
+     */
+    public void checkCompatible(RunSignature thisRun, Collection<String> ignoredKeys) throws CheckpointException {
+        List<String> differences = run.differences(thisRun, ignoredKeys);
+        if (!differences.isEmpty()) {
+            throw new CheckpointException("checkpoint " + CheckpointDirectory.stepDirectoryName(nextStep)
+                    + " of run '" + runName + "' does not fit this run:\n  " + String.join("\n  ", differences));
+        }
+    }
+
+    /** The manifest as a part, ready to be written. */
+    public CheckpointPart toPart() {
+        CheckpointPart.Builder b = CheckpointPart.builder(PartKind.MANIFEST);
+        b.section(RUN).putString(runName);
+        b.section(POSITION).putLong(nextStep).putByte(stage.wireId());
+        b.section(CLUSTER).putInt(run.workers()).putInt(run.services());
+        b.section(MODEL).putLong(run.model().parameterCount()).putString(run.model().fingerprint());
+        SectionWriter config = b.section(CONFIG).putInt(run.config().size());
+        run.config().forEach((k, v) -> config.putString(k).putString(v));
+        SectionWriter list = b.section(PARTS).putInt(parts.size());
+        for (PartInfo p : parts) {
+            list.putString(p.fileName()).putLong(p.size()).putInt(p.crc32c());
+        }
+        return b.build();
+    }
+
+    /**
+     * Reads a manifest from its part.
+     *
+     * @throws CheckpointException if the part is not a manifest, a section is missing, short or long, or a value is
+     *                             out of range; the message names the part and the section
+     */
+    public static CheckpointManifest fromPart(CheckpointPart part) throws CheckpointException {
+        part.requireKind(PartKind.MANIFEST);
+        SectionReader s = part.section(RUN);
+        String runName = s.getString();
+        s.end();
+        s = part.section(POSITION);
+        long nextStep = s.getLong();
+        int stageId = s.getByte();
+        s.end();
+        Stage stage = stage(stageId, part);
+        s = part.section(CLUSTER);
+        int workers = s.getInt();
+        int services = s.getInt();
+        s.end();
+        s = part.section(MODEL);
+        long parameterCount = s.getLong();
+        String fingerprint = s.getString();
+        s.end();
+        s = part.section(CONFIG);
+        long keys = Integer.toUnsignedLong(s.getInt());
+        Map<String, String> config = new TreeMap<>();
+        String previous = null;
+        for (long i = 0; i < keys; i++) {
+            String key = s.getString();
+            String value = s.getString();
+            if (previous != null && key.compareTo(previous) <= 0) {
+                throw new CheckpointException("section 'config' of " + part.label() + ": key '" + key
+                        + "' follows '" + previous + "': keys must be unique and ascending");
+            }
+            config.put(key, value);
+            previous = key;
+        }
+        s.end();
+        s = part.section(PARTS);
+        long count = Integer.toUnsignedLong(s.getInt());
+        List<PartInfo> parts = new ArrayList<>();
+        for (long i = 0; i < count; i++) {
+            String fileName = s.getString();
+            long size = s.getLong();
+            int crc = s.getInt();
+            parts.add(valid(part, () -> new PartInfo(fileName, size, crc)));
+        }
+        s.end();
+        ModelIdentity model = valid(part, () -> new ModelIdentity(parameterCount, fingerprint));
+        RunSignature run = valid(part, () -> new RunSignature(workers, services, model, config));
+        return valid(part, () -> new CheckpointManifest(runName, nextStep, stage, run, parts));
+    }
+
+    private static Stage stage(int id, CheckpointPart part) throws CheckpointException {
+        for (Stage s : Stage.values()) {
+            if (s.wireId() == id && s != Stage.SETUP) {
+                return s;
+            }
+        }
+        throw new CheckpointException("section 'position' of " + part.label() + ": unknown stage " + id
+                + " (0 FULL, 1 TOP_K, 2 COMPRESSED)");
+    }
+
+    /** Builds a value from checked fields, turning a refusal into a message naming the manifest. */
+    private static <T> T valid(CheckpointPart part, Supplier<T> value)
+            throws CheckpointException {
+        try {
+            return value.get();
+        } catch (IllegalArgumentException e) {
+            throw new CheckpointException(part.label() + ": " + e.getMessage(), e);
+        }
+    }
+}
