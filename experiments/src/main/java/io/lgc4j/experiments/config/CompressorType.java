@@ -20,7 +20,7 @@ import java.util.Optional;
  *
  * <pre>{@code
  * CompressorType dgc = CompressorType.of("DGC");      // equals CompressorType.DGC
- * CompressorType.of("powersgd");                      // IllegalArgumentException listing the registered types
+ * CompressorType.of("signsgd");                       // IllegalArgumentException listing the registered types
  * }</pre>
  *
  * <p>The constants name the compressors this project ships, for code and tests that pick one; a new compressor

@@ -104,6 +104,6 @@ class ConfigRecordsTest {
         assertEquals(Optional.of(CompressorType.SCALECOM), CompressorType.find("ScaleCom"));
         assertEquals(Optional.empty(), TopologyType.find("mesh"));
         assertEquals(Optional.empty(), TopologyType.find(null));
-        assertEquals(Optional.empty(), CompressorType.find("powersgd"));
+        assertEquals(Optional.empty(), CompressorType.find("signsgd"));
     }
 }

@@ -92,14 +92,14 @@ class MethodRegistryTest {
 
     @Test
     void shouldListTheRegisteredNamesWhenANameIsUnknown() {
-        assertEquals("x.yaml: key 'compressor.type' expects one of [boosted-topk, dgc, lgc, none, randomk, s2,"
-                + " scalecom, topk], found \"powersgd\"", parseError(RUN + "compressor: {type: powersgd}\n"));
+        assertEquals("x.yaml: key 'compressor.type' expects one of [boosted-topk, dgc, lgc, none, powersgd, randomk,"
+                + " s2, scalecom, topk], found \"signsgd\"", parseError(RUN + "compressor: {type: signsgd}\n"));
         assertEquals("x.yaml: key 'topology.type' expects one of [ps, ring], found \"mesh\"",
                 parseError(RUN + "topology: {type: mesh}\n"));
-        assertEquals("no compressor 'powersgd' is registered; registered compressors: [boosted-topk, dgc, lgc, none,"
-                + " randomk, s2, scalecom, topk] (a compressor registers its CompressorProvider in"
+        assertEquals("no compressor 'signsgd' is registered; registered compressors: [boosted-topk, dgc, lgc, none,"
+                + " powersgd, randomk, s2, scalecom, topk] (a compressor registers its CompressorProvider in"
                 + " META-INF/services/io.lgc4j.core.method.CompressorProvider)",
-                assertThrows(IllegalArgumentException.class, () -> CompressorType.of("powersgd")).getMessage());
+                assertThrows(IllegalArgumentException.class, () -> CompressorType.of("signsgd")).getMessage());
     }
 
     @Test
@@ -180,8 +180,8 @@ class MethodRegistryTest {
         assertEquals("x.yaml: key 'compressor' expects a mapping, found 5", parseError(RUN + "compressor: 5\n"));
         assertEquals("x.yaml: key 'compressor.sketch.rows' must be odd, found 4",
                 parseError(RUN + "compressor: {sketch: {rows: 4}}\n"));
-        assertEquals("x.yaml: key 'compressor.type' expects one of [boosted-topk, dgc, lgc, none, randomk, s2,"
-                + " scalecom, topk], found 3", parseError(RUN + "compressor: {type: 3}\n"));
+        assertEquals("x.yaml: key 'compressor.type' expects one of [boosted-topk, dgc, lgc, none, powersgd, randomk,"
+                + " s2, scalecom, topk], found 3", parseError(RUN + "compressor: {type: 3}\n"));
         assertEquals(CompressorType.SCALECOM, ConfigLoader.parse(RUN + "compressor: {type: SCALECOM}\n", "x.yaml")
                 .compressor().type());
     }

@@ -344,7 +344,8 @@ class TableCommandsTest {
         assertEquals(2, lgc("table", "compression", "--suite", file.toString(), "--output-dir", o.toString()));
         // the registered compressors: the shipped ones and the test source set's third-party boosted-topk
         assertEquals("lgc: " + file + " (method 'dgc', model small-cnn, full profile): key 'compressor.type'"
-                + " expects one of [boosted-topk, dgc, lgc, none, randomk, s2, scalecom, topk], found \"dgx\"",
+                + " expects one of [boosted-topk, dgc, lgc, none, powersgd, randomk, s2, scalecom, topk],"
+                + " found \"dgx\"",
                 err.toString(StandardCharsets.UTF_8).trim());
         assertFalse(Files.exists(o), "nothing was written, the baseline did not train");
         assertEquals(2, lgc("table", "phases", "--suite", dir.resolve("missing.yaml").toString()));
