@@ -248,7 +248,8 @@ public final class CompressorBenchmark {
         return out;
     }
 
-    /** PowerSGD's three rounds in PyTorch on the same shapes: torch.matmul and PyTorch's Gram–Schmidt loop. */
+    /** PowerSGD's three rounds in PyTorch on the same shapes: torch.matmul and PyTorch's
+     * {@code _orthogonalize} (Gram–Schmidt up to rank 2, QR above). */
     private static void torch(PrintStream out, String python, List<ParamBlock> blocks, int warmup, int steps)
             throws IOException {
         StringBuilder shapes = new StringBuilder();
@@ -274,7 +275,7 @@ public final class CompressorBenchmark {
                 "    for s in range(warmup + steps):",
                 "        a = time.perf_counter(); P = [torch.matmul(m, q) for m, q in zip(M, Q)]",
                 "        b = time.perf_counter()",
-                "        for p in P: _orthogonalize(p)",
+                "        for p in P: _orthogonalize(p.unsqueeze(0))",  // a batch of one, orthogonalized in place through the view
                 "        Q = [torch.matmul(m.t(), p) for m, p in zip(M, P)]",
                 "        c = time.perf_counter(); A = [torch.matmul(p, q.t()) for p, q in zip(P, Q)]",
                 "        d = time.perf_counter()",
