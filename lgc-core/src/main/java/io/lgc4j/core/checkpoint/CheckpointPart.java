@@ -136,6 +136,16 @@ public final class CheckpointPart {
         return s.getFloats(count);
     }
 
+    /**
+     * Reads a section that holds exactly {@code into.length} float32s into {@code into} (a state restored in place).
+     * On a bad section nothing is written into {@code into}.
+     */
+    public void floatsInto(String name, float[] into) throws CheckpointException {
+        SectionReader s = section(name);
+        s.expectExactly(into.length, Float.BYTES, "float");
+        s.getFloats(into);
+    }
+
     /** A section that holds exactly {@code count} int32s. */
     public int[] ints(String name, int count) throws CheckpointException {
         SectionReader s = section(name);

@@ -1,5 +1,7 @@
 package io.lgc4j.core.compress;
 
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.method.CompressorProvider;
 import io.lgc4j.core.method.ResolvedConfig;
@@ -155,6 +157,19 @@ public final class DgcCompressor implements GatherCompressor {
             this.region = region;
             this.u = new float[region.length()];
             this.v = new float[region.length()];
+        }
+
+        /** The momentum u and the accumulated velocity v, region coordinates. */
+        @Override
+        public void save(CheckpointPart.Builder part, String prefix) {
+            part.section(prefix + "/u").putFloats(u);
+            part.section(prefix + "/v").putFloats(v);
+        }
+
+        @Override
+        public void restore(CheckpointPart part, String prefix) throws CheckpointException {
+            part.floatsInto(prefix + "/u", u);
+            part.floatsInto(prefix + "/v", v);
         }
 
         @Override

@@ -20,7 +20,7 @@ public non-sealed interface GatherCompressor extends Compressor {
     State newRank(List<ParamBlock> blocks);
 
     /** One rank's memory. Used by that rank's thread only. */
-    interface State {
+    interface State extends io.lgc4j.core.checkpoint.Persistent {
         /**
          * Compensates the rank's gradient with its memory, selects what to send, and updates the memory so that
          * memory = compensated input − sent (exactly, element by element).

@@ -42,7 +42,7 @@ public non-sealed interface LowRankCompressor extends Compressor {
     State newRank(List<ParamBlock> blocks);
 
     /** One rank's memory and the factors of the step in progress. Used by that rank's thread only. */
-    interface State {
+    interface State extends io.lgc4j.core.checkpoint.Persistent {
         /**
          * Round one: compensates the gradient with the memory (M) and returns this rank's first payload: P = M·Q
          * of every low-rank block, then the uncompressed blocks' values ({@link LowRankPlan#firstLength()} floats).

@@ -1,5 +1,9 @@
 package io.lgc4j.core.compress;
 
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.SectionReader;
+import io.lgc4j.core.checkpoint.SectionWriter;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.method.CompressorProvider;
 import io.lgc4j.core.method.SettingsException;
@@ -165,6 +169,43 @@ public final class PowerSgdCompressor implements LowRankCompressor {
             this.memory = new float[region.length()];
             this.q = new float[region.blockCount()][];
             this.orthonormalP = new float[plan.pLength()];
+        }
+
+        /**
+         * The memory M − P̂·Q̄ᵀ (region coordinates) and each factored block's warm-start Q (absent before its first
+         * step); M and P̂ live within a step only.
+         */
+        @Override
+        public void save(CheckpointPart.Builder part, String prefix) {
+            requirePhase(0, openStep + 1, "save");
+            part.section(prefix + "/memory").putFloats(memory);
+            SectionWriter w = part.section(prefix + "/q");
+            for (float[] block : q) {
+                w.putInt(block == null ? -1 : block.length);
+                if (block != null) {
+                    w.putFloats(block);
+                }
+            }
+        }
+
+        @Override
+        public void restore(CheckpointPart part, String prefix) throws CheckpointException {
+            part.floatsInto(prefix + "/memory", memory);
+            SectionReader r = part.section(prefix + "/q");
+            float[][] read = new float[q.length][];
+            for (int b = 0; b < q.length; b++) {
+                int length = r.getInt();
+                LowRankPlan.Entry e = plan.entry(b);
+                int expected = e.factored() ? e.cols() * e.rank() : -1;
+                if (length != -1 && length != expected) {
+                    throw new CheckpointException("section '" + prefix + "/q': block " + e.block().qualifiedName()
+                            + " has a Q of " + length + " floats, expected " + (expected < 0 ? "none (a plain block)"
+                            : expected + " (" + e.cols() + " × " + e.rank() + ")"));
+                }
+                read[b] = length < 0 ? null : r.getFloats(length);
+            }
+            r.end();
+            System.arraycopy(read, 0, q, 0, q.length);
         }
 
         @Override

@@ -1,5 +1,7 @@
 package io.lgc4j.core.compress;
 
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.method.CompressorProvider;
 import io.lgc4j.core.method.ResolvedConfig;
@@ -170,6 +172,16 @@ public final class RandomKCompressor implements SeededSupportCompressor {
         RankState(List<ParamBlock> blocks, SupportMemory memory) {
             this.blocks = blocks;
             this.memory = memory;
+        }
+
+        @Override
+        public void save(CheckpointPart.Builder part, String prefix) {
+            memory.save(part, prefix);
+        }
+
+        @Override
+        public void restore(CheckpointPart part, String prefix) throws CheckpointException {
+            memory.restore(part, prefix);
         }
 
         @Override

@@ -79,6 +79,18 @@ public sealed interface RankState {
         }
     }
 
+    /** What this state carries from one step to the next (its memory), for checkpoints. */
+    default io.lgc4j.core.checkpoint.Persistent persistent() {
+        if (this instanceof Gather g) {
+            return g.state();
+        } else if (this instanceof Shared s) {
+            return s.state();
+        } else if (this instanceof LowRank l) {
+            return l.state();
+        }
+        return ((Sketch) this).state();
+    }
+
     /** A fresh state of {@code compressor} for one rank over {@code blocks}. */
     static RankState of(Compressor compressor, List<ParamBlock> blocks) {
         if (compressor instanceof GatherCompressor g) {

@@ -1,5 +1,7 @@
 package io.lgc4j.core.compress;
 
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.method.CompressorProvider;
 import io.lgc4j.core.method.SettingsException;
@@ -193,6 +195,17 @@ public final class S2SketchCompressor implements SketchCompressor {
             this.layout = sketch.layout();
             this.region = layout.region();
             this.memory = new float[region.length()];
+        }
+
+        /** The error-feedback memory, region coordinates; the sketch and the selection are the step's own. */
+        @Override
+        public void save(CheckpointPart.Builder part, String prefix) {
+            part.section(prefix + "/memory").putFloats(memory);
+        }
+
+        @Override
+        public void restore(CheckpointPart part, String prefix) throws CheckpointException {
+            part.floatsInto(prefix + "/memory", memory);
         }
 
         @Override

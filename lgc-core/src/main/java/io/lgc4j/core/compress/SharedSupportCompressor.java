@@ -25,7 +25,7 @@ public non-sealed interface SharedSupportCompressor extends Compressor {
     State newRank(List<ParamBlock> blocks);
 
     /** One rank's memory; per step: {@link #compensate}, then (leader) {@link #chooseSupport}, then {@link #take}. */
-    interface State {
+    interface State extends io.lgc4j.core.checkpoint.Persistent {
         /** Adds the rank's gradient to its memory (the compensated vector the step works on). */
         void compensate(float[] gradient, int step);
 

@@ -23,7 +23,7 @@ public non-sealed interface SketchCompressor extends Compressor {
     State newRank(List<ParamBlock> blocks, long seed);
 
     /** One rank's memory. */
-    interface State {
+    interface State extends io.lgc4j.core.checkpoint.Persistent {
         /**
          * Compensates the gradient with the memory, selects the top entries, and sketches them; the memory becomes
          * compensated input − selected (exactly).

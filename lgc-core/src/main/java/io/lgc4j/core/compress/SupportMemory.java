@@ -1,5 +1,7 @@
 package io.lgc4j.core.compress;
 
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.protocol.ValueEncoding;
 import io.lgc4j.core.sparse.TopK;
@@ -28,6 +30,17 @@ final class SupportMemory implements SharedSupportCompressor.State {
         this.lowPass = lowPass;
         this.memory = new float[region.length()];
         this.compensated = new float[region.length()];
+    }
+
+    /** The (filtered) error-feedback memory, region coordinates; the compensated vector is the step's own. */
+    @Override
+    public void save(CheckpointPart.Builder part, String prefix) {
+        part.section(prefix + "/memory").putFloats(memory);
+    }
+
+    @Override
+    public void restore(CheckpointPart part, String prefix) throws CheckpointException {
+        part.floatsInto(prefix + "/memory", memory);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.lgc4j.core.compress;
 
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.method.CompressorProvider;
 import io.lgc4j.core.method.ResolvedConfig;
@@ -136,6 +138,17 @@ public final class TopKCompressor implements GatherCompressor {
         RankState(Region region) {
             this.region = region;
             this.residual = new float[region.length()];
+        }
+
+        /** The residual (error-feedback memory), region coordinates. */
+        @Override
+        public void save(CheckpointPart.Builder part, String prefix) {
+            part.section(prefix + "/residual").putFloats(residual);
+        }
+
+        @Override
+        public void restore(CheckpointPart part, String prefix) throws CheckpointException {
+            part.floatsInto(prefix + "/residual", residual);
         }
 
         @Override

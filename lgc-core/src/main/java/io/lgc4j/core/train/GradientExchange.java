@@ -5,8 +5,12 @@ import io.lgc4j.core.metrics.PhaseClock;
 /**
  * One worker rank's side of a topology's gradient aggregation. Every rank calls {@link #allReduceMean} once per
  * step from its own thread; the call returns when this rank holds the aggregate.
+ *
+ * <p>An exchange whose method keeps state from one step to the next (a compressor's memory, an autoencoder, protocol
+ * flags) saves and restores it as a {@link io.lgc4j.core.checkpoint.Persistent}, called between steps; the defaults
+ * are for an exchange that keeps none (dense).
  */
-public interface GradientExchange {
+public interface GradientExchange extends io.lgc4j.core.checkpoint.Persistent {
 
     /**
      * Replaces {@code gradient} (this rank's flattened gradient) with the mean over all ranks' gradients of this
@@ -23,5 +27,14 @@ public interface GradientExchange {
      * @throws UnsupportedOperationException when the method's compressor cannot show its offer (a sketch)
      */
     default void tap(io.lgc4j.core.compress.OfferTap tap) {
+    }
+
+    @Override
+    default void save(io.lgc4j.core.checkpoint.CheckpointPart.Builder part, String prefix) {
+    }
+
+    @Override
+    default void restore(io.lgc4j.core.checkpoint.CheckpointPart part, String prefix)
+            throws io.lgc4j.core.checkpoint.CheckpointException {
     }
 }

@@ -9,4 +9,12 @@ public interface ServiceLoop {
 
     /** Serves until the cluster closes. */
     void run();
+
+    /**
+     * What the service carries from one step to the next (an autoencoder, a drift guard), saved and restored between
+     * steps; by default nothing (a server that only averages).
+     */
+    default io.lgc4j.core.checkpoint.Persistent state() {
+        return io.lgc4j.core.checkpoint.Persistent.NONE;
+    }
 }

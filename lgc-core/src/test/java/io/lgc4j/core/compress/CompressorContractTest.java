@@ -768,6 +768,14 @@ class CompressorContractTest {
             public float[] residual() {
                 return new float[0];
             }
+
+            @Override
+            public void save(io.lgc4j.core.checkpoint.CheckpointPart.Builder part, String prefix) {
+            }
+
+            @Override
+            public void restore(io.lgc4j.core.checkpoint.CheckpointPart part, String prefix) {
+            }
         };
         plain.values(ValueEncoding.FP32);
         UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,

@@ -1,5 +1,6 @@
 package io.lgc4j.ps.exchange;
 
+import io.lgc4j.core.checkpoint.Persistent;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.protocol.ValueEncoding;
 import io.lgc4j.core.stage.Stage;
@@ -22,6 +23,11 @@ public final class PsServer implements ServiceLoop {
          * {@link PsServerEnd#denseMean} takes.
          */
         void serve(Frame first, StepTag tag);
+
+        /** What the method's server carries from step to step; by default nothing. */
+        default Persistent state() {
+            return Persistent.NONE;
+        }
     }
 
     private final PsServerEnd end;
@@ -34,6 +40,11 @@ public final class PsServer implements ServiceLoop {
     public PsServer(PsServerEnd end, Step compressed) {
         this.end = end;
         this.compressed = compressed;
+    }
+
+    @Override
+    public Persistent state() {
+        return compressed == null ? Persistent.NONE : compressed.state();
     }
 
     @Override

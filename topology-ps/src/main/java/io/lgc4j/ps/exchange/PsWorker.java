@@ -1,5 +1,8 @@
 package io.lgc4j.ps.exchange;
 
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.Persistent;
 import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.stage.Stage;
@@ -13,7 +16,7 @@ import io.lgc4j.core.train.StepTag;
 public final class PsWorker implements GradientExchange {
 
     /** A method's worker side of a TOP_K or COMPRESSED step. */
-    public interface Step {
+    public interface Step extends Persistent {
         /** Replaces {@code gradient} with the step's aggregate, as {@link GradientExchange#allReduceMean}. */
         void run(StepTag tag, float[] gradient, PhaseClock clock);
 
@@ -39,6 +42,20 @@ public final class PsWorker implements GradientExchange {
             end.fullStep(tag, gradient, clock);
         } else {
             compressed.run(tag, gradient, clock);
+        }
+    }
+
+    @Override
+    public void save(CheckpointPart.Builder part, String prefix) {
+        if (compressed != null) {
+            compressed.save(part, prefix);
+        }
+    }
+
+    @Override
+    public void restore(CheckpointPart part, String prefix) throws CheckpointException {
+        if (compressed != null) {
+            compressed.restore(part, prefix);
         }
     }
 

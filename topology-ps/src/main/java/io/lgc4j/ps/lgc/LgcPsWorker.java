@@ -64,6 +64,16 @@ final class LgcPsWorker implements PsWorker.Step {
     }
 
     @Override
+    public void save(io.lgc4j.core.checkpoint.CheckpointPart.Builder part, String prefix) {
+        throw new UnsupportedOperationException("LGC-PS worker checkpoints are not built yet");
+    }
+
+    @Override
+    public void restore(io.lgc4j.core.checkpoint.CheckpointPart part, String prefix) {
+        throw new UnsupportedOperationException("LGC-PS worker checkpoints are not built yet");
+    }
+
+    @Override
     public void tap(OfferTap tap) {
         memory.tap(tap);
     }

@@ -1,5 +1,7 @@
 package io.lgc4j.ring.topology;
 
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
@@ -48,6 +50,17 @@ final class CompressedRingExchange implements GradientExchange {
         this.sparseBlocks = layout.compressibleBlocks();
         this.mean = new SparseMean(sparseBlocks);
         this.state = RankState.of(compressor, sparseBlocks);
+    }
+
+    /** The compressor's memory (the rank's state; the exchange itself keeps none across steps). */
+    @Override
+    public void save(CheckpointPart.Builder part, String prefix) {
+        state.persistent().save(part, prefix);
+    }
+
+    @Override
+    public void restore(CheckpointPart part, String prefix) throws CheckpointException {
+        state.persistent().restore(part, prefix);
     }
 
     @Override
