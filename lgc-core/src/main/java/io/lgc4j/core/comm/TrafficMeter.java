@@ -45,6 +45,24 @@ public final class TrafficMeter {
     /** Counters in one endpoint's {@linkplain Snapshot#row row}: its bytes by direction, stage and kind, then its frames. */
     public static final int ROW_LENGTH = DIRECTIONS * STAGES * KINDS + DIRECTIONS;
 
+    /**
+     * Adds {@code row} (from {@link Snapshot#row}) to endpoint {@code endpoint}'s counters: a resumed run starts from
+     * the counts its checkpoint saved.
+     */
+    public void add(int endpoint, long[] row) {
+        if (row.length != ROW_LENGTH) {
+            throw new IllegalArgumentException("a row has " + ROW_LENGTH + " counters, found " + row.length);
+        }
+        int cells = DIRECTIONS * STAGES * KINDS;
+        int base = index(endpoint, Direction.values()[0], Stage.values()[0], TrafficKind.values()[0]);
+        for (int i = 0; i < cells; i++) {
+            bytes.addAndGet(base + i, row[i]);
+        }
+        for (int d = 0; d < DIRECTIONS; d++) {
+            frames.addAndGet(endpoint * DIRECTIONS + d, row[cells + d]);
+        }
+    }
+
     /** A copy of all counters now. */
     public Snapshot snapshot() {
         long[] b = new long[bytes.length()];

@@ -118,6 +118,22 @@ public sealed interface RunReport {
         }
     }
 
+    /**
+     * An endpoint to rank 0: it wrote its part of the checkpoint after the report's step.
+     *
+     * @param file            the part's file name ({@code rank-2.lgcc})
+     * @param size            its size in bytes
+     * @param crc32c          the CRC32C of its bytes before the trailer (as the manifest lists it)
+     * @param replicaChecksum the checksum of the replica it saved (a service: empty), which rank 0 compares
+     */
+    record Saved(String file, long size, int crc32c, String replicaChecksum) implements RunReport {
+        /** Checks the strings. */
+        public Saved {
+            java.util.Objects.requireNonNull(file, "file");
+            java.util.Objects.requireNonNull(replicaChecksum, "replicaChecksum");
+        }
+    }
+
     /** Rank 0 to a service endpoint: the last step is over; report it and your totals. */
     record Stop() implements RunReport {
     }
@@ -150,6 +166,11 @@ public sealed interface RunReport {
             out.position(out.position() + 4 * o.values().length);
             out.asLongBuffer().put(o.taken());
             out.position(out.position() + 8 * o.taken().length);
+        } else if (this instanceof Saved v) {
+            out.put((byte) 6);
+            putString(out, v.file());
+            out.putLong(v.size()).putInt(v.crc32c());
+            putString(out, v.replicaChecksum());
         } else {
             out.put((byte) (this instanceof Stop ? 3 : 4));
         }
@@ -170,6 +191,10 @@ public sealed interface RunReport {
         }
         if (this instanceof Offer o) {
             return 1 + 4 + 4 * o.values().length + 8 * o.taken().length;
+        }
+        if (this instanceof Saved v) {
+            return 1 + 2 + v.file().getBytes(StandardCharsets.UTF_8).length + 8 + 4 + 2
+                    + v.replicaChecksum().getBytes(StandardCharsets.UTF_8).length;
         }
         return 1;
     }
@@ -204,7 +229,8 @@ public sealed interface RunReport {
                 case 3 -> new Stop();
                 case 4 -> new Done();
                 case 5 -> getOffer(in);
-                default -> throw new FrameException("unknown report type: expected 1..5, found " + type);
+                case 6 -> new Saved(getString(in), in.getLong(), in.getInt(), getString(in));
+                default -> throw new FrameException("unknown report type: expected 1..6, found " + type);
             };
             if (in.hasRemaining()) {
                 throw new FrameException("report of step " + frame.step() + " has " + in.remaining()

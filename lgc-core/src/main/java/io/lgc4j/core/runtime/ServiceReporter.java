@@ -41,6 +41,20 @@ public final class ServiceReporter extends ForwardingTransport {
     private long[] reported = new long[TrafficMeter.ROW_LENGTH];
     private int open;
     private boolean stopped;
+    private Saver saver;
+
+    /** Saves the service's part of a checkpoint after a step, when one is due. */
+    @FunctionalInterface
+    public interface Saver {
+        /**
+         * Called between steps, on the service's thread, before the step is reported.
+         *
+         * @param step       the step just closed
+         * @param trafficRow the endpoint's counters at the end of it
+         * @return what to tell rank 0 about the part written, or null when no checkpoint is due after {@code step}
+         */
+        RunReport.Saved afterStep(int step, long[] trafficRow);
+    }
 
     /**
      * @param inner  the endpoint's plain transport
@@ -55,10 +69,30 @@ public final class ServiceReporter extends ForwardingTransport {
         this.stages = Objects.requireNonNull(stages, "stages");
     }
 
+    /**
+     * Saves the service between steps with {@code saver}: a step closes when the service receives the first frame of
+     * a later step (or rank 0's Stop), at which point it has finished the step and started nothing of the next.
+     */
+    public void checkpoints(Saver saver) {
+        this.saver = Objects.requireNonNull(saver, "saver");
+    }
+
+    /** A resumed run: the service's first step is {@code step}, and its counters so far are {@code trafficRow}. */
+    public void resumeAt(int step, long[] trafficRow) {
+        this.open = step;
+        this.reported = trafficRow.clone();
+    }
+
     @Override
     public void send(int peer, FrameBuffer frame) {
         try {
-            closeStepsBefore(frame.peek().step());
+            int step = frame.peek().step();
+            if (saver != null && step > open) {
+                // a service that sends in a step before receiving in it would have moved past the step boundary
+                throw new IllegalStateException("service endpoint " + endpoint() + " sent a frame of step " + step
+                        + " before receiving one: it cannot be saved between steps " + open + " and " + step);
+            }
+            closeStepsBefore(step);
         } catch (RuntimeException e) {
             frame.releaseIfHeld();
             throw e;
@@ -111,6 +145,10 @@ public final class ServiceReporter extends ForwardingTransport {
                 delta[i] = now[i] - reported[i];
             }
             reported = now;
+            RunReport.Saved saved = saver == null ? null : saver.afterStep(open, now);
+            if (saved != null) {
+                inner.send(RANK0, saved.encode(open, stages.apply(open)));
+            }
             inner.send(RANK0, new RunReport.StepReport(Double.NaN, new long[0], notes.take(open), delta)
                     .encode(open, stages.apply(open)));
             open++;

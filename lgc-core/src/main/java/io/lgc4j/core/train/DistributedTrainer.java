@@ -1,5 +1,12 @@
 package io.lgc4j.core.train;
 
+import io.lgc4j.core.checkpoint.Checkpoint;
+import io.lgc4j.core.checkpoint.CheckpointDirectory;
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointManifest;
+import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.ModelIdentity;
+import io.lgc4j.core.checkpoint.RunSignature;
 import io.lgc4j.core.comm.InProcessCluster;
 import io.lgc4j.core.comm.MeteredTransport;
 import io.lgc4j.core.comm.PeerLostException;
@@ -25,9 +32,13 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -83,6 +94,13 @@ public final class DistributedTrainer {
     private final boolean diagnostics;
     private final ValueEncoding values;
     private final StageSchedule stages;
+    private final Path checkpointRunDir;
+    private final int checkpointEverySteps;
+    private final boolean checkpointAtEnd;
+    private final Checkpoint resume;
+    private final String runName;
+    private final Map<String, String> runConfig;
+    private final Collection<String> resumeIgnoredKeys;
     private boolean used;
 
     private DistributedTrainer(Builder b) {
@@ -116,6 +134,50 @@ public final class DistributedTrainer {
         this.alignExchange = b.alignExchange;
         this.diagnostics = b.diagnostics;
         this.values = b.values;
+        this.checkpointRunDir = b.checkpointRunDir;
+        this.checkpointEverySteps = b.checkpointEverySteps;
+        this.checkpointAtEnd = b.checkpointAtEnd;
+        this.resume = b.resume;
+        this.runName = b.runName;
+        this.runConfig = b.runConfig != null ? b.runConfig : ownConfig();
+        this.resumeIgnoredKeys = b.resumeIgnoredKeys;
+        if (resume != null) {
+            try {
+                resume.manifest().checkCompatible(signature(), resumeIgnoredKeys);
+            } catch (CheckpointException e) {
+                throw new CheckpointMismatchException(e.getMessage(), e);
+            }
+        }
+    }
+
+    /** What a checkpoint of this run must match to be resumed: K, S, the model and the configuration. */
+    private RunSignature signature() {
+        return new RunSignature(workers, topology.serviceEndpoints(workers), ModelIdentity.of(layout), runConfig);
+    }
+
+    /**
+     * The configuration a library run's checkpoints carry when the caller gives none ({@link Builder#runIdentity}):
+     * the trainer's settings and the method's own description, flattened to dotted keys.
+     */
+    private Map<String, String> ownConfig() {
+        Map<String, String> config = new TreeMap<>();
+        config.put("training.workers", String.valueOf(workers));
+        config.put("training.batchSizePerWorker", String.valueOf(batchSize));
+        config.put("run.seed", String.valueOf(seed));
+        config.put("compressor.values", values.toString());
+        flatten("method", method().toMap(), config);
+        return config;
+    }
+
+    private static void flatten(String prefix, Map<?, ?> map, Map<String, String> into) {
+        for (Map.Entry<?, ?> e : map.entrySet()) {
+            String key = prefix + "." + e.getKey();
+            if (e.getValue() instanceof Map<?, ?> inner) {
+                flatten(key, inner, into);
+            } else {
+                into.put(key, String.valueOf(e.getValue()));
+            }
+        }
     }
 
     /** A compressor that applies momentum itself needs the model's updater to be plain SGD. */
@@ -186,8 +248,19 @@ public final class DistributedTrainer {
         int serviceCount = topology.serviceEndpoints(workers);
         TrainingPlan plan = new TrainingPlan(topology.name(), workers, serviceCount, batchSize, perEpoch, total,
                 (int) features.size(0), layout);
+        Checkpointing checkpoints = null;
+        if (checkpointRunDir != null || resume != null) {
+            if (resume != null && resume.nextStep() > total) {
+                throw new CheckpointMismatchException("the checkpoint " + resume.directory() + " is after step "
+                        + resume.nextStep() + ", beyond this run's " + total + " steps", null);
+            }
+            CheckpointDirectory dir = checkpointRunDir != null ? CheckpointDirectory.in(checkpointRunDir)
+                    : CheckpointDirectory.in(resume.directory().getParent().getParent());
+            checkpoints = new Checkpointing(dir, checkpointEverySteps, checkpointAtEnd && checkpointRunDir != null,
+                    runName, signature(), stages, total, resume);
+        }
         RankLoop.Run run = new RankLoop.Run(plan, stages, shards, features, labels, batchSize, evalData,
-                evalEverySteps, listeners, method(), diagnostics, values);
+                evalEverySteps, listeners, method(), diagnostics, values, checkpoints);
         listeners.forEach(l -> l.onStart(plan));
         TrainingResult result = null;
         try {
@@ -219,6 +292,9 @@ public final class DistributedTrainer {
         if (services.size() != serviceCount) {
             throw new IllegalStateException("topology " + topology.name() + " declared " + serviceCount
                     + " service endpoints but returned " + services.size() + " loops");
+        }
+        for (int s = 0; s < serviceCount; s++) {
+            checkpointService(run.checkpoints(), s, services.get(s), reporters.get(s), meter);
         }
         // a Phaser rather than a barrier: a failure terminates it for good, so a rank arriving after the failure
         // does not wait for a generation that never fills
@@ -291,6 +367,33 @@ public final class DistributedTrainer {
         return result.get();
     }
 
+    /**
+     * Service {@code index}'s checkpoints: saved between steps through its reporter, and restored (state, counters,
+     * first step) when the run resumes.
+     */
+    private void checkpointService(Checkpointing checkpoints, int index, ServiceLoop service,
+                                   ServiceReporter reporter, TrafficMeter meter) {
+        if (checkpoints == null) {
+            return;
+        }
+        reporter.checkpoints((step, row) -> checkpoints.dueAfter(step)
+                ? checkpoints.writeService(step, index, service.state(), row) : null);
+        int first = Checkpointing.firstStep(checkpoints);
+        if (first == 0) {
+            return;
+        }
+        CheckpointPart part = checkpoints.servicePart(index);
+        try {
+            service.state().restore(part, Checkpointing.SERVICE);
+            long[] row = part.longs(Checkpointing.TRAFFIC, TrafficMeter.ROW_LENGTH);
+            meter.add(workers + index, row);
+            reporter.resumeAt(first, row);
+        } catch (CheckpointException e) {
+            throw new java.io.UncheckedIOException("service " + index + " cannot resume from "
+                    + checkpoints.resume().directory() + ": " + e.getMessage(), e);
+        }
+    }
+
     /** Runs a service until rank 0 stops it, then waits for rank 0's word that the run is over. */
     private static void serve(ServiceLoop loop, ServiceReporter reporter) {
         try {
@@ -344,6 +447,7 @@ public final class DistributedTrainer {
                 reporter = new ServiceReporter(connection.transport(), meter, notes, stages::stageAt);
                 ServiceLoop service = topology.services(workers,
                         List.of(new MeteredTransport(reporter, meter, control)), layout).get(0);
+                checkpointService(run.checkpoints(), endpoint - workers, service, reporter, meter);
                 serve(service, reporter);
                 result = new TrainingResult(List.of(), Double.NaN, meter.snapshot(), 0, method(), List.of());
             }
@@ -424,6 +528,13 @@ public final class DistributedTrainer {
         private Function<ParamBlock, LayerPolicy> policy;
         private ClusterConnector connector;
         private final List<TrainingListener> listeners = new ArrayList<>();
+        private Path checkpointRunDir;
+        private int checkpointEverySteps;
+        private boolean checkpointAtEnd = true;
+        private Checkpoint resume;
+        private String runName = "run";
+        private Map<String, String> runConfig;
+        private Collection<String> resumeIgnoredKeys = CheckpointManifest.DEFAULT_IGNORED_KEYS;
 
         private Builder() {
         }
@@ -568,6 +679,50 @@ public final class DistributedTrainer {
             return this;
         }
 
+        /**
+         * Saves a checkpoint into {@code runDirectory/checkpoints/step-NNNNNN/} after every {@code everySteps} steps
+         * (0: none on the way) and, unless {@link #checkpointAtEnd} says otherwise, after the last step: every
+         * replica's parameters and updater state, each rank's compressor memory, the services' state (an
+         * autoencoder and its optimizer, a drift guard), the counters and the metrics so far. Each endpoint writes
+         * its own part; rank 0 writes the manifest last, once every part is in and the replicas' checksums agree.
+         */
+        public Builder checkpoints(Path runDirectory, int everySteps) {
+            this.checkpointRunDir = Objects.requireNonNull(runDirectory, "runDirectory");
+            this.checkpointEverySteps = everySteps;
+            return this;
+        }
+
+        /** Whether {@link #checkpoints} also saves after the last step (default true). */
+        public Builder checkpointAtEnd(boolean atEnd) {
+            this.checkpointAtEnd = atEnd;
+            return this;
+        }
+
+        /**
+         * Resumes from {@code checkpoint} (e.g. {@code CheckpointDirectory.in(runDir).latest()}): training starts at
+         * its next step with every state it saved, and ends exactly where an uninterrupted run ends. The trainer
+         * must be built as the saved run's was (same model, data, K, method and settings): {@link #build()} checks
+         * K, the services, the model and the configuration ({@link #runIdentity}) and refuses a mismatch, listing
+         * every difference. The result's steps include the saved run's.
+         */
+        public Builder resumeFrom(Checkpoint checkpoint) {
+            this.resume = Objects.requireNonNull(checkpoint, "checkpoint");
+            return this;
+        }
+
+        /**
+         * The run's name and configuration as checkpoints record them (flattened dotted keys); a resume compares
+         * them, ignoring {@code ignoredKeys} (patterns {@code prefix.*} or exact keys; default
+         * {@link CheckpointManifest#DEFAULT_IGNORED_KEYS}). Default: name {@code run} and the trainer's own
+         * settings with the method's description.
+         */
+        public Builder runIdentity(String name, Map<String, String> config, Collection<String> ignoredKeys) {
+            this.runName = Objects.requireNonNull(name, "name");
+            this.runConfig = Map.copyOf(config);
+            this.resumeIgnoredKeys = List.copyOf(ignoredKeys);
+            return this;
+        }
+
         /** Adds a listener. */
         public Builder listener(TrainingListener listener) {
             listeners.add(Objects.requireNonNull(listener, "listener"));
@@ -606,6 +761,10 @@ public final class DistributedTrainer {
             }
             if (maxSteps < 0) {
                 throw new IllegalArgumentException("maxSteps must be >= 0, found " + maxSteps);
+            }
+            if (checkpointEverySteps < 0) {
+                throw new IllegalArgumentException("checkpoint everySteps must be >= 0, found "
+                        + checkpointEverySteps);
             }
             long globalBatch = (long) workers * batchSizePerWorker;
             long examples = dataSet.getFeatures() == null ? 0 : dataSet.getFeatures().size(0);

@@ -1,5 +1,10 @@
 package io.lgc4j.core.train;
 
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.PartInfo;
+import io.lgc4j.core.checkpoint.PartKind;
+import io.lgc4j.core.checkpoint.SectionReader;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
@@ -62,7 +67,7 @@ final class RankLoop {
     record Run(TrainingPlan plan, io.lgc4j.core.stage.StageSchedule stages, ShardPlan shards, INDArray features,
                INDArray labels, int batchSize, org.nd4j.linalg.dataset.api.iterator.DataSetIterator evalData,
                int evalEverySteps, List<TrainingListener> listeners, TopologyDescription method,
-               boolean diagnostics, io.lgc4j.core.protocol.ValueEncoding values) {
+               boolean diagnostics, io.lgc4j.core.protocol.ValueEncoding values, Checkpointing checkpoints) {
         int workers() {
             return plan.workers();
         }
@@ -116,12 +121,19 @@ final class RankLoop {
         long start = System.nanoTime();
         TrainingPlan plan = run.plan();
         Collector collector = rank == 0 ? new Collector() : null;
-        broadcastInitialParameters();
+        Checkpointing checkpoints = run.checkpoints();
+        int first = Checkpointing.firstStep(checkpoints);
+        long[] reported;
+        if (first > 0) {
+            reported = resume(checkpoints, collector);
+        } else {
+            broadcastInitialParameters();
+            reported = new long[TrafficMeter.ROW_LENGTH];
+        }
         link.releaseReceived();
         PhaseClock clock = new PhaseClock();
-        long[] reported = new long[TrafficMeter.ROW_LENGTH];
         float[] gradient = null;
-        for (int s = 0; s < plan.totalSteps(); s++) {
+        for (int s = first; s < plan.totalSteps(); s++) {
             step = s;
             int epoch = s / plan.stepsPerEpoch();
             int inEpoch = s % plan.stepsPerEpoch();
@@ -176,9 +188,16 @@ final class RankLoop {
             long[] delta = minus(now, reported);
             reported = now;
             RunReport.StepReport own = new RunReport.StepReport(loss, clock.snapshot(), notes.take(s), delta);
+            CheckpointPart.Builder saved = checkpoints != null && checkpoints.dueAfter(s) ? save(now) : null;
             if (rank == 0) {
-                collector.step(s, stage, own, accuracy, stepStart);
+                collector.step(s, stage, own, accuracy, stepStart, saved,
+                        saved == null ? null : checksum(replica));
             } else {
+                if (saved != null) {
+                    PartInfo info = checkpoints.writeRank(s, rank, saved.build());
+                    link.sendReport(0, s, stage, new RunReport.Saved(info.fileName(), info.size(), info.crc32c(),
+                            checksum(replica)));
+                }
                 link.sendReport(0, s, stage, own);
             }
         }
@@ -197,13 +216,19 @@ final class RankLoop {
         private final Deque<Pending> pending = new ArrayDeque<>();
         private double lastAccuracy = Double.NaN;
 
-        /** A step whose workers have reported, waiting for its services' reports. */
+        /**
+         * A step whose workers have reported, waiting for its services' reports; when a checkpoint is due after it,
+         * rank 0's part (its state at the end of the step) and the parts the other ranks wrote.
+         */
         private record Pending(int step, Stage stage, double loss, long[] mean, long[] max, long wallNanos,
-                               double accuracy, long[][] rows, Map<String, Double> notes) {
+                               double accuracy, long[][] rows, Map<String, Double> notes, CheckpointPart.Builder own,
+                               String ownChecksum, List<RunReport.Saved> saved) {
         }
 
-        void step(int s, Stage stage, RunReport.StepReport own, double accuracy, long stepStart) {
+        void step(int s, Stage stage, RunReport.StepReport own, double accuracy, long stepStart,
+                  CheckpointPart.Builder ownPart, String ownChecksum) {
             int workers = run.workers();
+            List<RunReport.Saved> saved = ownPart == null ? null : new ArrayList<>();
             long[][] rows = new long[run.endpoints()][];
             Map<String, Double> merged = new HashMap<>(own.notes());
             double loss = own.loss();
@@ -212,6 +237,9 @@ final class RankLoop {
             long[] max = own.phaseNanos().clone();
             rows[0] = own.traffic();
             for (int r = 1; r < workers; r++) {
+                if (saved != null) {
+                    saved.add(link.receiveReport(r, RunReport.Saved.class, s, "rank " + r));
+                }
                 RunReport.StepReport report = link.receiveReport(r, RunReport.StepReport.class, s, "rank " + r);
                 loss += report.loss();
                 for (int p = 0; p < phaseCount; p++) {
@@ -225,7 +253,7 @@ final class RankLoop {
                 mean[p] /= workers;
             }
             pending.add(new Pending(s, stage, loss / workers, mean, max, System.nanoTime() - stepStart, accuracy,
-                    rows, merged));
+                    rows, merged, ownPart, ownChecksum, saved));
             // a service reports step s when it meets step s + 1: complete the steps whose services have reported
             while (!pending.isEmpty() && (run.plan().serviceEndpoints() == 0 || pending.peek().step() < s)) {
                 complete(pending.poll());
@@ -234,6 +262,9 @@ final class RankLoop {
 
         private void complete(Pending p) {
             for (int e = run.workers(); e < run.endpoints(); e++) {
+                if (p.saved() != null) {
+                    p.saved().add(link.receiveReport(e, RunReport.Saved.class, p.step(), "service endpoint " + e));
+                }
                 RunReport.StepReport report = link.receiveReport(e, RunReport.StepReport.class, p.step(),
                         "service endpoint " + e);
                 p.rows()[e] = report.traffic();
@@ -249,6 +280,43 @@ final class RankLoop {
             for (TrainingListener l : run.listeners()) {
                 l.onStep(m);
             }
+            if (p.own() != null) {
+                completeCheckpoint(p);
+            }
+        }
+
+        /**
+         * Rank 0's part (its state at the end of the step, the metrics of every step so far, the last accuracy),
+         * then the manifest listing every part: the checkpoint is complete. The replicas every rank saved must be
+         * identical; if not, no manifest is written.
+         */
+        private void completeCheckpoint(Pending p) {
+            Checkpointing checkpoints = run.checkpoints();
+            String own = p.ownChecksum();
+            for (int r = 1; r < run.workers(); r++) {
+                String other = p.saved().get(r - 1).replicaChecksum();
+                if (!other.equals(own)) {
+                    throw new IllegalStateException("the replicas differ at the checkpoint after step " + p.step()
+                            + ": rank 0 saved parameters with checksum " + own + ", rank " + r + " with " + other
+                            + "; the checkpoint is left without a manifest");
+                }
+            }
+            StepHistory.write(p.own().section(Checkpointing.HISTORY), history);
+            p.own().section(Checkpointing.ACCURACY).putDouble(lastAccuracy);
+            List<PartInfo> parts = new ArrayList<>();
+            parts.add(checkpoints.writeRank(p.step(), 0, p.own().build()));
+            for (RunReport.Saved saved : p.saved()) {
+                parts.add(new PartInfo(saved.file(), saved.size(), saved.crc32c()));
+            }
+            checkpoints.writeManifest(p.step(), parts);
+        }
+
+        /** Starts from a checkpoint's history and last accuracy. */
+        void restore(CheckpointPart part) throws CheckpointException {
+            history.addAll(StepHistory.read(part.section(Checkpointing.HISTORY)));
+            SectionReader accuracy = part.section(Checkpointing.ACCURACY);
+            lastAccuracy = accuracy.getDouble();
+            accuracy.end();
         }
 
         TrainingResult finish(RunReport.FinalReport own, long wallNanos) {
@@ -277,6 +345,38 @@ final class RankLoop {
             }
             return new TrainingResult(history, lastAccuracy, TrafficMeter.Snapshot.ofRows(totals), wallNanos,
                     run.method(), checksums);
+        }
+    }
+
+    /** This rank's part of a checkpoint after the step just done: replica, exchange state, traffic counters. */
+    private CheckpointPart.Builder save(long[] trafficRow) {
+        CheckpointPart.Builder part = CheckpointPart.builder(PartKind.RANK);
+        replica.save(part, Checkpointing.REPLICA);
+        exchange.save(part, Checkpointing.EXCHANGE);
+        part.section(Checkpointing.TRAFFIC).putLongs(trafficRow);
+        return part;
+    }
+
+    /**
+     * Restores this rank from its part of the checkpoint resumed from (on rank 0 also the run's history); replaces
+     * the start's broadcast, whose bytes the restored counters hold.
+     *
+     * @return the restored traffic counters of this rank
+     */
+    private long[] resume(Checkpointing checkpoints, Collector collector) {
+        CheckpointPart part = checkpoints.rankPart(rank);
+        try {
+            replica.restore(part, Checkpointing.REPLICA);
+            exchange.restore(part, Checkpointing.EXCHANGE);
+            long[] row = part.longs(Checkpointing.TRAFFIC, TrafficMeter.ROW_LENGTH);
+            if (collector != null) {
+                collector.restore(part);
+            }
+            meter.add(rank, row);
+            return row;
+        } catch (CheckpointException e) {
+            throw new java.io.UncheckedIOException("rank " + rank + " cannot resume from "
+                    + checkpoints.resume().directory() + ": " + e.getMessage(), e);
         }
     }
 

@@ -1,5 +1,10 @@
 package io.lgc4j.core.train;
 
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.Persistent;
+import io.lgc4j.core.checkpoint.SectionReader;
+
 import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.nn.gradient.DefaultGradient;
 import org.deeplearning4j.nn.gradient.Gradient;
@@ -7,6 +12,7 @@ import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.deeplearning4j.nn.workspace.LayerWorkspaceMgr;
 import org.nd4j.evaluation.classification.Evaluation;
+import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
 import org.nd4j.linalg.factory.Nd4j;
@@ -21,7 +27,7 @@ import java.util.Map;
  * <p>Because every replica starts from the same parameters and updater state and applies the same aggregate, the
  * replicas stay bit-identical.
  */
-public sealed interface ReplicaModel permits ReplicaModel.Network, ReplicaModel.Graph {
+public sealed interface ReplicaModel extends Persistent permits ReplicaModel.Network, ReplicaModel.Graph {
 
     /** Wraps an initialized {@link MultiLayerNetwork} or {@link ComputationGraph} (not a copy). */
     static ReplicaModel wrap(Model model) {
@@ -63,6 +69,62 @@ public sealed interface ReplicaModel permits ReplicaModel.Network, ReplicaModel.
     /** The flattened parameters (a view). */
     default INDArray params() {
         return model().params();
+    }
+
+    /** The updater's whole state as one flat view (momentum, Adam's moments), or null when it keeps none (SGD). */
+    INDArray updaterState();
+
+    /** The iteration and epoch counts the updater's schedules read. */
+    int[] counts();
+
+    /** Sets the iteration and epoch counts. */
+    void counts(int iteration, int epoch);
+
+    /**
+     * The parameters ({@code params}: float32, in {@link #params()} order), the updater's state
+     * ({@code updater}: float32, absent for a stateless updater) and the counts ({@code counts}: iteration, epoch).
+     */
+    @Override
+    default void save(CheckpointPart.Builder part, String prefix) {
+        requireFloat(params(), "parameters");
+        part.section(prefix + "/params").putFloats(params().toFloatVector());
+        INDArray state = updaterState();
+        if (state != null) {
+            requireFloat(state, "updater state");
+            part.section(prefix + "/updater").putFloats(state.toFloatVector());
+        }
+        int[] counts = counts();
+        part.section(prefix + "/counts").putInt(counts[0]).putInt(counts[1]);
+    }
+
+    @Override
+    default void restore(CheckpointPart part, String prefix) throws CheckpointException {
+        float[] params = part.floats(prefix + "/params", Math.toIntExact(params().length()));
+        INDArray state = updaterState();
+        String updater = prefix + "/updater";
+        float[] stateValues = null;
+        if (state != null) {
+            stateValues = part.floats(updater, Math.toIntExact(state.length()));
+        } else if (part.has(updater)) {
+            throw new CheckpointException("section '" + updater + "' of " + part.label() + " holds updater state,"
+                    + " but this model's updater keeps none");
+        }
+        SectionReader counts = part.section(prefix + "/counts");
+        int iteration = counts.getInt();
+        int epoch = counts.getInt();
+        counts.end();
+        params().assign(Nd4j.createFromArray(params).reshape(params().shape()));
+        if (state != null) {
+            state.assign(Nd4j.createFromArray(stateValues).reshape(state.shape()));
+        }
+        counts(iteration, epoch);
+    }
+
+    private static void requireFloat(INDArray array, String what) {
+        if (array.dataType() != DataType.FLOAT) {
+            throw new UnsupportedOperationException("checkpoints hold float32 " + what + ", this model's are "
+                    + array.dataType());
+        }
     }
 
     /**
@@ -124,6 +186,22 @@ public sealed interface ReplicaModel permits ReplicaModel.Network, ReplicaModel.
         }
 
         @Override
+        public INDArray updaterState() {
+            return net.getUpdater().getStateViewArray();
+        }
+
+        @Override
+        public int[] counts() {
+            return new int[] {net.getIterationCount(), net.getEpochCount()};
+        }
+
+        @Override
+        public void counts(int iteration, int epoch) {
+            net.setIterationCount(iteration);
+            net.setEpochCount(epoch);
+        }
+
+        @Override
         public Evaluation evaluate(DataSetIterator data) {
             return net.evaluate(data);
         }
@@ -170,6 +248,22 @@ public sealed interface ReplicaModel permits ReplicaModel.Network, ReplicaModel.
         @Override
         public void endEpoch() {
             graph.incrementEpochCount();
+        }
+
+        @Override
+        public INDArray updaterState() {
+            return graph.getUpdater().getStateViewArray();
+        }
+
+        @Override
+        public int[] counts() {
+            return new int[] {graph.getIterationCount(), graph.getEpochCount()};
+        }
+
+        @Override
+        public void counts(int iteration, int epoch) {
+            graph.getConfiguration().setIterationCount(iteration);
+            graph.getConfiguration().setEpochCount(epoch);
         }
 
         @Override

@@ -46,6 +46,8 @@ class RunReportTest {
             new RunReport.Offer(new float[0], new long[0]),
             new RunReport.Offer(new float[64], new long[] {-1L}),
             new RunReport.Offer(new float[65], new long[] {-1L, 1L}),
+            new RunReport.Saved("rank-3.lgcc", 1_234_567_890_123L, 0xCAFEBABE, "0badc0de"),
+            new RunReport.Saved("server-0.lgcc", 49, 0, ""),
         };
         for (RunReport r : reports) {
             var frame = FrameCodec.decode(r.encode(17, Stage.TOP_K));
@@ -60,7 +62,7 @@ class RunReportTest {
     void shouldRejectMalformedReportsWithTheirReason() {
         var unknown = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3,
                 ByteBuffer.wrap(new byte[] {9})));
-        assertEquals("unknown report type: expected 1..5, found 9",
+        assertEquals("unknown report type: expected 1..6, found 9",
                 assertThrows(FrameException.class, () -> RunReport.decode(unknown)).getMessage());
         var truncated = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3,
                 ByteBuffer.wrap(new byte[] {1, 0, 0})));

@@ -24,12 +24,14 @@ import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.learning.config.Sgd;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -144,6 +146,22 @@ public abstract class CompressedTopologyContract {
         // the result records the topology's description of itself, with the codec its indices went through
         assertEquals(topology.describe(), result.method());
         assertTrue(result.method().codec() != null && !result.method().codec().isEmpty(), result.method().toString());
+    }
+
+    /**
+     * Checkpoints: each compressor's memory (residuals, DGC's u and v, S2's, PowerSGD's memory and warm-start Q)
+     * travels in the rank parts, so a K = 3 run (5 dense steps, then compressed; 24 steps) resumed after steps 4, 8
+     * and 16 ends exactly where it ends uninterrupted.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("sparse")
+    void shouldResumeFromACheckpointExactlyWhereTheUninterruptedRunEnds(Compressor compressor, @TempDir Path dir)
+            throws Exception {
+        topology(compressor); // aborts the test when the topology cannot carry the compressor
+        ResumeCheck.run(() -> DistributedTrainer.builder().model(TestModels.mlp(13, new Sgd(0.1)))
+                .data(TestModels.data(3 * 8 * 24, 7)).workers(3).batchSizePerWorker(8).topology(topology(compressor))
+                .seed(2).stages(StageSchedule.denseWarmup(5)).evaluation(TopologyContract.evalData(), 5),
+                1, 4, dir, 4, 8, 16);
     }
 
     static Stream<Arguments> halfPrecision() {

@@ -14,11 +14,13 @@ import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.factory.Nd4j;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -219,6 +221,29 @@ public abstract class TopologyContract {
         TrainingResult result = assertReplicasIdentical(TestModels.mlp(41), 4, 24, 1, values);
         assertEquals(values.toString(), result.method().toMap().get("values"));
         assertTrue(Double.isFinite(result.steps().get(23).loss()), "loss " + result.steps().get(23).loss());
+    }
+
+    /**
+     * Checkpoints: a run of two epochs of 12 steps (every stage the topology runs, a momentum updater, an evaluation
+     * every 5 steps) resumed after steps 6, 12 and 18 ends exactly where it ends uninterrupted.
+     */
+    @Test
+    void shouldResumeFromACheckpointExactlyWhereTheUninterruptedRunEnds(@TempDir Path dir) throws Exception {
+        ResumeCheck.run(() -> {
+            DistributedTrainer.Builder b = DistributedTrainer.builder().model(TestModels.mlp(43))
+                    .data(TestModels.data(3 * 8 * 12, 3)).workers(3).batchSizePerWorker(8).topology(topology())
+                    .seed(5).evaluation(evalData(), 5);
+            if (replicaStages() != null) {
+                b.stages(replicaStages());
+            }
+            return b;
+        }, 2, 6, dir, 6, 12, 18);
+    }
+
+    /** 60 examples in two batches, for evaluations. */
+    static org.nd4j.linalg.dataset.api.iterator.DataSetIterator evalData() {
+        return new org.deeplearning4j.datasets.iterator.utilty.ListDataSetIterator<>(
+                TestModels.data(60, 99).batchBy(30));
     }
 
     @Test

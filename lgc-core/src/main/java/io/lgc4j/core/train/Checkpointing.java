@@ -1,0 +1,108 @@
+package io.lgc4j.core.train;
+
+import io.lgc4j.core.checkpoint.Checkpoint;
+import io.lgc4j.core.checkpoint.CheckpointDirectory;
+import io.lgc4j.core.checkpoint.CheckpointManifest;
+import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.PartInfo;
+import io.lgc4j.core.checkpoint.PartKind;
+import io.lgc4j.core.checkpoint.Persistent;
+import io.lgc4j.core.checkpoint.RunSignature;
+import io.lgc4j.core.runtime.RunReport;
+import io.lgc4j.core.stage.StageSchedule;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+
+/**
+ * A run's checkpoints as its endpoints see them: when one is due, where parts go, what the manifest says, and the
+ * checkpoint a resumed run starts from. Every endpoint decides from the step alone whether a checkpoint is due, so
+ * no message is needed to agree on it.
+ *
+ * @param directory  the run's {@code checkpoints/} directory
+ * @param everySteps a checkpoint after every {@code everySteps} steps (0: none on the way)
+ * @param atEnd      a checkpoint after the last step too
+ * @param runName    the name the manifests carry
+ * @param signature  K, S, the model and the configuration, which a resume must match
+ * @param stages     the run's schedule (the manifest names the stage of the next step)
+ * @param totalSteps the run's steps
+ * @param resume     the checkpoint this run resumes from, or null for a run from step 0
+ */
+record Checkpointing(CheckpointDirectory directory, int everySteps, boolean atEnd, String runName,
+                     RunSignature signature, StageSchedule stages, int totalSteps, Checkpoint resume) {
+
+    /** Sections every part has besides its state. */
+    static final String TRAFFIC = "traffic";
+    static final String REPLICA = "replica";
+    static final String EXCHANGE = "exchange";
+    static final String SERVICE = "service";
+    static final String HISTORY = "history";
+    static final String ACCURACY = "accuracy";
+
+    /** The step a run starts at: 0, or the resumed checkpoint's next step. */
+    static int firstStep(Checkpointing c) {
+        return c == null || c.resume == null ? 0 : Math.toIntExact(c.resume.nextStep());
+    }
+
+    /** Whether a checkpoint is due after step {@code s} (0-based). */
+    boolean dueAfter(int s) {
+        return (everySteps > 0 && (s + 1) % everySteps == 0) || (atEnd && s == totalSteps - 1);
+    }
+
+    /** Writes service {@code service}'s part after step {@code s}: its state and its traffic row. */
+    RunReport.Saved writeService(int s, int service, Persistent state, long[] trafficRow) {
+        CheckpointPart.Builder b = CheckpointPart.builder(PartKind.SERVER);
+        state.save(b, SERVICE);
+        b.section(TRAFFIC).putLongs(trafficRow);
+        try {
+            PartInfo info = directory.writeServerPart(s + 1, service, b.build());
+            return new RunReport.Saved(info.fileName(), info.size(), info.crc32c(), "");
+        } catch (IOException e) {
+            throw new UncheckedIOException("service " + service + " could not write its checkpoint part after step "
+                    + s + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes a rank's part after step {@code s}. */
+    PartInfo writeRank(int s, int rank, CheckpointPart part) {
+        try {
+            return directory.writeRankPart(s + 1, rank, part);
+        } catch (IOException e) {
+            throw new UncheckedIOException("rank " + rank + " could not write its checkpoint part after step " + s
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes the manifest of the checkpoint after step {@code s}, every part being in. */
+    void writeManifest(int s, List<PartInfo> parts) {
+        CheckpointManifest manifest = new CheckpointManifest(runName, s + 1L, stages.stageAt(s + 1), signature,
+                parts);
+        try {
+            directory.writeManifest(manifest);
+        } catch (IOException e) {
+            throw new UncheckedIOException("rank 0 could not write the checkpoint manifest after step " + s + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** The part of rank {@code rank} of the checkpoint resumed from. */
+    CheckpointPart rankPart(int rank) {
+        try {
+            return resume.rankPart(rank);
+        } catch (IOException e) {
+            throw new UncheckedIOException("rank " + rank + " cannot read its part of " + resume.directory() + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** The part of service {@code service} of the checkpoint resumed from. */
+    CheckpointPart servicePart(int service) {
+        try {
+            return resume.serverPart(service);
+        } catch (IOException e) {
+            throw new UncheckedIOException("service " + service + " cannot read its part of " + resume.directory()
+                    + ": " + e.getMessage(), e);
+        }
+    }
+}

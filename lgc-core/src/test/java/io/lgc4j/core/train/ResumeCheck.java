@@ -1,0 +1,90 @@
+package io.lgc4j.core.train;
+
+import io.lgc4j.core.checkpoint.Checkpoint;
+import io.lgc4j.core.checkpoint.CheckpointDirectory;
+import io.lgc4j.core.metrics.StepMetrics;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Exact resume, checked: a run that saves checkpoints, then runs resumed from some of them, each of which must end
+ * exactly where the uninterrupted run ends — every replica's parameters, every step's non-timing metrics (stage,
+ * loss, accuracy, bytes per endpoint by kind, notes), the run's byte totals and the final accuracy.
+ *
+ * <pre>{@code
+ * ResumeCheck.run(() -> builder(topology()), 1, tempDir, 6, 12);
+ * }</pre>
+ */
+public final class ResumeCheck {
+
+    private ResumeCheck() {
+    }
+
+    /**
+     * Trains {@code builder.get()} for {@code epochs} with a checkpoint every {@code every} steps into
+     * {@code dir/full}, then resumes a fresh {@code builder.get()} from each of {@code resumeAfter} (steps done
+     * before the resume) and compares.
+     *
+     * @param builder a fresh trainer builder each call (model, data, topology and settings as for one run)
+     * @return the uninterrupted run's result
+     */
+    public static TrainingResult run(Supplier<DistributedTrainer.Builder> builder, int epochs, int every, Path dir,
+                                     int... resumeAfter) throws IOException {
+        Path full = dir.resolve("full");
+        DistributedTrainer uninterrupted = builder.get().checkpoints(full, every).build();
+        TrainingResult expected = uninterrupted.fit(epochs);
+        CheckpointDirectory checkpoints = CheckpointDirectory.in(full);
+        List<Long> steps = checkpoints.steps();
+        for (int after : resumeAfter) {
+            assertTrue(steps.contains((long) after), "a checkpoint after step " + after + " among " + steps);
+            Checkpoint from = checkpoints.load(after);
+            DistributedTrainer resumed = builder.get().resumeFrom(from).checkpoints(dir.resolve("from-" + after),
+                    every).build();
+            TrainingResult actual = resumed.fit(epochs);
+            String label = "resumed after step " + after + ": ";
+            assertSameRun(expected, actual, label);
+            List<ReplicaModel> a = uninterrupted.replicas();
+            List<ReplicaModel> b = resumed.replicas();
+            for (int r = 0; r < a.size(); r++) {
+                assertArrayEquals(a.get(r).params().toFloatVector(), b.get(r).params().toFloatVector(),
+                        label + "replica " + r);
+            }
+            // the resumed run's own last checkpoint is the uninterrupted run's, part for part but for timing
+            long last = steps.get(steps.size() - 1);
+            Checkpoint mine = CheckpointDirectory.in(dir.resolve("from-" + after)).load(last);
+            assertEquals(checkpoints.load(last).manifest().run(), mine.manifest().run(), label + "signature");
+        }
+        return expected;
+    }
+
+    /** The same run but for timing: steps, metrics, bytes, accuracy and replica checksums. */
+    public static void assertSameRun(TrainingResult expected, TrainingResult actual, String label) {
+        assertEquals(expected.steps().size(), actual.steps().size(), label + "steps");
+        for (int i = 0; i < expected.steps().size(); i++) {
+            StepMetrics e = expected.steps().get(i);
+            StepMetrics a = actual.steps().get(i);
+            String at = label + "step " + e.step() + " ";
+            assertEquals(e.step(), a.step(), at + "number");
+            assertEquals(e.epoch(), a.epoch(), at + "epoch");
+            assertEquals(e.stage(), a.stage(), at + "stage");
+            assertEquals(e.loss(), a.loss(), at + "loss");
+            assertEquals(e.testAccuracy(), a.testAccuracy(), at + "accuracy");
+            assertEquals(e.notes(), a.notes(), at + "notes");
+            for (int p = 0; p < e.traffic().endpoints(); p++) {
+                assertArrayEquals(e.traffic().row(p), a.traffic().row(p), at + "traffic of endpoint " + p);
+            }
+        }
+        for (int p = 0; p < expected.traffic().endpoints(); p++) {
+            assertArrayEquals(expected.traffic().row(p), actual.traffic().row(p), label + "total traffic of " + p);
+        }
+        assertEquals(expected.finalAccuracy(), actual.finalAccuracy(), label + "final accuracy");
+        assertEquals(expected.replicaChecksums(), actual.replicaChecksums(), label + "replica checksums");
+    }
+}
