@@ -19,13 +19,25 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
-/** {@code lgc run <config.yaml>}: trains the experiment a YAML file describes and writes its result directory. */
+/**
+ * {@code lgc run <config.yaml>}: trains the experiment a YAML file describes and writes its result directory;
+ * {@code lgc run --resume RUN_DIR [config.yaml]} resumes one from its latest checkpoint.
+ */
 @Command(name = "run", mixinStandardHelpOptions = true,
-        description = "Train the experiment described by a YAML config and write results/<run-id>/.")
+        description = {"Train the experiment described by a YAML config and write results/<run-id>/.",
+                "With --resume RUN_DIR: go on from the latest complete checkpoint in RUN_DIR/checkpoints/ (saved with"
+                        + " training.checkpointEverySteps) and end exactly where the run would have ended; CONFIG"
+                        + " (default RUN_DIR/config.yaml) may change only training.epochs, training.maxSteps,"
+                        + " training.checkpointEverySteps and runtime.*."})
 final class RunCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "CONFIG", description = "the experiment's YAML file, e.g. configs/quickstart.yaml")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "CONFIG",
+            description = "the experiment's YAML file, e.g. configs/quickstart.yaml")
     private Path config;
+
+    @Option(names = "--resume", paramLabel = "RUN_DIR",
+            description = "resume this result directory from its latest complete checkpoint")
+    private Path resume;
 
     @Option(names = "--max-steps", description = "stop after N steps (overrides training.maxSteps)")
     private Integer maxSteps;
@@ -43,6 +55,13 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (resume != null) {
+            return resume();
+        }
+        if (config == null) {
+            System.err.println("lgc: run needs a CONFIG (e.g. lgc run configs/quickstart.yaml) or --resume RUN_DIR");
+            return 2;
+        }
         ExperimentConfig cfg;
         try {
             cfg = ConfigLoader.load(config);
@@ -96,6 +115,49 @@ final class RunCommand implements Callable<Integer> {
             return 1;
         } catch (java.io.IOException e) {
             System.err.println("lgc: " + e);
+            return 1;
+        }
+    }
+
+    /** {@code --resume RUN_DIR [CONFIG]}. */
+    private Integer resume() {
+        if (seeds != null || outputDir != null) {
+            System.err.println("lgc: --resume continues one run in its own directory; it takes neither --seeds nor"
+                    + " --output-dir");
+            return 2;
+        }
+        ExperimentConfig cfg = null;
+        try {
+            if (config != null) {
+                cfg = ConfigLoader.load(config);
+            } else if (maxSteps != null) {
+                cfg = ConfigLoader.load(resume.resolve("config.yaml"));
+            }
+            if (cfg != null && maxSteps != null) {
+                cfg = cfg.withTraining(cfg.training().withMaxSteps(maxSteps));
+            }
+        } catch (ConfigException e) {
+            System.err.println("lgc: " + e.getMessage());
+            return 2;
+        }
+        try {
+            List<TrainingListener> listeners = new ArrayList<>();
+            listeners.add(new ProgressListener(System.out, !noProgress && System.console() != null));
+            ExperimentRunner.RunOutcome outcome = new ExperimentRunner().resume(resume, cfg,
+                    config != null ? config.toString() : resume.resolve("config.yaml").toString(), listeners,
+                    System.out);
+            System.out.printf(Locale.ROOT, "test accuracy %.4f after %d steps (%.1f s resumed); results in %s%n",
+                    outcome.result().finalAccuracy(), outcome.result().steps().size(),
+                    outcome.result().wallNanos() / 1e9, outcome.directory());
+            return 0;
+        } catch (DatasetNotFoundException | IdxFormatException | RunInputException e) {
+            System.err.println("lgc: " + e.getMessage());
+            return 2;
+        } catch (RunFailedException e) {
+            System.err.println("lgc: training failed: " + e.getMessage());
+            return 1;
+        } catch (java.io.IOException e) {
+            System.err.println("lgc: " + e.getMessage());
             return 1;
         }
     }

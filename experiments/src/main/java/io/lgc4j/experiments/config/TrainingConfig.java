@@ -15,6 +15,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  *   maxSteps: 0              # stop after this many steps; 0 = no cap
  *   evalEverySteps: 100      # evaluate on the test set every N steps; 0 = only at epoch ends
  *   diagnostics: false       # measure the fidelity of each applied update (notes applied_*; run unchanged)
+ *   checkpointEverySteps: 0  # save a checkpoint every N steps and at the end (lgc run --resume); 0 = none
  * }</pre>
  *
  * <pre>{@code
@@ -28,10 +29,13 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param evalEverySteps     steps between evaluations, 0 to evaluate only at the end of each epoch
  * @param diagnostics        the diagnostic mode ({@code DistributedTrainer.Builder#diagnostics}): each step's notes
  *                           say how faithfully the applied LEARNED update carries what the ranks offered
+ * @param checkpointEverySteps a checkpoint into {@code <run dir>/checkpoints/} after every this many steps and after
+ *                           the last; 0 for none. It changes no result, and a resume ignores it
  */
-@JsonPropertyOrder({"workers", "batchSizePerWorker", "epochs", "maxSteps", "evalEverySteps", "diagnostics"})
+@JsonPropertyOrder({"workers", "batchSizePerWorker", "epochs", "maxSteps", "evalEverySteps", "diagnostics",
+        "checkpointEverySteps"})
 public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, int maxSteps, int evalEverySteps,
-                             boolean diagnostics) {
+                             boolean diagnostics, int checkpointEverySteps) {
 
     /** Default of {@code training.workers}. */
     public static final int DEFAULT_WORKERS = 4;
@@ -55,6 +59,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      * @param maxSteps           a cap on the number of steps, 0 for none
      * @param evalEverySteps     steps between evaluations, 0 to evaluate only at the end of each epoch
      * @param diagnostics        the diagnostic mode
+     * @param checkpointEverySteps a checkpoint after every this many steps and at the end; 0 for none
      * @throws ConfigException if a component is missing or out of range
      */
     public TrainingConfig {
@@ -65,6 +70,13 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
         Checks.atLeast("training.epochs", epochs, 1);
         Checks.atLeast("training.maxSteps", maxSteps, 0);
         Checks.atLeast("training.evalEverySteps", evalEverySteps, 0);
+        Checks.atLeast("training.checkpointEverySteps", checkpointEverySteps, 0);
+    }
+
+    /** The section without checkpoints. */
+    public TrainingConfig(int workers, int batchSizePerWorker, int epochs, int maxSteps, int evalEverySteps,
+                          boolean diagnostics) {
+        this(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics, 0);
     }
 
     /** The section without the diagnostic mode. */
@@ -83,7 +95,8 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      * @return this section with {@code maxSteps} replaced
      */
     public TrainingConfig withMaxSteps(int newMaxSteps) {
-        return new TrainingConfig(workers, batchSizePerWorker, epochs, newMaxSteps, evalEverySteps, diagnostics);
+        return new TrainingConfig(workers, batchSizePerWorker, epochs, newMaxSteps, evalEverySteps, diagnostics,
+                checkpointEverySteps);
     }
 
     /**
@@ -91,7 +104,8 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      * @return this section with {@code workers} replaced
      */
     public TrainingConfig withWorkers(int newWorkers) {
-        return new TrainingConfig(newWorkers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics);
+        return new TrainingConfig(newWorkers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics,
+                checkpointEverySteps);
     }
 
     /**
@@ -99,7 +113,8 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      * @return this section with {@code epochs} replaced
      */
     public TrainingConfig withEpochs(int newEpochs) {
-        return new TrainingConfig(workers, batchSizePerWorker, newEpochs, maxSteps, evalEverySteps, diagnostics);
+        return new TrainingConfig(workers, batchSizePerWorker, newEpochs, maxSteps, evalEverySteps, diagnostics,
+                checkpointEverySteps);
     }
 
     /**
@@ -107,7 +122,16 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      * @return this section with {@code diagnostics} replaced
      */
     public TrainingConfig withDiagnostics(boolean on) {
-        return new TrainingConfig(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, on);
+        return new TrainingConfig(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, on,
+                checkpointEverySteps);
+    }
+
+    /**
+     * @param steps a checkpoint after every this many steps and at the end; 0 for none
+     * @return this section with {@code checkpointEverySteps} replaced
+     */
+    public TrainingConfig withCheckpointEverySteps(int steps) {
+        return new TrainingConfig(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics, steps);
     }
 
     @JsonCreator
@@ -116,13 +140,15 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
                                            @JsonProperty("epochs") Integer epochs,
                                            @JsonProperty("maxSteps") Integer maxSteps,
                                            @JsonProperty("evalEverySteps") Integer evalEverySteps,
-                                           @JsonProperty("diagnostics") Boolean diagnostics) {
+                                           @JsonProperty("diagnostics") Boolean diagnostics,
+                                           @JsonProperty("checkpointEverySteps") Integer checkpointEverySteps) {
         return new TrainingConfig(
                 Checks.orDefault(workers, DEFAULT_WORKERS),
                 Checks.orDefault(batchSizePerWorker, DEFAULT_BATCH_SIZE_PER_WORKER),
                 Checks.orDefault(epochs, DEFAULT_EPOCHS),
                 Checks.orDefault(maxSteps, NO_STEP_CAP),
                 Checks.orDefault(evalEverySteps, DEFAULT_EVAL_EVERY_STEPS),
-                diagnostics != null && diagnostics);
+                diagnostics != null && diagnostics,
+                Checks.orDefault(checkpointEverySteps, 0));
     }
 }

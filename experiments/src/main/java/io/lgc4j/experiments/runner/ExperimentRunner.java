@@ -2,14 +2,19 @@ package io.lgc4j.experiments.runner;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.lgc4j.core.checkpoint.Checkpoint;
+import io.lgc4j.core.checkpoint.CheckpointDirectory;
+import io.lgc4j.core.checkpoint.CheckpointManifest;
 import io.lgc4j.core.metrics.StepMetrics;
 import io.lgc4j.core.runtime.ClusterConnector;
 import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.train.CheckpointMismatchException;
 import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.core.train.TrainingResult;
 import io.lgc4j.core.stage.StageSchedule;
+import io.lgc4j.experiments.config.ConfigLoader;
 import io.lgc4j.experiments.config.ConfiguredMethod;
 import io.lgc4j.experiments.config.DataConfig;
 import io.lgc4j.experiments.config.ExperimentConfig;
@@ -84,9 +89,53 @@ public final class ExperimentRunner {
             throws IOException {
         Path root = Path.of(config.run().outputDir());
         checkCanCreate(root, "run.outputDir " + root);
-        Prepared prepared = prepare(config, extraListeners, null);
-        Path dir = createRunDirectory(root, config.run().name());
-        return execute(prepared, dir, true, config, configSource);
+        Path dir = newRunDirectory(root, config.run().name());
+        Prepared prepared = prepare(config, extraListeners, null, dir, null);
+        Files.createDirectories(dir);
+        return execute(prepared, dir, true, config, configSource, 0);
+    }
+
+    /**
+     * Resumes the run in {@code runDir} from its latest complete checkpoint ({@code runDir/checkpoints/}, written
+     * with {@code training.checkpointEverySteps}): the trainer is built from {@code config} (null: the run's own
+     * {@code config.yaml}), restored, and trained to the end; {@code metrics.csv} keeps the rows of the steps before
+     * the checkpoint and continues after them (rows the interrupted run wrote after it are dropped), and
+     * {@code summary.json} is written at the end as for a run never interrupted — the same, but for timings.
+     *
+     * <p>A config may differ from the checkpoint's only in keys that do not change what a step computes
+     * ({@code training.epochs}, {@code training.maxSteps}, {@code training.checkpointEverySteps}, {@code runtime.*},
+     * {@code run.outputDir}): more epochs continue a finished run. Checkpoints that fail their checks are passed over
+     * for an older one, and said so on {@code log}.
+     *
+     * @throws RunInputException when the directory holds no complete checkpoint, or the checkpoint does not fit the
+     *                           config (every difference named); nothing was written
+     * @throws RunFailedException when training failed after it resumed
+     */
+    public RunOutcome resume(Path runDir, ExperimentConfig config, String configSource,
+                             List<TrainingListener> extraListeners, java.io.PrintStream log) throws IOException {
+        Path yaml = runDir.resolve("config.yaml");
+        if (!Files.isDirectory(runDir)) {
+            throw new RunInputException("cannot resume " + runDir + ": no such directory");
+        }
+        ExperimentConfig cfg = config;
+        if (cfg == null) {
+            if (!Files.isRegularFile(yaml)) {
+                throw new RunInputException("cannot resume " + runDir + ": it has no config.yaml; is it a result"
+                        + " directory of lgc run?");
+            }
+            cfg = ConfigLoader.load(yaml);
+        }
+        CheckpointDirectory checkpoints = CheckpointDirectory.in(runDir);
+        Checkpoint from = checkpoints.latest(skipped -> log.println("lgc: passing over a checkpoint that fails"
+                + " its checks: " + skipped.getMessage())).orElseThrow(() -> new RunInputException("cannot resume "
+                + runDir + ": no complete checkpoint in " + checkpoints.root() + " (a run saves them with"
+                + " training.checkpointEverySteps > 0)"));
+        log.println("lgc: resuming " + runDir + " from " + from.directory().getFileName() + " (step "
+                + from.nextStep() + ", " + from.manifest().stage() + ")");
+        Prepared prepared = prepare(cfg, extraListeners, null, runDir, from);
+        Files.deleteIfExists(runDir.resolve(SUMMARY));
+        Files.deleteIfExists(runDir.resolve(FAILURE));
+        return execute(prepared, runDir, false, cfg, configSource, from.nextStep());
     }
 
     /**
@@ -106,7 +155,7 @@ public final class ExperimentRunner {
         ExperimentConfig tcp = config.runtime().type() == RuntimeType.TCP ? config
                 : config.withRuntime(config.runtime().withType(RuntimeType.TCP));
         if (endpoint != 0) {
-            Prepared prepared = prepare(tcp, List.of(), connector);
+            Prepared prepared = prepare(tcp, List.of(), connector, null, null);
             prepared.csv().target = new TrainingListener() {
                 @Override
                 public void onStep(StepMetrics metrics) {
@@ -117,9 +166,10 @@ public final class ExperimentRunner {
         }
         Path root = Path.of(tcp.run().outputDir());
         checkCanCreate(root, "run.outputDir " + root);
-        Prepared prepared = prepare(tcp, extraListeners, connector);
-        Path dir = createRunDirectory(root, tcp.run().name());
-        return execute(prepared, dir, true, tcp, configSource);
+        Path dir = newRunDirectory(root, tcp.run().name());
+        Prepared prepared = prepare(tcp, extraListeners, connector, null, null);
+        Files.createDirectories(dir);
+        return execute(prepared, dir, true, tcp, configSource, 0);
     }
 
     /**
@@ -133,12 +183,12 @@ public final class ExperimentRunner {
     public RunOutcome runInto(Path dir, ExperimentConfig config, String configSource,
                               List<TrainingListener> extraListeners) throws IOException {
         checkCanCreate(dir, "result directory " + dir);
-        Prepared prepared = prepare(config, extraListeners, null);
+        Prepared prepared = prepare(config, extraListeners, null, dir, null);
         boolean created = !Files.isDirectory(dir);
         Files.createDirectories(dir);
         Files.deleteIfExists(dir.resolve(SUMMARY));
         Files.deleteIfExists(dir.resolve(FAILURE));
-        return execute(prepared, dir, created, config, configSource);
+        return execute(prepared, dir, created, config, configSource, 0);
     }
 
     /** A trainer ready to run, whose metrics file is opened only once the directory exists. */
@@ -165,9 +215,15 @@ public final class ExperimentRunner {
         }
     }
 
-    /** Reads the data and builds model, topology and trainer: every check that needs no output directory. */
+    /**
+     * Reads the data and builds model, topology and trainer: every check that needs no output directory.
+     *
+     * @param runDir where the run's checkpoints go when the config asks for them (the directory need not exist
+     *               yet), or null for none
+     * @param resume the checkpoint to resume from, or null
+     */
     private static Prepared prepare(ExperimentConfig config, List<TrainingListener> extraListeners,
-                                    ClusterConnector connector) throws IOException {
+                                    ClusterConnector connector, Path runDir, Checkpoint resume) throws IOException {
         Nd4jEnvironment.configure();
         DataConfig data = config.data();
         PixelPreprocessing pixels = switch (data.preprocessing()) {
@@ -196,13 +252,22 @@ public final class ExperimentRunner {
                 .diagnostics(config.training().diagnostics())
                 .values(config.compressor().valueEncoding())
                 .stages(method.stages())
+                .runIdentity(config.run().name(), ConfigKeys.flatten(config), CheckpointManifest.DEFAULT_IGNORED_KEYS)
                 .listener(csv);
+        if (runDir != null && config.training().checkpointEverySteps() > 0) {
+            builder.checkpoints(runDir, config.training().checkpointEverySteps());
+        }
+        if (resume != null) {
+            builder.resumeFrom(resume);
+        }
         extraListeners.forEach(builder::listener);
         if (connector != null) {
             builder.cluster(connector);
         }
         try {
             return new Prepared(builder.build(), csv);
+        } catch (CheckpointMismatchException e) {
+            throw new RunInputException(e.getMessage(), e);
         } catch (SettingsException e) {
             // a compressor setting that does not fit this model (e.g. a PowerSGD rank above every matrix's side)
             throw new RunInputException("key 'compressor." + e.key() + "' " + e.problem() + " (model "
@@ -215,17 +280,20 @@ public final class ExperimentRunner {
 
     /** Writes the run's files into {@code dir} (which exists), trains, and writes summary.json last. */
     private static RunOutcome execute(Prepared prepared, Path dir, boolean created, ExperimentConfig config,
-                                      String configSource) throws IOException {
+                                      String configSource, long resumeStep) throws IOException {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         DistributedTrainer trainer = prepared.trainer();
         TrainingResult result;
         boolean started = false;
         try {
             Files.writeString(dir.resolve("config.yaml"), config.toYaml());
-            json.writeValue(dir.resolve("provenance.json").toFile(),
-                    Provenance.collect(configSource, config.run().seed()));
-            try (MetricsCsvWriter csv = new MetricsCsvWriter(dir.resolve("metrics.csv"),
-                    config.training().diagnostics())) {
+            // a resumed run keeps the provenance of its start and adds the resume's own
+            json.writeValue(dir.resolve(resumeStep > 0 ? "provenance-resumed-at-step-" + resumeStep + ".json"
+                    : "provenance.json").toFile(), Provenance.collect(configSource, config.run().seed()));
+            try (MetricsCsvWriter csv = resumeStep > 0
+                    ? MetricsCsvWriter.continuing(dir.resolve("metrics.csv"), config.training().diagnostics(),
+                            resumeStep)
+                    : new MetricsCsvWriter(dir.resolve("metrics.csv"), config.training().diagnostics())) {
                 prepared.csv().target = csv;
                 started = true;
                 try {
@@ -321,13 +389,13 @@ public final class ExperimentRunner {
         return ConfiguredMethod.of(config).newTopology();
     }
 
-    private static Path createRunDirectory(Path root, String name) throws IOException {
-        Files.createDirectories(root);
+    /** {@code root/<name>-<yyyyMMdd-HHmmss>[-n]}, a path that does not exist yet (not created). */
+    private static Path newRunDirectory(Path root, String name) {
         String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
         Path dir = root.resolve(name + "-" + stamp);
         for (int i = 2; Files.exists(dir); i++) {
             dir = root.resolve(name + "-" + stamp + "-" + i);
         }
-        return Files.createDirectories(dir);
+        return dir;
     }
 }

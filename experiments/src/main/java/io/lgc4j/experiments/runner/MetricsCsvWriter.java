@@ -33,6 +33,7 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
     private int endpoints;
     private int workers;
     private final List<String> notes;
+    private final String continuedHeader; // the header of the file continued, or null for a new file
 
     /** Opens {@code file} for writing (replacing it), without the diagnostic columns. */
     public MetricsCsvWriter(Path file) throws IOException {
@@ -41,10 +42,55 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
 
     /** Opens {@code file} for writing (replacing it), with the diagnostic mode's columns when {@code diagnostics}. */
     public MetricsCsvWriter(Path file, boolean diagnostics) throws IOException {
-        this.out = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
+        this(Files.newBufferedWriter(file, StandardCharsets.UTF_8), diagnostics, null);
+    }
+
+    private MetricsCsvWriter(BufferedWriter out, boolean diagnostics, String header) {
+        this.out = out;
         this.notes = diagnostics
                 ? java.util.stream.Stream.concat(NOTES.stream(), StepNotes.DIAGNOSTICS.stream()).toList()
                 : NOTES;
+        this.continuedHeader = header;
+    }
+
+    /**
+     * Continues the {@code metrics.csv} of a run resumed at step {@code nextStep}: keeps its header and its rows of
+     * steps 0..nextStep − 1 and drops the rest (rows the interrupted run wrote after its checkpoint, which the
+     * resumed run writes again), then appends. The file is rewritten atomically before anything is appended.
+     *
+     * @throws IOException when the file is missing, or lacks a row of a step before {@code nextStep} (naming it)
+     */
+    public static MetricsCsvWriter continuing(Path file, boolean diagnostics, long nextStep) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            throw new IOException("cannot continue " + file + ": no such file");
+        }
+        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        if (lines.isEmpty()) {
+            throw new IOException("cannot continue " + file + ": it is empty, expected a header and " + nextStep
+                    + " rows");
+        }
+        List<String> kept = new java.util.ArrayList<>();
+        kept.add(lines.get(0));
+        for (int i = 1; i < lines.size() && kept.size() <= nextStep; i++) {
+            String line = lines.get(i);
+            String first = line.substring(0, Math.max(0, line.indexOf(',')));
+            long expected = kept.size() - 1L;
+            if (!first.equals(String.valueOf(expected))) {
+                throw new IOException("cannot continue " + file + ": row " + i + " is of step '" + first
+                        + "', expected step " + expected + " (the checkpoint is after step " + (nextStep - 1) + ")");
+            }
+            kept.add(line);
+        }
+        if (kept.size() <= nextStep) {
+            throw new IOException("cannot continue " + file + ": it has rows of steps 0.." + (kept.size() - 2)
+                    + " only; the checkpoint is after step " + (nextStep - 1));
+        }
+        Path temp = file.resolveSibling("." + file.getFileName() + ".continued");
+        Files.write(temp, kept, StandardCharsets.UTF_8);
+        Files.move(temp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        return new MetricsCsvWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8,
+                java.nio.file.StandardOpenOption.APPEND), diagnostics, lines.get(0));
     }
 
     @Override
@@ -64,7 +110,12 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
         for (String note : notes) {
             h.append(',').append(note);
         }
-        line(h.toString());
+        if (continuedHeader == null) {
+            line(h.toString());
+        } else if (!continuedHeader.equals(h.toString())) {
+            throw new IllegalStateException("metrics.csv of the resumed run has other columns than this run writes:"
+                    + " found " + continuedHeader + ", expected " + h);
+        }
     }
 
     @Override
