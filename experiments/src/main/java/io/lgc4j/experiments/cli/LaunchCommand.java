@@ -1,9 +1,11 @@
 package io.lgc4j.experiments.cli;
 
+import io.lgc4j.core.checkpoint.CheckpointDirectory;
 import io.lgc4j.experiments.config.ConfigException;
 import io.lgc4j.experiments.config.ConfigLoader;
 import io.lgc4j.experiments.config.ConfiguredMethod;
 import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.experiments.runner.ExperimentRunner;
 import io.lgc4j.net.JobToken;
 
 import picocli.CommandLine.Command;
@@ -45,8 +47,19 @@ final class LaunchCommand implements Callable<Integer> {
     static final String DEFAULT_JAVA_OPTS = "-Xmx2g -Dorg.bytedeco.javacpp.maxbytes=3G"
             + " -Dorg.bytedeco.javacpp.maxphysicalbytes=5G";
 
-    @Parameters(index = "0", paramLabel = "CONFIG", description = "the experiment's YAML file")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "CONFIG",
+            description = "the experiment's YAML file (with --resume: default RUN_DIR/config.yaml)")
     private Path config;
+
+    @Option(names = "--resume", paramLabel = "RUN_DIR",
+            description = "resume this result directory from its latest complete checkpoint, every process from its"
+                    + " own part")
+    private Path resume;
+
+    @Option(names = "--max-restarts", defaultValue = "0", paramLabel = "N",
+            description = "when a process fails, stop the others and start every process again from the last"
+                    + " complete checkpoint (from step 0 when there is none), at most N times (default 0)")
+    private int maxRestarts;
 
     @Option(names = "--nproc", required = true, description = "K, the number of worker processes (overrides"
             + " training.workers)")
@@ -78,6 +91,9 @@ final class LaunchCommand implements Callable<Integer> {
             description = "after the first failure, how long the others may take to stop before they are killed")
     private int graceSeconds;
 
+    /** What the last failed attempt's first failure was, for the restart's log line. */
+    private String lastFailure = "";
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         if (exitWithStdin) {
@@ -88,11 +104,42 @@ final class LaunchCommand implements Callable<Integer> {
             System.err.println("lgc launch: --nproc must be >= 1, found " + nproc);
             return 2;
         }
+        if (maxRestarts < 0) {
+            System.err.println("lgc launch: --max-restarts must be >= 0, found " + maxRestarts);
+            return 2;
+        }
+        if (config == null && resume == null) {
+            System.err.println("lgc launch: launch needs a CONFIG or --resume RUN_DIR");
+            return 2;
+        }
+        if (config == null) {
+            config = resume.resolve("config.yaml");
+        }
         int services;
+        Path runDir = resume;
+        long resumeStep = -1;
         try {
             ExperimentConfig cfg = ConfigLoader.load(config);
             cfg = cfg.withTraining(cfg.training().withWorkers(nproc));
             services = ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(nproc);
+            if (resume != null) {
+                resumeStep = latestStep(resume);
+                if (resumeStep < 0) {
+                    System.err.println("lgc launch: cannot resume " + resume + ": no complete checkpoint in "
+                            + CheckpointDirectory.in(resume).root() + " (a run saves them with"
+                            + " training.checkpointEverySteps > 0)");
+                    return 2;
+                }
+                System.out.println("lgc launch: resuming " + resume + " from step " + resumeStep);
+            } else if (cfg.training().checkpointEverySteps() > 0 || maxRestarts > 0) {
+                // every process must name the same directory: the launcher picks it
+                runDir = ExperimentRunner.newRunDirectory(Path.of(outputDir != null ? outputDir
+                        : cfg.run().outputDir()), cfg.run().name());
+            }
+            if (maxRestarts > 0 && cfg.training().checkpointEverySteps() == 0) {
+                System.err.println("lgc launch: warning: training.checkpointEverySteps is 0, so a restart starts"
+                        + " from step 0");
+            }
         } catch (ConfigException e) {
             System.err.println("lgc launch: " + e.getMessage());
             return 2;
@@ -103,15 +150,32 @@ final class LaunchCommand implements Callable<Integer> {
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         Files.write(tokenFile, JobToken.generate());
         try {
-            return launch(nproc, services, tokenFile);
+            for (int attempt = 0; ; attempt++) {
+                int status = launch(nproc, services, tokenFile, attempt, runDir, resumeStep);
+                if (status == 0 || attempt >= maxRestarts) {
+                    return status;
+                }
+                resumeStep = latestStep(runDir);
+                System.err.println("lgc launch: attempt " + attempt + " failed at " + java.time.LocalTime.now()
+                        .withNano(0) + " (" + lastFailure + "); restart " + (attempt + 1) + " of " + maxRestarts
+                        + ": every process again, " + (resumeStep < 0 ? "from step 0 (no complete checkpoint yet)"
+                        : "from the checkpoint after step " + resumeStep + " in " + runDir));
+            }
         } finally {
             Files.deleteIfExists(tokenFile);
             Files.deleteIfExists(tokenDir);
         }
     }
 
-    private int launch(int workers, int services, Path tokenFile) throws IOException, InterruptedException {
-        int port = masterPort != null ? masterPort : freePort();
+    /** The next step of the latest complete checkpoint in {@code runDir}, or -1 when it has none. */
+    private static long latestStep(Path runDir) throws IOException {
+        return CheckpointDirectory.in(runDir).latest(skipped -> System.err.println("lgc launch: passing over a"
+                + " checkpoint that fails its checks: " + skipped.getMessage())).map(c -> c.nextStep()).orElse(-1L);
+    }
+
+    private int launch(int workers, int services, Path tokenFile, int attempt, Path runDir, long resumeStep)
+            throws IOException, InterruptedException {
+        int port = masterPort != null && attempt == 0 ? masterPort : freePort();
         String job = "launch-" + new String(JobToken.generate(), 0, 12, StandardCharsets.US_ASCII);
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command()
@@ -125,6 +189,12 @@ final class LaunchCommand implements Callable<Integer> {
         }
         if (outputDir != null) {
             command.addAll(List.of("--output-dir", outputDir));
+        }
+        if (runDir != null) {
+            command.addAll(List.of("--run-dir", runDir.toString()));
+        }
+        if (resumeStep >= 0) {
+            command.addAll(List.of("--resume-step", String.valueOf(resumeStep)));
         }
         int endpoints = workers + services;
         System.out.println("lgc launch: job " + job + ": " + workers + " worker process" + (workers > 1 ? "es" : "")
@@ -143,6 +213,7 @@ final class LaunchCommand implements Callable<Integer> {
                 env.put("LGC_MASTER_ADDR", "127.0.0.1");
                 env.put("LGC_MASTER_PORT", String.valueOf(port));
                 env.put("LGC_JOB_ID", job);
+                env.put("LGC_ATTEMPT", String.valueOf(attempt));
                 env.put("LGC_TOKEN_FILE", tokenFile.toString());
                 env.remove("LGC_TOKEN");
                 if (tlsDir != null) {
@@ -215,6 +286,8 @@ final class LaunchCommand implements Callable<Integer> {
             return 0;
         }
         int status = first.process.exitValue();
+        lastFailure = first.name + " failed first with exit status " + status
+                + (status > 128 ? " (signal " + (status - 128) + ")" : "");
         System.err.println("lgc launch: " + first.name + " failed first (exit status " + status
                 + (status > 128 ? ", killed by signal " + (status - 128) : "") + ")"
                 + (killed.isEmpty() ? "; every other process has stopped"

@@ -117,6 +117,16 @@ final class WorkerCommand implements Callable<Integer> {
             description = "exit when standard input closes (lgc launch: no process outlives its launcher)")
     private boolean exitWithStdin;
 
+    @Option(names = "--run-dir", defaultValue = "${env:LGC_RUN_DIR}",
+            description = "the run's result directory, the same on every process (env LGC_RUN_DIR): checkpoint"
+                    + " parts go to its checkpoints/, rank 0's results into it (default: rank 0 makes a new one)")
+    private Path runDir;
+
+    @Option(names = "--resume-step", defaultValue = "${env:LGC_RESUME_STEP:--1}",
+            description = "resume from the checkpoint after this many steps in --run-dir (env LGC_RESUME_STEP;"
+                    + " -1: start at step 0)")
+    private long resumeStep;
+
     @Override
     public Integer call() {
         // the transport logs through java.util.logging: one line per record, behind the launcher's rank prefix
@@ -149,6 +159,10 @@ final class WorkerCommand implements Callable<Integer> {
                         + (endpoints > workers ? ", then " + (endpoints - workers) + " parameter-server process"
                         + (endpoints - workers > 1 ? "es" : "") : "") + "), found " + endpoint);
             }
+            if (resumeStep >= 0 && runDir == null) {
+                throw new UsageException("--resume-step needs --run-dir (or LGC_RUN_DIR): the directory whose"
+                        + " checkpoints/ holds step-" + String.format("%06d", resumeStep));
+            }
             connector = connector(cfg.runtime(), endpoint);
         } catch (ConfigException | UsageException | IllegalArgumentException | java.io.UncheckedIOException e) {
             System.err.println("lgc worker: " + e.getMessage());
@@ -160,7 +174,7 @@ final class WorkerCommand implements Callable<Integer> {
         }
         try {
             ExperimentRunner.RunOutcome outcome = new ExperimentRunner().runAsEndpoint(cfg, config.toString(),
-                    connector, endpoint, listeners);
+                    connector, endpoint, listeners, runDir, resumeStep);
             if (endpoint == 0) {
                 System.out.printf(Locale.ROOT, "test accuracy %.4f after %d steps (%.1f s); results in %s%n",
                         outcome.result().finalAccuracy(), outcome.result().steps().size(),

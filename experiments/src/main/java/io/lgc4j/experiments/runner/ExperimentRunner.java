@@ -152,10 +152,38 @@ public final class ExperimentRunner {
      */
     public RunOutcome runAsEndpoint(ExperimentConfig config, String configSource, ClusterConnector connector,
                                     int endpoint, List<TrainingListener> extraListeners) throws IOException {
+        return runAsEndpoint(config, configSource, connector, endpoint, extraListeners, null, -1);
+    }
+
+    /**
+     * As {@link #runAsEndpoint(ExperimentConfig, String, ClusterConnector, int, List)}, in a result directory every
+     * process of the job names alike (what {@code lgc launch} does when the run checkpoints or may restart): every
+     * endpoint writes its checkpoint parts into {@code runDir/checkpoints/}, and endpoint 0 the result files into
+     * {@code runDir}. With {@code resumeStep >= 0} every endpoint resumes from the checkpoint after that many steps
+     * (each reads its own part), and endpoint 0 continues the run's metrics.csv as {@link #resume} does.
+     *
+     * @param runDir     the run's directory, the same on every process; null for endpoint 0's new timestamped one
+     *                   and no checkpoints
+     * @param resumeStep the step of the checkpoint to resume from ({@code step-NNNNNN}), or -1
+     */
+    public RunOutcome runAsEndpoint(ExperimentConfig config, String configSource, ClusterConnector connector,
+                                    int endpoint, List<TrainingListener> extraListeners, Path runDir,
+                                    long resumeStep) throws IOException {
         ExperimentConfig tcp = config.runtime().type() == RuntimeType.TCP ? config
                 : config.withRuntime(config.runtime().withType(RuntimeType.TCP));
+        Checkpoint from = null;
+        if (resumeStep >= 0) {
+            if (runDir == null) {
+                throw new IllegalArgumentException("a resume needs the run directory");
+            }
+            try {
+                from = CheckpointDirectory.in(runDir).load(resumeStep);
+            } catch (io.lgc4j.core.checkpoint.CheckpointException e) {
+                throw new RunInputException("cannot resume " + runDir + ": " + e.getMessage(), e);
+            }
+        }
         if (endpoint != 0) {
-            Prepared prepared = prepare(tcp, List.of(), connector, null, null);
+            Prepared prepared = prepare(tcp, List.of(), connector, runDir, from);
             prepared.csv().target = new TrainingListener() {
                 @Override
                 public void onStep(StepMetrics metrics) {
@@ -163,6 +191,15 @@ public final class ExperimentRunner {
                 }
             };
             return new RunOutcome(null, prepared.trainer().fit(tcp.training().epochs()), null);
+        }
+        if (runDir != null) {
+            checkCanCreate(runDir, "result directory " + runDir);
+            Prepared prepared = prepare(tcp, extraListeners, connector, runDir, from);
+            boolean created = !Files.isDirectory(runDir);
+            Files.createDirectories(runDir);
+            Files.deleteIfExists(runDir.resolve(SUMMARY));
+            Files.deleteIfExists(runDir.resolve(FAILURE));
+            return execute(prepared, runDir, created, tcp, configSource, from == null ? 0 : from.nextStep());
         }
         Path root = Path.of(tcp.run().outputDir());
         checkCanCreate(root, "run.outputDir " + root);
@@ -390,7 +427,7 @@ public final class ExperimentRunner {
     }
 
     /** {@code root/<name>-<yyyyMMdd-HHmmss>[-n]}, a path that does not exist yet (not created). */
-    private static Path newRunDirectory(Path root, String name) {
+    public static Path newRunDirectory(Path root, String name) {
         String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
         Path dir = root.resolve(name + "-" + stamp);
         for (int i = 2; Files.exists(dir); i++) {

@@ -142,6 +142,46 @@ class MultiProcessRunTest {
         assertTrue(failure.contains("rank 1"), failure);
     }
 
+    /**
+     * Survival: {@code lgc launch --max-restarts 1} on a run that checkpoints every 4 steps; one process is killed
+     * with SIGKILL once rank 0 has written 10 steps — a worker, or the parameter server — and the launcher starts
+     * every process again from the last complete checkpoint. The run ends exactly where the run never interrupted
+     * (in one JVM) ends.
+     */
+    @ParameterizedTest(name = "{0} killed")
+    @ValueSource(strings = {"rank 1", "server"})
+    @Timeout(value = 8, unit = TimeUnit.MINUTES)
+    void aRunShouldSurviveAKilledProcessAndEndWhereTheUninterruptedRunEnds(String victimName, @TempDir Path tmp)
+            throws Exception {
+        String method = "powersgd-ps";
+        String body = yaml(method, tmp.resolve("in-process"), "").replace("maxSteps: 10", "maxSteps: 24")
+                .replace("evalEverySteps: 6}", "evalEverySteps: 6, checkpointEverySteps: 4}");
+        new ExperimentRunner().run(ConfigLoader.parse(body, method + ".yaml"), method + ".yaml", List.of());
+        Path launched = tmp.resolve("launched");
+        Path config = tmp.resolve(method + ".yaml");
+        Files.writeString(config, body.replace(tmp.resolve("in-process").toString(), launched.toString()));
+        Launch launch = Launch.start(tmp, config, 3, "--max-restarts", "1");
+        ProcessHandle victim = launch.awaitTraining(launched, victimName.equals("rank 1") ? 1 : 3, 10);
+        victim.destroyForcibly();   // SIGKILL
+        assertTrue(launch.process().waitFor(5, TimeUnit.MINUTES), "the launcher did not end: " + launch.output());
+        String output = launch.output();
+        assertEquals(0, launch.process().exitValue(), output);
+        assertTrue(output.matches("(?s).*lgc launch: attempt 0 failed at \\S+ \\(" + victimName + " failed first with"
+                + " exit status 137 \\(signal 9\\)\\); restart 1 of 1: every process again, from the checkpoint"
+                + " after step (8|12|16|20) in .*"), output);
+        Path a = only(tmp.resolve("in-process"));
+        Path b = only(launched);
+        assertEquals(nonTimingColumns(a.resolve("metrics.csv")), nonTimingColumns(b.resolve("metrics.csv")));
+        JsonNode sa = new ObjectMapper().readTree(a.resolve("summary.json").toFile());
+        JsonNode sb = new ObjectMapper().readTree(b.resolve("summary.json").toFile());
+        for (String key : List.of("finalTestAccuracy", "finalLoss", "bytesSentPerEndpoint", "bytesReceivedPerEndpoint",
+                "replicaChecksums", "steps")) {
+            assertEquals(sa.get(key), sb.get(key), key);
+        }
+        assertEquals(withoutTimes(sa.get("bytesByStage")), withoutTimes(sb.get("bytesByStage")));
+        assertFalse(Files.exists(b.resolve(ExperimentRunner.FAILURE)), "the failure of attempt 0 is cleared");
+    }
+
     /** {@code lgc launch} in its own JVM, its output in a file, its process tree watched. */
     private record Launch(Process process, Path log, List<ProcessHandle> tree) {
 
@@ -165,15 +205,20 @@ class MultiProcessRunTest {
             }
         }
 
-        /** Waits until rank 0 has written {@code rows} steps, then returns the process of worker {@code rank}. */
+        /** Waits until rank 0 has written 3 steps, then returns the process of endpoint {@code rank}. */
         ProcessHandle awaitTraining(Path out, int rank) throws Exception {
+            return awaitTraining(out, rank, 3);
+        }
+
+        /** Waits until rank 0 has written {@code steps} steps, then returns the process of endpoint {@code rank}. */
+        ProcessHandle awaitTraining(Path out, int rank, int steps) throws Exception {
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
             while (System.nanoTime() < deadline) {
                 tree.clear();
                 process.descendants().forEach(tree::add);
                 Optional<Path> dir = Files.isDirectory(out) ? Files.list(out).findFirst() : Optional.empty();
                 if (dir.isPresent() && Files.exists(dir.get().resolve("metrics.csv"))
-                        && Files.readAllLines(dir.get().resolve("metrics.csv")).size() > 3) {
+                        && Files.readAllLines(dir.get().resolve("metrics.csv")).size() > steps) {
                     for (ProcessHandle h : tree) {
                         String env = Files.readString(Path.of("/proc", String.valueOf(h.pid()), "environ"),
                                 StandardCharsets.ISO_8859_1);
