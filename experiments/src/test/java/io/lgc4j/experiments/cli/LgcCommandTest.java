@@ -132,7 +132,7 @@ class LgcCommandTest {
         Files.writeString(config, "run: {name: x}\ntraining: {wrokers: 4}\n");
         assertEquals(2, LgcCommand.execute("run", config.toString()));
         assertEquals("lgc: " + config + ": unknown key 'training.wrokers'; allowed keys under 'training':"
-                + " batchSizePerWorker, diagnostics, epochs, evalEverySteps, maxSteps, workers",
+                + " batchSizePerWorker, checkpointEverySteps, diagnostics, epochs, evalEverySteps, maxSteps, workers",
                 err.toString(StandardCharsets.UTF_8).trim());
     }
 

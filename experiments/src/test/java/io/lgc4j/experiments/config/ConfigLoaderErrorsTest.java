@@ -30,7 +30,7 @@ class ConfigLoaderErrorsTest {
     void shouldNameUnknownKeyAndListAllowedKeysSortedUnderItsSection() {
         Path file = fixture("unknown-key.yaml");
         assertEquals(file + ": unknown key 'training.wrokers'; allowed keys under 'training': "
-                + "batchSizePerWorker, diagnostics, epochs, evalEverySteps, maxSteps, workers", loadError(file));
+                + "batchSizePerWorker, checkpointEverySteps, diagnostics, epochs, evalEverySteps, maxSteps, workers", loadError(file));
     }
 
     @Test

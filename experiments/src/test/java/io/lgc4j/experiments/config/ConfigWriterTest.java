@@ -43,6 +43,7 @@ class ConfigWriterTest {
                   maxSteps: 0
                   evalEverySteps: 100
                   diagnostics: false
+                  checkpointEverySteps: 0
                 topology:
                   type: ring
                   support: leader
