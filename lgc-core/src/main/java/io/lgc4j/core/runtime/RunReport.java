@@ -125,8 +125,9 @@ public sealed interface RunReport {
      * @param size            its size in bytes
      * @param crc32c          the CRC32C of its bytes before the trailer (as the manifest lists it)
      * @param replicaChecksum the checksum of the replica it saved (a service: empty), which rank 0 compares
+     * @param writeNanos      how long the endpoint took to build and write its part
      */
-    record Saved(String file, long size, int crc32c, String replicaChecksum) implements RunReport {
+    record Saved(String file, long size, int crc32c, String replicaChecksum, long writeNanos) implements RunReport {
         /** Checks the strings. */
         public Saved {
             java.util.Objects.requireNonNull(file, "file");
@@ -171,6 +172,7 @@ public sealed interface RunReport {
             putString(out, v.file());
             out.putLong(v.size()).putInt(v.crc32c());
             putString(out, v.replicaChecksum());
+            out.putLong(v.writeNanos());
         } else {
             out.put((byte) (this instanceof Stop ? 3 : 4));
         }
@@ -194,7 +196,7 @@ public sealed interface RunReport {
         }
         if (this instanceof Saved v) {
             return 1 + 2 + v.file().getBytes(StandardCharsets.UTF_8).length + 8 + 4 + 2
-                    + v.replicaChecksum().getBytes(StandardCharsets.UTF_8).length;
+                    + v.replicaChecksum().getBytes(StandardCharsets.UTF_8).length + 8;
         }
         return 1;
     }
@@ -229,7 +231,7 @@ public sealed interface RunReport {
                 case 3 -> new Stop();
                 case 4 -> new Done();
                 case 5 -> getOffer(in);
-                case 6 -> new Saved(getString(in), in.getLong(), in.getInt(), getString(in));
+                case 6 -> new Saved(getString(in), in.getLong(), in.getInt(), getString(in), in.getLong());
                 default -> throw new FrameException("unknown report type: expected 1..6, found " + type);
             };
             if (in.hasRemaining()) {

@@ -32,6 +32,9 @@ import java.util.List;
 record Checkpointing(CheckpointDirectory directory, int everySteps, boolean atEnd, String runName,
                      RunSignature signature, StageSchedule stages, int totalSteps, Checkpoint resume) {
 
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(
+            Checkpointing.class.getName());
+
     /** Sections every part has besides its state. */
     static final String TRAFFIC = "traffic";
     static final String REPLICA = "replica";
@@ -52,12 +55,13 @@ record Checkpointing(CheckpointDirectory directory, int everySteps, boolean atEn
 
     /** Writes service {@code service}'s part after step {@code s}: its state and its traffic row. */
     RunReport.Saved writeService(int s, int service, Persistent state, long[] trafficRow) {
+        long start = System.nanoTime();
         CheckpointPart.Builder b = CheckpointPart.builder(PartKind.SERVER);
         state.save(b, SERVICE);
         b.section(TRAFFIC).putLongs(trafficRow);
         try {
             PartInfo info = directory.writeServerPart(s + 1, service, b.build());
-            return new RunReport.Saved(info.fileName(), info.size(), info.crc32c(), "");
+            return new RunReport.Saved(info.fileName(), info.size(), info.crc32c(), "", System.nanoTime() - start);
         } catch (IOException e) {
             throw new UncheckedIOException("service " + service + " could not write its checkpoint part after step "
                     + s + ": " + e.getMessage(), e);
@@ -74,12 +78,20 @@ record Checkpointing(CheckpointDirectory directory, int everySteps, boolean atEn
         }
     }
 
-    /** Writes the manifest of the checkpoint after step {@code s}, every part being in. */
-    void writeManifest(int s, List<PartInfo> parts) {
+    /**
+     * Writes the manifest of the checkpoint after step {@code s}, every part being in, and logs the checkpoint: its
+     * parts' bytes and the slowest endpoint's time to write its part.
+     */
+    void writeManifest(int s, List<PartInfo> parts, long slowestWriteNanos, String slowest) {
         CheckpointManifest manifest = new CheckpointManifest(runName, s + 1L, stages.stageAt(s + 1), signature,
                 parts);
         try {
-            directory.writeManifest(manifest);
+            long start = System.nanoTime();
+            Checkpoint written = directory.writeManifest(manifest);
+            long bytes = parts.stream().mapToLong(PartInfo::size).sum();
+            LOG.info(() -> String.format(java.util.Locale.ROOT, "checkpoint %s complete: %d parts, %,d bytes;"
+                    + " slowest part %.1f ms (%s), manifest %.1f ms", written.directory(), parts.size(), bytes,
+                    slowestWriteNanos / 1e6, slowest, (System.nanoTime() - start) / 1e6));
         } catch (IOException e) {
             throw new UncheckedIOException("rank 0 could not write the checkpoint manifest after step " + s + ": "
                     + e.getMessage(), e);

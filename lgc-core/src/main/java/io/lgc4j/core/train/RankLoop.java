@@ -188,6 +188,7 @@ final class RankLoop {
             long[] delta = minus(now, reported);
             reported = now;
             RunReport.StepReport own = new RunReport.StepReport(loss, clock.snapshot(), notes.take(s), delta);
+            long saveStart = System.nanoTime();
             CheckpointPart.Builder saved = checkpoints != null && checkpoints.dueAfter(s) ? save(now) : null;
             if (rank == 0) {
                 collector.step(s, stage, own, accuracy, stepStart, saved,
@@ -196,7 +197,7 @@ final class RankLoop {
                 if (saved != null) {
                     PartInfo info = checkpoints.writeRank(s, rank, saved.build());
                     link.sendReport(0, s, stage, new RunReport.Saved(info.fileName(), info.size(), info.crc32c(),
-                            checksum(replica)));
+                            checksum(replica), System.nanoTime() - saveStart));
                 }
                 link.sendReport(0, s, stage, own);
             }
@@ -301,14 +302,21 @@ final class RankLoop {
                             + "; the checkpoint is left without a manifest");
                 }
             }
+            long start = System.nanoTime();
             StepHistory.write(p.own().section(Checkpointing.HISTORY), history);
             p.own().section(Checkpointing.ACCURACY).putDouble(lastAccuracy);
             List<PartInfo> parts = new ArrayList<>();
             parts.add(checkpoints.writeRank(p.step(), 0, p.own().build()));
+            long slowest = System.nanoTime() - start;
+            String slowestName = "rank 0";
             for (RunReport.Saved saved : p.saved()) {
                 parts.add(new PartInfo(saved.file(), saved.size(), saved.crc32c()));
+                if (saved.writeNanos() > slowest) {
+                    slowest = saved.writeNanos();
+                    slowestName = saved.file();
+                }
             }
-            checkpoints.writeManifest(p.step(), parts);
+            checkpoints.writeManifest(p.step(), parts, slowest, slowestName);
         }
 
         /** Starts from a checkpoint's history and last accuracy. */

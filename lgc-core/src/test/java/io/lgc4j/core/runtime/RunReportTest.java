@@ -46,8 +46,8 @@ class RunReportTest {
             new RunReport.Offer(new float[0], new long[0]),
             new RunReport.Offer(new float[64], new long[] {-1L}),
             new RunReport.Offer(new float[65], new long[] {-1L, 1L}),
-            new RunReport.Saved("rank-3.lgcc", 1_234_567_890_123L, 0xCAFEBABE, "0badc0de"),
-            new RunReport.Saved("server-0.lgcc", 49, 0, ""),
+            new RunReport.Saved("rank-3.lgcc", 1_234_567_890_123L, 0xCAFEBABE, "0badc0de", 35_000_000L),
+            new RunReport.Saved("server-0.lgcc", 49, 0, "", 0),
         };
         for (RunReport r : reports) {
             var frame = FrameCodec.decode(r.encode(17, Stage.TOP_K));
