@@ -1,8 +1,16 @@
 package io.lgc4j.autoencoders;
 
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.Persistent;
+import io.lgc4j.core.checkpoint.SectionReader;
+import io.lgc4j.core.checkpoint.SectionWriter;
+
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
@@ -26,7 +34,7 @@ import java.util.SplittableRandom;
  * if (guard.recovered(DriftGuard.measure(rec, truth, null))) { ... resume ... }      // fallback
  * }</pre>
  */
-public final class DriftGuard {
+public final class DriftGuard implements Persistent {
 
     /**
      * One check: the squared error of an approximation and the squared norm of the truth over the same positions.
@@ -130,6 +138,49 @@ public final class DriftGuard {
             return true;
         }
         return false;
+    }
+
+    /**
+     * Saves the window, {@code prefix/window}: the number of measurements in it n (int32, at most
+     * {@link #window()}), then each, oldest first, as its error and norm (two float64s, raw bits: a broken
+     * measurement's infinity is kept).
+     */
+    @Override
+    public void save(CheckpointPart.Builder part, String prefix) {
+        SectionWriter w = part.section(prefix + "/window").putInt(recent.size());
+        for (Measurement m : recent) {
+            w.putDouble(m.error()).putDouble(m.norm());
+        }
+    }
+
+    /**
+     * Restores the window {@link #save} wrote into a guard with the same window.
+     *
+     * @throws CheckpointException naming the section when it is missing, of the wrong length, or holds more
+     *                             measurements than this guard's window
+     */
+    @Override
+    public void restore(CheckpointPart part, String prefix) throws CheckpointException {
+        String section = prefix + "/window";
+        SectionReader r = part.section(section);
+        int count = r.getInt();
+        if (count < 0 || count > window) {
+            throw SectionChecks.refuse(part, section, "holds " + SectionChecks.count(count)
+                    + " measurements, this guard's window at most " + window);
+        }
+        long expected = 2L * Double.BYTES * count;
+        if (r.remaining() != expected) {
+            throw SectionChecks.refuse(part, section, "expected " + count + " measurements ("
+                    + SectionChecks.count(expected) + " bytes after the count), found "
+                    + SectionChecks.count(r.remaining()) + " bytes");
+        }
+        List<Measurement> read = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            read.add(new Measurement(r.getDouble(), r.getDouble()));
+        }
+        r.end();
+        recent.clear();
+        recent.addAll(read);
     }
 
     private double add(Measurement m) {

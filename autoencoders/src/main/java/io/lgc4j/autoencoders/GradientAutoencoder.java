@@ -1,7 +1,13 @@
 package io.lgc4j.autoencoders;
 
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.Persistent;
+import io.lgc4j.core.checkpoint.SectionReader;
+import io.lgc4j.core.checkpoint.SectionWriter;
 import org.nd4j.autodiff.samediff.SDVariable;
 import org.nd4j.autodiff.samediff.SameDiff;
+import org.nd4j.autodiff.samediff.VariableType;
 import org.nd4j.autodiff.samediff.api.OutAndGrad;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
@@ -25,8 +31,15 @@ import java.util.SplittableRandom;
  * the way in, excluded from the loss, and cropped on the way out: they never leak into a reconstruction.
  *
  * <p>Not thread-safe: one owner (the server, or one rank) uses an autoencoder at a time.
+ *
+ * <p>Between training steps its state is its weights, each trainable tensor's optimizer state and the number of
+ * steps taken; {@link #save} and {@link #restore} carry them through a checkpoint (a resumed autoencoder trains,
+ * encodes and decodes bit for bit as the original would have). The SameDiff graphs are caches, not state: they hold
+ * no weights of their own ({@link ConvStack} makes each graph variable over the {@link WeightSet}'s array, and a
+ * training step updates those arrays in place, which is how an encode graph sees the training), and are rebuilt on
+ * first use.
  */
-public abstract sealed class GradientAutoencoder permits PsAutoencoder, RingAutoencoder {
+public abstract sealed class GradientAutoencoder implements Persistent permits PsAutoencoder, RingAutoencoder {
 
     static final String INPUT = "x";
     static final String MASK = "mask";
@@ -45,7 +58,8 @@ public abstract sealed class GradientAutoencoder permits PsAutoencoder, RingAuto
     private final INDArray mask;
     private SameDiff trainGraph;
     private SameDiff encodeGraph;
-    private final Map<String, GradientUpdater<?>> updaters = new HashMap<>();
+    /** Each trainable tensor's optimizer, by graph variable name; empty until the first training step. */
+    private final Map<String, Optimizer> optimizers = new HashMap<>();
     private final Map<String, INDArray> trainables = new LinkedHashMap<>();
     private int iteration;
 
@@ -142,17 +156,7 @@ public abstract sealed class GradientAutoencoder permits PsAutoencoder, RingAuto
                 x[k * paddedLength + i] = compacts[k][i] / scale;
             }
         }
-        if (trainGraph == null) {
-            trainGraph = buildTrainGraph();
-            // calculateGradientsAndOutputs would build it on first use, printing a line per op to System.out
-            QuietGradients.build(trainGraph);
-            for (String name : trainGraph.variableMap().keySet()) {
-                SDVariable v = trainGraph.getVariable(name);
-                if (v.getVariableType() == org.nd4j.autodiff.samediff.VariableType.VARIABLE) {
-                    trainables.put(name, v.getArr());
-                }
-            }
-        }
+        buildTraining();
         Map<String, INDArray> placeholders = new HashMap<>(extraPlaceholders);
         placeholders.put(INPUT, Nd4j.create(x, new long[] {ranks, 1, 1, paddedLength}, 'c'));
         placeholders.put(MASK, mask);
@@ -162,12 +166,8 @@ public abstract sealed class GradientAutoencoder permits PsAutoencoder, RingAuto
         for (Map.Entry<String, INDArray> e : trainables.entrySet()) {
             INDArray gradient = grads.get(e.getKey());
             INDArray param = e.getValue();
-            GradientUpdater<?> updater = updaters.computeIfAbsent(e.getKey(), name -> {
-                long state = training.updater().stateSize(param.length());
-                INDArray view = state == 0 ? null : Nd4j.zeros(DataType.FLOAT, 1, state);
-                return training.updater().instantiate(view, true);
-            });
-            updater.applyUpdater(gradient, iteration, 0);
+            Optimizer optimizer = optimizers.computeIfAbsent(e.getKey(), name -> newOptimizer(param, null));
+            optimizer.updater().applyUpdater(gradient, iteration, 0);
             param.subi(gradient.reshape(param.shape()));
         }
         iteration++;
@@ -176,8 +176,181 @@ public abstract sealed class GradientAutoencoder permits PsAutoencoder, RingAuto
                 out.get(LOSS).getDouble(0));
     }
 
+    /** Builds the training graph and its gradient function, and lists its trainable tensors, once. */
+    private void buildTraining() {
+        if (trainGraph != null) {
+            return;
+        }
+        trainGraph = buildTrainGraph();
+        // calculateGradientsAndOutputs would build it on first use, printing a line per op to System.out
+        QuietGradients.build(trainGraph);
+        for (String name : trainGraph.variableMap().keySet()) {
+            SDVariable v = trainGraph.getVariable(name);
+            if (v.getVariableType() == VariableType.VARIABLE) {
+                trainables.put(name, v.getArr());
+            }
+        }
+    }
+
+    /**
+     * An optimizer for {@code param}: over a state of zeros that ND4J initializes ({@code restored} null, a fresh
+     * one), or over the state {@code restored} from a checkpoint, which ND4J then must not initialize.
+     */
+    private Optimizer newOptimizer(INDArray param, float[] restored) {
+        long size = training.updater().stateSize(param.length());
+        INDArray view = size == 0 ? null : Nd4j.zeros(DataType.FLOAT, 1, size);
+        if (restored != null && view != null) {
+            view.assign(Nd4j.createFromArray(restored).reshape(1, size));
+        }
+        return new Optimizer(training.updater().instantiate(view, restored == null), view);
+    }
+
     /** The training graph: reads {@link #INPUT} [K, 1, 1, L] and {@link #MASK}; defines the three losses. */
     abstract SameDiff buildTrainGraph();
+
+    /**
+     * Saves the autoencoder's state:
+     * <ul>
+     *   <li>{@code prefix/encoder}: the encoder in its {@link WeightCodec} form;</li>
+     *   <li>the decoders, in the same form ({@code prefix/decoder} for the ring's, {@code prefix/decoder-<k>} for
+     *       the parameter server's);</li>
+     *   <li>{@code prefix/training}: the training steps taken (int32, the optimizers' iteration), the number T of
+     *       tensors with an optimizer (int32), then for each, in graph order, its graph name (string), the length n
+     *       of its optimizer state (int32: 0 for SGD, the weight count for Nesterovs, twice it for Adam) and n
+     *       float32s. T is 0 until the first training step, which builds the training graph and creates the
+     *       optimizers over zeros: a restored autoencoder with T = 0 leaves that to its own first step, which then
+     *       does exactly what the original's would have.</li>
+     * </ul>
+     */
+    @Override
+    public final void save(CheckpointPart.Builder part, String prefix) {
+        saveWeights(part, prefix + "/encoder", encoder);
+        saveDecoders(part, prefix);
+        SectionWriter w = part.section(prefix + "/training").putInt(iteration).putInt(optimizers.size());
+        for (String name : trainables.keySet()) {
+            Optimizer optimizer = optimizers.get(name);
+            if (optimizer != null) {
+                float[] state = optimizer.stateValues();
+                w.putString(name).putInt(state.length).putFloats(state);
+            }
+        }
+    }
+
+    /**
+     * Restores what {@link #save} wrote into an autoencoder of the same architecture, μ, K and optimizer. The
+     * weights are loaded in place, before the training graph is built (when the checkpoint has optimizer state),
+     * so every graph computes with them.
+     *
+     * @throws CheckpointException naming the section when one is missing, of the wrong length, or written for
+     *                             another architecture, μ or optimizer
+     */
+    @Override
+    public final void restore(CheckpointPart part, String prefix) throws CheckpointException {
+        restoreWeights(part, prefix + "/encoder", encoder);
+        restoreDecoders(part, prefix);
+        restoreTraining(part, prefix + "/training");
+    }
+
+    /**
+     * The encoder's weights alone, in the section {@code prefix/encoder} that {@link #save} writes: the state of an
+     * autoencoder that only encodes with weights it is shipped and never trains (an LGC-PS worker's), whose decoders
+     * and training state stay as its seed built them.
+     */
+    public Persistent encoderState() {
+        return new Persistent() {
+            @Override
+            public void save(CheckpointPart.Builder part, String prefix) {
+                saveWeights(part, prefix + "/encoder", encoder);
+            }
+
+            @Override
+            public void restore(CheckpointPart part, String prefix) throws CheckpointException {
+                restoreWeights(part, prefix + "/encoder", encoder);
+            }
+        };
+    }
+
+    /** Saves the decoders' weights, each in a section of its own under {@code prefix}. */
+    abstract void saveDecoders(CheckpointPart.Builder part, String prefix);
+
+    /** Restores what {@link #saveDecoders} wrote. */
+    abstract void restoreDecoders(CheckpointPart part, String prefix) throws CheckpointException;
+
+    /** Writes {@code weights} to section {@code section} in its {@link WeightCodec} form. */
+    final void saveWeights(CheckpointPart.Builder part, String section, WeightSet weights) {
+        part.section(section).putBytes(WeightCodec.write(weights, mu));
+    }
+
+    /**
+     * Loads section {@code section} into {@code target}; a section of another length, or one that {@link WeightCodec}
+     * refuses (another part, μ, tensor name or shape), is refused and changes nothing.
+     */
+    final void restoreWeights(CheckpointPart part, String section, WeightSet target) throws CheckpointException {
+        int expected = WeightCodec.length(target);
+        int found = part.sectionLength(section);
+        if (found != expected) {
+            throw SectionChecks.refuse(part, section, "expected the " + target.part() + " weights ("
+                    + SectionChecks.count(expected) + " bytes), found " + SectionChecks.count(found) + " bytes");
+        }
+        try {
+            WeightCodec.read(part.bytes(section), target, mu);
+        } catch (WeightCodec.WeightFormatException e) {
+            CheckpointException refused = SectionChecks.refuse(part, section, e.getMessage());
+            refused.initCause(e);
+            throw refused;
+        }
+    }
+
+    private void restoreTraining(CheckpointPart part, String section) throws CheckpointException {
+        SectionReader r = part.section(section);
+        int steps = r.getInt();
+        int count = r.getInt();
+        if (steps < 0 || count < 0 || (count == 0) != (steps == 0)) {
+            throw SectionChecks.refuse(part, section, SectionChecks.count(steps) + " training steps with the "
+                    + "optimizer state of " + SectionChecks.count(count) + " tensors; expected both 0 (not trained "
+                    + "yet) or both positive");
+        }
+        if (count == 0) {
+            r.end();
+            optimizers.clear();
+            iteration = 0;
+            return;
+        }
+        buildTraining();
+        if (count != trainables.size()) {
+            throw SectionChecks.refuse(part, section, "the optimizer state of " + SectionChecks.count(count)
+                    + " tensors, this autoencoder trains " + trainables.size());
+        }
+        Map<String, float[]> states = new LinkedHashMap<>();
+        for (Map.Entry<String, INDArray> e : trainables.entrySet()) {
+            String name = r.getString();
+            if (!name.equals(e.getKey())) {
+                throw SectionChecks.refuse(part, section, "tensor " + (states.size() + 1) + " is '" + name
+                        + "', this autoencoder's is '" + e.getKey() + "'");
+            }
+            int length = r.getInt();
+            long expected = training.updater().stateSize(e.getValue().length());
+            if (length != expected) {
+                throw SectionChecks.refuse(part, section, "tensor '" + name + "' has "
+                        + SectionChecks.count(length) + " floats of optimizer state, this autoencoder's "
+                        + training.updater().getClass().getSimpleName() + " keeps " + SectionChecks.count(expected));
+            }
+            states.put(name, r.getFloats(length));
+        }
+        r.end();
+        optimizers.clear();
+        for (Map.Entry<String, INDArray> e : trainables.entrySet()) {
+            optimizers.put(e.getKey(), newOptimizer(e.getValue(), states.get(e.getKey())));
+        }
+        iteration = steps;
+    }
+
+    /** One trainable tensor's ND4J updater and the state it updates in place (null when it keeps none: SGD). */
+    private record Optimizer(GradientUpdater<?> updater, INDArray state) {
+        float[] stateValues() {
+            return state == null ? new float[0] : state.dup('c').data().asFloat();
+        }
+    }
 
     /** Adds the latent-similarity loss for latents {@code z} [K, C, 1, L/16] and the weighted total. */
     final void addLosses(SameDiff sd, SDVariable z, SDVariable recLoss) {

@@ -1,5 +1,9 @@
 package io.lgc4j.autoencoders;
 
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.Persistent;
+import io.lgc4j.core.checkpoint.SectionReader;
 import io.lgc4j.core.stage.Stage;
 
 /**
@@ -16,7 +20,7 @@ import io.lgc4j.core.stage.Stage;
  * if (plan.flag()) state.nextStepCompressed(flag);         // the flag the server (or ring trainer) sent
  * }</pre>
  */
-public final class LgcProtocolState {
+public final class LgcProtocolState implements Persistent {
 
     /**
      * One step's plan.
@@ -58,6 +62,37 @@ public final class LgcProtocolState {
     /** The weights shipped (or, on a receiver, were loaded) this step. */
     public void weightsShipped() {
         weightsShipped = true;
+    }
+
+    /**
+     * Saves {@code prefix/state}: whether a fallback is under way, whether the weights have shipped since the last
+     * (re)start of the compressed stage (two booleans), and the compressed steps planned so far (int32), which
+     * places the next check. The check period and whether a guard runs are the configuration's.
+     */
+    @Override
+    public void save(CheckpointPart.Builder part, String prefix) {
+        part.section(prefix + "/state").putBoolean(fallback).putBoolean(weightsShipped).putInt(compressedSteps);
+    }
+
+    /**
+     * Restores what {@link #save} wrote.
+     *
+     * @throws CheckpointException naming the section when it is missing or not two booleans and a count >= 0
+     */
+    @Override
+    public void restore(CheckpointPart part, String prefix) throws CheckpointException {
+        String section = prefix + "/state";
+        SectionReader r = part.section(section);
+        boolean savedFallback = r.getBoolean();
+        boolean savedShipped = r.getBoolean();
+        int savedSteps = r.getInt();
+        r.end();
+        if (savedSteps < 0) {
+            throw SectionChecks.refuse(part, section, "a negative count of compressed steps, " + savedSteps);
+        }
+        fallback = savedFallback;
+        weightsShipped = savedShipped;
+        compressedSteps = savedSteps;
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.lgc4j.autoencoders;
 
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.sparse.TopK;
 import org.nd4j.autodiff.samediff.SDVariable;
 import org.nd4j.autodiff.samediff.SameDiff;
@@ -87,6 +89,21 @@ public final class PsAutoencoder extends GradientAutoencoder {
     /** Replaces decoder D_k's weights with {@code bytes}; a mismatch is rejected and changes nothing. */
     public void loadDecoder(int rank, byte[] bytes) {
         WeightCodec.read(bytes, decoderWeights(rank), mu);
+    }
+
+    /** Decoder D_k in section {@code prefix/decoder-<k>}, for every k. */
+    @Override
+    void saveDecoders(CheckpointPart.Builder part, String prefix) {
+        for (int k = 0; k < ranks; k++) {
+            saveWeights(part, prefix + "/decoder-" + k, decoders.get(k));
+        }
+    }
+
+    @Override
+    void restoreDecoders(CheckpointPart part, String prefix) throws CheckpointException {
+        for (int k = 0; k < ranks; k++) {
+            restoreWeights(part, prefix + "/decoder-" + k, decoders.get(k));
+        }
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.lgc4j.autoencoders;
 
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
 import org.nd4j.autodiff.samediff.SDVariable;
 import org.nd4j.autodiff.samediff.SameDiff;
 import org.nd4j.linalg.api.buffer.DataType;
@@ -49,6 +51,17 @@ public final class RingAutoencoder extends GradientAutoencoder {
     /** Replaces the decoder's weights with {@code bytes}; a mismatch is rejected and changes nothing. */
     public void loadDecoder(byte[] bytes) {
         WeightCodec.read(bytes, decoder, mu);
+    }
+
+    /** The decoder D_c in section {@code prefix/decoder}. */
+    @Override
+    void saveDecoders(CheckpointPart.Builder part, String prefix) {
+        saveWeights(part, prefix + "/decoder", decoder);
+    }
+
+    @Override
+    void restoreDecoders(CheckpointPart part, String prefix) throws CheckpointException {
+        restoreWeights(part, prefix + "/decoder", decoder);
     }
 
     /**

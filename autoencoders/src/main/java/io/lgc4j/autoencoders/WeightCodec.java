@@ -48,13 +48,7 @@ public final class WeightCodec {
 
     /** The byte form of {@code weights}, trained for compact vectors of length {@code mu}. */
     public static byte[] write(WeightSet weights, int mu) {
-        long size = WeightsDescriptor.HEADER_LENGTH;
-        for (Map.Entry<String, INDArray> e : weights.tensors().entrySet()) {
-            size += WeightsDescriptor.tensorLength(e.getKey().getBytes(StandardCharsets.UTF_8).length,
-                    e.getValue().rank(), e.getValue().length());
-        }
-        size += WeightsDescriptor.TRAILER_LENGTH;
-        ByteBuffer b = ByteBuffer.allocate(Math.toIntExact(size)).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = ByteBuffer.allocate(length(weights)).order(ByteOrder.LITTLE_ENDIAN);
         b.put(WeightsDescriptor.MAGIC_OFFSET, MAGIC)
                 .putShort(WeightsDescriptor.VERSION_OFFSET, (short) VERSION)
                 .put(WeightsDescriptor.PART_OFFSET, (byte) weights.part().id())
@@ -76,6 +70,16 @@ public final class WeightCodec {
         crc.update(b.array(), 0, b.position());
         b.putInt((int) crc.getValue());
         return b.array();
+    }
+
+    /** The length in bytes of the byte form of {@code weights} (the same for every μ). */
+    static int length(WeightSet weights) {
+        long size = WeightsDescriptor.HEADER_LENGTH;
+        for (Map.Entry<String, INDArray> e : weights.tensors().entrySet()) {
+            size += WeightsDescriptor.tensorLength(e.getKey().getBytes(StandardCharsets.UTF_8).length,
+                    e.getValue().rank(), e.getValue().length());
+        }
+        return Math.toIntExact(size + WeightsDescriptor.TRAILER_LENGTH);
     }
 
     /**

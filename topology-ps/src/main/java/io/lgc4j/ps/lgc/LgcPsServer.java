@@ -8,6 +8,9 @@ import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.autoencoders.LgcProtocolState;
 import io.lgc4j.autoencoders.PsAutoencoder;
 import io.lgc4j.autoencoders.Scale;
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.Persistent;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.compress.CompactLayout;
@@ -39,7 +42,7 @@ import java.util.List;
  * the autoencoder's training step. In a control run ({@link LgcAblation}) it averages what the ablation applies at
  * the LEARNED positions of a compressed step, and judges drift on what it would have applied without it.
  */
-final class LgcPsServer implements PsServer.Step {
+final class LgcPsServer implements PsServer.Step, Persistent {
     private final PsServerEnd end;
     private final int workers;
     private final LgcSupportCompressor support;
@@ -84,6 +87,40 @@ final class LgcPsServer implements PsServer.Step {
         return autoencoder;
     }
 
+    /** This server, whose {@link #save} carries what it keeps from step to step. */
+    @Override
+    public Persistent state() {
+        return this;
+    }
+
+    /**
+     * What the server carries from step to step: the autoencoder ({@code prefix/ae/...}: encoder, the K decoders,
+     * optimizer state), its trainer ({@code prefix/trainer/...}: draws and losses), the drift guard's window when a
+     * guard runs ({@code prefix/guard/window}) and the protocol's flags ({@code prefix/protocol/state}). The rest is
+     * configuration, or the step's own: the union mean is reset before each use, the notes are the step's report.
+     * {@link #serve} changes none of it after the step's last frame leaves, so a save between steps, once every
+     * worker has finished the step, sees the whole step.
+     */
+    @Override
+    public void save(CheckpointPart.Builder part, String prefix) {
+        autoencoder.save(part, prefix + "/ae");
+        trainer.save(part, prefix + "/trainer");
+        if (guard != null) {
+            guard.save(part, prefix + "/guard");
+        }
+        protocol.save(part, prefix + "/protocol");
+    }
+
+    @Override
+    public void restore(CheckpointPart part, String prefix) throws CheckpointException {
+        autoencoder.restore(part, prefix + "/ae");
+        trainer.restore(part, prefix + "/trainer");
+        if (guard != null) {
+            guard.restore(part, prefix + "/guard");
+        }
+        protocol.restore(part, prefix + "/protocol");
+    }
+
     @Override
     public void serve(Frame first, StepTag tag) {
         LgcProtocolState.Plan plan = protocol.plan(tag.stage());
@@ -115,9 +152,10 @@ final class LgcPsServer implements PsServer.Step {
         }
         end.broadcast(denseMean, mean);
         if (plan.flag()) {
-            // after a check or a fallback step: one CONTROL byte per worker, 1 if the next step is compressed
-            end.sendToAll(new Flag(nextCompressed).encode(tag));
+            // after a check or a fallback step: one CONTROL byte per worker, 1 if the next step is compressed; the
+            // flag is taken first, so that nothing changes once the step's last frame has left (see save)
             protocol.nextStepCompressed(nextCompressed);
+            end.sendToAll(new Flag(nextCompressed).encode(tag));
         }
     }
 

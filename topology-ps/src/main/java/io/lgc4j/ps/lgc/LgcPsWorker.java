@@ -5,6 +5,8 @@ import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.autoencoders.LgcProtocolState;
 import io.lgc4j.autoencoders.PsAutoencoder;
 import io.lgc4j.autoencoders.Scale;
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
@@ -63,14 +65,24 @@ final class LgcPsWorker implements PsWorker.Step {
         this.seed = config.seed();
     }
 
+    /**
+     * What a worker carries from step to step: its accumulator ({@code prefix/memory}), the encoder the server
+     * shipped ({@code prefix/ae/encoder}: a worker only encodes, never trains, and its decoders stay as the seed
+     * built them) and the protocol's flags ({@code prefix/protocol/state}). The rest is configuration, or the step's
+     * own (the support, the values, the frames).
+     */
     @Override
-    public void save(io.lgc4j.core.checkpoint.CheckpointPart.Builder part, String prefix) {
-        throw new UnsupportedOperationException("LGC-PS worker checkpoints are not built yet");
+    public void save(CheckpointPart.Builder part, String prefix) {
+        memory.save(part, prefix);
+        autoencoder.encoderState().save(part, prefix + "/ae");
+        protocol.save(part, prefix + "/protocol");
     }
 
     @Override
-    public void restore(io.lgc4j.core.checkpoint.CheckpointPart part, String prefix) {
-        throw new UnsupportedOperationException("LGC-PS worker checkpoints are not built yet");
+    public void restore(CheckpointPart part, String prefix) throws CheckpointException {
+        memory.restore(part, prefix);
+        autoencoder.encoderState().restore(part, prefix + "/ae");
+        protocol.restore(part, prefix + "/protocol");
     }
 
     @Override

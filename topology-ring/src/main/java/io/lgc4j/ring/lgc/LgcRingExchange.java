@@ -10,6 +10,8 @@ import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.autoencoders.LgcProtocolState;
 import io.lgc4j.autoencoders.RingAutoencoder;
 import io.lgc4j.autoencoders.Scale;
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
@@ -95,6 +97,39 @@ final class LgcRingExchange implements GradientExchange {
         this.memory = support.newRank(sparseBlocks);
         this.autoencoder = new RingAutoencoder(spec, mu, workers, training, seed);
         this.trainer = rank == TRAINER ? AutoencoderTrainer.ring(autoencoder, seed) : null;
+    }
+
+    /**
+     * What this rank carries from step to step: its accumulator ({@code prefix/memory}), its autoencoder
+     * ({@code prefix/ae/...}: encoder, decoder and optimizer state — the trainer's trains, the others' hold the
+     * weights shipped to them), the trainer's draws and losses on rank {@value #TRAINER} ({@code prefix/trainer/...}),
+     * the drift guard's window when a guard runs ({@code prefix/guard/window}) and the protocol's flags
+     * ({@code prefix/protocol/state}). The rest is configuration, or the step's own (support, values, frames).
+     */
+    @Override
+    public void save(CheckpointPart.Builder part, String prefix) {
+        memory.save(part, prefix);
+        autoencoder.save(part, prefix + "/ae");
+        if (trainer != null) {
+            trainer.save(part, prefix + "/trainer");
+        }
+        if (guard != null) {
+            guard.save(part, prefix + "/guard");
+        }
+        protocol.save(part, prefix + "/protocol");
+    }
+
+    @Override
+    public void restore(CheckpointPart part, String prefix) throws CheckpointException {
+        memory.restore(part, prefix);
+        autoencoder.restore(part, prefix + "/ae");
+        if (trainer != null) {
+            trainer.restore(part, prefix + "/trainer");
+        }
+        if (guard != null) {
+            guard.restore(part, prefix + "/guard");
+        }
+        protocol.restore(part, prefix + "/protocol");
     }
 
     @Override
