@@ -143,7 +143,8 @@ class MultiProcessRunTest {
     }
 
     /**
-     * Survival: {@code lgc launch --max-restarts 1} on a run that checkpoints every 4 steps; one process is killed
+     * Survival: {@code lgc launch --max-restarts 1} on an LGC-PS run (fp16 values, 4 FULL, 4 TOP_K, then COMPRESSED)
+     * that checkpoints every 4 steps; one process is killed
      * with SIGKILL once rank 0 has written 10 steps — a worker, or the parameter server — and the launcher starts
      * every process again from the last complete checkpoint. The run ends exactly where the run never interrupted
      * (in one JVM) ends.
@@ -153,8 +154,8 @@ class MultiProcessRunTest {
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void aRunShouldSurviveAKilledProcessAndEndWhereTheUninterruptedRunEnds(String victimName, @TempDir Path tmp)
             throws Exception {
-        String method = "powersgd-ps";
-        String body = yaml(method, tmp.resolve("in-process"), "").replace("maxSteps: 10", "maxSteps: 24")
+        String method = "lgc-ps";
+        String body = yaml(method, tmp.resolve("in-process"), "").replace("maxSteps: 14", "maxSteps: 24")
                 .replace("evalEverySteps: 6}", "evalEverySteps: 6, checkpointEverySteps: 4}");
         new ExperimentRunner().run(ConfigLoader.parse(body, method + ".yaml"), method + ".yaml", List.of());
         Path launched = tmp.resolve("launched");

@@ -54,12 +54,12 @@ class ResumeRunTest {
     }
 
     /**
-     * Interrupted in FULL (after step 5: the checkpoint of step 4 is the latest), in TOP_K, and, for LGC, in
-     * COMPRESSED: the interrupted run's directory keeps the checkpoints up to the kill and a metrics.csv with rows
-     * past the checkpoint, as a killed process leaves them.
+     * Interrupted in FULL (after step 5: the checkpoint of step 4 is the latest), in TOP_K, and, for LGC-PS and
+     * LGC-RAR, in COMPRESSED (6 FULL, 8 TOP_K steps; resumed from step 16): the interrupted run's directory keeps the
+     * checkpoints up to the kill and a metrics.csv with rows past the checkpoint, as a killed process leaves them.
      */
     @ParameterizedTest(name = "{0} on {1}, killed after step {2}")
-    @CsvSource({"dense, ps, 5", "dgc, ps, 13", "topk, ring, 9"})
+    @CsvSource({"dense, ps, 5", "dgc, ps, 13", "topk, ring, 9", "lgc, ps, 17", "lgc, ring, 17"})
     void aResumedRunShouldEndExactlyWhereTheUninterruptedRunEnds(String method, String topology, int killedAfter,
                                                                   @TempDir Path out) throws IOException {
         assertResumesExactly(method, topology, killedAfter, out);
