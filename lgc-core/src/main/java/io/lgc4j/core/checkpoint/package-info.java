@@ -15,7 +15,8 @@
  * checkpoint is a {@link io.lgc4j.core.checkpoint.CheckpointException} that names the file and says what was
  * expected and what was found, and reading one changes nothing.
  *
- * <p>This package is the container only: which states write which sections (replicas, updaters, compressor memory,
- * autoencoders, the drift guard) is for the trainer and the compressors, and is not built yet.
+ * <p>This package is the container and the {@link io.lgc4j.core.checkpoint.Persistent} contract; which states write
+ * which sections (replicas, updaters, compressor memory, autoencoders, the drift guard) is the trainer's and the
+ * compressors' (see {@code DistributedTrainer.Builder#checkpoints} and {@code docs/architecture.md}).
  */
 package io.lgc4j.core.checkpoint;
