@@ -106,17 +106,24 @@ final class RunCommand implements Callable<Integer> {
                         io.lgc4j.experiments.tables.SeedStats.of(accuracies).format(2));
             }
             return 0;
-        } catch (DatasetNotFoundException | IdxFormatException | RunInputException e) {
-            // found before the result directory was created: nothing was written
+        } catch (java.io.IOException | RunFailedException e) {
+            return failed(e);
+        }
+    }
+
+    /**
+     * The exit status of a run that did not finish, its reason on stderr: 2 for bad input found before the result
+     * directory was made (nothing was written), 1 for a failed training or an I/O error.
+     */
+    private static int failed(Exception e) {
+        if (e instanceof DatasetNotFoundException || e instanceof IdxFormatException
+                || e instanceof RunInputException) {
             System.err.println("lgc: " + e.getMessage());
             return 2;
-        } catch (RunFailedException e) {
-            System.err.println("lgc: training failed: " + e.getMessage());
-            return 1;
-        } catch (java.io.IOException e) {
-            System.err.println("lgc: " + e);
-            return 1;
         }
+        System.err.println("lgc: " + (e instanceof RunFailedException ? "training failed: " + e.getMessage()
+                : e.toString()));
+        return 1;
     }
 
     /** {@code --resume RUN_DIR [CONFIG]}. */
@@ -150,15 +157,8 @@ final class RunCommand implements Callable<Integer> {
                     outcome.result().finalAccuracy(), outcome.result().steps().size(),
                     outcome.result().wallNanos() / 1e9, outcome.directory());
             return 0;
-        } catch (DatasetNotFoundException | IdxFormatException | RunInputException e) {
-            System.err.println("lgc: " + e.getMessage());
-            return 2;
-        } catch (RunFailedException e) {
-            System.err.println("lgc: training failed: " + e.getMessage());
-            return 1;
-        } catch (java.io.IOException e) {
-            System.err.println("lgc: " + e.getMessage());
-            return 1;
+        } catch (java.io.IOException | RunFailedException e) {
+            return failed(e);
         }
     }
 }

@@ -132,10 +132,7 @@ public final class ExperimentRunner {
                 + " training.checkpointEverySteps > 0)"));
         log.println("lgc: resuming " + runDir + " from " + from.directory().getFileName() + " (step "
                 + from.nextStep() + ", " + from.manifest().stage() + ")");
-        Prepared prepared = prepare(cfg, extraListeners, null, runDir, from);
-        Files.deleteIfExists(runDir.resolve(SUMMARY));
-        Files.deleteIfExists(runDir.resolve(FAILURE));
-        return execute(prepared, runDir, false, cfg, configSource, from.nextStep());
+        return runIn(runDir, cfg, configSource, extraListeners, null, from);
     }
 
     /**
@@ -193,13 +190,7 @@ public final class ExperimentRunner {
             return new RunOutcome(null, prepared.trainer().fit(tcp.training().epochs()), null);
         }
         if (runDir != null) {
-            checkCanCreate(runDir, "result directory " + runDir);
-            Prepared prepared = prepare(tcp, extraListeners, connector, runDir, from);
-            boolean created = !Files.isDirectory(runDir);
-            Files.createDirectories(runDir);
-            Files.deleteIfExists(runDir.resolve(SUMMARY));
-            Files.deleteIfExists(runDir.resolve(FAILURE));
-            return execute(prepared, runDir, created, tcp, configSource, from == null ? 0 : from.nextStep());
+            return runIn(runDir, tcp, configSource, extraListeners, connector, from);
         }
         Path root = Path.of(tcp.run().outputDir());
         checkCanCreate(root, "run.outputDir " + root);
@@ -219,13 +210,23 @@ public final class ExperimentRunner {
      */
     public RunOutcome runInto(Path dir, ExperimentConfig config, String configSource,
                               List<TrainingListener> extraListeners) throws IOException {
+        return runIn(dir, config, configSource, extraListeners, null, null);
+    }
+
+    /**
+     * Trains into {@code dir} (created if absent; an earlier attempt's summary and failure removed once the inputs
+     * are checked), from the start or resumed from {@code from}.
+     */
+    private static RunOutcome runIn(Path dir, ExperimentConfig config, String configSource,
+                                    List<TrainingListener> extraListeners, ClusterConnector connector,
+                                    Checkpoint from) throws IOException {
         checkCanCreate(dir, "result directory " + dir);
-        Prepared prepared = prepare(config, extraListeners, null, dir, null);
+        Prepared prepared = prepare(config, extraListeners, connector, dir, from);
         boolean created = !Files.isDirectory(dir);
         Files.createDirectories(dir);
         Files.deleteIfExists(dir.resolve(SUMMARY));
         Files.deleteIfExists(dir.resolve(FAILURE));
-        return execute(prepared, dir, created, config, configSource, 0);
+        return execute(prepared, dir, created, config, configSource, from == null ? 0 : from.nextStep());
     }
 
     /** A trainer ready to run, whose metrics file is opened only once the directory exists. */
