@@ -137,6 +137,25 @@ class LgcCommandTest {
     }
 
     @Test
+    void runAndLaunchShouldSayWhatAResumeNeeds(@TempDir Path dir) {
+        assertEquals(2, LgcCommand.execute("run"));
+        assertEquals("lgc: run needs a CONFIG (e.g. lgc run configs/quickstart.yaml) or --resume RUN_DIR", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("run", "--resume", dir.toString(), "--seeds", "1,2"));
+        assertEquals("lgc: --resume continues one run in its own directory; it takes neither --seeds nor"
+                + " --output-dir", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("run", "--resume", dir.resolve("absent").toString()));
+        assertEquals("lgc: cannot resume " + dir.resolve("absent") + ": no such directory", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("launch", "--nproc", "2"));
+        assertEquals("lgc launch: launch needs a CONFIG or --resume RUN_DIR", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("launch", "--nproc", "2", "--max-restarts", "-1", "configs/x.yaml"));
+        assertEquals("lgc launch: --max-restarts must be >= 0, found -1", error());
+    }
+
+    @Test
     void shouldRejectZeroWorkers(@TempDir Path dir) throws IOException {
         Path config = dir.resolve("zero.yaml");
         Files.writeString(config, "run: {name: x}\ntraining: {workers: 0}\n");
