@@ -36,6 +36,7 @@ VARIANTS = {
     "scalecom-ps": ("scalecom", {"topology": {"type": "ps"}}),
     "s2-ps": ("s2", {"topology": {"type": "ps"}}),
     "randomk-ps": ("randomk", {"topology": {"type": "ps"}}),
+    "powersgd-ps": ("powersgd", {"topology": {"type": "ps"}}),
     "sparse-gd-learned-ratio": ("sparse-gd", {"compressor": {"learnedRatio": 0.004}}),
     "topk-rice-ps": ("sparse-gd", {"compressor": {"codec": "rice"}}),
     "lgc-ps-own": ("lgc-ps", {"topology": {"support": "own"}}),

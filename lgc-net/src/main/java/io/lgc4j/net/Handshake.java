@@ -13,13 +13,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Layout of the handshake messages a link exchanges before it carries frames, version 1. Every message is
+ * Layout of the handshake messages a link exchanges before it carries frames, version 2 (version 1 had no plan). Every message is
  * {@code type u8 | body length u32 | body}, multi-byte fields little-endian, and every body has a bound known
  * before it is read.
  *
  * <pre>
  *  HELLO    (1)  0 magic "LGCH" (the bytes 4C 47 43 48), 4 protocol version u8,
- *                5 job u32, 9 attempt u32, 13 endpoint u16, 15 nonce (16 random bytes)           = 31 bytes
+ *                5 job u32, 9 attempt u32, 13 endpoint u16, 15 nonce (16 random bytes),
+ *                31 plan u64 (the run's plan fingerprint, 0 for none)                             = 39 bytes
  *  PROOF    (2)  HMAC-SHA256(token, label || own endpoint u16 || peer's nonce || own nonce || job u32 ||
  *                attempt u32), label "LGC4J link v1 dialer" or "LGC4J link v1 acceptor"        = 32 bytes
  *  REFUSED  (3)  the reason, UTF-8                                                           &lt;= 1024 bytes
@@ -38,7 +39,7 @@ final class Handshake {
 
     /** "LGCH" as the bytes 4C 47 43 48, read little-endian. */
     static final int MAGIC = 0x4843474C;
-    static final int VERSION = 1;
+    static final int VERSION = 2;
 
     static final int TYPE_OFFSET = 0;
     static final int LENGTH_OFFSET = 1;
@@ -51,7 +52,8 @@ final class Handshake {
     static final int HELLO_ENDPOINT_OFFSET = 13;
     static final int HELLO_NONCE_OFFSET = 15;
     static final int NONCE_LENGTH = 16;
-    static final int HELLO_LENGTH = HELLO_NONCE_OFFSET + NONCE_LENGTH;
+    static final int HELLO_PLAN_OFFSET = HELLO_NONCE_OFFSET + NONCE_LENGTH;
+    static final int HELLO_LENGTH = HELLO_PLAN_OFFSET + Long.BYTES;
     static final int PROOF_LENGTH = 32;
     static final int MAX_REASON_LENGTH = 1024;
     static final int MAX_ADDRESS_LENGTH = 2 + 1 + NetSettings.MAX_HOST_LENGTH;
@@ -63,7 +65,7 @@ final class Handshake {
     }
 
     /** A HELLO as received. */
-    record Hello(int magic, int version, int job, int attempt, int endpoint, byte[] nonce) {
+    record Hello(int magic, int version, int job, int attempt, int endpoint, byte[] nonce, long plan) {
     }
 
     /** Largest body a message of {@code type} may have in a job of {@code endpoints} endpoints; -1 if unknown. */
@@ -90,9 +92,13 @@ final class Handshake {
     }
 
     static ByteBuf hello(ByteBufAllocator alloc, int job, int attempt, int endpoint, byte[] nonce) {
+        return hello(alloc, job, attempt, endpoint, nonce, 0L);
+    }
+
+    static ByteBuf hello(ByteBufAllocator alloc, int job, int attempt, int endpoint, byte[] nonce, long plan) {
         ByteBuf b = message(alloc, HELLO, HELLO_LENGTH);
         b.writeIntLE(MAGIC).writeByte(VERSION).writeIntLE(job).writeIntLE(attempt).writeShortLE(endpoint)
-                .writeBytes(nonce);
+                .writeBytes(nonce).writeLongLE(plan);
         return b;
     }
 
@@ -104,7 +110,8 @@ final class Handshake {
         int endpoint = body.readUnsignedShortLE();
         byte[] nonce = new byte[NONCE_LENGTH];
         body.readBytes(nonce);
-        return new Hello(magic, version, job, attempt, endpoint, nonce);
+        long plan = body.readableBytes() >= Long.BYTES ? body.readLongLE() : 0L; // a version-1 HELLO has none
+        return new Hello(magic, version, job, attempt, endpoint, nonce, plan);
     }
 
     static ByteBuf proof(ByteBufAllocator alloc, byte[] mac) {

@@ -80,7 +80,7 @@ final class HandshakeHandler extends ByteToMessageDecoder {
         }
         started = true;
         NetSettings s = cluster.settings();
-        ctx.writeAndFlush(Handshake.hello(ctx.alloc(), s.job(), s.attempt(), s.endpoint(), nonce));
+        ctx.writeAndFlush(Handshake.hello(ctx.alloc(), s.job(), s.attempt(), s.endpoint(), nonce, s.plan().hash()));
         long ms = cluster.handshakeTimeoutMillis();
         timeout = ctx.executor().schedule(() -> timedOut(ctx, ms), ms, TimeUnit.MILLISECONDS);
     }

@@ -41,11 +41,31 @@ import java.util.function.IntFunction;
  * @param names               how messages name an endpoint, e.g. {@code e -> e < 4 ? "rank " + e : "the server"}
  * @param tls                 mutual TLS for every link, or {@code null} for plain TCP (the token's handshake runs
  *                            either way)
+ * @param plan                the run's plan fingerprint (the parameter server's fusion plan, say), sent in every
+ *                            HELLO: a peer with another is refused ({@link Plan#NONE} when there is nothing to check)
  */
 public record NetSettings(int endpoint, int endpoints, int job, int attempt, InetSocketAddress master,
                           String bindHost, int bindPort, String advertiseHost, byte[] token,
                           Duration rendezvousTimeout, Duration receiveTimeout, Duration firstReceiveTimeout,
-                          Duration heartbeatInterval, Duration idleTimeout, IntFunction<String> names, Tls tls) {
+                          Duration heartbeatInterval, Duration idleTimeout, IntFunction<String> names, Tls tls,
+                          Plan plan) {
+
+    /**
+     * What every endpoint of the run must agree on beyond the job: a hash, and what it stands for in the message
+     * that refuses a peer with another.
+     *
+     * @param hash    64 bits, equal on every endpoint of a run
+     * @param meaning e.g. {@code "fusion plan 0x…: 431,080 elements in 2 buffers of 262,144 over 4 shards"}
+     */
+    public record Plan(long hash, String meaning) {
+        /** Nothing to check: hash 0. */
+        public static final Plan NONE = new Plan(0L, "no plan");
+
+        /** Rejects a null meaning. */
+        public Plan {
+            java.util.Objects.requireNonNull(meaning, "meaning");
+        }
+    }
 
     /** Shortest job token accepted. */
     public static final int MIN_TOKEN_LENGTH = 16;
@@ -82,6 +102,7 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
 
     /** Checks every value; see the components. */
     public NetSettings {
+        plan = plan == null ? Plan.NONE : plan;
         int maxEndpoints = FrameDescriptor.MAX_ENDPOINT + 1;
         if (endpoints < 1 || endpoints > maxEndpoints) {
             throw invalid("endpoints", endpoints, "1.." + maxEndpoints);
@@ -142,7 +163,7 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
     public static NetSettings defaults(int endpoint, int endpoints, int job, InetSocketAddress master, byte[] token) {
         return new NetSettings(endpoint, endpoints, job, 0, master, "0.0.0.0", 0, null, token,
                 Duration.ofSeconds(120), Duration.ofSeconds(120), Duration.ofMinutes(10), Duration.ofSeconds(1),
-                Duration.ofSeconds(15), e -> "endpoint " + e, null);
+                Duration.ofSeconds(15), e -> "endpoint " + e, null, Plan.NONE);
     }
 
     /** The job token (a copy: the settings keep their own). */
@@ -154,32 +175,43 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
     /** These settings for another attempt of the job. */
     public NetSettings withAttempt(int newAttempt) {
         return new NetSettings(endpoint, endpoints, job, newAttempt, master, bindHost, bindPort, advertiseHost, token,
-                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, names, tls);
+                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout,
+                names, tls, plan);
     }
 
     /** These settings listening on {@code host}:{@code port}, advertising {@code advertised} (may be null). */
     public NetSettings withBind(String host, int port, String advertised) {
         return new NetSettings(endpoint, endpoints, job, attempt, master, host, port, advertised, token,
-                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, names, tls);
+                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout,
+                names, tls, plan);
     }
 
     /** These settings with other deadlines. */
     public NetSettings withTimeouts(Duration rendezvous, Duration receive, Duration firstReceive, Duration heartbeat,
                                     Duration idle) {
         return new NetSettings(endpoint, endpoints, job, attempt, master, bindHost, bindPort, advertiseHost, token,
-                rendezvous, receive, firstReceive, heartbeat, idle, names, tls);
+                rendezvous, receive, firstReceive, heartbeat, idle, names, tls, plan);
     }
 
     /** These settings naming endpoints with {@code newNames}. */
     public NetSettings withNames(IntFunction<String> newNames) {
         return new NetSettings(endpoint, endpoints, job, attempt, master, bindHost, bindPort, advertiseHost, token,
-                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, newNames, tls);
+                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout,
+                newNames, tls, plan);
+    }
+
+    /** These settings with the run's plan fingerprint. */
+    public NetSettings withPlan(Plan newPlan) {
+        return new NetSettings(endpoint, endpoints, job, attempt, master, bindHost, bindPort, advertiseHost, token,
+                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, names, tls,
+                newPlan);
     }
 
     /** These settings with mutual TLS ({@code null}: plain TCP). */
     public NetSettings withTls(Tls newTls) {
         return new NetSettings(endpoint, endpoints, job, attempt, master, bindHost, bindPort, advertiseHost, token,
-                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, names, newTls);
+                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout,
+                names, newTls, plan);
     }
 
     /** How messages name {@code e}. */

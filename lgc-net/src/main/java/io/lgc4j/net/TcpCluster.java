@@ -488,6 +488,9 @@ public final class TcpCluster implements AutoCloseable {
         if (peer == self) {
             return "endpoint " + peer + " is this endpoint's own id";
         }
+        if (hello.plan() != settings.plan().hash()) {
+            return planMismatch(settings.name(peer), hello.plan());
+        }
         if (self > 0 && peer < self) {
             return "endpoint " + peer + " should not dial endpoint " + self + " (each endpoint dials the endpoints"
                     + " 1.." + "below it, and endpoint 0)";
@@ -531,7 +534,18 @@ public final class TcpCluster implements AutoCloseable {
             return new HandshakeHandler.Complaint("dialed " + who + " but endpoint " + hello.endpoint()
                     + " answered", false);
         }
+        if (hello.plan() != settings.plan().hash()) {
+            return new HandshakeHandler.Complaint(planMismatch(who, hello.plan()), true);
+        }
         return null;
+    }
+
+    /** Why a peer whose HELLO carries {@code plan} cannot join this endpoint's run. */
+    private String planMismatch(String who, long plan) {
+        return who + " runs another plan (" + String.format("0x%016x", plan) + ") than " + settings.name(
+                settings.endpoint()) + ", whose plan is " + settings.plan().meaning() + " (hash "
+                + String.format("0x%016x", settings.plan().hash()) + "): every process must run the same model,"
+                + " topology.servers and topology.fusionBufferBytes";
     }
 
     /** Endpoint 0: an authenticated dialer takes its endpoint's slot; null, or the reason to refuse it. */

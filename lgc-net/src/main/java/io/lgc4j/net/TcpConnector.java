@@ -47,12 +47,20 @@ public record TcpConnector(int endpoint, int job, int attempt, InetSocketAddress
     /** The settings this connector joins with, for a run of {@code endpoints} endpoints named by {@code names}. */
     public NetSettings settings(int endpoints, IntFunction<String> names) {
         return new NetSettings(endpoint, endpoints, job, attempt, master, bindHost, bindPort, advertiseHost, token,
-                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, names, tls);
+                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, names, tls,
+                NetSettings.Plan.NONE);
     }
 
     @Override
     public ClusterConnection connect(int endpoints, IntFunction<String> names) {
-        TcpCluster cluster = TcpCluster.join(settings(endpoints, names));
+        return connect(endpoints, names, 0L, NetSettings.Plan.NONE.meaning());
+    }
+
+    /** Joins with the run's plan in every HELLO: a peer with another plan is refused, naming both. */
+    @Override
+    public ClusterConnection connect(int endpoints, IntFunction<String> names, long plan, String planMeaning) {
+        TcpCluster cluster = TcpCluster.join(settings(endpoints, names)
+                .withPlan(new NetSettings.Plan(plan, planMeaning)));
         return new ClusterConnection() {
             @Override
             public int endpoint() {

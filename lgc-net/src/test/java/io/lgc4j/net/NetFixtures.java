@@ -54,7 +54,7 @@ final class NetFixtures {
         NetSettings s = settings(endpoint, endpoints, master);
         return new NetSettings(endpoint, endpoints, job, attempt, master, s.bindHost(), s.bindPort(),
                 s.advertiseHost(), token, s.rendezvousTimeout(), s.receiveTimeout(), s.firstReceiveTimeout(),
-                s.heartbeatInterval(), s.idleTimeout(), s.names(), s.tls());
+                s.heartbeatInterval(), s.idleTimeout(), s.names(), s.tls(), s.plan());
     }
 
     /** Joins {@code endpoints} endpoints on loopback, each on its own thread. */

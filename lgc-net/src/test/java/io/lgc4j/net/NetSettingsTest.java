@@ -16,7 +16,7 @@ class NetSettingsTest {
                                   int bindPort, String advertise, byte[] token, Duration receive, Duration heartbeat,
                                   Duration idle, IntFunction<String> names) {
         return new NetSettings(endpoint, endpoints, 9, attempt, master, bindHost, bindPort, advertise, token,
-                Duration.ofSeconds(10), receive, Duration.ofSeconds(60), heartbeat, idle, names, null);
+                Duration.ofSeconds(10), receive, Duration.ofSeconds(60), heartbeat, idle, names, null, NetSettings.Plan.NONE);
     }
 
     private static NetSettings good() {

@@ -65,6 +65,10 @@ final class LaunchCommand implements Callable<Integer> {
             + " training.workers)")
     private int nproc;
 
+    @Option(names = "--servers", paramLabel = "S", description = "parameter-server shards, each a process of its own"
+            + " (overrides topology.servers; topology.type ps)")
+    private Integer servers;
+
     @Option(names = "--max-steps", description = "stop after N steps (overrides training.maxSteps)")
     private Integer maxSteps;
 
@@ -121,6 +125,9 @@ final class LaunchCommand implements Callable<Integer> {
         try {
             ExperimentConfig cfg = ConfigLoader.load(config);
             cfg = cfg.withTraining(cfg.training().withWorkers(nproc));
+            if (servers != null) {
+                cfg = cfg.withTopology(cfg.topology().withServers(servers));
+            }
             services = ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(nproc);
             if (resume != null) {
                 resumeStep = latestStep(resume);
@@ -186,6 +193,9 @@ final class LaunchCommand implements Callable<Integer> {
                 config.toString(), "--exit-with-stdin"));
         if (maxSteps != null) {
             command.addAll(List.of("--max-steps", String.valueOf(maxSteps)));
+        }
+        if (servers != null) {
+            command.addAll(List.of("--servers", String.valueOf(servers)));
         }
         if (outputDir != null) {
             command.addAll(List.of("--output-dir", outputDir));

@@ -110,6 +110,11 @@ final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--max-steps", description = "stop after N steps (overrides training.maxSteps)")
     private Integer maxSteps;
 
+    @Option(names = "--servers", defaultValue = "${env:LGC_SERVERS}", paramLabel = "S",
+            description = "parameter-server shards (overrides topology.servers; env LGC_SERVERS); every process"
+                    + " of the run must say the same, the handshake refuses one whose fusion plan differs")
+    private Integer servers;
+
     @Option(names = "--output-dir", description = "where rank 0 writes result directories (overrides run.outputDir)")
     private String outputDir;
 
@@ -146,6 +151,9 @@ final class WorkerCommand implements Callable<Integer> {
             }
             if (maxSteps != null) {
                 cfg = cfg.withTraining(cfg.training().withMaxSteps(maxSteps));
+            }
+            if (servers != null) {
+                cfg = cfg.withTopology(cfg.topology().withServers(servers));
             }
             if (outputDir != null) {
                 cfg = cfg.withRun(cfg.run().withOutputDir(outputDir));

@@ -139,6 +139,11 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
                         + " compressor.type " + compressor.type() + "; remove it or write leader");
             }
         }
+        if (topology.servers() != TopologyConfig.DEFAULT_SERVERS && !TopologyType.PS.equals(topology.type())) {
+            throw ConfigException.forKey("topology.servers", "applies to the parameter server only (topology.type ps),"
+                    + " found " + topology.servers() + " with topology.type " + topology.type() + "; remove it or"
+                    + " write 1");
+        }
         if (autoencoder.ablation() != LgcAblation.NONE && !CompressorType.LGC.equals(compressor.type())) {
             // the autoencoder section is LGC's; the topologies of lgc check which ablations they run (below)
             throw ConfigException.forKey("autoencoder.ablation", "does not apply to compressor.type "
@@ -233,6 +238,15 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      */
     public ExperimentConfig withTraining(TrainingConfig newTraining) {
         return new ExperimentConfig(run, data, model, newTraining, topology, compressor, stages, autoencoder,
+                runtime);
+    }
+
+    /**
+     * @param newTopology the topology section
+     * @return this config with {@code topology} replaced
+     */
+    public ExperimentConfig withTopology(TopologyConfig newTopology) {
+        return new ExperimentConfig(run, data, model, training, newTopology, compressor, stages, autoencoder,
                 runtime);
     }
 

@@ -40,12 +40,32 @@ public final class StepLink {
 
     /** A worker of a parameter server: endpoints below {@code workers} are workers, the rest the server. */
     public static StepLink psWorker(int rank, int workers, Transport transport) {
-        return new StepLink(transport, "worker " + rank, e -> e < workers ? "worker " + e : "the server");
+        return psWorker(rank, workers, 1, transport);
+    }
+
+    /**
+     * A worker of a parameter server of {@code shards} shards: endpoints below {@code workers} are workers, endpoint
+     * {@code workers + s} is "server shard s" ("the server" when there is one).
+     */
+    public static StepLink psWorker(int rank, int workers, int shards, Transport transport) {
+        return new StepLink(transport, "worker " + rank, e -> e < workers ? "worker " + e
+                : serverName(shards, e - workers));
     }
 
     /** The parameter server: its peers are the workers. */
     public static StepLink psServer(int workers, Transport transport) {
-        return new StepLink(transport, "the server", e -> e < workers ? "worker " + e : "endpoint " + e);
+        return psServer(workers, 1, 0, transport);
+    }
+
+    /** Shard {@code shard} of a parameter server of {@code shards} shards: its peers are the workers. */
+    public static StepLink psServer(int workers, int shards, int shard, Transport transport) {
+        return new StepLink(transport, serverName(shards, shard), e -> e < workers ? "worker " + e
+                : e - workers < shards ? serverName(shards, e - workers) : "endpoint " + e);
+    }
+
+    /** "the server" when there is one shard, else "server shard s". */
+    public static String serverName(int shards, int shard) {
+        return shards == 1 ? "the server" : "server shard " + shard;
     }
 
     /** A rank of a ring: its peers are ranks. */

@@ -20,4 +20,14 @@ public interface ClusterConnector {
      * @param names     how messages name an endpoint ("rank 2", "the server")
      */
     ClusterConnection connect(int endpoints, IntFunction<String> names);
+
+    /**
+     * Connects as {@link #connect(int, IntFunction)}, refusing any endpoint whose run plan differs: {@code plan} is
+     * the topology's {@link io.lgc4j.core.train.Topology#fingerprint} (0: nothing to check), {@code planMeaning}
+     * what it stands for, for the message. The default ignores the plan; the TCP connector checks it in its
+     * handshake.
+     */
+    default ClusterConnection connect(int endpoints, IntFunction<String> names, long plan, String planMeaning) {
+        return connect(endpoints, names);
+    }
 }

@@ -418,7 +418,8 @@ public final class DistributedTrainer {
         TrainingPlan plan = run.plan();
         int endpoints = run.endpoints();
         IntFunction<String> names = endpointNames(workers, plan.serviceEndpoints());
-        ClusterConnection connection = connector.connect(endpoints, names);
+        ClusterConnection connection = connector.connect(endpoints, names, topology.fingerprint(layout),
+                topology.describeFingerprint(layout));
         int endpoint = connection.endpoint();
         TrafficMeter meter = new TrafficMeter(endpoints);
         TrafficMeter control = new TrafficMeter(endpoints);
@@ -440,13 +441,9 @@ public final class DistributedTrainer {
                             List.of(RankLoop.checksum(replica)));
                 }
             } else {
-                if (plan.serviceEndpoints() != 1) {
-                    throw new IllegalStateException("the network runtime runs one service endpoint per topology for"
-                            + " now; topology " + topology.name() + " asks for " + plan.serviceEndpoints());
-                }
                 reporter = new ServiceReporter(connection.transport(), meter, notes, stages::stageAt);
-                ServiceLoop service = topology.services(workers,
-                        List.of(new MeteredTransport(reporter, meter, control)), layout).get(0);
+                ServiceLoop service = topology.service(endpoint - workers, workers,
+                        new MeteredTransport(reporter, meter, control), layout);
                 checkpointService(run.checkpoints(), endpoint - workers, service, reporter, meter);
                 serve(service, reporter);
                 result = new TrainingResult(List.of(), Double.NaN, meter.snapshot(), 0, method(), List.of());

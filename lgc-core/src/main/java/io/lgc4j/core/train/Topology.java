@@ -78,4 +78,31 @@ public interface Topology {
     default List<ServiceLoop> services(int workers, List<Transport> serviceTransports, GradientLayout layout) {
         return List.of();
     }
+
+    /**
+     * The loop of service endpoint {@code index} alone, for a process that runs only that endpoint (the network
+     * runtime). The default builds {@link #services} with this one transport when the topology has one service; a
+     * topology of several services overrides it.
+     */
+    default ServiceLoop service(int index, int workers, Transport transport, GradientLayout layout) {
+        if (serviceEndpoints(workers) != 1 || index != 0) {
+            throw new IllegalStateException("topology " + name() + " has " + serviceEndpoints(workers)
+                    + " service endpoints and does not build service " + index + " alone");
+        }
+        return services(workers, List.of(transport), layout).get(0);
+    }
+
+    /**
+     * A fingerprint of how this topology cuts {@code layout} into frames, compared between processes at rendezvous:
+     * two processes whose fingerprints differ would misread each other's frames and are refused. The default, 0, says
+     * there is nothing beyond the model and the config to compare (the parameter server's fusion plan is something).
+     */
+    default long fingerprint(GradientLayout layout) {
+        return 0L;
+    }
+
+    /** What {@link #fingerprint} stands for, for the message that refuses a process with another. */
+    default String describeFingerprint(GradientLayout layout) {
+        return "topology " + name();
+    }
 }

@@ -13,13 +13,15 @@ import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.protocol.Support;
 import io.lgc4j.core.protocol.ValueEncoding;
+import io.lgc4j.core.shard.FusionPlan;
 import io.lgc4j.core.train.StepTag;
 
 import java.util.List;
 
 /**
- * The server's end of the parameter server: the pieces every method's server step is made of. Workers are
- * endpoints 0..K-1; sums always run in rank order, in float32 whatever the values' encoding, so a mean never depends
+ * The server's end of the parameter server, or of one shard of it: the pieces every method's server step is made
+ * of. Workers are endpoints 0..K-1; a shard serves its slices of the {@link FusionPlan} (the whole gradient when
+ * there is one shard) and knows nothing of the other shards; sums always run in rank order, in float32 whatever the values' encoding, so a mean never depends
  * on which frame arrived first; every mean goes back in the step's encoding (the one worker 0's first frame named).
  */
 public final class PsServerEnd {
@@ -29,17 +31,23 @@ public final class PsServerEnd {
     private final float[] denseSum;
     private final float[] fullSum;
 
-    /**
-     * @param transport the server's endpoint
-     * @param workers   K
-     * @param layout    the gradient's blocks
-     */
+    /** The unsharded server. */
     public PsServerEnd(Transport transport, int workers, GradientLayout layout) {
+        this(transport, workers, FusionPlan.single(layout), 0);
+    }
+
+    /**
+     * @param transport the shard's endpoint
+     * @param workers   K
+     * @param plan      the fusion plan over the gradient's blocks
+     * @param shard     which shard this is
+     */
+    public PsServerEnd(Transport transport, int workers, FusionPlan plan, int shard) {
         this.workers = workers;
-        this.link = StepLink.psServer(workers, transport);
-        this.dense = new BlockRegion(layout.blocks(LayerPolicy.DENSE));
+        this.link = StepLink.psServer(workers, plan.shards(), shard, transport);
+        this.dense = new BlockRegion(plan.view(shard, plan.layout().blocks(LayerPolicy.DENSE)).blocks());
         this.denseSum = new float[dense.length()];
-        this.fullSum = new float[layout.length()];
+        this.fullSum = new float[plan.shardLength(shard)];
     }
 
     /** K. */
@@ -55,7 +63,10 @@ public final class PsServerEnd {
         return link.transport().receive(0, TrafficKind.VALUES);
     }
 
-    /** A dense step opened by {@code first}: the whole gradients summed in rank order; the mean to every worker. */
+    /**
+     * A dense step opened by {@code first}: the workers' slices (the whole gradients, unsharded) summed in rank
+     * order; the mean to every worker.
+     */
     public void serveFull(Frame first) {
         StepTag tag = new StepTag(first.step(), first.stage(), ValueEncoding.of(first));
         sum(first, tag, fullSum);

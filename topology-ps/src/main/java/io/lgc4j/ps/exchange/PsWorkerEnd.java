@@ -10,40 +10,63 @@ import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.exchange.StepLink;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
-import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.protocol.Support;
+import io.lgc4j.core.shard.FusionPlan;
+import io.lgc4j.core.shard.ShardView;
 import io.lgc4j.core.train.StepTag;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A worker's end of the parameter server: the pieces every method's worker step is made of. The server is endpoint
- * K; every frame received from it is checked for the step's kind, step and stage.
+ * A worker's end of the parameter server: the pieces every method's worker step is made of. The server is S shards,
+ * endpoints K..K+S-1 (one shard, endpoint K, unless the topology is sharded); shard s serves shard s's slices of the
+ * {@link FusionPlan}, so every piece sends shard s its part and takes back the mean of that part. Every frame received
+ * is checked for the step's kind, step and stage. With one shard every frame is the unsharded server's, byte for
+ * byte.
  */
 public final class PsWorkerEnd {
     private final int rank;
     private final int workers;
-    private final int server;
+    private final FusionPlan plan;
     private final StepLink link;
-    private final BlockRegion dense;
-    private final float[] denseBuffer;
+    private final List<Shard> shards;
+
+    /** What this worker sends shard s and gets back from it: its slices, DENSE pieces and compressible pieces. */
+    private record Shard(int endpoint, BlockRegion all, BlockRegion dense, float[] allBuffer, float[] denseBuffer,
+                         ShardView compressible, boolean contiguous) {
+    }
+
+    /** A worker of the unsharded server (one shard). */
+    public PsWorkerEnd(int rank, int workers, Transport transport, GradientLayout layout) {
+        this(rank, workers, transport, FusionPlan.single(layout));
+    }
 
     /**
      * @param rank      this worker's rank
-     * @param workers   K; the server is endpoint K
+     * @param workers   K; shard s is endpoint K + s
      * @param transport this worker's endpoint
-     * @param layout    the gradient's blocks (its DENSE blocks are pushed as values in compressed steps)
+     * @param plan      the fusion plan over the gradient's blocks (its DENSE blocks are pushed as values in
+     *                  compressed steps)
      */
-    public PsWorkerEnd(int rank, int workers, Transport transport, GradientLayout layout) {
+    public PsWorkerEnd(int rank, int workers, Transport transport, FusionPlan plan) {
         this.rank = rank;
         this.workers = workers;
-        this.server = workers;
-        this.link = StepLink.psWorker(rank, workers, transport);
-        this.dense = new BlockRegion(layout.blocks(LayerPolicy.DENSE));
-        this.denseBuffer = new float[dense.length()];
+        this.plan = plan;
+        this.link = StepLink.psWorker(rank, workers, plan.shards(), transport);
+        GradientLayout layout = plan.layout();
+        List<Shard> list = new ArrayList<>(plan.shards());
+        for (int s = 0; s < plan.shards(); s++) {
+            BlockRegion all = new BlockRegion(plan.view(s).blocks());
+            BlockRegion dense = new BlockRegion(plan.view(s, layout.blocks(LayerPolicy.DENSE)).blocks());
+            boolean contiguous = plan.slices(s).size() <= 1;
+            list.add(new Shard(workers + s, all, dense, contiguous ? null : new float[all.length()],
+                    new float[dense.length()], plan.view(s, layout.compressibleBlocks()), contiguous));
+        }
+        this.shards = List.copyOf(list);
     }
 
     /** This worker's rank. */
@@ -56,72 +79,131 @@ public final class PsWorkerEnd {
         return workers;
     }
 
-    /** A dense step: the whole gradient up, the mean down into {@code gradient}. */
+    /** The fusion plan: S shards and their slices. */
+    public FusionPlan plan() {
+        return plan;
+    }
+
+    /** Every shard's pieces of the compressible blocks, by shard. */
+    public List<ShardView> compressibleViews() {
+        return shards.stream().map(Shard::compressible).toList();
+    }
+
+    /** A dense step: every shard its slices of the whole gradient, the means back into {@code gradient}. */
     public void fullStep(StepTag tag, float[] gradient, PhaseClock clock) {
-        clock.enter(Phase.ENCODE);
-        FrameBuffer frame = FloatFrames.encode(link.transport(), gradient, 0, gradient.length, TrafficKind.VALUES,
-                tag.stage(), tag.step(), tag.values());
-        clock.enter(Phase.COMMUNICATE);
-        link.send(server, frame);
-        Frame mean = receive(TrafficKind.VALUES, tag);
-        clock.enter(Phase.DECODE);
-        FloatFrames.copyInto(mean, gradient, 0, gradient.length);
+        for (Shard s : shards) {
+            clock.enter(Phase.ENCODE);
+            FrameBuffer frame;
+            if (s.contiguous()) {
+                int offset = s.all().length() == 0 ? 0 : s.all().blocks().get(0).offset();
+                frame = FloatFrames.encode(link.transport(), gradient, offset, s.all().length(), TrafficKind.VALUES,
+                        tag.stage(), tag.step(), tag.values());
+            } else {
+                s.all().gather(gradient, s.allBuffer());
+                frame = FloatFrames.encode(link.transport(), s.allBuffer(), 0, s.allBuffer().length,
+                        TrafficKind.VALUES, tag.stage(), tag.step(), tag.values());
+            }
+            clock.enter(Phase.COMMUNICATE);
+            link.send(s.endpoint(), frame);
+        }
+        for (Shard s : shards) {
+            clock.enter(Phase.COMMUNICATE);
+            Frame mean = link.receive(s.endpoint(), TrafficKind.VALUES, tag);
+            clock.enter(Phase.DECODE);
+            if (s.contiguous()) {
+                int offset = s.all().length() == 0 ? 0 : s.all().blocks().get(0).offset();
+                FloatFrames.copyInto(mean, gradient, offset, s.all().length());
+            } else {
+                FloatFrames.copyInto(mean, s.allBuffer(), 0, s.allBuffer().length);
+                s.all().scatter(s.allBuffer(), gradient);
+            }
+        }
     }
 
     /**
-     * Pushes the DENSE blocks as one VALUES frame: the first frame of a compressed step, which opens the step at the
-     * server (it reads the stage from it).
+     * Pushes every shard its pieces of the DENSE blocks as one VALUES frame: the first frame of a compressed step,
+     * which opens the step at the shard (it reads the stage from it).
      */
     public void pushDense(StepTag tag, float[] gradient, PhaseClock clock) {
-        clock.enter(Phase.ENCODE);
-        dense.gather(gradient, denseBuffer);
-        FrameBuffer frame = FloatFrames.encode(link.transport(), denseBuffer, 0, denseBuffer.length,
-                TrafficKind.VALUES, tag.stage(), tag.step(), tag.values());
-        clock.enter(Phase.COMMUNICATE);
-        link.send(server, frame);
+        for (Shard s : shards) {
+            clock.enter(Phase.ENCODE);
+            s.dense().gather(gradient, s.denseBuffer());
+            FrameBuffer frame = FloatFrames.encode(link.transport(), s.denseBuffer(), 0, s.denseBuffer().length,
+                    TrafficKind.VALUES, tag.stage(), tag.step(), tag.values());
+            clock.enter(Phase.COMMUNICATE);
+            link.send(s.endpoint(), frame);
+        }
     }
 
-    /** Receives the mean of the DENSE blocks and writes it into {@code gradient}. */
+    /** Receives every shard's mean of its DENSE pieces and writes it into {@code gradient}. */
     public void receiveDenseMean(StepTag tag, float[] gradient, PhaseClock clock) {
-        clock.enter(Phase.COMMUNICATE);
-        Frame mean = receive(TrafficKind.VALUES, tag);
-        clock.enter(Phase.DECODE);
-        FloatFrames.copyInto(mean, denseBuffer, 0, denseBuffer.length);
-        dense.scatter(denseBuffer, gradient);
+        for (Shard s : shards) {
+            clock.enter(Phase.COMMUNICATE);
+            Frame mean = link.receive(s.endpoint(), TrafficKind.VALUES, tag);
+            clock.enter(Phase.DECODE);
+            FloatFrames.copyInto(mean, s.denseBuffer(), 0, s.denseBuffer().length);
+            s.dense().scatter(s.denseBuffer(), gradient);
+        }
     }
 
     /**
-     * The step's shared support: the worker that {@code chooses} takes it from its memory and sends its indices up;
-     * the others receive them as the server relays them.
+     * The step's shared support: the worker that {@code chooses} takes it from its memory and sends every shard its
+     * pieces' indices; the others receive them as the shards relay them, and put the pieces together.
      *
      * @param maxCounts per block, the most indices a received support may have
      */
-    public int[][] exchangeSupport(SharedSupportCompressor.State memory, boolean chooses, List<ParamBlock> blocks,
-                                   IndexCodec codec, int[] maxCounts, StepTag tag, PhaseClock clock) {
+    public int[][] exchangeSupport(SharedSupportCompressor.State memory, boolean chooses, IndexCodec codec,
+                                   int[] maxCounts, StepTag tag, PhaseClock clock) {
         if (chooses) {
             int[][] support = memory.chooseSupport(tag.step());
-            clock.enter(Phase.ENCODE);
-            byte[] frame = new Support(support).encode(blocks, codec, tag);
-            clock.enter(Phase.COMMUNICATE);
-            link.send(server, frame);
+            for (Shard s : shards) {
+                clock.enter(Phase.ENCODE);
+                byte[] frame = new Support(s.compressible().split(support)).encode(s.compressible().blocks(), codec,
+                        tag);
+                clock.enter(Phase.COMMUNICATE);
+                link.send(s.endpoint(), frame);
+            }
             return support;
         }
-        clock.enter(Phase.COMMUNICATE);
-        Frame frame = receive(Support.KIND, tag);
-        clock.enter(Phase.DECODE);
-        return Support.decode(frame, blocks, codec, maxCounts).indices();
+        List<int[][]> pieces = new ArrayList<>(shards.size());
+        for (Shard s : shards) {
+            clock.enter(Phase.COMMUNICATE);
+            Frame frame = link.receive(s.endpoint(), Support.KIND, tag);
+            clock.enter(Phase.DECODE);
+            pieces.add(Support.decode(frame, s.compressible().blocks(), codec,
+                    s.compressible().bounds(maxCounts)).indices());
+        }
+        return shards.size() == 1 ? pieces.get(0) : ShardView.merge(compressibleViews(), pieces);
     }
 
-    /** Sends frames to the server, in order. */
-    public void send(PhaseClock clock, byte[]... frames) {
+    /** Sends frames to shard {@code shard}, in order. */
+    public void sendTo(int shard, PhaseClock clock, byte[]... frames) {
         clock.enter(Phase.COMMUNICATE);
         for (byte[] f : frames) {
-            link.send(server, f);
+            link.send(workers + shard, f);
         }
     }
 
-    /** The next frame from the server, of {@code kind} and this step. */
+    /** Sends frames to the server, in order; only for an unsharded server. */
+    public void send(PhaseClock clock, byte[]... frames) {
+        sendTo(onlyShard(), clock, frames);
+    }
+
+    /** The next frame from shard {@code shard}, of {@code kind} and this step. */
+    public Frame receiveFrom(int shard, TrafficKind kind, StepTag tag) {
+        return link.receive(workers + shard, kind, tag);
+    }
+
+    /** The next frame from the server, of {@code kind} and this step; only for an unsharded server. */
     public Frame receive(TrafficKind kind, StepTag tag) {
-        return link.receive(server, kind, tag);
+        return receiveFrom(onlyShard(), kind, tag);
+    }
+
+    private int onlyShard() {
+        if (shards.size() != 1) {
+            throw new IllegalStateException("worker " + rank + ": this method's step talks to one server, the plan"
+                    + " has " + shards.size() + " shards");
+        }
+        return 0;
     }
 }

@@ -27,6 +27,7 @@ import io.lgc4j.ps.exchange.PsServer;
 import io.lgc4j.ps.exchange.PsServerEnd;
 import io.lgc4j.ps.exchange.PsWorker;
 import io.lgc4j.ps.exchange.PsWorkerEnd;
+import io.lgc4j.ps.topology.Shards;
 
 import java.util.List;
 import java.util.Objects;
@@ -135,6 +136,12 @@ public final class LgcPsTopology implements Topology {
             LgcSettings lgc = request.compressor().settings(LgcSettings.class);
             Section topology = request.config().section("topology");
             Section ae = request.config().section("autoencoder");
+            int servers = Shards.of(topology).servers();
+            if (servers != 1) {
+                throw new SettingsException("servers", "must be 1 with compressor.type lgc, found " + servers
+                        + ": LGC-PS decodes the whole compact vector with one server's autoencoder; a sharded LGC-PS"
+                        + " is not built yet").under(topology.path());
+            }
             SupportPolicy support = topology.has("support") ? topology.choice("support", SupportPolicy.class)
                     : SupportPolicy.LEADER;
             Settings ps;

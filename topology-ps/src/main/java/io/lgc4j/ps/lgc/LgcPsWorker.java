@@ -105,7 +105,7 @@ final class LgcPsWorker implements PsWorker.Step {
         clock.enter(Phase.SELECT);
         memory.compensate(gradient, tag.step());
         boolean chooses = policy == SupportPolicy.OWN || end.rank() == leader;
-        int[][] supp = end.exchangeSupport(memory, chooses, compact.blocks(), codec, compact.counts(), tag, clock);
+        int[][] supp = end.exchangeSupport(memory, chooses, codec, compact.counts(), tag, clock);
         if (!chooses) {
             compact.requireFullSupport(supp, "the server (relaying leader " + leader + ")", tag.step());
         }

@@ -19,10 +19,13 @@ import io.lgc4j.core.protocol.Factors;
 import io.lgc4j.core.protocol.SketchPayload;
 import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.protocol.SupportValues;
+import io.lgc4j.core.shard.ShardView;
+import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.train.StepTag;
 import io.lgc4j.ps.exchange.PsWorker;
 import io.lgc4j.ps.exchange.PsWorkerEnd;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -36,12 +39,14 @@ final class CompressedPsWorker implements PsWorker.Step {
     private final PsWorkerEnd end;
     private final IndexCodec codec;
     private final List<ParamBlock> sparseBlocks;
+    private final List<ShardView> views;
     private final RankState state;
 
     CompressedPsWorker(PsWorkerEnd end, GradientLayout layout, Compressor compressor, IndexCodec codec) {
         this.end = end;
         this.codec = codec;
         this.sparseBlocks = layout.compressibleBlocks();
+        this.views = end.compressibleViews();
         this.state = RankState.of(compressor, sparseBlocks);
     }
 
@@ -68,15 +73,22 @@ final class CompressedPsWorker implements PsWorker.Step {
         if (state instanceof RankState.Gather g) {
             clock.enter(Phase.SELECT);
             SparseSet own = g.state().compress(gradient, tag.step());
-            clock.enter(Phase.ENCODE);
-            end.send(clock, SparseFrames.encode(own, sparseBlocks, codec, tag));
+            for (int s = 0; s < views.size(); s++) {
+                clock.enter(Phase.ENCODE);
+                ShardView view = views.get(s);
+                end.sendTo(s, clock, SparseFrames.encode(view.split(own), view.blocks(), codec, tag));
+            }
             end.receiveDenseMean(tag, gradient, clock);
-            Frame indices = end.receive(TrafficKind.INDICES, tag);
-            Frame values = end.receive(TrafficKind.VALUES, tag);
-            clock.enter(Phase.DECODE);
-            int[][] union = SparseFrames.decodeIndices(indices, sparseBlocks, codec, PsSupport.blockLengths(
-                    sparseBlocks));
-            SparseFrames.decode(union, values, sparseBlocks).writeInto(gradient, sparseBlocks);
+            for (int s = 0; s < views.size(); s++) {
+                ShardView view = views.get(s);
+                clock.enter(Phase.COMMUNICATE);
+                Frame indices = end.receiveFrom(s, TrafficKind.INDICES, tag);
+                Frame values = end.receiveFrom(s, TrafficKind.VALUES, tag);
+                clock.enter(Phase.DECODE);
+                int[][] union = SparseFrames.decodeIndices(indices, view.blocks(), codec, PsSupport.blockLengths(
+                        view.blocks()));
+                SparseFrames.decode(union, values, view.blocks()).writeInto(gradient, view.blocks());
+            }
         } else if (state instanceof RankState.Sketch s) {
             clock.enter(Phase.SELECT);
             Sketch own = s.state().compress(gradient, tag.step());
@@ -97,13 +109,35 @@ final class CompressedPsWorker implements PsWorker.Step {
             int[][] support = support(shared, tag, clock);
             clock.enter(Phase.SELECT);
             float[] values = shared.state().take(support);
-            clock.enter(Phase.ENCODE);
-            end.send(clock, new SupportValues(values).encode(tag));
+            SparseSet taken = views.size() == 1 ? null : SparseSet.onSupport(sparseBlocks, support, values);
+            List<int[][]> pieces = new ArrayList<>(views.size());
+            for (int s = 0; s < views.size(); s++) {
+                clock.enter(Phase.ENCODE);
+                ShardView view = views.get(s);
+                float[] mine = taken == null ? values : concatenated(view.split(taken));
+                pieces.add(view.split(support));
+                end.sendTo(s, clock, new SupportValues(mine).encode(tag));
+            }
             end.receiveDenseMean(tag, gradient, clock);
-            Frame mean = end.receive(SupportValues.KIND, tag);
-            clock.enter(Phase.DECODE);
-            SparseFrames.decode(support, mean, sparseBlocks).writeInto(gradient, sparseBlocks);
+            for (int s = 0; s < views.size(); s++) {
+                ShardView view = views.get(s);
+                clock.enter(Phase.COMMUNICATE);
+                Frame mean = end.receiveFrom(s, SupportValues.KIND, tag);
+                clock.enter(Phase.DECODE);
+                SparseFrames.decode(pieces.get(s), mean, view.blocks()).writeInto(gradient, view.blocks());
+            }
         }
+    }
+
+    /** A sparse set's values, block after block. */
+    private static float[] concatenated(SparseSet set) {
+        float[] out = new float[set.nnz()];
+        int at = 0;
+        for (SparseVector v : set.blocks()) {
+            System.arraycopy(v.values(), 0, out, at, v.nnz());
+            at += v.nnz();
+        }
+        return out;
     }
 
     /**
@@ -132,7 +166,7 @@ final class CompressedPsWorker implements PsWorker.Step {
             return shared.state().chooseSupport(tag.step());
         }
         boolean leader = end.rank() == shared.compressor().leader(tag.step(), end.workers());
-        return end.exchangeSupport(shared.state(), leader, sparseBlocks, codec,
+        return end.exchangeSupport(shared.state(), leader, codec,
                 PsSupport.maxCounts(sparseBlocks, shared.compressor(), tag.step()), tag, clock);
     }
 }

@@ -12,12 +12,12 @@ import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.compress.Sketch;
 import io.lgc4j.core.compress.SketchCompressor;
 import io.lgc4j.core.compress.SparseMean;
-import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.protocol.SketchFrames;
 import io.lgc4j.core.protocol.SketchPayload;
 import io.lgc4j.core.protocol.SparseFrames;
+import io.lgc4j.core.shard.ShardView;
 import io.lgc4j.core.train.StepTag;
 import io.lgc4j.ps.exchange.PsServer;
 import io.lgc4j.ps.exchange.PsServerEnd;
@@ -36,15 +36,21 @@ final class CompressedServer implements PsServer.Step {
     private final PsServerEnd end;
     private final Compressor compressor;
     private final IndexCodec codec;
+    private final ShardView view;
     private final List<ParamBlock> sparseBlocks;
     private final SparseMean mean;
     private final LowRankPlan plan;
 
-    CompressedServer(PsServerEnd end, GradientLayout layout, Compressor compressor, IndexCodec codec) {
+    /**
+     * @param view this shard's pieces of the compressible blocks (the blocks themselves when the server is one shard;
+     *             sketches and PowerSGD's factors need whole blocks, so the topology refuses them sharded)
+     */
+    CompressedServer(PsServerEnd end, ShardView view, Compressor compressor, IndexCodec codec) {
         this.end = end;
         this.compressor = compressor;
         this.codec = codec;
-        this.sparseBlocks = layout.compressibleBlocks();
+        this.view = view;
+        this.sparseBlocks = view.blocks();
         this.mean = new SparseMean(sparseBlocks);
         this.plan = compressor instanceof LowRankCompressor l ? l.plan(sparseBlocks) : null;
     }
@@ -58,8 +64,13 @@ final class CompressedServer implements PsServer.Step {
         end.broadcast(denseMean, sparseMean);
     }
 
+    /** Per piece, the most indices one rank may send at this step: its block's count, at most the piece's length. */
+    private int[] maxCounts(StepTag tag) {
+        return view.bounds(PsSupport.maxCounts(view.parents(), compressor, tag.step()));
+    }
+
     private byte[][] gather(StepTag tag) {
-        int[] max = PsSupport.maxCounts(sparseBlocks, compressor, tag.step());
+        int[] max = maxCounts(tag);
         mean.reset();
         for (int w = 0; w < end.workers(); w++) {
             int[][] supports = SparseFrames.decodeIndices(end.receive(w, TrafficKind.INDICES, tag), sparseBlocks,
@@ -99,9 +110,10 @@ final class CompressedServer implements PsServer.Step {
 
     private byte[][] shared(StepTag tag) {
         int[][] support = compressor instanceof SeededSupportCompressor seeded
-                ? seeded.support(tag.step(), sparseBlocks) // drawn here as on every worker: nothing to relay
+                // drawn here as on every worker (on whole blocks, then cut to this shard's pieces): nothing to relay
+                ? view.split(seeded.support(tag.step(), view.parents()))
                 : end.relaySupport(((SharedSupportCompressor) compressor).leader(tag.step(), end.workers()),
-                        sparseBlocks, codec, PsSupport.maxCounts(sparseBlocks, compressor, tag.step()), tag);
+                        sparseBlocks, codec, maxCounts(tag), tag);
         return new byte[][] {end.alignedMean(end.receiveValues(PsSupport.total(support), tag), tag)};
     }
 }

@@ -4,10 +4,14 @@ import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.compress.LowRankCompressor;
+import io.lgc4j.core.compress.SketchCompressor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.method.TopologyProvider;
+import io.lgc4j.core.method.SettingsException;
 import io.lgc4j.core.method.TopologyRequest;
+import io.lgc4j.core.shard.FusionPlan;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.ServiceLoop;
 import io.lgc4j.core.train.Topology;
@@ -17,6 +21,7 @@ import io.lgc4j.ps.exchange.PsServerEnd;
 import io.lgc4j.ps.exchange.PsWorker;
 import io.lgc4j.ps.exchange.PsWorkerEnd;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -27,9 +32,19 @@ import java.util.Optional;
  * one frame header each way. With a compressor, DENSE blocks stay dense and the compressible blocks travel as the
  * compressor's payload; the server's sparse mean is broadcast on the union of the supports (downlink counted).
  *
+ * <p><b>Shards</b> (seeds/002, Herring): with S &gt; 1 servers the server is S endpoints K..K+S-1, and shard s serves
+ * shard s's slices of the {@link FusionPlan} — an even share of every fusion buffer — so every shard gets the same
+ * bytes of a dense gradient whatever the layers' sizes. Every piece of the step is the unsharded one, per shard: a
+ * worker sends shard s its slices (dense), its pieces of its sparse set (gather-only compressors), or its values on its
+ * pieces of the shared support (the leader sends each shard its pieces of the support, each shard relays them), and
+ * takes back each shard's mean of them. Each element is still summed over the workers in rank order, so the run is
+ * the unsharded run, bit for bit; only the frames (their headers, and the index codec's bytes of the cut blocks)
+ * differ. Sketches and PowerSGD's factors are not sums of elements and are refused sharded.
+ *
  * <pre>{@code
  * new ParameterServerTopology();                                           // dense
  * new ParameterServerTopology(new TopKCompressor(0.001), IndexCodecs.defaultCodec());
+ * new ParameterServerTopology(null, null, 4, FusionPlan.DEFAULT_BUFFER_BYTES);   // dense, 4 shards
  * }</pre>
  */
 public final class ParameterServerTopology implements Topology {
@@ -46,19 +61,20 @@ public final class ParameterServerTopology implements Topology {
 
         @Override
         public Topology create(TopologyRequest request) {
-            return request.compressor().create(request.seed())
-                    .<Topology>map(c -> new ParameterServerTopology(c, request.codec()))
-                    .orElseGet(ParameterServerTopology::new);
+            Shards shards = Shards.of(request.config().section("topology"));
+            Compressor compressor = request.compressor().create(request.seed()).orElse(null);
+            return new ParameterServerTopology(compressor, compressor == null ? null : request.codec(),
+                    shards.servers(), shards.fusionBufferBytes());
         }
     }
 
     private final Compressor compressor;
     private final IndexCodec codec;
+    private final Shards shards;
 
     /** The dense parameter server. */
     public ParameterServerTopology() {
-        this.compressor = null;
-        this.codec = null;
+        this(null, null, 1, FusionPlan.DEFAULT_BUFFER_BYTES);
     }
 
     /** A compressed parameter server, indices through the default codec. */
@@ -68,8 +84,44 @@ public final class ParameterServerTopology implements Topology {
 
     /** A compressed parameter server. */
     public ParameterServerTopology(Compressor compressor, IndexCodec codec) {
-        this.compressor = Objects.requireNonNull(compressor, "compressor");
-        this.codec = Objects.requireNonNull(codec, "codec");
+        this(Objects.requireNonNull(compressor, "compressor"), Objects.requireNonNull(codec, "codec"), 1,
+                FusionPlan.DEFAULT_BUFFER_BYTES);
+    }
+
+    /**
+     * A parameter server of {@code servers} shards.
+     *
+     * @param compressor        the compressor, or {@code null} for dense
+     * @param codec             the index codec (ignored when dense; {@code null} takes the default)
+     * @param servers           S, the shards
+     * @param fusionBufferBytes a fusion buffer's size, a positive multiple of 4
+     * @throws IllegalArgumentException naming the setting that is out of range, or a compressor that cannot be
+     *                                  sharded
+     */
+    public ParameterServerTopology(Compressor compressor, IndexCodec codec, int servers, int fusionBufferBytes) {
+        this.compressor = compressor;
+        this.codec = compressor == null ? null : codec == null ? IndexCodecs.defaultCodec() : codec;
+        try {
+            this.shards = new Shards(servers, fusionBufferBytes);
+        } catch (SettingsException e) {
+            throw e.under("topology");
+        }
+        if (servers > 1 && (compressor instanceof SketchCompressor || compressor instanceof LowRankCompressor)) {
+            throw new IllegalArgumentException("key 'topology.servers' must be 1 with compressor " + compressor.name()
+                    + ", found " + servers + ": a sharded server sums elements of its slices, and "
+                    + (compressor instanceof SketchCompressor ? "a sketch's counters" : "PowerSGD's factors")
+                    + " are not elements of the gradient");
+        }
+    }
+
+    /** S, the number of server shards. */
+    public int servers() {
+        return shards.servers();
+    }
+
+    /** The plan this topology cuts {@code layout} by. */
+    public FusionPlan plan(GradientLayout layout) {
+        return FusionPlan.of(layout, shards.servers(), shards.fusionBufferBytes());
     }
 
     @Override
@@ -90,30 +142,54 @@ public final class ParameterServerTopology implements Topology {
 
     @Override
     public int serviceEndpoints(int workers) {
-        return 1;
+        return shards.servers();
     }
 
-    /** {@code ps}, the compressor and its settings, the codec when compressed; no settings of its own. */
+    /** The fusion plan's hash: a process with another plan (model, shards, buffer size) is refused at rendezvous. */
+    @Override
+    public long fingerprint(GradientLayout layout) {
+        return plan(layout).hash();
+    }
+
+    @Override
+    public String describeFingerprint(GradientLayout layout) {
+        return plan(layout).describe();
+    }
+
+    /**
+     * {@code ps}, the compressor and its settings, the codec when compressed; its own settings ({@link Shards}) only
+     * when sharded, so an unsharded run describes itself as before.
+     */
     @Override
     public TopologyDescription describe() {
+        Record own = shards.servers() == 1 ? TopologyDescription.NO_SETTINGS : shards;
         if (compressor == null) {
-            return new TopologyDescription(name(), "none", TopologyDescription.NO_SETTINGS, null,
-                    TopologyDescription.NO_SETTINGS);
+            return new TopologyDescription(name(), "none", TopologyDescription.NO_SETTINGS, null, own);
         }
-        return new TopologyDescription(name(), compressor.name(), compressor.settings(), codec.name(),
-                TopologyDescription.NO_SETTINGS);
+        return new TopologyDescription(name(), compressor.name(), compressor.settings(), codec.name(), own);
     }
 
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-        PsWorkerEnd end = new PsWorkerEnd(rank, workers, transport, layout);
+        PsWorkerEnd end = new PsWorkerEnd(rank, workers, transport, plan(layout));
         return new PsWorker(end, compressor == null ? null : new CompressedPsWorker(end, layout, compressor, codec));
     }
 
     @Override
     public List<ServiceLoop> services(int workers, List<Transport> serviceTransports, GradientLayout layout) {
-        PsServerEnd end = new PsServerEnd(serviceTransports.get(0), workers, layout);
-        return List.of(new PsServer(end, compressor == null ? null : new CompressedServer(end, layout, compressor,
-                codec)));
+        List<ServiceLoop> loops = new ArrayList<>(serviceTransports.size());
+        for (int s = 0; s < serviceTransports.size(); s++) {
+            loops.add(service(s, workers, serviceTransports.get(s), layout));
+        }
+        return List.copyOf(loops);
+    }
+
+    /** Shard {@code index}: the unsharded server's loop on the shard's slices. */
+    @Override
+    public ServiceLoop service(int index, int workers, Transport transport, GradientLayout layout) {
+        FusionPlan plan = plan(layout);
+        PsServerEnd end = new PsServerEnd(transport, workers, plan, index);
+        return new PsServer(end, compressor == null ? null : new CompressedServer(end,
+                plan.view(index, layout.compressibleBlocks()), compressor, codec));
     }
 }
