@@ -96,8 +96,8 @@ public final class PsWorkerEnd {
             FrameBuffer frame;
             if (s.contiguous()) {
                 int offset = s.all().length() == 0 ? 0 : s.all().blocks().get(0).offset();
-                frame = FloatFrames.encode(link.transport(), gradient, offset, s.all().length(), TrafficKind.VALUES,
-                        tag.stage(), tag.step(), tag.values());
+                frame = FloatFrames.encode(link.transport(), gradient, offset, offset + s.all().length(),
+                        TrafficKind.VALUES, tag.stage(), tag.step(), tag.values());
             } else {
                 s.all().gather(gradient, s.allBuffer());
                 frame = FloatFrames.encode(link.transport(), s.allBuffer(), 0, s.allBuffer().length,
@@ -112,7 +112,7 @@ public final class PsWorkerEnd {
             clock.enter(Phase.DECODE);
             if (s.contiguous()) {
                 int offset = s.all().length() == 0 ? 0 : s.all().blocks().get(0).offset();
-                FloatFrames.copyInto(mean, gradient, offset, s.all().length());
+                FloatFrames.copyInto(mean, gradient, offset, offset + s.all().length());
             } else {
                 FloatFrames.copyInto(mean, s.allBuffer(), 0, s.allBuffer().length);
                 s.all().scatter(s.allBuffer(), gradient);

@@ -1,0 +1,149 @@
+package io.lgc4j.ps.topology;
+
+import io.lgc4j.core.codec.IndexCodecs;
+import io.lgc4j.core.comm.Direction;
+import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.compress.DgcCompressor;
+import io.lgc4j.core.compress.LowRankCompressor;
+import io.lgc4j.core.compress.PowerSgdCompressor;
+import io.lgc4j.core.compress.RandomKCompressor;
+import io.lgc4j.core.compress.S2SketchCompressor;
+import io.lgc4j.core.compress.ScaleComCompressor;
+import io.lgc4j.core.compress.SketchCompressor;
+import io.lgc4j.core.compress.TopKCompressor;
+import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.shard.FusionPlan;
+import io.lgc4j.core.stage.StageSchedule;
+import io.lgc4j.core.train.CompressedTopologyContract;
+import io.lgc4j.core.train.DistributedTrainer;
+import io.lgc4j.core.train.TestModels;
+import io.lgc4j.core.train.Topology;
+import io.lgc4j.core.train.TrainingResult;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.nd4j.linalg.learning.config.Sgd;
+
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The parameter server split into S shards by balanced fusion buffers runs the whole compressed-topology contract
+ * (3 shards, buffers of 64 bytes, so every block is cut into many pieces), and computes what the unsharded server
+ * computes, bit for bit: each element is still summed over the workers in rank order.
+ */
+class ShardedParameterServerTest extends CompressedTopologyContract {
+    /** Small buffers: 16 elements, so the test layouts' blocks are cut into pieces of 5 and 6. */
+    private static final int BUFFER_BYTES = 64;
+
+    @Override
+    protected Topology topology(Compressor compressor) {
+        assumeTrue(!(compressor instanceof SketchCompressor) && !(compressor instanceof LowRankCompressor),
+                "a sharded server carries no sketch and no PowerSGD factors (refused; see shouldRefuse...)");
+        return new ParameterServerTopology(compressor, IndexCodecs.defaultCodec(), 3, BUFFER_BYTES);
+    }
+
+    @Override
+    protected Topology denseTopology() {
+        return new ParameterServerTopology(null, null, 3, BUFFER_BYTES);
+    }
+
+    static Stream<Arguments> shardable() {
+        return Stream.<Supplier<Compressor>>of(() -> null, () -> new TopKCompressor(0.05),
+                        () -> new DgcCompressor(0.05, 0.9, 0, 2), () -> new ScaleComCompressor(0.05, 0.5),
+                        () -> new RandomKCompressor(new RandomKCompressor.Settings(0.05, 0.1), 42),
+                        () -> new TopKCompressor(new TopKCompressor.Settings(0.05, 0, 0.01)))
+                .flatMap(c -> Stream.of(2, 3, 4).flatMap(s -> Stream.of(64, 1000, 1 << 20)
+                        .map(b -> Arguments.of(c, s, b))));
+    }
+
+    /**
+     * Six hand-driven steps (each compressor's memory carried across them) on the layout of every policy: what every
+     * rank holds after each step equals the unsharded server's, bit for bit, at S = 2, 3, 4 and several buffer sizes.
+     */
+    @ParameterizedTest(name = "{0}, S = {1}, buffers of {2} bytes")
+    @MethodSource("shardable")
+    void shouldComputeWhatTheUnshardedServerComputesBitForBit(Supplier<Compressor> compressor, int shards,
+                                                               int bufferBytes) throws Exception {
+        float[][][] inputs = gaussianSteps(6, 3, POLICIES.length(), 31);
+        Steps one = exchangeSteps(new ParameterServerTopology(compressor.get(), null, 1, bufferBytes), POLICIES,
+                inputs);
+        Steps many = exchangeSteps(new ParameterServerTopology(compressor.get(), null, shards, bufferBytes),
+                POLICIES, inputs);
+        for (int step = 0; step < inputs.length; step++) {
+            for (int r = 0; r < 3; r++) {
+                assertArrayEquals(one.outputs()[step][r], many.outputs()[step][r], "step " + step + ", rank " + r);
+            }
+        }
+        for (int s = 0; s < shards; s++) {
+            assertTrue(many.traffic().bytes(3 + s, Direction.RECEIVED, TrafficKind.VALUES) > 0, "shard " + s);
+        }
+    }
+
+    /**
+     * A trained model: dense and DGC, K = 4, 5 dense steps then compressed, S = 1 against S = 3 — the same parameters
+     * on every replica, the same losses.
+     */
+    @Test
+    void shouldTrainTheSameModelSharded() {
+        for (Supplier<Compressor> c : java.util.List.<Supplier<Compressor>>of(() -> null,
+                () -> new DgcCompressor(0.05, 0.9, 0, 10))) {
+            TrainingResult one = train(new ParameterServerTopology(c.get(), null, 1, BUFFER_BYTES));
+            TrainingResult three = train(new ParameterServerTopology(c.get(), null, 3, BUFFER_BYTES));
+            assertEquals(one.replicaChecksums(), three.replicaChecksums());
+            for (int s = 0; s < one.steps().size(); s++) {
+                assertEquals(one.steps().get(s).loss(), three.steps().get(s).loss(), "loss of step " + s);
+            }
+            assertEquals(7, three.traffic().endpoints(), "4 workers and 3 shards metered");
+        }
+    }
+
+    private static TrainingResult train(Topology topology) {
+        return DistributedTrainer.builder().model(TestModels.mlp(13, new Sgd(0.1)))
+                .data(TestModels.data(4 * 8 * 12, 7)).workers(4).batchSizePerWorker(8).topology(topology).seed(2)
+                .stages(StageSchedule.denseWarmup(5)).build().fit(1);
+    }
+
+    /** Dense bytes per shard: every shard receives the same bytes of every step, within one element per buffer. */
+    @Test
+    void shouldSendEveryShardTheSameDenseBytes() throws Exception {
+        for (int shards = 2; shards <= 4; shards++) {
+            Steps run = exchangeSteps(new ParameterServerTopology(null, null, shards, 64), POLICIES,
+                    gaussianSteps(2, 3, POLICIES.length(), 3));
+            long min = Long.MAX_VALUE;
+            long max = 0;
+            for (int s = 0; s < shards; s++) {
+                long bytes = run.traffic().bytes(3 + s, Direction.RECEIVED, TrafficKind.VALUES);
+                min = Math.min(min, bytes);
+                max = Math.max(max, bytes);
+            }
+            FusionPlan plan = FusionPlan.of(POLICIES, shards, 64);
+            assertTrue(max - min <= 2L * 3 * 4 * plan.buffers(), "S = " + shards + ": " + min + " to " + max);
+        }
+    }
+
+    @Test
+    void shouldRefuseTheCompressorsThatAreNoSumOfElements() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new ParameterServerTopology(
+                new S2SketchCompressor(0.05, 5, 4.0, 8), null, 2, 1024));
+        assertEquals("key 'topology.servers' must be 1 with compressor s2, found 2: a sharded server sums elements"
+                + " of its slices, and a sketch's counters are not elements of the gradient", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> new ParameterServerTopology(
+                new PowerSgdCompressor(new PowerSgdCompressor.Settings(1), 3), null, 4, 1024));
+        assertEquals("key 'topology.servers' must be 1 with compressor powersgd, found 4: a sharded server sums"
+                + " elements of its slices, and PowerSGD's factors are not elements of the gradient", e.getMessage());
+        SettingsException bad = assertThrows(SettingsException.class,
+                () -> new ParameterServerTopology(null, null, 0, 1024));
+        assertEquals("topology.servers", bad.key());
+        bad = assertThrows(SettingsException.class, () -> new ParameterServerTopology(null, null, 2, 6));
+        assertEquals("topology.fusionBufferBytes", bad.key());
+    }
+}
