@@ -14,6 +14,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  *                                # paper-literal); own is accepted only with type ps and compressor.type lgc
  *   servers: 1                   # ps: S server shards, each an even share of every fusion buffer (seeds/002)
  *   fusionBufferBytes: 1048576   # ps: a fusion buffer's bytes, a positive multiple of 4
+ *   shardBy: buffers             # ps: buffers (Herring's) | layers (each layer whole on one shard, the contrast)
  * }</pre>
  *
  * <pre>{@code
@@ -24,9 +25,11 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param support           how LGC on the parameter server picks the support
  * @param servers           the parameter server's shards, 1..1024 (1 with a ring)
  * @param fusionBufferBytes the fusion buffers the shards split, in bytes: a positive multiple of 4
+ * @param shardBy           how the shards share the gradient
  */
-@JsonPropertyOrder({"type", "support", "servers", "fusionBufferBytes"})
-public record TopologyConfig(TopologyType type, SupportPolicyType support, int servers, int fusionBufferBytes) {
+@JsonPropertyOrder({"type", "support", "servers", "fusionBufferBytes", "shardBy"})
+public record TopologyConfig(TopologyType type, SupportPolicyType support, int servers, int fusionBufferBytes,
+                             ShardPlacementType shardBy) {
 
     /** Default of {@code topology.type}. */
     public static final TopologyType DEFAULT_TYPE = TopologyType.RING;
@@ -38,6 +41,8 @@ public record TopologyConfig(TopologyType type, SupportPolicyType support, int s
     public static final int MAX_SERVERS = 1024;
     /** Default of {@code topology.fusionBufferBytes}: 1 MiB. */
     public static final int DEFAULT_FUSION_BUFFER_BYTES = 1 << 20;
+    /** Default of {@code topology.shardBy}. */
+    public static final ShardPlacementType DEFAULT_SHARD_BY = ShardPlacementType.BUFFERS;
 
     /**
      * Checks every component; the first bad one is reported by its key.
@@ -48,6 +53,7 @@ public record TopologyConfig(TopologyType type, SupportPolicyType support, int s
         // Checked here rather than in the loader so that records built in code are held to the same rules.
         Checks.required("topology.type", type);
         Checks.required("topology.support", support);
+        Checks.required("topology.shardBy", shardBy);
         Checks.atLeast("topology.servers", servers, 1);
         Checks.atMost("topology.servers", servers, MAX_SERVERS);
         Checks.positive("topology.fusionBufferBytes", fusionBufferBytes);
@@ -73,7 +79,7 @@ public record TopologyConfig(TopologyType type, SupportPolicyType support, int s
      * @param support how LGC on the parameter server picks the support
      */
     public TopologyConfig(TopologyType type, SupportPolicyType support) {
-        this(type, support, DEFAULT_SERVERS, DEFAULT_FUSION_BUFFER_BYTES);
+        this(type, support, DEFAULT_SERVERS, DEFAULT_FUSION_BUFFER_BYTES, DEFAULT_SHARD_BY);
     }
 
     /** @return the topology section with every key at its default */
@@ -83,16 +89,18 @@ public record TopologyConfig(TopologyType type, SupportPolicyType support, int s
 
     /** The same section with {@code count} server shards. */
     public TopologyConfig withServers(int count) {
-        return new TopologyConfig(type, support, count, fusionBufferBytes);
+        return new TopologyConfig(type, support, count, fusionBufferBytes, shardBy);
     }
 
     @JsonCreator
     private static TopologyConfig fromYaml(@JsonProperty("type") TopologyType type,
                                            @JsonProperty("support") SupportPolicyType support,
                                            @JsonProperty("servers") Integer servers,
-                                           @JsonProperty("fusionBufferBytes") Integer fusionBufferBytes) {
+                                           @JsonProperty("fusionBufferBytes") Integer fusionBufferBytes,
+                                           @JsonProperty("shardBy") ShardPlacementType shardBy) {
         return new TopologyConfig(Checks.orDefault(type, DEFAULT_TYPE), Checks.orDefault(support, DEFAULT_SUPPORT),
                 Checks.orDefault(servers, DEFAULT_SERVERS),
-                Checks.orDefault(fusionBufferBytes, DEFAULT_FUSION_BUFFER_BYTES));
+                Checks.orDefault(fusionBufferBytes, DEFAULT_FUSION_BUFFER_BYTES),
+                Checks.orDefault(shardBy, DEFAULT_SHARD_BY));
     }
 }

@@ -11,6 +11,7 @@ import java.util.Optional;
 
 import static io.lgc4j.experiments.config.Fixtures.fixture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** Every way a config can be wrong, each asserting the exact message a user sees. */
@@ -286,6 +287,28 @@ class ConfigLoaderErrorsTest {
                 parseError(RUN + "data: {trainLimit: 29}\ntraining: {workers: 3, batchSizePerWorker: 10}\n"));
         assertEquals(30, ConfigLoader.parse(RUN + "data: {trainLimit: 30}\ntraining: {workers: 3, "
                 + "batchSizePerWorker: 10}\n", "x.yaml").data().trainLimit());
+    }
+
+    /** The sharded parameter server's keys: range, multiple of 4, the topology and the compressors it can carry. */
+    @Test
+    void shouldRejectServerShardsWhereTheyDoNotApply() {
+        assertEquals("x.yaml: key 'topology.servers' must be >= 1, found 0",
+                parseError(RUN + "topology: {type: ps, servers: 0}\n"));
+        assertEquals("x.yaml: key 'topology.fusionBufferBytes' must be a multiple of 4 (float32 elements), found 1001",
+                parseError(RUN + "topology: {type: ps, servers: 2, fusionBufferBytes: 1001}\n"));
+        assertEquals("x.yaml: key 'topology.servers' applies to the parameter server only (topology.type ps), found 2"
+                + " with topology.type ring; remove it or write 1",
+                parseError(RUN + "topology: {type: ring, servers: 2}\n"));
+        assertEquals("x.yaml: key 'topology.shardBy' expects one of [buffers, layers], found \"tensors\"",
+                parseError(RUN + "topology: {type: ps, shardBy: tensors}\n"));
+        assertEquals("x.yaml: key 'topology.servers' must be 1 with compressor.type lgc, found 3: LGC-PS decodes the"
+                + " whole compact vector with one server's autoencoder; a sharded LGC-PS is not built yet",
+                parseError(RUN + "topology: {type: ps, servers: 3}\ncompressor: {type: lgc}\n"));
+        assertEquals("x.yaml: key 'topology.servers' must be 1 with compressor s2, found 2: a sharded server sums"
+                + " elements of its slices, and a sketch's counters are not elements of the gradient",
+                parseError(RUN + "topology: {type: ps, servers: 2}\ncompressor: {type: s2}\n"));
+        assertEquals(4, ConfigLoader.parse(RUN + "topology: {type: ps, servers: 4}\ncompressor: {type: dgc}\n"
+                + "model: {updater: {type: sgd}}\n", "x.yaml").topology().servers());
     }
 
     @Test

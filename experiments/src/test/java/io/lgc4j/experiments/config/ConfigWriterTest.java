@@ -47,6 +47,9 @@ class ConfigWriterTest {
                 topology:
                   type: ring
                   support: leader
+                  servers: 1
+                  fusionBufferBytes: 1048576
+                  shardBy: buffers
                 compressor:
                   type: none
                   ratio: 0.001

@@ -55,6 +55,12 @@ class MultiProcessRunTest {
                     compressor: {type: powersgd, rank: 2}
                     stages: {fullIterations: 4}
                     """;
+            case "dgc-ps-2-shards", "dgc-ps" -> """
+                    topology: {type: ps, servers: %d, fusionBufferBytes: 65536}
+                    compressor: {type: dgc, ratio: 0.01}
+                    model: {updater: {type: sgd, learningRate: 0.05}}
+                    stages: {fullIterations: 4}
+                    """.formatted(method.equals("dgc-ps") ? 1 : 2);
             default -> throw new IllegalArgumentException(method);
         };
         return """
@@ -65,7 +71,7 @@ class MultiProcessRunTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"dense-ring", "lgc-ps", "lgc-rar", "powersgd-ps"})
+    @ValueSource(strings = {"dense-ring", "lgc-ps", "lgc-rar", "powersgd-ps", "dgc-ps-2-shards"})
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void launchShouldComputeWhatTheInProcessRunComputesBitForBit(String method, @TempDir Path tmp)
             throws IOException, InterruptedException {
@@ -94,6 +100,17 @@ class MultiProcessRunTest {
         assertEquals(1, sums.stream().distinct().count(), "replicas differ: " + sums);
         assertEquals("tcp", ConfigLoader.load(b.resolve("config.yaml")).runtime().type().toString());
         assertEquals(method.equals("lgc-ps") ? "fp16" : "fp32", sb.get("method").get("values").asText());
+        if (method.equals("dgc-ps-2-shards")) {
+            // the two shard processes computed what one server computes: the same model, step for step
+            Path oneServer = tmp.resolve("one-server");
+            new ExperimentRunner().run(ConfigLoader.parse(yaml("dgc-ps", oneServer, ""), "dgc-ps.yaml"),
+                    "dgc-ps.yaml", List.of());
+            JsonNode s1 = new ObjectMapper().readTree(only(oneServer).resolve("summary.json").toFile());
+            for (String key : List.of("finalTestAccuracy", "finalLoss", "replicaChecksums")) {
+                assertEquals(s1.get(key), sb.get(key), key + ", 2 shards against 1 server");
+            }
+            assertEquals(5, sb.get("bytesSentPerEndpoint").size(), "3 workers and 2 shards metered");
+        }
     }
 
     @Test

@@ -36,7 +36,19 @@ public final class FusionPlan {
     /** Bytes of one element in a buffer (float32). */
     public static final int ELEMENT_BYTES = Float.BYTES;
 
+    /** How elements are placed on shards. */
+    public enum Placement {
+        /** Herring's balanced fusion buffers: every buffer split evenly over the shards. */
+        BUFFERS,
+        /**
+         * The classic parameter server, for contrast: every layer whole on one shard, layers dealt round-robin in
+         * layout order (TensorFlow's {@code replica_device_setter} deals variables the same way).
+         */
+        LAYERS
+    }
+
     private final GradientLayout layout;
+    private final Placement placement;
     private final int shards;
     private final int bufferFloats;
     private final int buffers;
@@ -51,15 +63,25 @@ public final class FusionPlan {
         }
     }
 
-    private FusionPlan(GradientLayout layout, int shards, int bufferFloats) {
+    private FusionPlan(GradientLayout layout, Placement placement, int shards, int bufferFloats) {
         this.layout = layout;
+        this.placement = placement;
         this.shards = shards;
         this.bufferFloats = bufferFloats;
         int n = layout.length();
-        this.buffers = n == 0 ? 0 : (int) ((n + (long) bufferFloats - 1) / bufferFloats);
+        this.buffers = placement == Placement.LAYERS || n == 0 ? 0
+                : (int) ((n + (long) bufferFloats - 1) / bufferFloats);
         List<List<Slice>> all = new ArrayList<>(shards);
         for (int s = 0; s < shards; s++) {
             all.add(new ArrayList<>());
+        }
+        if (placement == Placement.LAYERS) {
+            List<String> layers = layout.layerNames();
+            for (ParamBlock b : layout.blocks()) {
+                if (b.length() > 0) {
+                    add(all.get(layers.indexOf(b.layerName()) % shards), b.offset(), b.end());
+                }
+            }
         }
         for (int b = 0; b < buffers; b++) {
             int start = b * bufferFloats;
@@ -99,7 +121,23 @@ public final class FusionPlan {
             throw new IllegalArgumentException("a fusion buffer must be a positive multiple of " + ELEMENT_BYTES
                     + " bytes (float32 elements), found " + bufferBytes);
         }
-        return new FusionPlan(layout, shards, bufferBytes / ELEMENT_BYTES);
+        return new FusionPlan(layout, Placement.BUFFERS, shards, bufferBytes / ELEMENT_BYTES);
+    }
+
+    /**
+     * The classic placement, for contrast ({@link Placement#LAYERS}): every layer whole on one of {@code shards}
+     * shards, round-robin. Its shards' loads differ as the layers' sizes do.
+     */
+    public static FusionPlan byLayer(GradientLayout layout, int shards) {
+        if (shards < 1 || shards > 1024) {
+            throw new IllegalArgumentException("a parameter server needs 1 to 1024 shards, found " + shards);
+        }
+        return new FusionPlan(layout, Placement.LAYERS, shards, 0);
+    }
+
+    /** How this plan places elements. */
+    public Placement placement() {
+        return placement;
     }
 
     /** One shard holding everything: today's unsharded parameter server. */
@@ -117,17 +155,20 @@ public final class FusionPlan {
         return shards;
     }
 
-    /** Elements per fusion buffer (the last buffer may be shorter). */
+    /** Elements per fusion buffer (the last buffer may be shorter); 0 when placed by layer. */
     public int bufferFloats() {
         return bufferFloats;
     }
 
-    /** Number of fusion buffers. */
+    /** Number of fusion buffers; 0 when placed by layer. */
     public int buffers() {
         return buffers;
     }
 
-    /** Shard {@code shard}'s slices in ascending order, one per buffer, adjacent ones merged. */
+    /**
+     * Shard {@code shard}'s slices in ascending order, adjacent ones merged: one per buffer (one per layer it holds
+     * when placed by layer).
+     */
     public List<Slice> slices(int shard) {
         return slices.get(checkShard(shard));
     }
@@ -174,7 +215,8 @@ public final class FusionPlan {
     private long digest() {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            sha.update("LGC4J fusion plan v1".getBytes(StandardCharsets.UTF_8));
+            sha.update(("LGC4J fusion plan v1" + (placement == Placement.LAYERS ? " by layer" : ""))
+                    .getBytes(StandardCharsets.UTF_8));
             ByteBuffer b = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
             sha.update(b.putInt(shards).putInt(bufferFloats).putInt(layout.length()).putInt(layout.blocks().size())
                     .array());
@@ -193,6 +235,10 @@ public final class FusionPlan {
      * For messages: {@code "fusion plan 0x1f2e…: 431,080 elements in 2 buffers of 262,144 over 4 shards"}.
      */
     public String describe() {
+        if (placement == Placement.LAYERS) {
+            return String.format("layer placement %s: %,d elements, %d layers dealt over %d shard%s", hex(hash),
+                    layout.length(), layout.layerNames().size(), shards, shards == 1 ? "" : "s");
+        }
         return String.format("fusion plan %s: %,d elements in %d buffer%s of %,d over %d shard%s", hex(hash),
                 layout.length(), buffers, buffers == 1 ? "" : "s", bufferFloats, shards, shards == 1 ? "" : "s");
     }

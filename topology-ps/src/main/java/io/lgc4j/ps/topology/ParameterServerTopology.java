@@ -63,8 +63,7 @@ public final class ParameterServerTopology implements Topology {
         public Topology create(TopologyRequest request) {
             Shards shards = Shards.of(request.config().section("topology"));
             Compressor compressor = request.compressor().create(request.seed()).orElse(null);
-            return new ParameterServerTopology(compressor, compressor == null ? null : request.codec(),
-                    shards.servers(), shards.fusionBufferBytes());
+            return new ParameterServerTopology(compressor, compressor == null ? null : request.codec(), shards);
         }
     }
 
@@ -99,18 +98,32 @@ public final class ParameterServerTopology implements Topology {
      *                                  sharded
      */
     public ParameterServerTopology(Compressor compressor, IndexCodec codec, int servers, int fusionBufferBytes) {
-        this.compressor = compressor;
-        this.codec = compressor == null ? null : codec == null ? IndexCodecs.defaultCodec() : codec;
+        this(compressor, codec, shards(servers, fusionBufferBytes));
+    }
+
+    private static Shards shards(int servers, int fusionBufferBytes) {
         try {
-            this.shards = new Shards(servers, fusionBufferBytes);
+            return new Shards(servers, fusionBufferBytes, FusionPlan.Placement.BUFFERS);
         } catch (SettingsException e) {
             throw e.under("topology");
         }
+    }
+
+    /**
+     * A parameter server sharded as {@code shards} says (placed by buffers or, for contrast, by layer).
+     *
+     * @throws IllegalArgumentException for a compressor that cannot be sharded
+     */
+    public ParameterServerTopology(Compressor compressor, IndexCodec codec, Shards shards) {
+        this.compressor = compressor;
+        this.codec = compressor == null ? null : codec == null ? IndexCodecs.defaultCodec() : codec;
+        this.shards = Objects.requireNonNull(shards, "shards");
+        int servers = shards.servers();
         if (servers > 1 && (compressor instanceof SketchCompressor || compressor instanceof LowRankCompressor)) {
-            throw new IllegalArgumentException("key 'topology.servers' must be 1 with compressor " + compressor.name()
-                    + ", found " + servers + ": a sharded server sums elements of its slices, and "
-                    + (compressor instanceof SketchCompressor ? "a sketch's counters" : "PowerSGD's factors")
-                    + " are not elements of the gradient");
+            throw new SettingsException("servers", "must be 1 with compressor " + compressor.name() + ", found "
+                    + servers + ": a sharded server sums elements of its slices, and " + (compressor
+                    instanceof SketchCompressor ? "a sketch's counters" : "PowerSGD's factors") + " are not elements"
+                    + " of the gradient").under("topology");
         }
     }
 
@@ -121,7 +134,7 @@ public final class ParameterServerTopology implements Topology {
 
     /** The plan this topology cuts {@code layout} by. */
     public FusionPlan plan(GradientLayout layout) {
-        return FusionPlan.of(layout, shards.servers(), shards.fusionBufferBytes());
+        return shards.plan(layout);
     }
 
     @Override

@@ -13,19 +13,22 @@ import io.lgc4j.core.shard.FusionPlan;
  *   type: ps
  *   servers: 4                   # S server shards (default 1: one server)
  *   fusionBufferBytes: 1048576   # a fusion buffer, split evenly over the shards (default 1 MiB)
+ *   shardBy: buffers             # buffers (Herring) | layers (each layer whole on one shard: the contrast)
  * }</pre>
  *
  * @param servers           S, from 1 to 1024
  * @param fusionBufferBytes a positive multiple of 4 (one float32 element)
+ * @param shardBy           how elements are placed on the shards
  */
-public record Shards(int servers, int fusionBufferBytes) {
+public record Shards(int servers, int fusionBufferBytes, FusionPlan.Placement shardBy) {
     /** Default of {@code topology.servers}. */
     public static final int DEFAULT_SERVERS = 1;
     /** Most shards a server may have. */
     public static final int MAX_SERVERS = 1024;
 
-    /** Checks both, naming the one that is wrong. */
+    /** Checks each, naming the one that is wrong. */
     public Shards {
+        SettingsException.required(shardBy, "shardBy");
         SettingsException.require(servers >= 1 && servers <= MAX_SERVERS, "servers",
                 "must be between 1 and " + MAX_SERVERS + ", found " + servers);
         SettingsException.require(fusionBufferBytes >= FusionPlan.ELEMENT_BYTES
@@ -34,9 +37,15 @@ public record Shards(int servers, int fusionBufferBytes) {
                         + fusionBufferBytes);
     }
 
+    /** The plan of {@code layout} these settings make. */
+    public FusionPlan plan(io.lgc4j.core.layout.GradientLayout layout) {
+        return shardBy == FusionPlan.Placement.LAYERS ? FusionPlan.byLayer(layout, servers)
+                : FusionPlan.of(layout, servers, fusionBufferBytes);
+    }
+
     /** One server. */
     public static Shards single() {
-        return new Shards(DEFAULT_SERVERS, FusionPlan.DEFAULT_BUFFER_BYTES);
+        return new Shards(DEFAULT_SERVERS, FusionPlan.DEFAULT_BUFFER_BYTES, FusionPlan.Placement.BUFFERS);
     }
 
     /** From the {@code topology} section; an absent key takes its default; a bad value is named under the section. */
@@ -44,7 +53,9 @@ public record Shards(int servers, int fusionBufferBytes) {
         try {
             return new Shards(topology.has("servers") ? topology.integer("servers") : DEFAULT_SERVERS,
                     topology.has("fusionBufferBytes") ? topology.integer("fusionBufferBytes")
-                            : FusionPlan.DEFAULT_BUFFER_BYTES);
+                            : FusionPlan.DEFAULT_BUFFER_BYTES,
+                    topology.has("shardBy") ? topology.choice("shardBy", FusionPlan.Placement.class)
+                            : FusionPlan.Placement.BUFFERS);
         } catch (SettingsException e) {
             throw e.under(topology.path());
         }

@@ -130,15 +130,37 @@ class ShardedParameterServerTest extends CompressedTopologyContract {
         }
     }
 
+    /**
+     * The contrast: layers placed whole on shards (round-robin) compute the same, but their loads differ as the layers
+     * do — on the test layout (layers of 40, 317 and 120 elements) one shard of two takes 317 values a step, the other
+     * 160 — where the buffers split every layer evenly.
+     */
+    @Test
+    void layerPlacementShouldComputeTheSameButLoadTheShardsUnevenly() throws Exception {
+        float[][][] inputs = gaussianSteps(3, 3, POLICIES.length(), 8);
+        Steps one = exchangeSteps(new ParameterServerTopology(null, null, 1, 64), POLICIES, inputs);
+        Steps layers = exchangeSteps(new ParameterServerTopology(null, null, new Shards(2, 64,
+                FusionPlan.Placement.LAYERS)), POLICIES, inputs);
+        Steps buffers = exchangeSteps(new ParameterServerTopology(null, null, 2, 64), POLICIES, inputs);
+        for (int r = 0; r < 3; r++) {
+            assertArrayEquals(one.outputs()[2][r], layers.outputs()[2][r], "rank " + r);
+        }
+        long perStep = 3L * 3 * Float.BYTES; // three workers, three steps, a float each
+        assertEquals(160 * perStep, layers.traffic().bytes(3, Direction.RECEIVED, TrafficKind.VALUES));
+        assertEquals(317 * perStep, layers.traffic().bytes(4, Direction.RECEIVED, TrafficKind.VALUES));
+        assertEquals(238 * perStep, buffers.traffic().bytes(3, Direction.RECEIVED, TrafficKind.VALUES));
+        assertEquals(239 * perStep, buffers.traffic().bytes(4, Direction.RECEIVED, TrafficKind.VALUES));
+    }
+
     @Test
     void shouldRefuseTheCompressorsThatAreNoSumOfElements() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new ParameterServerTopology(
                 new S2SketchCompressor(0.05, 5, 4.0, 8), null, 2, 1024));
-        assertEquals("key 'topology.servers' must be 1 with compressor s2, found 2: a sharded server sums elements"
+        assertEquals("topology.servers must be 1 with compressor s2, found 2: a sharded server sums elements"
                 + " of its slices, and a sketch's counters are not elements of the gradient", e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> new ParameterServerTopology(
                 new PowerSgdCompressor(new PowerSgdCompressor.Settings(1), 3), null, 4, 1024));
-        assertEquals("key 'topology.servers' must be 1 with compressor powersgd, found 4: a sharded server sums"
+        assertEquals("topology.servers must be 1 with compressor powersgd, found 4: a sharded server sums"
                 + " elements of its slices, and PowerSGD's factors are not elements of the gradient", e.getMessage());
         SettingsException bad = assertThrows(SettingsException.class,
                 () -> new ParameterServerTopology(null, null, 0, 1024));
