@@ -69,6 +69,10 @@ final class LaunchCommand implements Callable<Integer> {
             + " (overrides topology.servers; topology.type ps)")
     private Integer servers;
 
+    @Option(names = "--colocate", description = "run parameter-server shard s in worker s's process (Herring places"
+            + " its servers on the workers' hosts); needs topology.servers <= --nproc")
+    private boolean colocate;
+
     @Option(names = "--max-steps", description = "stop after N steps (overrides training.maxSteps)")
     private Integer maxSteps;
 
@@ -129,6 +133,12 @@ final class LaunchCommand implements Callable<Integer> {
                 cfg = cfg.withTopology(cfg.topology().withServers(servers));
             }
             services = ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(nproc);
+            if (colocate && (services == 0 || services > nproc)) {
+                System.err.println("lgc launch: --colocate puts parameter-server shard s in worker s's process: it"
+                        + " needs topology.type ps with 1 to " + nproc + " shards (topology.servers or --servers),"
+                        + " found " + services);
+                return 2;
+            }
             if (resume != null) {
                 resumeStep = latestStep(resume);
                 if (resumeStep < 0) {
@@ -197,6 +207,9 @@ final class LaunchCommand implements Callable<Integer> {
         if (servers != null) {
             command.addAll(List.of("--servers", String.valueOf(servers)));
         }
+        if (colocate) {
+            command.add("--colocate");
+        }
         if (outputDir != null) {
             command.addAll(List.of("--output-dir", outputDir));
         }
@@ -206,9 +219,10 @@ final class LaunchCommand implements Callable<Integer> {
         if (resumeStep >= 0) {
             command.addAll(List.of("--resume-step", String.valueOf(resumeStep)));
         }
-        int endpoints = workers + services;
+        int endpoints = colocate ? workers : workers + services;
         System.out.println("lgc launch: job " + job + ": " + workers + " worker process" + (workers > 1 ? "es" : "")
-                + (services > 0 ? " and " + services + " parameter-server process" + (services > 1 ? "es" : "") : "")
+                + (colocate ? " (" + services + " of them also run a parameter-server shard)"
+                : services > 0 ? " and " + services + " parameter-server process" + (services > 1 ? "es" : "") : "")
                 + " on 127.0.0.1, rank 0 listening on port " + port + (tlsDir != null ? ", mutual TLS" : ""));
         List<Child> children = new ArrayList<>();
         Thread cleanup = new Thread(() -> children.forEach(c -> c.process.destroyForcibly()), "lgc-launch-cleanup");

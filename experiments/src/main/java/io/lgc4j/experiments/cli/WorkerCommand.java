@@ -110,6 +110,11 @@ final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--max-steps", description = "stop after N steps (overrides training.maxSteps)")
     private Integer maxSteps;
 
+    @Option(names = "--colocate", defaultValue = "${env:LGC_COLOCATE:-false}",
+            description = "a worker rank r < S also runs parameter-server shard r (endpoint K + r) in this process,"
+                    + " on its own links, as Herring places its servers on the workers' hosts (env LGC_COLOCATE)")
+    private boolean colocate;
+
     @Option(names = "--servers", defaultValue = "${env:LGC_SERVERS}", paramLabel = "S",
             description = "parameter-server shards (overrides topology.servers; env LGC_SERVERS); every process"
                     + " of the run must say the same, the handshake refuses one whose fusion plan differs")
@@ -176,6 +181,51 @@ final class WorkerCommand implements Callable<Integer> {
             System.err.println("lgc worker: " + e.getMessage());
             return 2;
         }
+        int workers = cfg.training().workers();
+        int shards;
+        TcpConnector shardConnector = null;
+        try {
+            shards = ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(workers);
+            if (colocate && endpoint >= workers) {
+                throw new UsageException("--colocate is for worker ranks (0.." + (workers - 1) + "): they start their"
+                        + " shard themselves; found rank " + endpoint);
+            }
+            if (colocate && shards > workers) {
+                throw new UsageException("--colocate needs at most as many shards as workers, found " + shards
+                        + " shards (topology.servers) for " + workers + " workers");
+            }
+            if (colocate && endpoint < shards) {
+                shardConnector = connector(cfg.runtime(), workers + endpoint, 0); // any free port: LGC_PORT is the rank's
+            }
+        } catch (ConfigException | UsageException | IllegalArgumentException | java.io.UncheckedIOException e) {
+            System.err.println("lgc worker: " + e.getMessage());
+            return 2;
+        }
+        if (shardConnector == null) {
+            return runEndpoint(cfg, connector, endpoint);
+        }
+        // the shard on a thread of its own: its links, its meter, its service loop; the process fails when either does
+        ExperimentConfig shardCfg = cfg;
+        TcpConnector shardLinks = shardConnector;
+        java.util.concurrent.FutureTask<Integer> shard = new java.util.concurrent.FutureTask<>(
+                () -> runEndpoint(shardCfg, shardLinks, workers + endpoint));
+        Thread thread = new Thread(shard, "lgc-shard-" + endpoint);
+        thread.setDaemon(true);
+        thread.start();
+        int status = runEndpoint(cfg, connector, endpoint);
+        try {
+            return Math.max(status, shard.get());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        } catch (java.util.concurrent.ExecutionException e) {
+            System.err.println("lgc worker: shard " + endpoint + ": " + e.getCause());
+            return 1;
+        }
+    }
+
+    /** Runs {@code endpoint} of the job to its end; the exit status. */
+    private int runEndpoint(ExperimentConfig cfg, TcpConnector connector, int endpoint) {
         List<TrainingListener> listeners = new ArrayList<>();
         if (endpoint == 0) {
             listeners.add(new ProgressListener(System.out, false));
@@ -205,6 +255,10 @@ final class WorkerCommand implements Callable<Integer> {
     }
 
     private TcpConnector connector(RuntimeConfig runtime, int endpoint) {
+        return connector(runtime, endpoint, port);
+    }
+
+    private TcpConnector connector(RuntimeConfig runtime, int endpoint, int bindPort) {
         String master = require("master address", "LGC_MASTER_ADDR", "--master-addr", masterAddr);
         int masterPortValue = require("master port", "LGC_MASTER_PORT", "--master-port", masterPort);
         String job = require("job id", "LGC_JOB_ID", "--job-id", jobId);
@@ -225,7 +279,7 @@ final class WorkerCommand implements Callable<Integer> {
         }
         NetSettings.Tls tls = tlsFiles == 3 ? new NetSettings.Tls(tlsCert, tlsKey, tlsCa) : null;
         return new TcpConnector(endpoint, jobNumber(job), attempt, new InetSocketAddress(master, masterPortValue),
-                bind, endpoint == 0 ? masterPortValue : port, advertiseAddr, token,
+                bind, endpoint == 0 ? masterPortValue : bindPort, advertiseAddr, token,
                 Duration.ofMillis(runtime.rendezvousTimeoutMs()), Duration.ofMillis(runtime.timeoutMs()),
                 Duration.ofMillis(runtime.firstStepTimeoutMs()), Duration.ofMillis(runtime.heartbeatMs()),
                 Duration.ofMillis(runtime.peerIdleTimeoutMs()), tls);

@@ -55,7 +55,7 @@ class MultiProcessRunTest {
                     compressor: {type: powersgd, rank: 2}
                     stages: {fullIterations: 4}
                     """;
-            case "dgc-ps-2-shards", "dgc-ps" -> """
+            case "dgc-ps-2-shards", "dgc-ps-2-shards-colocated", "dgc-ps" -> """
                     topology: {type: ps, servers: %d, fusionBufferBytes: 65536}
                     compressor: {type: dgc, ratio: 0.01}
                     model: {updater: {type: sgd, learningRate: 0.05}}
@@ -71,7 +71,8 @@ class MultiProcessRunTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"dense-ring", "lgc-ps", "lgc-rar", "powersgd-ps", "dgc-ps-2-shards"})
+    @ValueSource(strings = {"dense-ring", "lgc-ps", "lgc-rar", "powersgd-ps", "dgc-ps-2-shards",
+        "dgc-ps-2-shards-colocated"})
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void launchShouldComputeWhatTheInProcessRunComputesBitForBit(String method, @TempDir Path tmp)
             throws IOException, InterruptedException {
@@ -81,7 +82,9 @@ class MultiProcessRunTest {
                 List.of());
         Path config = tmp.resolve(method + ".yaml");
         Files.writeString(config, yaml(method, launched, ""));
-        Launch launch = Launch.start(tmp, config, 3, "--output-dir", launched.toString());
+        Launch launch = method.endsWith("colocated")
+                ? Launch.start(tmp, config, 3, "--output-dir", launched.toString(), "--colocate")
+                : Launch.start(tmp, config, 3, "--output-dir", launched.toString());
         assertEquals(0, launch.process().waitFor(), launch.output());
         assertTrue(launch.output().contains("[rank 0] test accuracy"), launch.output());
         Path a = only(inProcess);
@@ -100,7 +103,7 @@ class MultiProcessRunTest {
         assertEquals(1, sums.stream().distinct().count(), "replicas differ: " + sums);
         assertEquals("tcp", ConfigLoader.load(b.resolve("config.yaml")).runtime().type().toString());
         assertEquals(method.equals("lgc-ps") ? "fp16" : "fp32", sb.get("method").get("values").asText());
-        if (method.equals("dgc-ps-2-shards")) {
+        if (method.startsWith("dgc-ps-2-shards")) {
             // the two shard processes computed what one server computes: the same model, step for step
             Path oneServer = tmp.resolve("one-server");
             new ExperimentRunner().run(ConfigLoader.parse(yaml("dgc-ps", oneServer, ""), "dgc-ps.yaml"),
@@ -110,6 +113,9 @@ class MultiProcessRunTest {
                 assertEquals(s1.get(key), sb.get(key), key + ", 2 shards against 1 server");
             }
             assertEquals(5, sb.get("bytesSentPerEndpoint").size(), "3 workers and 2 shards metered");
+            assertTrue(launch.output().contains(method.endsWith("colocated")
+                    ? "3 worker processes (2 of them also run a parameter-server shard)"
+                    : "3 worker processes and 2 parameter-server processes"), launch.output());
         }
     }
 
