@@ -65,6 +65,15 @@ public final class ShardView {
                 from.stream().mapToInt(Integer::intValue).toArray());
     }
 
+    /** The blocks themselves, whole, as shard {@code shard}'s view: split and merge change nothing. */
+    public static ShardView whole(int shard, List<ParamBlock> blocks) {
+        int[] parent = new int[blocks.size()];
+        for (int i = 0; i < parent.length; i++) {
+            parent[i] = i;
+        }
+        return new ShardView(shard, List.copyOf(blocks), List.copyOf(blocks), parent, new int[blocks.size()]);
+    }
+
     /** A piece {@code [start, end)} (flattened positions) of {@code b}, named {@code layer/param[a..b)}. */
     private static ParamBlock piece(ParamBlock b, int start, int end) {
         int a = start - b.offset();

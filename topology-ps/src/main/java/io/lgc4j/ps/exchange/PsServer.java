@@ -34,6 +34,14 @@ public final class PsServer implements ServiceLoop {
     private final Step compressed;
 
     /**
+     * The step of a shard that serves only its DENSE pieces in TOP_K and COMPRESSED steps (another shard serves the
+     * compressible blocks whole): their mean, broadcast.
+     */
+    public static Step denseOnly(PsServerEnd end) {
+        return (first, tag) -> end.broadcast(end.denseMean(first, tag));
+    }
+
+    /**
      * @param end        the server's end
      * @param compressed the method's non-FULL step, or {@code null} for the dense server
      */

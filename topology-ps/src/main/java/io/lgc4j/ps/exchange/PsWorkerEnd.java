@@ -34,6 +34,9 @@ public final class PsWorkerEnd {
     private final FusionPlan plan;
     private final StepLink link;
     private final List<Shard> shards;
+    /** Where the compressible blocks' frames go: every shard its pieces, or shard 0 all of them. */
+    private final List<Shard> compressible;
+    private final boolean oneCompressibleShard;
 
     /** What this worker sends shard s and gets back from it: its slices, DENSE pieces and compressible pieces. */
     private record Shard(int endpoint, BlockRegion all, BlockRegion dense, float[] allBuffer, float[] denseBuffer,
@@ -53,6 +56,15 @@ public final class PsWorkerEnd {
      *                  compressed steps)
      */
     public PsWorkerEnd(int rank, int workers, Transport transport, FusionPlan plan) {
+        this(rank, workers, transport, plan, false);
+    }
+
+    /**
+     * @param compressibleOnShardZero whether shard 0 serves the compressible blocks whole (a method whose server
+     *                                step needs them together, as LGC-PS's autoencoder does) while every shard serves
+     *                                its slices of the dense gradient (FULL) and of the DENSE blocks
+     */
+    public PsWorkerEnd(int rank, int workers, Transport transport, FusionPlan plan, boolean compressibleOnShardZero) {
         this.rank = rank;
         this.workers = workers;
         this.plan = plan;
@@ -67,6 +79,12 @@ public final class PsWorkerEnd {
                     new float[dense.length()], plan.view(s, layout.compressibleBlocks()), contiguous));
         }
         this.shards = List.copyOf(list);
+        this.oneCompressibleShard = compressibleOnShardZero || plan.shards() == 1;
+        Shard first = shards.get(0);
+        this.compressible = compressibleOnShardZero && plan.shards() > 1
+                ? List.of(new Shard(first.endpoint(), first.all(), first.dense(), first.allBuffer(), first.denseBuffer(),
+                        ShardView.whole(0, layout.compressibleBlocks()), first.contiguous()))
+                : shards;
     }
 
     /** This worker's rank. */
@@ -84,9 +102,12 @@ public final class PsWorkerEnd {
         return plan;
     }
 
-    /** Every shard's pieces of the compressible blocks, by shard. */
+    /**
+     * Every shard's pieces of the compressible blocks, by shard; one view of them whole when shard 0 serves them
+     * all.
+     */
     public List<ShardView> compressibleViews() {
-        return shards.stream().map(Shard::compressible).toList();
+        return compressible.stream().map(Shard::compressible).toList();
     }
 
     /** A dense step: every shard its slices of the whole gradient, the means back into {@code gradient}. */
@@ -156,7 +177,7 @@ public final class PsWorkerEnd {
                                    int[] maxCounts, StepTag tag, PhaseClock clock) {
         if (chooses) {
             int[][] support = memory.chooseSupport(tag.step());
-            for (Shard s : shards) {
+            for (Shard s : compressible) {
                 clock.enter(Phase.ENCODE);
                 byte[] frame = new Support(s.compressible().split(support)).encode(s.compressible().blocks(), codec,
                         tag);
@@ -165,15 +186,15 @@ public final class PsWorkerEnd {
             }
             return support;
         }
-        List<int[][]> pieces = new ArrayList<>(shards.size());
-        for (Shard s : shards) {
+        List<int[][]> pieces = new ArrayList<>(compressible.size());
+        for (Shard s : compressible) {
             clock.enter(Phase.COMMUNICATE);
             Frame frame = link.receive(s.endpoint(), Support.KIND, tag);
             clock.enter(Phase.DECODE);
             pieces.add(Support.decode(frame, s.compressible().blocks(), codec,
                     s.compressible().bounds(maxCounts)).indices());
         }
-        return shards.size() == 1 ? pieces.get(0) : ShardView.merge(compressibleViews(), pieces);
+        return compressible.size() == 1 ? pieces.get(0) : ShardView.merge(compressibleViews(), pieces);
     }
 
     /** Sends frames to shard {@code shard}, in order. */
@@ -184,7 +205,10 @@ public final class PsWorkerEnd {
         }
     }
 
-    /** Sends frames to the server, in order; only for an unsharded server. */
+    /**
+     * Sends frames to the server that serves the compressible blocks whole, in order: the server, or shard 0 when it
+     * serves them all.
+     */
     public void send(PhaseClock clock, byte[]... frames) {
         sendTo(onlyShard(), clock, frames);
     }
@@ -194,15 +218,15 @@ public final class PsWorkerEnd {
         return link.receive(workers + shard, kind, tag);
     }
 
-    /** The next frame from the server, of {@code kind} and this step; only for an unsharded server. */
+    /** The next frame from the server that serves the compressible blocks whole (see {@link #send}). */
     public Frame receive(TrafficKind kind, StepTag tag) {
         return receiveFrom(onlyShard(), kind, tag);
     }
 
     private int onlyShard() {
-        if (shards.size() != 1) {
+        if (!oneCompressibleShard) {
             throw new IllegalStateException("worker " + rank + ": this method's step talks to one server, the plan"
-                    + " has " + shards.size() + " shards");
+                    + " splits the compressible blocks over " + shards.size() + " shards");
         }
         return 0;
     }

@@ -116,6 +116,16 @@ public final class LgcPsTopology implements Topology {
     }
 
     /**
+     * A sharded LGC-PS's own settings, as {@code summary.json} describes them: {@link Settings}' and the shards'.
+     *
+     * @param support         whose support the ranks send their values on
+     * @param innovationShare the share of a compact vector sent as innovation
+     * @param shards          the server's shards (shard 0 serves the compressible blocks whole)
+     */
+    public record ShardedSettings(SupportPolicy support, double innovationShare, Shards shards) {
+    }
+
+    /**
      * Registers LGC-PS as the parameter server of {@code lgc} (META-INF/services). Reads {@link LgcSettings} from
      * the request's compressor, {@code topology.support} and {@code autoencoder.innovationShare} from its config;
      * rejects an {@code autoencoder.ablation} LGC-PS does not run.
@@ -136,12 +146,7 @@ public final class LgcPsTopology implements Topology {
             LgcSettings lgc = request.compressor().settings(LgcSettings.class);
             Section topology = request.config().section("topology");
             Section ae = request.config().section("autoencoder");
-            int servers = Shards.of(topology).servers();
-            if (servers != 1) {
-                throw new SettingsException("servers", "must be 1 with compressor.type lgc, found " + servers
-                        + ": LGC-PS decodes the whole compact vector with one server's autoencoder; a sharded LGC-PS"
-                        + " is not built yet").under(topology.path());
-            }
+            Shards shards = Shards.of(topology);
             SupportPolicy support = topology.has("support") ? topology.choice("support", SupportPolicy.class)
                     : SupportPolicy.LEADER;
             Settings ps;
@@ -152,7 +157,7 @@ public final class LgcPsTopology implements Topology {
             }
             try {
                 return new LgcPsTopology(lgc.ratio(), request.codec(), lgc.spec(), lgc.training(),
-                        ps.innovationShare(), ps.support(), request.seed(), lgc.control());
+                        ps.innovationShare(), ps.support(), request.seed(), lgc.control(), shards);
             } catch (SettingsException e) {
                 throw e.under(ae.path()); // the ablation, a key of the autoencoder section
             }
@@ -167,6 +172,7 @@ public final class LgcPsTopology implements Topology {
 
     private final double ratio;
     private final LgcSupportCompressor support;
+    private final Shards shards;
     private final IndexCodec codec;
     private final AutoencoderSpec spec;
     private final AeTraining training;
@@ -200,6 +206,19 @@ public final class LgcPsTopology implements Topology {
      */
     public LgcPsTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training,
                          double innovationShare, SupportPolicy policy, long seed, LgcControl control) {
+        this(ratio, codec, spec, training, innovationShare, policy, seed, control, Shards.single());
+    }
+
+    /**
+     * As the other constructors, on a server of {@code shards.servers()} shards: shard 0 serves the compressible
+     * blocks whole — the support, their values, the code and the innovation, the autoencoder and its training, the
+     * drift guard and the flags — and every shard serves its slices of the dense gradient (FULL) and its pieces of
+     * the DENSE blocks. The run is the one-server run bit for bit.
+     */
+    public LgcPsTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training,
+                         double innovationShare, SupportPolicy policy, long seed, LgcControl control,
+                         Shards shards) {
+        this.shards = Objects.requireNonNull(shards, "shards");
         this.control = Objects.requireNonNull(control, "control");
         control.ablation().requireIn(ABLATIONS, "ps", "LGC-PS");
         this.support = new LgcSupportCompressor(ratio, seed, control.lowPass());
@@ -227,7 +246,18 @@ public final class LgcPsTopology implements Topology {
 
     @Override
     public int serviceEndpoints(int workers) {
-        return 1;
+        return shards.servers();
+    }
+
+    /** The fusion plan's hash, as the generic parameter server's. */
+    @Override
+    public long fingerprint(GradientLayout layout) {
+        return shards.plan(layout).hash();
+    }
+
+    @Override
+    public String describeFingerprint(GradientLayout layout) {
+        return shards.plan(layout).describe();
     }
 
     /**
@@ -246,7 +276,8 @@ public final class LgcPsTopology implements Topology {
     @Override
     public TopologyDescription describe() {
         return new TopologyDescription(name(), support.name(), new LgcSettings(ratio, spec, training, control),
-                codec.name(), new Settings(policy, innovationShare));
+                codec.name(), shards.servers() == 1 ? new Settings(policy, innovationShare)
+                        : new ShardedSettings(policy, innovationShare, shards));
     }
 
     /** The support policy in force. */
@@ -280,16 +311,29 @@ public final class LgcPsTopology implements Topology {
 
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-        PsWorkerEnd end = new PsWorkerEnd(rank, workers, transport, layout);
+        PsWorkerEnd end = new PsWorkerEnd(rank, workers, transport, shards.plan(layout), true);
         return new PsWorker(end, new LgcPsWorker(end, layout, this));
     }
 
     @Override
     public List<ServiceLoop> services(int workers, List<Transport> serviceTransports, GradientLayout layout) {
-        PsServerEnd end = new PsServerEnd(serviceTransports.get(0), workers, layout);
+        List<ServiceLoop> loops = new java.util.ArrayList<>(serviceTransports.size());
+        for (int s = 0; s < serviceTransports.size(); s++) {
+            loops.add(service(s, workers, serviceTransports.get(s), layout));
+        }
+        return List.copyOf(loops);
+    }
+
+    /** Shard 0: LGC-PS's server on the compressible blocks and its DENSE pieces; any other: its pieces alone. */
+    @Override
+    public ServiceLoop service(int index, int workers, Transport transport, GradientLayout layout) {
+        PsServerEnd end = new PsServerEnd(transport, workers, shards.plan(layout), index);
+        if (index > 0) {
+            return new PsServer(end, PsServer.denseOnly(end));
+        }
         LgcPsServer s = new LgcPsServer(end, layout, this);
         server = s;
-        return List.of(new PsServer(end, s));
+        return new PsServer(end, s);
     }
 
     double ratio() {
