@@ -45,6 +45,7 @@ METHODS = {
     "dgc": {"type": "dgc", "ratio": 0.001},
     "scalecom": {"type": "scalecom", "ratio": 0.001},
     "randomk": {"type": "randomk", "ratio": 0.001},
+    "lgc": {"type": "lgc", "ratio": 0.001},
 }
 
 
@@ -54,6 +55,10 @@ def config(name, compressor, servers, shard_by="buffers", steps=24, full=8):
     c["training"]["maxSteps"] = steps
     c["training"]["evalEverySteps"] = steps
     c["stages"]["fullIterations"] = full
+    if compressor["type"] == "lgc":
+        c["stages"]["aeTrainingIterations"] = 8  # 8 FULL, 8 TOP_K, 8 COMPRESSED
+        c["model"]["updater"] = {"type": "nesterovs", "learningRate": 0.05, "momentum": 0.9}
+        c["autoencoder"] = {"optimizer": "adam", "learningRate": 0.001, "lambdaSim": 0.0}
     c["topology"] = {"type": "ps", "servers": servers, "shardBy": shard_by}
     c["compressor"] = compressor
     return c
@@ -115,25 +120,20 @@ def balance(out, work):
             references[method] = (summary["replicaChecksums"][0], losses, summary["finalTestAccuracy"])
         ref = references[method]
         same = summary["replicaChecksums"][0] == ref[0] and losses == ref[1]
-        full = shard_bytes(m, servers, "FULL", "received")
-        topk = shard_bytes(m, servers, "TOP_K", "received")
-        sent = shard_bytes(m, servers, "TOP_K", "sent")
-        rows.append({
-            "method": method, "S": servers, "placement": shard_by,
-            "FULL received per shard (B/step)": " / ".join("%d" % (b / 8) for b in full),
-            "FULL max/min": "%.4f" % ratio(full),
-            "TOP_K received per shard (B/step)": " / ".join("%d" % (b / 16) for b in topk),
-            "TOP_K received max/min": "%.3f" % ratio(topk),
-            "TOP_K sent max/min": "%.3f" % ratio(sent),
-            "worker 0 sent per TOP_K step (B)": "%d" % (sum(int(r["bytes_sent_w0"]) for r in m
-                                                            if r["stage"] == "TOP_K") / 16),
-            "test accuracy": "%.4f" % summary["finalTestAccuracy"],
-            "equals S = 1": "yes" if same else "NO",
-        })
-        print(name, rows[-1]["FULL max/min"], rows[-1]["TOP_K received max/min"], rows[-1]["equals S = 1"],
+        row = {"method": method, "S": servers, "placement": shard_by}
+        for stage in ("FULL", "TOP_K", "COMPRESSED"):
+            steps = sum(1 for r in m if r["stage"] == stage)
+            received = shard_bytes(m, servers, stage, "received")
+            row[stage + " received per shard (B/step)"] = " / ".join("%d" % (b / steps) for b in received) \
+                if steps else "-"
+            row[stage + " max/min"] = "%.3f" % ratio(received) if steps else "-"
+        row["test accuracy"] = "%.4f" % summary["finalTestAccuracy"]
+        row["equals S = 1"] = "yes" if same else "NO"
+        rows.append(row)
+        print(name, row["FULL max/min"], row["TOP_K max/min"], row["COMPRESSED max/min"], row["equals S = 1"],
               flush=True)
     write(out, "balance", rows, "Bytes per shard, in process, K = 4 (small CNN, Fashion-MNIST, 8 FULL + 16 compressed"
-          " steps at 0.1%, seed 1)")
+          " steps at 0.1% — LGC: 8 TOP_K + 8 COMPRESSED —, seed 1)")
 
 
 def tcp(out, work):

@@ -195,7 +195,8 @@ final class WorkerCommand implements Callable<Integer> {
                         + " shards (topology.servers) for " + workers + " workers");
             }
             if (colocate && endpoint < shards) {
-                shardConnector = connector(cfg.runtime(), workers + endpoint, 0); // any free port: LGC_PORT is the rank's
+                // any free port: LGC_PORT is the rank's
+                shardConnector = connector(cfg.runtime(), workers + endpoint, 0);
             }
         } catch (ConfigException | UsageException | IllegalArgumentException | java.io.UncheckedIOException e) {
             System.err.println("lgc worker: " + e.getMessage());

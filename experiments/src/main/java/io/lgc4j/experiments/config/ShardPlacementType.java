@@ -1,9 +1,9 @@
 package io.lgc4j.experiments.config;
 
 /**
- * How the parameter server's shards share the gradient ({@code topology.shardBy}; seeds/002): {@code buffers}, Herring's
- * balanced fusion buffers (every buffer split evenly over the shards), or {@code layers}, each layer whole on one shard
- * (the classic placement, kept as the contrast Herring argues against).
+ * How the parameter server's shards share the gradient ({@code topology.shardBy}; seeds/002): {@code buffers},
+ * Herring's balanced fusion buffers (every buffer split evenly over the shards), or {@code layers}, each layer whole on
+ * one shard (the classic placement, kept as the contrast Herring argues against).
  */
 public enum ShardPlacementType {
     /** Every fusion buffer split evenly over the shards. */

@@ -168,18 +168,21 @@ class MultiProcessRunTest {
     /**
      * Survival: {@code lgc launch --max-restarts 1} on an LGC-PS run (fp16 values, 4 FULL, 4 TOP_K, then COMPRESSED)
      * that checkpoints every 4 steps; one process is killed
-     * with SIGKILL once rank 0 has written 10 steps — a worker, or the parameter server — and the launcher starts
-     * every process again from the last complete checkpoint. The run ends exactly where the run never interrupted
-     * (in one JVM) ends.
+     * with SIGKILL once rank 0 has written 10 steps — a worker, or shard 0 of a parameter server of two shards (the
+     * one holding the autoencoder) — and the launcher starts every process again from the last complete checkpoint.
+     * The run ends exactly where the run never interrupted (in one JVM) ends.
      */
     @ParameterizedTest(name = "{0} killed")
-    @ValueSource(strings = {"rank 1", "server"})
+    @ValueSource(strings = {"rank 1", "server 0"})
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void aRunShouldSurviveAKilledProcessAndEndWhereTheUninterruptedRunEnds(String victimName, @TempDir Path tmp)
             throws Exception {
         String method = "lgc-ps";
         String body = yaml(method, tmp.resolve("in-process"), "").replace("maxSteps: 14", "maxSteps: 24")
                 .replace("evalEverySteps: 6}", "evalEverySteps: 6, checkpointEverySteps: 4}");
+        if (victimName.startsWith("server")) {
+            body = body.replace("topology: {type: ps}", "topology: {type: ps, servers: 2, fusionBufferBytes: 65536}");
+        }
         new ExperimentRunner().run(ConfigLoader.parse(body, method + ".yaml"), method + ".yaml", List.of());
         Path launched = tmp.resolve("launched");
         Path config = tmp.resolve(method + ".yaml");
