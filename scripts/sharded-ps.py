@@ -140,6 +140,7 @@ def tcp(out, work):
     rows = []
     runs = [("dense-ring", {"type": "ring"}, []), ("dense-ps-s1", {"type": "ps", "servers": 1}, []),
             ("dense-ps-s4", {"type": "ps", "servers": 4}, []),
+            ("dense-ps-s4-colocated", {"type": "ps", "servers": 4}, ["--colocate"]),
             ("dense-ps-s4-layers", {"type": "ps", "servers": 4, "shardBy": "layers"}, [])]
     for name, topology, extra in runs:
         cfg = config(name, {"type": "none"}, 1, steps=40, full=40)
@@ -163,6 +164,19 @@ def tcp(out, work):
             "replica checksum": summary["replicaChecksums"][0][:12],
         })
         print(name, rows[-1]["step wall (ms, mean)"], rows[-1]["rank 0 communicate (ms)"], flush=True)
+    # LGC-PS on 2 shard processes over TCP against the in-process one-server run of the balance table
+    lgc = train(work, "lgc-tcp-s2", config("lgc-tcp-s2", METHODS["lgc"], 2), launch=4)
+    one = run_dir(work / "lgc-s1-buffers")
+    if one:
+        a = json.loads((lgc / "summary.json").read_text())
+        b = json.loads((one / "summary.json").read_text())
+        same = a["replicaChecksums"] == b["replicaChecksums"] and a["finalLoss"] == b["finalLoss"]
+        print("lgc-ps over TCP on 2 shards equals in-process one server:", same, a["replicaChecksums"][0],
+              b["replicaChecksums"][0], flush=True)
+        (out / "lgc-tcp.txt").write_text("LGC-PS, K = 4, 2 shard processes over TCP (lgc launch --nproc 4) against the"
+                                         " in-process one-server run: replica checksums %s vs %s, final loss %r vs %r:"
+                                         " %s\n" % (a["replicaChecksums"][0], b["replicaChecksums"][0], a["finalLoss"],
+                                                     b["finalLoss"], "equal" if same else "DIFFERENT"))
     write(out, "tcp", rows, "Dense step over loopback TCP, lgc launch --nproc 4 (small CNN, 40 FULL steps, the first 5"
           " dropped; every process on this machine's 2 cores)")
 
@@ -185,11 +199,14 @@ def write(out, name, rows, title):
 
 
 def main():
+    global JAR
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["balance", "tcp"])
     p.add_argument("--out", default=str(ROOT / "docs/results/sharded-ps"))
     p.add_argument("--work", default="/tmp/sharded-ps-runs")
+    p.add_argument("--jar", default=str(JAR), help="the lgc jar (default: this tree's; a copy keeps a rebuild out)")
     a = p.parse_args()
+    JAR = pathlib.Path(a.jar)
     if not JAR.exists():
         sys.exit("build first: mvn -B -q -DskipTests package (or run bin/lgc once)")
     {"balance": balance, "tcp": tcp}[a.what](pathlib.Path(a.out), pathlib.Path(a.work))
