@@ -94,7 +94,7 @@ public final class CheckpointBenchmark {
     }
 
     /** The checkpoints of one run and its mean step time. */
-    record RunMeasured(String model, String method, List<Measured> checkpoints, double meanStepMs) {
+    record RunMeasured(String model, String method, List<Measured> checkpoints, double meanStepMs, double load) {
     }
 
     /** Runs every model × method and prints the tables. */
@@ -116,20 +116,22 @@ public final class CheckpointBenchmark {
         out.println();
         out.println("| model | method | ckpts | total bytes | rank 0 | rank r>0 | server | manifest | slowest part"
                 + " write med / max | manifest write med / max | verify med / max | restore med / max"
-                + " | resume to first step med / max | step ms | worst case lost |");
-        out.println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+                + " | resume to first step med / max | step ms | worst case lost | load |");
+        out.println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|");
         for (RunMeasured r : all) {
             List<Measured> c = r.checkpoints();
             out.printf(Locale.ROOT, "| %s | %s | %d | %,d | %,d | %,d | %s | %,d | %s | %s | %s | %s | %s | %.0f | %d"
-                            + " steps = %.1f s + restart |%n", r.model(), r.method(), c.size(),
+                            + " steps = %.1f s + restart | %.1f |%n", r.model(), r.method(), c.size(),
                     (long) median(c, m -> m.totalBytes()), (long) median(c, m -> m.rank0Bytes()),
                     (long) median(c, m -> m.rankBytes()), c.get(0).serverBytes() == 0 ? "–"
                             : String.format(Locale.ROOT, "%,d", (long) median(c, m -> m.serverBytes())),
                     (long) median(c, m -> m.manifestBytes()), medMax(c, Measured::slowestMs),
                     medMax(c, Measured::manifestMs), medMax(c, Measured::verifyMs), medMax(c, Measured::restoreMs),
                     medMax(c, Measured::toFirstStepMs), r.meanStepMs(), s.every() - 1,
-                    (s.every() - 1) * r.meanStepMs() / 1000);
+                    (s.every() - 1) * r.meanStepMs() / 1000, r.load());
         }
+        out.printf(Locale.ROOT, "%nload = the 1-minute load average when the configuration started; at the end: %.1f%n",
+                loadAverage());
         out.println();
         out.println("Every checkpoint (step = the next step to run, its stage):");
         out.println();
@@ -193,7 +195,12 @@ public final class CheckpointBenchmark {
                 WORKERS, BATCH, maxSteps, every, methodKeys(method, s.full(), s.aeTraining()));
     }
 
+    private static double loadAverage() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    }
+
     private static RunMeasured measure(Settings s, String model, String method) throws IOException {
+        double load = loadAverage();
         Path out = Files.createDirectories(s.work()).resolve("ckpt-" + model + "-" + method);
         deleteTree(out);
         Map<Long, String[]> logged = new LinkedHashMap<>();
@@ -260,7 +267,7 @@ public final class CheckpointBenchmark {
                     r.toFirstStepMs()));
         }
         deleteTree(out);
-        return new RunMeasured(model, method, measured, meanStepMs);
+        return new RunMeasured(model, method, measured, meanStepMs, load);
     }
 
     private record Resumed(String stage, double verifyMs, double restoreMs, double toFirstStepMs) {
