@@ -176,7 +176,7 @@ def run_case(jar, work, method, victim, stage, rng, ref_dir, timeout):
     cfg.write_text(config_text(method, out))
     logs = work / "logs"
     logs.mkdir(exist_ok=True)
-    launch = Launch(jar, cfg, out, logs / (name + ".log"))
+    launch = Launch(jar, cfg, out, logs / (name + ".out"))  # *.log is git-ignored
     lo, hi = KILL_ROWS[stage]
     kill_rows = rng.randint(lo, hi)
     endpoint = K if victim == "server" else rng.randrange(K)
@@ -333,7 +333,7 @@ def write_readme(out, meta, results):
     for r in results:
         md += ["## %s, %s killed (%s), at %s rows" % (r["method"], r["victim"], r["stage"], r.get("rows_at_kill")),
                "", "```"] + readme_log(r["log"]) + ["```", ""]
-    md += ["Whole launcher output of each case (every process's lines, each stamped with a monotonic time): `logs/`.",
+    md += ["Whole launcher output of each case (every process's lines, each stamped with a monotonic time): `logs/<case>.out`.",
            ""]
     (out / "README.md").write_text("\n".join(md))
     return rows
