@@ -43,7 +43,7 @@ import java.util.regex.Pattern;
                 + " codec against the entropy bound; 'autoencoder': autoencoder latency and sizes; 'ae-convergence':"
                 + " autoencoder reconstruction loss over training; 'transport': raw Netty, lgc-net, ring and PS"
                 + " throughput, latency, CPU and allocation, TLS on/off (each has its own --help).",
-        subcommands = {AutoencoderBenchCommand.class, AeConvergenceCommand.class, TransportBenchCommand.class})
+        subcommands = {AutoencoderBenchCommand.class, AeConvergenceCommand.class, TransportBenchCommand.class, CheckpointBenchCommand.class})
 final class BenchCommand implements Callable<Integer> {
 
     // Optional so that the subcommands (autoencoder, ae-convergence, transport) parse without it.
