@@ -33,6 +33,8 @@ import java.util.List;
 public final class FusionPlan {
     /** Default buffer size: 1 MiB of float32, 262,144 elements. */
     public static final int DEFAULT_BUFFER_BYTES = 1 << 20;
+    /** Most shards a plan may have. */
+    public static final int MAX_SHARDS = 1024;
     /** Bytes of one element in a buffer (float32). */
     public static final int ELEMENT_BYTES = Float.BYTES;
 
@@ -114,9 +116,7 @@ public final class FusionPlan {
      * @throws IllegalArgumentException naming the bad value and what is allowed
      */
     public static FusionPlan of(GradientLayout layout, int shards, int bufferBytes) {
-        if (shards < 1 || shards > 1024) {
-            throw new IllegalArgumentException("a parameter server needs 1 to 1024 shards, found " + shards);
-        }
+        checkShards(shards);
         if (bufferBytes < ELEMENT_BYTES || bufferBytes % ELEMENT_BYTES != 0) {
             throw new IllegalArgumentException("a fusion buffer must be a positive multiple of " + ELEMENT_BYTES
                     + " bytes (float32 elements), found " + bufferBytes);
@@ -129,15 +129,20 @@ public final class FusionPlan {
      * shards, round-robin. Its shards' loads differ as the layers' sizes do.
      */
     public static FusionPlan byLayer(GradientLayout layout, int shards) {
-        if (shards < 1 || shards > 1024) {
-            throw new IllegalArgumentException("a parameter server needs 1 to 1024 shards, found " + shards);
-        }
+        checkShards(shards);
         return new FusionPlan(layout, Placement.LAYERS, shards, 0);
     }
 
     /** How this plan places elements. */
     public Placement placement() {
         return placement;
+    }
+
+    private static void checkShards(int shards) {
+        if (shards < 1 || shards > MAX_SHARDS) {
+            throw new IllegalArgumentException("a parameter server needs 1 to " + MAX_SHARDS + " shards, found "
+                    + shards);
+        }
     }
 
     /** One shard holding everything: today's unsharded parameter server. */

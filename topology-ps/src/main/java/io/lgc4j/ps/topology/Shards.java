@@ -24,7 +24,7 @@ public record Shards(int servers, int fusionBufferBytes, FusionPlan.Placement sh
     /** Default of {@code topology.servers}. */
     public static final int DEFAULT_SERVERS = 1;
     /** Most shards a server may have. */
-    public static final int MAX_SERVERS = 1024;
+    public static final int MAX_SERVERS = FusionPlan.MAX_SHARDS;
 
     /** Checks each, naming the one that is wrong. */
     public Shards {
