@@ -208,7 +208,7 @@ def run_case(jar, work, method, victim, stage, rng, ref_dir, timeout):
     while killed_at is not None and launch.proc.poll() is None and time.monotonic() < deadline:
         restart = next((l for _, l in list(launch.lines) if "restart 1 of 1" in l), None)
         if restart is not None and first_resumed_at is None:
-            m = re.search(r"from the checkpoint after step (\d+)", restart)
+            m = re.search(r"from the checkpoint after (?:step )?(\d+)", restart)
             r = int(m.group(1)) if m else 0
             rows = launch.metrics()
             if len(rows) > r + 1 and (len(before) <= r + 1 or rows[r + 1] != before[r + 1]):
@@ -223,7 +223,7 @@ def run_case(jar, work, method, victim, stage, rng, ref_dir, timeout):
     result["exit"] = launch.proc.returncode
     text = [line for _, line in launch.lines]
     restart = next(((t, l) for t, l in launch.lines if "restart 1 of 1" in l), None)
-    m = re.search(r"from the checkpoint after step (\d+)", restart[1]) if restart else None
+    m = re.search(r"from the checkpoint after (?:step )?(\d+)", restart[1]) if restart else None
     result["resumed_from"] = int(m.group(1)) if m else None
     if restart and "from step 0" in restart[1]:
         result["resumed_from"] = 0

@@ -39,17 +39,19 @@ import java.util.regex.Pattern;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmarks. 'dense': where a dense step's time goes, and DL4J vs PyTorch LeNet-5;"
                 + " 'topk': exact top-k vs the one-pass floor and torch.topk; 'compressors': per-rank coding time"
-                + " of Sparse GD, PowerSGD and the autoencoder on the small CNN (and PowerSGD in PyTorch); 'codec': bits per index of every index"
-                + " codec against the entropy bound; 'autoencoder': autoencoder latency and sizes; 'ae-convergence':"
+                + " of Sparse GD, PowerSGD and the autoencoder on the small CNN (and PowerSGD in PyTorch); 'codec':"
+                + " bits per index of every index codec against the entropy bound; 'autoencoder': autoencoder latency and sizes; 'ae-convergence':"
                 + " autoencoder reconstruction loss over training; 'transport': raw Netty, lgc-net, ring and PS"
-                + " throughput, latency, CPU and allocation, TLS on/off (each has its own --help).",
-        subcommands = {AutoencoderBenchCommand.class, AeConvergenceCommand.class, TransportBenchCommand.class, CheckpointBenchCommand.class})
+                + " throughput, latency, CPU and allocation, TLS on/off; 'checkpoints': checkpoint bytes per part,"
+                + " write, verify and restore times (each has its own --help).",
+        subcommands = {AutoencoderBenchCommand.class, AeConvergenceCommand.class, TransportBenchCommand.class,
+            CheckpointBenchCommand.class})
 final class BenchCommand implements Callable<Integer> {
 
     // Optional so that the subcommands (autoencoder, ae-convergence, transport) parse without it.
     @Parameters(index = "0", arity = "0..1", paramLabel = "WHAT",
-            description = "what to benchmark: dense, topk, compressors, codec, autoencoder, ae-convergence or"
-                    + " transport")
+            description = "what to benchmark: dense, topk, compressors, codec, autoencoder, ae-convergence,"
+                    + " transport or checkpoints")
     private String what;
 
     @Option(names = "--workers", split = ",", defaultValue = "1,2,4", description = "values of K (default 1,2,4)")
@@ -78,8 +80,8 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (what == null) {
-            System.err.println("lgc: bench needs WHAT: dense, topk, compressors, codec, autoencoder, ae-convergence or"
-                    + " transport");
+            System.err.println("lgc: bench needs WHAT: dense, topk, compressors, codec, autoencoder, ae-convergence,"
+                    + " transport or checkpoints");
             return 2;
         }
         switch (what) {

@@ -176,7 +176,7 @@ final class LaunchCommand implements Callable<Integer> {
                 System.err.println("lgc launch: attempt " + attempt + " failed at " + java.time.LocalTime.now()
                         .withNano(0) + " (" + lastFailure + "); restart " + (attempt + 1) + " of " + maxRestarts
                         + ": every process again, " + (resumeStep < 0 ? "from step 0 (no complete checkpoint yet)"
-                        : "from the checkpoint after step " + resumeStep + " in " + runDir));
+                        : "from the checkpoint after " + resumeStep + " steps in " + runDir));
             }
         } finally {
             Files.deleteIfExists(tokenFile);

@@ -79,8 +79,8 @@ class AutoencoderCommandsTest {
     @Test
     void shouldAskForWhatToBenchmark() {
         assertEquals(2, LgcCommand.execute("bench"));
-        assertEquals("lgc: bench needs WHAT: dense, topk, compressors, codec, autoencoder, ae-convergence or"
-                + " transport", err());
+        assertEquals("lgc: bench needs WHAT: dense, topk, compressors, codec, autoencoder, ae-convergence,"
+                + " transport or checkpoints", err());
     }
 
     @Test

@@ -195,7 +195,7 @@ class MultiProcessRunTest {
         assertEquals(0, launch.process().exitValue(), output);
         assertTrue(output.matches("(?s).*lgc launch: attempt 0 failed at \\S+ \\(" + victimName + " failed first with"
                 + " exit status 137 \\(signal 9\\)\\); restart 1 of 1: every process again, from the checkpoint"
-                + " after step (8|12|16|20) in .*"), output);
+                + " after (8|12|16|20) steps in .*"), output);
         Path a = only(tmp.resolve("in-process"));
         Path b = only(launched);
         assertEquals(nonTimingColumns(a.resolve("metrics.csv")), nonTimingColumns(b.resolve("metrics.csv")));
