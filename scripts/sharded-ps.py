@@ -6,7 +6,8 @@
 
 balance: the small CNN on Fashion-MNIST, K = 4 x 32, 24 steps (8 FULL, then 16 compressed at 0.1%) for dense and
 every compressor a sharded server carries (topk, dgc, scalecom, randomk), at S = 1, 2, 3, 4 with Herring's balanced
-fusion buffers (default 1 MiB) and, for contrast, at S = 2 and 4 with every layer whole on one shard. For each run:
+fusion buffers (default 1 MiB), at S = 2 and 4 with every parameter block split evenly (shardBy: blocks) and, for
+contrast, at S = 2 and 4 with every layer whole on one shard (shardBy: layers). For each run:
 the bytes every shard received and sent per stage (from metrics.csv, the meter's per-endpoint columns), max/min over
 the shards, and whether the run equals the S = 1 run (replica checksum, every step's loss).
 
@@ -110,6 +111,7 @@ def balance(out, work):
     references = {}
     plan = [(m, s, "buffers") for m in METHODS for s in (1, 2, 3, 4)]
     plan += [(m, s, "layers") for m in ("dense", "topk", "dgc") for s in (2, 4)]
+    plan += [(m, s, "blocks") for m in ("dense", "topk", "dgc", "scalecom", "lgc") for s in (2, 4)]
     for method, servers, shard_by in plan:
         name = "%s-s%d-%s" % (method, servers, shard_by)
         d = train(work, name, config(name, METHODS[method], servers, shard_by))

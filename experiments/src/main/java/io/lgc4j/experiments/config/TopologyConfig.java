@@ -14,7 +14,8 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  *                                # paper-literal); own is accepted only with type ps and compressor.type lgc
  *   servers: 1                   # ps: S server shards, each an even share of every fusion buffer (seeds/002)
  *   fusionBufferBytes: 1048576   # ps: a fusion buffer's bytes, a positive multiple of 4
- *   shardBy: buffers             # ps: buffers (Herring's) | layers (each layer whole on one shard, the contrast)
+ *   shardBy: buffers             # ps: buffers (Herring's) | blocks (every block split evenly) | layers (each layer
+ *                                # whole on one shard, the contrast)
  * }</pre>
  *
  * <pre>{@code

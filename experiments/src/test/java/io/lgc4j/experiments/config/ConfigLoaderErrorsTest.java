@@ -299,7 +299,7 @@ class ConfigLoaderErrorsTest {
         assertEquals("x.yaml: key 'topology.servers' applies to the parameter server only (topology.type ps), found 2"
                 + " with topology.type ring; remove it or write 1",
                 parseError(RUN + "topology: {type: ring, servers: 2}\n"));
-        assertEquals("x.yaml: key 'topology.shardBy' expects one of [buffers, layers], found \"tensors\"",
+        assertEquals("x.yaml: key 'topology.shardBy' expects one of [blocks, buffers, layers], found \"tensors\"",
                 parseError(RUN + "topology: {type: ps, shardBy: tensors}\n"));
         assertEquals(3, ConfigLoader.parse(RUN + "topology: {type: ps, servers: 3}\ncompressor: {type: lgc}\n",
                 "x.yaml").topology().servers());

@@ -46,7 +46,13 @@ public final class FusionPlan {
          * The classic parameter server, for contrast: every layer whole on one shard, layers dealt round-robin in
          * layout order (TensorFlow's {@code replica_device_setter} deals variables the same way).
          */
-        LAYERS
+        LAYERS,
+        /**
+         * Every parameter block split evenly over the shards, as if each block were a fusion buffer of its own: the
+         * shards get an even share of every block, so a compressed step's DENSE blocks and each block's top-k entries
+         * spread over the shards too (a small first layer lies in one buffer's first slice otherwise).
+         */
+        BLOCKS
     }
 
     private final GradientLayout layout;
@@ -71,7 +77,7 @@ public final class FusionPlan {
         this.shards = shards;
         this.bufferFloats = bufferFloats;
         int n = layout.length();
-        this.buffers = placement == Placement.LAYERS || n == 0 ? 0
+        this.buffers = placement != Placement.BUFFERS || n == 0 ? 0
                 : (int) ((n + (long) bufferFloats - 1) / bufferFloats);
         List<List<Slice>> all = new ArrayList<>(shards);
         for (int s = 0; s < shards; s++) {
@@ -84,20 +90,28 @@ public final class FusionPlan {
                     add(all.get(layers.indexOf(b.layerName()) % shards), b.offset(), b.end());
                 }
             }
+        } else if (placement == Placement.BLOCKS) {
+            for (ParamBlock b : layout.blocks()) {
+                split(all, b.offset(), b.length(), shards);
+            }
         }
         for (int b = 0; b < buffers; b++) {
             int start = b * bufferFloats;
-            int len = Math.min(bufferFloats, n - start);
-            for (int s = 0; s < shards; s++) {
-                int from = start + (int) ((long) len * s / shards);
-                int to = start + (int) ((long) len * (s + 1) / shards);
-                if (to > from) {
-                    add(all.get(s), from, to);
-                }
-            }
+            split(all, start, Math.min(bufferFloats, n - start), shards);
         }
         this.slices = all.stream().map(List::copyOf).toList();
         this.hash = digest();
+    }
+
+    /** Splits {@code len} elements at {@code start} evenly over the shards' lists. */
+    private static void split(List<List<Slice>> all, int start, int len, int shards) {
+        for (int s = 0; s < shards; s++) {
+            int from = start + (int) ((long) len * s / shards);
+            int to = start + (int) ((long) len * (s + 1) / shards);
+            if (to > from) {
+                add(all.get(s), from, to);
+            }
+        }
     }
 
     /** Appends {@code [from, to)}, merged with the last slice when they touch (always, with one shard). */
@@ -133,6 +147,12 @@ public final class FusionPlan {
         return new FusionPlan(layout, Placement.LAYERS, shards, 0);
     }
 
+    /** Every block split evenly over {@code shards} shards ({@link Placement#BLOCKS}). */
+    public static FusionPlan byBlock(GradientLayout layout, int shards) {
+        checkShards(shards);
+        return new FusionPlan(layout, Placement.BLOCKS, shards, 0);
+    }
+
     /** How this plan places elements. */
     public Placement placement() {
         return placement;
@@ -160,12 +180,12 @@ public final class FusionPlan {
         return shards;
     }
 
-    /** Elements per fusion buffer (the last buffer may be shorter); 0 when placed by layer. */
+    /** Elements per fusion buffer (the last buffer may be shorter); 0 when placed by layer or block. */
     public int bufferFloats() {
         return bufferFloats;
     }
 
-    /** Number of fusion buffers; 0 when placed by layer. */
+    /** Number of fusion buffers; 0 when placed by layer or block. */
     public int buffers() {
         return buffers;
     }
@@ -220,8 +240,8 @@ public final class FusionPlan {
     private long digest() {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            sha.update(("LGC4J fusion plan v1" + (placement == Placement.LAYERS ? " by layer" : ""))
-                    .getBytes(StandardCharsets.UTF_8));
+            sha.update(("LGC4J fusion plan v1" + (placement == Placement.LAYERS ? " by layer"
+                    : placement == Placement.BLOCKS ? " by block" : "")).getBytes(StandardCharsets.UTF_8));
             ByteBuffer b = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
             sha.update(b.putInt(shards).putInt(bufferFloats).putInt(layout.length()).putInt(layout.blocks().size())
                     .array());
@@ -240,6 +260,10 @@ public final class FusionPlan {
      * For messages: {@code "fusion plan 0x1f2e…: 431,080 elements in 2 buffers of 262,144 over 4 shards"}.
      */
     public String describe() {
+        if (placement == Placement.BLOCKS) {
+            return String.format("block placement %s: %,d elements, every one of %d blocks split over %d shard%s",
+                    hex(hash), layout.length(), layout.blocks().size(), shards, shards == 1 ? "" : "s");
+        }
         if (placement == Placement.LAYERS) {
             return String.format("layer placement %s: %,d elements, %d layers dealt over %d shard%s", hex(hash),
                     layout.length(), layout.layerNames().size(), shards, shards == 1 ? "" : "s");

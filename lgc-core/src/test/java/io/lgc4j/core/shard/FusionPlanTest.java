@@ -118,6 +118,24 @@ class FusionPlanTest {
         }
     }
 
+    /** By block: every block split evenly, so the small DENSE first layer spreads over the shards too. */
+    @Test
+    void shouldSplitEveryBlockEvenlyWhenPlacedByBlock() {
+        GradientLayout layout = lenet();
+        FusionPlan plan = FusionPlan.byBlock(layout, 3);
+        for (ShardView v : plan.views(layout.blocks())) {
+            for (int i = 0; i < v.blocks().size(); i++) {
+                int n = v.parents().get(v.parent(i)).length();
+                int share = v.blocks().get(i).length();
+                assertTrue(share == n / 3 || share == (n + 2) / 3, v.blocks().get(i) + " of " + n);
+            }
+            assertEquals(layout.blocks().size(), v.blocks().size(), "a piece of every block");
+        }
+        assertEquals(new FusionPlan.Slice(0, 166), plan.slices(0).get(0));
+        assertNotEquals(plan.hash(), FusionPlan.of(layout, 3, 4096).hash());
+        assertNotEquals(plan.hash(), FusionPlan.byLayer(layout, 3).hash());
+    }
+
     @Test
     void shouldBeOneSliceOfTheWholeVectorWithOneShard() {
         FusionPlan plan = FusionPlan.of(lenet(), 1, 64);

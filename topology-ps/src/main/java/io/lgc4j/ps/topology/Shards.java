@@ -13,7 +13,8 @@ import io.lgc4j.core.shard.FusionPlan;
  *   type: ps
  *   servers: 4                   # S server shards (default 1: one server)
  *   fusionBufferBytes: 1048576   # a fusion buffer, split evenly over the shards (default 1 MiB)
- *   shardBy: buffers             # buffers (Herring) | layers (each layer whole on one shard: the contrast)
+ *   shardBy: buffers             # buffers (Herring) | blocks (every block split evenly) | layers (each layer whole
+ *                                # on one shard: the contrast)
  * }</pre>
  *
  * @param servers           S, from 1 to 1024
@@ -39,8 +40,11 @@ public record Shards(int servers, int fusionBufferBytes, FusionPlan.Placement sh
 
     /** The plan of {@code layout} these settings make. */
     public FusionPlan plan(io.lgc4j.core.layout.GradientLayout layout) {
-        return shardBy == FusionPlan.Placement.LAYERS ? FusionPlan.byLayer(layout, servers)
-                : FusionPlan.of(layout, servers, fusionBufferBytes);
+        return switch (shardBy) {
+            case LAYERS -> FusionPlan.byLayer(layout, servers);
+            case BLOCKS -> FusionPlan.byBlock(layout, servers);
+            case BUFFERS -> FusionPlan.of(layout, servers, fusionBufferBytes);
+        };
     }
 
     /** One server. */
