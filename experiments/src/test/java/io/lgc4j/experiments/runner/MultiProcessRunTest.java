@@ -71,8 +71,8 @@ class MultiProcessRunTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"dense-ring", "lgc-ps", "lgc-rar", "powersgd-ps", "dgc-ps-2-shards",
-        "dgc-ps-2-shards-colocated"})
+    // separate shard processes: aRunShouldSurvive... (LGC-PS on two shard processes, shard 0 killed)
+    @ValueSource(strings = {"dense-ring", "lgc-ps", "lgc-rar", "powersgd-ps", "dgc-ps-2-shards-colocated"})
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void launchShouldComputeWhatTheInProcessRunComputesBitForBit(String method, @TempDir Path tmp)
             throws IOException, InterruptedException {
