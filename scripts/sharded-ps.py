@@ -158,7 +158,7 @@ def tcp(out, work):
             per_end.append("%s %.2f/%.2f" % (tag, sum(int(r["bytes_sent_" + tag]) for r in m) / steps / 1e6,
                                             sum(int(r["bytes_received_" + tag]) for r in m) / steps / 1e6))
         rows.append({
-            "run": name, "processes": endpoints,
+            "run": name, "endpoints": endpoints, "processes": 4 if "--colocate" in extra else endpoints,
             "step wall (ms, mean)": "%.0f" % (sum(float(r["wall_ms"]) for r in m) / steps),
             "rank 0 compute (ms)": "%.0f" % (sum(float(r["compute_ms"]) for r in m) / steps),
             "rank 0 communicate (ms)": "%.0f" % (sum(float(r["communicate_ms"]) for r in m) / steps),
