@@ -110,7 +110,7 @@ public final class ParameterServerTopology implements Topology {
     }
 
     /**
-     * A parameter server sharded as {@code shards} says (placed by buffers or, for contrast, by layer).
+     * A parameter server sharded as {@code shards} says (placed by buffers, by block, or by layer for contrast).
      *
      * @throws IllegalArgumentException for a compressor that cannot be sharded
      */
