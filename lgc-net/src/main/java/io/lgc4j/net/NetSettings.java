@@ -25,7 +25,9 @@ import java.util.function.IntFunction;
  * @param job                 the job id every endpoint of the run shares (stamped on every frame)
  * @param attempt             which attempt of the job this is (a restarted job refuses the previous attempt's
  *                            stragglers), at least 0
- * @param master              endpoint 0's data address: endpoint 0 binds its port, everyone else dials it
+ * @param master              endpoint 0's data address: endpoint 0 binds its port, everyone else dials it;
+ *                            {@code null} while it is not known yet ({@link TcpCluster#listen}, then
+ *                            {@link TcpCluster#join(InetSocketAddress)})
  * @param bindHost            where this endpoint listens ("0.0.0.0" for every interface)
  * @param bindPort            the port this endpoint listens on, 0 for any free port; endpoint 0 listens on
  *                            {@code master}'s port and accepts 0 or that port here
@@ -113,8 +115,8 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
         if (attempt < 0) {
             throw invalid("attempt", attempt, "at least 0");
         }
-        if (master == null || master.getPort() < 1) {
-            throw invalid("master", master == null ? null : Addresses.show(master),
+        if (master != null && master.getPort() < 1) {
+            throw invalid("master", Addresses.show(master),
                     "endpoint 0's host and a port in 1..65535 (everyone dials it)");
         }
         if (bindHost == null || bindHost.isBlank()) {
@@ -124,7 +126,7 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
         if (bindPort < 0 || bindPort > 0xFFFF) {
             throw invalid("bindPort", bindPort, "0..65535 (0 for any free port)");
         }
-        if (endpoint == 0 && bindPort != 0 && bindPort != master.getPort()) {
+        if (endpoint == 0 && master != null && bindPort != 0 && bindPort != master.getPort()) {
             throw invalid("bindPort", bindPort, "0 or master's port " + master.getPort()
                     + " (endpoint 0 listens on master's port)");
         }
@@ -175,6 +177,13 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
     /** These settings for another attempt of the job. */
     public NetSettings withAttempt(int newAttempt) {
         return new NetSettings(endpoint, endpoints, job, newAttempt, master, bindHost, bindPort, advertiseHost, token,
+                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout,
+                names, tls, plan);
+    }
+
+    /** These settings with endpoint 0 at {@code newMaster}. */
+    public NetSettings withMaster(InetSocketAddress newMaster) {
+        return new NetSettings(endpoint, endpoints, job, attempt, newMaster, bindHost, bindPort, advertiseHost, token,
                 rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout,
                 names, tls, plan);
     }

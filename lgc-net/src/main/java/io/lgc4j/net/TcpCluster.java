@@ -76,7 +76,8 @@ public final class TcpCluster implements AutoCloseable {
     static final int HIGH_WATER_MARK = 4 << 20;
     private static final System.Logger LOGGER = System.getLogger("io.lgc4j.net");
 
-    private final NetSettings settings;
+    /** Final but for {@link #join(InetSocketAddress)}, which names endpoint 0 once after {@link #listen}. */
+    private volatile NetSettings settings;
     private final byte[] token;
     private final NetTransport.Log log;
     private final NetTransport transport;
@@ -99,6 +100,7 @@ public final class TcpCluster implements AutoCloseable {
     private final int[] dialAttempts;
     private volatile List<InetSocketAddress> table;
     private String fatal;
+    private boolean rendezvousStarted;
     private boolean rendezvousOver;
     private long deadlineNanos;
 
@@ -135,12 +137,64 @@ public final class TcpCluster implements AutoCloseable {
 
     /** As {@link #join(NetSettings)}, logging to {@code log} (tests watch the refusals this way). */
     static TcpCluster join(NetSettings settings, NetTransport.Log log) {
+        if (settings.master() == null) {
+            throw NetSettings.invalid("master", null, "endpoint 0's host and a port in 1..65535 (everyone dials it;"
+                    + " when it is not known yet, TcpCluster.listen first and join(master) once it is)");
+        }
+        TcpCluster cluster = listen(settings, log);
+        return cluster.join(settings.master());
+    }
+
+    /**
+     * Binds and returns at once, before anyone is met: the first half of {@link #join(NetSettings)}, for an engine
+     * that exchanges the endpoints' addresses itself (Spark's barrier {@code allGather}) and must know this
+     * endpoint's port before it does. Every endpoint, endpoint 0 too, listens on {@code settings.bindPort()} (0:
+     * any free port; {@link #boundPort()} tells which) unless {@code settings.master()} is given, whose port
+     * endpoint 0 then takes. The rendezvous deadline runs from here. Peers that dial before {@link
+     * #join(InetSocketAddress)} are handled as they would be after it. Close the cluster if the join never comes.
+     *
+     * @throws RendezvousException when it cannot listen there
+     */
+    public static TcpCluster listen(NetSettings settings) {
+        return listen(settings, systemLog());
+    }
+
+    static TcpCluster listen(NetSettings settings, NetTransport.Log log) {
         TcpCluster cluster = new TcpCluster(settings, log);
         try {
-            cluster.rendezvous();
+            cluster.deadlineNanos = System.nanoTime() + settings.rendezvousTimeout().toNanos();
+            cluster.bind();
             return cluster;
         } catch (RuntimeException | Error e) {
             cluster.shutdown(null);
+            throw e;
+        }
+    }
+
+    /**
+     * The second half of {@link #join(NetSettings)} after {@link #listen}: meets every other endpoint through
+     * endpoint 0 at {@code master} (endpoint 0 itself ignores it but for the messages) and returns once a link to
+     * each is up, within the rendezvous deadline that started at {@code listen}. Closes this cluster when it fails.
+     *
+     * @return this cluster
+     * @throws RendezvousException as {@link #join(NetSettings)}
+     * @throws IllegalStateException when called twice
+     */
+    public TcpCluster join(InetSocketAddress master) {
+        if (rendezvousStarted) {
+            throw new IllegalStateException(settings.name(settings.endpoint()) + " already joined its job");
+        }
+        rendezvousStarted = true;
+        try {
+            if (master == null && settings.endpoint() != 0) {
+                throw NetSettings.invalid("master", null, "endpoint 0's host and a port in 1..65535 (everyone dials"
+                        + " it)");
+            }
+            settings = settings.withMaster(master);
+            rendezvous();
+            return this;
+        } catch (RuntimeException | Error e) {
+            shutdown(null);
             throw e;
         }
     }
@@ -227,9 +281,6 @@ public final class TcpCluster implements AutoCloseable {
     // ---------------------------------------------------------------- rendezvous
 
     private void rendezvous() {
-        long timeout = settings.rendezvousTimeout().toNanos();
-        deadlineNanos = System.nanoTime() + timeout;
-        bind();
         int self = settings.endpoint();
         int n = settings.endpoints();
         if (n == 1) {
@@ -259,7 +310,8 @@ public final class TcpCluster implements AutoCloseable {
     }
 
     private void bind() {
-        int port = settings.endpoint() == 0 ? settings.master().getPort() : settings.bindPort();
+        int port = settings.endpoint() == 0 && settings.master() != null ? settings.master().getPort()
+                : settings.bindPort();
         ServerBootstrap bootstrap = new ServerBootstrap().group(group)
                 .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
                 .option(ChannelOption.SO_REUSEADDR, true)
@@ -699,7 +751,8 @@ public final class TcpCluster implements AutoCloseable {
         if (toMaster != null && toMaster.localAddress() instanceof InetSocketAddress local) {
             return local.getAddress().getHostAddress();
         }
-        return settings.endpoint() == 0 ? settings.master().getHostString() : InetAddress.getLoopbackAddress()
+        return settings.endpoint() == 0 && settings.master() != null ? settings.master().getHostString()
+                : InetAddress.getLoopbackAddress()
                 .getHostAddress();
     }
 

@@ -42,8 +42,9 @@ class NetSettingsTest {
         rejects("master: expected endpoint 0's host and a port in 1..65535 (everyone dials it), found 127.0.0.1:0",
                 () -> of(1, 3, 0, new InetSocketAddress("127.0.0.1", 0), "0.0.0.0", 0, null, TOKEN, s5, s1, s5,
                         g.names()));
-        rejects("master: expected endpoint 0's host and a port in 1..65535 (everyone dials it), found null",
-                () -> of(1, 3, 0, null, "0.0.0.0", 0, null, TOKEN, s5, s1, s5, g.names()));
+        rejects("master: expected endpoint 0's host and a port in 1..65535 (everyone dials it; when it is not known"
+                + " yet, TcpCluster.listen first and join(master) once it is), found null",
+                () -> TcpCluster.join(of(1, 3, 0, null, "0.0.0.0", 0, null, TOKEN, s5, s1, s5, g.names())));
         rejects("bindHost: expected a host name or address (\"0.0.0.0\" for every interface), found \" \"",
                 () -> of(1, 3, 0, MASTER, " ", 0, null, TOKEN, s5, s1, s5, g.names()));
         rejects("bindPort: expected 0..65535 (0 for any free port), found 70000",

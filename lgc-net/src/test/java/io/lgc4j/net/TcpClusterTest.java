@@ -56,6 +56,50 @@ class TcpClusterTest {
         assertNoTransportThreads();
     }
 
+    @Test
+    @Timeout(60)
+    void shouldListenFirstOnAnyPortAndJoinOnceEndpointZerosAddressIsKnown() throws Exception {
+        // what a Spark barrier task does: every endpoint binds, the engine exchanges the ports, then all join
+        List<TcpCluster> listening = new ArrayList<>();
+        List<TcpCluster> clusters = null;
+        try {
+            for (int e = 0; e < 3; e++) {
+                listening.add(TcpCluster.listen(settings(e, 3, null), new RecordingLog()));
+            }
+            assertNotEquals(0, listening.get(0).boundPort());
+            InetSocketAddress master = new InetSocketAddress("127.0.0.1", listening.get(0).boundPort());
+            List<Future<TcpCluster>> joins = new ArrayList<>();
+            for (int e = 2; e >= 0; e--) {
+                TcpCluster c = listening.get(e);
+                joins.add(async(() -> c.join(master)));
+            }
+            clusters = new ArrayList<>();
+            for (Future<TcpCluster> join : joins) {
+                clusters.add(0, join.get());
+            }
+            for (int e = 0; e < 3; e++) {
+                assertSame(listening.get(e), clusters.get(e));
+                assertEquals(listening.get(e).boundPort(), clusters.get(1).endpointTable().get(e).getPort());
+            }
+            List<Future<Void>> runs = new ArrayList<>();
+            for (TcpCluster c : clusters) {
+                runs.add(async(() -> {
+                    exchange(c.transport());
+                    return null;
+                }));
+            }
+            for (Future<Void> run : runs) {
+                run.get();
+            }
+            IllegalStateException twice = assertThrows(IllegalStateException.class,
+                    () -> listening.get(1).join(master));
+            assertEquals("endpoint 1 already joined its job", twice.getMessage());
+        } finally {
+            closeAll(listening);
+        }
+        assertNoTransportThreads();
+    }
+
     private static void exchange(Transport t) {
         int self = t.endpoint();
         for (int peer = 0; peer < t.endpointCount(); peer++) {
