@@ -61,6 +61,14 @@ public record TcpConnector(int endpoint, int job, int attempt, InetSocketAddress
     public ClusterConnection connect(int endpoints, IntFunction<String> names, long plan, String planMeaning) {
         TcpCluster cluster = TcpCluster.join(settings(endpoints, names)
                 .withPlan(new NetSettings.Plan(plan, planMeaning)));
+        return connection(cluster, endpoint);
+    }
+
+    /**
+     * {@code cluster} as the trainer's {@link ClusterConnection} of {@code endpoint}: for connectors that join
+     * their own way (a Spark barrier task listens first and learns endpoint 0's address from the engine).
+     */
+    public static ClusterConnection connection(TcpCluster cluster, int endpoint) {
         return new ClusterConnection() {
             @Override
             public int endpoint() {

@@ -64,8 +64,10 @@ public final class ExperimentRunner {
      * @param directory the result directory
      * @param result    the trainer's result
      * @param summary   the content of summary.json
+     * @param model     the trained model (this process's replica, the same on every rank), or null on a process
+     *                  that hosts only a service endpoint (a parameter-server shard)
      */
-    public record RunOutcome(Path directory, TrainingResult result, RunSummary summary) {
+    public record RunOutcome(Path directory, TrainingResult result, RunSummary summary, Model model) {
     }
 
     /**
@@ -187,7 +189,9 @@ public final class ExperimentRunner {
                     // only endpoint 0 assembles step metrics
                 }
             };
-            return new RunOutcome(null, prepared.trainer().fit(tcp.training().epochs()), null);
+            TrainingResult result = prepared.trainer().fit(tcp.training().epochs());
+            return new RunOutcome(null, result, null, endpoint < tcp.training().workers()
+                    ? prepared.trainer().trainedModel() : null);
         }
         if (runDir != null) {
             return runIn(runDir, tcp, configSource, extraListeners, connector, from);
@@ -351,7 +355,7 @@ public final class ExperimentRunner {
         }
         RunSummary summary = RunSummary.of(config, result, trainer.layout().length(), result.replicaChecksums());
         summary.writeAtomically(dir.resolve(SUMMARY));
-        return new RunOutcome(dir, result, summary);
+        return new RunOutcome(dir, result, summary, trainer.trainedModel());
     }
 
     /** Removes the files a run writes, then the directory if nothing else is in it. */

@@ -1,0 +1,78 @@
+package io.lgc4j.spark;
+
+import io.lgc4j.core.runtime.ClusterConnection;
+import io.lgc4j.core.runtime.ClusterConnector;
+import io.lgc4j.experiments.config.RuntimeConfig;
+import io.lgc4j.net.NetSettings;
+import io.lgc4j.net.TcpCluster;
+import io.lgc4j.net.TcpConnector;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.IntFunction;
+
+/**
+ * Joins one endpoint of a barrier task to the run: listen on any port first, offer it to the task's {@link
+ * TaskRendezvous} (one allGather for the whole stage), then join the mesh through endpoint 0's address. Training
+ * traffic then flows over lgc-net's authenticated links, never through Spark.
+ */
+final class BarrierConnector implements ClusterConnector {
+    private final int endpoint;
+    private final int job;
+    private final int attempt;
+    private final String host;
+    private final byte[] token;
+    private final RuntimeConfig runtime;
+    private final TaskRendezvous rendezvous;
+    private volatile long listeningMs;
+    private volatile long joinedMs;
+
+    /**
+     * @param host the executor's host, advertised to the other endpoints (the task listens on every interface)
+     */
+    BarrierConnector(int endpoint, int job, int attempt, String host, byte[] token, RuntimeConfig runtime,
+                     TaskRendezvous rendezvous) {
+        this.endpoint = endpoint;
+        this.job = job;
+        this.attempt = attempt;
+        this.host = host;
+        this.token = token.clone();
+        this.runtime = runtime;
+        this.rendezvous = rendezvous;
+    }
+
+    @Override
+    public ClusterConnection connect(int endpoints, IntFunction<String> names) {
+        return connect(endpoints, names, 0L, NetSettings.Plan.NONE.meaning());
+    }
+
+    @Override
+    public ClusterConnection connect(int endpoints, IntFunction<String> names, long plan, String planMeaning) {
+        NetSettings settings = new NetSettings(endpoint, endpoints, job, attempt, null, "0.0.0.0", 0, host, token,
+                Duration.ofMillis(runtime.rendezvousTimeoutMs()), Duration.ofMillis(runtime.timeoutMs()),
+                Duration.ofMillis(runtime.firstStepTimeoutMs()), Duration.ofMillis(runtime.heartbeatMs()),
+                Duration.ofMillis(runtime.peerIdleTimeoutMs()), names, null, new NetSettings.Plan(plan, planMeaning));
+        TcpCluster cluster = TcpCluster.listen(settings);
+        listeningMs = System.currentTimeMillis();
+        try {
+            List<InetSocketAddress> table = rendezvous.offer(endpoint, host, cluster.boundPort());
+            cluster.join(table.get(0));
+        } catch (RuntimeException | Error e) {
+            cluster.close();
+            throw e;
+        }
+        joinedMs = System.currentTimeMillis();
+        return TcpConnector.connection(cluster, endpoint);
+    }
+
+    /** When this endpoint listened (0 before). */
+    long listeningMs() {
+        return listeningMs;
+    }
+
+    /** When this endpoint's links were all up (0 before). */
+    long joinedMs() {
+        return joinedMs;
+    }
+}

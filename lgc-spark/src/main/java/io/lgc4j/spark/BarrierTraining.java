@@ -1,0 +1,197 @@
+package io.lgc4j.spark;
+
+import io.lgc4j.core.checkpoint.CheckpointDirectory;
+import io.lgc4j.core.metrics.StepMetrics;
+import io.lgc4j.core.train.TrainingListener;
+import io.lgc4j.experiments.config.ConfigLoader;
+import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.experiments.runner.ExperimentRunner;
+import org.apache.spark.BarrierTaskContext;
+import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.util.ModelSerializer;
+import scala.collection.Iterator;
+import scala.collection.JavaConverters;
+import scala.runtime.AbstractFunction1;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.stream.Stream;
+
+/**
+ * The function every task of the barrier stage runs: partition p is rank p (and, co-located, parameter-server shard
+ * p, endpoint K + p, on a thread of its own), or with shards in tasks of their own, endpoint p. It reads the config,
+ * picks the checkpoint to resume from (the latest complete one in the run's shared directory, when a retried stage
+ * finds one), trains its endpoints through {@link ExperimentRunner#runAsEndpoint} joined by {@link
+ * BarrierConnector}s, and returns a {@link TaskReport}; rank 0's carries the run's result files and the trained
+ * model.
+ */
+final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterator<TaskReport>>
+        implements Serializable {
+    private static final long serialVersionUID = 1L;
+    /** The trained model, in DL4J's format with its updater state, in rank 0's result files. */
+    static final String MODEL_FILE = "model.zip";
+
+    private final String yaml;
+    private final String source;
+    private final int workers;
+    private final int services;
+    private final boolean colocate;
+    private final String runDir;
+    private final byte[] token;
+    private final int job;
+    private final SparkOptions.Fault fault;
+
+    /**
+     * @param yaml     the resolved config (runtime type tcp), as every task reads it
+     * @param source   where it came from, for provenance
+     * @param services the topology's service endpoints (parameter-server shards)
+     * @param runDir   the run's directory as the executors reach it: checkpoints, and rank 0's result files
+     */
+    BarrierTraining(String yaml, String source, int workers, int services, boolean colocate, String runDir,
+                    byte[] token, int job, SparkOptions.Fault fault) {
+        this.yaml = yaml;
+        this.source = source;
+        this.workers = workers;
+        this.services = services;
+        this.colocate = colocate;
+        this.runDir = runDir;
+        this.token = token.clone();
+        this.job = job;
+        this.fault = fault;
+    }
+
+    /** The barrier stage's task count: K, plus S shards when they are not co-located. */
+    static int tasks(int workers, int services, boolean colocate) {
+        return workers + (colocate ? 0 : services);
+    }
+
+    /** The endpoints partition {@code p} runs. */
+    static int[] endpointsOf(int p, int workers, int services, boolean colocate) {
+        if (colocate && p < services) {
+            return new int[] {p, workers + p};
+        }
+        return new int[] {p};
+    }
+
+    @Override
+    public Iterator<TaskReport> apply(Iterator<Integer> ignored) {
+        BarrierTaskContext context = BarrierTaskContext.get();
+        long start = System.currentTimeMillis();
+        int partition = context.partitionId();
+        int attempt = context.stageAttemptNumber();
+        String host = hostOf(context.getTaskInfos()[partition].address());
+        ExperimentConfig config = ConfigLoader.parse(yaml, source);
+        Path dir = Path.of(runDir);
+        long resume = latestCheckpoint(dir, config);
+        if (partition == 0 && attempt > 0) {
+            System.err.println("lgc-spark: stage attempt " + attempt + " of job " + Integer.toUnsignedString(job)
+                    + ": every rank again, " + (resume < 0 ? "from step 0 (no complete checkpoint in " + dir + ")"
+                    : "from the checkpoint after " + resume + " steps in " + dir));
+        }
+        int[] endpoints = endpointsOf(partition, workers, services, colocate);
+        TaskRendezvous rendezvous = new TaskRendezvous(context, endpoints.length, workers + services, job, attempt,
+                resume);
+        List<BarrierConnector> connectors = new ArrayList<>();
+        for (int endpoint : endpoints) {
+            connectors.add(new BarrierConnector(endpoint, job, attempt, host, token, config.runtime(), rendezvous));
+        }
+        FutureTask<ExperimentRunner.RunOutcome> shard = null;
+        if (endpoints.length == 2) {
+            BarrierConnector shardLinks = connectors.get(1);
+            shard = new FutureTask<>(() -> run(config, shardLinks, endpoints[1], dir, resume, attempt));
+            Thread thread = new Thread(shard, "lgc-spark-shard-" + endpoints[1]);
+            thread.setDaemon(true);
+            thread.start();
+        }
+        ExperimentRunner.RunOutcome outcome;
+        try {
+            outcome = run(config, connectors.get(0), endpoints[0], dir, resume, attempt);
+            if (shard != null) {
+                shard.get();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the co-located shard finished", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("parameter-server shard " + endpoints[1] + " failed: "
+                    + e.getCause().getMessage(), e.getCause());
+        }
+        long end = System.currentTimeMillis();
+        LinkedHashMap<String, byte[]> files = new LinkedHashMap<>();
+        if (partition == 0) {
+            files = resultFiles(outcome, dir);
+        }
+        long listening = connectors.stream().mapToLong(BarrierConnector::listeningMs).min().orElse(0);
+        long joined = connectors.stream().mapToLong(BarrierConnector::joinedMs).max().orElse(0);
+        TaskReport report = new TaskReport(partition, attempt, host, endpoints, resume, start, listening,
+                rendezvous.gatheredMs(), joined, end, files);
+        return JavaConverters.asScalaIterator(List.of(report).iterator());
+    }
+
+    private ExperimentRunner.RunOutcome run(ExperimentConfig config, BarrierConnector connector, int endpoint,
+                                            Path dir, long resume, int attempt) throws IOException {
+        List<TrainingListener> listeners = new ArrayList<>();
+        if (endpoint == 0 && fault != null && attempt == 0) {
+            listeners.add(new TrainingListener() {
+                @Override
+                public void onStep(StepMetrics metrics) {
+                    if (metrics.step() + 1 >= fault.afterSteps()) {
+                        throw new IllegalStateException("lgc-spark: the injected fault after step "
+                                + fault.afterSteps() + " (stage attempt 0)");
+                    }
+                }
+            });
+        }
+        return new ExperimentRunner().runAsEndpoint(config, source, connector, endpoint, listeners, dir, resume);
+    }
+
+    /** The next step of the latest complete checkpoint under {@code dir}, or -1 (none, or the run saves none). */
+    private static long latestCheckpoint(Path dir, ExperimentConfig config) {
+        if (config.training().checkpointEverySteps() <= 0) {
+            return -1;
+        }
+        try {
+            return CheckpointDirectory.in(dir).latest(skipped -> System.err.println("lgc-spark: passing over a"
+                    + " checkpoint that fails its checks: " + skipped.getMessage())).map(c -> c.nextStep())
+                    .orElse(-1L);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the checkpoints in " + dir, e);
+        }
+    }
+
+    /** Rank 0's result files (its checkpoints stay where they are) and the trained model, by name. */
+    private static LinkedHashMap<String, byte[]> resultFiles(ExperimentRunner.RunOutcome outcome, Path dir) {
+        LinkedHashMap<String, byte[]> files = new LinkedHashMap<>();
+        try {
+            Model model = outcome.model();
+            if (model != null) {
+                ModelSerializer.writeModel(model, dir.resolve(MODEL_FILE).toFile(), true);
+            }
+            try (Stream<Path> list = Files.list(dir)) {
+                for (Path f : list.filter(Files::isRegularFile).sorted().toList()) {
+                    files.put(f.getFileName().toString(), Files.readAllBytes(f));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read rank 0's result files in " + dir, e);
+        }
+        return files;
+    }
+
+    /** The host of a task's "host:port" address (the executor's). */
+    static String hostOf(String address) {
+        int colon = address.lastIndexOf(':');
+        String host = colon > 0 && address.indexOf(':') == colon ? address.substring(0, colon) : address;
+        return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+    }
+}

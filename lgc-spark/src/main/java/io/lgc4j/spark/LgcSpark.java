@@ -1,0 +1,245 @@
+package io.lgc4j.spark;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.lgc4j.experiments.config.ConfiguredMethod;
+import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.experiments.config.RuntimeType;
+import io.lgc4j.experiments.runner.ExperimentRunner;
+import io.lgc4j.experiments.runner.RunSummary;
+import org.apache.spark.SparkContext;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.rdd.RDD;
+import scala.reflect.ClassTag;
+import scala.reflect.ClassTag$;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+import java.util.zip.CRC32C;
+
+/**
+ * Trains an experiment on a Spark cluster: one barrier stage (SPARK-24374), one task per rank, gang-scheduled, every
+ * task running that rank of lgc4j's network runtime. The tasks exchange their addresses once through the barrier's
+ * {@code allGather}; training traffic goes over the runtime's own authenticated TCP links, so a run computes what
+ * {@code lgc run} computes in one JVM, bit for bit. Rank 0's result files and the trained model come back to the
+ * driver into {@code <outputDir>/<run-id>/}. A failed task makes Spark retry the whole stage; with
+ * {@code training.checkpointEverySteps} set, the retry resumes from the last complete checkpoint.
+ *
+ * <pre>{@code
+ * JavaSparkContext sc = new JavaSparkContext(new SparkConf().setAppName("lgc"));
+ * SparkRun run = LgcSpark.fit(sc, ConfigLoader.load(Path.of("configs/quickstart.yaml")), SparkOptions.defaults());
+ * System.out.println(run.summary().finalTestAccuracy() + " in " + run.directory());
+ * }</pre>
+ *
+ * <p>Every executor must reach the data at the config's {@code data.path}, and have the lgc-spark jar and its
+ * libraries on its class path (spark-submit's {@code --jars}). Java 17 executors need
+ * {@code --add-exports=java.base/sun.nio.ch=ALL-UNNAMED} (spark-submit adds it).
+ */
+public final class LgcSpark {
+    /** The driver's record of the run, beside the result files. */
+    public static final String SPARK_FILE = "spark.json";
+    private static final long SLOT_POLL_MS = 200;
+
+    private LgcSpark() {
+    }
+
+    /**
+     * Runs {@code config} as one barrier stage on {@code sc}'s cluster, with K = {@code training.workers} ranks.
+     *
+     * @throws LgcSparkException when the cluster cannot run it (dynamic allocation, fewer task slots than tasks
+     *                           after {@link SparkOptions#slotWait()}) or the stage failed for good
+     */
+    public static SparkRun fit(JavaSparkContext sc, ExperimentConfig config, SparkOptions options) {
+        return fit(sc, config, config.run().name() + ".yaml", options);
+    }
+
+    /** As {@link #fit(JavaSparkContext, ExperimentConfig, SparkOptions)}, naming where the config came from. */
+    public static SparkRun fit(JavaSparkContext sc, ExperimentConfig config, String source, SparkOptions options) {
+        if (sc.getConf().getBoolean("spark.dynamicAllocation.enabled", false)) {
+            throw new LgcSparkException("spark.dynamicAllocation.enabled is true: a barrier stage needs all its tasks"
+                    + " at once, and Spark runs none under dynamic allocation (SPARK-24942); set"
+                    + " spark.dynamicAllocation.enabled=false for this application");
+        }
+        ExperimentConfig tcp = config.withRuntime(config.runtime().withType(RuntimeType.TCP));
+        int workers = tcp.training().workers();
+        int services = ConfiguredMethod.of(tcp).newTopology().serviceEndpoints(workers);
+        boolean colocate = options.colocate() && services > 0;
+        if (colocate && services > workers) {
+            throw new LgcSparkException("co-located shards need at most as many shards as workers, found " + services
+                    + " shards (topology.servers) for " + workers + " workers; use more workers or"
+                    + " SparkOptions.withColocate(false) (lgc-spark --no-colocate)");
+        }
+        int tasks = BarrierTraining.tasks(workers, services, colocate);
+        awaitSlots(sc.sc(), tasks, describeTasks(tcp, workers, services, colocate), options);
+
+        Path root = options.outputDir() != null ? options.outputDir() : Path.of(tcp.run().outputDir());
+        Path dir = ExperimentRunner.newRunDirectory(root, tcp.run().name()).toAbsolutePath();
+        Path shared = options.sharedDir() == null ? dir : options.sharedDir().resolve(dir.getFileName());
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the result directory " + dir, e);
+        }
+        byte[] token = options.token();
+        if (token == null) {
+            token = new byte[32];
+            new SecureRandom().nextBytes(token);
+        }
+        int job = jobNumber(sc.sc().applicationId() + "/" + dir.getFileName());
+        BarrierTraining task = new BarrierTraining(tcp.toYaml(), source, workers, services, colocate,
+                shared.toString(), token, job, options.fault());
+
+        ClassTag<Integer> intTag = ClassTag$.MODULE$.apply(Integer.class);
+        ClassTag<TaskReport> reportTag = ClassTag$.MODULE$.apply(TaskReport.class);
+        sc.setJobDescription("lgc4j " + tcp.run().name() + ": " + describeTasks(tcp, workers, services, colocate));
+        long submitted = System.currentTimeMillis();
+        List<TaskReport> reports;
+        try {
+            RDD<Integer> slots = sc.parallelize(IntStream.range(0, tasks).boxed().toList(), tasks).rdd();
+            RDD<TaskReport> trained = slots.barrier().mapPartitions(task, false, reportTag);
+            reports = new ArrayList<>(new JavaRDD<>(trained, reportTag).collect());
+        } catch (RuntimeException e) {
+            throw new LgcSparkException("the barrier stage of " + tcp.run().name() + " failed: " + e.getMessage()
+                    + " (results, if any, in " + shared + ")", e);
+        } finally {
+            sc.setJobDescription(null);
+        }
+        long collected = System.currentTimeMillis();
+        reports.sort(Comparator.comparingInt(TaskReport::partition));
+        for (Map.Entry<String, byte[]> f : reports.get(0).resultFiles().entrySet()) {
+            write(dir.resolve(f.getKey()), f.getValue());
+        }
+        SparkRun run = timing(dir, reports, submitted, collected);
+        writeRecord(dir, sc.sc(), reports, run, tasks, colocate, shared);
+        return run;
+    }
+
+    /** What the stage's tasks are, for messages: "4 tasks (4 ranks, shard 0 with rank 0)". */
+    private static String describeTasks(ExperimentConfig config, int workers, int services, boolean colocate) {
+        String shards = services == 0 ? "" : colocate
+                ? ", parameter-server shard" + (services > 1 ? "s 0.." + (services - 1) + " with ranks 0.."
+                + (services - 1) : " 0 with rank 0")
+                : ", " + services + " parameter-server shard" + (services > 1 ? "s" : "");
+        int tasks = BarrierTraining.tasks(workers, services, colocate);
+        return tasks + " barrier task" + (tasks > 1 ? "s" : "") + " (" + workers + " rank" + (workers > 1 ? "s" : "")
+                + shards + "; topology " + config.topology().type() + ", compressor " + config.compressor().type() + ")";
+    }
+
+    /**
+     * Waits until the cluster offers {@code tasks} task slots at once, at most {@link SparkOptions#slotWait()};
+     * Spark itself would retry a barrier stage with too few slots for minutes before it gives up.
+     */
+    private static void awaitSlots(SparkContext sc, int tasks, String what, SparkOptions options) {
+        long deadline = System.nanoTime() + options.slotWait().toNanos();
+        int slots = slots(sc);
+        while (slots < tasks && System.nanoTime() - deadline < 0) {
+            try {
+                Thread.sleep(SLOT_POLL_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LgcSparkException("interrupted while waiting for task slots");
+            }
+            slots = slots(sc);
+        }
+        if (slots < tasks) {
+            int executors = sc.statusTracker().getExecutorInfos().length - (sc.isLocal() ? 0 : 1);
+            throw new LgcSparkException("the cluster offers " + slots + " task slot" + (slots == 1 ? "" : "s")
+                    + " (" + sc.master() + ", " + executors + " executor" + (executors == 1 ? "" : "s") + " after "
+                    + options.slotWait().toSeconds() + " s), the job needs " + what + " at once: add executors"
+                    + " or cores, or lower training.workers");
+        }
+    }
+
+    /** Task slots the cluster offers now: what Spark's own barrier check counts (its default resource profile). */
+    private static int slots(SparkContext sc) {
+        return sc.maxNumConcurrentTasks(sc.resourceProfileManager().defaultResourceProfile());
+    }
+
+    /** The job id of the runtime's frames: a CRC32C of the application and the run directory. */
+    static int jobNumber(String text) {
+        CRC32C crc = new CRC32C();
+        crc.update(text.getBytes(StandardCharsets.UTF_8));
+        return (int) crc.getValue();
+    }
+
+    private static SparkRun timing(Path dir, List<TaskReport> reports, long submitted, long collected) {
+        int attempts = reports.stream().mapToInt(TaskReport::stageAttempt).max().orElse(0) + 1;
+        long firstStart = reports.stream().mapToLong(TaskReport::startMs).min().orElse(submitted);
+        long preparing = reports.stream().mapToLong(r -> r.listeningMs() - r.startMs()).max().orElse(0);
+        long firstListening = reports.stream().mapToLong(TaskReport::listeningMs).min().orElse(0);
+        long lastJoined = reports.stream().mapToLong(TaskReport::joinedMs).max().orElse(0);
+        long lastEnd = reports.stream().mapToLong(TaskReport::endMs).max().orElse(0);
+        RunSummary summary;
+        try {
+            summary = RunSummary.read(dir.resolve(ExperimentRunner.SUMMARY));
+        } catch (IOException e) {
+            throw new UncheckedIOException("rank 0 sent no readable summary.json into " + dir, e);
+        }
+        return new SparkRun(dir, summary, attempts, reports.get(0).resumedFrom(), collected - submitted,
+                attempts == 1 ? firstStart - submitted : -1, preparing, lastJoined - firstListening,
+                lastEnd - lastJoined);
+    }
+
+    private static void writeRecord(Path dir, SparkContext sc, List<TaskReport> reports, SparkRun run, int tasks,
+                                    boolean colocate, Path shared) {
+        Map<String, Object> record = new LinkedHashMap<>();
+        record.put("master", sc.master());
+        record.put("applicationId", sc.applicationId());
+        record.put("sparkVersion", sc.version());
+        record.put("tasks", tasks);
+        record.put("colocatedShards", colocate);
+        record.put("sharedDir", shared.toString());
+        record.put("stageAttempts", run.stageAttempts());
+        record.put("resumedFrom", run.resumedFrom());
+        record.put("wallMs", run.wallMs());
+        record.put("untilTasksMs", run.untilTasksMs());
+        record.put("preparingMs", run.preparingMs());
+        record.put("rendezvousMs", run.rendezvousMs());
+        record.put("trainingMs", run.trainingMs());
+        List<Map<String, Object>> perTask = new ArrayList<>();
+        for (TaskReport r : reports) {
+            Map<String, Object> t = new LinkedHashMap<>();
+            t.put("partition", r.partition());
+            t.put("host", r.host());
+            t.put("endpoints", r.endpoints());
+            t.put("preparingMs", r.listeningMs() - r.startMs());
+            t.put("allGatherMs", r.gatheredMs() - r.listeningMs());
+            t.put("joinMs", r.joinedMs() - r.gatheredMs());
+            t.put("trainingMs", r.endMs() - r.joinedMs());
+            perTask.add(t);
+        }
+        record.put("perTask", perTask);
+        try {
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve(SPARK_FILE).toFile(),
+                    record);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + dir.resolve(SPARK_FILE), e);
+        }
+    }
+
+    /** Writes {@code bytes} to {@code file} through a temporary file (rank 0 may have written the same file). */
+    private static void write(Path file, byte[] bytes) {
+        try {
+            if (Files.exists(file) && java.util.Arrays.equals(Files.readAllBytes(file), bytes)) {
+                return;
+            }
+            Path partial = file.resolveSibling(file.getFileName() + ".partial");
+            Files.write(partial, bytes);
+            Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+    }
+}

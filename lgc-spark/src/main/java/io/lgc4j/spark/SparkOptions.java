@@ -1,0 +1,118 @@
+package io.lgc4j.spark;
+
+import java.io.Serializable;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * How {@link LgcSpark#fit} runs a job on Spark, beyond the experiment's own config.
+ *
+ * <pre>{@code
+ * SparkOptions options = SparkOptions.defaults()
+ *         .withSharedDir(Path.of("/mnt/shared/lgc"))      // checkpoints every executor can reach
+ *         .withColocate(false);                           // parameter-server shards in tasks of their own
+ * }</pre>
+ *
+ * @param colocate  {@code topology: ps}: the task of rank r < S also runs parameter-server shard r (endpoint K + r)
+ *                  on its own links, so the stage has K tasks; false gives every shard a task of its own (K + S)
+ * @param outputDir where the driver writes {@code <run-id>/}; null for the config's {@code run.outputDir}
+ * @param sharedDir a directory every executor reaches (a shared file system) under which the run's directory holds
+ *                  the checkpoints that a retried stage resumes from; null for the driver's own result directory,
+ *                  which executors reach only on the driver's machine (local and single-host clusters)
+ * @param slotWait  how long to wait for executors to register enough task slots before refusing the job
+ * @param token     the job token of the runtime's links (at least 16 bytes); null for 32 random bytes per job. It
+ *                  travels to the executors inside the task, so turn on {@code spark.authenticate} and
+ *                  {@code spark.network.crypto.enabled} on a shared network
+ * @param fault     for tests of recovery: rank 0's task fails after this step in the stage's first attempt, or null
+ */
+public record SparkOptions(boolean colocate, Path outputDir, Path sharedDir, Duration slotWait, byte[] token,
+                           Fault fault) {
+
+    /**
+     * A fault injected into the first attempt of the barrier stage: rank 0 throws once {@code afterSteps} steps are
+     * done, its peers then lose it, and Spark retries the stage.
+     *
+     * @param afterSteps steps completed before the failure, at least 1
+     */
+    public record Fault(int afterSteps) implements Serializable {
+        private static final long serialVersionUID = 1L;
+
+        /** Rejects a step before the first. */
+        public Fault {
+            if (afterSteps < 1) {
+                throw new IllegalArgumentException("fault.afterSteps: expected at least 1, found " + afterSteps);
+            }
+        }
+    }
+
+    /** Checks the values; the token is copied. */
+    public SparkOptions {
+        if (slotWait == null || slotWait.isNegative()) {
+            throw new IllegalArgumentException("slotWait: expected a duration of at least 0, found " + slotWait);
+        }
+        if (token != null && token.length < io.lgc4j.net.NetSettings.MIN_TOKEN_LENGTH) {
+            throw new IllegalArgumentException("token: expected at least " + io.lgc4j.net.NetSettings.MIN_TOKEN_LENGTH
+                    + " bytes, found " + token.length + " bytes");
+        }
+        token = token == null ? null : token.clone();
+    }
+
+    /** Co-located shards, the config's output directory, no shared directory, 60 s for slots, a random token. */
+    public static SparkOptions defaults() {
+        return new SparkOptions(true, null, null, Duration.ofSeconds(60), null, null);
+    }
+
+    /** The token, copied (null: a random one per job). */
+    @Override
+    public byte[] token() {
+        return token == null ? null : token.clone();
+    }
+
+    /** These options with shards co-located on the first ranks' tasks, or in tasks of their own. */
+    public SparkOptions withColocate(boolean newColocate) {
+        return new SparkOptions(newColocate, outputDir, sharedDir, slotWait, token, fault);
+    }
+
+    /** These options writing results under {@code dir} on the driver. */
+    public SparkOptions withOutputDir(Path dir) {
+        return new SparkOptions(colocate, dir, sharedDir, slotWait, token, fault);
+    }
+
+    /** These options keeping checkpoints under {@code dir}, reachable from every executor. */
+    public SparkOptions withSharedDir(Path dir) {
+        return new SparkOptions(colocate, outputDir, dir, slotWait, token, fault);
+    }
+
+    /** These options waiting at most {@code wait} for task slots. */
+    public SparkOptions withSlotWait(Duration wait) {
+        return new SparkOptions(colocate, outputDir, sharedDir, wait, token, fault);
+    }
+
+    /** These options with the given job token. */
+    public SparkOptions withToken(byte[] newToken) {
+        return new SparkOptions(colocate, outputDir, sharedDir, slotWait, newToken, fault);
+    }
+
+    /** These options with a fault in the stage's first attempt (tests of recovery). */
+    public SparkOptions withFault(Fault newFault) {
+        return new SparkOptions(colocate, outputDir, sharedDir, slotWait, token, newFault);
+    }
+
+    /** Never shows the token. */
+    @Override
+    public String toString() {
+        return "SparkOptions[colocate=" + colocate + ", outputDir=" + outputDir + ", sharedDir=" + sharedDir
+                + ", slotWait=" + slotWait + ", token=" + (token == null ? "random" : "given") + ", fault=" + fault
+                + "]";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return this == o;
+    }
+
+    @Override
+    public int hashCode() {
+        return System.identityHashCode(this);
+    }
+}

@@ -1,0 +1,160 @@
+package io.lgc4j.spark;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lgc4j.experiments.config.ConfigLoader;
+import io.lgc4j.experiments.runner.ExperimentRunner;
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A barrier stage on {@code local[3]} trains what {@code lgc run} trains in one JVM, bit for bit; a failed task makes
+ * Spark retry the stage, which resumes from the last checkpoint; a cluster that cannot run the job says so at once.
+ */
+class SparkBarrierRunTest {
+    private static JavaSparkContext sc;
+
+    @BeforeAll
+    static void startSpark() {
+        sc = new JavaSparkContext(conf("local[3]"));
+    }
+
+    @AfterAll
+    static void stopSpark() {
+        if (sc != null) {
+            sc.stop();
+        }
+    }
+
+    private static SparkConf conf(String master) {
+        return new SparkConf().setMaster(master).setAppName("lgc-spark-test")
+                .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1")
+                .set("spark.ui.enabled", "false");
+    }
+
+    static String yaml(String method, Path out, String extra) {
+        String methodKeys = switch (method) {
+            case "lgc-ps" -> """
+                    topology: {type: ps}
+                    compressor: {type: lgc, ratio: 0.01, values: fp16}
+                    """;
+            case "lgc-rar" -> """
+                    topology: {type: ring}
+                    compressor: {type: lgc, ratio: 0.01}
+                    """;
+            default -> throw new IllegalArgumentException(method);
+        };
+        return """
+                run: {name: spark-%s, seed: 11, outputDir: %s}
+                data: {trainLimit: 1920, testLimit: 500}
+                training: {workers: 3, batchSizePerWorker: 16, epochs: 1, maxSteps: 14, evalEverySteps: 6%s}
+                stages: {fullIterations: 4, aeTrainingIterations: 4}
+                autoencoder: {optimizer: adam, learningRate: 0.001, checkEvery: 3}
+                %s""".formatted(method, out, extra, methodKeys);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"lgc-rar", "lgc-ps"})
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void aBarrierStageShouldComputeWhatTheInProcessRunComputesBitForBit(String method, @TempDir Path tmp)
+            throws IOException {
+        Path inProcess = tmp.resolve("in-process");
+        new ExperimentRunner().run(ConfigLoader.parse(yaml(method, inProcess, ""), method + ".yaml"), method + ".yaml",
+                List.of());
+        SparkRun run = LgcSpark.fit(sc, ConfigLoader.parse(yaml(method, tmp.resolve("spark"), ""), method + ".yaml"),
+                SparkOptions.defaults());
+        assertSameRun(only(inProcess), run.directory());
+        assertEquals(1, run.stageAttempts());
+        assertEquals(-1, run.resumedFrom());
+        assertTrue(Files.size(run.directory().resolve(BarrierTraining.MODEL_FILE)) > 1_000_000, "model.zip");
+        JsonNode spark = new ObjectMapper().readTree(run.directory().resolve(LgcSpark.SPARK_FILE).toFile());
+        assertEquals(3, spark.get("tasks").asInt());
+        assertEquals(method.equals("lgc-ps"), spark.get("colocatedShards").asBoolean());
+        assertEquals(3, spark.get("perTask").size());
+    }
+
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void aFailedTaskShouldMakeSparkRetryTheStageWhichResumesFromTheLastCheckpoint(@TempDir Path tmp)
+            throws IOException {
+        String checkpoints = ", checkpointEverySteps: 4";
+        Path inProcess = tmp.resolve("in-process");
+        new ExperimentRunner().run(ConfigLoader.parse(yaml("lgc-rar", inProcess, checkpoints), "lgc-rar.yaml"),
+                "lgc-rar.yaml", List.of());
+        SparkRun run = LgcSpark.fit(sc, ConfigLoader.parse(yaml("lgc-rar", tmp.resolve("spark"), checkpoints),
+                "lgc-rar.yaml"), SparkOptions.defaults().withFault(new SparkOptions.Fault(10)));
+        assertEquals(2, run.stageAttempts());
+        assertEquals(8, run.resumedFrom(), "the checkpoint after 8 steps is the last before the fault after 10");
+        assertSameRun(only(inProcess), run.directory());
+        assertFalse(Files.exists(run.directory().resolve(ExperimentRunner.FAILURE)), "attempt 0's failure is cleared");
+    }
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void tooFewSlotsShouldFailWithinTheSlotWaitNamingWhatTheJobNeeds(@TempDir Path tmp) {
+        String four = yaml("lgc-ps", tmp, "").replace("workers: 3", "workers: 4");
+        LgcSparkException e = assertThrows(LgcSparkException.class, () -> LgcSpark.fit(sc,
+                ConfigLoader.parse(four, "four.yaml"), SparkOptions.defaults().withSlotWait(java.time.Duration.ofSeconds(1))));
+        assertEquals("the cluster offers 3 task slots (local[3], 1 executor after 1 s), the job needs 4 barrier tasks"
+                + " (4 ranks, parameter-server shard 0 with rank 0; topology ps, compressor lgc) at once: add"
+                + " executors or cores, or lower training.workers", e.getMessage());
+        assertFalse(Files.exists(tmp.resolve("spark-lgc-ps")), "nothing written");
+    }
+
+    private static void assertSameRun(Path a, Path b) throws IOException {
+        assertEquals(nonTimingColumns(a.resolve("metrics.csv")), nonTimingColumns(b.resolve("metrics.csv")));
+        JsonNode sa = new ObjectMapper().readTree(a.resolve("summary.json").toFile());
+        JsonNode sb = new ObjectMapper().readTree(b.resolve("summary.json").toFile());
+        for (String key : List.of("finalTestAccuracy", "finalLoss", "bytesSentPerEndpoint", "bytesReceivedPerEndpoint",
+                "replicaChecksums", "method", "steps")) {
+            assertEquals(sa.get(key), sb.get(key), key);
+        }
+        assertEquals("tcp", ConfigLoader.load(b.resolve("config.yaml")).runtime().type().toString());
+    }
+
+    static Path only(Path dir) throws IOException {
+        try (var files = Files.list(dir)) {
+            Iterator<Path> it = files.iterator();
+            Path first = it.next();
+            assertFalse(it.hasNext(), "more than one run in " + dir);
+            return first;
+        }
+    }
+
+    private static List<String> nonTimingColumns(Path csv) throws IOException {
+        List<String> lines = Files.readAllLines(csv);
+        String[] header = lines.get(0).split(",", -1);
+        List<String> out = new ArrayList<>();
+        for (String line : lines) {
+            String[] v = line.split(",", -1);
+            StringBuilder row = new StringBuilder();
+            for (int i = 0; i < header.length; i++) {
+                if (!header[i].endsWith("_ms")) {
+                    row.append(v[i]).append(',');
+                }
+            }
+            out.add(row.toString());
+        }
+        return out;
+    }
+}
