@@ -146,8 +146,8 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
                 @Override
                 public void onStep(StepMetrics metrics) {
                     if (metrics.step() + 1 >= fault.afterSteps()) {
-                        throw new IllegalStateException("lgc-spark: the injected fault after step "
-                                + fault.afterSteps() + " (stage attempt 0)");
+                        throw new IllegalStateException("lgc-spark: the injected fault after "
+                                + fault.afterSteps() + " steps (stage attempt 0)");
                     }
                 }
             });

@@ -109,7 +109,9 @@ public final class LgcSpark {
         try {
             RDD<Integer> slots = sc.parallelize(IntStream.range(0, tasks).boxed().toList(), tasks).rdd();
             RDD<TaskReport> trained = slots.barrier().mapPartitions(task, false, reportTag);
-            reports = new ArrayList<>(new JavaRDD<>(trained, reportTag).collect());
+            // through a shuffle: Spark retries a failed barrier stage only when it is a shuffle-map stage; a failed
+            // barrier result stage aborts the job ("Could not recover from a failed barrier ResultStage")
+            reports = new ArrayList<>(new JavaRDD<>(trained, reportTag).repartition(1).collect());
         } catch (RuntimeException e) {
             throw new LgcSparkException("the barrier stage of " + tcp.run().name() + " failed: " + e.getMessage()
                     + " (results, if any, in " + shared + ")", e);
