@@ -13,7 +13,8 @@ import java.nio.file.Path;
  * @param stageAttempts    how many attempts the barrier stage took (1: no retry)
  * @param resumedFrom      the checkpoint step the last attempt resumed from, or -1 for step 0
  * @param wallMs           from submitting the stage to collecting its results
- * @param untilTasksMs     from submitting the last attempt until its first task started (executors, scheduling)
+ * @param untilTasksMs     from submitting the stage until its first task started (executors, scheduling); -1 when
+ *                         the stage was retried (the last attempt's submission is Spark's)
  * @param preparingMs      the slowest task's start until it listened (reading data, building model and trainer)
  * @param rendezvousMs     the first endpoint listening until the last one's links were up (the allGather, the mesh)
  * @param trainingMs       the last link up until the last task ended

@@ -1,0 +1,106 @@
+package io.lgc4j.spark;
+
+import io.lgc4j.experiments.config.ConfigException;
+import io.lgc4j.experiments.config.ConfigLoader;
+import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.net.JobToken;
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code spark-submit --class io.lgc4j.spark.LgcSparkMain lgc-spark.jar CONFIG}: trains the experiment as one barrier
+ * stage of the application's cluster ({@link LgcSpark#fit}), K = {@code training.workers} tasks. Without a master
+ * (started with plain {@code java}) it runs on {@code local[tasks]}. Exits when the run ends: in local mode Spark
+ * leaves a non-daemon barrier timer thread behind.
+ */
+@Command(name = "lgc-spark", mixinStandardHelpOptions = true,
+        description = {"Train an LGC4J experiment on a Spark cluster: one barrier task per rank, the ranks joined by",
+            "LGC4J's own authenticated TCP links; results and the trained model into OUTPUT_DIR/<run-id>/ on the",
+            "driver."})
+public final class LgcSparkMain implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "CONFIG", description = "the experiment's YAML file (read on the driver)")
+    private Path config;
+
+    @Option(names = "--workers", paramLabel = "K", description = "ranks, one barrier task each (overrides"
+            + " training.workers)")
+    private Integer workers;
+
+    @Option(names = "--max-steps", description = "stop after N steps (overrides training.maxSteps)")
+    private Integer maxSteps;
+
+    @Option(names = "--output-dir", description = "where the driver writes result directories (overrides"
+            + " run.outputDir)")
+    private Path outputDir;
+
+    @Option(names = "--shared-dir", description = "a directory every executor reaches (shared file system): the"
+            + " run's checkpoints, from which a retried stage resumes (default: the driver's result directory,"
+            + " reachable from executors on the driver's machine only)")
+    private Path sharedDir;
+
+    @Option(names = "--no-colocate", negatable = false, description = "topology ps: give every parameter-server"
+            + " shard a barrier task of its own (K + S tasks) instead of running shard r in rank r's task")
+    private boolean noColocate;
+
+    @Option(names = "--slot-wait-seconds", defaultValue = "60", description = "how long to wait for executors to"
+            + " offer enough task slots before refusing the job (default: ${DEFAULT-VALUE})")
+    private long slotWaitSeconds;
+
+    @Option(names = "--token-file", defaultValue = "${env:LGC_TOKEN_FILE}", description = "the job token of the"
+            + " ranks' links, from a file readable by its owner only (default: 32 random bytes per job)")
+    private Path tokenFile;
+
+    /** Runs the command and exits with its status. */
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new LgcSparkMain()).execute(args));
+    }
+
+    @Override
+    public Integer call() {
+        ExperimentConfig cfg;
+        SparkOptions options;
+        try {
+            cfg = ConfigLoader.load(config);
+            if (workers != null) {
+                cfg = cfg.withTraining(cfg.training().withWorkers(workers));
+            }
+            if (maxSteps != null) {
+                cfg = cfg.withTraining(cfg.training().withMaxSteps(maxSteps));
+            }
+            options = SparkOptions.defaults().withColocate(!noColocate).withOutputDir(outputDir)
+                    .withSharedDir(sharedDir).withSlotWait(Duration.ofSeconds(slotWaitSeconds))
+                    .withToken(tokenFile == null ? null : JobToken.fromFile(tokenFile));
+        } catch (ConfigException | IllegalArgumentException | java.io.UncheckedIOException e) {
+            System.err.println("lgc-spark: " + e.getMessage());
+            return 2;
+        }
+        SparkConf conf = new SparkConf().setAppName("lgc4j " + cfg.run().name());
+        if (!conf.contains("spark.master")) {
+            conf.setMaster("local[" + cfg.training().workers() + "]");
+        }
+        try (JavaSparkContext sc = new JavaSparkContext(conf)) {
+            SparkRun run = LgcSpark.fit(sc, cfg, config.toString(), options);
+            System.out.printf(Locale.ROOT, "test accuracy %.4f after %d steps; %d stage attempt%s%s; wall %.1f s"
+                            + " (until tasks ran %.1f s, preparing %.1f s, rendezvous %.1f s, training %.1f s);"
+                            + " results in %s%n",
+                    run.summary().finalTestAccuracy(), run.summary().steps(), run.stageAttempts(),
+                    run.stageAttempts() == 1 ? "" : "s",
+                    run.resumedFrom() < 0 ? "" : ", the last resumed after step " + run.resumedFrom(),
+                    run.wallMs() / 1e3, run.untilTasksMs() / 1e3, run.preparingMs() / 1e3, run.rendezvousMs() / 1e3,
+                    run.trainingMs() / 1e3, run.directory());
+            return 0;
+        } catch (LgcSparkException e) {
+            System.err.println("lgc-spark: " + e.getMessage());
+            return 1;
+        }
+    }
+}
