@@ -41,11 +41,15 @@ export SPARK_HOME=$spark_home SPARK_LOCAL_IP=127.0.0.1 SPARK_SCALA_VERSION=2.12 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 master_port=$(free_port)
 pids=()
+executors() {  # the executor JVMs this script's worker started (they run in its work directory)
+  for p in $(pgrep -f CoarseGrainedExecutorBackend || true); do
+    [[ $(readlink "/proc/$p/cwd" 2>/dev/null) == "$out/work/"* ]] && echo "$p"
+  done
+}
 cleanup() {
   for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done
   sleep 1
-  for p in "${pids[@]:-}"; do kill -9 "$p" 2>/dev/null || true; done
-  pkill -9 -f "spark://127.0.0.1:$master_port" 2>/dev/null || true   # executors the worker started
+  for p in "${pids[@]:-}" $(executors); do kill -9 "$p" 2>/dev/null || true; done
 }
 trap cleanup EXIT
 java -Xmx512m -cp "$spark_home/jars/*" org.apache.spark.deploy.master.Master --host 127.0.0.1 --port "$master_port" \
@@ -113,13 +117,13 @@ PY
     mkdir -p "$out/spark"
     submit "$out/driver-kill.log" "$cfg" --output-dir "$out/spark" "${extra[@]}" &
     driver=$!
-    # once the first checkpoint is complete, kill -9 the executor JVM with the most CPU time (a rank's)
+    # once the first checkpoint is complete, kill -9 one executor JVM (whichever rank it runs)
     for _ in $(seq 1 900); do
       d=$(ls -td "$out"/spark/*/ 2>/dev/null | head -1 || true)
       [ -n "$d" ] && [ -f "$d/checkpoints/step-000050/manifest.lgcc" ] && break
       sleep 1
     done
-    victim=$(pgrep -f "CoarseGrainedExecutorBackend.*127.0.0.1:$master_port" | head -1)
+    victim=$(executors | tail -1)
     echo "killing executor JVM $victim (kill -9) after the checkpoint of step 50"
     kill -9 "$victim"
     wait "$driver" || true
