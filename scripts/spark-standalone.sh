@@ -17,7 +17,7 @@ config=configs/quickstart.yaml
 if [ $# -gt 0 ] && [[ $1 != --* ]]; then config=$1; shift; fi
 extra=("$@")
 out=${OUT:-/tmp/lgc-spark-standalone}
-app=$root/lgc-spark/target
+app=${LGC_SPARK_DIR:-$root/lgc-spark/target}   # lgc-spark.jar and lib/ (a copy: a rebuild cannot change a long run)
 [ -f "$app/lgc-spark.jar" ] || { echo "no $app/lgc-spark.jar: build with mvn -B -q -DskipTests install" >&2; exit 1; }
 mkdir -p "$out"
 cores=4
