@@ -119,7 +119,7 @@ final class LaunchCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException {
         if (exitWithStdin) {
             WorkerCommand.watchStdin("lgc launch: the process that started it is gone (standard input closed);"
-                    + " exiting, and the workers with it");
+                    + " exiting, and the workers with it", true);
         }
         if (nproc < 1) {
             System.err.println("lgc launch: --nproc must be >= 1, found " + nproc);

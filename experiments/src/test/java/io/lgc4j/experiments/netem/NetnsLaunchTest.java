@@ -49,7 +49,7 @@ class NetnsLaunchTest {
         String output = read(log);
         assertEquals(0, launch.exitValue(), output);
         assertTrue(output.contains("in network namespaces 10.200.0.1..10.200.0.2"), output);
-        assertTrue(output.contains("tbf rate 100Mbit"), output);
+        assertTrue(output.contains("rate 100Mbit burst 50000b"), output);
         assertTrue(output.contains("0.50 cores for each of 2 processes"), output);
         assertTrue(output.contains("[rank 0] test accuracy"), output);
         try (Stream<Path> runs = Files.list(out)) {
