@@ -5,6 +5,9 @@ import io.lgc4j.experiments.config.ConfigException;
 import io.lgc4j.experiments.config.ConfigLoader;
 import io.lgc4j.experiments.config.ConfiguredMethod;
 import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.experiments.netem.EmulatedHosts;
+import io.lgc4j.experiments.netem.FabricException;
+import io.lgc4j.experiments.netem.LinkShape;
 import io.lgc4j.experiments.runner.ExperimentRunner;
 import io.lgc4j.net.JobToken;
 
@@ -12,11 +15,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +27,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code lgc launch --nproc K CONFIG}: starts the K worker processes of a run on this host (and the parameter
@@ -90,6 +88,21 @@ final class LaunchCommand implements Callable<Integer> {
             + " this directory (ca.crt, localhost.crt, localhost.key)")
     private Path tlsDir;
 
+    @Option(names = "--netns-rate", paramLabel = "RATE",
+            description = "run every process in its own network namespace (root), joined through a bridge by links"
+                    + " capped at RATE in each direction with tc tbf: e.g. 100mbit, 1gbit, or unshaped (namespaces,"
+                    + " no cap); everything is removed at the end")
+    private String netnsRate;
+
+    @Option(names = "--netns-latency-ms", defaultValue = "" + LinkShape.DEFAULT_LATENCY_MS, paramLabel = "MS",
+            description = "with --netns-rate: the tbf queue's bound, the longest a packet waits (default 400)")
+    private int netnsLatencyMs;
+
+    @Option(names = "--cpu-share", defaultValue = "0", paramLabel = "CORES",
+            description = "cap every process at CORES cores (root; a cgroup each, CFS quota), e.g. 0.4 for 5"
+                    + " processes on 2 cores: every method's ranks get the same compute (default 0: no cap)")
+    private double cpuShare;
+
     @Option(names = "--exit-with-stdin", hidden = true,
             description = "exit, and the workers with it, when standard input closes (lgc table --processes: no run"
                     + " outlives the suite that started it)")
@@ -106,7 +119,7 @@ final class LaunchCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException {
         if (exitWithStdin) {
             WorkerCommand.watchStdin("lgc launch: the process that started it is gone (standard input closed);"
-                    + " exiting, and the workers with it");
+                    + " exiting, and the workers with it", true);
         }
         if (nproc < 1) {
             System.err.println("lgc launch: --nproc must be >= 1, found " + nproc);
@@ -161,6 +174,38 @@ final class LaunchCommand implements Callable<Integer> {
             System.err.println("lgc launch: " + e.getMessage());
             return 2;
         }
+        LinkShape shape;
+        try {
+            shape = netnsRate == null ? null : LinkShape.parse(netnsRate, netnsLatencyMs);
+        } catch (IllegalArgumentException e) {
+            System.err.println("lgc launch: --netns-rate: " + e.getMessage());
+            return 2;
+        }
+        if (cpuShare < 0) {
+            System.err.println("lgc launch: --cpu-share must be >= 0 cores, found " + cpuShare);
+            return 2;
+        }
+        EmulatedHosts hosts;
+        try {
+            hosts = EmulatedHosts.create(colocate ? nproc : nproc + services, shape, cpuShare);
+        } catch (FabricException | IllegalArgumentException e) {
+            System.err.println("lgc launch: " + e.getMessage());
+            return 2;
+        }
+        try (hosts) {
+            if (shape != null || cpuShare > 0) {
+                System.out.println("lgc launch: " + hosts.describe().values().stream().map(String::valueOf)
+                        .collect(java.util.stream.Collectors.joining("; ")));
+            }
+            return launchAttempts(hosts, services, runDir, resumeStep);
+        } catch (FabricException e) {
+            System.err.println("lgc launch: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    private int launchAttempts(EmulatedHosts hosts, int services, Path runDir, long resumeStep)
+            throws IOException, InterruptedException {
         Path tokenDir = Files.createTempDirectory("lgc-job-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Path tokenFile = Files.createFile(tokenDir.resolve("token"),
@@ -168,7 +213,7 @@ final class LaunchCommand implements Callable<Integer> {
         Files.write(tokenFile, JobToken.generate());
         try {
             for (int attempt = 0; ; attempt++) {
-                int status = launch(nproc, services, tokenFile, attempt, runDir, resumeStep);
+                int status = launch(hosts, nproc, services, tokenFile, attempt, runDir, resumeStep);
                 if (status == 0 || attempt >= maxRestarts) {
                     return status;
                 }
@@ -190,8 +235,8 @@ final class LaunchCommand implements Callable<Integer> {
                 + " checkpoint that fails its checks: " + skipped.getMessage())).map(c -> c.nextStep()).orElse(-1L);
     }
 
-    private int launch(int workers, int services, Path tokenFile, int attempt, Path runDir, long resumeStep)
-            throws IOException, InterruptedException {
+    private int launch(EmulatedHosts hosts, int workers, int services, Path tokenFile, int attempt, Path runDir,
+                       long resumeStep) throws IOException, InterruptedException {
         int port = masterPort != null && attempt == 0 ? masterPort : freePort();
         String job = "launch-" + new String(JobToken.generate(), 0, 12, StandardCharsets.US_ASCII);
         List<String> command = new ArrayList<>();
@@ -223,129 +268,35 @@ final class LaunchCommand implements Callable<Integer> {
         System.out.println("lgc launch: job " + job + ": " + workers + " worker process" + (workers > 1 ? "es" : "")
                 + (colocate ? " (" + services + " of them also run a parameter-server shard)"
                 : services > 0 ? " and " + services + " parameter-server process" + (services > 1 ? "es" : "") : "")
-                + " on 127.0.0.1, rank 0 listening on port " + port + (tlsDir != null ? ", mutual TLS" : ""));
-        List<Child> children = new ArrayList<>();
-        Thread cleanup = new Thread(() -> children.forEach(c -> c.process.destroyForcibly()), "lgc-launch-cleanup");
-        Runtime.getRuntime().addShutdownHook(cleanup);
-        try {
+                + (hosts.namespaced() ? " in network namespaces " + hosts.address(0) + ".." + hosts.address(endpoints
+                - 1) : " on 127.0.0.1") + ", rank 0 listening on port " + port + (tlsDir != null ? ", mutual TLS" : ""));
+        try (ProcessGroup group = new ProcessGroup("lgc launch")) {
             for (int e = 0; e < endpoints; e++) {
                 String name = e < workers ? "rank " + e : services == 1 ? "server" : "server " + (e - workers);
-                ProcessBuilder pb = new ProcessBuilder(command);
+                ProcessBuilder pb = new ProcessBuilder(hosts.wrap(e, command));
                 Map<String, String> env = pb.environment();
                 env.put("LGC_RANK", String.valueOf(e));
                 env.put("LGC_WORLD_SIZE", String.valueOf(workers));
-                env.put("LGC_MASTER_ADDR", "127.0.0.1");
+                env.put("LGC_MASTER_ADDR", hosts.address(0));
                 env.put("LGC_MASTER_PORT", String.valueOf(port));
                 env.put("LGC_JOB_ID", job);
                 env.put("LGC_ATTEMPT", String.valueOf(attempt));
                 env.put("LGC_TOKEN_FILE", tokenFile.toString());
                 env.remove("LGC_TOKEN");
+                if (hosts.namespaced()) {
+                    env.put("LGC_BIND_ADDR", hosts.address(e));
+                }
                 if (tlsDir != null) {
                     env.put("LGC_TLS_CERT", tlsDir.resolve("localhost.crt").toString());
                     env.put("LGC_TLS_KEY", tlsDir.resolve("localhost.key").toString());
                     env.put("LGC_TLS_CA", tlsDir.resolve("ca.crt").toString());
                 }
                 env.putIfAbsent("OMP_NUM_THREADS", "1");
-                Process p = pb.start();
-                children.add(new Child(name, p, List.of(pump(p.getInputStream(), System.out, name),
-                        pump(p.getErrorStream(), System.err, name))));
+                group.start(name, pb);
             }
-            return await(children);
-        } finally {
-            children.forEach(c -> c.process.destroyForcibly());
-            try {
-                Runtime.getRuntime().removeShutdownHook(cleanup);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook runs anyway
-            }
-        }
-    }
-
-    /** Waits for every child; after the first failure, gives the others the grace period, then kills them. */
-    private int await(List<Child> children) throws InterruptedException {
-        Child first = null;
-        long failedAt = 0;
-        List<Child> running = new ArrayList<>(children);
-        List<String> killed = new ArrayList<>();
-        while (!running.isEmpty()) {
-            for (Child c : List.copyOf(running)) {
-                if (!c.process.isAlive()) {
-                    running.remove(c);
-                    if (c.process.exitValue() != 0 && first == null) {
-                        first = c;
-                        failedAt = System.nanoTime();
-                    }
-                }
-            }
-            if (first != null) {
-                // a stopped process (SIGSTOP, a debugger) cannot stop by itself: no grace for it
-                for (Child c : List.copyOf(running)) {
-                    if (stopped(c.process)) {
-                        c.process.destroyForcibly();
-                        c.process.waitFor(5, TimeUnit.SECONDS);
-                        running.remove(c);
-                        System.err.println("lgc launch: " + c.name + " was stopped (state T) and was killed");
-                    }
-                }
-            }
-            if (first != null && System.nanoTime() - failedAt > TimeUnit.SECONDS.toNanos(graceSeconds)) {
-                for (Child c : running) {
-                    c.process.destroyForcibly();
-                    c.process.waitFor(5, TimeUnit.SECONDS);
-                    killed.add(c.name);
-                }
-                running.clear();
-            }
-            if (!running.isEmpty()) {
-                running.get(0).process.waitFor(100, TimeUnit.MILLISECONDS);
-            }
-        }
-        for (Child c : children) {
-            for (Thread pump : c.pumps()) {
-                pump.join(2_000);   // the last lines of a process that ended
-            }
-        }
-        if (first == null) {
-            System.out.println("lgc launch: all " + children.size() + " processes finished");
-            return 0;
-        }
-        int status = first.process.exitValue();
-        lastFailure = first.name + " failed first with exit status " + status
-                + (status > 128 ? " (signal " + (status - 128) + ")" : "");
-        System.err.println("lgc launch: " + first.name + " failed first (exit status " + status
-                + (status > 128 ? ", killed by signal " + (status - 128) : "") + ")"
-                + (killed.isEmpty() ? "; every other process has stopped"
-                : "; killed after " + graceSeconds + " s: " + String.join(", ", killed)));
-        return status;
-    }
-
-    private static Thread pump(InputStream in, PrintStream out, String name) {
-        Thread t = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    synchronized (out) {
-                        out.println("[" + name + "] " + line);
-                    }
-                }
-            } catch (IOException ignored) {
-                // the process is gone
-            }
-        }, "lgc-launch-" + name);
-        t.setDaemon(true);
-        t.start();
-        return t;
-    }
-
-    /** Whether the process is stopped (state T or t in /proc/PID/stat); false when that cannot be read. */
-    private static boolean stopped(Process p) {
-        try {
-            String stat = Files.readString(Path.of("/proc", String.valueOf(p.pid()), "stat"));
-            int close = stat.lastIndexOf(')');
-            char state = stat.charAt(close + 2);
-            return state == 'T' || state == 't';
-        } catch (IOException | RuntimeException e) {
-            return false;
+            ProcessGroup.Outcome outcome = group.await(graceSeconds);
+            lastFailure = outcome.describe();
+            return outcome.status();
         }
     }
 
@@ -353,8 +304,5 @@ final class LaunchCommand implements Callable<Integer> {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
-    }
-
-    private record Child(String name, Process process, List<Thread> pumps) {
     }
 }

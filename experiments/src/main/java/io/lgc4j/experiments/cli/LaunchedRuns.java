@@ -34,6 +34,21 @@ import java.util.stream.Stream;
  */
 final class LaunchedRuns implements SuiteRuns.Executor {
 
+    private final java.util.function.Function<Suite.PlannedRun, List<String>> launchOptions;
+
+    /** Runs on loopback, as {@code lgc launch --nproc K} places them. */
+    LaunchedRuns() {
+        this(run -> List.of());
+    }
+
+    /**
+     * Runs with more {@code lgc launch} options per run, e.g. {@code --netns-rate 10mbit --cpu-share 0.4}
+     * ({@code lgc table time-to-accuracy}).
+     */
+    LaunchedRuns(java.util.function.Function<Suite.PlannedRun, List<String>> launchOptions) {
+        this.launchOptions = launchOptions;
+    }
+
     @Override
     public void train(Suite.PlannedRun run, Path dir, PrintStream log, Supplier<List<TrainingListener>> listeners)
             throws IOException {
@@ -48,6 +63,7 @@ final class LaunchedRuns implements SuiteRuns.Executor {
                     System.getProperty("java.class.path"), LgcCommand.class.getName(), "launch", "--nproc",
                     String.valueOf(run.config().training().workers()), config.toString(), "--output-dir",
                     out.toString(), "--exit-with-stdin"));
+            command.addAll(launchOptions.apply(run));
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
             pb.environment().putIfAbsent("OMP_NUM_THREADS", "1");
             Process launch = pb.start();

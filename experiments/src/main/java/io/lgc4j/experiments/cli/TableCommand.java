@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
 @Command(name = "table", mixinStandardHelpOptions = true,
         description = "Reproduce one of the paper's tables at this machine's scale (table.md, table.csv, PNG,"
                 + " provenance.json).",
-        subcommands = {TableCommand.Compression.class, TableCommand.Phases.class})
+        subcommands = {TableCommand.Compression.class, TableCommand.Phases.class, TimeToAccuracyCommand.class})
 final class TableCommand implements Runnable {
 
     @CommandLine.Spec

@@ -319,6 +319,14 @@ final class WorkerCommand implements Callable<Integer> {
      * workers, whose standard input is a pipe from it, then see theirs close too.
      */
     static void watchStdin(String message) {
+        watchStdin(message, false);
+    }
+
+    /**
+     * As {@link #watchStdin(String)}; with {@code runHooks} the process exits through {@link System#exit}, so its
+     * shutdown hooks run (the launcher's: kill its workers, remove its namespaces and cgroups) instead of halting.
+     */
+    static void watchStdin(String message, boolean runHooks) {
         Thread watcher = new Thread(() -> {
             try {
                 while (System.in.read() >= 0) {
@@ -328,6 +336,9 @@ final class WorkerCommand implements Callable<Integer> {
                 // closed: the same as end of input
             }
             System.err.println(message);
+            if (runHooks) {
+                System.exit(3);
+            }
             Runtime.getRuntime().halt(3);
         }, "lgc-stdin-watch");
         watcher.setDaemon(true);

@@ -34,10 +34,12 @@ import java.util.Map;
  *                 {@code run.seed}
  * @param analysis      the mutual-information settings (null for the other kinds)
  * @param quickAnalysis the same under {@code --quick} (null for the other kinds)
+ * @param timeToAccuracy the links, CPU shares, target and PyTorch peers of {@code lgc table time-to-accuracy} (null
+ *                       for the other kinds)
  */
 public record Suite(Path file, SuiteKind kind, String title, List<String> models, ObjectNode base, ObjectNode quick,
                     List<Method> methods, List<Long> seeds, MutualInformationSettings analysis,
-                    MutualInformationSettings quickAnalysis) {
+                    MutualInformationSettings quickAnalysis, TimeToAccuracySettings timeToAccuracy) {
 
     /** Which budget to run. */
     public enum Profile {
@@ -54,8 +56,13 @@ public record Suite(Path file, SuiteKind kind, String title, List<String> models
      * @param label  how tables and legends show it
      * @param config what it changes in the base config
      * @param quick  what it changes further under {@code --quick} (may be empty)
+     * @param colocate {@code lgc launch --colocate}: parameter-server shard s in worker s's process (time to accuracy)
      */
-    public record Method(String id, String label, ObjectNode config, ObjectNode quick) {
+    public record Method(String id, String label, ObjectNode config, ObjectNode quick, boolean colocate) {
+        /** A method whose processes are placed as {@code lgc launch} places them by default. */
+        public Method(String id, String label, ObjectNode config, ObjectNode quick) {
+            this(id, label, config, quick, false);
+        }
     }
 
     /**
@@ -93,7 +100,14 @@ public record Suite(Path file, SuiteKind kind, String title, List<String> models
 
     /** This suite with {@code seeds} instead of its own (a command line's {@code --seeds}). */
     public Suite withSeeds(List<Long> seeds) {
-        return new Suite(file, kind, title, models, base, quick, methods, seeds, analysis, quickAnalysis);
+        return new Suite(file, kind, title, models, base, quick, methods, seeds, analysis, quickAnalysis,
+                timeToAccuracy);
+    }
+
+    /** The method with id {@code id}. */
+    public Method method(String id) {
+        return methods.stream().filter(m -> m.id().equals(id)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no method '" + id + "' in " + file));
     }
 
     /**

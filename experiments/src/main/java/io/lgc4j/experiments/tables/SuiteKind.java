@@ -11,7 +11,9 @@ public enum SuiteKind {
     /** {@code lgc figure sparsification}: the analog of Fig. 13. */
     SPARSIFICATION("sparsification", true),
     /** {@code lgc figure ae-convergence}: the analog of Fig. 14. */
-    AE_CONVERGENCE("ae-convergence", true);
+    AE_CONVERGENCE("ae-convergence", true),
+    /** {@code lgc table time-to-accuracy}: every method over shaped links (issue 18), beside the PyTorch peer. */
+    TIME_TO_ACCURACY("time-to-accuracy", true);
 
     private final String spelling;
     private final boolean trainsMethods;
@@ -28,7 +30,7 @@ public enum SuiteKind {
 
     /** Whether it reproduces a table ({@code lgc table ...}) rather than a figure ({@code lgc figure ...}). */
     public boolean isTable() {
-        return this == COMPRESSION || this == PHASES;
+        return this == COMPRESSION || this == PHASES || this == TIME_TO_ACCURACY;
     }
 
     /** The command that reads such a suite, e.g. {@code lgc table compression}. */

@@ -50,7 +50,10 @@ public final class SuiteLoader {
             "title");
     private static final List<String> ANALYSIS_KEYS = List.of("analysis", "base", "models", "quick", "suite",
             "title");
+    private static final List<String> TIME_TO_ACCURACY_KEYS = List.of("base", "methods", "models", "network",
+            "peers", "quick", "seeds", "suite", "title");
     private static final List<String> METHOD_KEYS = List.of("config", "id", "label", "quick");
+    private static final List<String> PLACED_METHOD_KEYS = List.of("colocate", "config", "id", "label", "quick");
     private static final List<String> SETTINGS_KEYS = List.of("bins", "every", "quick", "rankA", "rankB", "steps");
 
     private SuiteLoader() {
@@ -86,7 +89,8 @@ public final class SuiteLoader {
                     + (tree == null || tree.isMissingNode() || tree.isNull() ? "an empty file" : "a "
                     + tree.getNodeType().toString().toLowerCase(java.util.Locale.ROOT)), null);
         }
-        List<String> allowed = expected.trainsMethods() ? TRAINED_KEYS : ANALYSIS_KEYS;
+        List<String> allowed = expected == SuiteKind.TIME_TO_ACCURACY ? TIME_TO_ACCURACY_KEYS
+                : expected.trainsMethods() ? TRAINED_KEYS : ANALYSIS_KEYS;
         checkKeys(tree, allowed, "", source);
         String kindName = text(tree, "suite", source);
         SuiteKind kind = SuiteKind.bySpelling(kindName);
@@ -104,8 +108,12 @@ public final class SuiteLoader {
         List<Suite.Method> methods = new ArrayList<>();
         MutualInformationSettings full = null;
         MutualInformationSettings quickSettings = null;
+        TimeToAccuracySettings timeToAccuracy = null;
         if (kind.trainsMethods()) {
-            methods = methods(tree, source);
+            methods = methods(tree, source, kind == SuiteKind.TIME_TO_ACCURACY ? PLACED_METHOD_KEYS : METHOD_KEYS);
+            if (kind == SuiteKind.TIME_TO_ACCURACY) {
+                timeToAccuracy = TimeToAccuracySettings.parse(tree.get("network"), tree.get("peers"), source);
+            }
         } else {
             JsonNode analysis = tree.get("analysis");
             if (analysis == null || !analysis.isObject()) {
@@ -120,7 +128,8 @@ public final class SuiteLoader {
             quickSettings = settings(merged, "analysis.quick", source);
         }
         List<Long> seeds = kind.trainsMethods() ? seeds(tree, source) : List.of();
-        Suite suite = new Suite(file, kind, title, models, base, quick, methods, seeds, full, quickSettings);
+        Suite suite = new Suite(file, kind, title, models, base, quick, methods, seeds, full, quickSettings,
+                timeToAccuracy);
         for (Suite.Profile profile : Suite.Profile.values()) {
             if (kind.trainsMethods()) {
                 suite.plan(profile);
@@ -139,7 +148,7 @@ public final class SuiteLoader {
         return suite;
     }
 
-    private static List<Suite.Method> methods(JsonNode tree, String source) {
+    private static List<Suite.Method> methods(JsonNode tree, String source, List<String> methodKeys) {
         JsonNode list = tree.get("methods");
         if (list == null || !list.isArray() || list.isEmpty()) {
             throw key(source, "methods", list == null ? "is required: a list of {id, label, config}"
@@ -151,9 +160,9 @@ public final class SuiteLoader {
             JsonNode m = list.get(i);
             String at = "methods[" + i + "]";
             if (!m.isObject()) {
-                throw key(source, at, "expects a mapping with keys " + String.join(", ", METHOD_KEYS));
+                throw key(source, at, "expects a mapping with keys " + String.join(", ", methodKeys));
             }
-            checkKeys(m, METHOD_KEYS, at + ".", source);
+            checkKeys(m, methodKeys, at + ".", source);
             String id = text(m, "id", source, at + ".id");
             if (!ID.matcher(id).matches()) {
                 throw key(source, at + ".id", "must match [a-z0-9][a-z0-9-]*, found \"" + id + "\"");
@@ -168,7 +177,12 @@ public final class SuiteLoader {
                 throw key(source, at + ".config", "must not set run.name or model.name: the suite names each run"
                         + " <method>-<model> and takes the models from 'models'");
             }
-            methods.add(new Suite.Method(id, label, config, mapping(m, "quick", source, at + ".quick")));
+            JsonNode colocate = m.get("colocate");
+            if (colocate != null && !colocate.isBoolean()) {
+                throw key(source, at + ".colocate", "expects true or false, found " + colocate);
+            }
+            methods.add(new Suite.Method(id, label, config, mapping(m, "quick", source, at + ".quick"),
+                    colocate != null && colocate.asBoolean()));
         }
         return methods;
     }

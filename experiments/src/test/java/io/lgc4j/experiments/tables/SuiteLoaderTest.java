@@ -134,11 +134,34 @@ class SuiteLoaderTest {
     }
 
     @Test
+    void shouldReadTheLinksAndPeersOfATimeToAccuracySuiteAndNameABadKey() {
+        String tta = GOOD.replace("suite: compression", "suite: time-to-accuracy") + """
+                network: {rates: [unshaped, 10mbit], cpuPerProcess: 0.4, targetAccuracy: 0.8,
+                          quick: {rates: [10mbit], targetAccuracy: 0.5}}
+                peers: [{id: ddp-dense, method: dense}]
+                """;
+        Suite suite = SuiteLoader.parse(tta, FILE, SuiteKind.TIME_TO_ACCURACY);
+        TimeToAccuracySettings s = suite.timeToAccuracy();
+        assertEquals(List.of("unshaped", "10mbit"), s.rates(Suite.Profile.FULL).stream()
+                .map(io.lgc4j.experiments.netem.LinkShape::label).toList());
+        assertEquals(1, s.rates(Suite.Profile.QUICK).size());
+        assertEquals(0.5, s.targetAccuracy(Suite.Profile.QUICK));
+        assertEquals(5_000, s.rates(Suite.Profile.QUICK).get(0).burstBytes());   // rate / 250
+        assertEquals("suite.yaml: key 'network.rates[1]' expects 'unshaped' or a rate such as 100mbit (kbit, mbit or"
+                        + " gbit: tc's units, powers of 1000), found \"10mbps\"",
+                message(tta.replace("unshaped, 10mbit]", "unshaped, 10mbps]"), SuiteKind.TIME_TO_ACCURACY));
+        assertEquals("suite.yaml: key 'network.cpuPerProcess' is required (a number in 0.0..1024.0)",
+                message(tta.replace("cpuPerProcess: 0.4, ", ""), SuiteKind.TIME_TO_ACCURACY));
+        assertEquals("suite.yaml: key 'peers[0].method' expects one of [dense, fp16, powersgd], found \"topk\"",
+                message(tta.replace("method: dense", "method: topk"), SuiteKind.TIME_TO_ACCURACY));
+    }
+
+    @Test
     void shouldRejectASuiteMeantForAnotherCommand() {
         assertEquals("suite.yaml: key 'suite' is \"compression\": this file is for 'lgc table compression', not"
                 + " 'phases'", message(GOOD, SuiteKind.PHASES));
         assertEquals("suite.yaml: key 'suite' expects one of [compression, phases, mutual-information,"
-                        + " sparsification, ae-convergence], found \"tables\"",
+                        + " sparsification, ae-convergence, time-to-accuracy], found \"tables\"",
                 message(GOOD.replace("suite: compression", "suite: tables"), SuiteKind.COMPRESSION));
     }
 

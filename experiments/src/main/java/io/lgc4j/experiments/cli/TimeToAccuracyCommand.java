@@ -1,0 +1,111 @@
+package io.lgc4j.experiments.cli;
+
+import io.lgc4j.core.train.TrainingListener;
+import io.lgc4j.experiments.netem.FabricException;
+import io.lgc4j.experiments.netem.HostCommands;
+import io.lgc4j.experiments.netem.LinkProbe;
+import io.lgc4j.experiments.netem.LinkShape;
+import io.lgc4j.experiments.netem.NetnsFabric;
+import io.lgc4j.experiments.runner.RunInputException;
+import io.lgc4j.experiments.tables.PeerRun;
+import io.lgc4j.experiments.tables.Suite;
+import io.lgc4j.experiments.tables.SuiteKind;
+import io.lgc4j.experiments.tables.SuiteRuns;
+import io.lgc4j.experiments.tables.TimeToAccuracySettings;
+import io.lgc4j.experiments.tables.TimeToAccuracyTable;
+import picocli.CommandLine.Command;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Supplier;
+
+/**
+ * {@code lgc table time-to-accuracy} (issue 18): every method of the suite as an {@code lgc launch} with one network
+ * namespace per process, the links capped at each of the suite's rates and every process held to the same CPU share,
+ * beside the PyTorch DDP peer under the same fabric; then {@link TimeToAccuracyTable}. Needs root, and says so before
+ * anything trains. Resumable: a finished run under {@code <out>/<rate>/runs/} (or a peer run under
+ * {@code <out>/<rate>/peers/}) with the same config is reused; the link probe is measured again on every invocation.
+ */
+@Command(name = "time-to-accuracy", mixinStandardHelpOptions = true,
+        description = {"Time to a target test accuracy of every method over links capped with tc tbf (one network"
+                + " namespace per process, equal CPU shares), beside PyTorch DDP; needs root.",
+            "Output: table.md, table.csv, one PNG per link, provenance.json, runs under <out>/<rate>/."})
+final class TimeToAccuracyCommand extends SuiteCommand {
+
+    TimeToAccuracyCommand() {
+        super(SuiteKind.TIME_TO_ACCURACY, (suite, profile, commandLine, runs, out) -> {
+            throw new IllegalStateException("time-to-accuracy writes its table from its runs per link");
+        });
+    }
+
+    @Override
+    public Integer call() {
+        if (!HostCommands.isRoot()) {
+            System.err.println("lgc table time-to-accuracy: needs root (network namespaces, tc qdiscs, cgroups);"
+                    + " run it as root, e.g. with sudo. Nothing was set up and nothing trained.");
+            return 2;
+        }
+        return super.call();
+    }
+
+    @Override
+    void produce(Suite suite, Suite.Profile profile, Path out, String commandLine, PrintStream log,
+                 Supplier<List<TrainingListener>> progress) throws IOException {
+        TimeToAccuracySettings settings = suite.timeToAccuracy();
+        List<Suite.PlannedRun> plan = suite.plan(profile);
+        Path script = Path.of(settings.peerScript());
+        String peerNote = null;
+        if (!settings.peers().isEmpty()) {
+            peerNote = !Files.isRegularFile(script) ? "not run: no peer script at " + script.toAbsolutePath()
+                    + " (network.peerScript)" : PeerRunner.unavailable();
+            if (peerNote != null) {
+                log.println("lgc table time-to-accuracy: the PyTorch peer will not run: " + peerNote);
+            }
+        }
+        List<TimeToAccuracyTable.RateResult> results = new ArrayList<>();
+        for (LinkShape shape : settings.rates(profile)) {
+            Path dir = out.resolve(shape.label());
+            LinkProbe.Result probe;
+            java.util.Map<String, Object> setup = new java.util.LinkedHashMap<>();
+            try (NetnsFabric fabric = NetnsFabric.create(2, shape)) {
+                probe = LinkProbe.measure(fabric, 0, 1, settings.probeSeconds(profile));
+                if (shape.shaped()) {
+                    setup.put("qdiscs", fabric.qdiscs());
+                }
+            } catch (FabricException e) {
+                throw new RunInputException("cannot set up or probe the links at " + shape.label() + ": "
+                        + e.getMessage(), e);
+            }
+            log.printf(Locale.ROOT, "links %s: a raw TCP stream between two namespaces gets %.1f Mbit/s%n",
+                    shape.label(), probe.megabitsPerSecond());
+            List<SuiteRuns.Finished> runs = SuiteRuns.execute(plan, dir, log, progress, new LaunchedRuns(run ->
+                    options(shape, settings, suite.method(run.methodId()).colocate())));
+            List<PeerRun> peers = new ArrayList<>();
+            if (peerNote == null) {
+                for (TimeToAccuracySettings.Peer peer : settings.peers()) {
+                    peers.add(PeerRunner.run(peer, plan.get(0).config(), shape, settings.cpuPerProcess(), script,
+                            dir.resolve("peers").resolve(peer.id()), log));
+                }
+            }
+            setup.put("cpu", "each process capped at " + settings.cpuPerProcess() + " cores by a cgroup CFS quota"
+                    + " (lgc launch --cpu-share; cgroup v2 cpu.max where the cpu controller is on v2, else v1's"
+                    + " cpu.cfs_quota_us)");
+            results.add(new TimeToAccuracyTable.RateResult(shape, probe, setup, runs, peers, peerNote));
+        }
+        TimeToAccuracyTable.write(suite, profile, commandLine, results, out);
+    }
+
+    private static List<String> options(LinkShape shape, TimeToAccuracySettings settings, boolean colocate) {
+        List<String> o = new ArrayList<>(List.of("--netns-rate", shape.label(), "--netns-latency-ms",
+                String.valueOf(settings.latencyMs()), "--cpu-share", String.valueOf(settings.cpuPerProcess())));
+        if (colocate) {
+            o.add("--colocate");
+        }
+        return o;
+    }
+}

@@ -1,0 +1,233 @@
+package io.lgc4j.experiments.tables;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lgc4j.experiments.netem.LinkProbe;
+import io.lgc4j.experiments.netem.LinkShape;
+import io.lgc4j.experiments.runner.RunSummary;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@code lgc table time-to-accuracy} (issue 18): for every link cap of the suite and every method, the training time
+ * until the test accuracy first reaches the target, the final accuracy, the run's training and wall time, the bytes
+ * each rank sent and the split of a step into compute, select + encode, communicate, decode and apply; the raw
+ * throughput a TCP stream gets through each cap beside it; one PNG per link of test accuracy against training time;
+ * the PyTorch DDP peer's rows under the same caps and CPU shares.
+ *
+ * <p>Training time excludes evaluations: for LGC4J the sum over steps of {@code wall_ms − evaluate_ms} of
+ * {@code metrics.csv} (rank 0's clock), for the peer its {@code train_s} (evaluations and timing probes excluded).
+ */
+public final class TimeToAccuracyTable {
+
+    private TimeToAccuracyTable() {
+    }
+
+    /**
+     * What ran under one link setting.
+     *
+     * @param shape the cap
+     * @param probe the raw stream's measurement through it
+     * @param setup how the hosts were set up (qdiscs, CPU shares), for provenance
+     * @param runs  the LGC4J runs
+     * @param peers the PyTorch peer's runs
+     * @param peerNote why the peer did not run (null when it did or none is listed)
+     */
+    public record RateResult(LinkShape shape, LinkProbe.Result probe, Map<String, Object> setup,
+                             List<SuiteRuns.Finished> runs, List<PeerRun> peers, String peerNote) {
+    }
+
+    /** One row's figures. */
+    private record Row(String method, long steps, double toTarget, double accuracy, double trainS, double wallS,
+                       double bytesPerRank, double computeMs, double encodeMs, double communicateMs, double decodeMs,
+                       double applyMs, double stepMs, double[] curveS, double[] curveAcc) {
+    }
+
+    /** Builds table.md, table.csv, one PNG per link and provenance.json in {@code out}. */
+    public static void write(Suite suite, Suite.Profile profile, String commandLine, List<RateResult> rates, Path out)
+            throws IOException {
+        TimeToAccuracySettings settings = suite.timeToAccuracy();
+        double target = settings.targetAccuracy(profile);
+        Table table = new Table(List.of(Table.column("link", "link cap"), Table.timing("measured_mbit_s",
+                        "measured (Mbit/s)"), Table.column("method", "method"), Table.column("steps", "steps"),
+                Table.timing("time_to_target_s", "time to " + pct(target) + " (s)"),
+                Table.column("final_accuracy", "final accuracy"), Table.timing("train_s", "train time (s)"),
+                Table.timing("wall_s", "wall (s)"), Table.column("sent_mb_per_rank", "sent (MB / rank)"),
+                Table.timing("compute_ms", "compute (ms/step)"),
+                Table.timing("encode_ms", "select+encode (ms/step)"),
+                Table.timing("communicate_ms", "communicate (ms/step)"), Table.timing("decode_ms", "decode (ms/step)"),
+                Table.timing("apply_ms", "apply (ms/step)"), Table.timing("step_ms", "step (ms)")));
+        Map<String, String> figures = new LinkedHashMap<>();
+        List<String> findings = new ArrayList<>();
+        List<Map<String, Object>> links = new ArrayList<>();
+        List<SuiteRuns.Finished> all = new ArrayList<>();
+        for (RateResult rate : rates) {
+            all.addAll(rate.runs());
+            String measured = Table.number(rate.probe().megabitsPerSecond(), 1);
+            List<Charts.Line> lines = new ArrayList<>();
+            Row denseRing = null;
+            List<Row> rows = new ArrayList<>();
+            for (SuiteRuns.Finished run : rate.runs()) {
+                Row r = lgcRow(run, target);
+                rows.add(r);
+                if (run.planned().methodId().equals("dense-ring")) {
+                    denseRing = r;
+                }
+                lines.add(new Charts.Line(r.method(), r.curveS(), r.curveAcc(), false));
+            }
+            for (PeerRun peer : rate.peers()) {
+                Row r = peerRow(peer, target);
+                rows.add(r);
+                lines.add(new Charts.Line(r.method(), r.curveS(), r.curveAcc(), true));
+            }
+            for (Row r : rows) {
+                table.add(rate.shape().label(), measured, r.method(), String.valueOf(r.steps()),
+                        Double.isNaN(r.toTarget()) ? "not reached" : Table.number(r.toTarget(), 1),
+                        Table.number(r.accuracy(), 4), Table.number(r.trainS(), 1), Table.number(r.wallS(), 1),
+                        Table.number(r.bytesPerRank() / 1e6, 2), Table.number(r.computeMs(), 1),
+                        Table.number(r.encodeMs(), 1), Table.number(r.communicateMs(), 1),
+                        Table.number(r.decodeMs(), 1), Table.number(r.applyMs(), 1), Table.number(r.stepMs(), 1));
+            }
+            String png = "accuracy-" + rate.shape().label() + ".png";
+            Charts.lines("Test accuracy against training time, links " + rate.shape().label(),
+                    "training time (s, evaluations excluded)", "test accuracy", lines, false, out.resolve(png));
+            figures.put(png, "Test accuracy against training time, every link capped at " + rate.shape().label()
+                    + " (measured " + measured + " Mbit/s); dashed: PyTorch DDP");
+            if (denseRing != null && !Double.isNaN(denseRing.toTarget())) {
+                StringBuilder f = new StringBuilder(String.format(Locale.ROOT, "**%s** (measured %s Mbit/s): dense"
+                        + " ring reaches %s in %.1f s;", rate.shape().label(), measured, pct(target),
+                        denseRing.toTarget()));
+                for (Row r : rows) {
+                    if (r != denseRing) {
+                        f.append(Double.isNaN(r.toTarget()) ? String.format(Locale.ROOT, " %s does not reach it;",
+                                r.method()) : String.format(Locale.ROOT, " %s in %.2f× its time;", r.method(),
+                                r.toTarget() / denseRing.toTarget()));
+                    }
+                }
+                findings.add(f.substring(0, f.length() - 1) + ".");
+            }
+            if (rate.peerNote() != null) {
+                findings.add("PyTorch peer at " + rate.shape().label() + ": " + rate.peerNote());
+            }
+            Map<String, Object> link = new LinkedHashMap<>();
+            link.put("cap", rate.shape().label());
+            link.put("tbf", rate.shape().describe());
+            link.put("probeBytes", rate.probe().bytes());
+            link.put("probeSeconds", rate.probe().seconds());
+            link.put("measuredMbitPerSecond", rate.probe().megabitsPerSecond());
+            link.putAll(rate.setup());
+            links.add(link);
+        }
+        List<String> intro = List.of("Every run: " + CompressionTable.describe(all) + ". Every process (worker,"
+                + " parameter-server shard, PyTorch rank) runs in its own Linux network namespace; the namespaces are"
+                + " joined through a bridge by veth links whose both directions are capped with `tc qdisc … tbf` at"
+                + " the row's rate (`unshaped`: namespaces, no cap). Each process is held to "
+                + Table.number(settings.cpuPerProcess(), 2) + " cores by a cgroup CFS quota, the same for every"
+                + " method, so compute per step is equal and reported on its own (compute column): multiply it by "
+                + Table.number(settings.cpuPerProcess(), 2) + " to re-scale the table to one core per rank. Time to"
+                + " target is the training time (evaluations excluded) at the first evaluation whose test accuracy"
+                + " reaches " + pct(target) + ". `measured` is a single raw TCP stream between two namespaces through"
+                + " the same cap. PyTorch DDP rows (gloo) split a step into compute and exposed communication only"
+                + " (their encode and decode are inside communicate); its bytes are computed from the hooks.");
+        Map<String, Object> provenance = new LinkedHashMap<>();
+        provenance.put("kernel", System.getProperty("os.name") + " " + System.getProperty("os.version"));
+        provenance.put("targetAccuracy", target);
+        provenance.put("cpuPerProcess", settings.cpuPerProcess());
+        provenance.put("links", links);
+        List<Map<String, Object>> peers = new ArrayList<>();
+        for (RateResult rate : rates) {
+            for (PeerRun p : rate.peers()) {
+                peers.add(Map.of("cap", rate.shape().label(), "peer", p.peer().id(),
+                        "directory", out.relativize(p.directory()).toString(), "reused", p.reused()));
+            }
+        }
+        provenance.put("peers", peers);
+        new Report(suite, profile, commandLine, intro, table, figures, findings).write(out, all, provenance);
+    }
+
+    private static Row lgcRow(SuiteRuns.Finished run, double target) throws IOException {
+        MetricsTable m = run.metrics();
+        double[] wall = m.numbers("wall_ms");
+        double[] eval = m.numbers("evaluate_ms");
+        double[] acc = m.numbers("test_accuracy");
+        List<Double> xs = new ArrayList<>(List.of(0.0));
+        List<Double> ys = new ArrayList<>(List.of(Double.NaN));
+        double train = 0;
+        double toTarget = Double.NaN;
+        for (int i = 0; i < wall.length; i++) {
+            train += (wall[i] - (Double.isNaN(eval[i]) ? 0 : eval[i])) / 1000;
+            if (!Double.isNaN(acc[i])) {
+                xs.add(train);
+                ys.add(acc[i]);
+                if (acc[i] >= target && Double.isNaN(toTarget)) {
+                    toTarget = train;
+                }
+            }
+        }
+        RunSummary s = run.summary();
+        int k = s.workers();
+        double bytes = s.bytesSentPerEndpoint().stream().limit(k).mapToLong(Long::longValue).average().orElse(0);
+        return new Row(run.planned().label(), s.steps(), toTarget, s.finalTestAccuracy(), train, s.wallMs() / 1000,
+                bytes, mean(m, "compute_ms"), mean(m, "select_ms") + mean(m, "encode_ms"), mean(m, "communicate_ms"),
+                mean(m, "decode_ms"), mean(m, "apply_ms"), meanTrainStep(wall, eval),
+                xs.stream().mapToDouble(Double::doubleValue).toArray(),
+                ys.stream().mapToDouble(Double::doubleValue).toArray());
+    }
+
+    private static Row peerRow(PeerRun peer, double target) throws IOException {
+        JsonNode s = peer.summary();
+        List<JsonNode> evals = peer.evaluations();
+        double[] xs = new double[evals.size()];
+        double[] ys = new double[evals.size()];
+        double toTarget = Double.NaN;
+        for (int i = 0; i < evals.size(); i++) {
+            xs[i] = evals.get(i).path("train_s").asDouble();
+            ys[i] = evals.get(i).path("test_accuracy").asDouble();
+            if (ys[i] >= target && Double.isNaN(toTarget)) {
+                toTarget = xs[i];
+            }
+        }
+        return new Row(peer.peer().label(), s.path("steps").asLong(), toTarget,
+                s.path("final_test_accuracy").asDouble(), s.path("train_s").asDouble(), s.path("wall_s").asDouble(),
+                s.path("bytes_per_rank_total").asDouble(), ms(s, "compute_s_mean"), Double.NaN, ms(s, "comm_s_mean"),
+                Double.NaN, Double.NaN, ms(s, "step_s_mean"), xs, ys);
+    }
+
+    private static double ms(JsonNode s, String field) {
+        JsonNode v = s.get(field);
+        return v == null || !v.isNumber() ? Double.NaN : v.asDouble() * 1000;
+    }
+
+    /** Mean of a column over the steps after the first (JIT and connection warm-up). */
+    private static double mean(MetricsTable m, String column) {
+        double[] v = m.numbers(column);
+        double sum = 0;
+        int n = 0;
+        for (int i = v.length > 1 ? 1 : 0; i < v.length; i++) {
+            if (!Double.isNaN(v[i])) {
+                sum += v[i];
+                n++;
+            }
+        }
+        return n == 0 ? Double.NaN : sum / n;
+    }
+
+    private static double meanTrainStep(double[] wall, double[] eval) {
+        double sum = 0;
+        int n = 0;
+        for (int i = wall.length > 1 ? 1 : 0; i < wall.length; i++) {
+            sum += wall[i] - (Double.isNaN(eval[i]) ? 0 : eval[i]);
+            n++;
+        }
+        return n == 0 ? Double.NaN : sum / n;
+    }
+
+    private static String pct(double accuracy) {
+        return String.format(Locale.ROOT, "%.1f%%", accuracy * 100);
+    }
+}
