@@ -13,7 +13,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The namespace fabric, the link probe and the CPU shares on the real kernel (root only; CI runs as root): nothing
@@ -23,8 +22,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class NetnsFabricTest {
 
     @BeforeEach
-    void needsRoot() {
-        assumeTrue(HostCommands.isRoot(), "skipped: network namespaces, tc and cgroups need root (CI runs as root)");
+    void needsRootAndNamespaces() {
+        HostCapabilities.assumeNamespaces();
     }
 
     @Test
@@ -71,6 +70,7 @@ class NetnsFabricTest {
 
     @Test
     void shouldRunAWrappedProcessInItsCgroupAndRemoveTheCgroups() throws Exception {
+        HostCapabilities.assumeCpuShares();
         java.nio.file.Path group;
         try (CpuShares cpu = CpuShares.create(2, 0.25)) {
             group = cpu.group(1);

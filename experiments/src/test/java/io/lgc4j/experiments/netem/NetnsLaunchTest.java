@@ -16,7 +16,6 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code lgc launch --netns-rate --cpu-share} end to end (root only; CI runs as root): K = 2 workers, each in its own
@@ -28,7 +27,8 @@ class NetnsLaunchTest {
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void shouldTrainWithEveryProcessInItsOwnNamespaceAndLeaveNothingBehind(@TempDir Path tmp) throws Exception {
-        assumeTrue(HostCommands.isRoot(), "skipped: network namespaces, tc and cgroups need root (CI runs as root)");
+        HostCapabilities.assumeNamespaces();
+        HostCapabilities.assumeCpuShares();
         Path config = tmp.resolve("k2.yaml");
         Path out = tmp.resolve("out");
         Files.writeString(config, """
