@@ -28,7 +28,10 @@ if [ ! -d "$spark_home/jars" ]; then
   mkdir -p "$spark_home/jars" "$spark_home/conf"
   (cd "$root" && mvn -B -q -o dependency:build-classpath -pl lgc-spark -Dmdep.includeScope=provided \
       -Dmdep.outputFile="$out/spark-classpath.txt" >/dev/null)
-  tr ':' '\n' < "$out/spark-classpath.txt" | while read -r jar; do ln -sf "$jar" "$spark_home/jars/"; done
+  # Spark's jars only: not LGC4J's, nor anything lgc-spark ships in lib/ (the application brings those itself)
+  tr ':' '\n' < "$out/spark-classpath.txt" | while read -r jar; do
+    [[ $jar == */io/lgc4j/* ]] || [ -e "$app/lib/$(basename "$jar")" ] || ln -sf "$jar" "$spark_home/jars/"
+  done
 fi
 java17=(-XX:+IgnoreUnrecognizedVMOptions --add-opens=java.base/java.lang=ALL-UNNAMED
   --add-opens=java.base/java.lang.invoke=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED
