@@ -71,8 +71,10 @@ class MultiProcessRunTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    // separate shard processes: aRunShouldSurvive... (LGC-PS on two shard processes, shard 0 killed)
-    @ValueSource(strings = {"dense-ring", "lgc-ps", "lgc-rar", "powersgd-ps", "dgc-ps-2-shards-colocated"})
+    // separate shard processes: aRunShouldSurvive... (LGC-PS on two shard processes, shard 0 killed); LGC-RAR over
+    // TCP: lgc-spark's SparkBarrierRunTest (the same runtime, the ranks in one JVM); every shipped config with one
+    // process per rank: scripts/fingerprint.py run --launch 4
+    @ValueSource(strings = {"dense-ring", "lgc-ps", "powersgd-ps", "dgc-ps-2-shards-colocated"})
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void launchShouldComputeWhatTheInProcessRunComputesBitForBit(String method, @TempDir Path tmp)
             throws IOException, InterruptedException {
