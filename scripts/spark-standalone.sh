@@ -28,9 +28,10 @@ if [ ! -d "$spark_home/jars" ]; then
   mkdir -p "$spark_home/jars" "$spark_home/conf"
   (cd "$root" && mvn -B -q -o dependency:build-classpath -pl lgc-spark -Dmdep.includeScope=provided \
       -Dmdep.outputFile="$out/spark-classpath.txt" >/dev/null)
-  # Spark's jars only: not LGC4J's, nor anything lgc-spark ships in lib/ (the application brings those itself)
+  # Spark and what it needs, not LGC4J, DL4J or ND4J: the application brings those in lib/ (a copy, which a rebuild
+  # cannot change under a running JVM)
   tr ':' '\n' < "$out/spark-classpath.txt" | while read -r jar; do
-    [[ $jar == */io/lgc4j/* ]] || [ -e "$app/lib/$(basename "$jar")" ] || ln -sf "$jar" "$spark_home/jars/"
+    case $jar in */io/lgc4j/*|*/org/deeplearning4j/*|*/org/nd4j/*|*/org/bytedeco/*) ;; *) ln -sf "$jar" "$spark_home/jars/" ;; esac
   done
 fi
 java17=(-XX:+IgnoreUnrecognizedVMOptions --add-opens=java.base/java.lang=ALL-UNNAMED
