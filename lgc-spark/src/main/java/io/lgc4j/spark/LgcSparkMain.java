@@ -89,14 +89,15 @@ public final class LgcSparkMain implements Callable<Integer> {
         }
         try (JavaSparkContext sc = new JavaSparkContext(conf)) {
             SparkRun run = LgcSpark.fit(sc, cfg, config.toString(), options);
+            String untilTasks = run.untilTasksMs() < 0 ? "" : String.format(Locale.ROOT, "until tasks ran %.1f s, ",
+                    run.untilTasksMs() / 1e3);
             System.out.printf(Locale.ROOT, "test accuracy %.4f after %d steps; %d stage attempt%s%s; wall %.1f s"
-                            + " (until tasks ran %.1f s, preparing %.1f s, rendezvous %.1f s, training %.1f s);"
-                            + " results in %s%n",
+                            + " (%s%spreparing %.1f s, rendezvous %.1f s, training %.1f s); results in %s%n",
                     run.summary().finalTestAccuracy(), run.summary().steps(), run.stageAttempts(),
                     run.stageAttempts() == 1 ? "" : "s",
                     run.resumedFrom() < 0 ? "" : ", the last resumed after step " + run.resumedFrom(),
-                    run.wallMs() / 1e3, run.untilTasksMs() / 1e3, run.preparingMs() / 1e3, run.rendezvousMs() / 1e3,
-                    run.trainingMs() / 1e3, run.directory());
+                    run.wallMs() / 1e3, run.stageAttempts() == 1 ? "" : "the last attempt's ", untilTasks,
+                    run.preparingMs() / 1e3, run.rendezvousMs() / 1e3, run.trainingMs() / 1e3, run.directory());
             return 0;
         } catch (LgcSparkException e) {
             System.err.println("lgc-spark: " + e.getMessage());
