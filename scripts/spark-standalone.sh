@@ -137,7 +137,7 @@ PY
     ;;
   slots)
     start=$(date +%s)
-    submit "$out/driver-slots.log" "$root/$config" --workers 5 --slot-wait-seconds 10 --output-dir "$out/spark-slots" \
+    submit "$out/driver-slots.log" "$root/$config" --workers 5 --slot-wait-seconds 30 --output-dir "$out/spark-slots" \
       || true
     echo "refused after $(( $(date +%s) - start )) s (JVM and SparkContext start included)"
     ;;

@@ -136,7 +136,8 @@ public final class LgcSpark {
                 : ", " + services + " parameter-server shard" + (services > 1 ? "s" : "");
         int tasks = BarrierTraining.tasks(workers, services, colocate);
         return tasks + " barrier task" + (tasks > 1 ? "s" : "") + " (" + workers + " rank" + (workers > 1 ? "s" : "")
-                + shards + "; topology " + config.topology().type() + ", compressor " + config.compressor().type() + ")";
+                + shards + "; topology " + config.topology().type() + ", compressor " + config.compressor().type()
+                + ")";
     }
 
     /**
@@ -158,7 +159,8 @@ public final class LgcSpark {
         if (slots < tasks) {
             int executors = sc.statusTracker().getExecutorInfos().length - (sc.isLocal() ? 0 : 1);
             throw new LgcSparkException("the cluster offers " + slots + " task slot" + (slots == 1 ? "" : "s")
-                    + " (" + sc.master() + ", " + executors + " executor" + (executors == 1 ? "" : "s") + " after "
+                    + " (" + sc.master() + ", " + executors + " executor" + (executors == 1 ? "" : "s")
+                    + " registered after "
                     + options.slotWait().toSeconds() + " s), the job needs " + what + " at once: add executors"
                     + " or cores, or lower training.workers");
         }

@@ -93,8 +93,8 @@ final class TaskRendezvous {
             String[] parts = messages[task].strip().split(" ");
             if (parts.length < 5 || !parts[0].equals(VERSION)) {
                 throw new IllegalStateException("task " + task + " sent '" + messages[task] + "', expected '"
-                        + VERSION + " job=… attempt=… resume=… endpoint@host:port…': every executor must run the"
-                        + " same lgc-spark jar");
+                        + VERSION + " job=… attempt=… resume=… endpoint@host:port…': every executor must run"
+                        + " the same lgc-spark jar");
             }
             String jobText = value(parts[1], "job", messages[task]);
             if (!jobText.equals(Integer.toUnsignedString(job))) {
@@ -130,11 +130,12 @@ final class TaskRendezvous {
                             + (endpoints - 1));
                 }
                 if (table[endpoint] != null) {
-                    throw new IllegalStateException("endpoint " + endpoint + " is offered twice (" + table[endpoint]
-                            + " and " + entry + ")");
+                    throw new IllegalStateException("endpoint " + endpoint + " is offered twice ("
+                            + table[endpoint].getHostString() + ":" + table[endpoint].getPort() + " and " + entry + ")");
                 }
                 String host = entry.substring(at + 1, colon);
-                table[endpoint] = InetSocketAddress.createUnresolved(host, Integer.parseInt(entry.substring(colon + 1)));
+                int port = Integer.parseInt(entry.substring(colon + 1));
+                table[endpoint] = InetSocketAddress.createUnresolved(host, port);
             }
         }
         List<InetSocketAddress> list = new ArrayList<>(endpoints);

@@ -114,9 +114,10 @@ class SparkBarrierRunTest {
     void tooFewSlotsShouldFailWithinTheSlotWaitNamingWhatTheJobNeeds(@TempDir Path tmp) throws IOException {
         String four = yaml("lgc-ps", tmp, "").replace("workers: 3", "workers: 4");
         LgcSparkException e = assertThrows(LgcSparkException.class, () -> LgcSpark.fit(sc,
-                ConfigLoader.parse(four, "four.yaml"), SparkOptions.defaults().withSlotWait(java.time.Duration.ofSeconds(1))));
-        assertEquals("the cluster offers 3 task slots (local[3], 1 executor after 1 s), the job needs 4 barrier tasks"
-                + " (4 ranks, parameter-server shard 0 with rank 0; topology ps, compressor lgc) at once: add"
+                ConfigLoader.parse(four, "four.yaml"),
+                SparkOptions.defaults().withSlotWait(java.time.Duration.ofSeconds(1))));
+        assertEquals("the cluster offers 3 task slots (local[3], 1 executor registered after 1 s), the job needs 4"
+                + " barrier tasks (4 ranks, parameter-server shard 0 with rank 0; topology ps, compressor lgc) at once: add"
                 + " executors or cores, or lower training.workers", e.getMessage());
         try (var left = Files.list(tmp)) {
             assertEquals(0, left.count(), "nothing written into the output directory");
