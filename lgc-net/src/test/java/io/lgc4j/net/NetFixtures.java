@@ -29,14 +29,22 @@ final class NetFixtures {
     private NetFixtures() {
     }
 
-    /** A port that was free a moment ago (endpoint 0 binds it; the others use port 0). */
+    /**
+     * A port that was free a moment ago, below the kernel's ephemeral range (Linux: 32768–60999), so that the other
+     * endpoints' binds to port 0 cannot take it before endpoint 0 binds it.
+     */
     static InetSocketAddress freeMaster() {
-        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return new InetSocketAddress("127.0.0.1", socket.getLocalPort());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        IOException last = null;
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port = random.nextInt(20_000, 32_000);
+            try (ServerSocket socket = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+                return new InetSocketAddress("127.0.0.1", socket.getLocalPort());
+            } catch (IOException e) {
+                last = e;
+            }
         }
+        throw new UncheckedIOException("no free port in 20000..31999", last);
     }
 
     /** Loopback settings with deadlines of a few seconds. */

@@ -300,9 +300,20 @@ final class LaunchCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * A port free a moment ago for rank 0, below Linux's ephemeral range (32768–60999): the other processes bind port
+     * 0, and an ephemeral port could be handed to one of them before rank 0 binds it.
+     */
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+        IOException last = null;
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port = java.util.concurrent.ThreadLocalRandom.current().nextInt(20_000, 32_000);
+            try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return s.getLocalPort();
+            } catch (IOException e) {
+                last = e;
+            }
         }
+        throw new IOException("no free port for rank 0 in 20000..31999", last);
     }
 }
