@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lgc4j.experiments.config.ConfigLoader;
 import io.lgc4j.experiments.runner.ExperimentRunner;
+import io.lgc4j.experiments.runner.RunFiles;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.junit.jupiter.api.AfterAll;
@@ -17,8 +18,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -125,39 +124,11 @@ class SparkBarrierRunTest {
     }
 
     private static void assertSameRun(Path a, Path b) throws IOException {
-        assertEquals(nonTimingColumns(a.resolve("metrics.csv")), nonTimingColumns(b.resolve("metrics.csv")));
-        JsonNode sa = new ObjectMapper().readTree(a.resolve("summary.json").toFile());
-        JsonNode sb = new ObjectMapper().readTree(b.resolve("summary.json").toFile());
-        for (String key : List.of("finalTestAccuracy", "finalLoss", "bytesSentPerEndpoint", "bytesReceivedPerEndpoint",
-                "replicaChecksums", "method", "steps")) {
-            assertEquals(sa.get(key), sb.get(key), key);
-        }
+        RunFiles.assertSameRun(a, b);
         assertEquals("tcp", ConfigLoader.load(b.resolve("config.yaml")).runtime().type().toString());
     }
 
     static Path only(Path dir) throws IOException {
-        try (var files = Files.list(dir)) {
-            Iterator<Path> it = files.iterator();
-            Path first = it.next();
-            assertFalse(it.hasNext(), "more than one run in " + dir);
-            return first;
-        }
-    }
-
-    private static List<String> nonTimingColumns(Path csv) throws IOException {
-        List<String> lines = Files.readAllLines(csv);
-        String[] header = lines.get(0).split(",", -1);
-        List<String> out = new ArrayList<>();
-        for (String line : lines) {
-            String[] v = line.split(",", -1);
-            StringBuilder row = new StringBuilder();
-            for (int i = 0; i < header.length; i++) {
-                if (!header[i].endsWith("_ms")) {
-                    row.append(v[i]).append(',');
-                }
-            }
-            out.add(row.toString());
-        }
-        return out;
+        return RunFiles.only(dir);
     }
 }

@@ -17,9 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -275,36 +273,14 @@ class MultiProcessRunTest {
     }
 
     private static Path only(Path dir) throws IOException {
-        try (var files = Files.list(dir)) {
-            Iterator<Path> it = files.iterator();
-            Path first = it.next();
-            assertFalse(it.hasNext(), "more than one run in " + dir);
-            return first;
-        }
+        return RunFiles.only(dir);
     }
 
     private static List<String> nonTimingColumns(Path csv) throws IOException {
-        List<String> lines = Files.readAllLines(csv);
-        String[] header = lines.get(0).split(",", -1);
-        List<String> out = new ArrayList<>();
-        for (String line : lines) {
-            String[] v = line.split(",", -1);
-            StringBuilder b = new StringBuilder();
-            for (int i = 0; i < header.length; i++) {
-                if (!header[i].endsWith("_ms")) {
-                    b.append(v[i]).append(',');
-                }
-            }
-            out.add(b.toString());
-        }
-        return out;
+        return RunFiles.nonTimingColumns(csv);
     }
 
     private static JsonNode withoutTimes(JsonNode byStage) {
-        JsonNode copy = byStage.deepCopy();
-        for (Iterator<Map.Entry<String, JsonNode>> it = copy.fields(); it.hasNext(); ) {
-            ((com.fasterxml.jackson.databind.node.ObjectNode) it.next().getValue()).remove("meanPhaseTimesPerStep");
-        }
-        return copy;
+        return RunFiles.withoutTimes(byStage);
     }
 }
