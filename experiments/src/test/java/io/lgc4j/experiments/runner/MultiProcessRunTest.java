@@ -89,14 +89,8 @@ class MultiProcessRunTest {
         assertTrue(launch.output().contains("[rank 0] test accuracy"), launch.output());
         Path a = only(inProcess);
         Path b = only(launched);
-        assertEquals(nonTimingColumns(a.resolve("metrics.csv")), nonTimingColumns(b.resolve("metrics.csv")));
-        JsonNode sa = new ObjectMapper().readTree(a.resolve("summary.json").toFile());
+        RunFiles.assertSameRun(a, b);
         JsonNode sb = new ObjectMapper().readTree(b.resolve("summary.json").toFile());
-        for (String key : List.of("finalTestAccuracy", "finalLoss", "bytesSentPerEndpoint", "bytesReceivedPerEndpoint",
-                "replicaChecksums", "method", "steps")) {
-            assertEquals(sa.get(key), sb.get(key), key);
-        }
-        assertEquals(withoutTimes(sa.get("bytesByStage")), withoutTimes(sb.get("bytesByStage")));
         List<String> sums = new ArrayList<>();
         sb.get("replicaChecksums").forEach(n -> sums.add(n.asText()));
         assertEquals(3, sums.size());
