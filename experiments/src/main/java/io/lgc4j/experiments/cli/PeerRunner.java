@@ -75,6 +75,9 @@ final class PeerRunner {
     /**
      * Runs (or reuses) {@code peer} into {@code dir}.
      *
+     * @param shape the links' cap, or null for loopback without namespaces (a reference run)
+     * @param cores each process's CPU share, or 0 for none
+     *
      * @throws RunFailedException when a rank fails
      */
     static PeerRun run(TimeToAccuracySettings.Peer peer, ExperimentConfig config, LinkShape shape, double cores,
@@ -83,8 +86,9 @@ final class PeerRunner {
         List<String> command = new ArrayList<>(List.of(PYTHON, script.toAbsolutePath().toString()));
         command.addAll(options(peer, config));
         command.addAll(List.of("--out", dir.resolve("evals.jsonl").toAbsolutePath().toString()));
-        String planned = String.join(" ", command) + "\nK=" + k + " link " + shape.describe() + " cores " + cores
-                + "\n";
+        String link = shape == null ? "loopback, no namespaces" : shape.describe();
+        String planned = String.join(" ", command) + "\nK=" + k + " link " + link + (cores > 0 ? " cores " + cores
+                : " no CPU cap") + "\n";
         Path summary = dir.resolve("summary.json");
         Path commandFile = dir.resolve("command.txt");
         if (Files.isRegularFile(summary) && Files.isRegularFile(commandFile)
@@ -95,7 +99,8 @@ final class PeerRunner {
         Files.createDirectories(dir);
         Files.deleteIfExists(summary);
         Files.writeString(commandFile, planned, StandardCharsets.UTF_8);
-        log.println("  " + peer.label() + ": training (" + k + " processes, " + shape.label() + ")");
+        log.println("  " + peer.label() + ": training (" + k + " processes, " + (shape == null ? "loopback"
+                : shape.label()) + ")");
         try (EmulatedHosts hosts = EmulatedHosts.create(k, shape, cores);
              ProcessGroup group = new ProcessGroup("ddp peer")) {
             for (int r = 0; r < k; r++) {

@@ -1,6 +1,7 @@
 package io.lgc4j.experiments.cli;
 
 import io.lgc4j.core.train.TrainingListener;
+import io.lgc4j.experiments.config.ExperimentConfig;
 import io.lgc4j.experiments.netem.FabricException;
 import io.lgc4j.experiments.netem.HostCommands;
 import io.lgc4j.experiments.netem.LinkProbe;
@@ -13,6 +14,7 @@ import io.lgc4j.experiments.tables.SuiteKind;
 import io.lgc4j.experiments.tables.SuiteRuns;
 import io.lgc4j.experiments.tables.TimeToAccuracySettings;
 import io.lgc4j.experiments.tables.TimeToAccuracyTable;
+import io.lgc4j.experiments.tables.UntilTarget;
 import picocli.CommandLine.Command;
 
 import java.io.IOException;
@@ -20,8 +22,10 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -30,6 +34,9 @@ import java.util.function.Supplier;
  * beside the PyTorch DDP peer under the same fabric; then {@link TimeToAccuracyTable}. Needs root, and says so before
  * anything trains. Resumable: a finished run under {@code <out>/<rate>/runs/} (or a peer run under
  * {@code <out>/<rate>/peers/}) with the same config is reused; the link probe is measured again on every invocation.
+ * With {@code network.untilTarget} every method first trains once in this JVM without caps over its whole schedule
+ * (under {@code <out>/reference/}, the peer on loopback), and under each cap only until the step where its reference
+ * reached the target ({@link UntilTarget}).
  */
 @Command(name = "time-to-accuracy", mixinStandardHelpOptions = true,
         description = {"Time to a target test accuracy of every method over links capped with tc tbf (one network"
@@ -67,11 +74,30 @@ final class TimeToAccuracyCommand extends SuiteCommand {
                 log.println("lgc table time-to-accuracy: the PyTorch peer will not run: " + peerNote);
             }
         }
+        double target = settings.targetAccuracy(profile);
+        boolean until = settings.untilTarget(profile);
+        List<SuiteRuns.Finished> reference = List.of();
+        Map<String, PeerRun> peerReference = new LinkedHashMap<>();
+        List<Suite.PlannedRun> capped = plan;
+        if (until) {
+            log.printf(Locale.ROOT, "reference: every method once in this JVM, no caps, its whole schedule: the step"
+                    + " where it first reaches %.1f%% and its final accuracy%n", target * 100);
+            reference = SuiteRuns.execute(plan, out.resolve("reference"), log, progress);
+            Map<String, SuiteRuns.Finished> byKey = new LinkedHashMap<>();
+            reference.forEach(f -> byKey.put(f.planned().key(), f));
+            capped = UntilTarget.plan(plan, byKey, target);
+            if (peerNote == null) {
+                for (TimeToAccuracySettings.Peer peer : settings.peers()) {
+                    peerReference.put(peer.id(), PeerRunner.run(peer, plan.get(0).config(), null, 0, script,
+                            out.resolve("reference").resolve("peers").resolve(peer.id()), log));
+                }
+            }
+        }
         List<TimeToAccuracyTable.RateResult> results = new ArrayList<>();
         for (LinkShape shape : settings.rates(profile)) {
             Path dir = out.resolve(shape.label());
             LinkProbe.Result probe;
-            java.util.Map<String, Object> setup = new java.util.LinkedHashMap<>();
+            Map<String, Object> setup = new LinkedHashMap<>();
             try (NetnsFabric fabric = NetnsFabric.create(2, shape)) {
                 probe = LinkProbe.measure(fabric, 0, 1, settings.probeSeconds(profile));
                 if (shape.shaped()) {
@@ -83,12 +109,20 @@ final class TimeToAccuracyCommand extends SuiteCommand {
             }
             log.printf(Locale.ROOT, "links %s: a raw TCP stream between two namespaces gets %.1f Mbit/s%n",
                     shape.label(), probe.megabitsPerSecond());
-            List<SuiteRuns.Finished> runs = SuiteRuns.execute(plan, dir, log, progress, new LaunchedRuns(run ->
+            List<SuiteRuns.Finished> runs = SuiteRuns.execute(capped, dir, log, progress, new LaunchedRuns(run ->
                     options(shape, settings, suite.method(run.methodId()).colocate())));
             List<PeerRun> peers = new ArrayList<>();
             if (peerNote == null) {
                 for (TimeToAccuracySettings.Peer peer : settings.peers()) {
-                    peers.add(PeerRunner.run(peer, plan.get(0).config(), shape, settings.cpuPerProcess(), script,
+                    ExperimentConfig config = plan.get(0).config();
+                    if (until) {
+                        int steps = UntilTarget.stepsToTarget(peerReference.get(peer.id()), target);
+                        if (steps <= 0) {
+                            continue;
+                        }
+                        config = config.withTraining(config.training().withMaxSteps(steps));
+                    }
+                    peers.add(PeerRunner.run(peer, config, shape, settings.cpuPerProcess(), script,
                             dir.resolve("peers").resolve(peer.id()), log));
                 }
             }
@@ -97,7 +131,7 @@ final class TimeToAccuracyCommand extends SuiteCommand {
                     + " cpu.cfs_quota_us)");
             results.add(new TimeToAccuracyTable.RateResult(shape, probe, setup, runs, peers, peerNote));
         }
-        TimeToAccuracyTable.write(suite, profile, commandLine, results, out);
+        TimeToAccuracyTable.write(suite, profile, commandLine, results, reference, peerReference, out);
     }
 
     private static List<String> options(LinkShape shape, TimeToAccuracySettings settings, boolean colocate) {

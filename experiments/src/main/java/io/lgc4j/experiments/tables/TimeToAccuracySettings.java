@@ -21,6 +21,7 @@ import java.util.regex.Pattern;
  *   cpuPerProcess: 0.4              # cores each process gets (cgroup CFS quota), the same for every method
  *   probeSeconds: 3                 # the raw stream between two namespaces that measures each cap
  *   targetAccuracy: 0.85            # time to accuracy: the first evaluation at or above it
+ *   untilTarget: true               # train under the caps only until the target (UntilTarget); default false
  *   peerScript: ../shared/peers/ddp_peer.py   # the PyTorch DDP peer (run with /usr/bin/python3)
  *   quick: {rates: [unshaped, 10mbit], targetAccuracy: 0.5, probeSeconds: 2}
  * peers:                            # PyTorch DDP over gloo under the same namespaces, caps and CPU shares
@@ -36,17 +37,20 @@ import java.util.regex.Pattern;
  * @param quickProbeSeconds the probe's duration, quick profile
  * @param targetAccuracy the target test accuracy, full profile
  * @param quickTargetAccuracy the target, quick profile
+ * @param untilTarget    full profile: a reference run per method (uncapped, whole schedule), then under each cap only
+ *                       the steps it needed to reach the target ({@link UntilTarget})
+ * @param quickUntilTarget the same, quick profile
  * @param peerScript     the PyTorch peer's script
  * @param peers          the PyTorch peer's methods (may be empty)
  */
 public record TimeToAccuracySettings(List<LinkShape> rates, List<LinkShape> quickRates, int latencyMs,
                                      double cpuPerProcess, double probeSeconds, double quickProbeSeconds,
-                                     double targetAccuracy, double quickTargetAccuracy, String peerScript,
-                                     List<Peer> peers) {
+                                     double targetAccuracy, double quickTargetAccuracy, boolean untilTarget,
+                                     boolean quickUntilTarget, String peerScript, List<Peer> peers) {
 
     private static final List<String> NETWORK_KEYS = List.of("cpuPerProcess", "latencyMs", "peerScript",
-            "probeSeconds", "quick", "rates", "targetAccuracy");
-    private static final List<String> QUICK_KEYS = List.of("probeSeconds", "rates", "targetAccuracy");
+            "probeSeconds", "quick", "rates", "targetAccuracy", "untilTarget");
+    private static final List<String> QUICK_KEYS = List.of("probeSeconds", "rates", "targetAccuracy", "untilTarget");
     private static final List<String> PEER_KEYS = List.of("id", "label", "method", "rank");
     private static final List<String> PEER_METHODS = List.of("dense", "fp16", "powersgd");
     private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9-]*");
@@ -77,6 +81,11 @@ public record TimeToAccuracySettings(List<LinkShape> rates, List<LinkShape> quic
     /** The target accuracy of {@code profile}. */
     public double targetAccuracy(Suite.Profile profile) {
         return profile == Suite.Profile.QUICK ? quickTargetAccuracy : targetAccuracy;
+    }
+
+    /** Whether {@code profile} trains under the caps only until the target ({@link UntilTarget}). */
+    public boolean untilTarget(Suite.Profile profile) {
+        return profile == Suite.Profile.QUICK ? quickUntilTarget : untilTarget;
     }
 
     /** The probe's seconds in {@code profile}. */
@@ -113,9 +122,11 @@ public record TimeToAccuracySettings(List<LinkShape> rates, List<LinkShape> quic
         double target = number(network, "network.", "targetAccuracy", source, 0, 1);
         double quickTarget = quick.has("targetAccuracy")
                 ? number(quick, "network.quick.", "targetAccuracy", source, 0, 1) : target;
+        boolean until = bool(network, "network.untilTarget", false, source);
+        boolean quickUntil = bool(quick, "network.quick.untilTarget", until, source);
         String script = network.has("peerScript") ? network.get("peerScript").asText() : "../shared/peers/ddp_peer.py";
         return new TimeToAccuracySettings(rates, quickRates, latencyMs, cpu, probe, quickProbe, target, quickTarget,
-                script, peers(peers, source));
+                until, quickUntil, script, peers(peers, source));
     }
 
     private static List<LinkShape> rates(JsonNode list, String at, int latencyMs, String source) {
@@ -176,6 +187,17 @@ public record TimeToAccuracySettings(List<LinkShape> rates, List<LinkShape> quic
                     : "expects a number in " + min + ".." + max + ", found " + v);
         }
         return v.asDouble();
+    }
+
+    private static boolean bool(JsonNode node, String at, boolean absent, String source) {
+        JsonNode v = node.get(at.substring(at.lastIndexOf('.') + 1));
+        if (v == null) {
+            return absent;
+        }
+        if (!v.isBoolean()) {
+            throw key(source, at, "expects true or false, found " + v);
+        }
+        return v.asBoolean();
     }
 
     private static void checkKeys(JsonNode node, List<String> allowed, String at, String source) {

@@ -42,21 +42,50 @@ public final class TimeToAccuracyTable {
                              List<SuiteRuns.Finished> runs, List<PeerRun> peers, String peerNote) {
     }
 
-    /** One row's figures. */
+    /**
+     * One row's figures.
+     *
+     * @param accuracy the final accuracy: the reference's (whole schedule) when there is one, else the run's
+     * @param check    with a reference: "yes" when the run's last evaluation equals the reference's at that step,
+     *                 "NO" when not, "–" without a run; else empty
+     */
     private record Row(String method, long steps, double toTarget, double accuracy, double trainS, double wallS,
                        double bytesPerRank, double computeMs, double encodeMs, double communicateMs, double decodeMs,
-                       double applyMs, double stepMs, double[] curveS, double[] curveAcc) {
+                       double applyMs, double stepMs, double[] curveS, double[] curveAcc, String check) {
+
+        /** A method whose reference never reached the target: nothing ran under the cap. */
+        static Row notReached(String method, long referenceSteps, double referenceAccuracy) {
+            return new Row(method, referenceSteps, Double.NaN, referenceAccuracy, Double.NaN, Double.NaN, Double.NaN,
+                    Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, new double[0],
+                    new double[0], "–");
+        }
     }
 
-    /** Builds table.md, table.csv, one PNG per link and provenance.json in {@code out}. */
+    /** As {@link #write(Suite, Suite.Profile, String, List, List, Map, Path)} without reference runs. */
     public static void write(Suite suite, Suite.Profile profile, String commandLine, List<RateResult> rates, Path out)
+            throws IOException {
+        write(suite, profile, commandLine, rates, List.of(), Map.of(), out);
+    }
+
+    /**
+     * Builds table.md, table.csv, one PNG per link and provenance.json in {@code out}.
+     *
+     * @param reference     the methods' reference runs in plan order ({@link UntilTarget}), or empty when every
+     *                      capped run trained its whole schedule
+     * @param peerReference the peer's reference runs by peer id, or empty
+     */
+    public static void write(Suite suite, Suite.Profile profile, String commandLine, List<RateResult> rates,
+                             List<SuiteRuns.Finished> reference, Map<String, PeerRun> peerReference, Path out)
             throws IOException {
         TimeToAccuracySettings settings = suite.timeToAccuracy();
         double target = settings.targetAccuracy(profile);
+        boolean until = !reference.isEmpty();
         Table table = new Table(List.of(Table.column("link", "link cap"), Table.timing("measured_mbit_s",
-                        "measured (Mbit/s)"), Table.column("method", "method"), Table.column("steps", "steps"),
+                        "measured (Mbit/s)"), Table.column("method", "method"),
+                Table.column("steps", until ? "steps to " + pct(target) : "steps"),
                 Table.timing("time_to_target_s", "time to " + pct(target) + " (s)"),
-                Table.column("final_accuracy", "final accuracy"), Table.timing("train_s", "train time (s)"),
+                Table.column("final_accuracy", until ? "final accuracy (whole schedule)" : "final accuracy"),
+                Table.column("same_as_reference", "same as reference"), Table.timing("train_s", "train time (s)"),
                 Table.timing("wall_s", "wall (s)"), Table.column("sent_mb_per_rank", "sent (MB / rank)"),
                 Table.timing("compute_ms", "compute (ms/step)"),
                 Table.timing("encode_ms", "select+encode (ms/step)"),
@@ -72,23 +101,37 @@ public final class TimeToAccuracyTable {
             List<Charts.Line> lines = new ArrayList<>();
             Row denseRing = null;
             List<Row> rows = new ArrayList<>();
-            for (SuiteRuns.Finished run : rate.runs()) {
-                Row r = lgcRow(run, target);
+            for (SuiteRuns.Finished ref : until ? reference : rate.runs()) {
+                SuiteRuns.Finished run = until ? rate.runs().stream().filter(f -> f.planned().key()
+                        .equals(ref.planned().key())).findFirst().orElse(null) : ref;
+                Row r = run == null ? Row.notReached(ref.planned().label(), ref.summary().steps(),
+                        ref.summary().finalTestAccuracy()) : lgcRow(run, until ? ref : null, target);
                 rows.add(r);
-                if (run.planned().methodId().equals("dense-ring")) {
+                if (ref.planned().methodId().equals("dense-ring")) {
                     denseRing = r;
                 }
-                lines.add(new Charts.Line(r.method(), r.curveS(), r.curveAcc(), false));
+                if (run != null) {
+                    lines.add(new Charts.Line(r.method(), r.curveS(), r.curveAcc(), false));
+                }
+            }
+            for (TimeToAccuracySettings.Peer p : until && rate.peerNote() == null ? settings.peers()
+                    : List.<TimeToAccuracySettings.Peer>of()) {
+                if (rate.peers().stream().noneMatch(run -> run.peer().id().equals(p.id()))) {
+                    JsonNode s = peerReference.get(p.id()).summary();
+                    rows.add(Row.notReached(p.label(), s.path("steps").asLong(),
+                            s.path("final_test_accuracy").asDouble()));
+                }
             }
             for (PeerRun peer : rate.peers()) {
-                Row r = peerRow(peer, target);
+                Row r = peerRow(peer, until ? peerReference.get(peer.peer().id()) : null, target);
                 rows.add(r);
                 lines.add(new Charts.Line(r.method(), r.curveS(), r.curveAcc(), true));
             }
             for (Row r : rows) {
                 table.add(rate.shape().label(), measured, r.method(), String.valueOf(r.steps()),
                         Double.isNaN(r.toTarget()) ? "not reached" : Table.number(r.toTarget(), 1),
-                        Table.number(r.accuracy(), 4), Table.number(r.trainS(), 1), Table.number(r.wallS(), 1),
+                        Table.number(r.accuracy(), 4), r.check(), Table.number(r.trainS(), 1),
+                        Table.number(r.wallS(), 1),
                         Table.number(r.bytesPerRank() / 1e6, 2), Table.number(r.computeMs(), 1),
                         Table.number(r.encodeMs(), 1), Table.number(r.communicateMs(), 1),
                         Table.number(r.decodeMs(), 1), Table.number(r.applyMs(), 1), Table.number(r.stepMs(), 1));
@@ -123,7 +166,7 @@ public final class TimeToAccuracyTable {
             link.putAll(rate.setup());
             links.add(link);
         }
-        List<String> intro = List.of("Every run: " + CompressionTable.describe(all) + ". Every process (worker,"
+        List<String> intro = new ArrayList<>(List.of("Every run: " + CompressionTable.describe(until ? reference : all) + ". Every process (worker,"
                 + " parameter-server shard, PyTorch rank) runs in its own Linux network namespace; the namespaces are"
                 + " joined through a bridge by veth links whose both directions are capped with `tc qdisc … tbf` at"
                 + " the row's rate (`unshaped`: namespaces, no cap). Each process is held to "
@@ -133,12 +176,27 @@ public final class TimeToAccuracyTable {
                 + " target is the training time (evaluations excluded) at the first evaluation whose test accuracy"
                 + " reaches " + pct(target) + ". `measured` is a single raw TCP stream between two namespaces through"
                 + " the same cap. PyTorch DDP rows (gloo) split a step into compute and exposed communication only"
-                + " (their encode and decode are inside communicate); its bytes are computed from the hooks.");
+                + " (their encode and decode are inside communicate); its bytes are computed from the hooks."));
+        if (until) {
+            intro.add("**Trained until the target.** A run's results are fixed by its config and seed, not by its links"
+                    + " (a process per rank computes what one JVM computes, bit for bit). So every method first trained"
+                    + " once in one JVM without caps over its whole schedule (its *reference*, `reference/runs/`; the"
+                    + " PyTorch peer on loopback, `reference/peers/`): the final accuracy column is the reference's."
+                    + " Under each cap it then trained only the steps its reference needed to reach " + pct(target)
+                    + " (the steps column), so train time, wall, bytes and the step split are those of the run to the"
+                    + " target. `same as reference`: the capped run's last evaluation (and, for LGC4J, its loss)"
+                    + " equals the reference's at the same step. A method whose reference never reached the target"
+                    + " did not run under the caps (`not reached`; steps: its whole schedule).");
+        }
         Map<String, Object> provenance = new LinkedHashMap<>();
         provenance.put("kernel", System.getProperty("os.name") + " " + System.getProperty("os.version"));
         provenance.put("targetAccuracy", target);
         provenance.put("cpuPerProcess", settings.cpuPerProcess());
         provenance.put("links", links);
+        if (until) {
+            provenance.put("reference", reference.stream().map(f -> out.relativize(f.directory()).toString())
+                    .toList());
+        }
         List<Map<String, Object>> peers = new ArrayList<>();
         for (RateResult rate : rates) {
             for (PeerRun p : rate.peers()) {
@@ -150,7 +208,7 @@ public final class TimeToAccuracyTable {
         new Report(suite, profile, commandLine, intro, table, figures, findings).write(out, all, provenance);
     }
 
-    private static Row lgcRow(SuiteRuns.Finished run, double target) throws IOException {
+    private static Row lgcRow(SuiteRuns.Finished run, SuiteRuns.Finished ref, double target) throws IOException {
         MetricsTable m = run.metrics();
         double[] wall = m.numbers("wall_ms");
         double[] eval = m.numbers("evaluate_ms");
@@ -172,14 +230,16 @@ public final class TimeToAccuracyTable {
         RunSummary s = run.summary();
         int k = s.workers();
         double bytes = s.bytesSentPerEndpoint().stream().limit(k).mapToLong(Long::longValue).average().orElse(0);
-        return new Row(run.planned().label(), s.steps(), toTarget, s.finalTestAccuracy(), train, s.wallMs() / 1000,
+        return new Row(run.planned().label(), s.steps(), toTarget,
+                ref == null ? s.finalTestAccuracy() : ref.summary().finalTestAccuracy(), train, s.wallMs() / 1000,
                 bytes, mean(m, "compute_ms"), mean(m, "select_ms") + mean(m, "encode_ms"), mean(m, "communicate_ms"),
                 mean(m, "decode_ms"), mean(m, "apply_ms"), meanTrainStep(wall, eval),
                 xs.stream().mapToDouble(Double::doubleValue).toArray(),
-                ys.stream().mapToDouble(Double::doubleValue).toArray());
+                ys.stream().mapToDouble(Double::doubleValue).toArray(),
+                ref == null ? "" : UntilTarget.sameAsReference(m, ref.metrics()) ? "yes" : "NO");
     }
 
-    private static Row peerRow(PeerRun peer, double target) throws IOException {
+    private static Row peerRow(PeerRun peer, PeerRun ref, double target) throws IOException {
         JsonNode s = peer.summary();
         List<JsonNode> evals = peer.evaluations();
         double[] xs = new double[evals.size()];
@@ -193,9 +253,10 @@ public final class TimeToAccuracyTable {
             }
         }
         return new Row(peer.peer().label(), s.path("steps").asLong(), toTarget,
-                s.path("final_test_accuracy").asDouble(), s.path("train_s").asDouble(), s.path("wall_s").asDouble(),
-                s.path("bytes_per_rank_total").asDouble(), ms(s, "compute_s_mean"), Double.NaN, ms(s, "comm_s_mean"),
-                Double.NaN, Double.NaN, ms(s, "step_s_mean"), xs, ys);
+                (ref == null ? s : ref.summary()).path("final_test_accuracy").asDouble(), s.path("train_s").asDouble(),
+                s.path("wall_s").asDouble(), s.path("bytes_per_rank_total").asDouble(), ms(s, "compute_s_mean"),
+                Double.NaN, ms(s, "comm_s_mean"), Double.NaN, Double.NaN, ms(s, "step_s_mean"), xs, ys,
+                ref == null ? "" : UntilTarget.sameAsReference(peer, ref) ? "yes" : "NO");
     }
 
     private static double ms(JsonNode s, String field) {

@@ -147,6 +147,14 @@ class SuiteLoaderTest {
         assertEquals(1, s.rates(Suite.Profile.QUICK).size());
         assertEquals(0.5, s.targetAccuracy(Suite.Profile.QUICK));
         assertEquals(5_000, s.rates(Suite.Profile.QUICK).get(0).burstBytes());   // rate / 250
+        assertFalse(s.untilTarget(Suite.Profile.FULL));
+        TimeToAccuracySettings until = SuiteLoader.parse(tta.replace("targetAccuracy: 0.8,",
+                "targetAccuracy: 0.8, untilTarget: true,"), FILE, SuiteKind.TIME_TO_ACCURACY).timeToAccuracy();
+        assertTrue(until.untilTarget(Suite.Profile.FULL));
+        assertTrue(until.untilTarget(Suite.Profile.QUICK));    // the quick profile inherits it
+        assertEquals("suite.yaml: key 'network.quick.untilTarget' expects true or false, found \"maybe\"",
+                message(tta.replace("targetAccuracy: 0.5}", "targetAccuracy: 0.5, untilTarget: maybe}"),
+                        SuiteKind.TIME_TO_ACCURACY));
         assertEquals("suite.yaml: key 'network.rates[1]' expects 'unshaped' or a rate such as 100mbit (kbit, mbit or"
                         + " gbit: tc's units, powers of 1000), found \"10mbps\"",
                 message(tta.replace("unshaped, 10mbit]", "unshaped, 10mbps]"), SuiteKind.TIME_TO_ACCURACY));
