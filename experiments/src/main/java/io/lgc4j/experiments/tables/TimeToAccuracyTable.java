@@ -80,6 +80,9 @@ public final class TimeToAccuracyTable {
         TimeToAccuracySettings settings = suite.timeToAccuracy();
         double target = settings.targetAccuracy(profile);
         boolean until = !reference.isEmpty();
+        List<Double> measuredRates = new ArrayList<>();
+        Map<String, List<Double>> timesByMethod = new LinkedHashMap<>();
+        List<String> peerLabels = new ArrayList<>();
         Table table = new Table(List.of(Table.column("link", "link cap"), Table.timing("measured_mbit_s",
                         "measured (Mbit/s)"), Table.column("method", "method"),
                 Table.column("steps", until ? "steps to " + pct(target) : "steps"),
@@ -127,6 +130,15 @@ public final class TimeToAccuracyTable {
                 rows.add(r);
                 lines.add(new Charts.Line(r.method(), r.curveS(), r.curveAcc(), true));
             }
+            measuredRates.add(rate.probe().megabitsPerSecond());
+            for (Row r : rows) {
+                timesByMethod.computeIfAbsent(r.method(), m -> new ArrayList<>()).add(r.toTarget());
+            }
+            rate.peers().forEach(p -> {
+                if (!peerLabels.contains(p.peer().label())) {
+                    peerLabels.add(p.peer().label());
+                }
+            });
             for (Row r : rows) {
                 table.add(rate.shape().label(), measured, r.method(), String.valueOf(r.steps()),
                         Double.isNaN(r.toTarget()) ? "not reached" : Table.number(r.toTarget(), 1),
@@ -205,7 +217,53 @@ public final class TimeToAccuracyTable {
             }
         }
         provenance.put("peers", peers);
+        String crossover = crossover(measuredRates, timesByMethod, peerLabels, pct(target));
+        if (crossover != null) {
+            findings.add(crossover);
+        }
         new Report(suite, profile, commandLine, intro, table, figures, findings).write(out, all, provenance);
+    }
+
+    /**
+     * The crossover paragraph ({@link Crossover}): every method's times to the target fitted over the measured rates,
+     * LGC4J's methods against dense ring, the PyTorch peer's against its first method (dense); null with fewer than
+     * two rates or no dense ring.
+     */
+    private static String crossover(List<Double> rates, Map<String, List<Double>> times, List<String> peerLabels,
+                                    String target) {
+        if (rates.size() < 2) {
+            return null;
+        }
+        double[] x = rates.stream().mapToDouble(Double::doubleValue).toArray();
+        String ours = times.keySet().stream().filter(m -> !peerLabels.contains(m)).findFirst().orElse(null);
+        String theirs = peerLabels.isEmpty() ? null : peerLabels.get(0);
+        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "**Crossover.** Each method's time to %s"
+                + " at the measured rates, fitted with T = a + b / rate: *a* is the seconds no bandwidth removes"
+                + " (compute, encoding, waiting for the slowest rank, latency), *b* the megabits through the busiest"
+                + " link before the target. Where the two lines of a method and its baseline (%s for LGC4J, %s for"
+                + " PyTorch) cross is the rate below (or above) which the method is faster.%n%n"
+                + "| method | a (s) | b (Mbit) | worst fit residual | against its baseline |%n"
+                + "| --- | ---: | ---: | ---: | --- |", target, ours, theirs == null ? "–" : theirs));
+        Crossover.Fit oursFit = fitOrNull(x, times.get(ours));
+        Crossover.Fit theirsFit = theirs == null ? null : fitOrNull(x, times.get(theirs));
+        for (Map.Entry<String, List<Double>> e : times.entrySet()) {
+            Crossover.Fit fit = fitOrNull(x, e.getValue());
+            Crossover.Fit base = peerLabels.contains(e.getKey()) ? theirsFit : oursFit;
+            String against = fit == null ? "not reached at two rates" : e.getKey().equals(ours)
+                    || e.getKey().equals(theirs) ? "(baseline)" : base == null ? "–"
+                    : Crossover.against(fit, base).describe();
+            b.append(String.format(Locale.ROOT, "%n| %s | %s | %s | %s | %s |", e.getKey(),
+                    fit == null ? "" : Table.number(fit.a(), 1), fit == null ? "" : Table.number(fit.b(), 1),
+                    fit == null ? "" : String.format(Locale.ROOT, "%.0f%%", fit.maxRelResidual() * 100), against));
+        }
+        return b.toString();
+    }
+
+    private static Crossover.Fit fitOrNull(double[] rates, List<Double> times) {
+        if (times == null || times.size() != rates.length || times.stream().filter(t -> !t.isNaN()).count() < 2) {
+            return null;
+        }
+        return Crossover.fit(rates, times.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
     private static Row lgcRow(SuiteRuns.Finished run, SuiteRuns.Finished ref, double target) throws IOException {
