@@ -105,6 +105,15 @@ public final class InProcessCluster implements AutoCloseable {
         return endpoints;
     }
 
+    /** Frames sent to {@code endpoint} that it has not received yet, from every peer. */
+    public int pending(int endpoint) {
+        int n = 0;
+        for (int from = 0; from < endpoints; from++) {
+            n += link(from, endpoint).size();
+        }
+        return n;
+    }
+
     /** Shuts the cluster down and wakes every blocked receiver. Idempotent. */
     @Override
     public void close() {

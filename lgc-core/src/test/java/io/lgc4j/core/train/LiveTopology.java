@@ -3,6 +3,8 @@ package io.lgc4j.core.train;
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.checkpoint.PartKind;
+import io.lgc4j.core.comm.ForwardingTransport;
+import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.InProcessCluster;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.comm.TransportClosedException;
@@ -16,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A topology's endpoints kept alive on one in-process cluster across steps, for tests that run a stretch of steps
@@ -35,8 +38,10 @@ import java.util.concurrent.TimeoutException;
  * }
  * }</pre>
  *
- * <p>A save reads a service's state from the test's thread while the service waits for the next step: the service
- * must change nothing once it has sent a step's last frame, which every worker receives before its step returns.
+ * <p>A save reads a service's state from the test's thread while the service waits for the next step. As in the
+ * runtimes, where a service saves on its own thread between its steps, a service may go on working after it has sent
+ * a step's last frame (the LGC-PS server trains its autoencoder after the broadcast): {@link #step} returns only once
+ * every service is blocked receiving, with nothing queued for it, i.e. waiting for the next step.
  */
 public final class LiveTopology implements AutoCloseable {
     /** The prefix of every rank's sections. */
@@ -51,6 +56,7 @@ public final class LiveTopology implements AutoCloseable {
     private final ExecutorService pool;
     private final List<GradientExchange> exchanges = new ArrayList<>();
     private final List<ServiceLoop> services;
+    private final List<ReceiveWatch> watches = new ArrayList<>();
     private final List<Future<?>> running = new ArrayList<>();
     private boolean stepped;
 
@@ -62,7 +68,9 @@ public final class LiveTopology implements AutoCloseable {
         this.pool = Executors.newFixedThreadPool(workers + serviceCount);
         List<Transport> serviceTransports = new ArrayList<>();
         for (int s = 0; s < serviceCount; s++) {
-            serviceTransports.add(cluster.transport(workers + s));
+            ReceiveWatch watch = new ReceiveWatch(cluster.transport(workers + s));
+            watches.add(watch);
+            serviceTransports.add(watch);
         }
         this.services = topology.services(workers, serviceTransports, layout);
         for (int r = 0; r < workers; r++) {
@@ -102,7 +110,48 @@ public final class LiveTopology implements AutoCloseable {
                 throw e;
             }
         }
+        awaitServicesIdle();
         return outputs;
+    }
+
+    /** Waits until every service is blocked in a receive with nothing queued for it: its step is over. */
+    private void awaitServicesIdle() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+        for (int s = 0; s < watches.size(); s++) {
+            while (!(watches.get(s).receiving() && cluster.pending(workers + s) == 0)) {
+                if (running.get(s).isDone()) {
+                    running.get(s).get(); // throws the service's failure
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new TimeoutException("service " + s + " did not finish its step within " + TIMEOUT_SECONDS
+                            + " s");
+                }
+                Thread.sleep(1);
+            }
+        }
+    }
+
+    /** A service's transport that knows whether the service is inside a receive. */
+    private static final class ReceiveWatch extends ForwardingTransport {
+        private final AtomicInteger receiving = new AtomicInteger();
+
+        ReceiveWatch(Transport inner) {
+            super(inner);
+        }
+
+        @Override
+        public Frame receive(int peer) {
+            receiving.incrementAndGet();
+            try {
+                return inner.receive(peer);
+            } finally {
+                receiving.decrementAndGet();
+            }
+        }
+
+        boolean receiving() {
+            return receiving.get() > 0;
+        }
     }
 
     /** Every endpoint's state, between steps: the K rank parts, then the service parts, each read back from bytes. */

@@ -98,8 +98,9 @@ final class LgcPsServer implements PsServer.Step, Persistent {
      * optimizer state), its trainer ({@code prefix/trainer/...}: draws and losses), the drift guard's window when a
      * guard runs ({@code prefix/guard/window}) and the protocol's flags ({@code prefix/protocol/state}). The rest is
      * configuration, or the step's own: the union mean is reset before each use, the notes are the step's report.
-     * {@link #serve} changes none of it after the step's last frame leaves, so a save between steps, once every
-     * worker has finished the step, sees the whole step.
+     * {@link #serve} still changes it after the step's broadcast (the autoencoder's training step in TOP_K), but a
+     * save runs on the server's own thread between its steps ({@code ServiceReporter}), after serve has returned, so
+     * it sees the whole step.
      */
     @Override
     public void save(CheckpointPart.Builder part, String prefix) {
@@ -145,12 +146,16 @@ final class LgcPsServer implements PsServer.Step, Persistent {
         if (plan.check()) {
             // the method's reconstructions, not the control's: the guard trips where the method's would
             nextCompressed = !checkDrift(tag, values);
-        } else if (!plan.compressed()) {
-            // before the broadcast, so the step's losses are in its metrics when the workers finish it (the
-            // workers would otherwise compute their next gradient meanwhile: an overlap given up for that)
-            nextCompressed = train(tag, values);
         }
         end.broadcast(denseMean, mean);
+        if (!plan.check() && !plan.compressed()) {
+            // after the broadcast: the workers apply the mean and compute their next gradient while the autoencoder
+            // trains on this step's vectors. Nothing the workers receive depends on it before the flag (sent below,
+            // after a fallback step) or the next step; its losses still reach the step's metrics, since the service
+            // reports a step only when it meets the next one (ServiceReporter), and a checkpoint is saved between
+            // steps, on this thread, after serve returns.
+            nextCompressed = train(tag, values);
+        }
         if (plan.flag()) {
             // after a check or a fallback step: one CONTROL byte per worker, 1 if the next step is compressed; the
             // flag is taken first, so that nothing changes once the step's last frame has left (see save)
