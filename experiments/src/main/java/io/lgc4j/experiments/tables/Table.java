@@ -69,6 +69,11 @@ public final class Table {
         rows.add(List.of(cells));
     }
 
+    /** The number of rows. */
+    public int size() {
+        return rows.size();
+    }
+
     /** Whether the column named {@code name} holds timings. */
     public boolean isTiming(String name) {
         return columns.stream().anyMatch(c -> c.name().equals(name) && c.timing());

@@ -51,13 +51,23 @@ public final class TimeToAccuracyTable {
      */
     private record Row(String method, long steps, double toTarget, double accuracy, double trainS, double wallS,
                        double bytesPerRank, double computeMs, double encodeMs, double communicateMs, double decodeMs,
-                       double applyMs, double stepMs, double[] curveS, double[] curveAcc, String check) {
+                       double applyMs, double stepMs, double[] curveS, double[] curveAcc, String check,
+                       long stepsToTarget, double computeToTargetS) {
 
         /** A method whose reference never reached the target: nothing ran under the cap. */
         static Row notReached(String method, long referenceSteps, double referenceAccuracy) {
             return new Row(method, referenceSteps, Double.NaN, referenceAccuracy, Double.NaN, Double.NaN, Double.NaN,
                     Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, new double[0],
-                    new double[0], "–");
+                    new double[0], "–", 0, Double.NaN);
+        }
+
+        /**
+         * The time to the target had every step's compute (forward and backward) taken {@code computeMs}: the
+         * measured time minus this run's compute up to the target plus the same number of steps at that rate. NaN
+         * when the target was not reached or the rate is unknown.
+         */
+        double toTargetAtCompute(double computeMs) {
+            return toTarget - computeToTargetS + stepsToTarget * computeMs / 1000;
         }
     }
 
@@ -82,11 +92,15 @@ public final class TimeToAccuracyTable {
         boolean until = !reference.isEmpty();
         List<Double> measuredRates = new ArrayList<>();
         Map<String, List<Double>> timesByMethod = new LinkedHashMap<>();
+        Map<String, List<Double>> equalTimesByMethod = new LinkedHashMap<>();
         List<String> peerLabels = new ArrayList<>();
+        String denseRingLabel = null;
+        Table stages = stageTable();
         Table table = new Table(List.of(Table.column("link", "link cap"), Table.timing("measured_mbit_s",
                         "measured (Mbit/s)"), Table.column("method", "method"),
                 Table.column("steps", until ? "steps to " + pct(target) : "steps"),
                 Table.timing("time_to_target_s", "time to " + pct(target) + " (s)"),
+                Table.timing("time_at_peer_compute_s", "at PyTorch's compute (s)"),
                 Table.column("final_accuracy", until ? "final accuracy (whole schedule)" : "final accuracy"),
                 Table.column("same_as_reference", "same as reference"), Table.timing("train_s", "train time (s)"),
                 Table.timing("wall_s", "wall (s)"), Table.column("sent_mb_per_rank", "sent (MB / rank)"),
@@ -112,9 +126,11 @@ public final class TimeToAccuracyTable {
                 rows.add(r);
                 if (ref.planned().methodId().equals("dense-ring")) {
                     denseRing = r;
+                    denseRingLabel = r.method();
                 }
                 if (run != null) {
                     lines.add(new Charts.Line(r.method(), r.curveS(), r.curveAcc(), false));
+                    addStages(stages, rate.shape().label(), run);
                 }
             }
             for (TimeToAccuracySettings.Peer p : until && rate.peerNote() == null ? settings.peers()
@@ -131,8 +147,13 @@ public final class TimeToAccuracyTable {
                 lines.add(new Charts.Line(r.method(), r.curveS(), r.curveAcc(), true));
             }
             measuredRates.add(rate.probe().megabitsPerSecond());
+            String peerDense = rate.peers().isEmpty() ? null : rate.peers().get(0).peer().label();
+            double peerCompute = rows.stream().filter(r -> r.method().equals(peerDense)).findFirst()
+                    .map(Row::computeMs).orElse(Double.NaN);
             for (Row r : rows) {
                 timesByMethod.computeIfAbsent(r.method(), m -> new ArrayList<>()).add(r.toTarget());
+                equalTimesByMethod.computeIfAbsent(r.method(), m -> new ArrayList<>())
+                        .add(r.toTargetAtCompute(peerCompute));
             }
             rate.peers().forEach(p -> {
                 if (!peerLabels.contains(p.peer().label())) {
@@ -142,7 +163,7 @@ public final class TimeToAccuracyTable {
             for (Row r : rows) {
                 table.add(rate.shape().label(), measured, r.method(), String.valueOf(r.steps()),
                         Double.isNaN(r.toTarget()) ? "not reached" : Table.number(r.toTarget(), 1),
-                        Table.number(r.accuracy(), 4), r.check(), Table.number(r.trainS(), 1),
+                        Table.number(r.toTargetAtCompute(peerCompute), 1), Table.number(r.accuracy(), 4), r.check(), Table.number(r.trainS(), 1),
                         Table.number(r.wallS(), 1),
                         Table.number(r.bytesPerRank() / 1e6, 2), Table.number(r.computeMs(), 1),
                         Table.number(r.encodeMs(), 1), Table.number(r.communicateMs(), 1),
@@ -178,7 +199,8 @@ public final class TimeToAccuracyTable {
             link.putAll(rate.setup());
             links.add(link);
         }
-        List<String> intro = new ArrayList<>(List.of("Every run: " + CompressionTable.describe(until ? reference : all) + ". Every process (worker,"
+        List<String> intro = new ArrayList<>(List.of("Every run: " + CompressionTable.describe(until ? reference : all)
+                + ". Every process (worker,"
                 + " parameter-server shard, PyTorch rank) runs in its own Linux network namespace; the namespaces are"
                 + " joined through a bridge by veth links whose both directions are capped with `tc qdisc … tbf` at"
                 + " the row's rate (`unshaped`: namespaces, no cap). Each process is held to "
@@ -188,7 +210,15 @@ public final class TimeToAccuracyTable {
                 + " target is the training time (evaluations excluded) at the first evaluation whose test accuracy"
                 + " reaches " + pct(target) + ". `measured` is a single raw TCP stream between two namespaces through"
                 + " the same cap. PyTorch DDP rows (gloo) split a step into compute and exposed communication only"
-                + " (their encode and decode are inside communicate); its bytes are computed from the hooks."));
+                + " (their encode and decode are inside communicate); its bytes are computed from the hooks.",
+                "**Compute on equal terms.** PyTorch's forward and backward are several times faster than DL4J's on"
+                + " the same cores, which has nothing to do with the links. `at PyTorch's compute` is the time to the"
+                + " target had every step's compute taken what PyTorch DDP dense's took under the same cap and CPU"
+                + " share: the measured time, minus the run's own compute (forward + backward, summed over the steps"
+                + " up to the target), plus as many steps of PyTorch's. Everything else (selection, encoding,"
+                + " communication, waiting, decoding, applying) stays as measured. It compares ours with PyTorch's"
+                + " methods on their communication alone; it is not a prediction of what a faster DL4J would do,"
+                + " since shorter compute would also shorten the waits at 0.4 cores."));
         if (until) {
             intro.add("**Trained until the target.** A run's results are fixed by its config and seed, not by its links"
                     + " (a process per rank computes what one JVM computes, bit for bit). So every method first trained"
@@ -217,9 +247,17 @@ public final class TimeToAccuracyTable {
             }
         }
         provenance.put("peers", peers);
-        String crossover = crossover(measuredRates, timesByMethod, peerLabels, pct(target));
+        String crossover = crossover(measuredRates, timesByMethod, equalTimesByMethod, denseRingLabel, peerLabels,
+                pct(target));
         if (crossover != null) {
             findings.add(crossover);
+        }
+        if (stages.size() > 0) {
+            stages.writeCsv(out.resolve("stages.csv"));
+            findings.add("**Where the time went, per stage** (`stages.csv`): the steps each LGC4J run spent in each"
+                    + " stage up to where it stopped, their training time, the mean split of such a step and the"
+                    + " bytes a worker sent per step. Every step is counted here, the first included.\n\n"
+                    + stages.markdown().strip());
         }
         new Report(suite, profile, commandLine, intro, table, figures, findings).write(out, all, provenance);
     }
@@ -229,34 +267,90 @@ public final class TimeToAccuracyTable {
      * LGC4J's methods against dense ring, the PyTorch peer's against its first method (dense); null with fewer than
      * two rates or no dense ring.
      */
-    private static String crossover(List<Double> rates, Map<String, List<Double>> times, List<String> peerLabels,
+    private static String crossover(List<Double> rates, Map<String, List<Double>> times,
+                                    Map<String, List<Double>> equalTimes, String ours, List<String> peerLabels,
                                     String target) {
-        if (rates.size() < 2) {
+        if (rates.size() < 2 || ours == null) {
             return null;
         }
         double[] x = rates.stream().mapToDouble(Double::doubleValue).toArray();
-        String ours = times.keySet().stream().filter(m -> !peerLabels.contains(m)).findFirst().orElse(null);
         String theirs = peerLabels.isEmpty() ? null : peerLabels.get(0);
         StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "**Crossover.** Each method's time to %s"
                 + " at the measured rates, fitted with T = a + b / rate: *a* is the seconds no bandwidth removes"
                 + " (compute, encoding, waiting for the slowest rank, latency), *b* the megabits through the busiest"
                 + " link before the target. Where the two lines of a method and its baseline (%s for LGC4J, %s for"
-                + " PyTorch) cross is the rate below (or above) which the method is faster.%n%n"
-                + "| method | a (s) | b (Mbit) | worst fit residual | against its baseline |%n"
-                + "| --- | ---: | ---: | ---: | --- |", target, ours, theirs == null ? "–" : theirs));
+                + " PyTorch) cross is the rate below (or above) which the method is faster. The last column fits the"
+                + " times at PyTorch's compute instead and compares every method with %s there, ours and"
+                + " PyTorch's alike.%n%n"
+                + "| method | a (s) | b (Mbit) | worst fit residual | against its baseline | at PyTorch's compute,"
+                + " against %s |%n"
+                + "| --- | ---: | ---: | ---: | --- | --- |", target, ours, theirs == null ? "–" : theirs, ours, ours));
         Crossover.Fit oursFit = fitOrNull(x, times.get(ours));
         Crossover.Fit theirsFit = theirs == null ? null : fitOrNull(x, times.get(theirs));
+        Crossover.Fit oursEqualFit = fitOrNull(x, equalTimes.get(ours));
         for (Map.Entry<String, List<Double>> e : times.entrySet()) {
             Crossover.Fit fit = fitOrNull(x, e.getValue());
             Crossover.Fit base = peerLabels.contains(e.getKey()) ? theirsFit : oursFit;
             String against = fit == null ? "not reached at two rates" : e.getKey().equals(ours)
                     || e.getKey().equals(theirs) ? "(baseline)" : base == null ? "–"
                     : Crossover.against(fit, base).describe();
-            b.append(String.format(Locale.ROOT, "%n| %s | %s | %s | %s | %s |", e.getKey(),
+            Crossover.Fit equalFit = fitOrNull(x, equalTimes.get(e.getKey()));
+            String equal = equalFit == null ? "–" : e.getKey().equals(ours) ? "(baseline)" : oursEqualFit == null
+                    ? "–" : Crossover.against(equalFit, oursEqualFit).describe();
+            b.append(String.format(Locale.ROOT, "%n| %s | %s | %s | %s | %s | %s |", e.getKey(),
                     fit == null ? "" : Table.number(fit.a(), 1), fit == null ? "" : Table.number(fit.b(), 1),
-                    fit == null ? "" : String.format(Locale.ROOT, "%.0f%%", fit.maxRelResidual() * 100), against));
+                    fit == null ? "" : String.format(Locale.ROOT, "%.0f%%", fit.maxRelResidual() * 100), against,
+                    equal));
         }
         return b.toString();
+    }
+
+    private static Table stageTable() {
+        return new Table(List.of(Table.column("link", "link cap"), Table.column("method", "method"),
+                Table.column("stage", "stage"), Table.column("steps", "steps"),
+                Table.timing("train_s", "train time (s)"), Table.timing("compute_ms", "compute (ms/step)"),
+                Table.timing("encode_ms", "select+encode (ms/step)"),
+                Table.timing("communicate_ms", "communicate (ms/step)"), Table.timing("decode_ms", "decode (ms/step)"),
+                Table.timing("apply_ms", "apply (ms/step)"), Table.column("sent_kb_per_step", "sent (kB / worker /"
+                        + " step)")));
+    }
+
+    /** One row per stage of {@code run}, in the order the stages came. */
+    private static void addStages(Table stages, String link, SuiteRuns.Finished run) throws IOException {
+        MetricsTable m = run.metrics();
+        String[] stage = m.text("stage");
+        double[] wall = m.numbers("wall_ms");
+        double[] eval = m.numbers("evaluate_ms");
+        String[] phases = {"compute_ms", "select_ms", "encode_ms", "communicate_ms", "decode_ms", "apply_ms"};
+        Map<String, double[]> columns = new LinkedHashMap<>();
+        for (String c : phases) {
+            columns.put(c, m.numbers(c));
+        }
+        int k = run.summary().workers();
+        List<double[]> sent = new ArrayList<>();
+        for (int w = 0; w < k; w++) {
+            sent.add(m.numbers("bytes_sent_w" + w));
+        }
+        Map<String, double[]> sums = new LinkedHashMap<>();   // stage -> steps, train ms, phases..., bytes
+        for (int i = 0; i < stage.length; i++) {
+            double[] acc = sums.computeIfAbsent(stage[i], s -> new double[phases.length + 3]);
+            acc[0]++;
+            acc[1] += wall[i] - (Double.isNaN(eval[i]) ? 0 : eval[i]);
+            for (int p = 0; p < phases.length; p++) {
+                double v = columns.get(phases[p])[i];
+                acc[2 + p] += Double.isNaN(v) ? 0 : v;
+            }
+            for (double[] w : sent) {
+                acc[phases.length + 2] += (Double.isNaN(w[i]) ? 0 : w[i]) / k;
+            }
+        }
+        for (Map.Entry<String, double[]> e : sums.entrySet()) {
+            double[] a = e.getValue();
+            double n = a[0];
+            stages.add(link, run.planned().label(), e.getKey(), String.valueOf((long) n), Table.number(a[1] / 1000, 1),
+                    Table.number(a[2] / n, 1), Table.number((a[3] + a[4]) / n, 1), Table.number(a[5] / n, 1),
+                    Table.number(a[6] / n, 1), Table.number(a[7] / n, 1), Table.number(a[8] / n / 1000, 1));
+        }
     }
 
     private static Crossover.Fit fitOrNull(double[] rates, List<Double> times) {
@@ -273,15 +367,22 @@ public final class TimeToAccuracyTable {
         double[] acc = m.numbers("test_accuracy");
         List<Double> xs = new ArrayList<>(List.of(0.0));
         List<Double> ys = new ArrayList<>(List.of(Double.NaN));
+        double[] compute = m.numbers("compute_ms");
         double train = 0;
+        double computed = 0;
         double toTarget = Double.NaN;
+        double computeToTarget = Double.NaN;
+        long stepsToTarget = 0;
         for (int i = 0; i < wall.length; i++) {
             train += (wall[i] - (Double.isNaN(eval[i]) ? 0 : eval[i])) / 1000;
+            computed += (Double.isNaN(compute[i]) ? 0 : compute[i]) / 1000;
             if (!Double.isNaN(acc[i])) {
                 xs.add(train);
                 ys.add(acc[i]);
                 if (acc[i] >= target && Double.isNaN(toTarget)) {
                     toTarget = train;
+                    computeToTarget = computed;
+                    stepsToTarget = i + 1;
                 }
             }
         }
@@ -294,7 +395,8 @@ public final class TimeToAccuracyTable {
                 mean(m, "decode_ms"), mean(m, "apply_ms"), meanTrainStep(wall, eval),
                 xs.stream().mapToDouble(Double::doubleValue).toArray(),
                 ys.stream().mapToDouble(Double::doubleValue).toArray(),
-                ref == null ? "" : UntilTarget.sameAsReference(m, ref.metrics()) ? "yes" : "NO");
+                ref == null ? "" : UntilTarget.sameAsReference(m, ref.metrics()) ? "yes" : "NO", stepsToTarget,
+                computeToTarget);
     }
 
     private static Row peerRow(PeerRun peer, PeerRun ref, double target) throws IOException {
@@ -303,18 +405,22 @@ public final class TimeToAccuracyTable {
         double[] xs = new double[evals.size()];
         double[] ys = new double[evals.size()];
         double toTarget = Double.NaN;
+        long stepsToTarget = 0;
         for (int i = 0; i < evals.size(); i++) {
             xs[i] = evals.get(i).path("train_s").asDouble();
             ys[i] = evals.get(i).path("test_accuracy").asDouble();
             if (ys[i] >= target && Double.isNaN(toTarget)) {
                 toTarget = xs[i];
+                stepsToTarget = evals.get(i).path("step").asLong();
             }
         }
+        double computeMs = ms(s, "compute_s_mean");
         return new Row(peer.peer().label(), s.path("steps").asLong(), toTarget,
                 (ref == null ? s : ref.summary()).path("final_test_accuracy").asDouble(), s.path("train_s").asDouble(),
-                s.path("wall_s").asDouble(), s.path("bytes_per_rank_total").asDouble(), ms(s, "compute_s_mean"),
+                s.path("wall_s").asDouble(), s.path("bytes_per_rank_total").asDouble(), computeMs,
                 Double.NaN, ms(s, "comm_s_mean"), Double.NaN, Double.NaN, ms(s, "step_s_mean"), xs, ys,
-                ref == null ? "" : UntilTarget.sameAsReference(peer, ref) ? "yes" : "NO");
+                ref == null ? "" : UntilTarget.sameAsReference(peer, ref) ? "yes" : "NO", stepsToTarget,
+                stepsToTarget * computeMs / 1000);
     }
 
     private static double ms(JsonNode s, String field) {
