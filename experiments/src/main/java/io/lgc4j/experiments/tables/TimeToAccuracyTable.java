@@ -20,8 +20,9 @@ import java.util.Map;
  * throughput a TCP stream gets through each cap beside it; one PNG per link of test accuracy against training time;
  * the PyTorch DDP peer's rows under the same caps and CPU shares.
  *
- * <p>Training time excludes evaluations: for LGC4J the sum over steps of {@code wall_ms − evaluate_ms} of
- * {@code metrics.csv} (rank 0's clock), for the peer its {@code train_s} (evaluations and timing probes excluded).
+ * <p>Training time excludes evaluations: for LGC4J the sum over steps of rank 0's wall time without its evaluation
+ * ({@link TrainingSteps}), for the peer its {@code train_s} (evaluations and timing probes excluded). Phase means
+ * leave out the first step and each step after an evaluation, where the other ranks wait for rank 0's.
  */
 public final class TimeToAccuracyTable {
 
@@ -207,8 +208,9 @@ public final class TimeToAccuracyTable {
                 + Table.number(settings.cpuPerProcess(), 2) + " cores by a cgroup CFS quota, the same for every"
                 + " method, so compute per step is equal and reported on its own (compute column): multiply it by "
                 + Table.number(settings.cpuPerProcess(), 2) + " to re-scale the table to one core per rank. Time to"
-                + " target is the training time (evaluations excluded) at the first evaluation whose test accuracy"
-                + " reaches " + pct(target) + ". `measured` is a single raw TCP stream between two namespaces through"
+                + " target is the training time at the first evaluation whose test accuracy reaches " + pct(target)
+                + ": rank 0's wall clock without its evaluations (rank 0 evaluates alone while the other ranks wait"
+                + " in the next step's exchange; the phase means leave those steps out). `measured` is a single raw TCP stream between two namespaces through"
                 + " the same cap. PyTorch DDP rows (gloo) split a step into compute and exposed communication only"
                 + " (their encode and decode are inside communicate); its bytes are computed from the hooks.",
                 "**Compute on equal terms.** PyTorch's forward and backward are several times faster than DL4J's on"
@@ -255,8 +257,9 @@ public final class TimeToAccuracyTable {
         if (stages.size() > 0) {
             stages.writeCsv(out.resolve("stages.csv"));
             findings.add("**Where the time went, per stage** (`stages.csv`): the steps each LGC4J run spent in each"
-                    + " stage up to where it stopped, their training time, the mean split of such a step and the"
-                    + " bytes a worker sent per step. Every step is counted here, the first included.\n\n"
+                    + " stage up to where it stopped, their training time (evaluations excluded), the mean split of"
+                    + " such a step (the first step and the steps after an evaluation left out: there the other"
+                    + " ranks wait for rank 0's evaluation) and the bytes a worker sent per step.\n\n"
                     + stages.markdown().strip());
         }
         new Report(suite, profile, commandLine, intro, table, figures, findings).write(out, all, provenance);
@@ -319,37 +322,41 @@ public final class TimeToAccuracyTable {
     private static void addStages(Table stages, String link, SuiteRuns.Finished run) throws IOException {
         MetricsTable m = run.metrics();
         String[] stage = m.text("stage");
-        double[] wall = m.numbers("wall_ms");
-        double[] eval = m.numbers("evaluate_ms");
+        int k = run.summary().workers();
+        TrainingSteps steps = new TrainingSteps(m, k);
         String[] phases = {"compute_ms", "select_ms", "encode_ms", "communicate_ms", "decode_ms", "apply_ms"};
         Map<String, double[]> columns = new LinkedHashMap<>();
         for (String c : phases) {
             columns.put(c, m.numbers(c));
         }
-        int k = run.summary().workers();
         List<double[]> sent = new ArrayList<>();
         for (int w = 0; w < k; w++) {
             sent.add(m.numbers("bytes_sent_w" + w));
         }
-        Map<String, double[]> sums = new LinkedHashMap<>();   // stage -> steps, train ms, phases..., bytes
+        // stage -> steps, train ms, bytes, typical steps, then the phases' sums over the typical steps
+        Map<String, double[]> sums = new LinkedHashMap<>();
         for (int i = 0; i < stage.length; i++) {
-            double[] acc = sums.computeIfAbsent(stage[i], s -> new double[phases.length + 3]);
+            double[] acc = sums.computeIfAbsent(stage[i], s -> new double[phases.length + 4]);
             acc[0]++;
-            acc[1] += wall[i] - (Double.isNaN(eval[i]) ? 0 : eval[i]);
-            for (int p = 0; p < phases.length; p++) {
-                double v = columns.get(phases[p])[i];
-                acc[2 + p] += Double.isNaN(v) ? 0 : v;
-            }
+            acc[1] += steps.trainMs(i);
             for (double[] w : sent) {
-                acc[phases.length + 2] += (Double.isNaN(w[i]) ? 0 : w[i]) / k;
+                acc[2] += (Double.isNaN(w[i]) ? 0 : w[i]) / k;
+            }
+            if (steps.typical(i)) {
+                acc[3]++;
+                for (int p = 0; p < phases.length; p++) {
+                    double v = columns.get(phases[p])[i];
+                    acc[4 + p] += Double.isNaN(v) ? 0 : v;
+                }
             }
         }
         for (Map.Entry<String, double[]> e : sums.entrySet()) {
             double[] a = e.getValue();
-            double n = a[0];
-            stages.add(link, run.planned().label(), e.getKey(), String.valueOf((long) n), Table.number(a[1] / 1000, 1),
-                    Table.number(a[2] / n, 1), Table.number((a[3] + a[4]) / n, 1), Table.number(a[5] / n, 1),
-                    Table.number(a[6] / n, 1), Table.number(a[7] / n, 1), Table.number(a[8] / n / 1000, 1));
+            double n = a[3] == 0 ? Double.NaN : a[3];
+            stages.add(link, run.planned().label(), e.getKey(), String.valueOf((long) a[0]),
+                    Table.number(a[1] / 1000, 1), Table.number(a[4] / n, 1), Table.number((a[5] + a[6]) / n, 1),
+                    Table.number(a[7] / n, 1), Table.number(a[8] / n, 1), Table.number(a[9] / n, 1),
+                    Table.number(a[2] / a[0] / 1000, 1));
         }
     }
 
@@ -362,8 +369,9 @@ public final class TimeToAccuracyTable {
 
     private static Row lgcRow(SuiteRuns.Finished run, SuiteRuns.Finished ref, double target) throws IOException {
         MetricsTable m = run.metrics();
-        double[] wall = m.numbers("wall_ms");
-        double[] eval = m.numbers("evaluate_ms");
+        RunSummary s = run.summary();
+        int k = s.workers();
+        TrainingSteps steps = new TrainingSteps(m, k);
         double[] acc = m.numbers("test_accuracy");
         List<Double> xs = new ArrayList<>(List.of(0.0));
         List<Double> ys = new ArrayList<>(List.of(Double.NaN));
@@ -373,8 +381,8 @@ public final class TimeToAccuracyTable {
         double toTarget = Double.NaN;
         double computeToTarget = Double.NaN;
         long stepsToTarget = 0;
-        for (int i = 0; i < wall.length; i++) {
-            train += (wall[i] - (Double.isNaN(eval[i]) ? 0 : eval[i])) / 1000;
+        for (int i = 0; i < steps.size(); i++) {
+            train += steps.trainMs(i) / 1000;
             computed += (Double.isNaN(compute[i]) ? 0 : compute[i]) / 1000;
             if (!Double.isNaN(acc[i])) {
                 xs.add(train);
@@ -386,13 +394,13 @@ public final class TimeToAccuracyTable {
                 }
             }
         }
-        RunSummary s = run.summary();
-        int k = s.workers();
         double bytes = s.bytesSentPerEndpoint().stream().limit(k).mapToLong(Long::longValue).average().orElse(0);
         return new Row(run.planned().label(), s.steps(), toTarget,
                 ref == null ? s.finalTestAccuracy() : ref.summary().finalTestAccuracy(), train, s.wallMs() / 1000,
-                bytes, mean(m, "compute_ms"), mean(m, "select_ms") + mean(m, "encode_ms"), mean(m, "communicate_ms"),
-                mean(m, "decode_ms"), mean(m, "apply_ms"), meanTrainStep(wall, eval),
+                bytes, steps.mean(m.numbers("compute_ms")),
+                steps.mean(m.numbers("select_ms")) + steps.mean(m.numbers("encode_ms")),
+                steps.mean(m.numbers("communicate_ms")), steps.mean(m.numbers("decode_ms")),
+                steps.mean(m.numbers("apply_ms")), steps.meanTrainMs(),
                 xs.stream().mapToDouble(Double::doubleValue).toArray(),
                 ys.stream().mapToDouble(Double::doubleValue).toArray(),
                 ref == null ? "" : UntilTarget.sameAsReference(m, ref.metrics()) ? "yes" : "NO", stepsToTarget,
@@ -426,30 +434,6 @@ public final class TimeToAccuracyTable {
     private static double ms(JsonNode s, String field) {
         JsonNode v = s.get(field);
         return v == null || !v.isNumber() ? Double.NaN : v.asDouble() * 1000;
-    }
-
-    /** Mean of a column over the steps after the first (JIT and connection warm-up). */
-    private static double mean(MetricsTable m, String column) {
-        double[] v = m.numbers(column);
-        double sum = 0;
-        int n = 0;
-        for (int i = v.length > 1 ? 1 : 0; i < v.length; i++) {
-            if (!Double.isNaN(v[i])) {
-                sum += v[i];
-                n++;
-            }
-        }
-        return n == 0 ? Double.NaN : sum / n;
-    }
-
-    private static double meanTrainStep(double[] wall, double[] eval) {
-        double sum = 0;
-        int n = 0;
-        for (int i = wall.length > 1 ? 1 : 0; i < wall.length; i++) {
-            sum += wall[i] - (Double.isNaN(eval[i]) ? 0 : eval[i]);
-            n++;
-        }
-        return n == 0 ? Double.NaN : sum / n;
     }
 
     private static String pct(double accuracy) {
