@@ -164,8 +164,8 @@ public final class TimeToAccuracyTable {
             for (Row r : rows) {
                 table.add(rate.shape().label(), measured, r.method(), String.valueOf(r.steps()),
                         Double.isNaN(r.toTarget()) ? "not reached" : Table.number(r.toTarget(), 1),
-                        Table.number(r.toTargetAtCompute(peerCompute), 1), Table.number(r.accuracy(), 4), r.check(), Table.number(r.trainS(), 1),
-                        Table.number(r.wallS(), 1),
+                        Table.number(r.toTargetAtCompute(peerCompute), 1), Table.number(r.accuracy(), 4), r.check(),
+                        Table.number(r.trainS(), 1), Table.number(r.wallS(), 1),
                         Table.number(r.bytesPerRank() / 1e6, 2), Table.number(r.computeMs(), 1),
                         Table.number(r.encodeMs(), 1), Table.number(r.communicateMs(), 1),
                         Table.number(r.decodeMs(), 1), Table.number(r.applyMs(), 1), Table.number(r.stepMs(), 1));
@@ -210,9 +210,10 @@ public final class TimeToAccuracyTable {
                 + Table.number(settings.cpuPerProcess(), 2) + " to re-scale the table to one core per rank. Time to"
                 + " target is the training time at the first evaluation whose test accuracy reaches " + pct(target)
                 + ": rank 0's wall clock without its evaluations (rank 0 evaluates alone while the other ranks wait"
-                + " in the next step's exchange; the phase means leave those steps out). `measured` is a single raw TCP stream between two namespaces through"
-                + " the same cap. PyTorch DDP rows (gloo) split a step into compute and exposed communication only"
-                + " (their encode and decode are inside communicate); its bytes are computed from the hooks.",
+                + " in the next step's exchange; the phase means leave those steps out). `measured` is a single raw"
+                + " TCP stream between two namespaces through the same cap. PyTorch DDP rows (gloo) split a step into"
+                + " compute and exposed communication only (their encode and decode are inside communicate); its"
+                + " bytes are computed from the hooks.",
                 "**Compute on equal terms.** PyTorch's forward and backward are several times faster than DL4J's on"
                 + " the same cores, which has nothing to do with the links. `at PyTorch's compute` is the time to the"
                 + " target had every step's compute taken what PyTorch DDP dense's took under the same cap and CPU"
@@ -287,7 +288,8 @@ public final class TimeToAccuracyTable {
                 + " PyTorch's alike.%n%n"
                 + "| method | a (s) | b (Mbit) | worst fit residual | against its baseline | at PyTorch's compute,"
                 + " against %s |%n"
-                + "| --- | ---: | ---: | ---: | --- | --- |", target, ours, theirs == null ? "–" : theirs, ours, ours));
+                + "| --- | ---: | ---: | ---: | --- | --- |", target, ours, theirs == null ? "–" : theirs, ours,
+                ours));
         Crossover.Fit oursFit = fitOrNull(x, times.get(ours));
         Crossover.Fit theirsFit = theirs == null ? null : fitOrNull(x, times.get(theirs));
         Crossover.Fit oursEqualFit = fitOrNull(x, equalTimes.get(ours));

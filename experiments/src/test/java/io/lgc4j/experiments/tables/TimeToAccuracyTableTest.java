@@ -76,7 +76,8 @@ class TimeToAccuracyTableTest {
     }
 
     @Test
-    void shouldTakeOutEvaluationsPutComputeOnEqualTermsSplitTheStagesAndCrossAgainstDenseRing(@TempDir Path tmp) throws IOException {
+    void shouldTakeOutEvaluationsPutComputeOnEqualTermsSplitTheStagesAndCrossAgainstDenseRing(@TempDir Path tmp)
+            throws IOException {
         Path file = tmp.resolve("suite.yaml");
         Files.writeString(file, SUITE);
         Suite suite = SuiteLoader.load(file, SuiteKind.TIME_TO_ACCURACY);
