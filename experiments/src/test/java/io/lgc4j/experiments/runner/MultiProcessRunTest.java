@@ -133,8 +133,10 @@ class MultiProcessRunTest {
         assertTrue(launch.output().contains("lgc launch: rank 2 failed first (exit status 137, killed by signal 9)"),
                 launch.output());
         String failure = Files.readString(only(out).resolve(ExperimentRunner.FAILURE));
-        assertTrue(failure.matches("(?s)rank 0 stopped at step \\d+ \\((FULL|TOP_K|COMPRESSED)\\): .*rank 2.*"),
-                failure);
+        // rank 0 names rank 2, or the server when the server noticed first and closed (a race seen once in CI on
+        // 2026-11-27: "lost the server (…): connection closed without goodbye"); the launcher names rank 2 above
+        assertTrue(failure.matches("(?s)rank 0 stopped at step \\d+ \\((FULL|TOP_K|COMPRESSED)\\): .*(rank 2|lost the"
+                + " server).*"), failure);
         assertFalse(Files.exists(only(out).resolve(ExperimentRunner.SUMMARY)));
     }
 
