@@ -19,7 +19,9 @@ import java.util.Locale;
 
 /**
  * Writes {@code metrics.csv}: one row per step. Columns ending in {@code _ms} are timings (they vary between runs);
- * every other column is determined by the config and seed. Byte columns are per endpoint: {@code w<r>} for worker
+ * every other column is determined by the config and seed. A phase's column is the mean over the K workers;
+ * {@code wall_ms} is rank 0's clock for the whole step and {@code evaluate_max_ms} the slowest worker's evaluation
+ * (each worker evaluates a share of the data; rank 0 waits for every share). Byte columns are per endpoint: {@code w<r>} for worker
  * r, {@code s<i>} for service endpoint i (a parameter server), each sent and received in the step's stage, headers included
  * (the one-off setup traffic, such as the initial parameter broadcast, is in {@code summary.json}), plus the header
  * bytes worker 0 sent, then the autoencoder's losses on the steps it trained ({@code ae_rec_loss}, {@code ae_sim_loss}),
@@ -101,7 +103,7 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
         for (Phase p : Phase.values()) {
             h.append(',').append(p.name().toLowerCase(Locale.ROOT)).append("_ms");
         }
-        h.append(",wall_ms");
+        h.append(",wall_ms,evaluate_max_ms");
         for (int e = 0; e < endpoints; e++) {
             String name = e < workers ? "w" + e : "s" + (e - workers);
             h.append(",bytes_sent_").append(name).append(",bytes_received_").append(name);
@@ -126,7 +128,7 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
         for (Phase p : Phase.values()) {
             row.append(',').append(millis(m.nanos(p)));
         }
-        row.append(',').append(millis(m.wallNanos()));
+        row.append(',').append(millis(m.wallNanos())).append(',').append(millis(m.maxNanos(Phase.EVALUATE)));
         for (int e = 0; e < endpoints; e++) {
             row.append(',').append(m.traffic().bytes(e, Direction.SENT, m.stage()))
                     .append(',').append(m.traffic().bytes(e, Direction.RECEIVED, m.stage()));

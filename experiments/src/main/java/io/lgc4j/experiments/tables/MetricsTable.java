@@ -50,6 +50,11 @@ public final class MetricsTable {
         return rows.stream().mapToDouble(r -> r[c].isEmpty() ? Double.NaN : Double.parseDouble(r[c])).toArray();
     }
 
+    /** Whether the table has {@code column}. */
+    public boolean has(String column) {
+        return header.contains(column);
+    }
+
     /** The column's cells as text. */
     public String[] text(String column) {
         int c = index(column);

@@ -209,8 +209,10 @@ public final class TimeToAccuracyTable {
                 + " method, so compute per step is equal and reported on its own (compute column): multiply it by "
                 + Table.number(settings.cpuPerProcess(), 2) + " to re-scale the table to one core per rank. Time to"
                 + " target is the training time at the first evaluation whose test accuracy reaches " + pct(target)
-                + ": rank 0's wall clock without its evaluations (rank 0 evaluates alone while the other ranks wait"
-                + " in the next step's exchange; the phase means leave those steps out). `measured` is a single raw"
+                + ": rank 0's wall clock without the evaluations (every worker evaluates a share of the test set"
+                + " and rank 0 waits for the slowest; in runs from before the shares, rank 0 evaluated alone while"
+                + " the other ranks waited in the next step's exchange, so the phase means leave the step after each"
+                + " evaluation out). `measured` is a single raw"
                 + " TCP stream between two namespaces through the same cap. PyTorch DDP rows (gloo) split a step into"
                 + " compute and exposed communication only (their encode and decode are inside communicate); its"
                 + " bytes are computed from the hooks.",

@@ -39,6 +39,11 @@ public record StepMetrics(int step, int epoch, Stage stage, double loss, double 
         return phaseNanos[phase.ordinal()];
     }
 
+    /** The slowest rank's nanoseconds in {@code phase}. */
+    public long maxNanos(Phase phase) {
+        return maxPhaseNanos[phase.ordinal()];
+    }
+
     /** Whether this step ended with an evaluation. */
     public boolean evaluated() {
         return !Double.isNaN(testAccuracy);

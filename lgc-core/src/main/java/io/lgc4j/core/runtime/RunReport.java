@@ -135,6 +135,23 @@ public sealed interface RunReport {
         }
     }
 
+    /**
+     * A worker to rank 0: how its replica did on its share of the evaluation data after the report's step. Rank 0
+     * adds the shares; the accuracy is the sum of {@code correct} over the sum of {@code examples}.
+     *
+     * @param correct  examples whose predicted class was the label's
+     * @param examples examples evaluated (0 when the share was empty)
+     */
+    record Evaluated(long correct, long examples) implements RunReport {
+        /** Checks the counts. */
+        public Evaluated {
+            if (examples < 0 || correct < 0 || correct > examples) {
+                throw new IllegalArgumentException("an evaluation needs 0 <= correct <= examples, found " + correct
+                        + " of " + examples);
+            }
+        }
+    }
+
     /** Rank 0 to a service endpoint: the last step is over; report it and your totals. */
     record Stop() implements RunReport {
     }
@@ -173,6 +190,8 @@ public sealed interface RunReport {
             out.putLong(v.size()).putInt(v.crc32c());
             putString(out, v.replicaChecksum());
             out.putLong(v.writeNanos());
+        } else if (this instanceof Evaluated e) {
+            out.put((byte) 7).putLong(e.correct()).putLong(e.examples());
         } else {
             out.put((byte) (this instanceof Stop ? 3 : 4));
         }
@@ -197,6 +216,9 @@ public sealed interface RunReport {
         if (this instanceof Saved v) {
             return 1 + 2 + v.file().getBytes(StandardCharsets.UTF_8).length + 8 + 4 + 2
                     + v.replicaChecksum().getBytes(StandardCharsets.UTF_8).length + 8;
+        }
+        if (this instanceof Evaluated) {
+            return 1 + 8 + 8;
         }
         return 1;
     }
@@ -232,7 +254,8 @@ public sealed interface RunReport {
                 case 4 -> new Done();
                 case 5 -> getOffer(in);
                 case 6 -> new Saved(getString(in), in.getLong(), in.getInt(), getString(in), in.getLong());
-                default -> throw new FrameException("unknown report type: expected 1..6, found " + type);
+                case 7 -> getEvaluated(in);
+                default -> throw new FrameException("unknown report type: expected 1..7, found " + type);
             };
             if (in.hasRemaining()) {
                 throw new FrameException("report of step " + frame.step() + " has " + in.remaining()
@@ -243,6 +266,16 @@ public sealed interface RunReport {
             throw new FrameException("truncated report of step " + frame.step() + ": " + frame.payloadLength()
                     + " payload bytes");
         }
+    }
+
+    private static Evaluated getEvaluated(ByteBuffer in) {
+        long correct = in.getLong();
+        long examples = in.getLong();
+        if (examples < 0 || correct < 0 || correct > examples) {
+            throw new FrameException("evaluation report with " + correct + " correct of " + examples
+                    + " examples: expected 0 <= correct <= examples");
+        }
+        return new Evaluated(correct, examples);
     }
 
     private static Offer getOffer(ByteBuffer in) {

@@ -259,7 +259,8 @@ public final class DistributedTrainer {
             checkpoints = new Checkpointing(dir, checkpointEverySteps, checkpointAtEnd && checkpointRunDir != null,
                     runName, signature(), stages, total, resume);
         }
-        RankLoop.Run run = new RankLoop.Run(plan, stages, shards, features, labels, batchSize, evalData,
+        EvaluationShares evaluation = evalData == null ? null : EvaluationShares.read(evalData);
+        RankLoop.Run run = new RankLoop.Run(plan, stages, shards, features, labels, batchSize, evaluation,
                 evalEverySteps, listeners, method(), diagnostics, values, checkpoints);
         listeners.forEach(l -> l.onStart(plan));
         TrainingResult result = null;
@@ -589,7 +590,11 @@ public final class DistributedTrainer {
             return this;
         }
 
-        /** Evaluates rank 0's replica on {@code data} every {@code everySteps} steps (0: only at epoch ends). */
+        /**
+         * Evaluates the replicas on {@code data} every {@code everySteps} steps (0: only at epoch ends) and at the
+         * last step. The data is read into memory once, when {@code fit} starts; each worker evaluates every K-th of
+         * its batches and rank 0 adds the counts, which gives one replica's accuracy on all of it.
+         */
         public Builder evaluation(DataSetIterator data, int everySteps) {
             this.evalData = Objects.requireNonNull(data, "evaluation data");
             this.evalEverySteps = everySteps;

@@ -18,7 +18,6 @@ import io.lgc4j.core.runtime.ControlPlane;
 import io.lgc4j.core.runtime.RunReport;
 import io.lgc4j.core.stage.Stage;
 
-import org.nd4j.evaluation.classification.Evaluation;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 
@@ -37,7 +36,8 @@ import java.util.zip.CRC32C;
  * same loop runs on a thread of the in-process runtime and alone in an OS process.
  *
  * <p>Every rank but 0 reports each step to rank 0 ({@link RunReport.StepReport}: loss, phase times, its own bytes,
- * notes); rank 0 assembles the {@link StepMetrics} the listeners see. A service endpoint reports a step when it first
+ * notes), and after a step that evaluates its share of the evaluation data ({@link RunReport.Evaluated}); rank 0
+ * assembles the {@link StepMetrics} the listeners see. A service endpoint reports a step when it first
  * meets the next one ({@link io.lgc4j.core.runtime.ServiceReporter}), so with services rank 0 completes step s at the
  * end of step s + 1. At the end rank 0 stops the services, collects every endpoint's totals and replica checksum,
  * and tells everyone it is done; only then does any endpoint close its links.
@@ -65,7 +65,7 @@ final class RankLoop {
 
     /** Everything every rank of one run shares, read-only. */
     record Run(TrainingPlan plan, io.lgc4j.core.stage.StageSchedule stages, ShardPlan shards, INDArray features,
-               INDArray labels, int batchSize, org.nd4j.linalg.dataset.api.iterator.DataSetIterator evalData,
+               INDArray labels, int batchSize, EvaluationShares evalData,
                int evalEverySteps, List<TrainingListener> listeners, TopologyDescription method,
                boolean diagnostics, io.lgc4j.core.protocol.ValueEncoding values, Checkpointing checkpoints) {
         int workers() {
@@ -174,14 +174,12 @@ final class RankLoop {
             if (epochEnd) {
                 replica.endEpoch();
             }
-            double accuracy = Double.NaN;
             boolean last = s == plan.totalSteps() - 1;
-            if (rank == 0 && run.evalData() != null
+            RunReport.Evaluated evaluated = null;
+            if (run.evalData() != null
                     && (last || epochEnd || (run.evalEverySteps() > 0 && (s + 1) % run.evalEverySteps() == 0))) {
                 clock.enter(Phase.EVALUATE);
-                run.evalData().reset();
-                Evaluation eval = replica.evaluate(run.evalData());
-                accuracy = eval.accuracy();
+                evaluated = run.evalData().evaluate(replica, rank, run.workers());
             }
             clock.stop();
             long[] now = meter.snapshot().row(rank);
@@ -191,13 +189,16 @@ final class RankLoop {
             long saveStart = System.nanoTime();
             CheckpointPart.Builder saved = checkpoints != null && checkpoints.dueAfter(s) ? save(now) : null;
             if (rank == 0) {
-                collector.step(s, stage, own, accuracy, stepStart, saved,
+                collector.step(s, stage, own, evaluated, stepStart, saved,
                         saved == null ? null : checksum(replica));
             } else {
                 if (saved != null) {
                     PartInfo info = checkpoints.writeRank(s, rank, saved.build());
                     link.sendReport(0, s, stage, new RunReport.Saved(info.fileName(), info.size(), info.crc32c(),
                             checksum(replica), System.nanoTime() - saveStart));
+                }
+                if (evaluated != null) {
+                    link.sendReport(0, s, stage, evaluated);
                 }
                 link.sendReport(0, s, stage, own);
             }
@@ -226,7 +227,11 @@ final class RankLoop {
                                String ownChecksum, List<RunReport.Saved> saved) {
         }
 
-        void step(int s, Stage stage, RunReport.StepReport own, double accuracy, long stepStart,
+        /**
+         * Rank 0's step {@code s}: its own report, and when the step evaluated ({@code evaluated} not null) its
+         * share of the evaluation; receives the other workers' reports and shares.
+         */
+        void step(int s, Stage stage, RunReport.StepReport own, RunReport.Evaluated evaluated, long stepStart,
                   CheckpointPart.Builder ownPart, String ownChecksum) {
             int workers = run.workers();
             List<RunReport.Saved> saved = ownPart == null ? null : new ArrayList<>();
@@ -237,9 +242,13 @@ final class RankLoop {
             long[] mean = own.phaseNanos().clone();
             long[] max = own.phaseNanos().clone();
             rows[0] = own.traffic();
+            List<RunReport.Evaluated> shares = evaluated == null ? null : new ArrayList<>(List.of(evaluated));
             for (int r = 1; r < workers; r++) {
                 if (saved != null) {
                     saved.add(link.receiveReport(r, RunReport.Saved.class, s, "rank " + r));
+                }
+                if (shares != null) {
+                    shares.add(link.receiveReport(r, RunReport.Evaluated.class, s, "rank " + r));
                 }
                 RunReport.StepReport report = link.receiveReport(r, RunReport.StepReport.class, s, "rank " + r);
                 loss += report.loss();
@@ -253,6 +262,7 @@ final class RankLoop {
             for (int p = 0; p < phaseCount; p++) {
                 mean[p] /= workers;
             }
+            double accuracy = shares == null ? Double.NaN : EvaluationShares.accuracy(shares);
             pending.add(new Pending(s, stage, loss / workers, mean, max, System.nanoTime() - stepStart, accuracy,
                     rows, merged, ownPart, ownChecksum, saved));
             // a service reports step s when it meets step s + 1: complete the steps whose services have reported

@@ -48,6 +48,8 @@ class RunReportTest {
             new RunReport.Offer(new float[65], new long[] {-1L, 1L}),
             new RunReport.Saved("rank-3.lgcc", 1_234_567_890_123L, 0xCAFEBABE, "0badc0de", 35_000_000L),
             new RunReport.Saved("server-0.lgcc", 49, 0, "", 0),
+            new RunReport.Evaluated(2_417, 2_500),
+            new RunReport.Evaluated(0, 0),
         };
         for (RunReport r : reports) {
             var frame = FrameCodec.decode(r.encode(17, Stage.TOP_K));
@@ -62,7 +64,7 @@ class RunReportTest {
     void shouldRejectMalformedReportsWithTheirReason() {
         var unknown = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3,
                 ByteBuffer.wrap(new byte[] {9})));
-        assertEquals("unknown report type: expected 1..6, found 9",
+        assertEquals("unknown report type: expected 1..7, found 9",
                 assertThrows(FrameException.class, () -> RunReport.decode(unknown)).getMessage());
         var truncated = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3,
                 ByteBuffer.wrap(new byte[] {1, 0, 0})));
@@ -78,6 +80,11 @@ class RunReportTest {
         var offer = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3, shortOffer));
         assertEquals("offer of 3 values does not fit the 12 bytes after its count",
                 assertThrows(FrameException.class, () -> RunReport.decode(offer)).getMessage());
+        ByteBuffer tooMany = ByteBuffer.allocate(1 + 16).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        tooMany.put((byte) 7).putLong(11).putLong(10).flip();
+        var evaluated = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3, tooMany));
+        assertEquals("evaluation report with 11 correct of 10 examples: expected 0 <= correct <= examples",
+                assertThrows(FrameException.class, () -> RunReport.decode(evaluated)).getMessage());
         ByteBuffer negative = ByteBuffer.allocate(1 + 4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         negative.put((byte) 5).putInt(-1).flip();
         var huge = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3, negative));
