@@ -32,9 +32,11 @@ final class EvaluationShares {
         this.batches = List.copyOf(batches);
     }
 
-    /** Resets {@code data} and reads every batch it gives, with its preprocessor applied. */
+    /** Resets {@code data} (when it can) and reads every batch it gives, with its preprocessor applied. */
     static EvaluationShares read(DataSetIterator data) {
-        data.reset();
+        if (data.resetSupported()) {
+            data.reset();
+        }
         List<DataSet> batches = new ArrayList<>();
         while (data.hasNext()) {
             batches.add(data.next());
