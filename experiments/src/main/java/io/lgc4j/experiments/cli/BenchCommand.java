@@ -41,10 +41,12 @@ import java.util.regex.Pattern;
                 + " 'topk': exact top-k vs the one-pass floor and torch.topk; 'compressors': per-rank coding time"
                 + " of Sparse GD, PowerSGD and the autoencoder on the small CNN (and PowerSGD in PyTorch); 'codec':"
                 + " bits per index of every index codec against the entropy bound; 'autoencoder': autoencoder latency and sizes; 'ae-convergence':"
-                + " autoencoder reconstruction loss over training; 'transport': raw Netty, lgc-net, ring and PS"
+                + " autoencoder reconstruction loss over training; 'rate-distortion': learned codes against exact codes at"
+                + " equal floats, on a recording; 'transport': raw Netty, lgc-net, ring and PS"
                 + " throughput, latency, CPU and allocation, TLS on/off; 'checkpoints': checkpoint bytes per part,"
                 + " write, verify and restore times (each has its own --help).",
-        subcommands = {AutoencoderBenchCommand.class, AeConvergenceCommand.class, TransportBenchCommand.class,
+        subcommands = {AutoencoderBenchCommand.class, AeConvergenceCommand.class, RateDistortionCommand.class,
+            TransportBenchCommand.class,
             CheckpointBenchCommand.class})
 final class BenchCommand implements Callable<Integer> {
 

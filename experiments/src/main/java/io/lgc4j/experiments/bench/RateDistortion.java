@@ -1,0 +1,452 @@
+package io.lgc4j.experiments.bench;
+
+import io.lgc4j.autoencoders.AeTraining;
+import io.lgc4j.autoencoders.AutoencoderSpec;
+import io.lgc4j.autoencoders.AutoencoderTrainer;
+import io.lgc4j.autoencoders.PsAutoencoder;
+import io.lgc4j.autoencoders.RingAutoencoder;
+import io.lgc4j.autoencoders.Scale;
+import io.lgc4j.core.sparse.TopK;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.eigen.Eigen;
+import org.nd4j.linalg.factory.Nd4j;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+
+/**
+ * How well each code carries the ranks' mean compact vector for the floats it sends: the learned codes (the ring's
+ * and the parameter server's autoencoders, their latent at float32 and at 8 bits) against codes with nothing
+ * learned, at the same number of floats per rank, on recorded compact vectors ({@link CompactVectorRecorder}).
+ *
+ * <p>The first {@code trainSteps} recorded steps play the TOP_K stage: the autoencoders train on them online, one
+ * step per recorded step, as the runs train them ({@link AutoencoderTrainer}: the ring's scale reference is the
+ * step's leader, the parameter server's common rank is drawn at random), and the linear code (PCA) is fitted on
+ * them. Every later step plays a COMPRESSED step and is scored, with every code frozen, except the "continued" rows,
+ * whose autoencoder also trains on each scored step after scoring it (what continued training on the true vectors
+ * could reach at best). A step's score is the relative error ‖a − m‖ / ‖m‖ and the cosine of the mean a the code
+ * delivers against the true mean m of the K compact vectors, exactly as the diagnostic mode scores a run's update on
+ * the support.
+ *
+ * <p>The codes, each at {@code f} floats per rank per step:
+ * <ul>
+ *   <li><b>LGC-RAR</b>: every rank encodes its vector with the leader's scale; the K latents are averaged (what the
+ *       ring's allreduce produces); the decoder reads the mean latent. f = the latent size.</li>
+ *   <li><b>LGC-PS</b>: the leader's latent and every rank's innovation (its top 10 %, values exact, put over the
+ *       decoder's output); the mean of the K reconstructions. f = latent / K + the innovation count, on average
+ *       over the ranks (the innovation's positions not counted).</li>
+ *   <li><b>innovation only</b>: the mean of the K innovations (LGC-PS without the decoders' output).</li>
+ *   <li><b>PCA</b>: the best linear code of f floats fitted on the training steps (the top f eigenvectors of their
+ *       second-moment matrix); linear, so the mean of the codes is the code of the mean.</li>
+ *   <li><b>top-f on the leader's support</b>: the positions of the leader's f largest magnitudes, every rank's exact
+ *       value there (ScaleCom's choice, applied within the compact vector); zero elsewhere.</li>
+ *   <li><b>random-f</b>: f positions drawn from a seed every rank knows (no positions travel), exact values.</li>
+ *   <li><b>top-f of the mean</b>: the mean's own f largest magnitudes: not a code (no rank knows the mean), the
+ *       bound of any f-position exact code.</li>
+ * </ul>
+ * Positions: every code works inside the compact vector, whose μ positions the leader sends in any case; only the
+ * top-f rows need to say which f of them they kept (f positions more from the leader). So at equal floats the
+ * learned codes are at no index disadvantage.
+ */
+public final class RateDistortion {
+
+    /** The PS innovation share (Algorithm 1). */
+    public static final double INNOVATION_SHARE = 0.1;
+
+    private RateDistortion() {
+    }
+
+    /**
+     * What to run.
+     *
+     * @param trainSteps recorded steps the codes are fitted on; the rest are scored
+     * @param channels   latent channels of the autoencoders compared (the paper: 4, a latent of about μ / 4)
+     * @param training   the autoencoders' optimizer and losses
+     * @param seed       autoencoder initialization, the PS common-rank draws and the random positions
+     */
+    public record Settings(int trainSteps, List<Integer> channels, AeTraining training, long seed) {
+
+        /** Rejects bad values, naming the field and the value. */
+        public Settings {
+            if (trainSteps < 1) {
+                throw new IllegalArgumentException("trainSteps must be >= 1, got " + trainSteps);
+            }
+            channels = List.copyOf(channels);
+            if (channels.isEmpty() || channels.stream().anyMatch(c -> c < 1)) {
+                throw new IllegalArgumentException("channels must be a non-empty list of positive counts, got "
+                        + channels);
+            }
+            if (training == null) {
+                throw new IllegalArgumentException("training must be given");
+            }
+        }
+    }
+
+    /**
+     * One code's scores over the scored steps.
+     *
+     * @param family      "ring" (every rank sends f floats) or "PS" (the PS codes and the exact codes at their floats)
+     * @param code        the code's name
+     * @param floats      floats per rank per step, on average over the ranks
+     * @param bytes       bytes per rank per step for those floats (4 each, 1 for an 8-bit latent value, plus 4 for
+     *                    the latent's scale)
+     * @param errors      per scored step, the relative error
+     * @param cosines     per scored step, the cosine
+     */
+    public record Row(String family, String code, double floats, double bytes, double[] errors, double[] cosines) {
+
+        /** The mean relative error. */
+        public double meanError() {
+            return Arrays.stream(errors).average().orElse(Double.NaN);
+        }
+
+        /** The mean relative error over the first (or the second) half of the scored steps. */
+        public double halfError(boolean second) {
+            int h = errors.length / 2;
+            return Arrays.stream(errors, second ? h : 0, second ? errors.length : h).average().orElse(Double.NaN);
+        }
+
+        /** The mean cosine. */
+        public double meanCosine() {
+            return Arrays.stream(cosines).average().orElse(Double.NaN);
+        }
+    }
+
+    /** Fits every code on the first {@code trainSteps} steps of {@code source} and scores it on the rest. */
+    public static List<Row> run(AeConvergence.Source source, Settings s, PrintStream log) {
+        int n = source.steps().size();
+        if (source.leaders() == null) {
+            throw new IllegalArgumentException("the source has no leaders: rate-distortion needs a recording");
+        }
+        if (s.trainSteps() >= n) {
+            throw new IllegalArgumentException("trainSteps (" + s.trainSteps() + ") must leave steps to score: the "
+                    + "source holds " + n + " steps");
+        }
+        int mu = source.mu();
+        int ranks = source.ranks();
+        List<float[][]> train = source.steps().subList(0, s.trainSteps());
+        List<float[][]> scored = source.steps().subList(s.trainSteps(), n);
+        int[] scoredLeaders = Arrays.copyOfRange(source.leaders(), s.trainSteps(), n);
+
+        Map<String, Row> rows = new LinkedHashMap<>();
+        TreeSet<Integer> exactSizes = new TreeSet<>();
+        int innovationCount = TopK.countFor(mu, INNOVATION_SHARE);
+        for (int c : s.channels()) {
+            AutoencoderSpec spec = withChannels(c);
+            int latent = spec.latentSize(mu);
+            exactSizes.add(latent);
+            long start = System.nanoTime();
+            RingAutoencoder ring = new RingAutoencoder(spec, mu, ranks, s.training(), s.seed());
+            AutoencoderTrainer ringTrainer = AutoencoderTrainer.ring(ring, s.seed());
+            PsAutoencoder ps = new PsAutoencoder(spec, mu, ranks, INNOVATION_SHARE, s.training(), s.seed());
+            AutoencoderTrainer psTrainer = AutoencoderTrainer.ps(ps, s.seed());
+            for (int t = 0; t < train.size(); t++) {
+                ringTrainer.step(train.get(t), source.leaders()[t]);
+                psTrainer.step(train.get(t));
+            }
+            log.printf(Locale.ROOT, "latent %d channels (%d floats): trained on %d steps in %.1f s%n", c, latent,
+                    train.size(), (System.nanoTime() - start) / 1e9);
+            boolean continued = c == 4;
+            Scores ringScores = new Scores(scored.size());
+            Scores ring8 = new Scores(scored.size());
+            Scores ringContinued = new Scores(scored.size());
+            Scores psScores = new Scores(scored.size());
+            Scores psContinued = new Scores(scored.size());
+            for (int t = 0; t < scored.size(); t++) {
+                float[][] g = scored.get(t);
+                int leader = scoredLeaders[t];
+                double[] mean = mean(g);
+                ringScores.add(t, mean, ringMean(ring, g, leader, false));
+                ring8.add(t, mean, ringMean(ring, g, leader, true));
+                psScores.add(t, mean, psMean(ps, g, leader));
+                if (continued) {
+                    ringContinued.add(t, mean, ringMean(ring, g, leader, false));
+                    psContinued.add(t, mean, psMean(ps, g, leader));
+                    ringTrainer.step(g, leader);
+                    psTrainer.step(g);
+                }
+            }
+            String tag = String.format(Locale.ROOT, "%d ch", c);
+            rows.put("ring/lgc/" + c, ringScores.row("ring", "LGC-RAR (" + tag + ")", latent, 4.0 * latent + 4));
+            rows.put("ring/lgc8/" + c, ring8.row("ring", "LGC-RAR, 8-bit latent (" + tag + ")", latent,
+                    latent + 4.0 + 4));
+            double psFloats = (double) latent / ranks + innovationCount;
+            rows.put("ps/lgc/" + c, psScores.row("PS", "LGC-PS (" + tag + ")", psFloats,
+                    4.0 * psFloats + 4.0 / ranks));
+            exactSizes.add((int) Math.round(psFloats));
+            if (continued) {
+                rows.put("ring/lgc-cont/" + c, ringContinued.row("ring",
+                        "LGC-RAR (" + tag + "), training on every scored step after scoring it", latent,
+                        4.0 * latent + 4));
+                rows.put("ps/lgc-cont/" + c, psContinued.row("PS",
+                        "LGC-PS (" + tag + "), training on every scored step after scoring it", psFloats,
+                        4.0 * psFloats + 4.0 / ranks));
+            }
+        }
+        Scores innovation = new Scores(scored.size());
+        PsAutoencoder innovationOnly = new PsAutoencoder(AutoencoderSpec.PAPER, mu, ranks, INNOVATION_SHARE,
+                s.training(), s.seed());
+        for (int t = 0; t < scored.size(); t++) {
+            float[][] g = scored.get(t);
+            double[] a = new double[mu];
+            for (float[] v : g) {
+                float[] inn = innovationOnly.innovation(v);
+                for (int i = 0; i < mu; i++) {
+                    a[i] += inn[i] / (double) ranks;
+                }
+            }
+            innovation.add(t, mean(g), a);
+        }
+        rows.put("ps/innovation", innovation.row("PS", "innovation only (each rank's top 10 %)", innovationCount,
+                4.0 * innovationCount));
+        exactSizes.add(innovationCount);
+
+        double[][] basis = secondMomentEigenvectors(train, source.leaders(), mu);
+        TopK topK = new TopK();
+        for (int f : exactSizes) {
+            Scores pca = new Scores(scored.size());
+            Scores leaderTop = new Scores(scored.size());
+            Scores random = new Scores(scored.size());
+            Scores oracle = new Scores(scored.size());
+            int[] picked = new int[Math.min(f, mu)];
+            for (int t = 0; t < scored.size(); t++) {
+                float[][] g = scored.get(t);
+                double[] mean = mean(g);
+                pca.add(t, mean, project(basis, mean, Math.min(f, mu)));
+                int count = topK.select(g[scoredLeaders[t]], 0, mu, picked.length, picked);
+                leaderTop.add(t, mean, keep(mean, Arrays.copyOf(picked, count)));
+                random.add(t, mean, keep(mean, randomPositions(mu, picked.length,
+                        new SplittableRandom(s.seed() * 1_000_003L + s.trainSteps() + t))));
+                float[] meanF = new float[mu];
+                for (int i = 0; i < mu; i++) {
+                    meanF[i] = (float) mean[i];
+                }
+                count = topK.select(meanF, 0, mu, picked.length, picked);
+                oracle.add(t, mean, keep(mean, Arrays.copyOf(picked, count)));
+            }
+            rows.put("exact/pca/" + f, pca.row("exact", "PCA fitted on the training steps", f, 4.0 * f));
+            rows.put("exact/top/" + f, leaderTop.row("exact", "top-f on the leader's support", f, 4.0 * f));
+            rows.put("exact/random/" + f, random.row("exact", "random-f, seeded positions", f, 4.0 * f));
+            rows.put("exact/oracle/" + f, oracle.row("exact", "top-f of the mean (a bound, not a code)", f,
+                    4.0 * f));
+        }
+        return new ArrayList<>(rows.values());
+    }
+
+    /** The paper's architecture with {@code channels} latent channels (a latent of about μ · channels / 16). */
+    static AutoencoderSpec withChannels(int channels) {
+        AutoencoderSpec p = AutoencoderSpec.PAPER;
+        return new AutoencoderSpec(p.encoderFilters(), p.encoderStride(), p.kernel(), channels, p.decoderFilters(),
+                p.decoderStrides(), p.leakyAlpha());
+    }
+
+    /** LGC-RAR's delivered mean: the decoder on the mean of the K latents, each encoded with the leader's scale. */
+    private static double[] ringMean(RingAutoencoder ae, float[][] g, int leader, boolean eightBit) {
+        float scale = Scale.rms(g[leader]);
+        float[] sum = new float[ae.latentSize()];
+        for (float[] v : g) {
+            float[] z = ae.encode(v, scale);
+            if (eightBit) {
+                z = quantized(z);
+            }
+            for (int i = 0; i < z.length; i++) {
+                sum[i] += z[i];
+            }
+        }
+        for (int i = 0; i < sum.length; i++) {
+            sum[i] /= g.length;
+        }
+        return toDouble(ae.decode(sum, scale));
+    }
+
+    /** LGC-PS's delivered mean: the K decoders on the leader's latent, each rank's innovation put over its output. */
+    private static double[] psMean(PsAutoencoder ae, float[][] g, int leader) {
+        float scale = Scale.rms(g[leader]);
+        float[] latent = ae.encode(g[leader], scale);
+        double[] a = new double[g[0].length];
+        for (int k = 0; k < g.length; k++) {
+            float[] innovation = ae.innovation(g[k]);
+            float[] rec = ae.decode(k, latent, innovation, scale);
+            for (int i = 0; i < a.length; i++) {
+                a[i] += (innovation[i] != 0 ? innovation[i] : rec[i]) / (double) g.length;
+            }
+        }
+        return a;
+    }
+
+    /**
+     * {@code z} sent at 8 bits: each value rounded to the nearest of 255 levels spanning ±max|z| (the scale, one
+     * float, travels with it), and read back.
+     */
+    static float[] quantized(float[] z) {
+        float max = 0;
+        for (float v : z) {
+            max = Math.max(max, Math.abs(v));
+        }
+        float[] q = new float[z.length];
+        if (max == 0) {
+            return q;
+        }
+        float step = max / 127f;
+        for (int i = 0; i < z.length; i++) {
+            q[i] = Math.round(z[i] / step) * step;
+        }
+        return q;
+    }
+
+    /**
+     * The eigenvectors of the second-moment matrix of the training steps' vectors (each divided by its step's
+     * leader's RMS, as the autoencoders see them), by descending eigenvalue: row j is the j-th basis vector.
+     */
+    static double[][] secondMomentEigenvectors(List<float[][]> steps, int[] leaders, int mu) {
+        double[][] moment = new double[mu][mu];
+        int count = 0;
+        for (int t = 0; t < steps.size(); t++) {
+            float[][] g = steps.get(t);
+            double scale = Scale.rms(g[leaders[t]]);
+            if (scale == 0) {
+                continue;
+            }
+            for (float[] v : g) {
+                for (int i = 0; i < mu; i++) {
+                    double vi = v[i] / scale;
+                    if (vi == 0) {
+                        continue;
+                    }
+                    for (int j = 0; j < mu; j++) {
+                        moment[i][j] += vi * v[j] / scale;
+                    }
+                }
+                count++;
+            }
+        }
+        INDArray m = Nd4j.create(moment).castTo(DataType.DOUBLE);
+        if (count > 0) {
+            m.divi(count);
+        }
+        INDArray values = Eigen.symmetricGeneralizedEigenvalues(m, true); // m now holds the eigenvectors as columns
+        double[] lambda = values.toDoubleVector();
+        Integer[] order = new Integer[mu];
+        for (int i = 0; i < mu; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> Double.compare(lambda[b], lambda[a]));
+        double[][] basis = new double[mu][];
+        for (int j = 0; j < mu; j++) {
+            basis[j] = m.getColumn(order[j]).toDoubleVector();
+        }
+        return basis;
+    }
+
+    /** The projection of {@code x} onto the first {@code f} basis vectors. */
+    static double[] project(double[][] basis, double[] x, int f) {
+        double[] a = new double[x.length];
+        for (int j = 0; j < f; j++) {
+            double c = 0;
+            for (int i = 0; i < x.length; i++) {
+                c += basis[j][i] * x[i];
+            }
+            for (int i = 0; i < x.length; i++) {
+                a[i] += c * basis[j][i];
+            }
+        }
+        return a;
+    }
+
+    /** {@code f} distinct positions of [0, mu), by Floyd's algorithm. */
+    static int[] randomPositions(int mu, int f, SplittableRandom random) {
+        java.util.LinkedHashSet<Integer> chosen = new java.util.LinkedHashSet<>();
+        for (int j = mu - f; j < mu; j++) {
+            int r = random.nextInt(j + 1);
+            chosen.add(chosen.contains(r) ? j : r);
+        }
+        return chosen.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private static double[] keep(double[] x, int[] positions) {
+        double[] a = new double[x.length];
+        for (int i : positions) {
+            a[i] = x[i];
+        }
+        return a;
+    }
+
+    private static double[] mean(float[][] g) {
+        double[] m = new double[g[0].length];
+        for (float[] v : g) {
+            for (int i = 0; i < m.length; i++) {
+                m[i] += v[i] / (double) g.length;
+            }
+        }
+        return m;
+    }
+
+    private static double[] toDouble(float[] x) {
+        double[] d = new double[x.length];
+        for (int i = 0; i < x.length; i++) {
+            d[i] = x[i];
+        }
+        return d;
+    }
+
+    /** Relative error and cosine per scored step. */
+    private static final class Scores {
+        private final double[] errors;
+        private final double[] cosines;
+
+        Scores(int steps) {
+            errors = new double[steps];
+            cosines = new double[steps];
+        }
+
+        void add(int t, double[] truth, double[] delivered) {
+            double diff = 0;
+            double norm = 0;
+            double dot = 0;
+            double dnorm = 0;
+            for (int i = 0; i < truth.length; i++) {
+                diff += (delivered[i] - truth[i]) * (delivered[i] - truth[i]);
+                norm += truth[i] * truth[i];
+                dot += delivered[i] * truth[i];
+                dnorm += delivered[i] * delivered[i];
+            }
+            errors[t] = norm == 0 ? 0 : Math.sqrt(diff / norm);
+            cosines[t] = norm == 0 || dnorm == 0 ? 0 : dot / Math.sqrt(norm * dnorm);
+        }
+
+        Row row(String family, String code, double floats, double bytes) {
+            return new Row(family, code, floats, bytes, errors, cosines);
+        }
+    }
+
+    /** The rows as a Markdown table, ordered as {@link #run} returns them. */
+    public static void print(PrintStream out, List<Row> rows) {
+        out.println("| family | code | floats / rank / step | bytes / rank / step | rel. error, mean | first half "
+                + "| second half | cosine, mean |");
+        out.println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+        for (Row r : rows) {
+            out.printf(Locale.ROOT, "| %s | %s | %.1f | %.1f | %.3f | %.3f | %.3f | %.3f |%n", r.family(), r.code(),
+                    r.floats(), r.bytes(), r.meanError(), r.halfError(false), r.halfError(true), r.meanCosine());
+        }
+    }
+
+    /** The rows as CSV with a header line. */
+    public static String csv(List<Row> rows) {
+        StringBuilder b = new StringBuilder("family,code,floats_per_rank,bytes_per_rank,rel_error_mean,"
+                + "rel_error_first_half,rel_error_second_half,cosine_mean,scored_steps\n");
+        for (Row r : rows) {
+            b.append(String.format(Locale.ROOT, "%s,\"%s\",%.2f,%.2f,%.6f,%.6f,%.6f,%.6f,%d%n", r.family(), r.code(),
+                    r.floats(), r.bytes(), r.meanError(), r.halfError(false), r.halfError(true), r.meanCosine(),
+                    r.errors().length));
+        }
+        return b.toString();
+    }
+}

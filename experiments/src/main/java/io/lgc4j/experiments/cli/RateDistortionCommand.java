@@ -1,0 +1,103 @@
+package io.lgc4j.experiments.cli;
+
+import io.lgc4j.autoencoders.AeTraining;
+import io.lgc4j.experiments.bench.AeConvergence;
+import io.lgc4j.experiments.bench.CompactVectorFormatException;
+import io.lgc4j.experiments.bench.RateDistortion;
+import io.lgc4j.experiments.runner.BuildInfo;
+import io.lgc4j.experiments.runner.Nd4jEnvironment;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code lgc bench rate-distortion}: the learned codes against codes with nothing learned at the same floats per
+ * rank, on a recording of compact vectors; see {@link RateDistortion}.
+ */
+@Command(name = "rate-distortion", mixinStandardHelpOptions = true,
+        description = "How far the mean each code delivers is from the ranks' true mean, for the floats it sends:"
+                + " the LGC autoencoders (float32 and 8-bit latents) against PCA, top-f on the leader's support and"
+                + " random-f, fitted on the first steps of a recording (lgc record compact-vectors) and scored on"
+                + " the rest.")
+final class RateDistortionCommand implements Callable<Integer> {
+
+    @Option(names = "--recording", required = true, description = "a recording (lgc record compact-vectors)")
+    private Path recording;
+
+    @Option(names = "--train-steps", defaultValue = "100",
+            description = "recorded steps the codes are fitted on, as the TOP_K stage (default ${DEFAULT-VALUE})")
+    private int trainSteps;
+
+    @Option(names = "--channels", split = ",", defaultValue = "1,2,4,8",
+            description = "latent channels of the autoencoders (the paper: 4; default ${DEFAULT-VALUE})")
+    private List<Integer> channels;
+
+    @Option(names = "--seed", defaultValue = "1", description = "autoencoders, draws (default ${DEFAULT-VALUE})")
+    private long seed;
+
+    @Option(names = "--output-dir", description = "also write table.md and table.csv here")
+    private Path outputDir;
+
+    @Override
+    public Integer call() {
+        RateDistortion.Settings settings;
+        try {
+            settings = new RateDistortion.Settings(trainSteps, channels, AeTraining.DEFAULT, seed);
+        } catch (IllegalArgumentException e) {
+            System.err.println("lgc: bad option: " + e.getMessage());
+            return 2;
+        }
+        if (!Files.isRegularFile(recording)) {
+            System.err.println("lgc: recording " + recording + " not found; make one with: lgc record compact-vectors"
+                    + " --output " + recording);
+            return 2;
+        }
+        Nd4jEnvironment.configure();
+        try {
+            return TablesOnStdout.run(tables -> {
+                AeConvergence.Source source = AeConvergence.recorded(recording, Integer.MAX_VALUE);
+                long start = System.nanoTime();
+                List<RateDistortion.Row> rows;
+                try {
+                    rows = RateDistortion.run(source, settings, System.err);
+                } catch (IllegalArgumentException e) {
+                    System.err.println("lgc: " + e.getMessage());
+                    return 2;
+                }
+                ByteArrayOutputStream md = new ByteArrayOutputStream();
+                PrintStream page = new PrintStream(md, true, StandardCharsets.UTF_8);
+                page.printf(Locale.ROOT, "Made by `lgc bench rate-distortion --recording %s --train-steps %d "
+                        + "--channels %s --seed %d` (lgc %s, %s, %.0f s). Source: %s; fitted on the first %d "
+                        + "steps, scored on the other %d.%n%n", recording.getFileName(), trainSteps,
+                        String.join(",", channels.stream().map(String::valueOf).toList()), seed, BuildInfo.version(),
+                        Instant.now(), (System.nanoTime() - start) / 1e9, source.description(), trainSteps,
+                        source.steps().size() - trainSteps);
+                RateDistortion.print(page, rows);
+                tables.print(md.toString(StandardCharsets.UTF_8));
+                if (outputDir != null) {
+                    Files.createDirectories(outputDir);
+                    Files.writeString(outputDir.resolve("table.md"), md.toString(StandardCharsets.UTF_8));
+                    Files.writeString(outputDir.resolve("table.csv"), RateDistortion.csv(rows));
+                }
+                return 0;
+            });
+        } catch (CompactVectorFormatException | NoSuchFileException e) {
+            System.err.println("lgc: " + e.getMessage());
+            return 2;
+        } catch (IOException e) {
+            System.err.println("lgc: " + e);
+            return 1;
+        }
+    }
+}
