@@ -148,13 +148,23 @@ public final class RateDistortion {
             AutoencoderTrainer ringTrainer = AutoencoderTrainer.ring(ring, s.seed());
             PsAutoencoder ps = new PsAutoencoder(spec, mu, ranks, INNOVATION_SHARE, s.training(), s.seed());
             AutoencoderTrainer psTrainer = AutoencoderTrainer.ps(ps, s.seed());
+            boolean continued = c == 4;
+            // the continued rows train a second copy on from the same start: same seed, same steps, same weights
+            RingAutoencoder ringGoingOn = continued ? new RingAutoencoder(spec, mu, ranks, s.training(), s.seed()) : null;
+            AutoencoderTrainer ringGoingOnTrainer = continued ? AutoencoderTrainer.ring(ringGoingOn, s.seed()) : null;
+            PsAutoencoder psGoingOn = continued
+                    ? new PsAutoencoder(spec, mu, ranks, INNOVATION_SHARE, s.training(), s.seed()) : null;
+            AutoencoderTrainer psGoingOnTrainer = continued ? AutoencoderTrainer.ps(psGoingOn, s.seed()) : null;
             for (int t = 0; t < train.size(); t++) {
                 ringTrainer.step(train.get(t), source.leaders()[t]);
                 psTrainer.step(train.get(t));
+                if (continued) {
+                    ringGoingOnTrainer.step(train.get(t), source.leaders()[t]);
+                    psGoingOnTrainer.step(train.get(t));
+                }
             }
             log.printf(Locale.ROOT, "latent %d channels (%d floats): trained on %d steps in %.1f s%n", c, latent,
                     train.size(), (System.nanoTime() - start) / 1e9);
-            boolean continued = c == 4;
             Scores ringScores = new Scores(scored.size());
             Scores ring8 = new Scores(scored.size());
             Scores ringContinued = new Scores(scored.size());
@@ -164,14 +174,15 @@ public final class RateDistortion {
                 float[][] g = scored.get(t);
                 int leader = scoredLeaders[t];
                 double[] mean = mean(g);
-                ringScores.add(t, mean, ringMean(ring, g, leader, false));
-                ring8.add(t, mean, ringMean(ring, g, leader, true));
+                double[][] ringMeans = ringMeans(ring, g, leader);
+                ringScores.add(t, mean, ringMeans[0]);
+                ring8.add(t, mean, ringMeans[1]);
                 psScores.add(t, mean, psMean(ps, g, leader));
                 if (continued) {
-                    ringContinued.add(t, mean, ringMean(ring, g, leader, false));
-                    psContinued.add(t, mean, psMean(ps, g, leader));
-                    ringTrainer.step(g, leader);
-                    psTrainer.step(g);
+                    ringContinued.add(t, mean, ringMeans(ringGoingOn, g, leader)[0]);
+                    psContinued.add(t, mean, psMean(psGoingOn, g, leader));
+                    ringGoingOnTrainer.step(g, leader);
+                    psGoingOnTrainer.step(g);
                 }
             }
             String tag = String.format(Locale.ROOT, "%d ch", c);
@@ -248,23 +259,27 @@ public final class RateDistortion {
                 p.decoderStrides(), p.leakyAlpha());
     }
 
-    /** LGC-RAR's delivered mean: the decoder on the mean of the K latents, each encoded with the leader's scale. */
-    private static double[] ringMean(RingAutoencoder ae, float[][] g, int leader, boolean eightBit) {
+    /**
+     * LGC-RAR's delivered mean, with the latents at float32 and at 8 bits: the decoder on the mean of the K latents,
+     * each encoded with the leader's scale.
+     */
+    private static double[][] ringMeans(RingAutoencoder ae, float[][] g, int leader) {
         float scale = Scale.rms(g[leader]);
         float[] sum = new float[ae.latentSize()];
+        float[] sum8 = new float[ae.latentSize()];
         for (float[] v : g) {
             float[] z = ae.encode(v, scale);
-            if (eightBit) {
-                z = quantized(z);
-            }
+            float[] z8 = quantized(z);
             for (int i = 0; i < z.length; i++) {
                 sum[i] += z[i];
+                sum8[i] += z8[i];
             }
         }
         for (int i = 0; i < sum.length; i++) {
             sum[i] /= g.length;
+            sum8[i] /= g.length;
         }
-        return toDouble(ae.decode(sum, scale));
+        return new double[][] {toDouble(ae.decode(sum, scale)), toDouble(ae.decode(sum8, scale))};
     }
 
     /** LGC-PS's delivered mean: the K decoders on the leader's latent, each rank's innovation put over its output. */
@@ -427,26 +442,79 @@ public final class RateDistortion {
         }
     }
 
-    /** The rows as a Markdown table, ordered as {@link #run} returns them. */
-    public static void print(PrintStream out, List<Row> rows) {
-        out.println("| family | code | floats / rank / step | bytes / rank / step | rel. error, mean | first half "
-                + "| second half | cosine, mean |");
+    /**
+     * The rows of one or more recordings (each {@link #run}'s list, the same codes in the same order) as a Markdown
+     * table: per code the mean over the recordings of each recording's mean, and with several recordings the
+     * standard deviation of the relative error across them.
+     */
+    public static void print(PrintStream out, List<List<Row>> perRecording) {
+        List<Row> first = requireAligned(perRecording);
+        int n = perRecording.size();
+        out.println("| family | code | floats / rank / step | bytes / rank / step | rel. error, mean"
+                + (n > 1 ? " ± sd over " + n + " recordings" : "") + " | first half | second half | cosine, mean |");
         out.println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
-        for (Row r : rows) {
-            out.printf(Locale.ROOT, "| %s | %s | %.1f | %.1f | %.3f | %.3f | %.3f | %.3f |%n", r.family(), r.code(),
-                    r.floats(), r.bytes(), r.meanError(), r.halfError(false), r.halfError(true), r.meanCosine());
+        for (int j = 0; j < first.size(); j++) {
+            double[] errors = new double[n];
+            double firstHalf = 0;
+            double secondHalf = 0;
+            double cosine = 0;
+            for (int r = 0; r < n; r++) {
+                Row row = perRecording.get(r).get(j);
+                errors[r] = row.meanError();
+                firstHalf += row.halfError(false) / n;
+                secondHalf += row.halfError(true) / n;
+                cosine += row.meanCosine() / n;
+            }
+            double mean = Arrays.stream(errors).average().orElse(Double.NaN);
+            String error = n > 1 ? String.format(Locale.ROOT, "%.3f ± %.3f", mean, sd(errors, mean))
+                    : String.format(Locale.ROOT, "%.3f", mean);
+            Row r = first.get(j);
+            out.printf(Locale.ROOT, "| %s | %s | %.1f | %.1f | %s | %.3f | %.3f | %.3f |%n", r.family(), r.code(),
+                    r.floats(), r.bytes(), error, firstHalf, secondHalf, cosine);
         }
     }
 
-    /** The rows as CSV with a header line. */
-    public static String csv(List<Row> rows) {
-        StringBuilder b = new StringBuilder("family,code,floats_per_rank,bytes_per_rank,rel_error_mean,"
+    /** The rows of one or more recordings as CSV with a header line, one line per recording and code. */
+    public static String csv(List<String> recordings, List<List<Row>> perRecording) {
+        requireAligned(perRecording);
+        StringBuilder b = new StringBuilder("recording,family,code,floats_per_rank,bytes_per_rank,rel_error_mean,"
                 + "rel_error_first_half,rel_error_second_half,cosine_mean,scored_steps\n");
-        for (Row r : rows) {
-            b.append(String.format(Locale.ROOT, "%s,\"%s\",%.2f,%.2f,%.6f,%.6f,%.6f,%.6f,%d%n", r.family(), r.code(),
-                    r.floats(), r.bytes(), r.meanError(), r.halfError(false), r.halfError(true), r.meanCosine(),
-                    r.errors().length));
+        for (int i = 0; i < perRecording.size(); i++) {
+            for (Row r : perRecording.get(i)) {
+                b.append(String.format(Locale.ROOT, "%s,%s,\"%s\",%.2f,%.2f,%.6f,%.6f,%.6f,%.6f,%d%n",
+                        recordings.get(i), r.family(), r.code(), r.floats(), r.bytes(), r.meanError(),
+                        r.halfError(false), r.halfError(true), r.meanCosine(), r.errors().length));
+            }
         }
         return b.toString();
+    }
+
+    private static List<Row> requireAligned(List<List<Row>> perRecording) {
+        if (perRecording.isEmpty()) {
+            throw new IllegalArgumentException("no recordings to tabulate");
+        }
+        List<Row> first = perRecording.get(0);
+        for (List<Row> rows : perRecording) {
+            boolean same = rows.size() == first.size();
+            for (int j = 0; same && j < rows.size(); j++) {
+                same = rows.get(j).code().equals(first.get(j).code()) && rows.get(j).floats() == first.get(j).floats();
+            }
+            if (!same) {
+                throw new IllegalArgumentException("the recordings' codes differ (another μ or channel list?): "
+                        + "they cannot share a table");
+            }
+        }
+        return first;
+    }
+
+    private static double sd(double[] values, double mean) {
+        if (values.length < 2) {
+            return 0;
+        }
+        double sum = 0;
+        for (double v : values) {
+            sum += (v - mean) * (v - mean);
+        }
+        return Math.sqrt(sum / (values.length - 1));
     }
 }

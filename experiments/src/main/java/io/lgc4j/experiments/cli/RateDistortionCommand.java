@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -32,8 +33,9 @@ import java.util.concurrent.Callable;
                 + " the rest.")
 final class RateDistortionCommand implements Callable<Integer> {
 
-    @Option(names = "--recording", required = true, description = "a recording (lgc record compact-vectors)")
-    private Path recording;
+    @Option(names = "--recording", required = true, split = ",",
+            description = "one or more recordings (lgc record compact-vectors), e.g. of several seeds")
+    private List<Path> recordings;
 
     @Option(names = "--train-steps", defaultValue = "100",
             description = "recorded steps the codes are fitted on, as the TOP_K stage (default ${DEFAULT-VALUE})")
@@ -58,37 +60,50 @@ final class RateDistortionCommand implements Callable<Integer> {
             System.err.println("lgc: bad option: " + e.getMessage());
             return 2;
         }
-        if (!Files.isRegularFile(recording)) {
-            System.err.println("lgc: recording " + recording + " not found; make one with: lgc record compact-vectors"
-                    + " --output " + recording);
-            return 2;
+        for (Path recording : recordings) {
+            if (!Files.isRegularFile(recording)) {
+                System.err.println("lgc: recording " + recording + " not found; make one with: lgc record"
+                        + " compact-vectors --output " + recording);
+                return 2;
+            }
         }
         Nd4jEnvironment.configure();
         try {
             return TablesOnStdout.run(tables -> {
-                AeConvergence.Source source = AeConvergence.recorded(recording, Integer.MAX_VALUE);
                 long start = System.nanoTime();
-                List<RateDistortion.Row> rows;
-                try {
-                    rows = RateDistortion.run(source, settings, System.err);
-                } catch (IllegalArgumentException e) {
-                    System.err.println("lgc: " + e.getMessage());
-                    return 2;
+                List<List<RateDistortion.Row>> rows = new ArrayList<>();
+                List<String> descriptions = new ArrayList<>();
+                for (Path recording : recordings) {
+                    AeConvergence.Source source = AeConvergence.recorded(recording, Integer.MAX_VALUE);
+                    descriptions.add(source.description());
+                    try {
+                        rows.add(RateDistortion.run(source, settings, System.err));
+                    } catch (IllegalArgumentException e) {
+                        System.err.println("lgc: " + recording + ": " + e.getMessage());
+                        return 2;
+                    }
                 }
                 ByteArrayOutputStream md = new ByteArrayOutputStream();
                 PrintStream page = new PrintStream(md, true, StandardCharsets.UTF_8);
                 page.printf(Locale.ROOT, "Made by `lgc bench rate-distortion --recording %s --train-steps %d "
-                        + "--channels %s --seed %d` (lgc %s, %s, %.0f s). Source: %s; fitted on the first %d "
-                        + "steps, scored on the other %d.%n%n", recording.getFileName(), trainSteps,
-                        String.join(",", channels.stream().map(String::valueOf).toList()), seed, BuildInfo.version(),
-                        Instant.now(), (System.nanoTime() - start) / 1e9, source.description(), trainSteps,
-                        source.steps().size() - trainSteps);
-                RateDistortion.print(page, rows);
+                        + "--channels %s --seed %d` (lgc %s, %s, %.0f s). Each recording's first %d steps fit the "
+                        + "codes, the rest are scored. Sources: %s.%n%n",
+                        String.join(",", recordings.stream().map(p -> p.getFileName().toString()).toList()),
+                        trainSteps, String.join(",", channels.stream().map(String::valueOf).toList()), seed,
+                        BuildInfo.version(), Instant.now(), (System.nanoTime() - start) / 1e9, trainSteps,
+                        String.join("; ", descriptions));
+                try {
+                    RateDistortion.print(page, rows);
+                } catch (IllegalArgumentException e) {
+                    System.err.println("lgc: " + e.getMessage());
+                    return 2;
+                }
                 tables.print(md.toString(StandardCharsets.UTF_8));
                 if (outputDir != null) {
                     Files.createDirectories(outputDir);
                     Files.writeString(outputDir.resolve("table.md"), md.toString(StandardCharsets.UTF_8));
-                    Files.writeString(outputDir.resolve("table.csv"), RateDistortion.csv(rows));
+                    Files.writeString(outputDir.resolve("table.csv"), RateDistortion.csv(
+                            recordings.stream().map(p -> p.getFileName().toString()).toList(), rows));
                 }
                 return 0;
             });

@@ -65,6 +65,15 @@ class RateDistortionTest {
         assertTrue(byName.containsKey("LGC-RAR, 8-bit latent (4 ch) @12"), byName.keySet().toString());
         assertTrue(byName.containsKey("LGC-PS (4 ch) @8"), byName.keySet().toString());
         assertTrue(byName.containsKey("innovation only (each rank's top 10 %) @5"), byName.keySet().toString());
+        // the continued rows start from the frozen code's weights and move away from them; the frozen rows do not
+        for (String code : List.of("LGC-RAR (4 ch)", "LGC-PS (4 ch)")) {
+            RateDistortion.Row frozen = byName.get(code + (code.startsWith("LGC-RAR") ? " @12" : " @8"));
+            RateDistortion.Row going = byName.get(code + ", training on every scored step after scoring it"
+                    + (code.startsWith("LGC-RAR") ? " @12" : " @8"));
+            assertEquals(frozen.errors()[0], going.errors()[0], code);
+            assertTrue(frozen.errors()[3] != going.errors()[3], code + ": " + Arrays.toString(frozen.errors()) + " "
+                    + Arrays.toString(going.errors()));
+        }
         assertEquals(12 + 4 + 4, byName.get("LGC-RAR, 8-bit latent (4 ch) @12").bytes(), 1e-9);
         assertEquals(4 * 12 + 4, byName.get("LGC-RAR (4 ch) @12").bytes(), 1e-9);
         for (int f : new int[] {5, 8, 12}) {
@@ -94,9 +103,22 @@ class RateDistortionTest {
             }
         }
         ByteArrayOutputStream md = new ByteArrayOutputStream();
-        RateDistortion.print(new PrintStream(md, true, StandardCharsets.UTF_8), rows);
-        assertEquals(rows.size() + 2, md.toString(StandardCharsets.UTF_8).lines().count());
-        assertEquals(rows.size() + 1, RateDistortion.csv(rows).lines().count());
+        RateDistortion.print(new PrintStream(md, true, StandardCharsets.UTF_8), List.of(rows, rows));
+        List<String> lines = md.toString(StandardCharsets.UTF_8).lines().toList();
+        assertEquals(rows.size() + 2, lines.size());
+        assertTrue(lines.get(0).contains("rel. error, mean ± sd over 2 recordings"), lines.get(0));
+        RateDistortion.Row top = byName.get("top-f on the leader's support @12");
+        String expected = String.format(java.util.Locale.ROOT, "| exact | top-f on the leader's support | 12.0 | 48.0 | "
+                + "%.3f ± 0.000 |", top.meanError());
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith(expected)), expected + " in\n" + lines);
+        String csv = RateDistortion.csv(List.of("a.bin", "b.bin"), List.of(rows, rows));
+        assertEquals(2 * rows.size() + 1, csv.lines().count());
+        assertTrue(csv.lines().skip(1).allMatch(l -> l.startsWith("a.bin,") || l.startsWith("b.bin,")), csv);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RateDistortion.print(
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                List.of(rows, rows.subList(1, rows.size()))));
+        assertEquals("the recordings' codes differ (another μ or channel list?): they cannot share a table",
+                e.getMessage());
     }
 
     @Test
