@@ -28,7 +28,9 @@ import java.util.SplittableRandom;
  * {@code ceil(ratio·n)} entries ({@link TopK#countFor}) of its accumulator; every rank gathers its accumulator at
  * that support (the LEARNED blocks concatenated in parameter order: the compact vector, length μ) and zeroes those
  * positions (they are sent). The model applies the mean dense gradient on the other blocks and, on the LEARNED
- * blocks, the mean of the K compact vectors scattered onto the support (zero elsewhere).
+ * blocks, the mean of the K compact vectors scattered onto the support (zero elsewhere). With a low-pass factor
+ * β < 1 the accumulators are the training runs' filtered memory ({@code compressor.lowPass}, ScaleCom's): a rank
+ * offers m + g, and keeps (1 − β)·m + β·(m + g − sent); β = 1 is the plain rule above.
  *
  * <p>The replicas of a real run stay identical, so one model computes all K gradients in turn: the recording is
  * what K separate replicas would produce, with one model in memory.
@@ -57,11 +59,17 @@ public final class CompactVectorRecorder {
      * @param steps   recorded steps
      * @param ratio   share of each LEARNED block selected, in (0, 1]
      * @param seed    drives the model's initialization, the data order and the leader draw
+     * @param lowPass the accumulators' low-pass factor β in (0, 1]; 1 = plain error feedback
      */
-    public record Settings(int workers, int batch, int warmup, int steps, double ratio, long seed) {
+    public record Settings(int workers, int batch, int warmup, int steps, double ratio, long seed, double lowPass) {
 
-        /** K = 4, batch 32, 200 warm-up steps, 300 recorded steps, ratio 0.001, seed 42. */
+        /** K = 4, batch 32, 200 warm-up steps, 300 recorded steps, ratio 0.001, seed 42, plain error feedback. */
         public static final Settings DEFAULT = new Settings(4, 32, 200, 300, 0.001, 42);
+
+        /** Plain error feedback (β = 1). */
+        public Settings(int workers, int batch, int warmup, int steps, double ratio, long seed) {
+            this(workers, batch, warmup, steps, ratio, seed, 1.0);
+        }
 
         /** Rejects counts out of range, naming the field and the value. */
         public Settings {
@@ -80,6 +88,9 @@ public final class CompactVectorRecorder {
             }
             if (!(ratio > 0 && ratio <= 1)) {
                 throw new IllegalArgumentException("ratio must be in (0, 1], got " + ratio);
+            }
+            if (!(lowPass > 0 && lowPass <= 1)) {
+                throw new IllegalArgumentException("lowPass must be in (0, 1], got " + lowPass);
             }
         }
     }
@@ -156,6 +167,8 @@ public final class CompactVectorRecorder {
         TopK topK = new TopK();
         int[] picked = new int[maxSelected];
         float[][] accumulators = new float[ranks][layout.length()];
+        float[][] memories = new float[ranks][layout.length()]; // the accumulators before this step's gradient
+        float beta = (float) settings.lowPass();
         float[][] gradients = new float[ranks][];
         int total = settings.warmup() + settings.steps();
         double[] meanLoss = new double[total];
@@ -183,8 +196,9 @@ public final class CompactVectorRecorder {
                 for (Share share : shares) {
                     ParamBlock b = share.block();
                     for (int k = 0; k < ranks; k++) {
+                        System.arraycopy(accumulators[k], b.offset(), memories[k], b.offset(), b.length());
                         for (int i = b.offset(); i < b.end(); i++) {
-                            accumulators[k][i] += gradients[k][i];
+                            accumulators[k][i] += gradients[k][i]; // now m + g, what a rank offers
                         }
                     }
                     int count = topK.select(accumulators[leader], b.offset(), b.end(), share.selected(), picked);
@@ -198,6 +212,14 @@ public final class CompactVectorRecorder {
                             accumulators[k][at] = 0f;
                         }
                         update[at] = (float) (sum / ranks);
+                    }
+                    if (beta != 1f) {
+                        // the training runs' filtered memory (SupportMemory): m ← (1 − β)·m + β·(m + g − sent)
+                        for (int k = 0; k < ranks; k++) {
+                            for (int i = b.offset(); i < b.end(); i++) {
+                                accumulators[k][i] = (1 - beta) * memories[k][i] + beta * accumulators[k][i];
+                            }
+                        }
                     }
                     position += count;
                 }

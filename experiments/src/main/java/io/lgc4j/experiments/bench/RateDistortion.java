@@ -7,10 +7,6 @@ import io.lgc4j.autoencoders.PsAutoencoder;
 import io.lgc4j.autoencoders.RingAutoencoder;
 import io.lgc4j.autoencoders.Scale;
 import io.lgc4j.core.sparse.TopK;
-import org.nd4j.linalg.api.buffer.DataType;
-import org.nd4j.linalg.api.ndarray.INDArray;
-import org.nd4j.linalg.eigen.Eigen;
-import org.nd4j.linalg.factory.Nd4j;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -343,20 +339,81 @@ public final class RateDistortion {
                 count++;
             }
         }
-        INDArray m = Nd4j.create(moment).castTo(DataType.DOUBLE);
         if (count > 0) {
-            m.divi(count);
+            for (double[] row : moment) {
+                for (int j = 0; j < mu; j++) {
+                    row[j] /= count;
+                }
+            }
         }
-        INDArray values = Eigen.symmetricGeneralizedEigenvalues(m, true); // m now holds the eigenvectors as columns
-        double[] lambda = values.toDoubleVector();
-        Integer[] order = new Integer[mu];
-        for (int i = 0; i < mu; i++) {
+        return eigenvectors(moment);
+    }
+
+    /**
+     * The eigenvectors of the symmetric matrix {@code a} (destroyed) by cyclic Jacobi rotations, by descending
+     * eigenvalue: row j is the j-th, of unit length.
+     */
+    static double[][] eigenvectors(double[][] a) {
+        int n = a.length;
+        double[][] v = new double[n][n];
+        double norm = 0;
+        for (int i = 0; i < n; i++) {
+            v[i][i] = 1;
+            for (int j = 0; j < n; j++) {
+                norm += a[i][j] * a[i][j];
+            }
+        }
+        for (int sweep = 0; sweep < 100; sweep++) {
+            double off = 0;
+            for (int p = 0; p < n; p++) {
+                for (int q = p + 1; q < n; q++) {
+                    off += a[p][q] * a[p][q];
+                }
+            }
+            if (off <= 1e-26 * norm) {
+                break;
+            }
+            for (int p = 0; p < n; p++) {
+                for (int q = p + 1; q < n; q++) {
+                    if (a[p][q] == 0) {
+                        continue;
+                    }
+                    // A ← PᵀAP with P the rotation in the (p, q) plane that zeroes a[p][q]
+                    double theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
+                    double t = Math.signum(theta == 0 ? 1 : theta) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+                    double c = 1 / Math.sqrt(t * t + 1);
+                    double s = t * c;
+                    for (int k = 0; k < n; k++) {
+                        double kp = a[k][p];
+                        double kq = a[k][q];
+                        a[k][p] = c * kp - s * kq;
+                        a[k][q] = s * kp + c * kq;
+                    }
+                    for (int k = 0; k < n; k++) {
+                        double pk = a[p][k];
+                        double qk = a[q][k];
+                        a[p][k] = c * pk - s * qk;
+                        a[q][k] = s * pk + c * qk;
+                    }
+                    for (int k = 0; k < n; k++) {
+                        double kp = v[k][p];
+                        double kq = v[k][q];
+                        v[k][p] = c * kp - s * kq;
+                        v[k][q] = s * kp + c * kq;
+                    }
+                }
+            }
+        }
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) {
             order[i] = i;
         }
-        Arrays.sort(order, (a, b) -> Double.compare(lambda[b], lambda[a]));
-        double[][] basis = new double[mu][];
-        for (int j = 0; j < mu; j++) {
-            basis[j] = m.getColumn(order[j]).toDoubleVector();
+        Arrays.sort(order, (x, y) -> Double.compare(a[y][y], a[x][x]));
+        double[][] basis = new double[n][n];
+        for (int j = 0; j < n; j++) {
+            for (int i = 0; i < n; i++) {
+                basis[j][i] = v[i][order[j]];
+            }
         }
         return basis;
     }

@@ -59,6 +59,11 @@ final class CompactVectorsCommand implements Callable<Integer> {
             description = "share of each LEARNED block selected (default ${DEFAULT-VALUE})")
     private double ratio;
 
+    @Option(names = "--low-pass", defaultValue = "1",
+            description = "the accumulators' low-pass factor β in (0, 1], as compressor.lowPass; 1 = plain error "
+                    + "feedback (default ${DEFAULT-VALUE}; the LGC configs use 0.1)")
+    private double lowPass;
+
     @Option(names = "--seed", defaultValue = "42",
             description = "model init, data order, leaders (default ${DEFAULT-VALUE})")
     private long seed;
@@ -70,7 +75,7 @@ final class CompactVectorsCommand implements Callable<Integer> {
     public Integer call() {
         CompactVectorRecorder.Settings settings;
         try {
-            settings = new CompactVectorRecorder.Settings(workers, batch, warmup, steps, ratio, seed);
+            settings = new CompactVectorRecorder.Settings(workers, batch, warmup, steps, ratio, seed, lowPass);
         } catch (IllegalArgumentException e) {
             System.err.println("lgc: bad option: " + e.getMessage());
             return 2;
@@ -89,8 +94,8 @@ final class CompactVectorsCommand implements Callable<Integer> {
             ReplicaModel model = ReplicaModel.wrap(net);
             int mu = CompactVectorRecorder.compactLength(io.lgc4j.core.layout.GradientLayout.of(net), ratio);
             System.out.printf(Locale.ROOT, "recording %d steps after %d dense warm-up steps: small CNN (%,d params),"
-                    + " K = %d, batch %d per rank, ratio %s, μ = %d, seed %d -> %s%n", steps, warmup,
-                    net.numParams(), workers, batch, ratio, mu, seed, output);
+                    + " K = %d, batch %d per rank, ratio %s, low-pass β %s, μ = %d, seed %d -> %s%n", steps, warmup,
+                    net.numParams(), workers, batch, ratio, lowPass, mu, seed, output);
             Path parent = output.toAbsolutePath().getParent();
             if (parent != null) {
                 Files.createDirectories(parent);

@@ -91,8 +91,43 @@ class CompactVectorRecorderTest {
         }
     }
 
+    /**
+     * With a low-pass memory the first recorded step offers what plain error feedback offers (both memories start at
+     * zero, so a rank offers its gradient); from the second step on, the filtered memory holds (1 − β)·m + β·(m + g −
+     * sent) and the offers differ.
+     */
+    @Test
+    void shouldFilterTheMemoryAsTheTrainingRunsDo() throws IOException {
+        Nd4jEnvironment.configure();
+        LabeledImages train = FashionMnist.load(FashionMnist.DEFAULT_DIR, FashionMnist.Split.TRAIN, 512,
+                PixelPreprocessing.STANDARDIZED);
+        List<float[][]> plain = record(train, TINY);
+        List<float[][]> filtered = record(train, new CompactVectorRecorder.Settings(4, 32, 2, 3, 0.001, 7, 0.1));
+        for (int k = 0; k < 4; k++) {
+            assertTrue(java.util.Arrays.equals(plain.get(0)[k], filtered.get(0)[k]), "step 0, rank " + k);
+        }
+        assertTrue(!java.util.Arrays.equals(plain.get(2)[0], filtered.get(2)[0]), "step 2 must differ");
+        List<float[][]> one = record(train, new CompactVectorRecorder.Settings(4, 32, 2, 3, 0.001, 7, 1.0));
+        for (int s = 0; s < 3; s++) {
+            for (int k = 0; k < 4; k++) {
+                assertTrue(java.util.Arrays.equals(plain.get(s)[k], one.get(s)[k]), "β = 1 is plain: step " + s);
+            }
+        }
+    }
+
+    private static List<float[][]> record(LabeledImages train, CompactVectorRecorder.Settings settings)
+            throws IOException {
+        List<float[][]> steps = new ArrayList<>();
+        CompactVectorRecorder.record(ReplicaModel.wrap(ModelZoo.smallCnn(settings.seed(), ModelZoo.defaultUpdater())),
+                train, settings, (step, leader, compacts) -> steps.add(compacts),
+                new PrintStream(PrintStream.nullOutputStream()));
+        return steps;
+    }
+
     @Test
     void shouldRejectSettingsOutOfRangeNamingTheOption() {
+        assertEquals("lowPass must be in (0, 1], got 0.0", assertThrows(IllegalArgumentException.class,
+                () -> new CompactVectorRecorder.Settings(4, 32, 2, 3, 0.001, 1, 0)).getMessage());
         assertEquals("workers must be in [1, 65536], got 0", assertThrows(IllegalArgumentException.class,
                 () -> new CompactVectorRecorder.Settings(0, 32, 2, 3, 0.001, 1)).getMessage());
         assertEquals("ratio must be in (0, 1], got 0.0", assertThrows(IllegalArgumentException.class,

@@ -164,6 +164,47 @@ class RateDistortionTest {
     }
 
     @Test
+    void shouldFindEigenvectorsThatTheMatrixOnlyScales() {
+        SplittableRandom random = new SplittableRandom(3);
+        int n = 30;
+        double[][] b = new double[n][n];
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                b[i][j] = random.nextGaussian();
+            }
+        }
+        double[][] m = new double[n][n]; // BᵀB: symmetric, eigenvalues spread over orders of magnitude
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                for (int k = 0; k < n; k++) {
+                    m[i][j] += b[k][i] * b[k][j];
+                }
+            }
+        }
+        double[][] copy = new double[n][];
+        for (int i = 0; i < n; i++) {
+            copy[i] = m[i].clone();
+        }
+        double[][] basis = RateDistortion.eigenvectors(copy);
+        double previous = Double.POSITIVE_INFINITY;
+        for (double[] v : basis) {
+            double[] mv = new double[n];
+            double lambda = 0;
+            for (int i = 0; i < n; i++) {
+                for (int j = 0; j < n; j++) {
+                    mv[i] += m[i][j] * v[j];
+                }
+                lambda += v[i] * mv[i];
+            }
+            for (int i = 0; i < n; i++) {
+                assertEquals(lambda * v[i], mv[i], 1e-8 * (1 + Math.abs(lambda)), "M v = λ v at " + i);
+            }
+            assertTrue(lambda <= previous + 1e-9, "descending: " + lambda + " after " + previous);
+            previous = lambda;
+        }
+    }
+
+    @Test
     void shouldQuantizeToWithinHalfALevelAndDrawDistinctPositions() {
         float[] z = {0.5f, -1.27f, 0.001f, 1.0f};
         float[] q = RateDistortion.quantized(z);
