@@ -31,8 +31,11 @@ import java.util.Set;
  * @param spec     the autoencoder's architecture
  * @param training the autoencoder's online training
  * @param control  the controls beyond the paper, with the accumulators' low-pass factor ({@code compressor.lowPass})
+ * @param linearLatent 0: the convolutional autoencoder of {@code spec}; f &gt; 0: LGC-RAR's linear code of f floats
+ *                 ({@link LinearRingCode}) instead ({@code autoencoder.linearLatent}; LGC-PS refuses it)
  */
-public record LgcSettings(double ratio, AutoencoderSpec spec, AeTraining training, LgcControl control) {
+public record LgcSettings(double ratio, AutoencoderSpec spec, AeTraining training, LgcControl control,
+                          int linearLatent) {
 
     /** Checks every component, naming the first that is missing or out of range. */
     public LgcSettings {
@@ -40,6 +43,13 @@ public record LgcSettings(double ratio, AutoencoderSpec spec, AeTraining trainin
         SettingsException.required(spec, "spec");
         SettingsException.required(training, "training");
         SettingsException.required(control, "control");
+        SettingsException.require(linearLatent >= 0, "linearLatent", "must be 0 (the convolutional autoencoder) or "
+                + "a positive number of floats, found " + linearLatent);
+    }
+
+    /** The convolutional autoencoder of {@code spec}. */
+    public LgcSettings(double ratio, AutoencoderSpec spec, AeTraining training, LgcControl control) {
+        this(ratio, spec, training, control, 0);
     }
 
     /** @return the accumulators' low-pass factor β ({@code compressor.lowPass}) */
@@ -96,8 +106,12 @@ public record LgcSettings(double ratio, AutoencoderSpec spec, AeTraining trainin
             } catch (IllegalArgumentException e) {
                 throw new SettingsException(ae.path(), "cannot be built: " + e.getMessage());
             }
+            // absent: the convolutional autoencoder (a section written before the key existed reads as it did)
+            int linear = ae.has("linearLatent") ? ae.integer("linearLatent") : 0;
+            SettingsException.require(linear >= 0, ae.path() + ".linearLatent", "must be 0 (the convolutional "
+                    + "autoencoder) or a positive number of floats, found " + linear);
             try {
-                return new LgcSettings(compressor.number("ratio"), spec, training, control);
+                return new LgcSettings(compressor.number("ratio"), spec, training, control, linear);
             } catch (SettingsException e) {
                 throw e.under(compressor.path());
             }

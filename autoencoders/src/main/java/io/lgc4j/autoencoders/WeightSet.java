@@ -49,6 +49,11 @@ public final class WeightSet {
         tensors.put(name + ".b", uniform(new long[] {biasLength}, bound, random));
     }
 
+    /** Adds a tensor of zeros of {@code shape} named {@code name}. */
+    void addZeros(String name, long[] shape) {
+        tensors.put(name, Nd4j.zeros(DataType.FLOAT, shape));
+    }
+
     /** Copies every tensor's values from {@code other}, which must have the same names and shapes. */
     void assign(WeightSet other) {
         for (Map.Entry<String, INDArray> e : other.tensors.entrySet()) {
@@ -88,7 +93,9 @@ public final class WeightSet {
         /** The ring's decoder D_c, reading the mean latent. */
         RING_DECODER(WeightsDescriptor.PART_RING_DECODER),
         /** One of the parameter server's decoders D_c^k, reading the common latent and the innovation. */
-        PS_DECODER(WeightsDescriptor.PART_PS_DECODER);
+        PS_DECODER(WeightsDescriptor.PART_PS_DECODER),
+        /** The ring's linear code ({@link LinearRingCode}): its basis, which encodes and decodes. */
+        LINEAR(WeightsDescriptor.PART_LINEAR);
 
         private final int id;
 

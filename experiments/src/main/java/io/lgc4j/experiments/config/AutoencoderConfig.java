@@ -39,6 +39,8 @@ import java.util.List;
  *   checkSample: 32                      # positions sampled per check
  *   ablation: none                       # a control run at the same bytes: none | innovation-only (PS) |
  *                                        #   latent-only (PS) | learned-frozen | zero-latent (ring)
+ *   linearLatent: 0                      # ring: 0 = the convolutional autoencoder above; f > 0 = a linear code of
+ *                                        #   f floats instead (the TOP_K stage's top f principal directions)
  * }</pre>
  *
  * @param encoderFilters  filters of the strided encoder convolutions
@@ -61,17 +63,20 @@ import java.util.List;
  * @param checkSample     positions sampled per check
  * @param ablation        the control run ({@link LgcAblation}); which ones a topology runs is its own check, made when
  *                        the whole config is
+ * @param linearLatent    0: the convolutional autoencoder; f &gt; 0: LGC-RAR's linear code of f floats
+ *                        ({@link io.lgc4j.autoencoders.LinearRingCode}); LGC-PS refuses it when the whole config is
+ *                        checked
  */
 @JsonPropertyOrder({"encoderFilters", "encoderStride", "kernel", "latentChannels", "decoderFilters",
         "decoderStrides", "leakyAlpha", "innovationShare", "optimizer", "learningRate", "lambdaRec", "lambdaSim",
         "reconstructionFeedback", "exactInnovation", "driftBound", "driftWindow", "checkEvery", "checkSample",
-        "ablation"})
+        "ablation", "linearLatent"})
 public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride, int kernel, int latentChannels,
                                 List<Integer> decoderFilters, List<Integer> decoderStrides, double leakyAlpha,
                                 double innovationShare, UpdaterType optimizer, double learningRate,
                                 double lambdaRec, double lambdaSim, boolean reconstructionFeedback,
                                 boolean exactInnovation, double driftBound, int driftWindow, int checkEvery,
-                                int checkSample, LgcAblation ablation) {
+                                int checkSample, LgcAblation ablation, int linearLatent) {
 
     /** Default of {@code autoencoder.innovationShare} (seeds/003 Algorithm 1). */
     public static final double DEFAULT_INNOVATION_SHARE = 0.1;
@@ -103,6 +108,7 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
         Checks.positive("autoencoder.driftWindow", driftWindow);
         Checks.positive("autoencoder.checkEvery", checkEvery);
         Checks.positive("autoencoder.checkSample", checkSample);
+        Checks.atLeast("autoencoder.linearLatent", linearLatent, 0);
         try {
             new AutoencoderSpec(encoderFilters, encoderStride, kernel, latentChannels, decoderFilters,
                     decoderStrides, leakyAlpha);
@@ -121,7 +127,7 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
                 LgcControl.DEFAULT.reconstructionFeedback(), LgcControl.DEFAULT.exactInnovation(),
                 LgcControl.DEFAULT.driftBound(),
                 LgcControl.DEFAULT.driftWindow(), LgcControl.DEFAULT.checkEvery(), LgcControl.DEFAULT.checkSample(),
-                LgcControl.DEFAULT.ablation());
+                LgcControl.DEFAULT.ablation(), 0);
     }
 
     /** @return the architecture */
@@ -153,7 +159,7 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
         return new AutoencoderConfig(encoderFilters, encoderStride, kernel, latentChannels, decoderFilters,
                 decoderStrides, leakyAlpha, innovationShare, optimizer, learningRate, lambdaRec, lambdaSim,
                 reconstructionFeedback, exactInnovation, driftBound, driftWindow, checkEvery, checkSample,
-                newAblation);
+                newAblation, linearLatent);
     }
 
     /**
@@ -163,7 +169,8 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
     public AutoencoderConfig withLambdaSim(double newLambdaSim) {
         return new AutoencoderConfig(encoderFilters, encoderStride, kernel, latentChannels, decoderFilters,
                 decoderStrides, leakyAlpha, innovationShare, optimizer, learningRate, lambdaRec, newLambdaSim,
-                reconstructionFeedback, exactInnovation, driftBound, driftWindow, checkEvery, checkSample, ablation);
+                reconstructionFeedback, exactInnovation, driftBound, driftWindow, checkEvery, checkSample, ablation,
+                linearLatent);
     }
 
     @JsonCreator
@@ -185,7 +192,8 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
                                               @JsonProperty("driftWindow") Integer driftWindow,
                                               @JsonProperty("checkEvery") Integer checkEvery,
                                               @JsonProperty("checkSample") Integer checkSample,
-                                              @JsonProperty("ablation") LgcAblation ablation) {
+                                              @JsonProperty("ablation") LgcAblation ablation,
+                                              @JsonProperty("linearLatent") Integer linearLatent) {
         AutoencoderConfig d = defaults();
         return new AutoencoderConfig(Checks.orDefault(encoderFilters, d.encoderFilters()),
                 Checks.orDefault(encoderStride, d.encoderStride()), Checks.orDefault(kernel, d.kernel()),
@@ -198,6 +206,7 @@ public record AutoencoderConfig(List<Integer> encoderFilters, int encoderStride,
                 Checks.orDefault(feedback, d.reconstructionFeedback()),
                 Checks.orDefault(exactInnovation, d.exactInnovation()), Checks.orDefault(driftBound, d.driftBound()),
                 Checks.orDefault(driftWindow, d.driftWindow()), Checks.orDefault(checkEvery, d.checkEvery()),
-                Checks.orDefault(checkSample, d.checkSample()), Checks.orDefault(ablation, d.ablation()));
+                Checks.orDefault(checkSample, d.checkSample()), Checks.orDefault(ablation, d.ablation()),
+                Checks.orDefault(linearLatent, d.linearLatent()));
     }
 }

@@ -357,6 +357,17 @@ class ConfigLoaderErrorsTest {
                 + " none, zero-latent], found true", parseError(RUN + "autoencoder: {ablation: true}\n"));
     }
 
+    @Test
+    void shouldRejectALinearCodeOnTheParameterServerAndANegativeSize() {
+        assertEquals("x.yaml: key 'autoencoder.linearLatent' applies to topology.type ring (LGC-RAR) only, found 108"
+                + " with topology.type ps; 0 (the default) runs LGC-PS's autoencoder", parseError(RUN
+                + "topology: {type: ps}\ncompressor: {type: lgc}\nautoencoder: {linearLatent: 108}\n"));
+        assertEquals("x.yaml: key 'autoencoder.linearLatent' must be >= 0, found -1", parseError(RUN
+                + "topology: {type: ring}\ncompressor: {type: lgc}\nautoencoder: {linearLatent: -1}\n"));
+        assertEquals(108, ConfigLoader.parse(RUN + "topology: {type: ring}\ncompressor: {type: lgc}\n"
+                + "autoencoder: {linearLatent: 108}\n", "x.yaml").autoencoder().linearLatent());
+    }
+
     @ParameterizedTest(name = "{0} on {1}")
     @CsvSource({
         "innovation-only, ring, 'topology.type ring (LGC-RAR), found innovation-only; allowed with topology.type"

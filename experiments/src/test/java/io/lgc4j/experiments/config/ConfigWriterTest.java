@@ -100,6 +100,7 @@ class ConfigWriterTest {
                   checkEvery: 10
                   checkSample: 32
                   ablation: none
+                  linearLatent: 0
                 runtime:
                   type: in-process
                   timeoutMs: 60000

@@ -10,7 +10,8 @@ package io.lgc4j.core.protocol;
  *  0       4     magic "LGCW" (bytes 4C 47 43 57)
  *  4       2     version ({@value #VERSION})
  *  6       1     part: {@value #PART_ENCODER} encoder, {@value #PART_RING_DECODER} ring decoder,
- *                {@value #PART_PS_DECODER} parameter-server decoder
+ *                {@value #PART_PS_DECODER} parameter-server decoder, {@value #PART_LINEAR} the ring's linear code
+ *                (its basis, encoder and decoder at once)
  *  7       1     reserved, 0
  *  8       4     μ, the compact-vector length the weights were trained for (int32)
  *  12      2     tensor count T (uint16)
@@ -63,6 +64,8 @@ public final class WeightsDescriptor {
     public static final int PART_RING_DECODER = 2;
     /** Part id of one of the parameter server's decoders D_c^k. */
     public static final int PART_PS_DECODER = 3;
+    /** Part id of LGC-RAR's linear code: one tensor, the basis [f, μ], that both encodes and decodes. */
+    public static final int PART_LINEAR = 4;
 
     private WeightsDescriptor() {
     }

@@ -146,6 +146,10 @@ public final class LgcPsTopology implements Topology {
             LgcSettings lgc = request.compressor().settings(LgcSettings.class);
             Section topology = request.config().section("topology");
             Section ae = request.config().section("autoencoder");
+            // the linear code averages: it is the ring's, whose allreduce delivers the mean of the ranks' codes
+            SettingsException.require(lgc.linearLatent() == 0, ae.path() + ".linearLatent", "applies to topology.type"
+                    + " ring (LGC-RAR) only, found " + lgc.linearLatent() + " with topology.type ps; 0 (the default) "
+                    + "runs LGC-PS's autoencoder");
             Shards shards = Shards.of(topology);
             SupportPolicy support = topology.has("support") ? topology.choice("support", SupportPolicy.class)
                     : SupportPolicy.LEADER;

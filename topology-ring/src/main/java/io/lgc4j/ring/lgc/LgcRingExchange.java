@@ -8,6 +8,7 @@ import io.lgc4j.autoencoders.DriftGuard;
 import io.lgc4j.autoencoders.LgcAblation;
 import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.autoencoders.LgcProtocolState;
+import io.lgc4j.autoencoders.LinearRingCode;
 import io.lgc4j.autoencoders.RingAutoencoder;
 import io.lgc4j.autoencoders.Scale;
 import io.lgc4j.core.checkpoint.CheckpointException;
@@ -67,8 +68,9 @@ final class LgcRingExchange implements GradientExchange {
     private final int[] counts;
     private final int mu;
     private final SharedSupportCompressor.State memory;
-    private final RingAutoencoder autoencoder;
-    private final AutoencoderTrainer trainer;
+    private final RingAutoencoder autoencoder; // null with the linear code
+    private final AutoencoderTrainer trainer;   // the autoencoder's, on rank TRAINER only
+    private final LinearRingCode linear;        // null with the autoencoder
     private final StepNotes notes;
     private final LgcControl control;
     private final DriftGuard guard;
@@ -77,7 +79,8 @@ final class LgcRingExchange implements GradientExchange {
     private final long seed;
 
     LgcRingExchange(RingEnd end, GradientLayout layout, LgcSupportCompressor support, IndexCodec codec,
-                    AutoencoderSpec spec, AeTraining training, long seed, StepNotes notes, LgcControl control) {
+                    AutoencoderSpec spec, AeTraining training, long seed, StepNotes notes, LgcControl control,
+                    int linearLatent) {
         this.end = end;
         this.notes = notes;
         this.control = control;
@@ -95,8 +98,9 @@ final class LgcRingExchange implements GradientExchange {
         this.counts = compactLayout.counts();
         this.mu = compactLayout.mu();
         this.memory = support.newRank(sparseBlocks);
-        this.autoencoder = new RingAutoencoder(spec, mu, workers, training, seed);
-        this.trainer = rank == TRAINER ? AutoencoderTrainer.ring(autoencoder, seed) : null;
+        this.linear = linearLatent > 0 ? new LinearRingCode(mu, linearLatent) : null;
+        this.autoencoder = linear == null ? new RingAutoencoder(spec, mu, workers, training, seed) : null;
+        this.trainer = rank == TRAINER && linear == null ? AutoencoderTrainer.ring(autoencoder, seed) : null;
     }
 
     /**
@@ -109,7 +113,11 @@ final class LgcRingExchange implements GradientExchange {
     @Override
     public void save(CheckpointPart.Builder part, String prefix) {
         memory.save(part, prefix);
-        autoencoder.save(part, prefix + "/ae");
+        if (linear != null) {
+            linear.save(part, prefix + "/linear");
+        } else {
+            autoencoder.save(part, prefix + "/ae");
+        }
         if (trainer != null) {
             trainer.save(part, prefix + "/trainer");
         }
@@ -122,7 +130,11 @@ final class LgcRingExchange implements GradientExchange {
     @Override
     public void restore(CheckpointPart part, String prefix) throws CheckpointException {
         memory.restore(part, prefix);
-        autoencoder.restore(part, prefix + "/ae");
+        if (linear != null) {
+            linear.restore(part, prefix + "/linear");
+        } else {
+            autoencoder.restore(part, prefix + "/ae");
+        }
         if (trainer != null) {
             trainer.restore(part, prefix + "/trainer");
         }
@@ -199,7 +211,7 @@ final class LgcRingExchange implements GradientExchange {
                 }
             }
             clock.enter(Phase.ENCODE); // training the autoencoder: the encoder side's cost of this stage
-            AeLosses losses = trainer.step(samples, leader);
+            AeLosses losses = linear != null ? linear.trainStep(samples, leader) : trainer.step(samples, leader);
             notes.put(tag.step(), StepNotes.AE_RECONSTRUCTION, losses.reconstruction());
             notes.put(tag.step(), StepNotes.AE_SIMILARITY, losses.similarity());
             if (tag.stage() == Stage.COMPRESSED) {
@@ -255,16 +267,16 @@ final class LgcRingExchange implements GradientExchange {
             ring.sum(plain, TrafficKind.VALUES, tag, clock);
         }
         clock.enter(Phase.ENCODE);
-        float[] latent = autoencoder.encode(compact, scale);
+        float[] latent = linear != null ? linear.encode(compact, scale) : autoencoder.encode(compact, scale);
         ring.sum(latent, TrafficKind.LATENT, tag, clock);
         clock.enter(Phase.DECODE);
         Averages.divide(plain, workers);
         Averages.divide(latent, workers);
-        float[] reconstruction = autoencoder.decode(latent, scale);
+        float[] reconstruction = decode(latent, scale);
         float[] applied = switch (ablation) {
             case NONE -> reconstruction;
             case LEARNED_FROZEN -> new float[mu];
-            case ZERO_LATENT -> autoencoder.decode(new float[latent.length], scale);
+            case ZERO_LATENT -> decode(new float[latent.length], scale);
             case INNOVATION_ONLY, LATENT_ONLY -> throw new IllegalStateException("LGC-RAR has no ablation "
                     + ablation);
         };
@@ -284,7 +296,19 @@ final class LgcRingExchange implements GradientExchange {
         return compactLayout.merge(plain, applied);
     }
 
-    /** This rank's autoencoder (after the switch, the trainer's weights); read it after training ends. */
+    private float[] decode(float[] meanLatent, float scale) {
+        return linear != null ? linear.decode(meanLatent, scale) : autoencoder.decode(meanLatent, scale);
+    }
+
+    /** This rank's linear code, or null when it runs the autoencoder. */
+    LinearRingCode linearCode() {
+        return linear;
+    }
+
+    /**
+     * This rank's autoencoder (after the switch, the trainer's weights), or null with the linear code; read it after
+     * training ends.
+     */
     RingAutoencoder autoencoder() {
         return autoencoder;
     }
@@ -309,8 +333,29 @@ final class LgcRingExchange implements GradientExchange {
         protocol.nextStepCompressed(!guard.observe(m));
     }
 
-    /** At the first COMPRESSED step the trainer sends the encoder and the decoder to every other rank. */
+    /**
+     * At the first COMPRESSED step the trainer sends the encoder and the decoder to every other rank; with the linear
+     * code it fits the basis on every vector of the TOP_K stage and sends it, one form that encodes and decodes.
+     */
     private void shipWeights(StepTag tag, PhaseClock clock) {
+        if (linear != null) {
+            if (rank == TRAINER) {
+                clock.enter(Phase.ENCODE); // fitting the code: the encoder side's cost, as training is
+                linear.fit();
+                clock.enter(Phase.COMMUNICATE);
+                byte[] basis = new Weights(linear.basisBytes()).encode(tag);
+                for (int peer = 0; peer < workers; peer++) {
+                    if (peer != TRAINER) {
+                        end.link().send(peer, basis);
+                    }
+                }
+            } else {
+                clock.enter(Phase.COMMUNICATE);
+                linear.loadBasis(Weights.decode(end.link().receive(TRAINER, Weights.KIND, tag)).form());
+            }
+            protocol.weightsShipped();
+            return;
+        }
         clock.enter(Phase.COMMUNICATE);
         if (rank == TRAINER) {
             byte[] encoder = new Weights(autoencoder.encoderBytes()).encode(tag);

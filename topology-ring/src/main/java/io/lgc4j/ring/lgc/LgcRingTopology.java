@@ -5,6 +5,7 @@ import io.lgc4j.autoencoders.AutoencoderSpec;
 import io.lgc4j.autoencoders.LgcAblation;
 import io.lgc4j.autoencoders.LgcControl;
 import io.lgc4j.autoencoders.LgcSettings;
+import io.lgc4j.autoencoders.LinearRingCode;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
@@ -76,7 +77,7 @@ public final class LgcRingTopology implements Topology {
             LgcSettings lgc = request.compressor().settings(LgcSettings.class);
             try {
                 return new LgcRingTopology(lgc.ratio(), request.codec(), lgc.spec(), lgc.training(), request.seed(),
-                        lgc.control());
+                        lgc.control()).withLinearCode(lgc.linearLatent());
             } catch (SettingsException e) {
                 throw e.under(request.config().section("autoencoder").path()); // the ablation
             }
@@ -96,6 +97,7 @@ public final class LgcRingTopology implements Topology {
     private final AeTraining training;
     private final long seed;
     private final LgcControl control;
+    private int linearLatent;
     private StepNotes notes = new StepNotes();
 
     /**
@@ -131,6 +133,21 @@ public final class LgcRingTopology implements Topology {
         this.seed = seed;
     }
 
+    /**
+     * @param floats 0: the convolutional autoencoder of the spec (the default); f &gt; 0: the linear code of f floats
+     *               instead ({@link LinearRingCode}: the top f principal directions of the compact vectors of the
+     *               TOP_K stage, fitted at the switch and shipped as one weight form)
+     * @return this topology
+     */
+    public LgcRingTopology withLinearCode(int floats) {
+        if (floats < 0) {
+            throw new IllegalArgumentException("linearLatent must be 0 (the convolutional autoencoder) or a positive "
+                    + "number of floats, got " + floats);
+        }
+        this.linearLatent = floats;
+        return this;
+    }
+
     @Override
     public String name() {
         return "ring";
@@ -154,8 +171,9 @@ public final class LgcRingTopology implements Topology {
     /** {@code ring}, {@code lgc} with its {@link LgcSettings}, the codec; no settings of its own. */
     @Override
     public TopologyDescription describe() {
-        return new TopologyDescription(name(), support.name(), new LgcSettings(ratio, spec, training, control),
-                codec.name(), TopologyDescription.NO_SETTINGS);
+        return new TopologyDescription(name(), support.name(),
+                new LgcSettings(ratio, spec, training, control, linearLatent), codec.name(),
+                TopologyDescription.NO_SETTINGS);
     }
 
     @Override
@@ -166,6 +184,6 @@ public final class LgcRingTopology implements Topology {
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
         return new LgcRingExchange(new RingEnd(rank, workers, transport, layout), layout, support, codec, spec, training,
-                seed, notes, control);
+                seed, notes, control, linearLatent);
     }
 }

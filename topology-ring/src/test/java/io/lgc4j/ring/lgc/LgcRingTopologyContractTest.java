@@ -47,7 +47,7 @@ class LgcRingTopologyContractTest extends TopologyContract {
      * A small autoencoder, so the contract stays fast: two stride-2 convolutions of 4 filters, a latent of 2 channels.
      * The paper's architecture runs in {@link LgcRingTopologyTest}.
      */
-    private static final AutoencoderSpec SMALL = new AutoencoderSpec(List.of(4, 4), 2, 3, 2, List.of(4, 4),
+    static final AutoencoderSpec SMALL = new AutoencoderSpec(List.of(4, 4), 2, 3, 2, List.of(4, 4),
             List.of(2, 2), 0.01);
     /**
      * The default controls (reconstruction feedback, low-pass 0.1) with a drift guard that checks every third
