@@ -42,6 +42,7 @@ class WeightsGoldenTest {
     static final String ENCODER_FILE = "payload-weights-encoder.hex";
     static final String RING_DECODER_FILE = "payload-weights-ring-decoder.hex";
     static final String PS_DECODER_FILE = "payload-weights-ps-decoder.hex";
+    static final String LINEAR_FILE = "payload-weights-linear.hex";
 
     private static RingAutoencoder ring(long seed) {
         return new RingAutoencoder(TINY, MU, 2, AeTraining.DEFAULT, seed);
@@ -57,7 +58,17 @@ class WeightsGoldenTest {
         forms.put(ENCODER_FILE, ring(SEED).encoderBytes());
         forms.put(RING_DECODER_FILE, ring(SEED).decoderBytes());
         forms.put(PS_DECODER_FILE, ps(SEED).decoderBytes(0));
+        forms.put(LINEAR_FILE, linear().basisBytes());
         return forms;
+    }
+
+    /** A linear code of 2 floats for μ = 4, fitted on two steps of two ranks' vectors with small whole values. */
+    private static LinearRingCode linear() {
+        LinearRingCode code = new LinearRingCode(MU, 2);
+        code.trainStep(new float[][] {{2, 0, 1, 0}, {1, 1, 0, 0}}, 0);
+        code.trainStep(new float[][] {{0, 2, 0, 1}, {1, 0, 0, 2}}, 1);
+        code.fit();
+        return code;
     }
 
     /**
@@ -104,6 +115,10 @@ class WeightsGoldenTest {
         PsAutoencoder ps = ps(7);
         ps.loadDecoder(1, golden(PS_DECODER_FILE));
         assertArrayEquals(golden(PS_DECODER_FILE), ps.decoderBytes(1));
+        LinearRingCode peer = new LinearRingCode(MU, 2);
+        peer.loadBasis(golden(LINEAR_FILE));
+        assertArrayEquals(golden(LINEAR_FILE), peer.basisBytes());
+        assertArrayEquals(linear().encode(new float[] {1, 2, 3, 4}, 1f), peer.encode(new float[] {1, 2, 3, 4}, 1f));
     }
 
     @Test
@@ -119,6 +134,12 @@ class WeightsGoldenTest {
         int[] parts = {WeightsDescriptor.PART_ENCODER, WeightsDescriptor.PART_RING_DECODER,
                 WeightsDescriptor.PART_PS_DECODER};
         String[] files = {ENCODER_FILE, RING_DECODER_FILE, PS_DECODER_FILE};
+        byte[] linear = golden(LINEAR_FILE);
+        ByteBuffer l = ByteBuffer.wrap(linear).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(WeightsDescriptor.PART_LINEAR, l.get(WeightsDescriptor.PART_OFFSET));
+        assertEquals(1, l.getShort(WeightsDescriptor.TENSOR_COUNT_OFFSET), "one tensor, the basis");
+        assertEquals("basis", new String(linear, WeightsDescriptor.HEADER_LENGTH + WeightsDescriptor.NAME_LENGTH_SIZE,
+                l.getShort(WeightsDescriptor.HEADER_LENGTH), StandardCharsets.UTF_8));
         for (int i = 0; i < files.length; i++) {
             byte[] form = golden(files[i]);
             ByteBuffer b = ByteBuffer.wrap(form).order(ByteOrder.LITTLE_ENDIAN);
