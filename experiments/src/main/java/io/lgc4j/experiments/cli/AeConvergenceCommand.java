@@ -6,7 +6,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -69,9 +68,7 @@ final class AeConvergenceCommand implements Callable<Integer> {
             System.err.println("lgc: bad option: " + e.getMessage());
             return 2;
         }
-        if (recording != null && !Files.isRegularFile(recording)) {
-            System.err.println("lgc: recording " + recording + " not found; make one with: lgc record compact-vectors"
-                    + " --output " + recording);
+        if (recording != null && CompactVectorsCommand.reportIfMissing(recording)) {
             return 2;
         }
         Nd4jEnvironment.configure();

@@ -71,6 +71,19 @@ final class CompactVectorsCommand implements Callable<Integer> {
     @Option(names = "--data", defaultValue = "/usr/share/datasets/fashion-mnist", description = "Fashion-MNIST dir")
     private Path data;
 
+    /**
+     * Whether {@code recording} is missing, saying so on standard error with the command that makes it (the commands
+     * that read a recording share the message).
+     */
+    static boolean reportIfMissing(Path recording) {
+        if (Files.isRegularFile(recording)) {
+            return false;
+        }
+        System.err.println("lgc: recording " + recording + " not found; make one with: lgc record compact-vectors"
+                + " --output " + recording);
+        return true;
+    }
+
     @Override
     public Integer call() {
         CompactVectorRecorder.Settings settings;

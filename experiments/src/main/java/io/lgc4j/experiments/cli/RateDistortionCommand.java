@@ -61,9 +61,7 @@ final class RateDistortionCommand implements Callable<Integer> {
             return 2;
         }
         for (Path recording : recordings) {
-            if (!Files.isRegularFile(recording)) {
-                System.err.println("lgc: recording " + recording + " not found; make one with: lgc record"
-                        + " compact-vectors --output " + recording);
+            if (CompactVectorsCommand.reportIfMissing(recording)) {
                 return 2;
             }
         }

@@ -105,6 +105,30 @@ class AutoencoderCommandsTest {
     }
 
     @Test
+    void rateDistortionShouldNameTheMissingRecordingAndRefuseATrainingThatLeavesNothingToScore(@TempDir Path dir)
+            throws IOException {
+        Path missing = dir.resolve("cv.bin");
+        assertEquals(2, LgcCommand.execute("bench", "rate-distortion", "--recording", missing.toString()));
+        assertEquals("lgc: recording " + missing + " not found; make one with: lgc record compact-vectors --output "
+                + missing, err());
+        Path tiny = dir.resolve("tiny.bin");
+        try (io.lgc4j.experiments.bench.CompactVectorFile.Writer w =
+                     io.lgc4j.experiments.bench.CompactVectorFile.create(tiny, 2, 16, 3)) {
+            for (int s = 0; s < 3; s++) {
+                w.append(0, new float[][] {new float[16], new float[16]});
+            }
+        }
+        assertEquals(2, LgcCommand.execute("bench", "rate-distortion", "--recording", tiny.toString(),
+                "--train-steps", "3"));
+        assertTrue(err().endsWith("lgc: " + tiny + ": trainSteps (3) must leave steps to score: the source holds 3 "
+                + "steps"), err());
+        assertEquals(2, LgcCommand.execute("bench", "rate-distortion", "--recording", tiny.toString(),
+                "--channels", "0"));
+        assertTrue(err().endsWith("lgc: bad option: channels must be a non-empty list of positive counts, got [0]"),
+                err());
+    }
+
+    @Test
     void shouldRejectARecordingThatIsNotOne(@TempDir Path dir) throws IOException {
         Path bad = dir.resolve("cv.bin");
         Files.writeString(bad, "not a recording, but long enough for a header");
