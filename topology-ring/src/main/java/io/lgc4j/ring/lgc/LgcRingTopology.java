@@ -8,6 +8,7 @@ import io.lgc4j.autoencoders.LgcSettings;
 import io.lgc4j.autoencoders.LinearRingCode;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.compress.CompactLayout;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
@@ -166,6 +167,12 @@ public final class LgcRingTopology implements Topology {
     public void check(GradientLayout layout, StageSchedule stages, boolean stagesGiven) {
         TopologyChecks.requireLearnedBlock(layout);
         TopologyChecks.requireCompressedStage(stages, stagesGiven);
+        int mu = new CompactLayout(layout, ratio).mu();
+        if (linearLatent > mu) {
+            throw new IllegalArgumentException("autoencoder.linearLatent is " + linearLatent + " floats, more than the "
+                    + "compact vector it codes: μ = " + mu + " values (the LEARNED blocks at ratio " + ratio
+                    + "); choose 1 to " + mu);
+        }
     }
 
     /** {@code ring}, {@code lgc} with its {@link LgcSettings}, the codec; no settings of its own. */
