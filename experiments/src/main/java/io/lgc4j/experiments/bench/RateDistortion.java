@@ -145,7 +145,7 @@ public final class RateDistortion {
             AutoencoderTrainer ringTrainer = AutoencoderTrainer.ring(ring, s.seed());
             PsAutoencoder ps = new PsAutoencoder(spec, mu, ranks, INNOVATION_SHARE, s.training(), s.seed());
             AutoencoderTrainer psTrainer = AutoencoderTrainer.ps(ps, s.seed());
-            boolean continued = c == 4;
+            boolean continued = c == AutoencoderSpec.PAPER.latentChannels(); // the paper's latent only: it costs 2×
             // the continued rows train a second copy on from the same start: same seed, same steps, same weights
             RingAutoencoder ringGoingOn = continued ? new RingAutoencoder(spec, mu, ranks, s.training(), s.seed()) : null;
             AutoencoderTrainer ringGoingOnTrainer = continued ? AutoencoderTrainer.ring(ringGoingOn, s.seed()) : null;
