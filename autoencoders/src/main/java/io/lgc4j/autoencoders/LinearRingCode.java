@@ -25,7 +25,7 @@ import java.util.Arrays;
  * so the trainer encodes and decodes with exactly what every other rank loads.
  *
  * <pre>{@code
- * LinearRingCode code = new LinearRingCode(mu, 108);
+ * LinearRingCode code = new LinearRingCode(mu, 108);   // rank 0; the others: LinearRingCode.receiver(mu, 108)
  * code.trainStep(compacts, leader);                   // TOP_K stage, rank 0, every step
  * code.fit(); byte[] basis = code.basisBytes();       // at the switch, shipped to every rank: code.loadBasis(basis)
  * float[] z = code.encode(myCompact, scale);          // COMPRESSED stage, every rank; the ring sums the z
@@ -38,16 +38,33 @@ public final class LinearRingCode implements Persistent {
 
     private final int mu;
     private final int size;
-    private final double[][] moment;
+    private final double[][] moment; // null on a receiver
     private long vectors;
     private final WeightSet weights;
     private float[][] basis; // rows: the f directions; null until fitted or loaded
 
     /**
+     * The code that fits the basis (the trainer's): it accumulates the second moment, μ × μ doubles.
+     *
      * @param mu   the compact vector's length
      * @param size f, the code's length, in [1, μ]
      */
     public LinearRingCode(int mu, int size) {
+        this(mu, size, true);
+    }
+
+    /**
+     * A code that only loads the basis the trainer fitted ({@link #loadBasis}, or a checkpoint's): no second moment
+     * is kept, so {@link #trainStep} and {@link #fit} are refused.
+     *
+     * @param mu   the compact vector's length
+     * @param size f, the code's length, in [1, μ]
+     */
+    public static LinearRingCode receiver(int mu, int size) {
+        return new LinearRingCode(mu, size, false);
+    }
+
+    private LinearRingCode(int mu, int size, boolean fits) {
         if (mu < 1) {
             throw new IllegalArgumentException("the compact vector must hold at least one value, got μ = " + mu);
         }
@@ -57,7 +74,7 @@ public final class LinearRingCode implements Persistent {
         }
         this.mu = mu;
         this.size = size;
-        this.moment = new double[mu][mu];
+        this.moment = fits ? new double[mu][mu] : null;
         this.weights = new WeightSet(WeightSet.Part.LINEAR);
         weights.addZeros(BASIS, new long[] {size, mu});
     }
@@ -79,6 +96,7 @@ public final class LinearRingCode implements Persistent {
      * positions, with the basis fitted last (all zeros before the first fit: the mean's own energy).
      */
     public AeLosses trainStep(float[][] compacts, int referenceRank) {
+        requireFitter("train");
         if (referenceRank < 0 || referenceRank >= compacts.length) {
             throw new IllegalArgumentException("referenceRank must be in [0, " + compacts.length + "), got "
                     + referenceRank);
@@ -123,6 +141,7 @@ public final class LinearRingCode implements Persistent {
 
     /** Fits the basis to the vectors seen so far: the top f eigenvectors of their second moment, as float32. */
     public void fit() {
+        requireFitter("fit");
         double[][] m = new double[mu][];
         for (int i = 0; i < mu; i++) {
             m[i] = moment[i].clone();
@@ -188,16 +207,31 @@ public final class LinearRingCode implements Persistent {
         return out;
     }
 
+    /** Whether this code accumulates the second moment and fits the basis (the trainer's), or only receives it. */
+    public boolean fits() {
+        return moment != null;
+    }
+
+    private void requireFitter(String what) {
+        if (moment == null) {
+            throw new IllegalStateException("this linear code only receives its basis and cannot " + what
+                    + ": the trainer's code (new LinearRingCode) accumulates the second moment and fits it");
+        }
+    }
+
     /**
-     * Saves {@code prefix/moment} (the vector count, int64, then the μ × μ second moment, float64 row by row) and, once
-     * fitted or loaded, {@code prefix/basis} (the weight form); a restore of a save before the fit has no basis.
+     * Saves, on the code that fits, {@code prefix/moment} (the vector count, int64, then the μ × μ second moment,
+     * float64 row by row) and, once fitted or loaded, {@code prefix/basis} (the weight form); a restore of a save
+     * before the fit has no basis. A receiver saves its basis only.
      */
     @Override
     public void save(CheckpointPart.Builder part, String prefix) {
-        SectionWriter w = part.section(prefix + "/moment").putLong(vectors);
-        for (double[] row : moment) {
-            for (double v : row) {
-                w.putDouble(v);
+        if (moment != null) {
+            SectionWriter w = part.section(prefix + "/moment").putLong(vectors);
+            for (double[] row : moment) {
+                for (double v : row) {
+                    w.putDouble(v);
+                }
             }
         }
         if (basis != null) {
@@ -209,8 +243,8 @@ public final class LinearRingCode implements Persistent {
     public void restore(CheckpointPart part, String prefix) throws CheckpointException {
         String section = prefix + "/moment";
         long expected = 8L + 8L * mu * mu;
-        int found = part.sectionLength(section);
-        if (found != expected) {
+        int found = moment == null ? 0 : part.sectionLength(section);
+        if (moment != null && found != expected) {
             throw SectionChecks.refuse(part, section, "expected the second moment of μ = " + mu + " ("
                     + SectionChecks.count(expected) + " bytes), found " + SectionChecks.count(found) + " bytes");
         }
@@ -226,6 +260,9 @@ public final class LinearRingCode implements Persistent {
             }
         } else {
             basis = null;
+        }
+        if (moment == null) {
+            return;
         }
         SectionReader r = part.section(section);
         vectors = r.getLong();

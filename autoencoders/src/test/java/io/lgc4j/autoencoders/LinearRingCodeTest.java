@@ -109,6 +109,45 @@ class LinearRingCodeTest {
     }
 
     @Test
+    void aReceiverShouldKeepOnlyTheBasisAndRefuseToFit() throws CheckpointException {
+        SplittableRandom random = new SplittableRandom(9);
+        LinearRingCode trainer = new LinearRingCode(MU, 3);
+        for (float[][] step : steps(gaussian(random), gaussian(random), 4, random)) {
+            trainer.trainStep(step, 0);
+        }
+        trainer.fit();
+        LinearRingCode receiver = LinearRingCode.receiver(MU, 3);
+        assertTrue(trainer.fits());
+        assertFalse(receiver.fits());
+        String expected = "this linear code only receives its basis and cannot %s: the trainer's code "
+                + "(new LinearRingCode) accumulates the second moment and fits it";
+        assertEquals(expected.formatted("train"), assertThrows(IllegalStateException.class,
+                () -> receiver.trainStep(new float[][] {gaussian(random)}, 0)).getMessage());
+        assertEquals(expected.formatted("fit"),
+                assertThrows(IllegalStateException.class, receiver::fit).getMessage());
+
+        CheckpointPart.Builder before = CheckpointPart.builder(PartKind.RANK);
+        receiver.save(before, "code");
+        CheckpointPart empty = CheckpointPart.parse(before.build().toBytes(), "x");
+        assertFalse(empty.has("code/moment"), "a receiver keeps no second moment");
+        assertFalse(empty.has("code/basis"));
+
+        receiver.loadBasis(trainer.basisBytes());
+        CheckpointPart.Builder part = CheckpointPart.builder(PartKind.RANK);
+        receiver.save(part, "code");
+        CheckpointPart saved = CheckpointPart.parse(part.build().toBytes(), "x");
+        assertFalse(saved.has("code/moment"));
+        LinearRingCode restored = LinearRingCode.receiver(MU, 3);
+        restored.restore(saved, "code");
+        float[] x = gaussian(random);
+        assertArrayEquals(trainer.encode(x, 0.5f), restored.encode(x, 0.5f));
+        LinearRingCode notYet = LinearRingCode.receiver(MU, 3);
+        notYet.loadBasis(trainer.basisBytes());
+        notYet.restore(empty, "code");
+        assertFalse(notYet.ready(), "a checkpoint from before the switch has no basis");
+    }
+
+    @Test
     void shouldRefuseWhatItCannotDoNamingIt() {
         assertEquals("a linear code of a compact vector of 40 values has 1 to 40 floats, got 41",
                 assertThrows(IllegalArgumentException.class, () -> new LinearRingCode(MU, 41)).getMessage());

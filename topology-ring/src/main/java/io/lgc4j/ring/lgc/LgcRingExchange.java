@@ -98,7 +98,8 @@ final class LgcRingExchange implements GradientExchange {
         this.counts = compactLayout.counts();
         this.mu = compactLayout.mu();
         this.memory = support.newRank(sparseBlocks);
-        this.linear = linearLatent > 0 ? new LinearRingCode(mu, linearLatent) : null;
+        this.linear = linearLatent <= 0 ? null
+                : rank == TRAINER ? new LinearRingCode(mu, linearLatent) : LinearRingCode.receiver(mu, linearLatent);
         this.autoencoder = linear == null ? new RingAutoencoder(spec, mu, workers, training, seed) : null;
         this.trainer = rank == TRAINER && linear == null ? AutoencoderTrainer.ring(autoencoder, seed) : null;
     }
