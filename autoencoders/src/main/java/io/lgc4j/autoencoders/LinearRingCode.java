@@ -21,7 +21,7 @@ import java.util.Arrays;
  * exact values 0.74.
  *
  * <p>Training is accumulation: every TOP_K step adds the K vectors' outer products; {@link #fit} solves for the basis
- * (cyclic Jacobi rotations, in double) and rounds it to float32, the form that ships ({@link WeightSet.Part#LINEAR}),
+ * (Householder tridiagonalization and implicit QL, in double: {@link SymmetricEigen}) and rounds it to float32, the form that ships ({@link WeightSet.Part#LINEAR}),
  * so the trainer encodes and decodes with exactly what every other rank loads.
  *
  * <pre>{@code
@@ -142,15 +142,12 @@ public final class LinearRingCode implements Persistent {
     /** Fits the basis to the vectors seen so far: the top f eigenvectors of their second moment, as float32. */
     public void fit() {
         requireFitter("fit");
-        double[][] m = new double[mu][];
-        for (int i = 0; i < mu; i++) {
-            m[i] = moment[i].clone();
-        }
-        double[][] eigen = eigenvectors(m);
+        SymmetricEigen eigen = SymmetricEigen.of(moment);
         float[] flat = new float[size * mu];
         for (int j = 0; j < size; j++) {
+            double[] direction = eigen.vector(j);
             for (int i = 0; i < mu; i++) {
-                flat[j * mu + i] = (float) eigen[j][i];
+                flat[j * mu + i] = (float) direction[i];
             }
         }
         weights.get(BASIS).assign(org.nd4j.linalg.factory.Nd4j.create(flat, new long[] {size, mu}, 'c'));
@@ -307,71 +304,10 @@ public final class LinearRingCode implements Persistent {
     }
 
     /**
-     * The eigenvectors of the symmetric matrix {@code a} (destroyed) by cyclic Jacobi rotations, by descending
-     * eigenvalue: row j is the j-th, of unit length.
+     * The eigenvectors of the symmetric matrix {@code a} (left unchanged), by descending eigenvalue: row j is the j-th,
+     * of unit length ({@link SymmetricEigen}).
      */
     public static double[][] eigenvectors(double[][] a) {
-        int n = a.length;
-        double[][] v = new double[n][n];
-        double norm = 0;
-        for (int i = 0; i < n; i++) {
-            v[i][i] = 1;
-            for (int j = 0; j < n; j++) {
-                norm += a[i][j] * a[i][j];
-            }
-        }
-        for (int sweep = 0; sweep < 100; sweep++) {
-            double off = 0;
-            for (int p = 0; p < n; p++) {
-                for (int q = p + 1; q < n; q++) {
-                    off += a[p][q] * a[p][q];
-                }
-            }
-            if (off <= 1e-26 * norm) {
-                break;
-            }
-            for (int p = 0; p < n; p++) {
-                for (int q = p + 1; q < n; q++) {
-                    if (a[p][q] == 0) {
-                        continue;
-                    }
-                    // A ← PᵀAP with P the rotation in the (p, q) plane that zeroes a[p][q]
-                    double theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
-                    double t = Math.signum(theta == 0 ? 1 : theta) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
-                    double c = 1 / Math.sqrt(t * t + 1);
-                    double s = t * c;
-                    for (int k = 0; k < n; k++) {
-                        double kp = a[k][p];
-                        double kq = a[k][q];
-                        a[k][p] = c * kp - s * kq;
-                        a[k][q] = s * kp + c * kq;
-                    }
-                    for (int k = 0; k < n; k++) {
-                        double pk = a[p][k];
-                        double qk = a[q][k];
-                        a[p][k] = c * pk - s * qk;
-                        a[q][k] = s * pk + c * qk;
-                    }
-                    for (int k = 0; k < n; k++) {
-                        double kp = v[k][p];
-                        double kq = v[k][q];
-                        v[k][p] = c * kp - s * kq;
-                        v[k][q] = s * kp + c * kq;
-                    }
-                }
-            }
-        }
-        Integer[] order = new Integer[n];
-        for (int i = 0; i < n; i++) {
-            order[i] = i;
-        }
-        Arrays.sort(order, (x, y) -> Double.compare(a[y][y], a[x][x]));
-        double[][] basis = new double[n][n];
-        for (int j = 0; j < n; j++) {
-            for (int i = 0; i < n; i++) {
-                basis[j][i] = v[i][order[j]];
-            }
-        }
-        return basis;
+        return SymmetricEigen.of(a).vectors();
     }
 }

@@ -327,14 +327,17 @@ public final class RateDistortion {
             if (scale == 0) {
                 continue;
             }
+            double[] x = new double[mu];
             for (float[] v : g) {
                 for (int i = 0; i < mu; i++) {
-                    double vi = v[i] / scale;
-                    if (vi == 0) {
+                    x[i] = v[i] / scale;
+                }
+                for (int i = 0; i < mu; i++) {
+                    if (x[i] == 0) {
                         continue;
                     }
                     for (int j = 0; j < mu; j++) {
-                        moment[i][j] += vi * v[j] / scale;
+                        moment[i][j] += x[i] * x[j]; // exactly symmetric, as the eigensolver requires
                     }
                 }
                 count++;
