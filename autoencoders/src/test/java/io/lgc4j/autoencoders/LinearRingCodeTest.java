@@ -80,14 +80,20 @@ class LinearRingCodeTest {
         assertEquals(0, code.trainStep(g, 1).reconstruction(), 1e-9);
     }
 
+    /** A code of 3 floats fitted on 4 steps of vectors in a random plane. */
+    private static LinearRingCode fitted(SplittableRandom random) {
+        LinearRingCode code = new LinearRingCode(MU, 3);
+        for (float[][] step : steps(gaussian(random), gaussian(random), 4, random)) {
+            code.trainStep(step, 0);
+        }
+        code.fit();
+        return code;
+    }
+
     @Test
     void shouldShipAndRestoreTheVeryBasisItEncodesWith() throws CheckpointException {
         SplittableRandom random = new SplittableRandom(8);
-        LinearRingCode trainer = new LinearRingCode(MU, 3);
-        for (float[][] step : steps(gaussian(random), gaussian(random), 4, random)) {
-            trainer.trainStep(step, 0);
-        }
-        trainer.fit();
+        LinearRingCode trainer = fitted(random);
         LinearRingCode peer = new LinearRingCode(MU, 3);
         assertFalse(peer.ready());
         peer.loadBasis(trainer.basisBytes());
@@ -111,11 +117,7 @@ class LinearRingCodeTest {
     @Test
     void aReceiverShouldKeepOnlyTheBasisAndRefuseToFit() throws CheckpointException {
         SplittableRandom random = new SplittableRandom(9);
-        LinearRingCode trainer = new LinearRingCode(MU, 3);
-        for (float[][] step : steps(gaussian(random), gaussian(random), 4, random)) {
-            trainer.trainStep(step, 0);
-        }
-        trainer.fit();
+        LinearRingCode trainer = fitted(random);
         LinearRingCode receiver = LinearRingCode.receiver(MU, 3);
         assertTrue(trainer.fits());
         assertFalse(receiver.fits());
