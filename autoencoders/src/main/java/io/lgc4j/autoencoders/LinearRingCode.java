@@ -21,8 +21,9 @@ import java.util.Arrays;
  * exact values 0.74.
  *
  * <p>Training is accumulation: every TOP_K step adds the K vectors' outer products; {@link #fit} solves for the basis
- * (Householder tridiagonalization and implicit QL, in double: {@link SymmetricEigen}) and rounds it to float32, the form that ships ({@link WeightSet.Part#LINEAR}),
- * so the trainer encodes and decodes with exactly what every other rank loads.
+ * (Householder tridiagonalization and implicit QL, in double: {@link SymmetricEigen}) and rounds it to float32, the
+ * form that ships ({@link WeightSet.Part#LINEAR}), so the trainer encodes and decodes with exactly what every other
+ * rank loads.
  *
  * <pre>{@code
  * LinearRingCode code = new LinearRingCode(mu, 108);   // rank 0; the others: LinearRingCode.receiver(mu, 108)
@@ -239,11 +240,13 @@ public final class LinearRingCode implements Persistent {
     @Override
     public void restore(CheckpointPart part, String prefix) throws CheckpointException {
         String section = prefix + "/moment";
-        long expected = 8L + 8L * mu * mu;
-        int found = moment == null ? 0 : part.sectionLength(section);
-        if (moment != null && found != expected) {
-            throw SectionChecks.refuse(part, section, "expected the second moment of μ = " + mu + " ("
-                    + SectionChecks.count(expected) + " bytes), found " + SectionChecks.count(found) + " bytes");
+        if (moment != null) {
+            long expected = 8L + 8L * mu * mu;
+            int found = part.sectionLength(section);
+            if (found != expected) {
+                throw SectionChecks.refuse(part, section, "expected the second moment of μ = " + mu + " ("
+                        + SectionChecks.count(expected) + " bytes), found " + SectionChecks.count(found) + " bytes");
+            }
         }
         String basisSection = prefix + "/basis";
         byte[] shipped = part.has(basisSection) ? part.bytes(basisSection) : null;
@@ -301,13 +304,5 @@ public final class LinearRingCode implements Persistent {
             throw new IllegalStateException("the linear code cannot " + what + " before its basis is fitted or "
                     + "loaded");
         }
-    }
-
-    /**
-     * The eigenvectors of the symmetric matrix {@code a} (left unchanged), by descending eigenvalue: row j is the j-th,
-     * of unit length ({@link SymmetricEigen}).
-     */
-    public static double[][] eigenvectors(double[][] a) {
-        return SymmetricEigen.of(a).vectors();
     }
 }

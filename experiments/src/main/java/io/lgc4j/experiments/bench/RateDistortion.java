@@ -3,10 +3,10 @@ package io.lgc4j.experiments.bench;
 import io.lgc4j.autoencoders.AeTraining;
 import io.lgc4j.autoencoders.AutoencoderSpec;
 import io.lgc4j.autoencoders.AutoencoderTrainer;
-import io.lgc4j.autoencoders.LinearRingCode;
 import io.lgc4j.autoencoders.PsAutoencoder;
 import io.lgc4j.autoencoders.RingAutoencoder;
 import io.lgc4j.autoencoders.Scale;
+import io.lgc4j.autoencoders.SymmetricEigen;
 import io.lgc4j.core.sparse.TopK;
 
 import java.io.PrintStream;
@@ -350,7 +350,7 @@ public final class RateDistortion {
                 }
             }
         }
-        return LinearRingCode.eigenvectors(moment);
+        return SymmetricEigen.of(moment).vectors();
     }
 
     /** The projection of {@code x} onto the first {@code f} basis vectors. */

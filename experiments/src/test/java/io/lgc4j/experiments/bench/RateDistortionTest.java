@@ -185,7 +185,7 @@ class RateDistortionTest {
         for (int i = 0; i < n; i++) {
             copy[i] = m[i].clone();
         }
-        double[][] basis = io.lgc4j.autoencoders.LinearRingCode.eigenvectors(copy);
+        double[][] basis = io.lgc4j.autoencoders.SymmetricEigen.of(copy).vectors();
         double previous = Double.POSITIVE_INFINITY;
         for (double[] v : basis) {
             double[] mv = new double[n];
