@@ -32,6 +32,8 @@ final class Link {
     boolean goodbye;
     /** A frame from this peer was received (the steady-state deadline applies from now on). */
     boolean firstReceived;
+    /** The next receive waits up to the first-receive deadline ({@link NetTransport#extendNextReceive}). */
+    boolean extendNextReceive;
     /** Reading paused because the inbound queue is full (the idle timer does not count this as the peer's silence). */
     volatile boolean paused;
     /** When reading last resumed after a pause ({@link System#nanoTime()}): silence is counted from here at most. */

@@ -130,7 +130,9 @@ final class NetTransport implements Transport {
         Link link = link(peer, "receive from");
         lock.lock();
         try {
-            long timeout = (link.firstReceived ? settings.receiveTimeout() : settings.firstReceiveTimeout()).toNanos();
+            boolean patient = !link.firstReceived || link.extendNextReceive;
+            link.extendNextReceive = false;
+            long timeout = (patient ? settings.firstReceiveTimeout() : settings.receiveTimeout()).toNanos();
             long deadline = System.nanoTime() + timeout;
             while (true) {
                 if (closed) {
@@ -170,6 +172,18 @@ final class NetTransport implements Transport {
             Thread.currentThread().interrupt();
             throw new TransportClosedException(settings.name(endpoint) + " was interrupted while receiving from "
                     + settings.name(peer));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void extendNextReceive(int peer) {
+        checkPeer(peer);
+        Link link = link(peer, "receive from");
+        lock.lock();
+        try {
+            link.extendNextReceive = true;
         } finally {
             lock.unlock();
         }

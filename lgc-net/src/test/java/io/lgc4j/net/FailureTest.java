@@ -263,6 +263,13 @@ class FailureTest {
             // a missed deadline is the caller's to judge: the link still works
             clusters.get(1).transport().send(0, frame(1, 1, 1));
             assertEquals(1, zero.receive(1).step());
+
+            // a peer that computes before it sends (a fit at the stage switch) gets the first receive's deadline once
+            zero.extendNextReceive(1);
+            PeerLostException extended = assertThrows(PeerLostException.class, () -> zero.receive(1));
+            assertEquals("lost " + one + ": no frame within the receive deadline of 900 ms", extended.getMessage());
+            PeerLostException after = assertThrows(PeerLostException.class, () -> zero.receive(1));
+            assertEquals("lost " + one + ": no frame within the receive deadline of 300 ms", after.getMessage());
         } finally {
             closeAll(clusters);
         }

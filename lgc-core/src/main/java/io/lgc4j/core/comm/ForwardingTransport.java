@@ -52,4 +52,9 @@ public abstract class ForwardingTransport implements Transport {
     public Frame receive(int peer) {
         return inner.receive(peer);
     }
+
+    @Override
+    public void extendNextReceive(int peer) {
+        inner.extendNextReceive(peer);
+    }
 }

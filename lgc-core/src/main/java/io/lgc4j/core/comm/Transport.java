@@ -79,6 +79,15 @@ public interface Transport extends FrameAllocator {
     Frame receive(int peer);
 
     /**
+     * The next {@link #receive} from {@code peer} waits as long as a first receive does (on TCP its
+     * {@code firstReceiveTimeout}, 10 minutes by default, instead of the steady-state deadline): the peer does a
+     * one-off computation before it sends, e.g. fitting a code at a stage switch. Its liveness is still watched by
+     * heartbeats. Later receives are back on the steady-state deadline. Nothing on a transport without deadlines.
+     */
+    default void extendNextReceive(int peer) {
+    }
+
+    /**
      * Receives the next frame from {@code peer} and checks that it carries {@code expected}.
      *
      * @throws FrameException naming the expected and found kind on a mismatch

@@ -146,6 +146,16 @@ public final class StepLink {
     }
 
     /**
+     * As {@link #receive(int, TrafficKind, StepTag)}, for a frame the peer sends only after a one-off computation
+     * whose length the steady-state receive deadline does not bound (fitting a code at the stage switch): the wait is
+     * as long as a first receive's ({@link Transport#extendNextReceive}).
+     */
+    public Frame receiveAfterWork(int peer, TrafficKind kind, StepTag tag) {
+        transport.extendNextReceive(peer);
+        return receive(peer, kind, tag);
+    }
+
+    /**
      * Receives one float frame of {@code kind} from each of the peers {@code 0..count-1} in rank order and leaves
      * their sum in {@code sum[0, length)}: the first copied, the others added, always in that order, so the sum does
      * not depend on arrival.

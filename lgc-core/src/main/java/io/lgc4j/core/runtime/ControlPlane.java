@@ -40,13 +40,27 @@ public final class ControlPlane extends ForwardingTransport {
 
     private final List<Deque<Frame>> heldTraining = new ArrayList<>();
     private final List<Deque<Frame>> heldReports = new ArrayList<>();
+    /** Per peer: the next training receive waits as long as a first receive ({@link #extendNextReceive}). */
+    private final boolean[] extended;
 
     /** Wraps {@code inner} (normally a metered transport). */
     public ControlPlane(Transport inner) {
         super(inner);
+        extended = new boolean[inner.endpointCount()];
         for (int e = 0; e < inner.endpointCount(); e++) {
             heldTraining.add(new ArrayDeque<>());
             heldReports.add(new ArrayDeque<>());
+        }
+    }
+
+    /**
+     * Extends the wait for the next training frame from {@code peer}: nothing if one is held here already, else every
+     * receive from the network until it comes (reports that come first use up one receive each).
+     */
+    @Override
+    public void extendNextReceive(int peer) {
+        if (heldTraining.get(peer).isEmpty()) {
+            extended[peer] = true;
         }
     }
 
@@ -57,7 +71,12 @@ public final class ControlPlane extends ForwardingTransport {
         if (!held.isEmpty()) {
             return held.poll();
         }
+        boolean patient = extended[peer];
+        extended[peer] = false;
         while (true) {
+            if (patient) {
+                inner.extendNextReceive(peer);
+            }
             Frame f = inner.receive(peer);
             if (f.kind() != TrafficKind.REPORT) {
                 return f;
