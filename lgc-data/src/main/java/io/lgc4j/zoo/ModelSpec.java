@@ -28,6 +28,13 @@ public enum ModelSpec {
         public Model build(long seed, IUpdater updater) {
             return ModelZoo.smallResNet(seed, updater);
         }
+    },
+    /** LeNet-5's layers at a fraction of its widths, {@link ModelZoo#tinyCnn(long, IUpdater)}: for smoke runs. */
+    TINY_CNN("tiny-cnn") {
+        @Override
+        public Model build(long seed, IUpdater updater) {
+            return ModelZoo.tinyCnn(seed, updater);
+        }
     };
 
     private final String modelName;

@@ -68,6 +68,8 @@ public final class ModelZoo {
     public static final int NUM_CLASSES = 10;
     /** Parameters of {@link #smallCnn}: 520 + 25,050 + 400,500 + 5,010. */
     public static final long SMALL_CNN_PARAMS = 431_080L;
+    /** Parameters of {@link #tinyCnn}: 156 + 1,812 + 12,352 + 650. */
+    public static final long TINY_CNN_PARAMS = 14_970L;
     /** Default weight initialization of {@link #smallCnn}: U(-1/sqrt(fanIn), 1/sqrt(fanIn)), see the class comment. */
     public static final WeightInit SMALL_CNN_WEIGHT_INIT = WeightInit.UNIFORM;
     /** Default weight initialization of {@link #smallResNet}'s convolutions. */
@@ -103,6 +105,25 @@ public final class ModelZoo {
      * @return an initialized network
      */
     public static MultiLayerNetwork smallCnn(long seed, IUpdater updater, WeightInit weightInit) {
+        return leNet(seed, updater, weightInit, 20, 50, 500);
+    }
+
+    /**
+     * LeNet-5's layers at a fraction of its widths, for smoke runs and the test suite: conv 5x5x6, ReLU, max-pool 2,
+     * conv 5x5x12, ReLU, max-pool 2, dense 64 ReLU, dense 10 softmax; {@value #TINY_CNN_PARAMS} parameters, with
+     * the same layer kinds and so the same policies as {@link #smallCnn} (conv1 DENSE, conv2 and fc1 LEARNED, output
+     * TOP_K). It exercises every code path LeNet-5 does at a fraction of the cost; its accuracy is not LeNet-5's.
+     *
+     * @param seed    fixes the initial parameters
+     * @param updater the optimizer
+     * @return an initialized network
+     */
+    public static MultiLayerNetwork tinyCnn(long seed, IUpdater updater) {
+        return leNet(seed, updater, SMALL_CNN_WEIGHT_INIT, 6, 12, 64);
+    }
+
+    private static MultiLayerNetwork leNet(long seed, IUpdater updater, WeightInit weightInit, int conv1, int conv2,
+            int fc1) {
         Objects.requireNonNull(updater, "updater");
         Objects.requireNonNull(weightInit, "weightInit");
         MultiLayerConfiguration conf = new NeuralNetConfiguration.Builder()
@@ -111,15 +132,15 @@ public final class ModelZoo {
                 .updater(updater)
                 .weightInit(weightInit)
                 .list()
-                .layer(new ConvolutionLayer.Builder(5, 5).name("conv1").nOut(20).stride(1, 1)
+                .layer(new ConvolutionLayer.Builder(5, 5).name("conv1").nOut(conv1).stride(1, 1)
                         .activation(Activation.RELU).build())
                 .layer(new SubsamplingLayer.Builder(PoolingType.MAX).name("pool1").kernelSize(2, 2).stride(2, 2)
                         .build())
-                .layer(new ConvolutionLayer.Builder(5, 5).name("conv2").nOut(50).stride(1, 1)
+                .layer(new ConvolutionLayer.Builder(5, 5).name("conv2").nOut(conv2).stride(1, 1)
                         .activation(Activation.RELU).build())
                 .layer(new SubsamplingLayer.Builder(PoolingType.MAX).name("pool2").kernelSize(2, 2).stride(2, 2)
                         .build())
-                .layer(new DenseLayer.Builder().name("fc1").nOut(500).activation(Activation.RELU).build())
+                .layer(new DenseLayer.Builder().name("fc1").nOut(fc1).activation(Activation.RELU).build())
                 .layer(new OutputLayer.Builder(LossFunction.MCXENT).name("output").nOut(NUM_CLASSES)
                         .activation(Activation.SOFTMAX).build())
                 .setInputType(InputType.convolutionalFlat(SIDE, SIDE, 1))

@@ -14,6 +14,7 @@ class ModelSpecTest {
     void shouldFindModelsByTheirConfigName() {
         assertEquals(ModelSpec.SMALL_CNN, ModelSpec.fromName("small-cnn"));
         assertEquals(ModelSpec.SMALL_RESNET, ModelSpec.fromName("small-resnet"));
+        assertEquals(ModelSpec.TINY_CNN, ModelSpec.fromName("tiny-cnn"));
     }
 
     @Test
@@ -21,12 +22,13 @@ class ModelSpecTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ModelSpec.fromName("lenet"));
 
-        assertEquals("unknown model 'lenet'; known models: small-cnn, small-resnet", e.getMessage());
+        assertEquals("unknown model 'lenet'; known models: small-cnn, small-resnet, tiny-cnn", e.getMessage());
     }
 
     @Test
     void shouldBuildTheMatchingModelType() {
         assertInstanceOf(MultiLayerNetwork.class, ModelSpec.SMALL_CNN.build(1L, ModelZoo.defaultUpdater()));
         assertInstanceOf(ComputationGraph.class, ModelSpec.SMALL_RESNET.build(1L, ModelZoo.defaultUpdater()));
+        assertInstanceOf(MultiLayerNetwork.class, ModelSpec.TINY_CNN.build(1L, ModelZoo.defaultUpdater()));
     }
 }

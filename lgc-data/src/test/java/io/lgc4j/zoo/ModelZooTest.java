@@ -35,6 +35,23 @@ class ModelZooTest {
     }
 
     @Test
+    void tinyCnnShouldHaveLeNetsLayersAtItsWidthsAndItsInitialization() {
+        MultiLayerNetwork net = ModelZoo.tinyCnn(1L, ModelZoo.defaultUpdater());
+
+        assertEquals(ModelZoo.TINY_CNN_PARAMS, net.numParams());
+        assertEquals(156L, net.getLayer(0).numParams());
+        assertEquals(1_812L, net.getLayer(2).numParams());
+        assertEquals(12_352L, net.getLayer(4).numParams());
+        assertEquals(650L, net.getLayer(5).numParams());
+        for (int i = 0; i < 6; i++) {
+            assertEquals(ModelZoo.smallCnn(1L, ModelZoo.defaultUpdater()).getLayer(i).getClass(),
+                    net.getLayer(i).getClass(), "layer " + i);
+        }
+        assertSumsToOnePerRow(net.output(batch(3)));
+        assertEquals(net.params(), ModelZoo.tinyCnn(1L, ModelZoo.defaultUpdater()).params());
+    }
+
+    @Test
     void shouldOutputClassProbabilitiesForFlatImages() {
         INDArray out = ModelZoo.smallCnn(1L, ModelZoo.defaultUpdater()).output(batch(3));
 

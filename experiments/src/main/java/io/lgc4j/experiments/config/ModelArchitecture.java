@@ -12,7 +12,9 @@ public enum ModelArchitecture {
     /** A small convolutional network (MultiLayerNetwork). */
     SMALL_CNN,
     /** A small residual network (ComputationGraph). */
-    SMALL_RESNET;
+    SMALL_RESNET,
+    /** LeNet-5's layers at a fraction of its widths (MultiLayerNetwork): smoke runs and the test suite. */
+    TINY_CNN;
 
     /** @return the YAML spelling, e.g. {@code small-cnn} */
     @Override

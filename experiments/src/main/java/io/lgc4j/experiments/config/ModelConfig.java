@@ -9,7 +9,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  *
  * <pre>{@code
  * model:
- *   name: small-cnn        # small-cnn | small-resnet
+ *   name: small-cnn        # small-cnn | small-resnet | tiny-cnn
  *   updater:               # see UpdaterConfig
  *     type: nesterovs
  * }</pre>

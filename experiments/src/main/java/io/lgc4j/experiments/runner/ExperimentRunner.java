@@ -406,6 +406,7 @@ public final class ExperimentRunner {
         return switch (model.name()) {
             case SMALL_CNN -> ModelZoo.smallCnn(seed, updater);
             case SMALL_RESNET -> ModelZoo.smallResNet(seed, updater);
+            case TINY_CNN -> ModelZoo.tinyCnn(seed, updater);
         };
     }
 

@@ -120,7 +120,7 @@ class ConfigLoaderErrorsTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
-        "model: {name: big-cnn}               | key 'model.name' expects one of [small-cnn, small-resnet], "
+        "model: {name: big-cnn}               | key 'model.name' expects one of [small-cnn, small-resnet, tiny-cnn], "
                 + "found \"big-cnn\"",
         "model: {updater: {type: rmsprop}}    | key 'model.updater.type' expects one of [adam, nesterovs, sgd], "
                 + "found \"rmsprop\"",

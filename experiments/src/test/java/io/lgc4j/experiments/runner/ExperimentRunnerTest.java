@@ -20,16 +20,24 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Short end-to-end runs of the YAML runner on real Fashion-MNIST. */
+/**
+ * Short end-to-end runs of the YAML runner on real Fashion-MNIST: the default model (LeNet-5) where the test is that
+ * it learns, {@code tiny-cnn} (its layers at a fraction of the widths) where the test is about the runner.
+ */
 class ExperimentRunnerTest {
 
     private static ExperimentConfig quick(String topology, Path out) {
+        return quick(topology, out, "small-cnn");
+    }
+
+    private static ExperimentConfig quick(String topology, Path out, String model) {
         String yaml = """
                 run: {name: e2e, seed: 7, outputDir: %s}
                 data: {trainLimit: 6400, testLimit: 1000}
+                model: {name: %s}
                 training: {workers: 4, batchSizePerWorker: 16, epochs: 1, maxSteps: 60, evalEverySteps: 30}
                 topology: {type: %s}
-                """.formatted(out.toString(), topology);
+                """.formatted(out.toString(), model, topology);
         return ConfigLoader.parse(yaml, "e2e.yaml");
     }
 
@@ -79,7 +87,7 @@ class ExperimentRunnerTest {
         String yaml = """
                 run: {name: e2e-%s, seed: 7, outputDir: %s}
                 data: {trainLimit: 6400, testLimit: 1000}
-                model: {updater: {type: %s, learningRate: 0.05}}
+                model: {name: tiny-cnn, updater: {type: %s, learningRate: 0.05}}
                 training: {workers: 4, batchSizePerWorker: 16, epochs: 1, maxSteps: 45, evalEverySteps: 0}
                 topology: {type: %s}
                 compressor: {type: %s, ratio: 0.01, values: %s}
@@ -112,6 +120,7 @@ class ExperimentRunnerTest {
         String yaml = """
                 run: {name: lgc-%s, seed: 7, outputDir: %s}
                 data: {trainLimit: 3200, testLimit: 500}
+                model: {name: tiny-cnn}
                 training: {workers: 3, batchSizePerWorker: 16, epochs: 1, maxSteps: 24, evalEverySteps: 0}
                 topology: {type: %s}
                 compressor: {type: lgc, ratio: 0.01}
@@ -184,7 +193,7 @@ class ExperimentRunnerTest {
     @Test
     void shouldGiveIdenticalMetricsForTheSameConfigAndSeed(@TempDir Path out) throws IOException {
         // 20 steps, the same run twice (the other tests train the 60 steps)
-        ExperimentConfig config = quick("ring", out);
+        ExperimentConfig config = quick("ring", out, "tiny-cnn");
         config = config.withTraining(config.training().withMaxSteps(20));
         ExperimentRunner.RunOutcome a = new ExperimentRunner().run(config, "e2e.yaml", List.of());
         ExperimentRunner.RunOutcome b = new ExperimentRunner().run(config, "e2e.yaml", List.of());

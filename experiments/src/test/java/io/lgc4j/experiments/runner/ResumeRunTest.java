@@ -41,7 +41,9 @@ class ResumeRunTest {
             case "lgc" -> "compressor: {type: lgc, ratio: 0.01}\nstages: {fullIterations: 6, aeTrainingIterations: 8}";
             default -> "compressor: {type: " + method + ", ratio: 0.01}\nstages: {fullIterations: 6}";
         };
-        String updater = method.equals("dgc") ? "model: {updater: {type: sgd, learningRate: 0.05}}\n" : "";
+        // LeNet-5's layers at a fraction of its widths: what is tested is the checkpoint, not the model
+        String updater = method.equals("dgc") ? "model: {name: tiny-cnn, updater: {type: sgd, learningRate: 0.05}}\n"
+                : "model: {name: tiny-cnn}\n";
         String yaml = """
                 run: {name: resume, seed: 7, outputDir: %s}
                 data: {trainLimit: 3200, testLimit: 500}
