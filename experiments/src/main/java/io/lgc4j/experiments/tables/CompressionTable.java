@@ -162,8 +162,10 @@ public final class CompressionTable {
                             Table.number(mean(pair, s -> s.wallMs() / 1000), 1)));
                     if (diagnosed) {
                         for (String note : StepNotes.DIAGNOSTICS) {
-                            double v = mean(pair, s -> s.bytesByStage().get(stage).diagnostics()
-                                    .getOrDefault(note, Double.NaN));
+                            // over the seeds that trained in the diagnostic mode (a suite's diagnosticSeeds)
+                            double v = pair.stream().map(r -> r.summary().bytesByStage().get(stage).diagnostics())
+                                    .filter(d -> d.containsKey(note)).mapToDouble(d -> d.get(note)).average()
+                                    .orElse(Double.NaN);
                             cells.add(Double.isNaN(v) ? "–" : Table.number(v, 3));
                         }
                     }
@@ -205,8 +207,8 @@ public final class CompressionTable {
                         + " **± sd** is the accuracy's sample standard deviation, and **vs baseline** the difference of"
                         + " mean accuracies, marked *(tie)* when it is smaller than two standard errors of the"
                         + " difference."
-                        + (diagnosed ? " The last four columns come from the diagnostic mode, averaged over the"
-                        + " steady stage's steps: the update applied to the LEARNED blocks (a) against the mean of"
+                        + (diagnosed ? " The last four columns come from the diagnostic mode ("
+                        + diagnosedSeeds(runs) + "), averaged over the steady stage's steps: the update applied to the LEARNED blocks (a) against the mean of"
                         + " what the ranks offered there (m, their error-compensated gradients): ‖a − m‖ / ‖m‖ and"
                         + " cos(a, m) on the step's support, cos(a, m) over every LEARNED position, and ‖m_S‖ / ‖m‖,"
                         + " the share of the offer the support covers." : ""));
@@ -214,16 +216,17 @@ public final class CompressionTable {
     }
 
     /**
-     * The diagnostic notes step by step, one line per method and model named by their ids (the method's first seed's
-     * run, moving average over 9 steps):
-     * the cosine of the applied LEARNED update with the ranks' mean offer over every LEARNED position, and the
+     * The diagnostic notes step by step, one line per method and model named by their ids (the run of the method's
+     * first seed in the diagnostic mode, moving average over 9 steps): the cosine of the applied LEARNED update with the ranks' mean offer over every LEARNED position, and the
      * relative error on the support.
      */
     private static void diagnosticFigures(List<SuiteRuns.Finished> runs, Path out, Map<String, String> figures)
             throws IOException {
         Map<String, SuiteRuns.Finished> firstSeed = new LinkedHashMap<>();
         for (SuiteRuns.Finished r : runs) {
-            firstSeed.putIfAbsent(r.planned().pair(), r); // the method's id: labels are too long for a legend
+            if (r.planned().config().training().diagnostics()) {
+                firstSeed.putIfAbsent(r.planned().pair(), r); // the method's id: labels are too long for a legend
+            }
         }
         for (String[] figure : List.of(
                 new String[] {StepNotes.APPLIED_COS_ALL, "diagnostics-cos.png",
@@ -239,8 +242,21 @@ public final class CompressionTable {
             }
             Charts.lines(figure[2], "step", figure[0] + " (moving average, 9 steps)", lines, false,
                     out.resolve(figure[1]));
-            figures.put(figure[1], figure[2] + ", per step (first seed of each method; moving average over 9 steps)");
+            figures.put(figure[1], figure[2] + ", per step (the first seed of each method that trained in the"
+                    + " diagnostic mode; moving average over 9 steps)");
         }
+    }
+
+    /** Which runs trained in the diagnostic mode: "every run", or "seeds 1, 2" / "seed 1" of a suite's seeds. */
+    static String diagnosedSeeds(List<SuiteRuns.Finished> runs) {
+        List<Long> seeds = runs.stream().filter(r -> r.planned().config().training().diagnostics())
+                .map(SuiteRuns.Finished::planned).map(Suite.PlannedRun::seed).distinct().sorted().toList();
+        boolean all = runs.stream().allMatch(r -> r.planned().config().training().diagnostics());
+        if (all || runs.stream().noneMatch(r -> r.planned().seeded())) {
+            return "every run";
+        }
+        return (seeds.size() == 1 ? "seed " : "seeds ") + String.join(", ", seeds.stream().map(String::valueOf)
+                .toList()) + " of each method";
     }
 
     /** Top-1 test accuracy in percent over the runs of one method (its seeds). */

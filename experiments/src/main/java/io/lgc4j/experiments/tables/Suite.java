@@ -20,7 +20,8 @@ import java.util.Map;
  * <p>A run's config is built by merging, key by key, {@code base}, then (quick profile) the suite's {@code quick},
  * then the method's {@code config}, then (quick profile) the method's {@code quick}; {@code run.name} becomes
  * {@code <method>-<model>} and {@code model.name} the model. With {@code seeds}, every (method, model) pair runs once
- * per seed, {@code run.seed} set to it and the run named {@code <method>-<model>-s<seed>}. The result is checked by {@link ConfigLoader} like any
+ * per seed, {@code run.seed} set to it and the run named {@code <method>-<model>-s<seed>}. The runs of the
+ * {@code diagnosticSeeds} also set {@code training.diagnostics: true}. The result is checked by {@link ConfigLoader} like any
  * config file, so a suite's errors read like a config's, prefixed with the suite file, the method and the model.
  *
  * @param file     where the suite was read from
@@ -32,13 +33,17 @@ import java.util.Map;
  * @param methods  the methods, in table order (empty for the mutual-information figure)
  * @param seeds    the seeds every (method, model) pair runs with, in order; empty: once, with the config's own
  *                 {@code run.seed}
+ * @param diagnosticSeeds the seeds (of {@code seeds}) whose runs train in the diagnostic mode
+ *                 ({@code training.diagnostics: true}): it changes nothing a run computes, so these runs count like
+ *                 the others and also give the table its fidelity columns; empty: as the config says
  * @param analysis      the mutual-information settings (null for the other kinds)
  * @param quickAnalysis the same under {@code --quick} (null for the other kinds)
  * @param timeToAccuracy the links, CPU shares, target and PyTorch peers of {@code lgc table time-to-accuracy} (null
  *                       for the other kinds)
  */
 public record Suite(Path file, SuiteKind kind, String title, List<String> models, ObjectNode base, ObjectNode quick,
-                    List<Method> methods, List<Long> seeds, MutualInformationSettings analysis,
+                    List<Method> methods, List<Long> seeds, List<Long> diagnosticSeeds,
+                    MutualInformationSettings analysis,
                     MutualInformationSettings quickAnalysis, TimeToAccuracySettings timeToAccuracy) {
 
     /** Which budget to run. */
@@ -96,12 +101,16 @@ public record Suite(Path file, SuiteKind kind, String title, List<String> models
         models = List.copyOf(models);
         methods = List.copyOf(methods);
         seeds = List.copyOf(seeds);
+        diagnosticSeeds = List.copyOf(diagnosticSeeds);
     }
 
-    /** This suite with {@code seeds} instead of its own (a command line's {@code --seeds}). */
+    /**
+     * This suite with {@code seeds} instead of its own (a command line's {@code --seeds}); of its diagnostic seeds,
+     * those among {@code seeds} stay diagnostic.
+     */
     public Suite withSeeds(List<Long> seeds) {
-        return new Suite(file, kind, title, models, base, quick, methods, seeds, analysis, quickAnalysis,
-                timeToAccuracy);
+        return new Suite(file, kind, title, models, base, quick, methods, seeds, diagnosticSeeds, analysis,
+                quickAnalysis, timeToAccuracy);
     }
 
     /** The method with id {@code id}. */
@@ -161,6 +170,9 @@ public record Suite(Path file, SuiteKind kind, String title, List<String> models
         merged.withObject("/run").put("name", key(method.id(), model, seed));
         if (seed != null) {
             merged.withObject("/run").put("seed", seed);
+            if (diagnosticSeeds.contains(seed)) {
+                merged.withObject("/training").put("diagnostics", true);
+            }
         }
         merged.withObject("/model").put("name", model);
         String source = file + " (method '" + method.id() + "', model " + model + (seed == null ? "" : ", seed "

@@ -27,6 +27,8 @@ import java.util.regex.Pattern;
  * models: [small-cnn, small-resnet]  # every method runs once per model
  * seeds: [42, 43, 44]                # optional: every method and model runs once per seed (run.seed); tables
  *                                    # report mean ± sd over them
+ * diagnosticSeeds: [42]              # optional, of seeds: those runs train in the diagnostic mode (the same
+ *                                    # results, plus the fidelity of each applied update; compression only)
  * base: {training: {workers: 4}}     # an experiment config (configs/*.yaml keys) every method starts from
  * quick: {training: {maxSteps: 60}}  # what --quick changes
  * methods:
@@ -46,8 +48,8 @@ import java.util.regex.Pattern;
 public final class SuiteLoader {
 
     private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9-]*");
-    private static final List<String> TRAINED_KEYS = List.of("base", "methods", "models", "quick", "seeds", "suite",
-            "title");
+    private static final List<String> TRAINED_KEYS = List.of("base", "diagnosticSeeds", "methods", "models", "quick",
+            "seeds", "suite", "title");
     private static final List<String> ANALYSIS_KEYS = List.of("analysis", "base", "models", "quick", "suite",
             "title");
     private static final List<String> TIME_TO_ACCURACY_KEYS = List.of("base", "methods", "models", "network",
@@ -128,8 +130,9 @@ public final class SuiteLoader {
             quickSettings = settings(merged, "analysis.quick", source);
         }
         List<Long> seeds = kind.trainsMethods() ? seeds(tree, source) : List.of();
-        Suite suite = new Suite(file, kind, title, models, base, quick, methods, seeds, full, quickSettings,
-                timeToAccuracy);
+        List<Long> diagnosticSeeds = diagnosticSeeds(tree, seeds, kind, source);
+        Suite suite = new Suite(file, kind, title, models, base, quick, methods, seeds, diagnosticSeeds, full,
+                quickSettings, timeToAccuracy);
         for (Suite.Profile profile : Suite.Profile.values()) {
             if (kind.trainsMethods()) {
                 suite.plan(profile);
@@ -185,6 +188,38 @@ public final class SuiteLoader {
                     colocate != null && colocate.asBoolean()));
         }
         return methods;
+    }
+
+    private static List<Long> diagnosticSeeds(JsonNode tree, List<Long> seeds, SuiteKind kind, String source) {
+        JsonNode list = tree.get("diagnosticSeeds");
+        if (list == null) {
+            return List.of();
+        }
+        if (kind != SuiteKind.COMPRESSION) {
+            throw key(source, "diagnosticSeeds", "is for compression suites (their tables show the diagnostic mode's"
+                    + " columns), not " + kind.spelling());
+        }
+        if (seeds.isEmpty()) {
+            throw key(source, "diagnosticSeeds", "needs 'seeds': it names which of them train in the diagnostic"
+                    + " mode, e.g. seeds: [1, 2, 3] with diagnosticSeeds: [1]");
+        }
+        if (!list.isArray() || list.isEmpty()) {
+            throw key(source, "diagnosticSeeds", "expects a non-empty list of seeds from 'seeds' " + seeds
+                    + ", e.g. [" + seeds.get(0) + "]");
+        }
+        List<Long> diagnostic = new ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+            JsonNode s = list.get(i);
+            if (!s.isIntegralNumber() || !s.canConvertToLong() || !seeds.contains(s.asLong())) {
+                throw key(source, "diagnosticSeeds[" + i + "]", "expects one of the seeds " + seeds + ", found " + s);
+            }
+            if (diagnostic.contains(s.asLong())) {
+                throw key(source, "diagnosticSeeds[" + i + "]", "repeats " + s.asLong()
+                        + "; diagnostic seeds must be unique");
+            }
+            diagnostic.add(s.asLong());
+        }
+        return diagnostic;
     }
 
     private static List<Long> seeds(JsonNode tree, String source) {

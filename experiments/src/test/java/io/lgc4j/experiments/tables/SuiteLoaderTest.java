@@ -99,8 +99,8 @@ class SuiteLoaderTest {
 
     @Test
     void shouldRejectUnknownTopLevelKeys() {
-        assertEquals("suite.yaml: unknown key 'metods'; allowed keys at the top level: base, methods, models,"
-                + " quick, seeds, suite, title", message(GOOD.replace("methods:", "metods:"), SuiteKind.COMPRESSION));
+        assertEquals("suite.yaml: unknown key 'metods'; allowed keys at the top level: base, diagnosticSeeds,"
+                + " methods, models, quick, seeds, suite, title", message(GOOD.replace("methods:", "metods:"), SuiteKind.COMPRESSION));
     }
 
     @Test
@@ -119,6 +119,35 @@ class SuiteLoaderTest {
         assertEquals(List.of("baseline-small-cnn", "dgc-small-cnn", "baseline-small-resnet", "dgc-small-resnet"),
                 SuiteLoader.parse(GOOD, FILE, SuiteKind.COMPRESSION).plan(Suite.Profile.FULL).stream()
                         .map(Suite.PlannedRun::key).toList(), "without seeds, one run per pair, named as before");
+    }
+
+    @Test
+    void shouldTrainTheDiagnosticSeedsRunsInTheDiagnosticMode() {
+        Suite suite = SuiteLoader.parse(GOOD + "seeds: [7, 42, 43]\ndiagnosticSeeds: [42]\n", FILE,
+                SuiteKind.COMPRESSION);
+        for (Suite.Profile profile : Suite.Profile.values()) {
+            for (Suite.PlannedRun run : suite.plan(profile)) {
+                assertEquals(run.seed() == 42, run.config().training().diagnostics(), run.key());
+            }
+        }
+        assertTrue(suite.withSeeds(List.of(7L, 43L)).plan(Suite.Profile.FULL).stream()
+                .noneMatch(r -> r.config().training().diagnostics()), "--seeds without 42: no diagnostic run");
+    }
+
+    @Test
+    void shouldRejectDiagnosticSeedsThatAreNotSeeds() {
+        assertEquals("suite.yaml: key 'diagnosticSeeds[1]' expects one of the seeds [1, 2, 3], found 4",
+                message(GOOD + "seeds: [1, 2, 3]\ndiagnosticSeeds: [1, 4]\n", SuiteKind.COMPRESSION));
+        assertEquals("suite.yaml: key 'diagnosticSeeds[1]' repeats 1; diagnostic seeds must be unique",
+                message(GOOD + "seeds: [1, 2, 3]\ndiagnosticSeeds: [1, 1]\n", SuiteKind.COMPRESSION));
+        assertEquals("suite.yaml: key 'diagnosticSeeds' expects a non-empty list of seeds from 'seeds' [1, 2, 3],"
+                + " e.g. [1]", message(GOOD + "seeds: [1, 2, 3]\ndiagnosticSeeds: 1\n", SuiteKind.COMPRESSION));
+        assertEquals("suite.yaml: key 'diagnosticSeeds' needs 'seeds': it names which of them train in the"
+                + " diagnostic mode, e.g. seeds: [1, 2, 3] with diagnosticSeeds: [1]",
+                message(GOOD + "diagnosticSeeds: [1]\n", SuiteKind.COMPRESSION));
+        assertEquals("suite.yaml: key 'diagnosticSeeds' is for compression suites (their tables show the diagnostic"
+                + " mode's columns), not phases", message(GOOD.replace("suite: compression", "suite: phases")
+                + "seeds: [1]\ndiagnosticSeeds: [1]\n", SuiteKind.PHASES));
     }
 
     @Test

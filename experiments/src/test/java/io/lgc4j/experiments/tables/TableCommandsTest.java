@@ -180,9 +180,10 @@ class TableCommandsTest {
     }
 
     @Test
-    void compressionTableShouldShowTheDiagnosticModesFigures(@TempDir Path dir) throws IOException {
-        Path file = suite(dir, "suite: compression\ntitle: diagnosed\n"
-                + TINY_BASE.replace("evalEverySteps: 0}", "evalEverySteps: 0, diagnostics: true}") + """
+    void compressionTableShouldShowTheDiagnosticModesFiguresFromItsDiagnosticSeeds(@TempDir Path dir)
+            throws IOException {
+        Path file = suite(dir, "suite: compression\ntitle: diagnosed\nseeds: [11, 12]\ndiagnosticSeeds: [12]\n"
+                + TINY_BASE + """
                 methods:
                   - {id: baseline, label: Baseline, config: {topology: {type: ring}, compressor: {type: none}}}
                   - {id: lgc-ps, label: LGC-PS, config: {topology: {type: ps}, compressor: {type: lgc}}}
@@ -190,6 +191,8 @@ class TableCommandsTest {
         Path o = dir.resolve("out");
         assertEquals(0, lgc("table", "compression", "--suite", file.toString(), "--output-dir", o.toString(),
                 "--no-progress"), err.toString(StandardCharsets.UTF_8));
+        assertTrue(Files.readString(o.resolve("runs/lgc-ps-small-cnn-s12/config.yaml")).contains("diagnostics: true"));
+        assertTrue(Files.readString(o.resolve("runs/lgc-ps-small-cnn-s11/config.yaml")).contains("diagnostics: false"));
         List<String> table = csv(o);
         assertTrue(table.get(0).endsWith(",wall_s,applied_rel_err,applied_cos,applied_cos_all,offer_share"),
                 table.get(0));
@@ -197,10 +200,15 @@ class TableCommandsTest {
         assertEquals("0.000", baseline[16], "the dense baseline applies what was offered: " + table.get(1));
         assertEquals("1.000", baseline[18], table.get(1));
         String[] lgc = table.get(2).split(",", -1);
-        assertTrue(Double.parseDouble(lgc[16]) > 0, "the autoencoder is lossy: " + table.get(2));
+        assertEquals("2", lgc[5], "both seeds count for the accuracy: " + table.get(2));
+        double relErr = Summaries.read(o.resolve("runs/lgc-ps-small-cnn-s12")).bytesByStage()
+                .get(io.lgc4j.core.stage.Stage.COMPRESSED).diagnostics().get("applied_rel_err");
+        assertTrue(relErr > 0, "the autoencoder is lossy: " + table.get(2));
+        assertEquals(String.format(java.util.Locale.ROOT, "%.3f", relErr), lgc[16],
+                "the diagnostic columns are the diagnostic seed's alone: " + table.get(2));
         assertPng(o.resolve("diagnostics-cos.png"));
         assertPng(o.resolve("diagnostics-error.png"));
-        assertTrue(Files.readString(o.resolve("table.md")).contains("diagnostic mode"));
+        assertTrue(Files.readString(o.resolve("table.md")).contains("diagnostic mode (seed 12 of each method)"));
     }
 
     @Test
