@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What made a result (ARCHITECTURE §5): git commit and whether the tree was dirty, JDK, OS, cores, ND4J backend
- * and variant, LGC4J version, seed, the config's source, and the time.
+ * What made a result (ARCHITECTURE §5): git commit and whether the tree was dirty, JDK, OS, CPU model, cores, ND4J
+ * backend and variant, LGC4J version, seed, the config's source, and the time.
  */
 public final class Provenance {
     private Provenance() {
@@ -30,11 +30,41 @@ public final class Provenance {
         p.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
         p.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
                 + System.getProperty("os.arch"));
+        // the same seed gives the same bits on the same kind of CPU only: OpenBLAS and oneDNN pick their kernels by
+        // instruction set (AVX2, AVX-512), and a different summation order grows into a different run
+        p.put("cpu", cpu());
         p.put("availableProcessors", Runtime.getRuntime().availableProcessors());
         p.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
         p.put("nd4j", Nd4jEnvironment.describe());
         p.put("startedAt", Instant.now().toString());
         return p;
+    }
+
+    /**
+     * The CPU as /proc/cpuinfo names it, with its family, model and widest vector extension, e.g. "Intel(R) Xeon(R)
+     * Processor (family 6, model 207, avx512f)"; "unknown" where there is no /proc/cpuinfo.
+     */
+    static String cpu() {
+        try {
+            Map<String, String> first = new LinkedHashMap<>();
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/cpuinfo"),
+                    StandardCharsets.UTF_8)) {
+                int colon = line.indexOf(':');
+                if (line.isBlank()) {
+                    break; // the first processor is enough
+                }
+                if (colon > 0) {
+                    first.putIfAbsent(line.substring(0, colon).trim(), line.substring(colon + 1).trim());
+                }
+            }
+            String flags = " " + first.getOrDefault("flags", "") + " ";
+            String vector = flags.contains(" avx512f ") ? "avx512f" : flags.contains(" avx2 ") ? "avx2"
+                    : flags.contains(" avx ") ? "avx" : "no avx";
+            return first.getOrDefault("model name", "unknown model") + " (family " + first.getOrDefault("cpu family",
+                    "?") + ", model " + first.getOrDefault("model", "?") + ", " + vector + ")";
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
     }
 
     /** The git commit of the running code (asked where its jar lives), or "unknown"; touches nothing else. */

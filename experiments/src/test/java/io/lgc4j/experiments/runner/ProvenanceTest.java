@@ -23,4 +23,15 @@ class ProvenanceTest {
         assertTrue(p.get("gitDirty").equals("true") || p.get("gitDirty").equals("false"), p.toString());
         assertEquals(7L, ((Number) p.get("seed")).longValue());
     }
+
+    /** Results reproduce bit for bit only on the same kind of CPU, so the provenance names it. */
+    @Test
+    void shouldNameTheCpu() {
+        String cpu = (String) Provenance.collect("c.yaml", 7).get("cpu");
+        if (java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/cpuinfo"))) {
+            assertTrue(cpu.matches(".+ \\(family \\S+, model \\S+, (avx512f|avx2|avx|no avx)\\)"), cpu);
+        } else {
+            assertEquals("unknown", cpu);
+        }
+    }
 }
