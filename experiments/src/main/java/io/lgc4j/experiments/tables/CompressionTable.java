@@ -208,7 +208,8 @@ public final class CompressionTable {
                         + " mean accuracies, marked *(tie)* when it is smaller than two standard errors of the"
                         + " difference."
                         + (diagnosed ? " The last four columns come from the diagnostic mode ("
-                        + diagnosedSeeds(runs) + "), averaged over the steady stage's steps: the update applied to the LEARNED blocks (a) against the mean of"
+                        + diagnosedSeeds(runs) + "), averaged over the steady stage's steps: the update applied to"
+                        + " the LEARNED blocks (a) against the mean of"
                         + " what the ranks offered there (m, their error-compensated gradients): ‖a − m‖ / ‖m‖ and"
                         + " cos(a, m) on the step's support, cos(a, m) over every LEARNED position, and ‖m_S‖ / ‖m‖,"
                         + " the share of the offer the support covers." : ""));
@@ -217,8 +218,8 @@ public final class CompressionTable {
 
     /**
      * The diagnostic notes step by step, one line per method and model named by their ids (the run of the method's
-     * first seed in the diagnostic mode, moving average over 9 steps): the cosine of the applied LEARNED update with the ranks' mean offer over every LEARNED position, and the
-     * relative error on the support.
+     * first seed in the diagnostic mode, moving average over 9 steps): the cosine of the applied LEARNED update with
+     * the ranks' mean offer over every LEARNED position, and the relative error on the support.
      */
     private static void diagnosticFigures(List<SuiteRuns.Finished> runs, Path out, Map<String, String> figures)
             throws IOException {
