@@ -1,5 +1,7 @@
 package io.lgc4j.experiments.runner;
 
+import io.lgc4j.core.compute.ComputeReport;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.lgc4j.core.checkpoint.Checkpoint;
@@ -292,6 +294,7 @@ public final class ExperimentRunner {
                 .evaluation(test.iterator(1000), config.training().evalEverySteps())
                 .maxSteps(config.training().maxSteps())
                 .diagnostics(config.training().diagnostics())
+                .compute(config.model().compute().settings())
                 .values(config.compressor().valueEncoding())
                 .stages(method.stages())
                 .runIdentity(config.run().name(), ConfigKeys.flatten(config), CheckpointManifest.DEFAULT_IGNORED_KEYS)
@@ -320,18 +323,41 @@ public final class ExperimentRunner {
         }
     }
 
+    /**
+     * Says on stderr when the fast path was asked for and some layer does not run on it: the run goes on (DL4J's own
+     * path computes the same gradient, slower), and provenance.json names the layers.
+     */
+    private static void warnAboutCompute(ComputeReport compute) {
+        if (!compute.settings().oneDnn()) {
+            return;
+        }
+        if (!compute.oneDnnAvailable()) {
+            System.err.println("lgc: warning: model.compute.oneDnn is true but ND4J's native library here has no"
+                    + " oneDNN (native variant " + BuildInfo.nd4jClassifier() + "; the *-onednn* classifiers have"
+                    + " it): every layer runs DL4J's own, slower path");
+            return;
+        }
+        if (!compute.missingHelpers().isEmpty()) {
+            System.err.println("lgc: warning: these layers run without their oneDNN helper (DL4J refused it for"
+                    + " their configuration), slower: " + compute.missingHelpers().stream()
+                    .map(l -> l.name() + " (" + l.type() + ")").collect(java.util.stream.Collectors.joining(", ")));
+        }
+    }
+
     /** Writes the run's files into {@code dir} (which exists), trains, and writes summary.json last. */
     private static RunOutcome execute(Prepared prepared, Path dir, boolean created, ExperimentConfig config,
                                       String configSource, long resumeStep) throws IOException {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         DistributedTrainer trainer = prepared.trainer();
+        warnAboutCompute(trainer.compute());
         TrainingResult result;
         boolean started = false;
         try {
             Files.writeString(dir.resolve("config.yaml"), config.toYaml());
             // a resumed run keeps the provenance of its start and adds the resume's own
             json.writeValue(dir.resolve(resumeStep > 0 ? "provenance-resumed-at-step-" + resumeStep + ".json"
-                    : "provenance.json").toFile(), Provenance.collect(configSource, config.run().seed()));
+                    : "provenance.json").toFile(), Provenance.collect(configSource, config.run().seed(),
+                    trainer.compute()));
             try (MetricsCsvWriter csv = resumeStep > 0
                     ? MetricsCsvWriter.continuing(dir.resolve("metrics.csv"), config.training().diagnostics(),
                             resumeStep)

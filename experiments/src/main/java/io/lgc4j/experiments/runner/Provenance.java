@@ -1,5 +1,7 @@
 package io.lgc4j.experiments.runner;
 
+import io.lgc4j.core.compute.ComputeReport;
+
 import java.io.File;
 import java.io.IOException;
 import java.net.URISyntaxException;
@@ -11,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What made a result (ARCHITECTURE §5): git commit and whether the tree was dirty, JDK, OS, CPU model, cores, ND4J
- * backend and variant, LGC4J version, seed, the config's source, and the time.
+ * backend and variant, LGC4J version, seed, the config's source, the time, and which layer runs on which helper.
  */
 public final class Provenance {
     private Provenance() {
@@ -19,6 +21,16 @@ public final class Provenance {
 
     /** A JSON-ready map of everything above. */
     public static Map<String, Object> collect(String configSource, long seed) {
+        return collect(configSource, seed, null);
+    }
+
+    /**
+     * A JSON-ready map of everything above and, under {@code compute}, which helper each layer of the replicas runs
+     * on ({@link ComputeReport#toMap}).
+     *
+     * @param compute the trainer's report, or null for a result that trained no model
+     */
+    public static Map<String, Object> collect(String configSource, long seed, ComputeReport compute) {
         Map<String, Object> p = new LinkedHashMap<>();
         p.put("lgc4jVersion", BuildInfo.version());
         // the commit of the code that runs: asked where the jar (or classes directory) lives, so a run started from
@@ -36,6 +48,9 @@ public final class Provenance {
         p.put("availableProcessors", Runtime.getRuntime().availableProcessors());
         p.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
         p.put("nd4j", Nd4jEnvironment.describe());
+        if (compute != null) {
+            p.put("compute", compute.toMap());
+        }
         p.put("startedAt", Instant.now().toString());
         return p;
     }

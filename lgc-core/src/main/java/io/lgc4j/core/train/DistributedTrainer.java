@@ -13,6 +13,8 @@ import io.lgc4j.core.comm.PeerLostException;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.comm.TransportClosedException;
+import io.lgc4j.core.compute.ComputeReport;
+import io.lgc4j.core.compute.ComputeSettings;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
@@ -87,6 +89,10 @@ public final class DistributedTrainer {
     private final GradientLayout layout;
     private final ReplicaModel origin;
     private final List<ReplicaModel> replicas;
+    private final ComputeSettings compute;
+    private final ComputeReport computeReport;
+    // the network runtime's replica, built with the others' settings before the process knows its endpoint
+    private ReplicaModel networkReplica;
     private final ClusterConnector connector;
     private final ShardPlan shards;
     private final Semaphore cpu;
@@ -125,11 +131,17 @@ public final class DistributedTrainer {
         this.labels = all.getLabels();
         this.shards = new ShardPlan((int) features.size(0), workers, batchSize, seed);
         this.replicas = new ArrayList<>(workers);
+        this.compute = b.compute;
+        // every replica is built here, after the user's model: its layers get the helpers the settings ask for
         if (connector == null) {
             for (int r = 0; r < workers; r++) {
-                replicas.add(origin.copy());
+                replicas.add(origin.copy(compute));
             }
+        } else {
+            networkReplica = origin.copy(compute);
         }
+        this.computeReport = ComputeReport.of((connector == null ? replicas.get(0) : networkReplica).model(),
+                compute);
         this.cpu = new Semaphore(b.computeConcurrency, true);
         this.alignExchange = b.alignExchange;
         this.diagnostics = b.diagnostics;
@@ -165,6 +177,8 @@ public final class DistributedTrainer {
         config.put("training.batchSizePerWorker", String.valueOf(batchSize));
         config.put("run.seed", String.valueOf(seed));
         config.put("compressor.values", values.toString());
+        // oneDNN sums in another order: a resume on the other path would not end where the run would have
+        config.put("compute.oneDnn", String.valueOf(compute.oneDnn()));
         flatten("method", method().toMap(), config);
         return config;
     }
@@ -211,6 +225,14 @@ public final class DistributedTrainer {
      */
     public List<ReplicaModel> replicas() {
         return List.copyOf(replicas);
+    }
+
+    /**
+     * How the replicas compute: the settings, whether oneDNN is there, and which helper each layer of a replica
+     * runs on (every replica is built the same way).
+     */
+    public ComputeReport compute() {
+        return computeReport;
     }
 
     /** The trained model (rank 0's replica, or this process's; every replica holds the same parameters). */
@@ -431,7 +453,7 @@ public final class DistributedTrainer {
         try {
             TrainingResult result;
             if (endpoint < workers) {
-                ReplicaModel replica = origin.copy();
+                ReplicaModel replica = networkReplica;
                 replicas.add(replica);
                 ControlPlane plane = new ControlPlane(new MeteredTransport(connection.transport(), meter, control));
                 loop = new RankLoop(run, endpoint, plane, replica, topology.worker(endpoint, workers, plane, layout),
@@ -442,6 +464,7 @@ public final class DistributedTrainer {
                             List.of(RankLoop.checksum(replica)));
                 }
             } else {
+                networkReplica = null; // a service endpoint trains no replica
                 reporter = new ServiceReporter(connection.transport(), meter, notes, stages::stageAt);
                 ServiceLoop service = topology.service(endpoint - workers, workers,
                         new MeteredTransport(reporter, meter, control), layout);
@@ -519,6 +542,7 @@ public final class DistributedTrainer {
         private int evalEverySteps;
         private int maxSteps;
         private int computeConcurrency = 1;
+        private ComputeSettings compute = ComputeSettings.DEFAULT;
         private boolean alignExchange = true;
         private boolean diagnostics;
         private ValueEncoding values = ValueEncoding.FP32;
@@ -604,6 +628,16 @@ public final class DistributedTrainer {
         /** Stops after this many steps (0: no cap). */
         public Builder maxSteps(int maxSteps) {
             this.maxSteps = maxSteps;
+            return this;
+        }
+
+        /**
+         * How every replica computes (default {@link ComputeSettings#DEFAULT}: DL4J's oneDNN helpers on every
+         * convolution, pooling, batch-norm and LRN layer, cache mode HOST); {@link ComputeSettings#BUILT_IN} runs
+         * DL4J's own path. {@link DistributedTrainer#compute()} says which layer got which helper.
+         */
+        public Builder compute(ComputeSettings compute) {
+            this.compute = Objects.requireNonNull(compute, "compute");
             return this;
         }
 

@@ -4,6 +4,8 @@ import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.checkpoint.Persistent;
 import io.lgc4j.core.checkpoint.SectionReader;
+import io.lgc4j.core.compute.ComputeSettings;
+import io.lgc4j.core.compute.LayerHelpers;
 
 import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.nn.gradient.DefaultGradient;
@@ -44,8 +46,17 @@ public sealed interface ReplicaModel extends Persistent permits ReplicaModel.Net
     /** The wrapped model. */
     Model model();
 
-    /** An independent deep copy: parameters, updater state and iteration counts. */
+    /** An independent deep copy: parameters, updater state and iteration counts; layers built as the model's were. */
     ReplicaModel copy();
+
+    /**
+     * An independent deep copy whose layers are built with {@code compute}'s helpers and cache mode: the same
+     * parameters, updater state and counts, a faster or slower path to the same gradient (to float tolerance).
+     *
+     * @param compute how the copy computes
+     * @return the copy
+     */
+    ReplicaModel copy(ComputeSettings compute);
 
     /** Forward and backward on one mini-batch; returns the loss. The gradient is then in {@link #gradient()}. */
     double computeGradient(INDArray features, INDArray labels);
@@ -155,6 +166,15 @@ public sealed interface ReplicaModel extends Persistent permits ReplicaModel.Net
         }
 
         @Override
+        public ReplicaModel copy(ComputeSettings compute) {
+            MultiLayerNetwork copy = LayerHelpers.build(compute.oneDnn(), net::clone);
+            // both: the network's decides whether a forward pass keeps its cache workspace, each layer's what it keeps
+            copy.getLayerWiseConfigurations().setCacheMode(compute.cacheMode());
+            copy.setCacheMode(compute.cacheMode());
+            return new Network(copy);
+        }
+
+        @Override
         public double computeGradient(INDArray features, INDArray labels) {
             net.setInput(features);
             net.setLabels(labels);
@@ -217,6 +237,14 @@ public sealed interface ReplicaModel extends Persistent permits ReplicaModel.Net
         @Override
         public ReplicaModel copy() {
             return new Graph(graph.clone());
+        }
+
+        @Override
+        public ReplicaModel copy(ComputeSettings compute) {
+            ComputationGraph copy = LayerHelpers.build(compute.oneDnn(), graph::clone);
+            copy.getConfiguration().setCacheMode(compute.cacheMode());
+            copy.setCacheMode(compute.cacheMode());
+            return new Graph(copy);
         }
 
         @Override

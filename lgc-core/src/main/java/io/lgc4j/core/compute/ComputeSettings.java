@@ -1,0 +1,42 @@
+package io.lgc4j.core.compute;
+
+import org.deeplearning4j.nn.conf.CacheMode;
+
+import java.util.Objects;
+
+/**
+ * How every replica of a run computes its forward and backward pass. Neither setting changes what a step computes
+ * beyond floating-point rounding: oneDNN's kernels sum in another order than DL4J's {@code im2col} path (gradients
+ * agree to float tolerance, not bit for bit), and the cache mode changes only what is kept between the forward and
+ * the backward pass (bit for bit the same).
+ *
+ * <pre>{@code
+ * DistributedTrainer.builder().model(net).compute(ComputeSettings.DEFAULT)...    // the default: oneDNN, cache HOST
+ * DistributedTrainer.builder().model(net).compute(ComputeSettings.BUILT_IN)...   // DL4J's own path, as before
+ * }</pre>
+ *
+ * @param oneDnn    build every replica's convolution, pooling, batch-norm and LRN layers with DL4J's oneDNN helpers
+ *                  ({@link LayerHelpers}); they run only where ND4J's native library has oneDNN (the
+ *                  {@code *-onednn*} classifiers, LGC4J's default), elsewhere the layers fall back to DL4J's own path
+ * @param cacheMode what a layer keeps from its forward pass for its backward pass; {@link CacheMode#HOST} keeps a
+ *                  convolution's {@code im2col} buffer instead of recomputing it ({@link CacheMode#NONE}, DL4J's
+ *                  default). Measured by {@code lgc bench dense}: without helpers HOST takes LeNet-5's step from
+ *                  ~140 to ~93 ms; with them the two are within noise of each other, HOST a few percent ahead
+ */
+public record ComputeSettings(boolean oneDnn, CacheMode cacheMode) {
+
+    /** The fast path, LGC4J's default: oneDNN helpers on, {@link CacheMode#HOST}. */
+    public static final ComputeSettings DEFAULT = new ComputeSettings(true, CacheMode.HOST);
+
+    /** DL4J 1.0.0-M2.1's own defaults, what LGC4J ran before the fast path: no helpers, {@link CacheMode#NONE}. */
+    public static final ComputeSettings BUILT_IN = new ComputeSettings(false, CacheMode.NONE);
+
+    /**
+     * @param oneDnn    whether replicas get oneDNN helpers
+     * @param cacheMode the layers' cache mode
+     * @throws NullPointerException if {@code cacheMode} is null
+     */
+    public ComputeSettings {
+        Objects.requireNonNull(cacheMode, "cacheMode");
+    }
+}

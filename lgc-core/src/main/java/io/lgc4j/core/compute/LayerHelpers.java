@@ -1,0 +1,124 @@
+package io.lgc4j.core.compute;
+
+import org.deeplearning4j.nn.api.Layer;
+import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.nn.graph.ComputationGraph;
+import org.deeplearning4j.nn.layers.LayerHelper;
+import org.deeplearning4j.nn.layers.convolution.ConvolutionLayer;
+import org.deeplearning4j.nn.layers.convolution.subsampling.SubsamplingLayer;
+import org.deeplearning4j.nn.layers.normalization.BatchNormalization;
+import org.deeplearning4j.nn.layers.normalization.LocalResponseNormalization;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.nd4j.linalg.factory.Nd4j;
+
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * DL4J's oneDNN layer helpers, which DL4J 1.0.0-M2.1 never uses by default, turned on for the models LGC4J builds.
+ *
+ * <p>Two things stand in the way, both fixed from here:
+ * <ol>
+ *   <li>A layer creates its helper in its constructor ({@code HelperUtils.createHelper}) only when the system
+ *       property {@value #DISABLE_PROPERTY} is {@code "false"}; DL4J's default is {@code "true"}. {@link #build}
+ *       sets it around the construction of a model (a replica is a {@code clone()}, which constructs every layer
+ *       anew) and restores it afterwards, so models built elsewhere in the JVM are untouched.</li>
+ *   <li>The helper then asks {@code BaseMKLDNNHelper.mklDnnEnabled()}, which looks up a class ND4J M2.1 renamed; the
+ *       class {@link org.nd4j.nativeblas.Nd4jCpu} in this module answers under the old name.</li>
+ * </ol>
+ *
+ * <pre>{@code
+ * MultiLayerNetwork fast = LayerHelpers.build(true, net::clone);
+ * LayerHelpers.helperName(fast.getLayer(0));   // Optional[MKLDNNConvHelper] on the onednn classifiers
+ * }</pre>
+ */
+public final class LayerHelpers {
+    /** The system property DL4J reads when a layer is constructed: helpers are created only when it is "false". */
+    public static final String DISABLE_PROPERTY = "org.eclipse.deeplearning4j.helpers.disable";
+
+    /**
+     * The layer classes DL4J M2.1 gives a oneDNN helper (exact classes: its 1D, 3D, depthwise, separable and
+     * transposed variants have none, or inherit one that refuses them).
+     */
+    private static final Set<Class<?>> WITH_ONEDNN_HELPER = Set.of(ConvolutionLayer.class, SubsamplingLayer.class,
+            BatchNormalization.class, LocalResponseNormalization.class);
+
+    // the property is JVM-wide: one construction at a time sees the value it asked for
+    private static final Object LOCK = new Object();
+
+    private LayerHelpers() {
+    }
+
+    /**
+     * Runs {@code construction} (a model's constructor and {@code init}, or a {@code clone()}) with DL4J's helpers
+     * on or off, then restores the property as it was.
+     *
+     * @param helpers      whether the layers built meanwhile get their helpers
+     * @param construction builds the model
+     * @param <T>          the model's type
+     * @return what {@code construction} returned
+     */
+    public static <T> T build(boolean helpers, Supplier<T> construction) {
+        synchronized (LOCK) {
+            String before = System.getProperty(DISABLE_PROPERTY);
+            System.setProperty(DISABLE_PROPERTY, String.valueOf(!helpers));
+            try {
+                return construction.get();
+            } finally {
+                if (before == null) {
+                    System.clearProperty(DISABLE_PROPERTY);
+                } else {
+                    System.setProperty(DISABLE_PROPERTY, before);
+                }
+            }
+        }
+    }
+
+    /**
+     * Whether ND4J's native library runs oneDNN here: the CPU backend, built with oneDNN (the {@code *-onednn*}
+     * classifiers; the plain ones answer false) and with native helpers allowed.
+     *
+     * @return true when layers built with helpers on get oneDNN helpers
+     */
+    public static boolean oneDnnAvailable() {
+        String backend = Nd4j.getExecutioner().getEnvironmentInformation().getProperty("backend");
+        if (!"CPU".equalsIgnoreCase(backend)) {
+            return false;
+        }
+        org.nd4j.nativeblas.Nd4jCpu.Environment env = org.nd4j.nativeblas.Nd4jCpu.Environment.getInstance();
+        return env.helpersAllowed() && env.isUseMKLDNN();
+    }
+
+    /**
+     * @param layer a layer of a built model
+     * @return the simple class name of its helper ({@code MKLDNNConvHelper}, ...), empty when it runs DL4J's own code
+     */
+    public static Optional<String> helperName(Layer layer) {
+        LayerHelper helper = layer.getHelper();
+        return helper == null ? Optional.empty() : Optional.of(helper.getClass().getSimpleName());
+    }
+
+    /**
+     * @param layer a layer of a built model
+     * @return whether DL4J M2.1 has a oneDNN helper for this kind of layer
+     */
+    public static boolean hasOneDnnHelper(Layer layer) {
+        return WITH_ONEDNN_HELPER.contains(layer.getClass());
+    }
+
+    /**
+     * @param model a {@link MultiLayerNetwork} or {@link ComputationGraph}
+     * @return its layers, in the model's order (a graph's in topological order)
+     */
+    static Layer[] layers(Model model) {
+        if (model instanceof MultiLayerNetwork net) {
+            return net.getLayers();
+        }
+        if (model instanceof ComputationGraph graph) {
+            return graph.getLayers();
+        }
+        throw new IllegalArgumentException("expected a MultiLayerNetwork or a ComputationGraph, found "
+                + (model == null ? "null" : model.getClass().getName()));
+    }
+}
