@@ -13,7 +13,7 @@ import org.deeplearning4j.nn.conf.CacheMode;
  * <pre>{@code
  * model:
  *   compute:
- *     oneDnn: true       # DL4J's oneDNN helpers on conv, pooling, batch-norm and LRN layers; false: DL4J's own path
+ *     oneDnn: true       # DL4J's oneDNN helpers on conv, pooling and batch-norm layers; false: DL4J's own path
  *     cacheMode: host    # host (keep the forward pass's im2col for the backward pass) | none (recompute it)
  * }</pre>
  *

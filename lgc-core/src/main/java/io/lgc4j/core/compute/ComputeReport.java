@@ -14,7 +14,7 @@ import java.util.Objects;
  *
  * <pre>{@code
  * ComputeReport report = trainer.compute();
- * report.missingHelpers();   // empty when every conv, pooling, batch-norm and LRN layer runs on oneDNN
+ * report.missingHelpers();   // empty when every conv, pooling and batch-norm layer runs on oneDNN
  * report.toMap();            // {oneDnn=true, oneDnnAvailable=true, cacheMode=HOST, layers={conv1=MKLDNNConvHelper, ...}}
  * }</pre>
  *

@@ -15,7 +15,7 @@ import java.util.Objects;
  * DistributedTrainer.builder().model(net).compute(ComputeSettings.BUILT_IN)...   // DL4J's own path, as before
  * }</pre>
  *
- * @param oneDnn    build every replica's convolution, pooling, batch-norm and LRN layers with DL4J's oneDNN helpers
+ * @param oneDnn    build every replica's convolution, pooling and batch-norm layers with DL4J's oneDNN helpers
  *                  ({@link LayerHelpers}); they run only where ND4J's native library has oneDNN (the
  *                  {@code *-onednn*} classifiers, LGC4J's default), elsewhere the layers fall back to DL4J's own path
  * @param cacheMode what a layer keeps from its forward pass for its backward pass; {@link CacheMode#HOST} keeps a

@@ -7,7 +7,6 @@ import org.deeplearning4j.nn.layers.LayerHelper;
 import org.deeplearning4j.nn.layers.convolution.ConvolutionLayer;
 import org.deeplearning4j.nn.layers.convolution.subsampling.SubsamplingLayer;
 import org.deeplearning4j.nn.layers.normalization.BatchNormalization;
-import org.deeplearning4j.nn.layers.normalization.LocalResponseNormalization;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.nd4j.linalg.factory.Nd4j;
 
@@ -38,11 +37,13 @@ public final class LayerHelpers {
     public static final String DISABLE_PROPERTY = "org.eclipse.deeplearning4j.helpers.disable";
 
     /**
-     * The layer classes DL4J M2.1 gives a oneDNN helper (exact classes: its 1D, 3D, depthwise, separable and
-     * transposed variants have none, or inherit one that refuses them).
+     * The layer classes DL4J M2.1 gives a oneDNN helper on the CPU backend (exact classes: its 1D, 3D, depthwise,
+     * separable and transposed variants have none, or inherit one that refuses them). Not
+     * {@code LocalResponseNormalization}: DL4J M2.1 has {@code MKLDNNLocalResponseNormalizationHelper} but creates
+     * it only when the backend is CUDA, so LRN runs DL4J's own code on the CPU whatever the settings.
      */
     private static final Set<Class<?>> WITH_ONEDNN_HELPER = Set.of(ConvolutionLayer.class, SubsamplingLayer.class,
-            BatchNormalization.class, LocalResponseNormalization.class);
+            BatchNormalization.class);
 
     // the property is JVM-wide: one construction at a time sees the value it asked for
     private static final Object LOCK = new Object();

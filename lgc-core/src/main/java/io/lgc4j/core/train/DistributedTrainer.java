@@ -633,7 +633,7 @@ public final class DistributedTrainer {
 
         /**
          * How every replica computes (default {@link ComputeSettings#DEFAULT}: DL4J's oneDNN helpers on every
-         * convolution, pooling, batch-norm and LRN layer, cache mode HOST); {@link ComputeSettings#BUILT_IN} runs
+         * convolution, pooling and batch-norm layer, cache mode HOST); {@link ComputeSettings#BUILT_IN} runs
          * DL4J's own path. {@link DistributedTrainer#compute()} says which layer got which helper.
          */
         public Builder compute(ComputeSettings compute) {

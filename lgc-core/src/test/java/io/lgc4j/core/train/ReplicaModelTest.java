@@ -1,6 +1,7 @@
 package io.lgc4j.core.train;
 
 import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.compute.ComputeSettings;
 import io.lgc4j.core.layout.GradientLayout;
 import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
@@ -31,7 +32,9 @@ class ReplicaModelTest {
     @Test
     void shouldTrainExactlyAsDl4jFitWhenOneWorkerAppliesItsOwnGradient() {
         DataSet data = TestModels.data(160, 5);
-        MultiLayerNetwork reference = TestModels.mlp(9);
+        // built as the trainer builds its replicas (helpers, cache mode), so that both compute the same bits
+        MultiLayerNetwork reference = (MultiLayerNetwork) ReplicaModel.wrap(TestModels.mlp(9))
+                .copy(ComputeSettings.DEFAULT).model();
         DistributedTrainer trainer = DistributedTrainer.builder().model(reference.clone()).data(data).workers(1)
                 .batchSizePerWorker(16).topology(SINGLE).seed(3).build();
         trainer.fit(2);
@@ -51,7 +54,8 @@ class ReplicaModelTest {
     @Test
     void shouldTrainAGraphWithBatchNormExactlyAsDl4jFit() {
         DataSet data = TestModels.data(96, 6);
-        ComputationGraph reference = TestModels.graph(4);
+        ComputationGraph reference = (ComputationGraph) ReplicaModel.wrap(TestModels.graph(4))
+                .copy(ComputeSettings.DEFAULT).model();
         DistributedTrainer trainer = DistributedTrainer.builder().model(reference.clone()).data(data).workers(1)
                 .batchSizePerWorker(16).topology(SINGLE).seed(8).build();
         trainer.fit(1);

@@ -1,0 +1,231 @@
+package io.lgc4j.core.compute;
+
+import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.train.DistributedTrainer;
+import io.lgc4j.core.train.GradientExchange;
+import io.lgc4j.core.train.ReplicaModel;
+import io.lgc4j.core.train.Topology;
+import io.lgc4j.zoo.ModelZoo;
+import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.nn.conf.CacheMode;
+import org.deeplearning4j.nn.conf.ConvolutionMode;
+import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
+import org.deeplearning4j.nn.conf.graph.MergeVertex;
+import org.deeplearning4j.nn.conf.inputs.InputType;
+import org.deeplearning4j.nn.conf.layers.BatchNormalization;
+import org.deeplearning4j.nn.conf.layers.ConvolutionLayer;
+import org.deeplearning4j.nn.conf.layers.DenseLayer;
+import org.deeplearning4j.nn.conf.layers.LocalResponseNormalization;
+import org.deeplearning4j.nn.conf.layers.OutputLayer;
+import org.deeplearning4j.nn.conf.layers.PoolingType;
+import org.deeplearning4j.nn.conf.layers.SubsamplingLayer;
+import org.deeplearning4j.nn.graph.ComputationGraph;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.nn.weights.WeightInit;
+import org.junit.jupiter.api.Test;
+import org.nd4j.linalg.activations.Activation;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.learning.config.IUpdater;
+import org.nd4j.linalg.learning.config.Sgd;
+import org.nd4j.linalg.lossfunctions.LossFunctions.LossFunction;
+
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The fast path is on for every model LGC4J trains, and computes what DL4J's own path computes: on the default
+ * backend (the {@code onednn} classifier) every convolution, pooling and batch-norm layer of every replica runs on
+ * its oneDNN helper, and a gradient and one SGD step equal the built-in path's to float tolerance.
+ */
+class ComputePathTest {
+
+    /** Each rank applies its own gradient: enough to build, train and inspect K replicas. */
+    private static final Topology OWN_GRADIENT = new Topology() {
+        @Override
+        public String name() {
+            return "own-gradient";
+        }
+
+        @Override
+        public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
+            return (tag, gradient, clock) -> { };
+        }
+    };
+
+    private static final Map<String, Function<IUpdater, Model>> MODELS = Map.of(
+            "LeNet-5", u -> ModelZoo.smallCnn(7, u),
+            "small ResNet", u -> ModelZoo.smallResNet(7, u),
+            "user graph", ComputePathTest::userGraph);
+
+    /**
+     * A graph as a user might write one, not from the zoo: two convolution branches (one through batch norm and LRN)
+     * merged, average pooling, a dense layer. It has each kind of layer DL4J M2.1 gives a oneDNN helper on the CPU, and
+     * an LRN layer, which DL4J M2.1 builds with its helper on CUDA only.
+     */
+    static ComputationGraph userGraph(IUpdater updater) {
+        ComputationGraph graph = new ComputationGraph(new NeuralNetConfiguration.Builder()
+                .seed(11).dataType(DataType.FLOAT).updater(updater).weightInit(WeightInit.XAVIER)
+                .convolutionMode(ConvolutionMode.Same)
+                .graphBuilder()
+                .addInputs("pixels")
+                .setInputTypes(InputType.convolutionalFlat(28, 28, 1))
+                .addLayer("wide", new ConvolutionLayer.Builder(5, 5).nOut(8).activation(Activation.IDENTITY)
+                        .build(), "pixels")
+                .addLayer("wide_bn", new BatchNormalization.Builder().activation(Activation.RELU).build(), "wide")
+                .addLayer("wide_lrn", new LocalResponseNormalization.Builder().build(), "wide_bn")
+                .addLayer("narrow", new ConvolutionLayer.Builder(1, 1).nOut(4).activation(Activation.TANH).build(),
+                        "pixels")
+                .addVertex("merged", new MergeVertex(), "wide_lrn", "narrow")
+                .addLayer("pool", new SubsamplingLayer.Builder(PoolingType.AVG).kernelSize(4, 4).stride(4, 4)
+                        .build(), "merged")
+                .addLayer("hidden", new DenseLayer.Builder().nOut(24).activation(Activation.RELU).build(), "pool")
+                .addLayer("out", new OutputLayer.Builder(LossFunction.MCXENT).nOut(10)
+                        .activation(Activation.SOFTMAX).build(), "hidden")
+                .setOutputs("out")
+                .build());
+        graph.init();
+        return graph;
+    }
+
+    private static DataSet data(int n, long seed) {
+        Nd4j.getRandom().setSeed(seed);
+        INDArray x = Nd4j.randn(DataType.FLOAT, n, 784);
+        INDArray y = Nd4j.zeros(DataType.FLOAT, n, 10);
+        for (int i = 0; i < n; i++) {
+            y.putScalar(i, (i * 7 + 3) % 10, 1f);
+        }
+        return new DataSet(x, y);
+    }
+
+    @Test
+    void shouldHaveOneDnnOnTheDefaultBackend() {
+        assertTrue(LayerHelpers.oneDnnAvailable(), "the default ND4J classifier (linux-x86_64-onednn-avx2) runs"
+                + " oneDNN; this backend does not, so every layer would fall back to DL4J's own path");
+    }
+
+    @Test
+    void shouldBuildEveryReplicaOfEveryModelWithItsHelpers() {
+        for (Map.Entry<String, Function<IUpdater, Model>> e : MODELS.entrySet()) {
+            DistributedTrainer trainer = DistributedTrainer.builder().model(e.getValue().apply(new Sgd(0.05)))
+                    .data(data(64, 1)).workers(2).batchSizePerWorker(16).topology(OWN_GRADIENT).maxSteps(2).build();
+            trainer.fit(1);
+            for (ReplicaModel replica : trainer.replicas()) {
+                ComputeReport report = ComputeReport.of(replica.model(), ComputeSettings.DEFAULT);
+                assertEquals(List.of(), report.missingHelpers(), e.getKey() + ": layers without their helper");
+                assertTrue(report.layers().stream().anyMatch(ComputeReport.LayerCompute::expected),
+                        e.getKey() + " has layers with helpers");
+            }
+            assertEquals(List.of(), trainer.compute().missingHelpers(), e.getKey());
+            if (e.getKey().equals("user graph")) {
+                assertEquals("built-in", ((Map<?, ?>) trainer.compute().toMap().get("layers")).get("wide_lrn"));
+            }
+            assertTrue(trainer.compute().settings().oneDnn(), e.getKey());
+        }
+    }
+
+    @Test
+    void shouldNameEachLayersHelperInTheReport() {
+        DistributedTrainer trainer = DistributedTrainer.builder().model(ModelZoo.smallCnn(3, new Sgd(0.1)))
+                .data(data(32, 2)).workers(1).batchSizePerWorker(16).topology(OWN_GRADIENT).build();
+        assertEquals(Map.of("oneDnn", true, "oneDnnAvailable", true, "cacheMode", "HOST", "layers",
+                        Map.of("conv1", "MKLDNNConvHelper", "pool1", "MKLDNNSubsamplingHelper",
+                                "conv2", "MKLDNNConvHelper", "pool2", "MKLDNNSubsamplingHelper",
+                                "fc1", ComputeReport.BUILT_IN, "output", ComputeReport.BUILT_IN)),
+                trainer.compute().toMap());
+        assertEquals(List.of("conv1", "pool1", "conv2", "pool2", "fc1", "output"),
+                List.copyOf(((Map<?, ?>) trainer.compute().toMap().get("layers")).keySet()));
+    }
+
+    @Test
+    void shouldBuildNoHelperWhenSwitchedOff() {
+        DistributedTrainer trainer = DistributedTrainer.builder().model(ModelZoo.smallResNet(3, new Sgd(0.1)))
+                .data(data(32, 2)).workers(2).batchSizePerWorker(16).topology(OWN_GRADIENT)
+                .compute(ComputeSettings.BUILT_IN).build();
+        for (ReplicaModel replica : trainer.replicas()) {
+            for (ComputeReport.LayerCompute layer : ComputeReport.of(replica.model(), ComputeSettings.BUILT_IN)
+                    .layers()) {
+                assertEquals(ComputeReport.BUILT_IN, layer.helper(), layer.name());
+            }
+        }
+        assertEquals(List.of(), trainer.compute().missingHelpers(), "nothing is missing when nothing was asked for");
+    }
+
+    @Test
+    void shouldLeaveTheHelperPropertyAsItWas() {
+        String before = System.getProperty(LayerHelpers.DISABLE_PROPERTY);
+        MultiLayerNetwork fast = LayerHelpers.build(true, () -> ModelZoo.tinyCnn(1, new Sgd(0.1)));
+        assertTrue(LayerHelpers.helperName(fast.getLayer(0)).isPresent());
+        assertEquals(before, System.getProperty(LayerHelpers.DISABLE_PROPERTY));
+        MultiLayerNetwork plain = ModelZoo.tinyCnn(1, new Sgd(0.1));
+        assertFalse(LayerHelpers.helperName(plain.getLayer(0)).isPresent(),
+                "a model built outside LayerHelpers.build keeps DL4J's default (no helpers)");
+    }
+
+    @Test
+    void shouldComputeTheSameGradientAndSgdStepAsTheBuiltInPath() {
+        DataSet batch = data(32, 5);
+        for (Map.Entry<String, Function<IUpdater, Model>> e : MODELS.entrySet()) {
+            ReplicaModel origin = ReplicaModel.wrap(e.getValue().apply(new Sgd(0.1)));
+            ReplicaModel builtIn = origin.copy(ComputeSettings.BUILT_IN);
+            ReplicaModel fast = origin.copy(ComputeSettings.DEFAULT);
+            assertFalse(ComputeReport.of(fast.model(), ComputeSettings.DEFAULT).layers().stream()
+                    .filter(ComputeReport.LayerCompute::expected).anyMatch(l -> l.helper().equals(
+                            ComputeReport.BUILT_IN)), e.getKey());
+            double scoreBuiltIn = builtIn.computeGradient(batch.getFeatures(), batch.getLabels());
+            double scoreFast = fast.computeGradient(batch.getFeatures(), batch.getLabels());
+            assertEquals(scoreBuiltIn, scoreFast, 1e-5 * Math.max(1, Math.abs(scoreBuiltIn)), e.getKey() + " score");
+            float[] g0 = builtIn.gradient().toFloatVector();
+            float[] g1 = fast.gradient().toFloatVector();
+            assertClose(g0, g1, e.getKey() + " gradient");
+            builtIn.applyGradient(g0, 32);
+            fast.applyGradient(g1, 32);
+            assertClose(builtIn.params().toFloatVector(), fast.params().toFloatVector(), e.getKey() + " after a step");
+        }
+    }
+
+    @Test
+    void shouldComputeTheSameBitsWithEitherCacheMode() {
+        DataSet batch = data(32, 6);
+        for (Map.Entry<String, Function<IUpdater, Model>> e : MODELS.entrySet()) {
+            ReplicaModel origin = ReplicaModel.wrap(e.getValue().apply(new Sgd(0.1)));
+            for (boolean oneDnn : new boolean[] {false, true}) {
+                ReplicaModel none = origin.copy(new ComputeSettings(oneDnn, CacheMode.NONE));
+                ReplicaModel host = origin.copy(new ComputeSettings(oneDnn, CacheMode.HOST));
+                none.computeGradient(batch.getFeatures(), batch.getLabels());
+                host.computeGradient(batch.getFeatures(), batch.getLabels());
+                assertArrayEquals(none.gradient().toFloatVector(), host.gradient().toFloatVector(),
+                        e.getKey() + ", oneDnn " + oneDnn);
+            }
+        }
+    }
+
+    /** Equal to float tolerance: every element within 1e-5 of the largest magnitude (at least 1). */
+    private static void assertClose(float[] expected, float[] actual, String what) {
+        assertEquals(expected.length, actual.length, what);
+        double scale = 1;
+        for (float v : expected) {
+            scale = Math.max(scale, Math.abs(v));
+        }
+        double worst = 0;
+        int at = -1;
+        for (int i = 0; i < expected.length; i++) {
+            double d = Math.abs(expected[i] - actual[i]);
+            if (d > worst) {
+                worst = d;
+                at = i;
+            }
+        }
+        assertTrue(worst <= 1e-5 * scale, what + ": largest difference " + worst + " at element " + at
+                + " (largest magnitude " + scale + ")");
+    }
+}
