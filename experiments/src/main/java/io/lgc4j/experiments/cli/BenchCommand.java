@@ -13,31 +13,27 @@ import io.lgc4j.experiments.runner.Nd4jEnvironment;
 import io.lgc4j.zoo.ModelZoo;
 import io.lgc4j.ps.topology.ParameterServerTopology;
 import io.lgc4j.ring.topology.RingTopology;
-import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.nd4j.linalg.dataset.DataSet;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * {@code lgc bench dense}: per-step time of dense data-parallel training of the small CNN, split into compute,
- * encode, communicate, decode and apply, for each K and topology; then DL4J's LeNet-5 forward+backward at batch 32
- * beside PyTorch's from the peer script, measured in the same run.
+ * encode, communicate, decode and apply, for each K and topology; then every zoo model's forward+backward at batch 32
+ * on each compute path and thread count beside PyTorch's, measured in the same run
+ * ({@link io.lgc4j.experiments.bench.ForwardBackwardBenchmark}).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "Benchmarks. 'dense': where a dense step's time goes, and DL4J vs PyTorch LeNet-5;"
+        description = "Benchmarks. 'dense': where a dense step's time goes, and every zoo model's forward+backward on"
+                + " each compute path (oneDNN or DL4J's own, cache mode) and thread count beside PyTorch's;"
                 + " 'topk': exact top-k vs the one-pass floor and torch.topk; 'compressors': per-rank coding time"
                 + " of Sparse GD, PowerSGD and the autoencoder on the small CNN (and PowerSGD in PyTorch); 'codec':"
                 + " bits per index of every index codec against the entropy bound; 'autoencoder': autoencoder latency and sizes; 'ae-convergence':"
@@ -75,9 +71,18 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--data", defaultValue = "/usr/share/datasets/fashion-mnist", description = "Fashion-MNIST dir")
     private Path data;
 
-    @Option(names = "--peer-script", defaultValue = "../shared/peers/torch_peers.py",
-            description = "PyTorch peer script; skipped when absent or when torch is not installed")
-    private Path peerScript;
+    @Option(names = "--compute-peer", defaultValue = "scripts/torch_compute_peer.py",
+            description = "dense: PyTorch's forward+backward of the zoo models; skipped when absent or when torch is"
+                    + " not installed")
+    private Path computePeer;
+
+    @Option(names = "--threads", split = ",", defaultValue = "1,2",
+            description = "dense: OpenMP (and PyTorch) thread counts of the forward+backward table (default 1,2)")
+    private List<Integer> threads;
+
+    @Option(names = "--rounds", defaultValue = "5",
+            description = "dense: rounds per model and compute path in the forward+backward table (default 5)")
+    private int rounds;
 
     @Override
     public Integer call() throws Exception {
@@ -161,13 +166,8 @@ final class BenchCommand implements Callable<Integer> {
                         100 * (encode + comm + decode) / compute);
             }
         }
-        double dl4j = lenetForwardBackward();
-        System.out.printf(Locale.ROOT, "%nLeNet-5 forward+backward, batch 32, one model: DL4J %.2f ms%n", dl4j);
-        Double torch = torchPeer();
-        if (torch != null) {
-            System.out.printf(Locale.ROOT, "PyTorch (same run, %s): %.2f ms; DL4J / PyTorch = %.2f%n", peerScript,
-                    torch, dl4j / torch);
-        }
+        io.lgc4j.experiments.bench.ForwardBackwardBenchmark.run(System.out, threads, rounds, steps, warmup,
+                computePeer);
         return 0;
     }
 
@@ -175,43 +175,4 @@ final class BenchCommand implements Callable<Integer> {
         return steps.stream().mapToLong(m -> m.nanos(phase)).average().orElse(0) / 1e6;
     }
 
-    private static double lenetForwardBackward() {
-        MultiLayerNetwork net = ModelZoo.smallCnn(0, ModelZoo.defaultUpdater());
-        org.nd4j.linalg.api.ndarray.INDArray x = org.nd4j.linalg.factory.Nd4j.rand(
-                org.nd4j.linalg.api.buffer.DataType.FLOAT, 32, 784);
-        org.nd4j.linalg.api.ndarray.INDArray y = org.nd4j.linalg.factory.Nd4j.zeros(
-                org.nd4j.linalg.api.buffer.DataType.FLOAT, 32, 10);
-        for (int i = 0; i < 32; i++) {
-            y.putScalar(i, i % 10, 1f);
-        }
-        net.setInput(x);
-        net.setLabels(y);
-        for (int i = 0; i < 10; i++) {
-            net.computeGradientAndScore();
-        }
-        int n = 50;
-        long start = System.nanoTime();
-        for (int i = 0; i < n; i++) {
-            net.computeGradientAndScore();
-        }
-        return (System.nanoTime() - start) / 1e6 / n;
-    }
-
-    private Double torchPeer() throws IOException, InterruptedException {
-        if (!Files.isRegularFile(peerScript)) {
-            System.out.println("PyTorch peer skipped: " + peerScript + " not found");
-            return null;
-        }
-        Path python = Path.of("/usr/bin/python3");
-        Process p = new ProcessBuilder(python.toString(), peerScript.toString()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(600, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            System.out.println("PyTorch peer skipped (install: apt-get install -y python3-torch): "
-                    + out.lines().reduce((a, b) -> b).orElse(""));
-            return null;
-        }
-        System.out.println(out.trim().replaceAll("(?m)^", "  torch_peers: "));
-        Matcher m = Pattern.compile("lenet5_fwd_bwd_batch32 ([0-9.]+) ms").matcher(out);
-        return m.find() ? Double.parseDouble(m.group(1)) : null;
-    }
 }
