@@ -33,6 +33,11 @@ final class AutoencoderBenchCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "42", description = "weights and data (default ${DEFAULT-VALUE})")
     private long seed;
 
+    @Option(names = "--onednn", defaultValue = "true", arity = "1",
+            description = "whether ND4J's native ops (SameDiff's conv2d and deconv2d among them) may use oneDNN;"
+                    + " false measures them without it (default ${DEFAULT-VALUE})")
+    private boolean oneDnn;
+
     @Override
     public Integer call() throws java.io.IOException {
         AutoencoderBenchmark.Settings settings;
@@ -43,6 +48,8 @@ final class AutoencoderBenchCommand implements Callable<Integer> {
             return 2;
         }
         Nd4jEnvironment.configure();
+        Nd4jEnvironment.nativeOneDnn(oneDnn);
+        System.out.println("ND4J native oneDNN: " + (oneDnn ? "on" : "off"));
         return TablesOnStdout.run(tables -> {
             AutoencoderBenchmark.run(tables, settings);
             return 0;

@@ -26,6 +26,18 @@ public final class Nd4jEnvironment {
         configured = true;
     }
 
+    /**
+     * Whether ND4J's native operations may run on oneDNN (its default: yes, on the {@code *-onednn*} classifiers).
+     * SameDiff's ops, the autoencoders' convolutions among them, go straight to these; DL4J's layers need their
+     * helpers besides ({@link io.lgc4j.core.compute.LayerHelpers}). For benchmarks that measure the difference.
+     *
+     * @param use false to run every native op on ND4J's own kernels
+     */
+    public static void nativeOneDnn(boolean use) {
+        configure();
+        org.nd4j.nativeblas.Nd4jCpu.Environment.getInstance().setUseMKLDNN(use);
+    }
+
     /** Backend class, native variant, BLAS vendor and thread counts, for provenance. */
     public static Map<String, String> describe() {
         configure();
