@@ -48,6 +48,14 @@ class ConfigLoaderErrorsTest {
     }
 
     @Test
+    void shouldNameTheComputeKeyAndItsAllowedValues() {
+        assertEquals("x.yaml: key 'model.compute.cacheMode' expects one of [device, host, none], found \"disk\"",
+                parseError(RUN + "model:\n  compute:\n    cacheMode: disk\n"));
+        assertEquals("x.yaml: unknown key 'model.compute.onednn'; allowed keys under 'model.compute': cacheMode,"
+                + " oneDnn", parseError(RUN + "model:\n  compute:\n    onednn: false\n"));
+    }
+
+    @Test
     void shouldRejectAnAutoencoderTheModuleCannotBuildWithItsReason() {
         assertEquals("x.yaml: key 'autoencoder' cannot be built: the decoder must upsample at least as much as the encoder "
                 + "downsamples (16) and at most 64 times more; decoderStrides [2, 2, 2, 1, 1] upsample by 8",

@@ -1,5 +1,7 @@
 package io.lgc4j.experiments.config;
 
+import io.lgc4j.core.compute.ComputeSettings;
+
 import io.lgc4j.autoencoders.LgcAblation;
 import io.lgc4j.autoencoders.LgcSettings;
 import org.junit.jupiter.api.Test;
@@ -11,9 +13,20 @@ import java.util.Map;
 
 import static io.lgc4j.experiments.config.Fixtures.fixture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Loading valid configs: defaults for what is absent, values for what is present, enums in any spelling. */
 class ConfigLoaderTest {
+
+    @Test
+    void shouldReadTheComputePathAndDefaultToOneDnn() {
+        assertEquals(ComputeSettings.DEFAULT, ConfigLoader.parse("run: {name: q}", "x").model().compute().settings());
+        ExperimentConfig builtIn = ConfigLoader.parse("run: {name: q}\nmodel: {compute: {oneDnn: false,"
+                + " cacheMode: NONE}}", "x");
+        assertEquals(ComputeSettings.BUILT_IN, builtIn.model().compute().settings());
+        assertEquals(builtIn, ConfigLoader.parse(builtIn.toYaml(), "resolved"));
+        assertTrue(builtIn.toYaml().contains("cacheMode: none"), builtIn.toYaml());
+    }
 
     @Test
     void shouldFillEveryDefaultWhenOnlyRunNameIsGiven() {

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /**
@@ -44,6 +45,23 @@ public final class RunFiles {
             assertEquals(sa.get(key), sb.get(key), key);
         }
         assertEquals(withoutTimes(sa.get("bytesByStage")), withoutTimes(sb.get("bytesByStage")));
+        assertSameComputePath(a, b);
+    }
+
+    /**
+     * Both runs computed on the same path, and on oneDNN where they asked for it: every runtime builds its replicas
+     * with their helpers (provenance.json's {@code compute}, {@code ComputeReport#toMap}).
+     */
+    public static void assertSameComputePath(Path a, Path b) throws IOException {
+        JsonNode ca = new ObjectMapper().readTree(a.resolve("provenance.json").toFile()).get("compute");
+        JsonNode cb = new ObjectMapper().readTree(b.resolve("provenance.json").toFile()).get("compute");
+        assertEquals(ca, cb, "provenance.json compute");
+        assertTrue(ca != null && ca.get("layers").size() > 0, "provenance.json names each layer's helper: " + ca);
+        if (ca.get("oneDnn").asBoolean()) {
+            assertTrue(ca.get("oneDnnAvailable").asBoolean(), "the default backend runs oneDNN: " + ca);
+            assertEquals(0, ca.get("missingHelpers").size(), "layers without their oneDNN helper: " + ca);
+            assertTrue(ca.get("layers").toString().contains("MKLDNNConvHelper"), "convolutions on oneDNN: " + ca);
+        }
     }
 
     /** Every row of a metrics.csv without its {@code *_ms} columns. */

@@ -15,7 +15,8 @@ import java.util.Objects;
  * <pre>{@code
  * ComputeReport report = trainer.compute();
  * report.missingHelpers();   // empty when every conv, pooling and batch-norm layer runs on oneDNN
- * report.toMap();            // {oneDnn=true, oneDnnAvailable=true, cacheMode=HOST, layers={conv1=MKLDNNConvHelper, ...}}
+ * report.toMap();            // {oneDnn=true, oneDnnAvailable=true, cacheMode=HOST,
+ *                            //  layers={conv1=MKLDNNConvHelper, ...}, missingHelpers=[]}
  * }</pre>
  *
  * @param settings        what the replicas were built with
@@ -89,8 +90,9 @@ public record ComputeReport(ComputeSettings settings, boolean oneDnnAvailable, L
     }
 
     /**
-     * @return a JSON-ready map: {@code oneDnn}, {@code oneDnnAvailable}, {@code cacheMode}, and {@code layers}
-     *         (name → helper, or {@value #BUILT_IN}), in the model's order
+     * @return a JSON-ready map: {@code oneDnn}, {@code oneDnnAvailable}, {@code cacheMode}, {@code layers}
+     *         (name → helper, or {@value #BUILT_IN}, in the model's order) and {@code missingHelpers} (the names of
+     *         {@link #missingHelpers()})
      */
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -102,6 +104,7 @@ public record ComputeReport(ComputeSettings settings, boolean oneDnnAvailable, L
             byLayer.put(l.name(), l.helper());
         }
         m.put("layers", byLayer);
+        m.put("missingHelpers", missingHelpers().stream().map(LayerCompute::name).toList());
         return m;
     }
 }

@@ -140,7 +140,8 @@ class ComputePathTest {
         assertEquals(Map.of("oneDnn", true, "oneDnnAvailable", true, "cacheMode", "HOST", "layers",
                         Map.of("conv1", "MKLDNNConvHelper", "pool1", "MKLDNNSubsamplingHelper",
                                 "conv2", "MKLDNNConvHelper", "pool2", "MKLDNNSubsamplingHelper",
-                                "fc1", ComputeReport.BUILT_IN, "output", ComputeReport.BUILT_IN)),
+                                "fc1", ComputeReport.BUILT_IN, "output", ComputeReport.BUILT_IN),
+                        "missingHelpers", List.of()),
                 trainer.compute().toMap());
         assertEquals(List.of("conv1", "pool1", "conv2", "pool2", "fc1", "output"),
                 List.copyOf(((Map<?, ?>) trainer.compute().toMap().get("layers")).keySet()));
