@@ -11,6 +11,8 @@ with --compare.
     scripts/fingerprint.py run  --jar experiments/target/lgc.jar --out /tmp/fp-after
     scripts/fingerprint.py compare /tmp/fp-before /tmp/fp-after [--header-bytes-per-frame 20:32]
     scripts/fingerprint.py run  --launch 4 --parallel 1 --out /tmp/fp-tcp    # one process per rank over TCP
+    scripts/fingerprint.py run  --set model.compute.oneDnn=false --set model.compute.cacheMode=none --out /tmp/fp-dl4j
+        # DL4J's own compute path: what every run computed before the oneDNN path was the default (0 differ)
 
 --header-bytes-per-frame OLD:NEW allows exactly one difference: every frame's header growing from OLD to NEW bytes
 (a frame header change); every other byte and every other column must be identical.
@@ -101,8 +103,21 @@ def fingerprint(run_dir):
     }
 
 
-def run_one(jar, out, name, config, launch=0):
-    config = merge(config, SHORT)
+def dotted(assignments):
+    """--set key.path=value (value read as YAML) as a nested dict to merge into every config."""
+    out = {}
+    for a in assignments or []:
+        key, _, value = a.partition("=")
+        node = out
+        parts = key.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = yaml.safe_load(value)
+    return out
+
+
+def run_one(jar, out, name, config, launch=0, extra=None):
+    config = merge(merge(config, SHORT), extra or {})
     config["run"] = dict(config.get("run", {}), name=name)
     work = pathlib.Path(tempfile.mkdtemp(prefix="fp-" + name + "-"))
     cfg = work / (name + ".yaml")
@@ -132,7 +147,7 @@ def run(args):
     todo = {k: v for k, v in configs().items() if not args.only or k in args.only}
     failed = False
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.parallel) as pool:
-        futures = [pool.submit(run_one, pathlib.Path(args.jar).resolve(), out, k, v, args.launch)
+        futures = [pool.submit(run_one, pathlib.Path(args.jar).resolve(), out, k, v, args.launch, dotted(args.set))
                    for k, v in todo.items()]
         for fut in concurrent.futures.as_completed(futures):
             name, status = fut.result()
@@ -234,6 +249,8 @@ def main():
     r.add_argument("--out", required=True)
     r.add_argument("--parallel", type=int, default=2)
     r.add_argument("--only", nargs="*")
+    r.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="merge a dotted key into every config, e.g. model.compute.oneDnn=false (repeatable)")
     r.add_argument("--launch", type=int, default=0, metavar="NPROC",
                    help="run each config as NPROC worker processes (lgc launch) instead of in-process (lgc run)")
     c = sub.add_parser("compare")
