@@ -36,6 +36,9 @@ class ConfigWriterTest {
                     type: nesterovs
                     learningRate: 0.05
                     momentum: 0.9
+                  compute:
+                    oneDnn: true
+                    cacheMode: host
                 training:
                   workers: 4
                   batchSizePerWorker: 32
