@@ -42,7 +42,8 @@ public final class TopKRecorder {
 
     /** Trains {@code steps} steps on {@code train} and records one top-k set per step. */
     public static Recording record(LabeledImages train, int steps, int batch, double ratio, long seed) {
-        ReplicaModel model = ReplicaModel.wrap(ModelZoo.smallCnn(seed, ModelZoo.defaultUpdater()));
+        ReplicaModel model = ReplicaModel.wrap(ModelZoo.smallCnn(seed, ModelZoo.defaultUpdater()))
+                .copy(io.lgc4j.core.compute.ComputeSettings.DEFAULT);
         GradientLayout layout = GradientLayout.of(model.model());
         ParamBlock block = layout.blocks(LayerPolicy.LEARNED).stream()
                 .max(Comparator.comparingInt(ParamBlock::length))

@@ -104,7 +104,7 @@ final class CompactVectorsCommand implements Callable<Integer> {
             }
             Map<String, Object> provenance = Provenance.collect("lgc record compact-vectors", seed);
             MultiLayerNetwork net = ModelZoo.smallCnn(seed, ModelZoo.defaultUpdater());
-            ReplicaModel model = ReplicaModel.wrap(net);
+            ReplicaModel model = ReplicaModel.wrap(net).copy(io.lgc4j.core.compute.ComputeSettings.DEFAULT);
             int mu = CompactVectorRecorder.compactLength(io.lgc4j.core.layout.GradientLayout.of(net), ratio);
             System.out.printf(Locale.ROOT, "recording %d steps after %d dense warm-up steps: small CNN (%,d params),"
                     + " K = %d, batch %d per rank, ratio %s, low-pass β %s, μ = %d, seed %d -> %s%n", steps, warmup,

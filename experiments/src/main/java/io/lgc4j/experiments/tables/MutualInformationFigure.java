@@ -110,7 +110,8 @@ public final class MutualInformationFigure {
         };
         LabeledImages train = FashionMnist.load(Path.of(data.path()), FashionMnist.Split.TRAIN,
                 data.trainLimit() == 0 ? FashionMnist.ALL : data.trainLimit(), pixels);
-        ReplicaModel replica = ReplicaModel.wrap(ExperimentRunner.buildModel(config.model(), config.run().seed()));
+        ReplicaModel replica = ReplicaModel.wrap(ExperimentRunner.buildModel(config.model(), config.run().seed()))
+                .copy(config.model().compute().settings());
         GradientInformationProbe.Settings probe = new GradientInformationProbe.Settings(config.training().workers(),
                 config.training().batchSizePerWorker(), settings.steps(), settings.every(), settings.rankA(),
                 settings.rankB(), config.run().seed(), quantizers);
