@@ -14,6 +14,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -135,22 +136,40 @@ public final class ForwardBackwardBenchmark {
      *
      * @param out        where the table goes
      * @param threads    OpenMP / PyTorch thread counts
-     * @param rounds     rounds per path (the table gives their median and range)
+     * @param repeats    how many times DL4J and PyTorch take turns (each time a new JVM and a new Python process)
+     * @param rounds     rounds per path and repeat (the table gives the median and range of all of them)
      * @param steps      steps per round
      * @param warmup     steps before the first round
      * @param peerScript {@code scripts/torch_compute_peer.py}; PyTorch is skipped, and said so, when it or torch is
      *                   missing
      * @return the rows, DL4J's and PyTorch's
      */
-    public static List<Row> run(PrintStream out, List<Integer> threads, int rounds, int steps, int warmup,
-                                Path peerScript) throws IOException, InterruptedException {
+    public static List<Row> run(PrintStream out, List<Integer> threads, int repeats, int rounds, int steps,
+                                int warmup, Path peerScript) throws IOException, InterruptedException {
+        // DL4J and PyTorch take turns, repeat by repeat: a shared machine's speed drifts by tens of percent over
+        // minutes, and a ratio of two figures measured minutes apart would measure the drift
         List<Row> rows = new ArrayList<>();
-        for (int t : threads) {
-            rows.addAll(child(t, rounds, steps, warmup));
+        for (int r = 0; r < repeats; r++) {
+            for (int t : threads) {
+                rows.addAll(child(t, rounds, steps, warmup));
+                rows.addAll(torch(r == 0 ? out : new PrintStream(OutputStream.nullOutputStream()), List.of(t), rounds,
+                        steps, warmup, peerScript));
+            }
         }
-        rows.addAll(torch(out, threads, rounds, steps, warmup, peerScript));
-        print(out, rows, threads, rounds, steps);
-        return rows;
+        List<Row> pooled = pool(rows);
+        print(out, pooled, threads, repeats, rounds, steps);
+        return pooled;
+    }
+
+    /** One row per model, thread count and path, with the rounds of every repeat. */
+    private static List<Row> pool(List<Row> rows) {
+        Map<String, Row> pooled = new LinkedHashMap<>();
+        for (Row r : rows) {
+            pooled.merge(r.model() + "\t" + r.threads() + "\t" + r.path(), r, (a, b) -> new Row(a.model(), a.threads(),
+                    a.path(), java.util.stream.DoubleStream.concat(Arrays.stream(a.ms()), Arrays.stream(b.ms()))
+                    .toArray()));
+        }
+        return List.copyOf(pooled.values());
     }
 
     private static List<Row> child(int threads, int rounds, int steps, int warmup)
@@ -207,10 +226,11 @@ public final class ForwardBackwardBenchmark {
         return rows;
     }
 
-    private static void print(PrintStream out, List<Row> rows, List<Integer> threads, int rounds, int steps) {
+    private static void print(PrintStream out, List<Row> rows, List<Integer> threads, int repeats, int rounds,
+                              int steps) {
         out.printf(Locale.ROOT, "%nForward + backward, batch %d, ms per step: median of %d rounds of %d steps"
-                + " (min–max of the rounds); DL4J paths are model.compute (oneDnn, cacheMode), the last LGC4J's"
-                + " default%n", BATCH, rounds, steps);
+                + " (min–max of the rounds), %d repeats of DL4J then PyTorch; DL4J paths are model.compute (oneDnn,"
+                + " cacheMode), the last LGC4J's default%n", BATCH, repeats * rounds, steps, repeats);
         List<String> dl4j = new ArrayList<>(PATHS.keySet());
         String torchPath = rows.stream().map(Row::path).filter(p -> p.startsWith("PyTorch")).findFirst().orElse(null);
         StringBuilder header = new StringBuilder("| model | threads |");

@@ -80,9 +80,13 @@ final class BenchCommand implements Callable<Integer> {
             description = "dense: OpenMP (and PyTorch) thread counts of the forward+backward table (default 1,2)")
     private List<Integer> threads;
 
-    @Option(names = "--rounds", defaultValue = "5",
-            description = "dense: rounds per model and compute path in the forward+backward table (default 5)")
+    @Option(names = "--rounds", defaultValue = "3",
+            description = "dense: rounds per model, compute path and repeat in the forward+backward table (default 3)")
     private int rounds;
+
+    @Option(names = "--repeats", defaultValue = "3",
+            description = "dense: times DL4J and PyTorch take turns in the forward+backward table (default 3)")
+    private int repeats;
 
     @Override
     public Integer call() throws Exception {
@@ -133,6 +137,7 @@ final class BenchCommand implements Callable<Integer> {
         LabeledImages train = FashionMnist.load(data, FashionMnist.Split.TRAIN, maxK * batch * (steps + warmup),
                 PixelPreprocessing.STANDARDIZED);
         DataSet all = train.toDataSet();
+        System.out.println(io.lgc4j.experiments.bench.BenchEnvironment.describe(42));
         System.out.printf(Locale.ROOT, "dense step of the small CNN (%,d params), batch %d per worker, mean of %d"
                 + " steps after %d warm-up; ND4J %s, %d cores%n", ModelZoo.SMALL_CNN_PARAMS, batch, steps, warmup,
                 BuildInfo.nd4jClassifier(), Runtime.getRuntime().availableProcessors());
@@ -166,7 +171,7 @@ final class BenchCommand implements Callable<Integer> {
                         100 * (encode + comm + decode) / compute);
             }
         }
-        io.lgc4j.experiments.bench.ForwardBackwardBenchmark.run(System.out, threads, rounds, steps, warmup,
+        io.lgc4j.experiments.bench.ForwardBackwardBenchmark.run(System.out, threads, repeats, rounds, steps, warmup,
                 computePeer);
         return 0;
     }

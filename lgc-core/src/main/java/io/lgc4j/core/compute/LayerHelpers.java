@@ -10,6 +10,7 @@ import org.deeplearning4j.nn.layers.normalization.BatchNormalization;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.nd4j.linalg.factory.Nd4j;
 
+import java.lang.reflect.Field;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -26,6 +27,9 @@ import java.util.function.Supplier;
  *   <li>The helper then asks {@code BaseMKLDNNHelper.mklDnnEnabled()}, which looks up a class ND4J M2.1 renamed; the
  *       class {@link org.nd4j.nativeblas.Nd4jCpu} in this module answers under the old name.</li>
  * </ol>
+ * One helper is replaced: oneDNN's max pooling is several times slower than ND4J's own kernels, so every
+ * {@code SubsamplingLayer} built with helpers gets {@link NativePoolingHelper} instead of DL4J's
+ * {@code MKLDNNSubsamplingHelper} (set into the layer's {@code helper} field: DL4J offers no other way in).
  *
  * <pre>{@code
  * MultiLayerNetwork fast = LayerHelpers.build(true, net::clone);
@@ -37,7 +41,8 @@ public final class LayerHelpers {
     public static final String DISABLE_PROPERTY = "org.eclipse.deeplearning4j.helpers.disable";
 
     /**
-     * The layer classes DL4J M2.1 gives a oneDNN helper on the CPU backend (exact classes: its 1D, 3D, depthwise,
+     * The layer classes that get a helper on the CPU backend: DL4J M2.1's oneDNN helpers, and for pooling
+     * {@link NativePoolingHelper} (exact classes: its 1D, 3D, depthwise,
      * separable and transposed variants have none, or inherit one that refuses them). Not
      * {@code LocalResponseNormalization}: DL4J M2.1 has {@code MKLDNNLocalResponseNormalizationHelper} but creates
      * it only when the backend is CUDA, so LRN runs DL4J's own code on the CPU whatever the settings.
@@ -53,24 +58,53 @@ public final class LayerHelpers {
 
     /**
      * Runs {@code construction} (a model's constructor and {@code init}, or a {@code clone()}) with DL4J's helpers
-     * on or off, then restores the property as it was.
+     * on or off, then restores the property as it was. With helpers on, max pooling layers get
+     * {@link NativePoolingHelper}.
      *
      * @param helpers      whether the layers built meanwhile get their helpers
      * @param construction builds the model
      * @param <T>          the model's type
      * @return what {@code construction} returned
      */
-    public static <T> T build(boolean helpers, Supplier<T> construction) {
+    public static <T extends Model> T build(boolean helpers, Supplier<T> construction) {
         synchronized (LOCK) {
             String before = System.getProperty(DISABLE_PROPERTY);
             System.setProperty(DISABLE_PROPERTY, String.valueOf(!helpers));
             try {
-                return construction.get();
+                T model = construction.get();
+                if (helpers) {
+                    useNativePooling(model);
+                }
+                return model;
             } finally {
                 if (before == null) {
                     System.clearProperty(DISABLE_PROPERTY);
                 } else {
                     System.setProperty(DISABLE_PROPERTY, before);
+                }
+            }
+        }
+    }
+
+    /**
+     * Gives every {@code SubsamplingLayer} that got DL4J's oneDNN helper {@link NativePoolingHelper} instead. A layer
+     * without a helper (no oneDNN here) keeps DL4J's own path; where the field cannot be reached (another DL4J
+     * version) nothing changes, and {@link ComputeReport} shows which helper each layer kept.
+     */
+    private static void useNativePooling(Model model) {
+        Field field;
+        try {
+            field = SubsamplingLayer.class.getDeclaredField("helper");
+            field.setAccessible(true);
+        } catch (NoSuchFieldException | RuntimeException e) {
+            return;
+        }
+        for (Layer layer : layers(model)) {
+            if (layer.getClass() == SubsamplingLayer.class && layer.getHelper() != null) {
+                try {
+                    field.set(layer, new NativePoolingHelper());
+                } catch (IllegalAccessException e) {
+                    return;
                 }
             }
         }

@@ -138,8 +138,8 @@ class ComputePathTest {
         DistributedTrainer trainer = DistributedTrainer.builder().model(ModelZoo.smallCnn(3, new Sgd(0.1)))
                 .data(data(32, 2)).workers(1).batchSizePerWorker(16).topology(OWN_GRADIENT).build();
         assertEquals(Map.of("oneDnn", true, "oneDnnAvailable", true, "cacheMode", "HOST", "layers",
-                        Map.of("conv1", "MKLDNNConvHelper", "pool1", "MKLDNNSubsamplingHelper",
-                                "conv2", "MKLDNNConvHelper", "pool2", "MKLDNNSubsamplingHelper",
+                        Map.of("conv1", "MKLDNNConvHelper", "pool1", "NativePoolingHelper",
+                                "conv2", "MKLDNNConvHelper", "pool2", "NativePoolingHelper",
                                 "fc1", ComputeReport.BUILT_IN, "output", ComputeReport.BUILT_IN),
                         "missingHelpers", List.of()),
                 trainer.compute().toMap());
@@ -191,6 +191,31 @@ class ComputePathTest {
             builtIn.applyGradient(g0, 32);
             fast.applyGradient(g1, 32);
             assertClose(builtIn.params().toFloatVector(), fast.params().toFloatVector(), e.getKey() + " after a step");
+        }
+    }
+
+    @Test
+    void shouldPoolBitForBitAsOneDnnDoes() throws ReflectiveOperationException {
+        DataSet batch = data(32, 8);
+        java.lang.reflect.Field helper = org.deeplearning4j.nn.layers.convolution.subsampling.SubsamplingLayer.class
+                .getDeclaredField("helper");
+        helper.setAccessible(true);
+        for (String name : List.of("LeNet-5", "small ResNet")) {
+            ReplicaModel origin = ReplicaModel.wrap(MODELS.get(name).apply(new Sgd(0.1)));
+            ReplicaModel nativePooling = origin.copy(ComputeSettings.DEFAULT);
+            ReplicaModel oneDnnPooling = origin.copy(ComputeSettings.DEFAULT);
+            int pools = 0;
+            for (org.deeplearning4j.nn.api.Layer layer : LayerHelpers.layers(oneDnnPooling.model())) {
+                if (layer.getHelper() instanceof NativePoolingHelper) {
+                    helper.set(layer, new org.deeplearning4j.nn.layers.mkldnn.MKLDNNSubsamplingHelper(DataType.FLOAT));
+                    pools++;
+                }
+            }
+            assertTrue(pools > 0, name);
+            nativePooling.computeGradient(batch.getFeatures(), batch.getLabels());
+            oneDnnPooling.computeGradient(batch.getFeatures(), batch.getLabels());
+            assertArrayEquals(oneDnnPooling.gradient().toFloatVector(), nativePooling.gradient().toFloatVector(),
+                    name + ": max pooling's gradient goes to each window's maximum on either implementation");
         }
     }
 
