@@ -146,8 +146,8 @@ final class RankLoop {
             try {
                 clock.enter(Phase.COMPUTE);
                 int[] rows = run.shards().batch(epoch, inEpoch, rank);
-                loss = replica.computeGradient(Nd4j.pullRows(run.features(), 1, rows),
-                        Nd4j.pullRows(run.labels(), 1, rows));
+                loss = replica.computeGradient(ShardPlan.examples(run.features(), rows),
+                        ShardPlan.examples(run.labels(), rows));
             } finally {
                 gate.afterCompute();
             }

@@ -1,5 +1,8 @@
 package io.lgc4j.core.train;
 
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+
 import java.util.SplittableRandom;
 
 /**
@@ -34,6 +37,27 @@ public final class ShardPlan {
     /** Synchronous steps per epoch. */
     public int stepsPerEpoch() {
         return examples / (workers * batchSize);
+    }
+
+    /**
+     * The examples at {@code rows} of {@code data}, whose first dimension is the example: flat features {@code [N, F]},
+     * images {@code [N, C, H, W]}, sequences {@code [N, F, T]}, labels alike.
+     *
+     * @param data every example
+     * @param rows indices into the first dimension
+     * @return a new array of shape {@code [rows.length, ...]}
+     */
+    public static INDArray examples(INDArray data, int[] rows) {
+        if (data.rank() == 2) {
+            return Nd4j.pullRows(data, 1, rows);
+        }
+        // ND4J pulls rows of a matrix only: view each example as one row, pull, restore the example's shape
+        long[] shape = data.shape();
+        INDArray matrix = (data.ordering() == 'c' ? data : data.dup('c')).reshape('c', shape[0],
+                data.length() / shape[0]);
+        long[] picked = shape.clone();
+        picked[0] = rows.length;
+        return Nd4j.pullRows(matrix, 1, rows).reshape('c', picked);
     }
 
     /** Example indices rank {@code rank} reads at step {@code stepInEpoch} of {@code epoch}. */

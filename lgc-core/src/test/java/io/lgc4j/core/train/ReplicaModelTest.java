@@ -69,6 +69,42 @@ class ReplicaModelTest {
     }
 
     @Test
+    void shouldTrainOnImageShapedFeaturesExactlyAsDl4jFit() {
+        // features [N, C, H, W], as a user's own image data comes, not flattened
+        Nd4j.getRandom().setSeed(12);
+        org.nd4j.linalg.api.ndarray.INDArray images = Nd4j.rand(org.nd4j.linalg.api.buffer.DataType.FLOAT, 96, 2, 8, 8);
+        org.nd4j.linalg.api.ndarray.INDArray labels = Nd4j.zeros(org.nd4j.linalg.api.buffer.DataType.FLOAT, 96, 3);
+        for (int i = 0; i < 96; i++) {
+            labels.putScalar(i, i % 3, 1f);
+        }
+        DataSet data = new DataSet(images, labels);
+        MultiLayerNetwork net = new MultiLayerNetwork(new org.deeplearning4j.nn.conf.NeuralNetConfiguration.Builder()
+                .seed(5).dataType(org.nd4j.linalg.api.buffer.DataType.FLOAT)
+                .updater(new org.nd4j.linalg.learning.config.Sgd(0.1)).list()
+                .layer(new org.deeplearning4j.nn.conf.layers.ConvolutionLayer.Builder(3, 3).nOut(4).build())
+                .layer(new org.deeplearning4j.nn.conf.layers.SubsamplingLayer.Builder().kernelSize(2, 2).stride(2, 2)
+                        .build())
+                .layer(new org.deeplearning4j.nn.conf.layers.OutputLayer.Builder().nOut(3)
+                        .activation(org.nd4j.linalg.activations.Activation.SOFTMAX).build())
+                .setInputType(org.deeplearning4j.nn.conf.inputs.InputType.convolutional(8, 8, 2)).build());
+        net.init();
+        MultiLayerNetwork reference = (MultiLayerNetwork) ReplicaModel.wrap(net).copy(ComputeSettings.DEFAULT).model();
+        DistributedTrainer trainer = DistributedTrainer.builder().model(net).data(data).workers(1)
+                .batchSizePerWorker(16).topology(SINGLE).seed(4).build();
+        trainer.fit(1);
+        ShardPlan plan = new ShardPlan(96, 1, 16, 4);
+        for (int s = 0; s < plan.stepsPerEpoch(); s++) {
+            int[] rows = plan.batch(0, s, 0);
+            org.nd4j.linalg.api.ndarray.INDArray x = ShardPlan.examples(images, rows);
+            assertArrayEquals(new long[] {16, 2, 8, 8}, x.shape());
+            assertEquals(images.get(org.nd4j.linalg.indexing.NDArrayIndex.point(rows[3])), x.get(
+                    org.nd4j.linalg.indexing.NDArrayIndex.point(3)));
+            reference.fit(new DataSet(x, ShardPlan.examples(labels, rows)));
+        }
+        assertArrayEquals(reference.params().toFloatVector(), trainer.replicas().get(0).params().toFloatVector());
+    }
+
+    @Test
     void shouldStopWithAClearErrorWhenAGradientIsNotFinite() {
         DataSet data = TestModels.data(64, 5);
         data.getFeatures().putScalar(new long[] {0, 0}, Float.NaN);
