@@ -101,9 +101,10 @@ public final class ForwardBackwardBenchmark {
             ReplicaModel origin = ReplicaModel.wrap(spec.build(1, ModelZoo.defaultUpdater()));
             for (Map.Entry<String, ComputeSettings> p : PATHS.entrySet()) {
                 ReplicaModel r = origin.copy(p.getValue());
-                if (!ComputeReport.of(r.model(), p.getValue()).missingHelpers().isEmpty()) {
+                List<ComputeReport.LayerCompute> missing = ComputeReport.of(r.model(), p.getValue()).missingHelpers();
+                if (!missing.isEmpty()) {
                     throw new IllegalStateException(spec.modelName() + " on " + p.getKey() + ": layers without"
-                            + " their helper " + ComputeReport.of(r.model(), p.getValue()).missingHelpers());
+                            + " their helper " + missing);
                 }
                 replicas.put(spec.modelName() + "\t" + p.getKey(), r);
             }

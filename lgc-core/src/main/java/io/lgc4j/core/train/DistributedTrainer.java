@@ -127,8 +127,8 @@ public final class DistributedTrainer {
                 : topology.compressor().isPresent() ? StageSchedule.denseWarmup(0) : StageSchedule.ALWAYS_FULL;
         topology.check(layout, stages, b.stages != null);
         DataSet all = b.dataSet;
-        this.features = all.getFeatures();
-        this.labels = all.getLabels();
+        this.features = ShardPlan.rowMajor(all.getFeatures());
+        this.labels = ShardPlan.rowMajor(all.getLabels());
         this.shards = new ShardPlan((int) features.size(0), workers, batchSize, seed);
         this.replicas = new ArrayList<>(workers);
         this.compute = b.compute;

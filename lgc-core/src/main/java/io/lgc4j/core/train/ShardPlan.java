@@ -41,7 +41,9 @@ public final class ShardPlan {
 
     /**
      * The examples at {@code rows} of {@code data}, whose first dimension is the example: flat features {@code [N, F]},
-     * images {@code [N, C, H, W]}, sequences {@code [N, F, T]}, labels alike.
+     * images {@code [N, C, H, W]}, sequences {@code [N, F, T]}, labels alike. Beyond two dimensions {@code data}
+     * should be in C order ({@link #rowMajor}): then each example is one row of a view, and nothing is copied but the
+     * examples picked.
      *
      * @param data every example
      * @param rows indices into the first dimension
@@ -53,11 +55,18 @@ public final class ShardPlan {
         }
         // ND4J pulls rows of a matrix only: view each example as one row, pull, restore the example's shape
         long[] shape = data.shape();
-        INDArray matrix = (data.ordering() == 'c' ? data : data.dup('c')).reshape('c', shape[0],
-                data.length() / shape[0]);
         long[] picked = shape.clone();
         picked[0] = rows.length;
-        return Nd4j.pullRows(matrix, 1, rows).reshape('c', picked);
+        return Nd4j.pullRows(data.reshape('c', shape[0], data.length() / shape[0]), 1, rows).reshape('c', picked);
+    }
+
+    /**
+     * @param data every example
+     * @return {@code data} itself when it is a matrix or already in C order, else a C-order copy, made once so that
+     *         {@link #examples} never copies the whole data set
+     */
+    public static INDArray rowMajor(INDArray data) {
+        return data.rank() == 2 || data.ordering() == 'c' ? data : data.dup('c');
     }
 
     /** Example indices rank {@code rank} reads at step {@code stepInEpoch} of {@code epoch}. */

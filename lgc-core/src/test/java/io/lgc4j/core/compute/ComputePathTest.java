@@ -1,10 +1,8 @@
 package io.lgc4j.core.compute;
 
-import io.lgc4j.core.comm.Transport;
-import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.train.DistributedTrainer;
-import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.ReplicaModel;
+import io.lgc4j.core.train.TestModels;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.zoo.ModelZoo;
 import org.deeplearning4j.nn.api.Model;
@@ -48,19 +46,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * its oneDNN helper, and a gradient and one SGD step equal the built-in path's to float tolerance.
  */
 class ComputePathTest {
-
     /** Each rank applies its own gradient: enough to build, train and inspect K replicas. */
-    private static final Topology OWN_GRADIENT = new Topology() {
-        @Override
-        public String name() {
-            return "own-gradient";
-        }
-
-        @Override
-        public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-            return (tag, gradient, clock) -> { };
-        }
-    };
+    private static final Topology OWN_GRADIENT = TestModels.ownGradient();
 
     private static final Map<String, Function<IUpdater, Model>> MODELS = Map.of(
             "LeNet-5", u -> ModelZoo.smallCnn(7, u),

@@ -1,8 +1,6 @@
 package io.lgc4j.core.train;
 
-import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compute.ComputeSettings;
-import io.lgc4j.core.layout.GradientLayout;
 import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.junit.jupiter.api.Test;
@@ -15,19 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ReplicaModelTest {
-
     /** K = 1: the aggregate is the rank's own gradient. */
-    private static final Topology SINGLE = new Topology() {
-        @Override
-        public String name() {
-            return "single";
-        }
-
-        @Override
-        public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-            return (tag, gradient, clock) -> { };
-        }
-    };
+    private static final Topology SINGLE = TestModels.ownGradient();
 
     @Test
     void shouldTrainExactlyAsDl4jFitWhenOneWorkerAppliesItsOwnGradient() {

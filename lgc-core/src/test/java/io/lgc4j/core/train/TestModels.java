@@ -20,9 +20,28 @@ import org.nd4j.linalg.lossfunctions.LossFunctions;
 
 import java.util.Random;
 
-/** Small models and synthetic data for tests that must run in seconds. */
+/** Small models, synthetic data and a topology that exchanges nothing, for tests that must run in seconds. */
 public final class TestModels {
     private TestModels() {
+    }
+
+    /**
+     * A topology with no exchange and no checks: each rank applies its own gradient (with K = 1, exactly what DL4J's
+     * {@code fit} does), enough to build, train and inspect replicas.
+     */
+    public static Topology ownGradient() {
+        return new Topology() {
+            @Override
+            public String name() {
+                return "own-gradient";
+            }
+
+            @Override
+            public GradientExchange worker(int rank, int workers, io.lgc4j.core.comm.Transport transport,
+                                           io.lgc4j.core.layout.GradientLayout layout) {
+                return (tag, gradient, clock) -> { };
+            }
+        };
     }
 
     /** 8 → 16 → 12 → 3 dense network. */

@@ -113,17 +113,7 @@ class TrainerBuildChecksTest {
 
     @Test
     void aTopologyWithoutChecksShouldBuildWithTheDefaultSchedule() {
-        Topology plain = new Topology() {
-            @Override
-            public String name() {
-                return "plain";
-            }
-
-            @Override
-            public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-                return (tag, gradient, clock) -> { };
-            }
-        };
+        Topology plain = TestModels.ownGradient();
         assertDoesNotThrow(() -> builder(plain).build());
     }
 }
