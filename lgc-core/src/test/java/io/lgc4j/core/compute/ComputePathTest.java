@@ -135,6 +135,22 @@ class ComputePathTest {
     }
 
     @Test
+    void shouldNameTheLayersThatLackTheirHelperOnlyWhenOneDnnWasAskedForAndIsThere() {
+        List<ComputeReport.LayerCompute> layers = List.of(
+                new ComputeReport.LayerCompute("conv", "ConvolutionLayer", ComputeReport.BUILT_IN, true),
+                new ComputeReport.LayerCompute("pool", "SubsamplingLayer", "NativePoolingHelper", true),
+                new ComputeReport.LayerCompute("dense", "DenseLayer", ComputeReport.BUILT_IN, false));
+        assertEquals(List.of("conv"), new ComputeReport(ComputeSettings.DEFAULT, true, layers).missingHelpers()
+                .stream().map(ComputeReport.LayerCompute::name).toList());
+        assertEquals(List.of("conv"), new ComputeReport(ComputeSettings.DEFAULT, true, layers).toMap()
+                .get("missingHelpers"));
+        assertEquals(List.of(), new ComputeReport(ComputeSettings.DEFAULT, false, layers).missingHelpers(),
+                "no oneDNN in the native library: nothing could have had it");
+        assertEquals(List.of(), new ComputeReport(ComputeSettings.BUILT_IN, true, layers).missingHelpers(),
+                "not asked for");
+    }
+
+    @Test
     void shouldBuildNoHelperWhenSwitchedOff() {
         DistributedTrainer trainer = DistributedTrainer.builder().model(ModelZoo.smallResNet(3, new Sgd(0.1)))
                 .data(data(32, 2)).workers(2).batchSizePerWorker(16).topology(OWN_GRADIENT)
