@@ -1,4 +1,4 @@
-import io.lgc4j.autoencoders.*;
+import io.lgc4j.lgc.autoencoder.*;
 import io.lgc4j.experiments.bench.CompactVectorFile;
 import java.nio.file.Path;
 

@@ -2,7 +2,7 @@ package io.lgc4j.spark;
 
 import io.lgc4j.core.runtime.ClusterConnection;
 import io.lgc4j.core.runtime.ClusterConnector;
-import io.lgc4j.experiments.config.RuntimeConfig;
+import io.lgc4j.runner.config.RuntimeConfig;
 import io.lgc4j.net.NetSettings;
 import io.lgc4j.net.TcpCluster;
 import io.lgc4j.net.TcpConnector;

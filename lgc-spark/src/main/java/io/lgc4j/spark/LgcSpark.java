@@ -2,11 +2,11 @@ package io.lgc4j.spark;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.lgc4j.experiments.config.ConfiguredMethod;
-import io.lgc4j.experiments.config.ExperimentConfig;
-import io.lgc4j.experiments.config.RuntimeType;
-import io.lgc4j.experiments.runner.ExperimentRunner;
-import io.lgc4j.experiments.runner.RunSummary;
+import io.lgc4j.runner.config.ConfiguredMethod;
+import io.lgc4j.runner.config.ExperimentConfig;
+import io.lgc4j.runner.config.RuntimeType;
+import io.lgc4j.runner.ExperimentRunner;
+import io.lgc4j.runner.RunSummary;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;

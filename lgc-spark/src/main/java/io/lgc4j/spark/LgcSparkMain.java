@@ -1,8 +1,8 @@
 package io.lgc4j.spark;
 
-import io.lgc4j.experiments.config.ConfigException;
-import io.lgc4j.experiments.config.ConfigLoader;
-import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.runner.config.ConfigException;
+import io.lgc4j.runner.config.ConfigLoader;
+import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.net.JobToken;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;

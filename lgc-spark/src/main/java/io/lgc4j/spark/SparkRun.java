@@ -1,6 +1,6 @@
 package io.lgc4j.spark;
 
-import io.lgc4j.experiments.runner.RunSummary;
+import io.lgc4j.runner.RunSummary;
 
 import java.nio.file.Path;
 

@@ -1,6 +1,6 @@
 package io.lgc4j.spark;
 
-import io.lgc4j.experiments.config.ConfigLoader;
+import io.lgc4j.runner.config.ConfigLoader;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.junit.jupiter.api.Test;

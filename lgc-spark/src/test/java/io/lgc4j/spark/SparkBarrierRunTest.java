@@ -2,9 +2,9 @@ package io.lgc4j.spark;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lgc4j.experiments.config.ConfigLoader;
-import io.lgc4j.experiments.runner.ExperimentRunner;
-import io.lgc4j.experiments.runner.RunFiles;
+import io.lgc4j.runner.config.ConfigLoader;
+import io.lgc4j.runner.ExperimentRunner;
+import io.lgc4j.runner.RunFiles;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.junit.jupiter.api.AfterAll;

@@ -1,13 +1,13 @@
 package io.lgc4j.experiments.bench;
 
-import io.lgc4j.autoencoders.AeLosses;
-import io.lgc4j.autoencoders.AeTraining;
-import io.lgc4j.autoencoders.AutoencoderSpec;
-import io.lgc4j.autoencoders.AutoencoderTrainer;
-import io.lgc4j.autoencoders.PsAutoencoder;
-import io.lgc4j.autoencoders.RingAutoencoder;
-import io.lgc4j.autoencoders.Scale;
-import io.lgc4j.autoencoders.SyntheticGradients;
+import io.lgc4j.lgc.autoencoder.AeLosses;
+import io.lgc4j.lgc.autoencoder.AeTraining;
+import io.lgc4j.lgc.autoencoder.AutoencoderSpec;
+import io.lgc4j.lgc.autoencoder.AutoencoderTrainer;
+import io.lgc4j.lgc.autoencoder.PsAutoencoder;
+import io.lgc4j.lgc.autoencoder.RingAutoencoder;
+import io.lgc4j.lgc.autoencoder.Scale;
+import io.lgc4j.lgc.autoencoder.SyntheticGradients;
 import io.lgc4j.core.sparse.TopK;
 import org.nd4j.linalg.learning.config.Adam;
 import org.nd4j.linalg.learning.config.IUpdater;

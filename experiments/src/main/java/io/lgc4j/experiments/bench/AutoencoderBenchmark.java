@@ -1,11 +1,11 @@
 package io.lgc4j.experiments.bench;
 
-import io.lgc4j.autoencoders.AeTraining;
-import io.lgc4j.autoencoders.AutoencoderSpec;
-import io.lgc4j.autoencoders.PsAutoencoder;
-import io.lgc4j.autoencoders.RingAutoencoder;
-import io.lgc4j.autoencoders.Scale;
-import io.lgc4j.autoencoders.SyntheticGradients;
+import io.lgc4j.lgc.autoencoder.AeTraining;
+import io.lgc4j.lgc.autoencoder.AutoencoderSpec;
+import io.lgc4j.lgc.autoencoder.PsAutoencoder;
+import io.lgc4j.lgc.autoencoder.RingAutoencoder;
+import io.lgc4j.lgc.autoencoder.Scale;
+import io.lgc4j.lgc.autoencoder.SyntheticGradients;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -120,7 +120,7 @@ public final class AutoencoderBenchmark {
      *
      * @param paddedLength      L, μ padded to a multiple of 16
      * @param latentFloats      floats in one latent
-     * @param encoderBytes      the encoder's {@link io.lgc4j.autoencoders.WeightCodec} form
+     * @param encoderBytes      the encoder's {@link io.lgc4j.lgc.autoencoder.WeightCodec} form
      * @param ringDecoderBytes  the ring decoder's
      * @param psDecoderBytes    one PS decoder's (the server holds K)
      */

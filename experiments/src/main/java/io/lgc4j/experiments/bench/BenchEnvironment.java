@@ -1,7 +1,7 @@
 package io.lgc4j.experiments.bench;
 
-import io.lgc4j.experiments.runner.BuildInfo;
-import io.lgc4j.experiments.runner.Provenance;
+import io.lgc4j.runner.BuildInfo;
+import io.lgc4j.runner.Provenance;
 
 import java.lang.management.ManagementFactory;
 import java.util.Locale;

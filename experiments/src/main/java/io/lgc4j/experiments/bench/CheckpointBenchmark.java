@@ -5,9 +5,9 @@ import io.lgc4j.core.checkpoint.CheckpointDirectory;
 import io.lgc4j.core.metrics.StepMetrics;
 import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.core.train.TrainingPlan;
-import io.lgc4j.experiments.config.ConfigLoader;
-import io.lgc4j.experiments.config.ExperimentConfig;
-import io.lgc4j.experiments.runner.ExperimentRunner;
+import io.lgc4j.runner.config.ConfigLoader;
+import io.lgc4j.runner.config.ExperimentConfig;
+import io.lgc4j.runner.ExperimentRunner;
 
 import java.io.IOException;
 import java.io.OutputStream;

@@ -1,7 +1,7 @@
 package io.lgc4j.experiments.bench;
 
-import io.lgc4j.autoencoders.AeTraining;
-import io.lgc4j.autoencoders.AutoencoderSpec;
+import io.lgc4j.lgc.autoencoder.AeTraining;
+import io.lgc4j.lgc.autoencoder.AutoencoderSpec;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.FrameCodec;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lgc4j.core.compute.ComputeReport;
 import io.lgc4j.core.compute.ComputeSettings;
 import io.lgc4j.core.train.ReplicaModel;
-import io.lgc4j.experiments.runner.Nd4jEnvironment;
+import io.lgc4j.runner.Nd4jEnvironment;
 import io.lgc4j.zoo.ModelSpec;
 import io.lgc4j.zoo.ModelZoo;
 import org.deeplearning4j.nn.conf.CacheMode;

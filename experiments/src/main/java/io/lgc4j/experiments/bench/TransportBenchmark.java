@@ -13,7 +13,7 @@ import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.ServiceLoop;
 import io.lgc4j.core.train.StepTag;
 import io.lgc4j.core.train.Topology;
-import io.lgc4j.experiments.runner.Provenance;
+import io.lgc4j.runner.Provenance;
 import io.lgc4j.net.NetSettings;
 import io.lgc4j.net.TcpCluster;
 import io.lgc4j.ps.topology.ParameterServerTopology;

@@ -1,7 +1,7 @@
 package io.lgc4j.experiments.cli;
 
 import io.lgc4j.experiments.bench.AeConvergence;
-import io.lgc4j.experiments.runner.Nd4jEnvironment;
+import io.lgc4j.runner.Nd4jEnvironment;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

@@ -8,17 +8,15 @@ import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.data.FashionMnist;
 import io.lgc4j.data.LabeledImages;
 import io.lgc4j.data.PixelPreprocessing;
-import io.lgc4j.experiments.runner.BuildInfo;
-import io.lgc4j.experiments.runner.Nd4jEnvironment;
+import io.lgc4j.runner.BuildInfo;
+import io.lgc4j.runner.Nd4jEnvironment;
 import io.lgc4j.zoo.ModelZoo;
 import io.lgc4j.ps.topology.ParameterServerTopology;
 import io.lgc4j.ring.topology.RingTopology;
 import org.nd4j.linalg.dataset.DataSet;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,158 +24,181 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
- * {@code lgc bench dense}: per-step time of dense data-parallel training of the small CNN, split into compute,
- * encode, communicate, decode and apply, for each K and topology; then every zoo model's forward+backward at batch 32
- * on each compute path and thread count beside PyTorch's, measured in the same run
- * ({@link io.lgc4j.experiments.bench.ForwardBackwardBenchmark}).
+ * {@code lgc bench}: the benchmarks, each a subcommand with its own options and {@code --help}.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "Benchmarks. 'dense': where a dense step's time goes, and every zoo model's forward+backward on"
-                + " each compute path (oneDNN or DL4J's own, cache mode) and thread count beside PyTorch's;"
-                + " 'topk': exact top-k vs the one-pass floor and torch.topk; 'compressors': per-rank coding time"
-                + " of Sparse GD, PowerSGD and the autoencoder on the small CNN (and PowerSGD in PyTorch); 'codec':"
-                + " bits per index of every index codec against the entropy bound; 'autoencoder': autoencoder latency and sizes; 'ae-convergence':"
-                + " autoencoder reconstruction loss over training; 'rate-distortion': learned codes against exact codes at"
-                + " equal floats, on a recording; 'transport': raw Netty, lgc-net, ring and PS"
-                + " throughput, latency, CPU and allocation, TLS on/off; 'checkpoints': checkpoint bytes per part,"
-                + " write, verify and restore times (each has its own --help).",
-        subcommands = {AutoencoderBenchCommand.class, AeConvergenceCommand.class, RateDistortionCommand.class,
-            TransportBenchCommand.class,
-            CheckpointBenchCommand.class})
+        description = "Benchmarks; each subcommand has its own --help.",
+        subcommands = {BenchCommand.Dense.class, BenchCommand.TopK.class, BenchCommand.Compressors.class,
+            BenchCommand.Codec.class, AutoencoderBenchCommand.class, AeConvergenceCommand.class,
+            RateDistortionCommand.class, TransportBenchCommand.class, CheckpointBenchCommand.class})
 final class BenchCommand implements Callable<Integer> {
 
-    // Optional so that the subcommands (autoencoder, ae-convergence, transport) parse without it.
-    @Parameters(index = "0", arity = "0..1", paramLabel = "WHAT",
-            description = "what to benchmark: dense, topk, compressors, codec, autoencoder, ae-convergence,"
-                    + " transport or checkpoints")
-    private String what;
-
-    @Option(names = "--workers", split = ",", defaultValue = "1,2,4", description = "values of K (default 1,2,4)")
-    private List<Integer> workers;
-
-    @Option(names = "--topologies", split = ",", defaultValue = "ring,ps", description = "ring, ps or both")
-    private List<String> topologies;
-
-    @Option(names = "--steps", defaultValue = "30", description = "measured steps per configuration")
-    private int steps;
-
-    @Option(names = "--warmup", defaultValue = "5", description = "steps run before measuring")
-    private int warmup;
-
-    @Option(names = "--real-steps", defaultValue = "100",
-            description = "codec: also train this many steps and code the real top-k sets (0: skip)")
-    private int realSteps;
-
-    @Option(names = "--data", defaultValue = "/usr/share/datasets/fashion-mnist", description = "Fashion-MNIST dir")
-    private Path data;
-
-    @Option(names = "--compute-peer", defaultValue = "scripts/torch_compute_peer.py",
-            description = "dense: PyTorch's forward+backward of the zoo models; skipped when absent or when torch is"
-                    + " not installed")
-    private Path computePeer;
-
-    @Option(names = "--threads", split = ",", defaultValue = "1,2",
-            description = "dense: OpenMP (and PyTorch) thread counts of the forward+backward table (default 1,2)")
-    private List<Integer> threads;
-
-    @Option(names = "--rounds", defaultValue = "3",
-            description = "dense: rounds per model, compute path and repeat in the forward+backward table (default 3)")
-    private int rounds;
-
-    @Option(names = "--repeats", defaultValue = "3",
-            description = "dense: times DL4J and PyTorch take turns in the forward+backward table (default 3)")
-    private int repeats;
-
     @Override
-    public Integer call() throws Exception {
-        if (what == null) {
-            System.err.println("lgc: bench needs WHAT: dense, topk, compressors, codec, autoencoder, ae-convergence,"
-                    + " transport or checkpoints");
-            return 2;
-        }
-        switch (what) {
-            case "dense" -> {
-                return dense();
-            }
-            case "topk" -> {
-                io.lgc4j.experiments.bench.TopKBenchmark.run(System.out, steps > 0 ? Math.min(steps, 10) : 10);
-                return 0;
-            }
-            case "compressors" -> {
-                Nd4jEnvironment.configure();
-                io.lgc4j.experiments.bench.CompressorBenchmark.run(System.out, warmup, steps, "/usr/bin/python3");
-                return 0;
-            }
-            case "codec" -> {
-                io.lgc4j.experiments.bench.CodecBenchmark.run(System.out);
-                if (realSteps > 0) {
-                    Nd4jEnvironment.configure();
-                    LabeledImages train = FashionMnist.load(data, FashionMnist.Split.TRAIN, realSteps * 128,
-                            PixelPreprocessing.STANDARDIZED);
-                    io.lgc4j.experiments.bench.TopKRecorder.Recording r =
-                            io.lgc4j.experiments.bench.TopKRecorder.record(train, realSteps, 128, 0.001, 42);
-                    System.out.printf(Locale.ROOT, "%nReal top-k sets: block %s of the small CNN, Sparse GD's"
-                            + " selection over %d steps of Fashion-MNIST training at batch 128%n", r.block(), realSteps);
-                    io.lgc4j.experiments.bench.CodecBenchmark.run(System.out, r.indexSets(), r.length());
+    public Integer call() {
+        System.err.println("lgc: bench needs WHAT: dense, topk, compressors, codec, autoencoder, ae-convergence,"
+                + " rate-distortion, transport or checkpoints (lgc bench WHAT --help)");
+        return 2;
+    }
+
+    /**
+     * {@code lgc bench dense}: per-step time of dense data-parallel training of the small CNN, split into compute,
+     * encode, communicate, decode and apply, for each K and topology; then every zoo model's forward+backward at
+     * batch 32 on each compute path and thread count beside PyTorch's, measured in the same run
+     * ({@link io.lgc4j.experiments.bench.ForwardBackwardBenchmark}).
+     */
+    @Command(name = "dense", mixinStandardHelpOptions = true,
+            description = "Where a dense step's time goes (compute, encode, communicate, decode, apply) for each K and"
+                    + " topology; then every zoo model's forward+backward at batch 32 on each compute path (oneDNN or"
+                    + " DL4J's own, cache mode) and thread count beside PyTorch's, measured in the same run.")
+    static final class Dense implements Callable<Integer> {
+
+        @Option(names = "--workers", split = ",", defaultValue = "1,2,4", description = "values of K (default 1,2,4)")
+        private List<Integer> workers;
+
+        @Option(names = "--topologies", split = ",", defaultValue = "ring,ps", description = "ring, ps or both")
+        private List<String> topologies;
+
+        @Option(names = "--steps", defaultValue = "30", description = "measured steps per configuration")
+        private int steps;
+
+        @Option(names = "--warmup", defaultValue = "5", description = "steps run before measuring")
+        private int warmup;
+
+        @Option(names = "--data", defaultValue = "/usr/share/datasets/fashion-mnist", description = "Fashion-MNIST dir")
+        private Path data;
+
+        @Option(names = "--compute-peer", defaultValue = "scripts/torch_compute_peer.py",
+                description = "PyTorch's forward+backward of the zoo models; skipped when absent or when torch is"
+                        + " not installed")
+        private Path computePeer;
+
+        @Option(names = "--threads", split = ",", defaultValue = "1,2",
+                description = "OpenMP (and PyTorch) thread counts of the forward+backward table (default 1,2)")
+        private List<Integer> threads;
+
+        @Option(names = "--rounds", defaultValue = "3",
+                description = "rounds per model, compute path and repeat in the forward+backward table (default 3)")
+        private int rounds;
+
+        @Option(names = "--repeats", defaultValue = "3",
+                description = "times DL4J and PyTorch take turns in the forward+backward table (default 3)")
+        private int repeats;
+
+        @Override
+        public Integer call() throws Exception {
+            Nd4jEnvironment.configure();
+            int maxK = workers.stream().mapToInt(Integer::intValue).max().orElse(1);
+            int batch = 32;
+            LabeledImages train = FashionMnist.load(data, FashionMnist.Split.TRAIN, maxK * batch * (steps + warmup),
+                    PixelPreprocessing.STANDARDIZED);
+            DataSet all = train.toDataSet();
+            System.out.println(io.lgc4j.experiments.bench.BenchEnvironment.describe(42));
+            System.out.printf(Locale.ROOT, "dense step of the small CNN (%,d params), batch %d per worker, mean of %d"
+                    + " steps after %d warm-up; ND4J %s, %d cores%n", ModelZoo.SMALL_CNN_PARAMS, batch, steps, warmup,
+                    BuildInfo.nd4jClassifier(), Runtime.getRuntime().availableProcessors());
+            System.out.println("| topology | K | compute ms | encode ms | communicate ms | decode ms | apply ms | step ms"
+                    + " | comm machinery / compute |");
+            System.out.println("|---|---|---|---|---|---|---|---|---|");
+            for (String name : topologies) {
+                for (int k : workers) {
+                    Topology topology = switch (name) {
+                        case "ring" -> new RingTopology();
+                        case "ps" -> new ParameterServerTopology();
+                        default -> throw new IllegalArgumentException("unknown topology '" + name + "'; known: ring, ps");
+                    };
+                    List<StepMetrics> measured = new ArrayList<>();
+                    TrainingListener keep = m -> {
+                        if (m.step() >= warmup) {
+                            measured.add(m);
+                        }
+                    };
+                    DistributedTrainer.builder().model(ModelZoo.smallCnn(42, ModelZoo.defaultUpdater())).data(all)
+                            .workers(k).batchSizePerWorker(batch).topology(topology).maxSteps(steps + warmup)
+                            .listener(keep).build().fit(1);
+                    double compute = mean(measured, Phase.COMPUTE);
+                    double encode = mean(measured, Phase.ENCODE);
+                    double comm = mean(measured, Phase.COMMUNICATE);
+                    double decode = mean(measured, Phase.DECODE);
+                    double apply = mean(measured, Phase.APPLY);
+                    double wall = measured.stream().mapToLong(StepMetrics::wallNanos).average().orElse(0) / 1e6;
+                    System.out.printf(Locale.ROOT, "| %s | %d | %.1f | %.2f | %.2f | %.2f | %.1f | %.1f | %.1f%% |%n",
+                            name, k, compute, encode, comm, decode, apply, wall,
+                            100 * (encode + comm + decode) / compute);
                 }
-                return 0;
             }
-            default -> {
-                System.err.println("lgc: unknown benchmark '" + what + "'; known: dense, topk, compressors, codec, autoencoder,"
-                        + " ae-convergence, transport");
-                return 2;
-            }
+            io.lgc4j.experiments.bench.ForwardBackwardBenchmark.run(System.out, threads, repeats, rounds, steps, warmup,
+                    computePeer);
+            return 0;
+    
+        }
+
+        private static double mean(List<StepMetrics> steps, Phase phase) {
+            return steps.stream().mapToLong(m -> m.nanos(phase)).average().orElse(0) / 1e6;
         }
     }
 
-    private int dense() throws Exception {
-        Nd4jEnvironment.configure();
-        int maxK = workers.stream().mapToInt(Integer::intValue).max().orElse(1);
-        int batch = 32;
-        LabeledImages train = FashionMnist.load(data, FashionMnist.Split.TRAIN, maxK * batch * (steps + warmup),
-                PixelPreprocessing.STANDARDIZED);
-        DataSet all = train.toDataSet();
-        System.out.println(io.lgc4j.experiments.bench.BenchEnvironment.describe(42));
-        System.out.printf(Locale.ROOT, "dense step of the small CNN (%,d params), batch %d per worker, mean of %d"
-                + " steps after %d warm-up; ND4J %s, %d cores%n", ModelZoo.SMALL_CNN_PARAMS, batch, steps, warmup,
-                BuildInfo.nd4jClassifier(), Runtime.getRuntime().availableProcessors());
-        System.out.println("| topology | K | compute ms | encode ms | communicate ms | decode ms | apply ms | step ms"
-                + " | comm machinery / compute |");
-        System.out.println("|---|---|---|---|---|---|---|---|---|");
-        for (String name : topologies) {
-            for (int k : workers) {
-                Topology topology = switch (name) {
-                    case "ring" -> new RingTopology();
-                    case "ps" -> new ParameterServerTopology();
-                    default -> throw new IllegalArgumentException("unknown topology '" + name + "'; known: ring, ps");
-                };
-                List<StepMetrics> measured = new ArrayList<>();
-                TrainingListener keep = m -> {
-                    if (m.step() >= warmup) {
-                        measured.add(m);
-                    }
-                };
-                DistributedTrainer.builder().model(ModelZoo.smallCnn(42, ModelZoo.defaultUpdater())).data(all)
-                        .workers(k).batchSizePerWorker(batch).topology(topology).maxSteps(steps + warmup)
-                        .listener(keep).build().fit(1);
-                double compute = mean(measured, Phase.COMPUTE);
-                double encode = mean(measured, Phase.ENCODE);
-                double comm = mean(measured, Phase.COMMUNICATE);
-                double decode = mean(measured, Phase.DECODE);
-                double apply = mean(measured, Phase.APPLY);
-                double wall = measured.stream().mapToLong(StepMetrics::wallNanos).average().orElse(0) / 1e6;
-                System.out.printf(Locale.ROOT, "| %s | %d | %.1f | %.2f | %.2f | %.2f | %.1f | %.1f | %.1f%% |%n",
-                        name, k, compute, encode, comm, decode, apply, wall,
-                        100 * (encode + comm + decode) / compute);
-            }
+    @Command(name = "topk", mixinStandardHelpOptions = true,
+            description = "Exact top-k against one pass over the data (the floor) and torch.topk, n = 1M and 25M.")
+    static final class TopK implements Callable<Integer> {
+
+        @Option(names = "--steps", defaultValue = "10", description = "timed repetitions per size, at most 10"
+                + " (default ${DEFAULT-VALUE})")
+        private int steps;
+
+        @Override
+        public Integer call() {
+            io.lgc4j.experiments.bench.TopKBenchmark.run(System.out, steps > 0 ? Math.min(steps, 10) : 10);
+            return 0;
         }
-        io.lgc4j.experiments.bench.ForwardBackwardBenchmark.run(System.out, threads, repeats, rounds, steps, warmup,
-                computePeer);
-        return 0;
     }
 
-    private static double mean(List<StepMetrics> steps, Phase phase) {
-        return steps.stream().mapToLong(m -> m.nanos(phase)).average().orElse(0) / 1e6;
+    @Command(name = "compressors", mixinStandardHelpOptions = true,
+            description = "Per-rank coding time of Sparse GD, PowerSGD and the autoencoder on the small CNN, and"
+                    + " PyTorch's PowerSGD.")
+    static final class Compressors implements Callable<Integer> {
+
+        @Option(names = "--steps", defaultValue = "30", description = "measured steps (default ${DEFAULT-VALUE})")
+        private int steps;
+
+        @Option(names = "--warmup", defaultValue = "5", description = "steps run before measuring"
+                + " (default ${DEFAULT-VALUE})")
+        private int warmup;
+
+        @Override
+        public Integer call() throws Exception {
+            Nd4jEnvironment.configure();
+            io.lgc4j.experiments.bench.CompressorBenchmark.run(System.out, warmup, steps, "/usr/bin/python3");
+            return 0;
+        }
     }
 
+    @Command(name = "codec", mixinStandardHelpOptions = true,
+            description = "Bits per index of every index codec against the entropy bound log2 C(n,k)/k, on synthetic"
+                    + " index sets and on real top-k sets of the small CNN.")
+    static final class Codec implements Callable<Integer> {
+
+        @Option(names = "--real-steps", defaultValue = "100",
+                description = "also train this many steps and code the real top-k sets (0: skip; default"
+                        + " ${DEFAULT-VALUE})")
+        private int realSteps;
+
+        @Option(names = "--data", defaultValue = "/usr/share/datasets/fashion-mnist", description = "Fashion-MNIST dir")
+        private Path data;
+
+        @Override
+        public Integer call() throws Exception {
+            io.lgc4j.experiments.bench.CodecBenchmark.run(System.out);
+            if (realSteps > 0) {
+                Nd4jEnvironment.configure();
+                LabeledImages train = FashionMnist.load(data, FashionMnist.Split.TRAIN, realSteps * 128,
+                        PixelPreprocessing.STANDARDIZED);
+                io.lgc4j.experiments.bench.TopKRecorder.Recording r =
+                        io.lgc4j.experiments.bench.TopKRecorder.record(train, realSteps, 128, 0.001, 42);
+                System.out.printf(Locale.ROOT, "%nReal top-k sets: block %s of the small CNN, Sparse GD's"
+                        + " selection over %d steps of Fashion-MNIST training at batch 128%n", r.block(), realSteps);
+                io.lgc4j.experiments.bench.CodecBenchmark.run(System.out, r.indexSets(), r.length());
+            }
+            return 0;
+        }
+    }
 }

@@ -1,17 +1,18 @@
 package io.lgc4j.experiments.cli;
 
 import io.lgc4j.core.checkpoint.CheckpointDirectory;
-import io.lgc4j.experiments.config.ConfigException;
-import io.lgc4j.experiments.config.ConfigLoader;
-import io.lgc4j.experiments.config.ConfiguredMethod;
-import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.runner.config.ConfigException;
+import io.lgc4j.runner.config.ConfigLoader;
+import io.lgc4j.runner.config.ConfiguredMethod;
+import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.experiments.netem.EmulatedHosts;
 import io.lgc4j.experiments.netem.FabricException;
 import io.lgc4j.experiments.netem.LinkShape;
-import io.lgc4j.experiments.runner.ExperimentRunner;
+import io.lgc4j.runner.ExperimentRunner;
 import io.lgc4j.net.JobToken;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -71,11 +72,8 @@ final class LaunchCommand implements Callable<Integer> {
             + " its servers on the workers' hosts); needs topology.servers <= --nproc")
     private boolean colocate;
 
-    @Option(names = "--max-steps", description = "stop after N steps (overrides training.maxSteps)")
-    private Integer maxSteps;
-
-    @Option(names = "--output-dir", description = "where rank 0 writes result directories (overrides run.outputDir)")
-    private String outputDir;
+    @Mixin
+    private TrainingOptions options;
 
     @Option(names = "--master-port", description = "the port rank 0 listens on (default: a free port)")
     private Integer masterPort;
@@ -163,7 +161,7 @@ final class LaunchCommand implements Callable<Integer> {
                 System.out.println("lgc launch: resuming " + resume + " from step " + resumeStep);
             } else if (cfg.training().checkpointEverySteps() > 0 || maxRestarts > 0) {
                 // every process must name the same directory: the launcher picks it
-                runDir = ExperimentRunner.newRunDirectory(Path.of(outputDir != null ? outputDir
+                runDir = ExperimentRunner.newRunDirectory(Path.of(options.outputDir != null ? options.outputDir
                         : cfg.run().outputDir()), cfg.run().name());
             }
             if (maxRestarts > 0 && cfg.training().checkpointEverySteps() == 0) {
@@ -246,17 +244,12 @@ final class LaunchCommand implements Callable<Integer> {
                 .split("\\s+")));
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), LgcCommand.class.getName(), "worker",
                 config.toString(), "--exit-with-stdin"));
-        if (maxSteps != null) {
-            command.addAll(List.of("--max-steps", String.valueOf(maxSteps)));
-        }
+        command.addAll(options.forward());
         if (servers != null) {
             command.addAll(List.of("--servers", String.valueOf(servers)));
         }
         if (colocate) {
             command.add("--colocate");
-        }
-        if (outputDir != null) {
-            command.addAll(List.of("--output-dir", outputDir));
         }
         if (runDir != null) {
             command.addAll(List.of("--run-dir", runDir.toString()));

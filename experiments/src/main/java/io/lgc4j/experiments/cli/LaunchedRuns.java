@@ -1,7 +1,7 @@
 package io.lgc4j.experiments.cli;
 
 import io.lgc4j.core.train.TrainingListener;
-import io.lgc4j.experiments.runner.RunFailedException;
+import io.lgc4j.runner.RunFailedException;
 import io.lgc4j.experiments.tables.Suite;
 import io.lgc4j.experiments.tables.SuiteRuns;
 

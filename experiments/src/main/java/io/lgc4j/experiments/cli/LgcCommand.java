@@ -37,9 +37,9 @@ public final class LgcCommand implements Runnable {
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            return new String[] {"lgc " + io.lgc4j.experiments.runner.BuildInfo.version() + " (DL4J "
-                    + io.lgc4j.experiments.runner.BuildInfo.dl4jVersion() + ", ND4J "
-                    + io.lgc4j.experiments.runner.BuildInfo.nd4jClassifier() + ")"};
+            return new String[] {"lgc " + io.lgc4j.runner.BuildInfo.version() + " (DL4J "
+                    + io.lgc4j.runner.BuildInfo.dl4jVersion() + ", ND4J "
+                    + io.lgc4j.runner.BuildInfo.nd4jClassifier() + ")"};
         }
     }
 }

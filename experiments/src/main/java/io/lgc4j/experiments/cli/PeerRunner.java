@@ -1,9 +1,9 @@
 package io.lgc4j.experiments.cli;
 
-import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.experiments.netem.EmulatedHosts;
 import io.lgc4j.experiments.netem.LinkShape;
-import io.lgc4j.experiments.runner.RunFailedException;
+import io.lgc4j.runner.RunFailedException;
 import io.lgc4j.experiments.tables.PeerRun;
 import io.lgc4j.experiments.tables.TimeToAccuracySettings;
 

@@ -1,11 +1,11 @@
 package io.lgc4j.experiments.cli;
 
-import io.lgc4j.autoencoders.AeTraining;
+import io.lgc4j.lgc.autoencoder.AeTraining;
 import io.lgc4j.experiments.bench.AeConvergence;
 import io.lgc4j.experiments.bench.CompactVectorFormatException;
 import io.lgc4j.experiments.bench.RateDistortion;
-import io.lgc4j.experiments.runner.BuildInfo;
-import io.lgc4j.experiments.runner.Nd4jEnvironment;
+import io.lgc4j.runner.BuildInfo;
+import io.lgc4j.runner.Nd4jEnvironment;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

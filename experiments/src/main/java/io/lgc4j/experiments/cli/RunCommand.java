@@ -1,15 +1,16 @@
 package io.lgc4j.experiments.cli;
 
 import io.lgc4j.core.train.TrainingListener;
-import io.lgc4j.experiments.config.ConfigException;
-import io.lgc4j.experiments.config.ConfigLoader;
-import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.runner.config.ConfigException;
+import io.lgc4j.runner.config.ConfigLoader;
+import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.data.DatasetNotFoundException;
 import io.lgc4j.data.IdxFormatException;
-import io.lgc4j.experiments.runner.ExperimentRunner;
-import io.lgc4j.experiments.runner.RunFailedException;
-import io.lgc4j.experiments.runner.RunInputException;
+import io.lgc4j.runner.ExperimentRunner;
+import io.lgc4j.runner.RunFailedException;
+import io.lgc4j.runner.RunInputException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -39,14 +40,8 @@ final class RunCommand implements Callable<Integer> {
             description = "resume this result directory from its latest complete checkpoint")
     private Path resume;
 
-    @Option(names = "--max-steps", description = "stop after N steps (overrides training.maxSteps)")
-    private Integer maxSteps;
-
-    @Option(names = "--output-dir", description = "where result directories go (overrides run.outputDir)")
-    private String outputDir;
-
-    @Option(names = "--no-progress", description = "plain progress lines instead of a live bar")
-    private boolean noProgress;
+    @Mixin
+    private TrainingOptions options;
 
     @Option(names = "--seeds", split = ",", paramLabel = "SEED",
             description = "train once per seed (run.seed; each run named <name>-s<seed>), then print the test"
@@ -64,13 +59,7 @@ final class RunCommand implements Callable<Integer> {
         }
         ExperimentConfig cfg;
         try {
-            cfg = ConfigLoader.load(config);
-            if (maxSteps != null) {
-                cfg = cfg.withTraining(cfg.training().withMaxSteps(maxSteps));
-            }
-            if (outputDir != null) {
-                cfg = cfg.withRun(cfg.run().withOutputDir(outputDir));
-            }
+            cfg = options.apply(ConfigLoader.load(config));
         } catch (ConfigException e) {
             System.err.println("lgc: " + e.getMessage());
             return 2;
@@ -92,7 +81,7 @@ final class RunCommand implements Callable<Integer> {
             double[] accuracies = new double[runs.size()];
             for (int i = 0; i < runs.size(); i++) {
                 List<TrainingListener> listeners = new ArrayList<>();
-                listeners.add(new ProgressListener(System.out, !noProgress && System.console() != null));
+                listeners.add(options.progress());
                 ExperimentRunner.RunOutcome outcome = new ExperimentRunner().run(runs.get(i), config.toString(),
                         listeners);
                 accuracies[i] = 100 * outcome.result().finalAccuracy();
@@ -128,7 +117,7 @@ final class RunCommand implements Callable<Integer> {
 
     /** {@code --resume RUN_DIR [CONFIG]}. */
     private Integer resume() {
-        if (seeds != null || outputDir != null) {
+        if (seeds != null || options.outputDir != null) {
             System.err.println("lgc: --resume continues one run in its own directory; it takes neither --seeds nor"
                     + " --output-dir");
             return 2;
@@ -137,11 +126,11 @@ final class RunCommand implements Callable<Integer> {
         try {
             if (config != null) {
                 cfg = ConfigLoader.load(config);
-            } else if (maxSteps != null) {
+            } else if (options.maxSteps != null) {
                 cfg = ConfigLoader.load(resume.resolve("config.yaml"));
             }
-            if (cfg != null && maxSteps != null) {
-                cfg = cfg.withTraining(cfg.training().withMaxSteps(maxSteps));
+            if (cfg != null) {
+                cfg = options.apply(cfg);
             }
         } catch (ConfigException e) {
             System.err.println("lgc: " + e.getMessage());
@@ -149,7 +138,7 @@ final class RunCommand implements Callable<Integer> {
         }
         try {
             List<TrainingListener> listeners = new ArrayList<>();
-            listeners.add(new ProgressListener(System.out, !noProgress && System.console() != null));
+            listeners.add(options.progress());
             ExperimentRunner.RunOutcome outcome = new ExperimentRunner().resume(resume, cfg,
                     config != null ? config.toString() : resume.resolve("config.yaml").toString(), listeners,
                     System.out);

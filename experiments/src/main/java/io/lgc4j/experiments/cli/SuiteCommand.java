@@ -1,12 +1,12 @@
 package io.lgc4j.experiments.cli;
 
 import io.lgc4j.core.train.TrainingListener;
-import io.lgc4j.experiments.config.ConfigException;
+import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.data.DatasetNotFoundException;
 import io.lgc4j.data.IdxFormatException;
-import io.lgc4j.experiments.runner.Nd4jEnvironment;
-import io.lgc4j.experiments.runner.RunFailedException;
-import io.lgc4j.experiments.runner.RunInputException;
+import io.lgc4j.runner.Nd4jEnvironment;
+import io.lgc4j.runner.RunFailedException;
+import io.lgc4j.runner.RunInputException;
 import io.lgc4j.experiments.tables.Suite;
 import io.lgc4j.experiments.tables.SuiteKind;
 import io.lgc4j.experiments.tables.SuiteLoader;

@@ -1,13 +1,13 @@
 package io.lgc4j.experiments.cli;
 
 import io.lgc4j.core.train.TrainingListener;
-import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.experiments.netem.FabricException;
 import io.lgc4j.experiments.netem.HostCommands;
 import io.lgc4j.experiments.netem.LinkProbe;
 import io.lgc4j.experiments.netem.LinkShape;
 import io.lgc4j.experiments.netem.NetnsFabric;
-import io.lgc4j.experiments.runner.RunInputException;
+import io.lgc4j.runner.RunInputException;
 import io.lgc4j.experiments.tables.PeerRun;
 import io.lgc4j.experiments.tables.Suite;
 import io.lgc4j.experiments.tables.SuiteKind;

@@ -3,20 +3,21 @@ package io.lgc4j.experiments.cli;
 import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.data.DatasetNotFoundException;
 import io.lgc4j.data.IdxFormatException;
-import io.lgc4j.experiments.config.ConfigException;
-import io.lgc4j.experiments.config.ConfigLoader;
-import io.lgc4j.experiments.config.ConfiguredMethod;
-import io.lgc4j.experiments.config.ExperimentConfig;
-import io.lgc4j.experiments.config.RuntimeConfig;
-import io.lgc4j.experiments.config.RuntimeType;
-import io.lgc4j.experiments.runner.ExperimentRunner;
-import io.lgc4j.experiments.runner.RunFailedException;
-import io.lgc4j.experiments.runner.RunInputException;
+import io.lgc4j.runner.config.ConfigException;
+import io.lgc4j.runner.config.ConfigLoader;
+import io.lgc4j.runner.config.ConfiguredMethod;
+import io.lgc4j.runner.config.ExperimentConfig;
+import io.lgc4j.runner.config.RuntimeConfig;
+import io.lgc4j.runner.config.RuntimeType;
+import io.lgc4j.runner.ExperimentRunner;
+import io.lgc4j.runner.RunFailedException;
+import io.lgc4j.runner.RunInputException;
 import io.lgc4j.net.JobToken;
 import io.lgc4j.net.NetSettings;
 import io.lgc4j.net.TcpConnector;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -107,8 +108,8 @@ final class WorkerCommand implements Callable<Integer> {
             description = "mutual TLS: the CA certificate every peer's certificate must chain to (env LGC_TLS_CA)")
     private Path tlsCa;
 
-    @Option(names = "--max-steps", description = "stop after N steps (overrides training.maxSteps)")
-    private Integer maxSteps;
+    @Mixin
+    private TrainingOptions options;
 
     @Option(names = "--colocate", defaultValue = "${env:LGC_COLOCATE:-false}",
             description = "a worker rank r < S also runs parameter-server shard r (endpoint K + r) in this process,"
@@ -119,9 +120,6 @@ final class WorkerCommand implements Callable<Integer> {
             description = "parameter-server shards (overrides topology.servers; env LGC_SERVERS); every process"
                     + " of the run must say the same, the handshake refuses one whose fusion plan differs")
     private Integer servers;
-
-    @Option(names = "--output-dir", description = "where rank 0 writes result directories (overrides run.outputDir)")
-    private String outputDir;
 
     @Option(names = "--exit-with-stdin", hidden = true,
             description = "exit when standard input closes (lgc launch: no process outlives its launcher)")
@@ -154,14 +152,9 @@ final class WorkerCommand implements Callable<Integer> {
             if (worldSize != null) {
                 cfg = cfg.withTraining(cfg.training().withWorkers(worldSize));
             }
-            if (maxSteps != null) {
-                cfg = cfg.withTraining(cfg.training().withMaxSteps(maxSteps));
-            }
+            cfg = options.apply(cfg);
             if (servers != null) {
                 cfg = cfg.withTopology(cfg.topology().withServers(servers));
-            }
-            if (outputDir != null) {
-                cfg = cfg.withRun(cfg.run().withOutputDir(outputDir));
             }
             cfg = cfg.withRuntime(cfg.runtime().withType(RuntimeType.TCP));
             int workers = cfg.training().workers();
@@ -229,7 +222,7 @@ final class WorkerCommand implements Callable<Integer> {
     private int runEndpoint(ExperimentConfig cfg, TcpConnector connector, int endpoint) {
         List<TrainingListener> listeners = new ArrayList<>();
         if (endpoint == 0) {
-            listeners.add(new ProgressListener(System.out, false));
+            listeners.add(options.progress());
         }
         try {
             ExperimentRunner.RunOutcome outcome = new ExperimentRunner().runAsEndpoint(cfg, config.toString(),

@@ -1,7 +1,7 @@
 package io.lgc4j.experiments.tables;
 
 import io.lgc4j.core.metrics.StepNotes;
-import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.runner.config.ExperimentConfig;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

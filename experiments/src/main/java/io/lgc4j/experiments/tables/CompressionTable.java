@@ -3,10 +3,10 @@ package io.lgc4j.experiments.tables;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.Stage;
-import io.lgc4j.experiments.config.ExperimentConfig;
-import io.lgc4j.experiments.runner.RunSummary;
-import io.lgc4j.experiments.runner.RunSummary.SentBytes;
-import io.lgc4j.experiments.runner.RunSummary.StageSummary;
+import io.lgc4j.runner.config.ExperimentConfig;
+import io.lgc4j.runner.RunSummary;
+import io.lgc4j.runner.RunSummary.SentBytes;
+import io.lgc4j.runner.RunSummary.StageSummary;
 
 import java.io.IOException;
 import java.nio.file.Path;

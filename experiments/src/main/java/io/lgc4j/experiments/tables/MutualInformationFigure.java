@@ -4,13 +4,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lgc4j.analysis.GradientInformationProbe;
 import io.lgc4j.analysis.Quantizer;
 import io.lgc4j.core.train.ReplicaModel;
-import io.lgc4j.experiments.config.DataConfig;
-import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.runner.config.DataConfig;
+import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.data.FashionMnist;
 import io.lgc4j.data.LabeledImages;
 import io.lgc4j.data.PixelPreprocessing;
-import io.lgc4j.experiments.runner.ExperimentRunner;
-import io.lgc4j.experiments.runner.Provenance;
+import io.lgc4j.runner.ExperimentRunner;
+import io.lgc4j.runner.Provenance;
 
 import java.io.BufferedWriter;
 import java.io.IOException;

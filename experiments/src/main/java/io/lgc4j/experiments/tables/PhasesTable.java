@@ -2,7 +2,7 @@ package io.lgc4j.experiments.tables;
 
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.stage.Stage;
-import io.lgc4j.experiments.runner.RunSummary;
+import io.lgc4j.runner.RunSummary;
 
 import java.io.IOException;
 import java.nio.file.Path;

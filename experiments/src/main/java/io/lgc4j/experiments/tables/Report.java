@@ -2,7 +2,7 @@ package io.lgc4j.experiments.tables;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.lgc4j.experiments.runner.Provenance;
+import io.lgc4j.runner.Provenance;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

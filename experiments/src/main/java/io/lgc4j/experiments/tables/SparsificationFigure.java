@@ -1,6 +1,6 @@
 package io.lgc4j.experiments.tables;
 
-import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.runner.config.ExperimentConfig;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

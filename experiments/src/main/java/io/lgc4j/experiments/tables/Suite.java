@@ -3,9 +3,9 @@ package io.lgc4j.experiments.tables;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import io.lgc4j.experiments.config.ConfigException;
-import io.lgc4j.experiments.config.ConfigLoader;
-import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.runner.config.ConfigException;
+import io.lgc4j.runner.config.ConfigLoader;
+import io.lgc4j.runner.config.ExperimentConfig;
 
 import java.nio.file.Path;
 import java.util.ArrayList;

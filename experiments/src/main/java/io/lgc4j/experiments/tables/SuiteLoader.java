@@ -2,8 +2,8 @@ package io.lgc4j.experiments.tables;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.lgc4j.experiments.config.ConfigException;
-import io.lgc4j.experiments.config.ConfigLoader;
+import io.lgc4j.runner.config.ConfigException;
+import io.lgc4j.runner.config.ConfigLoader;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

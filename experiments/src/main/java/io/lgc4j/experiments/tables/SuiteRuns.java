@@ -1,12 +1,12 @@
 package io.lgc4j.experiments.tables;
 
 import io.lgc4j.core.train.TrainingListener;
-import io.lgc4j.experiments.config.ConfigException;
-import io.lgc4j.experiments.config.ConfigLoader;
-import io.lgc4j.experiments.config.ExperimentConfig;
-import io.lgc4j.experiments.runner.ExperimentRunner;
-import io.lgc4j.experiments.runner.RunFailedException;
-import io.lgc4j.experiments.runner.RunSummary;
+import io.lgc4j.runner.config.ConfigException;
+import io.lgc4j.runner.config.ConfigLoader;
+import io.lgc4j.runner.config.ExperimentConfig;
+import io.lgc4j.runner.ExperimentRunner;
+import io.lgc4j.runner.RunFailedException;
+import io.lgc4j.runner.RunSummary;
 
 import java.io.IOException;
 import java.io.PrintStream;

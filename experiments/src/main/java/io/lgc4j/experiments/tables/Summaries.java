@@ -2,10 +2,10 @@ package io.lgc4j.experiments.tables;
 
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.stage.Stage;
-import io.lgc4j.experiments.runner.ExperimentRunner;
-import io.lgc4j.experiments.runner.RunSummary;
-import io.lgc4j.experiments.runner.RunSummary.SentBytes;
-import io.lgc4j.experiments.runner.RunSummary.StageSummary;
+import io.lgc4j.runner.ExperimentRunner;
+import io.lgc4j.runner.RunSummary;
+import io.lgc4j.runner.RunSummary.SentBytes;
+import io.lgc4j.runner.RunSummary.StageSummary;
 
 import java.io.IOException;
 import java.nio.file.Path;

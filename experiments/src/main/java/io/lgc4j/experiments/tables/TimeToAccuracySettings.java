@@ -1,7 +1,7 @@
 package io.lgc4j.experiments.tables;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lgc4j.experiments.config.ConfigException;
+import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.experiments.netem.LinkShape;
 
 import java.util.ArrayList;

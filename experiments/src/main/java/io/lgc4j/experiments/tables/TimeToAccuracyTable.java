@@ -3,7 +3,7 @@ package io.lgc4j.experiments.tables;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lgc4j.experiments.netem.LinkProbe;
 import io.lgc4j.experiments.netem.LinkShape;
-import io.lgc4j.experiments.runner.RunSummary;
+import io.lgc4j.runner.RunSummary;
 
 import java.io.IOException;
 import java.nio.file.Path;

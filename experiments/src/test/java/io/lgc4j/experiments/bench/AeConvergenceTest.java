@@ -1,7 +1,7 @@
 package io.lgc4j.experiments.bench;
 
-import io.lgc4j.autoencoders.SyntheticGradients;
-import io.lgc4j.experiments.runner.Nd4jEnvironment;
+import io.lgc4j.lgc.autoencoder.SyntheticGradients;
+import io.lgc4j.runner.Nd4jEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

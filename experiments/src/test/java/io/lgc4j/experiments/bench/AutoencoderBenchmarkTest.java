@@ -1,6 +1,6 @@
 package io.lgc4j.experiments.bench;
 
-import io.lgc4j.experiments.runner.Nd4jEnvironment;
+import io.lgc4j.runner.Nd4jEnvironment;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;

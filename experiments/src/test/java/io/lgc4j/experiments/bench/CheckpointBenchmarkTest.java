@@ -1,7 +1,7 @@
 package io.lgc4j.experiments.bench;
 
-import io.lgc4j.experiments.config.ConfigLoader;
-import io.lgc4j.experiments.config.ExperimentConfig;
+import io.lgc4j.runner.config.ConfigLoader;
+import io.lgc4j.runner.config.ExperimentConfig;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;

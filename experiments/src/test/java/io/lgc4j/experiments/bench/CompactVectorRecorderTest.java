@@ -7,7 +7,7 @@ import io.lgc4j.core.train.ReplicaModel;
 import io.lgc4j.data.FashionMnist;
 import io.lgc4j.data.LabeledImages;
 import io.lgc4j.data.PixelPreprocessing;
-import io.lgc4j.experiments.runner.Nd4jEnvironment;
+import io.lgc4j.runner.Nd4jEnvironment;
 import io.lgc4j.zoo.ModelZoo;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.junit.jupiter.api.Test;

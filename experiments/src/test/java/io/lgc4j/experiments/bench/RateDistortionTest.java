@@ -1,8 +1,8 @@
 package io.lgc4j.experiments.bench;
 
-import io.lgc4j.autoencoders.AeTraining;
-import io.lgc4j.autoencoders.SyntheticGradients;
-import io.lgc4j.experiments.runner.Nd4jEnvironment;
+import io.lgc4j.lgc.autoencoder.AeTraining;
+import io.lgc4j.lgc.autoencoder.SyntheticGradients;
+import io.lgc4j.runner.Nd4jEnvironment;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -185,7 +185,7 @@ class RateDistortionTest {
         for (int i = 0; i < n; i++) {
             copy[i] = m[i].clone();
         }
-        double[][] basis = io.lgc4j.autoencoders.SymmetricEigen.of(copy).vectors();
+        double[][] basis = io.lgc4j.lgc.autoencoder.SymmetricEigen.of(copy).vectors();
         double previous = Double.POSITIVE_INFINITY;
         for (double[] v : basis) {
             double[] mv = new double[n];

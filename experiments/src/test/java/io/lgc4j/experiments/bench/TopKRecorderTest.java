@@ -2,7 +2,7 @@ package io.lgc4j.experiments.bench;
 
 import io.lgc4j.data.FashionMnist;
 import io.lgc4j.data.PixelPreprocessing;
-import io.lgc4j.experiments.runner.Nd4jEnvironment;
+import io.lgc4j.runner.Nd4jEnvironment;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

@@ -80,7 +80,7 @@ class AutoencoderCommandsTest {
     void shouldAskForWhatToBenchmark() {
         assertEquals(2, LgcCommand.execute("bench"));
         assertEquals("lgc: bench needs WHAT: dense, topk, compressors, codec, autoencoder, ae-convergence,"
-                + " transport or checkpoints", err());
+                + " rate-distortion, transport or checkpoints (lgc bench WHAT --help)", err());
     }
 
     @Test

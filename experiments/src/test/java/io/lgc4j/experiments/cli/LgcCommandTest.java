@@ -83,6 +83,39 @@ class LgcCommandTest {
     }
 
     @Test
+    void everyCommandThatTrainsShouldTakeTheSameCommonFlags() {
+        picocli.CommandLine lgc = new picocli.CommandLine(new LgcCommand());
+        for (String command : List.of("run", "launch", "worker")) {
+            picocli.CommandLine.Model.CommandSpec spec = lgc.getSubcommands().get(command).getCommandSpec();
+            for (String flag : List.of("--max-steps", "--output-dir", "--no-progress")) {
+                assertTrue(spec.findOption(flag) != null, "lgc " + command + " takes " + flag);
+            }
+        }
+    }
+
+    @Test
+    void eachBenchmarkShouldPrintItsOwnHelp() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream originalOut = System.out;
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        try {
+            assertEquals(0, LgcCommand.execute("bench", "dense", "--help"));
+            String dense = out.toString(StandardCharsets.UTF_8);
+            assertTrue(dense.startsWith("Usage: lgc bench dense"), dense);
+            assertTrue(dense.contains("--threads") && !dense.contains("--real-steps"), dense);
+            out.reset();
+            assertEquals(0, LgcCommand.execute("bench", "codec", "--help"));
+            String codec = out.toString(StandardCharsets.UTF_8);
+            assertTrue(codec.startsWith("Usage: lgc bench codec"), codec);
+            assertTrue(codec.contains("--real-steps") && !codec.contains("--threads"), codec);
+        } finally {
+            System.setOut(originalOut);
+        }
+        assertEquals(2, LgcCommand.execute("bench", "dense", "--real-steps", "5"));
+        assertTrue(error().startsWith("Unknown option: '--real-steps'"), error());
+    }
+
+    @Test
     void launchAndKeysShouldRejectBadArguments(@TempDir Path dir) throws IOException {
         assertEquals(2, LgcCommand.execute("launch", "--nproc", "0", psConfig(dir).toString()));
         assertEquals("lgc launch: --nproc must be >= 1, found 0", error());

@@ -1,7 +1,7 @@
 package io.lgc4j.experiments.tables;
 
-import io.lgc4j.experiments.config.CompressorType;
-import io.lgc4j.experiments.config.ConfigException;
+import io.lgc4j.runner.config.CompressorType;
+import io.lgc4j.runner.config.ConfigException;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;

@@ -1,8 +1,8 @@
 package io.lgc4j.experiments.tables;
 
-import io.lgc4j.experiments.config.ConfigLoader;
-import io.lgc4j.experiments.config.ExperimentConfig;
-import io.lgc4j.experiments.runner.ExperimentRunner;
+import io.lgc4j.runner.config.ConfigLoader;
+import io.lgc4j.runner.config.ExperimentConfig;
+import io.lgc4j.runner.ExperimentRunner;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

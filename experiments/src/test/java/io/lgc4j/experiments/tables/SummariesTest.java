@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.stage.Stage;
-import io.lgc4j.experiments.runner.RunSummary;
+import io.lgc4j.runner.RunSummary;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -2,7 +2,7 @@ package io.lgc4j.experiments.tables;
 
 import io.lgc4j.experiments.netem.LinkProbe;
 import io.lgc4j.experiments.netem.LinkShape;
-import io.lgc4j.experiments.runner.RunSummary;
+import io.lgc4j.runner.RunSummary;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -24,7 +24,7 @@ package io.lgc4j.core.protocol;
  *  end-4   4     CRC32C of every byte before it
  * </pre>
  *
- * <p>The code that writes and reads this form is {@code io.lgc4j.autoencoders.WeightCodec}, in the autoencoders
+ * <p>The code that writes and reads this form is {@code io.lgc4j.lgc.autoencoder.WeightCodec}, in the autoencoders
  * module: reading means checking every tensor's name and shape against the receiver's own configuration (a
  * {@code WeightSet} of ND4J arrays), which {@code lgc-core} does not know. The layout lives here with every other
  * payload so the protocol can be read in one package; the codec builds on these constants.

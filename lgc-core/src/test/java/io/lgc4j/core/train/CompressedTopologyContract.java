@@ -343,19 +343,21 @@ public abstract class CompressedTopologyContract {
         float[][][] outputs = new float[inputs.length][k][];
         TrafficMeter meter = new TrafficMeter(k + services);
         ExecutorService pool = Executors.newFixedThreadPool(k + services);
-        try (InProcessCluster cluster = new InProcessCluster(k + services, meter)) {
+        InProcessCluster cluster = new InProcessCluster(k + services, meter);
+        try {
             List<Transport> serviceTransports = new ArrayList<>();
             for (int s = 0; s < services; s++) {
                 serviceTransports.add(cluster.transport(k + s));
             }
+            List<Future<?>> serviceLoops = new ArrayList<>();
             for (ServiceLoop loop : topology.services(k, serviceTransports, layout)) {
-                pool.submit(() -> {
+                serviceLoops.add(pool.submit(() -> {
                     try {
                         loop.run();
                     } catch (TransportClosedException expected) {
                         // end of test
                     }
-                });
+                }));
             }
             List<Future<?>> ranks = new ArrayList<>();
             for (int r = 0; r < k; r++) {
@@ -375,9 +377,16 @@ public abstract class CompressedTopologyContract {
             for (Future<?> rank : ranks) {
                 rank.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
             }
+            // a sender counts a frame once its transport took it, which may be after the receiver has it: the
+            // services' last counts are in once their loops have ended
+            cluster.close();
+            for (Future<?> loop : serviceLoops) {
+                loop.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            }
             return new Steps(outputs, meter.snapshot());
         } finally {
-            pool.shutdownNow(); // the service loops end when the cluster closes, above
+            cluster.close(); // the service loops end when the cluster closes
+            pool.shutdownNow();
         }
     }
 

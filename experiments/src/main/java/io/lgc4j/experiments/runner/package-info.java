@@ -1,2 +1,0 @@
-/** Runs YAML-configured experiments and writes their result directories with provenance. */
-package io.lgc4j.experiments.runner;

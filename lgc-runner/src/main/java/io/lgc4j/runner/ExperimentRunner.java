@@ -1,0 +1,470 @@
+package io.lgc4j.runner;
+
+import io.lgc4j.core.compute.ComputeReport;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.lgc4j.core.checkpoint.Checkpoint;
+import io.lgc4j.core.checkpoint.CheckpointDirectory;
+import io.lgc4j.core.checkpoint.CheckpointManifest;
+import io.lgc4j.core.metrics.StepMetrics;
+import io.lgc4j.core.runtime.ClusterConnector;
+import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.train.CheckpointMismatchException;
+import io.lgc4j.core.train.DistributedTrainer;
+import io.lgc4j.core.train.Topology;
+import io.lgc4j.core.train.TrainingListener;
+import io.lgc4j.core.train.TrainingResult;
+import io.lgc4j.core.stage.StageSchedule;
+import io.lgc4j.runner.config.ConfigLoader;
+import io.lgc4j.runner.config.ConfiguredMethod;
+import io.lgc4j.runner.config.DataConfig;
+import io.lgc4j.runner.config.ExperimentConfig;
+import io.lgc4j.runner.config.RuntimeType;
+import io.lgc4j.runner.config.ModelConfig;
+import io.lgc4j.runner.config.UpdaterConfig;
+import io.lgc4j.data.DatasetNotFoundException;
+import io.lgc4j.data.FashionMnist;
+import io.lgc4j.data.LabeledImages;
+import io.lgc4j.data.PixelPreprocessing;
+import io.lgc4j.zoo.ModelZoo;
+import org.deeplearning4j.nn.api.Model;
+import org.nd4j.linalg.learning.config.Adam;
+import org.nd4j.linalg.learning.config.IUpdater;
+import org.nd4j.linalg.learning.config.Nesterovs;
+import org.nd4j.linalg.learning.config.Sgd;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Runs one {@link ExperimentConfig}: loads the data, builds the model and the topology, trains with
+ * {@link DistributedTrainer}, and writes {@code results/<run-id>/} with {@code config.yaml} (resolved),
+ * {@code provenance.json}, {@code metrics.csv} and {@code summary.json}.
+ *
+ * <pre>{@code
+ * ExperimentConfig config = ConfigLoader.load(Path.of("configs/quickstart.yaml"));
+ * RunOutcome outcome = new ExperimentRunner().run(config, "configs/quickstart.yaml", List.of());
+ * System.out.println(outcome.summary().finalTestAccuracy());
+ * }</pre>
+ */
+public final class ExperimentRunner {
+
+    /** The file a finished run writes last. */
+    public static final String SUMMARY = "summary.json";
+    /** The file a run whose training failed writes instead of {@link #SUMMARY}: the failure's message. */
+    public static final String FAILURE = "failure.txt";
+
+    /**
+     * What a run produced.
+     *
+     * @param directory the result directory
+     * @param result    the trainer's result
+     * @param summary   the content of summary.json
+     * @param model     the trained model (this process's replica, the same on every rank), or null on a process
+     *                  that hosts only a service endpoint (a parameter-server shard)
+     */
+    public record RunOutcome(Path directory, TrainingResult result, RunSummary summary, Model model) {
+    }
+
+    /**
+     * Runs {@code config} into a new directory {@code <run.outputDir>/<run.name>-<yyyyMMdd-HHmmss>[-n]/};
+     * {@code extraListeners} (a progress bar) observe the training too.
+     *
+     * <p>Every input is checked before that directory is created — the output directory can be made, the data is
+     * there and holds one global batch, the trainer accepts model, topology and schedule — so a run that fails a
+     * check leaves nothing behind. A run whose training then fails keeps its directory with {@code config.yaml},
+     * {@code provenance.json} and the {@code metrics.csv} of the steps it made, and no {@code summary.json}; see
+     * {@link RunFailedException}.
+     *
+     * @throws RunInputException        when the output directory cannot be created or the trainer refuses the
+     *                                  settings; nothing was written
+     * @throws DatasetNotFoundException when the data is not there (names where it looked and how to install it);
+     *                                  nothing was written
+     * @throws IOException              when the data cannot be read or the results cannot be written
+     * @throws RunFailedException       when training failed after it started
+     */
+    public RunOutcome run(ExperimentConfig config, String configSource, List<TrainingListener> extraListeners)
+            throws IOException {
+        Path root = Path.of(config.run().outputDir());
+        checkCanCreate(root, "run.outputDir " + root);
+        Path dir = newRunDirectory(root, config.run().name());
+        Prepared prepared = prepare(config, extraListeners, null, dir, null);
+        Files.createDirectories(dir);
+        return execute(prepared, dir, true, config, configSource, 0);
+    }
+
+    /**
+     * Resumes the run in {@code runDir} from its latest complete checkpoint ({@code runDir/checkpoints/}, written
+     * with {@code training.checkpointEverySteps}): the trainer is built from {@code config} (null: the run's own
+     * {@code config.yaml}), restored, and trained to the end; {@code metrics.csv} keeps the rows of the steps before
+     * the checkpoint and continues after them (rows the interrupted run wrote after it are dropped), and
+     * {@code summary.json} is written at the end as for a run never interrupted — the same, but for timings.
+     *
+     * <p>A config may differ from the checkpoint's only in keys that do not change what a step computes
+     * ({@code training.epochs}, {@code training.maxSteps}, {@code training.checkpointEverySteps}, {@code runtime.*},
+     * {@code run.outputDir}): more epochs continue a finished run. Checkpoints that fail their checks are passed over
+     * for an older one, and said so on {@code log}.
+     *
+     * @throws RunInputException when the directory holds no complete checkpoint, or the checkpoint does not fit the
+     *                           config (every difference named); nothing was written
+     * @throws RunFailedException when training failed after it resumed
+     */
+    public RunOutcome resume(Path runDir, ExperimentConfig config, String configSource,
+                             List<TrainingListener> extraListeners, java.io.PrintStream log) throws IOException {
+        Path yaml = runDir.resolve("config.yaml");
+        if (!Files.isDirectory(runDir)) {
+            throw new RunInputException("cannot resume " + runDir + ": no such directory");
+        }
+        ExperimentConfig cfg = config;
+        if (cfg == null) {
+            if (!Files.isRegularFile(yaml)) {
+                throw new RunInputException("cannot resume " + runDir + ": it has no config.yaml; is it a result"
+                        + " directory of lgc run?");
+            }
+            cfg = ConfigLoader.load(yaml);
+        }
+        CheckpointDirectory checkpoints = CheckpointDirectory.in(runDir);
+        Checkpoint from = checkpoints.latest(skipped -> log.println("lgc: passing over a checkpoint that fails"
+                + " its checks: " + skipped.getMessage())).orElseThrow(() -> new RunInputException("cannot resume "
+                + runDir + ": no complete checkpoint in " + checkpoints.root() + " (a run saves them with"
+                + " training.checkpointEverySteps > 0)"));
+        log.println("lgc: resuming " + runDir + " from " + from.directory().getFileName() + " (step "
+                + from.nextStep() + ", " + from.manifest().stage() + ")");
+        return runIn(runDir, cfg, configSource, extraListeners, null, from);
+    }
+
+    /**
+     * Runs this process's endpoint of a multi-process run of {@code config} (one process per rank and service,
+     * joined by {@code connector}; see {@code lgc worker}). Endpoint 0 writes the result directory as {@link #run}
+     * does (its {@code config.yaml} says {@code runtime.type: tcp}) and calls {@code extraListeners}; the others
+     * write nothing and return an outcome without directory or summary.
+     *
+     * @param endpoint this process's endpoint (workers 0..K-1, then the topology's services)
+     * @throws IOException        as for {@link #run}
+     * @throws RunFailedException when training failed after it started on endpoint 0: the directory holds a
+     *                            {@code failure.txt} saying why, and no summary (on other endpoints the trainer's
+     *                            exception propagates)
+     */
+    public RunOutcome runAsEndpoint(ExperimentConfig config, String configSource, ClusterConnector connector,
+                                    int endpoint, List<TrainingListener> extraListeners) throws IOException {
+        return runAsEndpoint(config, configSource, connector, endpoint, extraListeners, null, -1);
+    }
+
+    /**
+     * As {@link #runAsEndpoint(ExperimentConfig, String, ClusterConnector, int, List)}, in a result directory every
+     * process of the job names alike (what {@code lgc launch} does when the run checkpoints or may restart): every
+     * endpoint writes its checkpoint parts into {@code runDir/checkpoints/}, and endpoint 0 the result files into
+     * {@code runDir}. With {@code resumeStep >= 0} every endpoint resumes from the checkpoint after that many steps
+     * (each reads its own part), and endpoint 0 continues the run's metrics.csv as {@link #resume} does.
+     *
+     * @param runDir     the run's directory, the same on every process; null for endpoint 0's new timestamped one
+     *                   and no checkpoints
+     * @param resumeStep the step of the checkpoint to resume from ({@code step-NNNNNN}), or -1
+     */
+    public RunOutcome runAsEndpoint(ExperimentConfig config, String configSource, ClusterConnector connector,
+                                    int endpoint, List<TrainingListener> extraListeners, Path runDir,
+                                    long resumeStep) throws IOException {
+        ExperimentConfig tcp = config.runtime().type() == RuntimeType.TCP ? config
+                : config.withRuntime(config.runtime().withType(RuntimeType.TCP));
+        Checkpoint from = null;
+        if (resumeStep >= 0) {
+            if (runDir == null) {
+                throw new IllegalArgumentException("a resume needs the run directory");
+            }
+            try {
+                from = CheckpointDirectory.in(runDir).load(resumeStep);
+            } catch (io.lgc4j.core.checkpoint.CheckpointException e) {
+                throw new RunInputException("cannot resume " + runDir + ": " + e.getMessage(), e);
+            }
+        }
+        if (endpoint != 0) {
+            Prepared prepared = prepare(tcp, List.of(), connector, runDir, from);
+            prepared.csv().target = new TrainingListener() {
+                @Override
+                public void onStep(StepMetrics metrics) {
+                    // only endpoint 0 assembles step metrics
+                }
+            };
+            TrainingResult result = prepared.trainer().fit(tcp.training().epochs());
+            return new RunOutcome(null, result, null, endpoint < tcp.training().workers()
+                    ? prepared.trainer().trainedModel() : null);
+        }
+        if (runDir != null) {
+            return runIn(runDir, tcp, configSource, extraListeners, connector, from);
+        }
+        Path root = Path.of(tcp.run().outputDir());
+        checkCanCreate(root, "run.outputDir " + root);
+        Path dir = newRunDirectory(root, tcp.run().name());
+        Prepared prepared = prepare(tcp, extraListeners, connector, null, null);
+        Files.createDirectories(dir);
+        return execute(prepared, dir, true, tcp, configSource, 0);
+    }
+
+    /**
+     * Runs {@code config} into the given directory (created if absent; files of an earlier attempt are replaced).
+     * {@code summary.json} is written last and atomically, so its presence marks a finished run: the table
+     * commands use it to resume a suite without rerunning what already finished. The inputs are checked, as for
+     * {@link #run}, before the directory is created or anything in it is touched.
+     *
+     * @throws IOException as for {@link #run}
+     */
+    public RunOutcome runInto(Path dir, ExperimentConfig config, String configSource,
+                              List<TrainingListener> extraListeners) throws IOException {
+        return runIn(dir, config, configSource, extraListeners, null, null);
+    }
+
+    /**
+     * Trains into {@code dir} (created if absent; an earlier attempt's summary and failure removed once the inputs
+     * are checked), from the start or resumed from {@code from}.
+     */
+    private static RunOutcome runIn(Path dir, ExperimentConfig config, String configSource,
+                                    List<TrainingListener> extraListeners, ClusterConnector connector,
+                                    Checkpoint from) throws IOException {
+        checkCanCreate(dir, "result directory " + dir);
+        Prepared prepared = prepare(config, extraListeners, connector, dir, from);
+        boolean created = !Files.isDirectory(dir);
+        Files.createDirectories(dir);
+        Files.deleteIfExists(dir.resolve(SUMMARY));
+        Files.deleteIfExists(dir.resolve(FAILURE));
+        return execute(prepared, dir, created, config, configSource, from == null ? 0 : from.nextStep());
+    }
+
+    /** A trainer ready to run, whose metrics file is opened only once the directory exists. */
+    private record Prepared(DistributedTrainer trainer, LateListener csv) {
+    }
+
+    /** Forwards to a listener set after the trainer was built (the CSV writer, once its directory exists). */
+    private static final class LateListener implements TrainingListener {
+        private TrainingListener target;
+
+        @Override
+        public void onStart(io.lgc4j.core.train.TrainingPlan plan) {
+            target.onStart(plan);
+        }
+
+        @Override
+        public void onStep(StepMetrics metrics) {
+            target.onStep(metrics);
+        }
+
+        @Override
+        public void onEnd(TrainingResult result) {
+            target.onEnd(result);
+        }
+    }
+
+    /**
+     * Reads the data and builds model, topology and trainer: every check that needs no output directory.
+     *
+     * @param runDir where the run's checkpoints go when the config asks for them (the directory need not exist
+     *               yet), or null for none
+     * @param resume the checkpoint to resume from, or null
+     */
+    private static Prepared prepare(ExperimentConfig config, List<TrainingListener> extraListeners,
+                                    ClusterConnector connector, Path runDir, Checkpoint resume) throws IOException {
+        Nd4jEnvironment.configure();
+        DataConfig data = config.data();
+        PixelPreprocessing pixels = switch (data.preprocessing()) {
+            case STANDARDIZE -> PixelPreprocessing.STANDARDIZED;
+            case SCALE -> PixelPreprocessing.UNIT_RANGE;
+        };
+        Path dataDir = Path.of(data.path());
+        LabeledImages train = FashionMnist.load(dataDir, FashionMnist.Split.TRAIN,
+                data.trainLimit() == 0 ? FashionMnist.ALL : data.trainLimit(), pixels);
+        LabeledImages test = FashionMnist.load(dataDir, FashionMnist.Split.TEST,
+                data.testLimit() == 0 ? FashionMnist.ALL : data.testLimit(), pixels);
+        Model model = buildModel(config.model(), config.run().seed());
+        // the compressor and topology come from the registry (ServiceLoader): the runner names no method
+        ConfiguredMethod method = ConfiguredMethod.of(config);
+        Topology topology = method.newTopology();
+        LateListener csv = new LateListener();
+        DistributedTrainer.Builder builder = DistributedTrainer.builder()
+                .model(model)
+                .data(train.toDataSet())
+                .workers(config.training().workers())
+                .batchSizePerWorker(config.training().batchSizePerWorker())
+                .seed(config.run().seed())
+                .topology(topology)
+                .evaluation(test.iterator(1000), config.training().evalEverySteps())
+                .maxSteps(config.training().maxSteps())
+                .diagnostics(config.training().diagnostics())
+                .compute(config.model().compute().settings())
+                .values(config.compressor().valueEncoding())
+                .stages(method.stages())
+                .runIdentity(config.run().name(), ConfigKeys.flatten(config), CheckpointManifest.DEFAULT_IGNORED_KEYS)
+                .listener(csv);
+        if (runDir != null && config.training().checkpointEverySteps() > 0) {
+            builder.checkpoints(runDir, config.training().checkpointEverySteps());
+        }
+        if (resume != null) {
+            builder.resumeFrom(resume);
+        }
+        extraListeners.forEach(builder::listener);
+        if (connector != null) {
+            builder.cluster(connector);
+        }
+        try {
+            return new Prepared(builder.build(), csv);
+        } catch (CheckpointMismatchException e) {
+            throw new RunInputException(e.getMessage(), e);
+        } catch (SettingsException e) {
+            // a compressor setting that does not fit this model (e.g. a PowerSGD rank above every matrix's side)
+            throw new RunInputException("key 'compressor." + e.key() + "' " + e.problem() + " (model "
+                    + config.model().name() + ")", e);
+        } catch (IllegalArgumentException e) {
+            // e.g. a data.path whose training split holds less than one global batch
+            throw new RunInputException("cannot train on " + dataDir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Says on stderr when the fast path was asked for and some layer does not run on it: the run goes on (DL4J's own
+     * path computes the same gradient, slower), and provenance.json names the layers.
+     */
+    private static void warnAboutCompute(ComputeReport compute) {
+        if (!compute.settings().oneDnn()) {
+            return;
+        }
+        if (!compute.oneDnnAvailable()) {
+            System.err.println("lgc: warning: model.compute.oneDnn is true but ND4J's native library here has no"
+                    + " oneDNN (native variant " + BuildInfo.nd4jClassifier() + "; the *-onednn* classifiers have"
+                    + " it): every layer runs DL4J's own, slower path");
+            return;
+        }
+        if (!compute.missingHelpers().isEmpty()) {
+            System.err.println("lgc: warning: these layers run without their oneDNN helper (DL4J refused it for"
+                    + " their configuration), slower: " + compute.missingHelpers().stream()
+                    .map(l -> l.name() + " (" + l.type() + ")").collect(java.util.stream.Collectors.joining(", ")));
+        }
+    }
+
+    /** Writes the run's files into {@code dir} (which exists), trains, and writes summary.json last. */
+    private static RunOutcome execute(Prepared prepared, Path dir, boolean created, ExperimentConfig config,
+                                      String configSource, long resumeStep) throws IOException {
+        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        DistributedTrainer trainer = prepared.trainer();
+        warnAboutCompute(trainer.compute());
+        TrainingResult result;
+        boolean started = false;
+        try {
+            Files.writeString(dir.resolve("config.yaml"), config.toYaml());
+            // a resumed run keeps the provenance of its start and adds the resume's own
+            json.writeValue(dir.resolve(resumeStep > 0 ? "provenance-resumed-at-step-" + resumeStep + ".json"
+                    : "provenance.json").toFile(), Provenance.collect(configSource, config.run().seed(),
+                    trainer.compute()));
+            try (MetricsCsvWriter csv = resumeStep > 0
+                    ? MetricsCsvWriter.continuing(dir.resolve("metrics.csv"), config.training().diagnostics(),
+                            resumeStep)
+                    : new MetricsCsvWriter(dir.resolve("metrics.csv"), config.training().diagnostics())) {
+                prepared.csv().target = csv;
+                started = true;
+                try {
+                    result = trainer.fit(config.training().epochs());
+                } catch (RuntimeException e) {
+                    // a reader of the directory sees at once that the run failed and why, not a half run
+                    Files.writeString(dir.resolve(FAILURE), e.getMessage() + System.lineSeparator());
+                    throw new RunFailedException(dir, e);
+                }
+            }
+        } catch (IOException e) {
+            // the run's own files could not be written before training: leave no half-made directory
+            if (created && !started) {
+                deleteRunFiles(dir);
+            }
+            throw e;
+        }
+        RunSummary summary = RunSummary.of(config, result, trainer.layout().length(), result.replicaChecksums());
+        summary.writeAtomically(dir.resolve(SUMMARY));
+        return new RunOutcome(dir, result, summary, trainer.trainedModel());
+    }
+
+    /** Removes the files a run writes, then the directory if nothing else is in it. */
+    private static void deleteRunFiles(Path dir) {
+        try {
+            for (String f : List.of("metrics.csv", "config.yaml", "provenance.json", SUMMARY + ".partial")) {
+                Files.deleteIfExists(dir.resolve(f));
+            }
+            try (var left = Files.list(dir)) {
+                if (left.findAny().isEmpty()) {
+                    Files.delete(dir);
+                }
+            }
+        } catch (IOException ignored) {
+            // best effort: the original failure is what the caller reports
+        }
+    }
+
+    /**
+     * Checks, without creating anything, that {@code dir} is a directory or can be created: it is not a file, the
+     * nearest existing ancestor is a directory, and that one is writable.
+     *
+     * @param what how to name {@code dir} in the message, e.g. {@code run.outputDir results}
+     * @throws RunInputException naming the path that is in the way
+     */
+    static void checkCanCreate(Path dir, String what) throws RunInputException {
+        Path absolute = dir.toAbsolutePath().normalize();
+        Path existing = absolute;
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (existing == null) {
+            return;
+        }
+        if (!Files.isDirectory(existing)) {
+            throw new RunInputException(what + (existing.equals(absolute) ? " is a file, not a directory"
+                    : " cannot be created: " + existing + " is a file, not a directory"));
+        }
+        if (!Files.isWritable(existing)) {
+            throw new RunInputException(what + (existing.equals(absolute) ? " is not writable"
+                    : " cannot be created: " + existing + " is not writable"));
+        }
+    }
+
+    /** The zoo model a config names, with its updater. */
+    public static Model buildModel(ModelConfig model, long seed) {
+        IUpdater updater = updater(model.updater());
+        return switch (model.name()) {
+            case SMALL_CNN -> ModelZoo.smallCnn(seed, updater);
+            case SMALL_RESNET -> ModelZoo.smallResNet(seed, updater);
+            case TINY_CNN -> ModelZoo.tinyCnn(seed, updater);
+        };
+    }
+
+    /** The DL4J updater of an updater config. */
+    public static IUpdater updater(UpdaterConfig u) {
+        return switch (u.type()) {
+            case NESTEROVS -> new Nesterovs(u.learningRate(), u.momentum());
+            case SGD -> new Sgd(u.learningRate());
+            case ADAM -> new Adam(u.learningRate());
+        };
+    }
+
+    /**
+     * The stage schedule a config implies, as its compressor declares it: all FULL without a compressor; FULL then
+     * TOP_K for the rest with one; FULL, TOP_K while the autoencoder trains, then COMPRESSED for LGC.
+     */
+    public static StageSchedule stages(ExperimentConfig config) {
+        return ConfiguredMethod.of(config).stages();
+    }
+
+    /** The topology a config names, carrying its compressor (if any), built by the registered provider. */
+    public static Topology topology(ExperimentConfig config) {
+        return ConfiguredMethod.of(config).newTopology();
+    }
+
+    /** {@code root/<name>-<yyyyMMdd-HHmmss>[-n]}, a path that does not exist yet (not created). */
+    public static Path newRunDirectory(Path root, String name) {
+        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+        Path dir = root.resolve(name + "-" + stamp);
+        for (int i = 2; Files.exists(dir); i++) {
+            dir = root.resolve(name + "-" + stamp + "-" + i);
+        }
+        return dir;
+    }
+}

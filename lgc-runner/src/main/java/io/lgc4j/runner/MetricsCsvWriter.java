@@ -1,0 +1,167 @@
+package io.lgc4j.runner;
+
+import io.lgc4j.core.comm.Direction;
+import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.metrics.Phase;
+import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.metrics.StepMetrics;
+import io.lgc4j.core.train.TrainingListener;
+import io.lgc4j.core.train.TrainingPlan;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Writes {@code metrics.csv}: one row per step. Columns ending in {@code _ms} are timings (they vary between runs);
+ * every other column is determined by the config and seed. A phase's column is the mean over the K workers;
+ * {@code wall_ms} is rank 0's clock for the whole step and {@code evaluate_max_ms} the slowest worker's evaluation
+ * (each worker evaluates a share of the data; rank 0 waits for every share). Byte columns are per endpoint: {@code w<r>} for worker
+ * r, {@code s<i>} for service endpoint i (a parameter server), each sent and received in the step's stage, headers included
+ * (the one-off setup traffic, such as the initial parameter broadcast, is in {@code summary.json}), plus the header
+ * bytes worker 0 sent, then the autoencoder's losses on the steps it trained ({@code ae_rec_loss}, {@code ae_sim_loss}),
+ * the measured relative reconstruction error ({@code ae_drift}) and 1 on drift-guard fallback steps
+ * ({@code lgc_fallback}); empty when a step has none. In the diagnostic mode four more columns follow: the fidelity
+ * of the applied LEARNED update ({@code applied_rel_err}, {@code applied_cos}, {@code applied_cos_all},
+ * {@code offer_share}; see {@link StepNotes#APPLIED_REL_ERR}).
+ */
+public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
+    private final BufferedWriter out;
+    private int endpoints;
+    private int workers;
+    private final List<String> notes;
+    private final String continuedHeader; // the header of the file continued, or null for a new file
+
+    /** Opens {@code file} for writing (replacing it), without the diagnostic columns. */
+    public MetricsCsvWriter(Path file) throws IOException {
+        this(file, false);
+    }
+
+    /** Opens {@code file} for writing (replacing it), with the diagnostic mode's columns when {@code diagnostics}. */
+    public MetricsCsvWriter(Path file, boolean diagnostics) throws IOException {
+        this(Files.newBufferedWriter(file, StandardCharsets.UTF_8), diagnostics, null);
+    }
+
+    private MetricsCsvWriter(BufferedWriter out, boolean diagnostics, String header) {
+        this.out = out;
+        this.notes = diagnostics
+                ? java.util.stream.Stream.concat(NOTES.stream(), StepNotes.DIAGNOSTICS.stream()).toList()
+                : NOTES;
+        this.continuedHeader = header;
+    }
+
+    /**
+     * Continues the {@code metrics.csv} of a run resumed at step {@code nextStep}: keeps its header and its rows of
+     * steps 0..nextStep − 1 and drops the rest (rows the interrupted run wrote after its checkpoint, which the
+     * resumed run writes again), then appends. The file is rewritten atomically before anything is appended.
+     *
+     * @throws IOException when the file is missing, or lacks a row of a step before {@code nextStep} (naming it)
+     */
+    public static MetricsCsvWriter continuing(Path file, boolean diagnostics, long nextStep) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            throw new IOException("cannot continue " + file + ": no such file");
+        }
+        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        if (lines.isEmpty()) {
+            throw new IOException("cannot continue " + file + ": it is empty, expected a header and " + nextStep
+                    + " rows");
+        }
+        List<String> kept = new java.util.ArrayList<>();
+        kept.add(lines.get(0));
+        for (int i = 1; i < lines.size() && kept.size() <= nextStep; i++) {
+            String line = lines.get(i);
+            String first = line.substring(0, Math.max(0, line.indexOf(',')));
+            long expected = kept.size() - 1L;
+            if (!first.equals(String.valueOf(expected))) {
+                throw new IOException("cannot continue " + file + ": row " + i + " is of step '" + first
+                        + "', expected step " + expected + " (the checkpoint is after step " + (nextStep - 1) + ")");
+            }
+            kept.add(line);
+        }
+        if (kept.size() <= nextStep) {
+            throw new IOException("cannot continue " + file + ": it has rows of steps 0.." + (kept.size() - 2)
+                    + " only; the checkpoint is after step " + (nextStep - 1));
+        }
+        Path temp = file.resolveSibling("." + file.getFileName() + ".continued");
+        Files.write(temp, kept, StandardCharsets.UTF_8);
+        Files.move(temp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        return new MetricsCsvWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8,
+                java.nio.file.StandardOpenOption.APPEND), diagnostics, lines.get(0));
+    }
+
+    @Override
+    public void onStart(TrainingPlan plan) {
+        workers = plan.workers();
+        endpoints = plan.workers() + plan.serviceEndpoints();
+        StringBuilder h = new StringBuilder("step,epoch,stage,loss,test_accuracy");
+        for (Phase p : Phase.values()) {
+            h.append(',').append(p.name().toLowerCase(Locale.ROOT)).append("_ms");
+        }
+        h.append(",wall_ms,evaluate_max_ms");
+        for (int e = 0; e < endpoints; e++) {
+            String name = e < workers ? "w" + e : "s" + (e - workers);
+            h.append(",bytes_sent_").append(name).append(",bytes_received_").append(name);
+        }
+        h.append(",header_bytes_sent_w0");
+        for (String note : notes) {
+            h.append(',').append(note);
+        }
+        if (continuedHeader == null) {
+            line(h.toString());
+        } else if (!continuedHeader.equals(h.toString())) {
+            throw new IllegalStateException("metrics.csv of the resumed run has other columns than this run writes:"
+                    + " found " + continuedHeader + ", expected " + h);
+        }
+    }
+
+    @Override
+    public void onStep(StepMetrics m) {
+        StringBuilder row = new StringBuilder();
+        row.append(m.step()).append(',').append(m.epoch()).append(',').append(m.stage()).append(',')
+                .append(m.loss()).append(',').append(m.evaluated() ? String.valueOf(m.testAccuracy()) : "");
+        for (Phase p : Phase.values()) {
+            row.append(',').append(millis(m.nanos(p)));
+        }
+        row.append(',').append(millis(m.wallNanos())).append(',').append(millis(m.maxNanos(Phase.EVALUATE)));
+        for (int e = 0; e < endpoints; e++) {
+            row.append(',').append(m.traffic().bytes(e, Direction.SENT, m.stage()))
+                    .append(',').append(m.traffic().bytes(e, Direction.RECEIVED, m.stage()));
+        }
+        row.append(',').append(m.traffic().bytes(0, Direction.SENT, m.stage(), TrafficKind.HEADER));
+        for (String note : notes) {
+            double v = m.note(note);
+            row.append(',').append(Double.isNaN(v) ? "" : String.valueOf(v));
+        }
+        line(row.toString());
+    }
+
+    /** The topology's notes written as columns, empty when a step has none (see {@link StepNotes}). */
+    private static final List<String> NOTES = List.of(StepNotes.AE_RECONSTRUCTION, StepNotes.AE_SIMILARITY,
+            StepNotes.AE_DRIFT, StepNotes.LGC_FALLBACK);
+
+
+    private static String millis(long nanos) {
+        return String.format(Locale.ROOT, "%.3f", nanos / 1e6);
+    }
+
+    private void line(String s) {
+        try {
+            out.write(s);
+            out.newLine();
+            out.flush(); // a row per step, on disk at once: a reader (tail -f, a test, a killed run's remains) sees it
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write metrics.csv", e);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        out.close();
+    }
+}

@@ -1,0 +1,57 @@
+package io.lgc4j.runner;
+
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.factory.Nd4j;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * The one place that sets ND4J's global state for the command line (ARCHITECTURE §5): float32 by default, and
+ * the description of the backend that provenance records.
+ */
+public final class Nd4jEnvironment {
+    private static boolean configured;
+
+    private Nd4jEnvironment() {
+    }
+
+    /** Sets the global defaults once; later calls do nothing. */
+    public static synchronized void configure() {
+        if (configured) {
+            return;
+        }
+        Nd4j.setDefaultDataTypes(DataType.FLOAT, DataType.FLOAT);
+        configured = true;
+    }
+
+    /**
+     * Whether ND4J's native operations may run on oneDNN (its default: yes, on the {@code *-onednn*} classifiers).
+     * SameDiff's ops, the autoencoders' convolutions among them, go straight to these; DL4J's layers need their
+     * helpers besides ({@link io.lgc4j.core.compute.LayerHelpers}). For benchmarks that measure the difference.
+     *
+     * @param use false to run every native op on ND4J's own kernels
+     */
+    public static void nativeOneDnn(boolean use) {
+        configure();
+        org.nd4j.nativeblas.Nd4jCpu.Environment.getInstance().setUseMKLDNN(use);
+    }
+
+    /** Backend class, native variant, BLAS vendor and thread counts, for provenance. */
+    public static Map<String, String> describe() {
+        configure();
+        Map<String, String> d = new LinkedHashMap<>();
+        d.put("backend", Nd4j.getBackend().getClass().getSimpleName());
+        d.put("nativeVariant", BuildInfo.nd4jClassifier());
+        d.put("dl4jVersion", BuildInfo.dl4jVersion());
+        Properties env = Nd4j.getExecutioner().getEnvironmentInformation();
+        for (String key : new String[] {"blas.vendor", "omp.threads", "cores"}) {
+            Object v = env.get(key);
+            if (v != null) {
+                d.put(key, String.valueOf(v));
+            }
+        }
+        return d;
+    }
+}

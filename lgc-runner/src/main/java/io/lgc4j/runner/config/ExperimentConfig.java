@@ -1,0 +1,311 @@
+package io.lgc4j.runner.config;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.lgc4j.lgc.LgcAblation;
+import io.lgc4j.core.codec.IndexCodecs;
+import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.method.BoundCompressor;
+import io.lgc4j.core.method.Methods;
+import io.lgc4j.core.method.ResolvedConfig;
+import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.method.TopologyProvider;
+import io.lgc4j.core.method.TopologyRequest;
+
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One experiment, as read from a {@code configs/*.yaml} file: the top-level record of the configuration.
+ *
+ * <p>Every component is non-null and already checked; a section missing from the YAML holds its defaults. Only
+ * {@code run.name} has no default.
+ *
+ * <pre>{@code
+ * ExperimentConfig config = ConfigLoader.load(Path.of("configs/quickstart.yaml"));
+ * ExperimentConfig smoke = config.withTraining(config.training().withMaxSteps(20));
+ * String resolved = smoke.toYaml();   // every default spelled out; ConfigLoader.parse(resolved, ...) equals smoke
+ * }</pre>
+ *
+ * @param run      name, seed and output directory
+ * @param data     dataset, location, limits and preprocessing
+ * @param model    architecture and optimiser
+ * @param training workers, batch size and length of training
+ * @param topology how the workers exchange gradients
+ * @param compressor how the non-dense blocks are compressed after the FULL stage
+ * @param stages     how many steps are dense first
+ * @param autoencoder the gradient autoencoders' architecture and training
+ * @param runtime    where the ranks live (threads of one JVM, or one process each over TCP) and the deadlines
+ */
+@JsonPropertyOrder({"run", "data", "model", "training", "topology", "compressor", "stages", "autoencoder",
+    "runtime"})
+public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
+                               TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
+                               AutoencoderConfig autoencoder, RuntimeConfig runtime) {
+
+    /**
+     * Checks every component; rejects a null section.
+     *
+     * @param run      name, seed and output directory
+     * @param data     dataset, location, limits and preprocessing
+     * @param model    architecture and optimiser
+     * @param training workers, batch size and length of training
+     * @param topology how the workers exchange gradients
+     * @param compressor how the non-dense blocks are compressed after the FULL stage
+     * @param stages     how many steps are dense first
+     * @param autoencoder the gradient autoencoders' architecture and training
+     * @param runtime    where the ranks live and the deadlines
+     * @throws ConfigException if a component is missing or out of range, or components disagree: the compressor's
+     *                         settings record rejects a value, a compressor that applies momentum itself
+     *                         ({@code dgc}) with an updater other than {@code sgd}, a {@code data.trainLimit} smaller
+     *                         than one global batch, {@code topology.support: own} other than on the
+     *                         parameter server with compressor {@code lgc}, a topology that has no provider for the
+     *                         compressor or whose provider rejects a setting (an {@code autoencoder.ablation} the
+     *                         topology does not run), an {@code autoencoder.ablation} with a compressor other than
+     *                         {@code lgc}
+     */
+    public ExperimentConfig {
+        // Only nulls to reject: each section checked its own keys when it was built.
+        Checks.required("run", run);
+        Checks.required("data", data);
+        Checks.required("model", model);
+        Checks.required("training", training);
+        Checks.required("topology", topology);
+        Checks.required("compressor", compressor);
+        Checks.required("stages", stages);
+        Checks.required("autoencoder", autoencoder);
+        Checks.required("runtime", runtime);
+        checkAcrossSections(run, data, model, training, topology, compressor, stages, autoencoder);
+    }
+
+    /**
+     * The sections as the registered providers read them ({@link io.lgc4j.core.method.CompressorProvider#settings}):
+     * each section as {@code config.yaml} writes it, every default filled in.
+     */
+    public ResolvedConfig resolved() {
+        return resolved(run, data, model, training, topology, compressor, stages, autoencoder);
+    }
+
+    private static ResolvedConfig resolved(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
+                                           TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
+                                           AutoencoderConfig autoencoder) {
+        Map<String, Object> sections = new LinkedHashMap<>();
+        sections.put("run", run);
+        sections.put("data", data);
+        sections.put("model", model);
+        sections.put("training", training);
+        sections.put("topology", topology);
+        sections.put("compressor", compressor);
+        sections.put("stages", stages);
+        sections.put("autoencoder", autoencoder);
+        return ConfigMethods.resolved(sections);
+    }
+
+    /**
+     * The rules that tie keys of different sections together, so that a config that cannot run fails here, at load,
+     * rather than as a stack trace after the data is read.
+     */
+    private static void checkAcrossSections(RunConfig run, DataConfig data, ModelConfig model,
+                                            TrainingConfig training, TopologyConfig topology,
+                                            CompressorConfig compressor, StagesConfig stages,
+                                            AutoencoderConfig autoencoder) {
+        // the compressor's settings record checks its own keys (a registered compressor's extension keys included)
+        ResolvedConfig resolved = resolved(run, data, model, training, topology, compressor, stages, autoencoder);
+        BoundCompressor<?> bound = ConfigMethods.bind(compressor.type(), resolved);
+        boolean appliesMomentum = bound.create(run.seed()).map(Compressor::appliesMomentum).orElse(false);
+        if (appliesMomentum && model.updater().type() != UpdaterType.SGD) {
+            throw ConfigException.forKey("model.updater.type", "must be sgd with compressor.type " + compressor.type()
+                    + ", found " + model.updater().type() + ": " + compressor.type().toString().toUpperCase(Locale.ROOT)
+                    + " applies momentum itself (compressor.momentum), so the model's updater must not add its own");
+        }
+        long globalBatch = (long) training.workers() * training.batchSizePerWorker();
+        if (data.trainLimit() != DataConfig.NO_LIMIT && data.trainLimit() < globalBatch) {
+            // The whole data set against the global batch is checked where the data is read (the trainer's build).
+            throw ConfigException.forKey("data.trainLimit", "must be at least one global batch, training.workers ×"
+                    + " training.batchSizePerWorker = " + training.workers() + " × " + training.batchSizePerWorker()
+                    + " = " + globalBatch + " (every worker reads one batch per step), found " + data.trainLimit());
+        }
+        if (topology.support() == SupportPolicyType.OWN) {
+            // topology.support is LGC-PS's key in the shared schema; the rule names the one method that reads it
+            if (!TopologyType.PS.equals(topology.type())) {
+                throw ConfigException.forKey("topology.support", "applies to the parameter server only (topology.type"
+                        + " ps with compressor.type lgc), found own with topology.type " + topology.type()
+                        + "; remove it or write leader");
+            }
+            if (!CompressorType.LGC.equals(compressor.type())) {
+                throw ConfigException.forKey("topology.support", "applies to compressor.type lgc only, found own with"
+                        + " compressor.type " + compressor.type() + "; remove it or write leader");
+            }
+        }
+        if (topology.servers() != TopologyConfig.DEFAULT_SERVERS && !TopologyType.PS.equals(topology.type())) {
+            throw ConfigException.forKey("topology.servers", "applies to the parameter server only (topology.type ps),"
+                    + " found " + topology.servers() + " with topology.type " + topology.type() + "; remove it or"
+                    + " write 1");
+        }
+        if (autoencoder.ablation() != LgcAblation.NONE && !CompressorType.LGC.equals(compressor.type())) {
+            // the autoencoder section is LGC's; the topologies of lgc check which ablations they run (below)
+            throw ConfigException.forKey("autoencoder.ablation", "does not apply to compressor.type "
+                    + compressor.type() + " on topology.type " + topology.type() + ", found " + autoencoder.ablation()
+                    + "; ablations are controls of compressor.type lgc, allowed with compressor.type "
+                    + compressor.type() + ": [" + LgcAblation.NONE + "]");
+        }
+        TopologyProvider provider;
+        try {
+            provider = Methods.installed().topology(topology.type().toString(), compressor.type().toString());
+        } catch (IllegalArgumentException e) {
+            throw ConfigException.forKey("topology.type", "cannot carry compressor.type " + compressor.type() + ": "
+                    + e.getMessage());
+        }
+        // The topology is built once, and dropped: its provider reads the settings of its own (LGC-PS's support and
+        // innovation share, the ablations LGC-PS and LGC-RAR run) and rejects here what the run would reject.
+        try {
+            provider.create(new TopologyRequest(bound, IndexCodecs.byName(compressor.codec()), run.seed(), resolved));
+        } catch (SettingsException e) {
+            throw ConfigException.forKey(e.key(), e.problem());
+        } catch (IllegalArgumentException e) {
+            throw ConfigException.forKey("topology.type", "cannot carry compressor.type " + compressor.type() + ": "
+                    + e.getMessage());
+        }
+    }
+
+    /**
+     * A config with the default {@code autoencoder} section.
+     *
+     * @param run        name, seed and output directory
+     * @param data       dataset, location, limits and preprocessing
+     * @param model      architecture and optimiser
+     * @param training   workers, batch size and length of training
+     * @param topology   how the workers exchange gradients
+     * @param compressor how the non-dense blocks are compressed after the FULL stage
+     * @param stages     how many steps are dense first
+     */
+    public ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
+                            TopologyConfig topology, CompressorConfig compressor, StagesConfig stages) {
+        this(run, data, model, training, topology, compressor, stages, AutoencoderConfig.defaults());
+    }
+
+    /**
+     * A config with the default {@code runtime} section (in-process).
+     *
+     * @param run         name, seed and output directory
+     * @param data        dataset, location, limits and preprocessing
+     * @param model       architecture and optimiser
+     * @param training    workers, batch size and length of training
+     * @param topology    how the workers exchange gradients
+     * @param compressor  how the non-dense blocks are compressed after the FULL stage
+     * @param stages      how many steps are dense first
+     * @param autoencoder the gradient autoencoders' architecture and training
+     */
+    public ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
+                            TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
+                            AutoencoderConfig autoencoder) {
+        this(run, data, model, training, topology, compressor, stages, autoencoder, RuntimeConfig.defaults());
+    }
+
+    /**
+     * @param runName the run's name (the one key without a default)
+     * @return a config with that name and every other key at its default
+     */
+    public static ExperimentConfig defaults(String runName) {
+        return new ExperimentConfig(RunConfig.named(runName), DataConfig.defaults(), ModelConfig.defaults(),
+                TrainingConfig.defaults(), TopologyConfig.defaults(), CompressorConfig.defaults(),
+                StagesConfig.defaults(), AutoencoderConfig.defaults());
+    }
+
+    /**
+     * @param newRun the run section
+     * @return this config with {@code run} replaced
+     */
+    public ExperimentConfig withRun(RunConfig newRun) {
+        return new ExperimentConfig(newRun, data, model, training, topology, compressor, stages, autoencoder,
+                runtime);
+    }
+
+    /**
+     * @param newData the data section
+     * @return this config with {@code data} replaced
+     */
+    public ExperimentConfig withData(DataConfig newData) {
+        return new ExperimentConfig(run, newData, model, training, topology, compressor, stages, autoencoder,
+                runtime);
+    }
+
+    /**
+     * @param newTraining the training section
+     * @return this config with {@code training} replaced
+     */
+    public ExperimentConfig withTraining(TrainingConfig newTraining) {
+        return new ExperimentConfig(run, data, model, newTraining, topology, compressor, stages, autoencoder,
+                runtime);
+    }
+
+    /**
+     * @param newTopology the topology section
+     * @return this config with {@code topology} replaced
+     */
+    public ExperimentConfig withTopology(TopologyConfig newTopology) {
+        return new ExperimentConfig(run, data, model, training, newTopology, compressor, stages, autoencoder,
+                runtime);
+    }
+
+    /**
+     * @param newCompressor the compressor section
+     * @return this config with {@code compressor} replaced
+     */
+    public ExperimentConfig withCompressor(CompressorConfig newCompressor) {
+        return new ExperimentConfig(run, data, model, training, topology, newCompressor, stages, autoencoder,
+                runtime);
+    }
+
+    /**
+     * @param newAutoencoder the autoencoder section
+     * @return this config with {@code autoencoder} replaced
+     */
+    public ExperimentConfig withAutoencoder(AutoencoderConfig newAutoencoder) {
+        return new ExperimentConfig(run, data, model, training, topology, compressor, stages, newAutoencoder,
+                runtime);
+    }
+
+    /**
+     * @param newRuntime the runtime section
+     * @return this config with {@code runtime} replaced
+     */
+    public ExperimentConfig withRuntime(RuntimeConfig newRuntime) {
+        return new ExperimentConfig(run, data, model, training, topology, compressor, stages, autoencoder,
+                newRuntime);
+    }
+
+    /**
+     * @return the fully resolved config as YAML, every default written out; see {@link ConfigWriter#toYaml}
+     */
+    public String toYaml() {
+        return ConfigWriter.toYaml(this);
+    }
+
+    @JsonCreator
+    private static ExperimentConfig fromYaml(@JsonProperty("run") RunConfig run,
+                                             @JsonProperty("data") DataConfig data,
+                                             @JsonProperty("model") ModelConfig model,
+                                             @JsonProperty("training") TrainingConfig training,
+                                             @JsonProperty("topology") TopologyConfig topology,
+                                             @JsonProperty("compressor") CompressorConfig compressor,
+                                             @JsonProperty("stages") StagesConfig stages,
+                                             @JsonProperty("autoencoder") AutoencoderConfig autoencoder,
+                                             @JsonProperty("runtime") RuntimeConfig runtime) {
+        if (run == null) {
+            // Report the key the user has to write, not the section that holds it.
+            throw ConfigException.forKey("run.name", "is required");
+        }
+        return new ExperimentConfig(run,
+                data == null ? DataConfig.defaults() : data,
+                model == null ? ModelConfig.defaults() : model,
+                training == null ? TrainingConfig.defaults() : training,
+                topology == null ? TopologyConfig.defaults() : topology,
+                compressor == null ? CompressorConfig.defaults() : compressor,
+                stages == null ? StagesConfig.defaults() : stages,
+                autoencoder == null ? AutoencoderConfig.defaults() : autoencoder,
+                runtime == null ? RuntimeConfig.defaults() : runtime);
+    }
+}

@@ -1,0 +1,211 @@
+package io.lgc4j.runner;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lgc4j.core.checkpoint.CheckpointDirectory;
+import io.lgc4j.runner.config.ConfigLoader;
+import io.lgc4j.runner.config.ExperimentConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code lgc run --resume}: a run interrupted after a checkpoint and resumed ends with the metrics.csv (non-timing
+ * columns), summary.json (but for timings) and replica checksums of the run never interrupted; bad resumes are
+ * refused with their reason and change nothing.
+ */
+class ResumeRunTest {
+
+    private static ExperimentConfig config(String method, String topology, Path out, int every) {
+        String compressor = switch (method) {
+            case "dense" -> "";
+            case "lgc" -> "compressor: {type: lgc, ratio: 0.01}\nstages: {fullIterations: 6, aeTrainingIterations: 8}";
+            default -> "compressor: {type: " + method + ", ratio: 0.01}\nstages: {fullIterations: 6}";
+        };
+        // LeNet-5's layers at a fraction of its widths: what is tested is the checkpoint, not the model
+        String updater = method.equals("dgc") ? "model: {name: tiny-cnn, updater: {type: sgd, learningRate: 0.05}}\n"
+                : "model: {name: tiny-cnn}\n";
+        String yaml = """
+                run: {name: resume, seed: 7, outputDir: %s}
+                data: {trainLimit: 3200, testLimit: 500}
+                %straining: {workers: 3, batchSizePerWorker: 16, epochs: 1, maxSteps: 24, evalEverySteps: 5, \
+                checkpointEverySteps: %d}
+                topology: {type: %s}
+                %s
+                """.formatted(out, updater, every, topology, compressor);
+        return ConfigLoader.parse(yaml, "resume.yaml");
+    }
+
+    /**
+     * Interrupted in FULL (after step 5: the checkpoint of step 4 is the latest), in TOP_K, and, for LGC-PS and
+     * LGC-RAR, in COMPRESSED (6 FULL, 8 TOP_K steps; resumed from step 16): the interrupted run's directory keeps the
+     * checkpoints up to the kill and a metrics.csv with rows past the checkpoint, as a killed process leaves them.
+     */
+    @ParameterizedTest(name = "{0} on {1}, killed after step {2}")
+    @CsvSource({"dense, ps, 5", "dgc, ps, 13", "topk, ring, 9", "lgc, ps, 17", "lgc, ring, 17"})
+    void aResumedRunShouldEndExactlyWhereTheUninterruptedRunEnds(String method, String topology, int killedAfter,
+                                                                  @TempDir Path out) throws IOException {
+        assertResumesExactly(method, topology, killedAfter, out);
+    }
+
+    static void assertResumesExactly(String method, String topology, int killedAfter, Path out) throws IOException {
+        ExperimentConfig cfg = config(method, topology, out.resolve("full"), 4);
+        Path full = new ExperimentRunner().run(cfg, "resume.yaml", List.of()).directory();
+        Path killed = simulateKill(full, out.resolve("killed"), killedAfter);
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        ExperimentRunner.RunOutcome resumed = new ExperimentRunner().resume(killed, null, "resume.yaml", List.of(),
+                new PrintStream(log, true, StandardCharsets.UTF_8));
+        int from = (killedAfter + 1) / 4 * 4;
+        assertTrue(log.toString(StandardCharsets.UTF_8).contains("from step-" + String.format("%06d", from)),
+                log.toString(StandardCharsets.UTF_8));
+        assertEquals(nonTiming(full.resolve("metrics.csv")), nonTiming(killed.resolve("metrics.csv")), "metrics.csv");
+        assertEquals(withoutTimings(full), withoutTimings(killed), "summary.json");
+        assertEquals(24, resumed.result().steps().size());
+    }
+
+    /**
+     * A copy of {@code full} as a process killed during step {@code killedAfter + 1} leaves it: no summary, the
+     * checkpoints written up to then, and metrics.csv rows up to step {@code killedAfter}.
+     */
+    static Path simulateKill(Path full, Path into, int killedAfter) throws IOException {
+        copy(full, into);
+        Files.delete(into.resolve("summary.json"));
+        CheckpointDirectory dir = CheckpointDirectory.in(into);
+        for (long step : dir.steps()) {
+            if (step > killedAfter + 1) {
+                deleteTree(dir.stepDirectory(step));
+            }
+        }
+        Path csv = into.resolve("metrics.csv");
+        List<String> lines = Files.readAllLines(csv);
+        Files.write(csv, lines.subList(0, killedAfter + 2));
+        return into;
+    }
+
+    /** metrics.csv without its timing columns ({@code *_ms}). */
+    static List<String> nonTiming(Path csv) throws IOException {
+        List<String> lines = Files.readAllLines(csv);
+        String[] header = lines.get(0).split(",", -1);
+        List<String> out = new ArrayList<>();
+        for (String line : lines) {
+            String[] cells = line.split(",", -1);
+            StringBuilder b = new StringBuilder();
+            for (int i = 0; i < header.length; i++) {
+                if (!header[i].endsWith("_ms")) {
+                    b.append(cells[i]).append(',');
+                }
+            }
+            out.add(b.toString());
+        }
+        return out;
+    }
+
+    /** summary.json without its timings. */
+    static JsonNode withoutTimings(Path runDir) throws IOException {
+        ObjectNode summary = (ObjectNode) new ObjectMapper().readTree(runDir.resolve("summary.json").toFile());
+        summary.remove("meanPhaseTimesPerStep");
+        summary.remove("wall_ms");
+        summary.get("bytesByStage").forEach(stage -> ((ObjectNode) stage).remove("meanPhaseTimesPerStep"));
+        return summary;
+    }
+
+    @Test
+    void aResumeShouldRefuseAnotherConfigNamingEveryKeyThatDiffers(@TempDir Path out) throws IOException {
+        ExperimentConfig cfg = config("topk", "ps", out, 4);
+        Path dir = new ExperimentRunner().run(cfg, "resume.yaml", List.of()).directory();
+        Path killed = simulateKill(dir, out.resolve("killed"), 9);
+        List<String> before = listing(killed);
+        ExperimentConfig other = ConfigLoader.parse(cfg.toYaml().replace("ratio: 0.01", "ratio: 0.02")
+                .replace("seed: 7", "seed: 8").replace("maxSteps: 24", "maxSteps: 30"), "other.yaml");
+        RunInputException e = assertThrows(RunInputException.class, () -> new ExperimentRunner().resume(killed, other,
+                "other.yaml", List.of(), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)));
+        assertEquals("checkpoint step-000008 of run 'resume' does not fit this run:\n"
+                + "  config keys differ (ignoring runtime.*, run.outputDir, training.epochs, training.maxSteps,"
+                + " training.checkpointEverySteps):\n"
+                + "    compressor.ratio: checkpoint 0.01, this run 0.02\n"
+                + "    run.seed: checkpoint 7, this run 8", e.getMessage());
+        assertEquals(before, listing(killed), "a refused resume changes nothing");
+    }
+
+    @Test
+    void aResumeShouldPassOverABadCheckpointForAnOlderOneAndRefuseADirectoryWithoutAny(@TempDir Path out)
+            throws IOException {
+        ExperimentConfig cfg = config("dense", "ring", out, 4);
+        Path dir = new ExperimentRunner().run(cfg, "resume.yaml", List.of()).directory();
+        Path killed = simulateKill(dir, out.resolve("killed"), 9);
+        Path part = CheckpointDirectory.in(killed).stepDirectory(8).resolve("rank-1.lgcc");
+        try (RandomAccessFile f = new RandomAccessFile(part.toFile(), "rw")) {
+            f.seek(100);
+            int b = f.read();
+            f.seek(100);
+            f.write(b ^ 0x40);
+        }
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        new ExperimentRunner().resume(killed, null, "resume.yaml", List.of(),
+                new PrintStream(log, true, StandardCharsets.UTF_8));
+        String said = log.toString(StandardCharsets.UTF_8);
+        assertTrue(said.contains("passing over a checkpoint that fails its checks: step-000008/rank-1.lgcc"), said);
+        assertTrue(said.contains("from step-000004"), said);
+        assertEquals(nonTiming(dir.resolve("metrics.csv")), nonTiming(killed.resolve("metrics.csv")));
+
+        Path none = out.resolve("none");
+        copy(dir, none);
+        deleteTree(none.resolve("checkpoints"));
+        RunInputException e = assertThrows(RunInputException.class, () -> new ExperimentRunner().resume(none, null,
+                "resume.yaml", List.of(), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)));
+        assertEquals("cannot resume " + none + ": no complete checkpoint in " + none.resolve("checkpoints")
+                + " (a run saves them with training.checkpointEverySteps > 0)", e.getMessage());
+        assertFalse(Files.exists(none.resolve("checkpoints")));
+    }
+
+    private static List<String> listing(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            List<String> out = new ArrayList<>();
+            for (Path p : files.sorted().toList()) {
+                out.add(dir.relativize(p) + (Files.isRegularFile(p) ? " " + Files.size(p) + " "
+                        + java.util.Arrays.hashCode(Files.readAllBytes(p)) : ""));
+            }
+            return out;
+        }
+    }
+
+    static void copy(Path from, Path to) throws IOException {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path p : files.sorted().toList()) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target);
+                }
+            }
+        }
+    }
+
+    static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,331 @@
+package io.lgc4j.lgc.ps;
+
+import io.lgc4j.lgc.autoencoder.AeLosses;
+import io.lgc4j.lgc.autoencoder.AutoencoderTrainer;
+import io.lgc4j.lgc.DriftGuard;
+import io.lgc4j.lgc.LgcAblation;
+import io.lgc4j.lgc.LgcControl;
+import io.lgc4j.lgc.LgcProtocolState;
+import io.lgc4j.lgc.autoencoder.PsAutoencoder;
+import io.lgc4j.lgc.autoencoder.Scale;
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.Persistent;
+import io.lgc4j.core.codec.IndexCodec;
+import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.compress.CompactLayout;
+import io.lgc4j.core.compress.LgcSupportCompressor;
+import io.lgc4j.core.compress.SparseMean;
+import io.lgc4j.core.exchange.Averages;
+import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.protocol.Code;
+import io.lgc4j.core.protocol.Flag;
+import io.lgc4j.core.protocol.Innovation;
+import io.lgc4j.core.protocol.Sample;
+import io.lgc4j.core.protocol.SparseFrames;
+import io.lgc4j.core.protocol.Support;
+import io.lgc4j.core.protocol.SupportValues;
+import io.lgc4j.core.protocol.Weights;
+import io.lgc4j.core.train.StepTag;
+import io.lgc4j.ps.exchange.PsServer;
+import io.lgc4j.ps.exchange.PsServerEnd;
+import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
+
+import java.util.List;
+
+/**
+ * The server of LGC-PS in TOP_K and COMPRESSED steps; see {@link LgcPsTopology} for the protocol. It owns the
+ * autoencoder: trains it during TOP_K on the compact vectors inside the values it receives, ships the encoder at the
+ * switch, and in COMPRESSED decodes one reconstruction per rank with that rank's decoder. A TOP_K step is the
+ * shared-support server's step (the same {@link PsServerEnd} pieces: DENSE mean, support relay, aligned mean) plus
+ * the autoencoder's training step. In a control run ({@link LgcAblation}) it averages what the ablation applies at
+ * the LEARNED positions of a compressed step, and judges drift on what it would have applied without it.
+ */
+final class LgcPsServer implements PsServer.Step, Persistent {
+    private final PsServerEnd end;
+    private final int workers;
+    private final LgcSupportCompressor support;
+    private final SupportPolicy policy;
+    private final IndexCodec codec;
+    private final CompactLayout compact;
+    private final SparseMean ownMean;
+    private final PsAutoencoder autoencoder;
+    private final AutoencoderTrainer trainer;
+    private final StepNotes notes;
+    private final LgcControl control;
+    private final DriftGuard guard;
+    private final LgcProtocolState protocol;
+    private final LgcAblation ablation;
+    private final long seed;
+
+    LgcPsServer(PsServerEnd end, GradientLayout layout, LgcPsTopology config) {
+        this.end = end;
+        this.workers = end.workers();
+        this.support = config.supportCompressor();
+        this.policy = config.policy();
+        this.codec = config.codec();
+        this.compact = new CompactLayout(layout, config.ratio());
+        this.ownMean = new SparseMean(compact.blocks());
+        this.autoencoder = config.newAutoencoder(compact.mu(), workers);
+        this.trainer = AutoencoderTrainer.ps(autoencoder, config.seed());
+        this.notes = config.notes();
+        this.control = config.control();
+        this.guard = control.newGuard();
+        this.protocol = new LgcProtocolState(control);
+        this.ablation = control.ablation();
+        this.seed = config.seed();
+    }
+
+    /** The autoencoder's losses, one per TOP_K step so far; read it after training ends. */
+    List<AeLosses> losses() {
+        return trainer.history();
+    }
+
+    /** The server's autoencoder (encoder and the K decoders); read it after training ends. */
+    PsAutoencoder autoencoder() {
+        return autoencoder;
+    }
+
+    /** This server, whose {@link #save} carries what it keeps from step to step. */
+    @Override
+    public Persistent state() {
+        return this;
+    }
+
+    /**
+     * What the server carries from step to step: the autoencoder ({@code prefix/ae/...}: encoder, the K decoders,
+     * optimizer state), its trainer ({@code prefix/trainer/...}: draws and losses), the drift guard's window when a
+     * guard runs ({@code prefix/guard/window}) and the protocol's flags ({@code prefix/protocol/state}). The rest is
+     * configuration, or the step's own: the union mean is reset before each use, the notes are the step's report.
+     * {@link #serve} still changes it after the step's broadcast (the autoencoder's training step in TOP_K), but a
+     * save runs on the server's own thread between its steps ({@code ServiceReporter}), after serve has returned, so
+     * it sees the whole step.
+     */
+    @Override
+    public void save(CheckpointPart.Builder part, String prefix) {
+        autoencoder.save(part, prefix + "/ae");
+        trainer.save(part, prefix + "/trainer");
+        if (guard != null) {
+            guard.save(part, prefix + "/guard");
+        }
+        protocol.save(part, prefix + "/protocol");
+    }
+
+    @Override
+    public void restore(CheckpointPart part, String prefix) throws CheckpointException {
+        autoencoder.restore(part, prefix + "/ae");
+        trainer.restore(part, prefix + "/trainer");
+        if (guard != null) {
+            guard.restore(part, prefix + "/guard");
+        }
+        protocol.restore(part, prefix + "/protocol");
+    }
+
+    @Override
+    public void serve(Frame first, StepTag tag) {
+        LgcProtocolState.Plan plan = protocol.plan(tag.stage());
+        byte[] denseMean = end.denseMean(first, tag);
+        if (plan.shipWeights()) {
+            shipEncoder(tag);
+        }
+        int[][][] supports = supports(tag);
+        float[][] values;  // the K ranks' values as the method has them: received, or reconstructed
+        float[][] applied; // what the mean is taken of: the same, but in a compressed step of a control run
+        if (plan.compressed()) {
+            Decoded decoded = reconstructions(tag);
+            values = decoded.reconstructions();
+            applied = decoded.applied();
+        } else {
+            values = end.receiveValues(compact.total(), tag);
+            applied = values;
+        }
+        byte[][] mean = policy == SupportPolicy.LEADER ? new byte[][] {end.alignedMean(applied, tag)}
+                : unionMean(supports, applied, tag);
+        boolean nextCompressed = !protocol.fallback();
+        if (plan.check()) {
+            // the method's reconstructions, not the control's: the guard trips where the method's would
+            nextCompressed = !checkDrift(tag, values);
+        }
+        end.broadcast(denseMean, mean);
+        if (!plan.check() && !plan.compressed()) {
+            // after the broadcast: the workers apply the mean and compute their next gradient while the autoencoder
+            // trains on this step's vectors. Nothing the workers receive depends on it before the flag (sent below,
+            // after a fallback step) or the next step; its losses still reach the step's metrics, since the service
+            // reports a step only when it meets the next one (ServiceReporter), and a checkpoint is saved between
+            // steps, on this thread, after serve returns.
+            nextCompressed = train(tag, values);
+        }
+        if (plan.flag()) {
+            // after a check or a fallback step: one CONTROL byte per worker, 1 if the next step is compressed; the
+            // flag is taken first, so that nothing changes once the step's last frame has left (see save)
+            protocol.nextStepCompressed(nextCompressed);
+            end.sendToAll(new Flag(nextCompressed).encode(tag));
+        }
+    }
+
+    /**
+     * One training step on the K compact vectors inside the values received. In a fallback the common rank is the
+     * step's leader, and the step first judges recovery: the error of the mean of the K reconstructions (as the
+     * compressed stage would apply them) against the true mean, on every position, before the autoencoder trains on
+     * these vectors.
+     *
+     * @return whether the step after a fallback step is compressed again (the autoencoder recovered); after a plain
+     *         TOP_K step, whether no fallback is under way
+     */
+    private boolean train(StepTag tag, float[][] values) {
+        float[][] compacts = new float[workers][];
+        for (int w = 0; w < workers; w++) {
+            compacts[w] = compact.learnedPart(values[w]);
+        }
+        if (!protocol.fallback()) {
+            record(tag, trainer.step(compacts));
+            return true;
+        }
+        notes.put(tag.step(), StepNotes.LGC_FALLBACK, 1);
+        int leader = support.leader(tag.step(), workers);
+        float scale = Scale.rms(compacts[leader]);
+        float[] latent = autoencoder.encode(compacts[leader], scale);
+        float[][] reconstructions = new float[workers][];
+        for (int w = 0; w < workers; w++) {
+            reconstructions[w] = reconstruct(w, latent, autoencoder.innovation(compacts[w]), scale);
+        }
+        DriftGuard.Measurement m = DriftGuard.measure(Averages.mean(reconstructions), Averages.mean(compacts), null);
+        record(tag, trainer.step(compacts, leader));
+        return guard.recovered(m);
+    }
+
+    private void record(StepTag tag, AeLosses losses) {
+        notes.put(tag.step(), StepNotes.AE_RECONSTRUCTION, losses.reconstruction());
+        notes.put(tag.step(), StepNotes.AE_SIMILARITY, losses.similarity());
+    }
+
+    /**
+     * A check step: every worker's true LEARNED values at the sampled positions (one CONTROL frame each); their mean
+     * against the mean of what the server reconstructed there feeds the drift guard.
+     *
+     * @return whether the guard tripped
+     */
+    private boolean checkDrift(StepTag tag, float[][] values) {
+        int[] sample = DriftGuard.samplePositions(seed, tag.step(), compact.mu(), control.checkSample());
+        float[] truth = new float[compact.mu()];
+        float[] applied = new float[compact.mu()];
+        for (int w = 0; w < workers; w++) {
+            float[] got = Sample.decode(end.receive(w, Sample.KIND, tag), sample.length).values();
+            float[] rec = compact.learnedPart(values[w]);
+            for (int i = 0; i < sample.length; i++) {
+                truth[sample[i]] += got[i] / workers;
+                applied[sample[i]] += rec[sample[i]] / workers;
+            }
+        }
+        DriftGuard.Measurement m = DriftGuard.measure(applied, truth, sample);
+        notes.put(tag.step(), StepNotes.AE_DRIFT, m.relative());
+        return guard.observe(m);
+    }
+
+    /** D_k's reconstruction, with the innovation values put back over it when the control says so. */
+    private float[] reconstruct(int rank, float[] latent, float[] innovation, float scale) {
+        float[] rec = autoencoder.decode(rank, latent, innovation, scale);
+        if (control.exactInnovation()) {
+            // a zero innovation value (only when most of the vector is zero) keeps the decoder's output: same thing
+            for (int i = 0; i < rec.length; i++) {
+                if (innovation[i] != 0) {
+                    rec[i] = innovation[i];
+                }
+            }
+        }
+        return rec;
+    }
+
+    /**
+     * The encoder in its weight-file form to every worker, once: the leader changes every step, so every rank must
+     * be able to encode.
+     */
+    private void shipEncoder(StepTag tag) {
+        end.sendToAll(new Weights(autoencoder.encoderBytes()).encode(tag));
+        protocol.weightsShipped();
+    }
+
+    /** Each rank's support of this step: LEADER, the leader's (relayed to the others); OWN, each rank's own. */
+    private int[][][] supports(StepTag tag) {
+        int[][][] supports = new int[workers][][];
+        if (policy == SupportPolicy.LEADER) {
+            int leader = support.leader(tag.step(), workers);
+            int[][] supp = end.relaySupport(leader, compact.blocks(), codec, compact.counts(), tag);
+            compact.requireFullSupport(supp, "leader " + leader, tag.step());
+            java.util.Arrays.fill(supports, supp);
+        } else {
+            for (int w = 0; w < workers; w++) {
+                supports[w] = Support.decode(end.receive(w, Support.KIND, tag), compact.blocks(), codec,
+                        compact.counts()).indices();
+                compact.requireFullSupport(supports[w], "worker " + w, tag.step());
+            }
+        }
+        return supports;
+    }
+
+    /**
+     * A compressed step's values per rank: as the method reconstructs them, and as the step applies them (the same
+     * arrays unless a control run replaces the LEARNED part).
+     */
+    private record Decoded(float[][] reconstructions, float[][] applied) {
+    }
+
+    /**
+     * COMPRESSED: every rank's values on its support, the TOP_K blocks' as sent, the LEARNED blocks' decoded by
+     * D_k from the leader's latent and rank k's innovation; in a control run also what it applies there instead.
+     */
+    private Decoded reconstructions(StepTag tag) {
+        int leader = support.leader(tag.step(), workers);
+        float[][] plain = new float[workers][compact.plainLength()];
+        float[][] innovation = new float[workers][];
+        Code code = null;
+        for (int w = 0; w < workers; w++) {
+            if (compact.plainLength() > 0) {
+                plain[w] = SupportValues.decode(end.receive(w, SupportValues.KIND, tag), compact.plainLength())
+                        .values();
+            }
+            if (w == leader) {
+                code = Code.decode(end.receive(w, Code.KIND, tag), autoencoder.latentSize());
+            }
+            Frame positions = end.receive(w, Innovation.KIND, tag);
+            Frame innovationValues = end.receive(w, Innovation.KIND, tag);
+            innovation[w] = Innovation.decode(positions, innovationValues, codec, compact.mu(),
+                    autoencoder.innovationCount()).toVector(compact.mu());
+        }
+        float[][] values = new float[workers][];
+        for (int w = 0; w < workers; w++) {
+            values[w] = compact.merge(plain[w], reconstruct(w, code.latent(), innovation[w], code.scale()));
+        }
+        if (ablation == LgcAblation.NONE) {
+            return new Decoded(values, values);
+        }
+        float[][] applied = new float[workers][];
+        for (int w = 0; w < workers; w++) {
+            applied[w] = compact.merge(plain[w], ablated(w, code, innovation[w]));
+        }
+        return new Decoded(values, applied);
+    }
+
+    /**
+     * What a control run applies at rank {@code rank}'s LEARNED positions instead of its reconstruction (see
+     * {@link LgcAblation}).
+     */
+    private float[] ablated(int rank, Code code, float[] innovation) {
+        return switch (ablation) {
+            case INNOVATION_ONLY -> innovation; // the exact values at their positions, zero elsewhere
+            case LATENT_ONLY -> autoencoder.decode(rank, code.latent(), new float[compact.mu()], code.scale());
+            case LEARNED_FROZEN -> new float[compact.mu()];
+            case NONE, ZERO_LATENT -> throw new IllegalStateException("LGC-PS has no ablation " + ablation);
+        };
+    }
+
+    /** OWN: each rank's values on its own support, summed, divided by K: indices and values of the union. */
+    private byte[][] unionMean(int[][][] supports, float[][] values, StepTag tag) {
+        ownMean.reset();
+        for (int w = 0; w < workers; w++) {
+            ownMean.add(compact.toSparse(supports[w], values[w]));
+        }
+        return SparseFrames.encode(ownMean.mean(workers), compact.blocks(), codec, tag);
+    }
+}

@@ -1,0 +1,367 @@
+package io.lgc4j.lgc.ps;
+
+import io.lgc4j.lgc.autoencoder.AeLosses;
+import io.lgc4j.lgc.autoencoder.AeTraining;
+import io.lgc4j.lgc.autoencoder.AutoencoderSpec;
+import io.lgc4j.lgc.LgcAblation;
+import io.lgc4j.lgc.LgcControl;
+import io.lgc4j.lgc.LgcSettings;
+import io.lgc4j.lgc.autoencoder.PsAutoencoder;
+import io.lgc4j.core.codec.IndexCodec;
+import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.compress.LgcSupportCompressor;
+import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.method.Section;
+import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.method.TopologyProvider;
+import io.lgc4j.core.method.TopologyRequest;
+import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.stage.StageSchedule;
+import io.lgc4j.core.train.GradientExchange;
+import io.lgc4j.core.train.ServiceLoop;
+import io.lgc4j.core.train.Topology;
+import io.lgc4j.core.train.TopologyChecks;
+import io.lgc4j.core.train.TopologyDescription;
+import io.lgc4j.ps.exchange.PsServer;
+import io.lgc4j.ps.exchange.PsServerEnd;
+import io.lgc4j.ps.exchange.PsWorker;
+import io.lgc4j.ps.exchange.PsWorkerEnd;
+import io.lgc4j.ps.topology.Shards;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * LGC-PS: learned gradient compression through a parameter server (seeds/003 Section IV-A, Algorithm 1, Figs. 6
+ * and 8). Workers are endpoints 0..K-1, the server is endpoint K. Per stage:
+ * <ul>
+ *   <li>FULL — the dense parameter server: each worker pushes its whole gradient, the server broadcasts the mean.</li>
+ *   <li>TOP_K — each worker pushes its DENSE blocks and its error-accumulated values on the step's support (see
+ *       {@link SupportPolicy}); the server broadcasts the dense mean and the mean of the values. The LEARNED
+ *       blocks' values of each rank, in block order, are its compact vector g̃_k (length μ = Σ ⌈ratio·n_l⌉ over
+ *       the LEARNED blocks); after the broadcast the server trains the {@link PsAutoencoder} one step on the K
+ *       compact vectors (the common rank drawn from the seed). Those vectors are already inside the values the
+ *       server receives for the mean, so training needs no extra upload — unlike LGC-RAR, whose trainer is a rank
+ *       that must be sent the others' vectors.</li>
+ *   <li>COMPRESSED — at the first such step the server ships the encoder (its weight-file bytes, one AE_WEIGHTS
+ *       frame) to every worker: the leader is drawn at random each step, so any rank may have to encode, and the
+ *       price is K copies of the encoder once. Then each worker pushes its DENSE blocks, its TOP_K blocks' values on
+ *       the support, and its innovation (the top {@code innovationShare} of g̃_k by magnitude: positions within
+ *       g̃_k coded by the index codec, and their values, both INNOVATION frames); the step's leader also sends the
+ *       latent E(g̃_leader / s) with the scale s = rms(g̃_leader) (one LATENT frame). The LEARNED values themselves
+ *       do not travel. The server decodes g̃_k ≈ D_k(latent, innovation_k, s) for every k, averages the K
+ *       reconstructions on their supports and broadcasts the mean like in TOP_K.</li>
+ * </ul>
+ * Every worker applies the same broadcast bytes, so replicas stay bit-identical. What a rank did not send stays in
+ * its accumulator (error feedback). Beyond the paper, {@link LgcControl} adds, each switchable:
+ * <ul>
+ *   <li>exact innovation — the server puts the innovation values it received over D_k's output at those
+ *       positions;</li>
+ *   <li>reconstruction feedback (LEADER policy) — each worker puts its compact vector minus the mean it applied back
+ *       into its accumulator, so the accumulators' sum keeps what the autoencoder lost;</li>
+ *   <li>a drift guard — every {@code checkEvery} compressed steps each worker sends its true values at
+ *       {@code checkSample} positions drawn from the seed (one CONTROL frame); the server compares their mean with
+ *       the mean it applied there, and when the guard trips it answers with a CONTROL byte that makes the next steps
+ *       TOP_K steps (values sent, the autoencoder trained), one flag per step, until the mean reconstruction of the
+ *       training steps is back under the bound; the encoder then ships again;</li>
+ *   <li>control runs ({@link LgcAblation}: {@code innovation-only}, {@code latent-only}, {@code learned-frozen}) —
+ *       the server applies something else at the LEARNED positions of a compressed step; every frame is the same,
+ *       and the guard judges the reconstruction it would have applied without the ablation.</li>
+ * </ul>
+ * Every message is an encoded frame
+ * through the {@link Transport}, so every byte above — indices up and relayed down, the means broadcast down, the
+ * encoder shipped — is counted by the meter.
+ *
+ * <pre>{@code
+ * Topology lgc = new LgcPsTopology(0.001, IndexCodecs.defaultCodec(), AutoencoderSpec.PAPER, AeTraining.DEFAULT,
+ *         0.1, LgcPsTopology.SupportPolicy.LEADER, 42);
+ * DistributedTrainer.builder()...topology(lgc).stages(new StageSchedule(200, 300)).build().fit(3);
+ * }</pre>
+ */
+public final class LgcPsTopology implements Topology {
+
+    /** Which support the ranks send their values on (ARCHITECTURE §4.4). */
+    public enum SupportPolicy {
+        /**
+         * The step's leader picks the top-k of its accumulator per compressible block and sends the indices to the
+         * server, which relays them to the other workers; every rank sends its accumulator's values on that one
+         * support, so the ranks' compact vectors line up (the common/innovation model holds position by position)
+         * and the mean is one aligned vector.
+         */
+        LEADER,
+        /**
+         * Paper-literal: every rank picks its own top-k and sends its indices to the server every step; the mean is
+         * a sparse sum on the union of the supports, broadcast with its indices.
+         */
+        OWN
+    }
+
+    /**
+     * What LGC-PS adds to {@link LgcSettings}: the settings only the parameter server has.
+     *
+     * @param support         whose support the ranks send their values on ({@code topology.support})
+     * @param innovationShare the share of a compact vector sent as innovation, in (0, 1]
+     *                        ({@code autoencoder.innovationShare}; the paper: 0.1)
+     */
+    public record Settings(SupportPolicy support, double innovationShare) {
+        /** Checks both, naming the one that is wrong. */
+        public Settings {
+            SettingsException.required(support, "support");
+            SettingsException.require(innovationShare > 0 && innovationShare <= 1, "innovationShare",
+                    "must be in (0, 1], found " + innovationShare);
+        }
+    }
+
+    /**
+     * A sharded LGC-PS's own settings, as {@code summary.json} describes them: {@link Settings}' and the shards'.
+     *
+     * @param support         whose support the ranks send their values on
+     * @param innovationShare the share of a compact vector sent as innovation
+     * @param shards          the server's shards (shard 0 serves the compressible blocks whole)
+     */
+    public record ShardedSettings(SupportPolicy support, double innovationShare, Shards shards) {
+    }
+
+    /**
+     * Registers LGC-PS as the parameter server of {@code lgc} (META-INF/services). Reads {@link LgcSettings} from
+     * the request's compressor, {@code topology.support} and {@code autoencoder.innovationShare} from its config;
+     * rejects an {@code autoencoder.ablation} LGC-PS does not run.
+     */
+    public static final class Provider implements TopologyProvider {
+        @Override
+        public String type() {
+            return "ps";
+        }
+
+        @Override
+        public Set<String> compressorTypes() {
+            return Set.of("lgc");
+        }
+
+        @Override
+        public Topology create(TopologyRequest request) {
+            LgcSettings lgc = request.compressor().settings(LgcSettings.class);
+            Section topology = request.config().section("topology");
+            Section ae = request.config().section("autoencoder");
+            // the linear code averages: it is the ring's, whose allreduce delivers the mean of the ranks' codes
+            SettingsException.require(lgc.linearLatent() == 0, ae.path() + ".linearLatent", "applies to topology.type"
+                    + " ring (LGC-RAR) only, found " + lgc.linearLatent() + " with topology.type ps; 0 (the default) "
+                    + "runs LGC-PS's autoencoder");
+            Shards shards = Shards.of(topology);
+            SupportPolicy support = topology.has("support") ? topology.choice("support", SupportPolicy.class)
+                    : SupportPolicy.LEADER;
+            Settings ps;
+            try {
+                ps = new Settings(support, ae.number("innovationShare"));
+            } catch (SettingsException e) {
+                throw e.key().equals("support") ? e.under(topology.path()) : e.under(ae.path());
+            }
+            try {
+                return new LgcPsTopology(lgc.ratio(), request.codec(), lgc.spec(), lgc.training(),
+                        ps.innovationShare(), ps.support(), request.seed(), lgc.control(), shards);
+            } catch (SettingsException e) {
+                throw e.under(ae.path()); // the ablation, a key of the autoencoder section
+            }
+        }
+    }
+
+    /**
+     * The control runs LGC-PS has ({@code autoencoder.ablation}): {@code none}, {@code innovation-only},
+     * {@code latent-only}, {@code learned-frozen}; see {@link LgcAblation}.
+     */
+    public static final List<LgcAblation> ABLATIONS = LgcAblation.ofParameterServer();
+
+    private final double ratio;
+    private final LgcSupportCompressor support;
+    private final Shards shards;
+    private final IndexCodec codec;
+    private final AutoencoderSpec spec;
+    private final AeTraining training;
+    private final double innovationShare;
+    private final SupportPolicy policy;
+    private final long seed;
+    private final LgcControl control;
+    private StepNotes notes = new StepNotes();
+    private volatile LgcPsServer server;
+
+    /**
+     * @param ratio           fraction of each compressible block selected per step (the paper: 0.001)
+     * @param codec           the index codec of supports and innovation positions
+     * @param spec            the autoencoder's architecture
+     * @param training        the autoencoder's online training
+     * @param innovationShare the share of a compact vector sent as innovation, in (0, 1] (the paper: 0.1)
+     * @param policy          whose support the ranks send on
+     * @param seed            seed of the leader draw, the autoencoder's initialization and its common-rank draw
+     */
+    public LgcPsTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training,
+                         double innovationShare, SupportPolicy policy, long seed) {
+        this(ratio, codec, spec, training, innovationShare, policy, seed, LgcControl.DEFAULT);
+    }
+
+    /**
+     * As the other constructor, with the beyond-the-paper controls given ({@link LgcControl#PAPER} turns them all
+     * off).
+     *
+     * @throws io.lgc4j.core.method.SettingsException when the control's ablation is not one LGC-PS runs
+     *                                                ({@link #ABLATIONS})
+     */
+    public LgcPsTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training,
+                         double innovationShare, SupportPolicy policy, long seed, LgcControl control) {
+        this(ratio, codec, spec, training, innovationShare, policy, seed, control, Shards.single());
+    }
+
+    /**
+     * As the other constructors, on a server of {@code shards.servers()} shards: shard 0 serves the compressible
+     * blocks whole — the support, their values, the code and the innovation, the autoencoder and its training, the
+     * drift guard and the flags — and every shard serves its slices of the dense gradient (FULL) and its pieces of
+     * the DENSE blocks. The run is the one-server run bit for bit.
+     */
+    public LgcPsTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training,
+                         double innovationShare, SupportPolicy policy, long seed, LgcControl control,
+                         Shards shards) {
+        this.shards = Objects.requireNonNull(shards, "shards");
+        this.control = Objects.requireNonNull(control, "control");
+        control.ablation().requireIn(ABLATIONS, "ps", "LGC-PS");
+        this.support = new LgcSupportCompressor(ratio, seed, control.lowPass());
+        this.ratio = ratio;
+        this.codec = Objects.requireNonNull(codec, "codec");
+        this.spec = Objects.requireNonNull(spec, "spec");
+        this.training = Objects.requireNonNull(training, "training");
+        if (!(innovationShare > 0 && innovationShare <= 1)) {
+            throw new IllegalArgumentException("innovationShare must be in (0, 1], found " + innovationShare);
+        }
+        this.innovationShare = innovationShare;
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.seed = seed;
+    }
+
+    @Override
+    public String name() {
+        return "ps";
+    }
+
+    @Override
+    public Optional<Compressor> compressor() {
+        return Optional.of(support);
+    }
+
+    @Override
+    public int serviceEndpoints(int workers) {
+        return shards.servers();
+    }
+
+    /** The fusion plan's hash, as the generic parameter server's. */
+    @Override
+    public long fingerprint(GradientLayout layout) {
+        return shards.plan(layout).hash();
+    }
+
+    @Override
+    public String describeFingerprint(GradientLayout layout) {
+        return shards.plan(layout).describe();
+    }
+
+    /**
+     * Rejects, at {@code build()}, a model without a LEARNED block and the default schedule, which never reaches
+     * COMPRESSED (no {@code .stages(...)} given); see {@link TopologyChecks}.
+     */
+    @Override
+    public void check(GradientLayout layout, StageSchedule stages, boolean stagesGiven) {
+        TopologyChecks.requireLearnedBlock(layout);
+        TopologyChecks.requireCompressedStage(stages, stagesGiven);
+    }
+
+    /**
+     * {@code ps}, {@code lgc} with its {@link LgcSettings}, the codec, and this topology's {@link Settings}.
+     */
+    @Override
+    public TopologyDescription describe() {
+        return new TopologyDescription(name(), support.name(), new LgcSettings(ratio, spec, training, control),
+                codec.name(), shards.servers() == 1 ? new Settings(policy, innovationShare)
+                        : new ShardedSettings(policy, innovationShare, shards));
+    }
+
+    /** The support policy in force. */
+    public SupportPolicy policy() {
+        return policy;
+    }
+
+    /**
+     * The server autoencoder's losses, one per TOP_K step of the last run, in order; empty before a run. Read it
+     * after {@code fit} returns.
+     */
+    public List<AeLosses> autoencoderLosses() {
+        LgcPsServer s = server;
+        return s == null ? List.of() : List.copyOf(s.losses());
+    }
+
+    /** The server's autoencoder of the last run, or null before one; read it after {@code fit} returns. */
+    PsAutoencoder serverAutoencoder() {
+        LgcPsServer s = server;
+        return s == null ? null : s.autoencoder();
+    }
+
+    @Override
+    public void attachNotes(StepNotes stepNotes) {
+        this.notes = Objects.requireNonNull(stepNotes, "stepNotes");
+    }
+
+    StepNotes notes() {
+        return notes;
+    }
+
+    @Override
+    public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
+        PsWorkerEnd end = new PsWorkerEnd(rank, workers, transport, shards.plan(layout), true);
+        return new PsWorker(end, new LgcPsWorker(end, layout, this));
+    }
+
+    @Override
+    public List<ServiceLoop> services(int workers, List<Transport> serviceTransports, GradientLayout layout) {
+        List<ServiceLoop> loops = new java.util.ArrayList<>(serviceTransports.size());
+        for (int s = 0; s < serviceTransports.size(); s++) {
+            loops.add(service(s, workers, serviceTransports.get(s), layout));
+        }
+        return List.copyOf(loops);
+    }
+
+    /** Shard 0: LGC-PS's server on the compressible blocks and its DENSE pieces; any other: its pieces alone. */
+    @Override
+    public ServiceLoop service(int index, int workers, Transport transport, GradientLayout layout) {
+        PsServerEnd end = new PsServerEnd(transport, workers, shards.plan(layout), index);
+        if (index > 0) {
+            return new PsServer(end, PsServer.denseOnly(end));
+        }
+        LgcPsServer s = new LgcPsServer(end, layout, this);
+        server = s;
+        return new PsServer(end, s);
+    }
+
+    double ratio() {
+        return ratio;
+    }
+
+    LgcSupportCompressor supportCompressor() {
+        return support;
+    }
+
+    IndexCodec codec() {
+        return codec;
+    }
+
+    long seed() {
+        return seed;
+    }
+
+    LgcControl control() {
+        return control;
+    }
+
+    /** A fresh autoencoder for this run; every endpoint builds the same one from the seed. */
+    PsAutoencoder newAutoencoder(int mu, int workers) {
+        return new PsAutoencoder(spec, mu, workers, innovationShare, training, seed);
+    }
+}

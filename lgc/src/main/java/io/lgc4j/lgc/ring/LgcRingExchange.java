@@ -1,0 +1,377 @@
+package io.lgc4j.lgc.ring;
+
+import io.lgc4j.lgc.autoencoder.AeLosses;
+import io.lgc4j.lgc.autoencoder.AeTraining;
+import io.lgc4j.lgc.autoencoder.AutoencoderSpec;
+import io.lgc4j.lgc.autoencoder.AutoencoderTrainer;
+import io.lgc4j.lgc.DriftGuard;
+import io.lgc4j.lgc.LgcAblation;
+import io.lgc4j.lgc.LgcControl;
+import io.lgc4j.lgc.LgcProtocolState;
+import io.lgc4j.lgc.autoencoder.LinearRingCode;
+import io.lgc4j.lgc.autoencoder.RingAutoencoder;
+import io.lgc4j.lgc.autoencoder.Scale;
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.compress.OfferTap;
+import io.lgc4j.core.codec.IndexCodec;
+import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.compress.CompactLayout;
+import io.lgc4j.core.compress.LgcSupportCompressor;
+import io.lgc4j.core.compress.SharedSupportCompressor;
+import io.lgc4j.core.exchange.Averages;
+import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.metrics.Phase;
+import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.protocol.AeSample;
+import io.lgc4j.core.protocol.Code;
+import io.lgc4j.core.protocol.Flag;
+import io.lgc4j.core.protocol.Sample;
+import io.lgc4j.core.protocol.Support;
+import io.lgc4j.core.protocol.ValueEncoding;
+import io.lgc4j.core.protocol.Weights;
+import io.lgc4j.core.stage.Stage;
+import io.lgc4j.core.train.GradientExchange;
+import io.lgc4j.core.train.StepTag;
+import io.lgc4j.ring.collective.RingAllReduce;
+import io.lgc4j.ring.exchange.RingEnd;
+
+import java.util.List;
+
+/**
+ * One rank's side of LGC-RAR; see {@link LgcRingTopology} for the protocol. A TOP_K step is the ring's
+ * shared-support step (the leader's indices around the ring, the values' allreduce: the same {@link RingEnd} pieces)
+ * plus the training samples sent to the trainer; a COMPRESSED step sends the LEARNED blocks as a latent instead. In a
+ * control run ({@link LgcAblation}) a compressed step applies zeros, or the decoded zero latent, at the LEARNED
+ * positions, and judges drift on the decoded mean latent as the method would.
+ */
+final class LgcRingExchange implements GradientExchange {
+
+    /** The rank that trains the autoencoder during TOP_K and ships it at the switch. */
+    static final int TRAINER = 0;
+
+    /** What the leader sends round the ring: its support, and in a compressed step the scale (a latent-less code). */
+    private static final TrafficKind[] SUPPORT = {Support.KIND};
+    private static final TrafficKind[] SUPPORT_AND_SCALE = {Support.KIND, Code.KIND};
+
+    private final RingEnd end;
+    private final int rank;
+    private final int workers;
+    private final LgcSupportCompressor support;
+    private final IndexCodec codec;
+    private final RingAllReduce ring;
+    private final List<ParamBlock> sparseBlocks;
+    private final CompactLayout compactLayout;
+    private final int[] counts;
+    private final int mu;
+    private final SharedSupportCompressor.State memory;
+    private final RingAutoencoder autoencoder; // null with the linear code
+    private final AutoencoderTrainer trainer;   // the autoencoder's, on rank TRAINER only
+    private final LinearRingCode linear;        // null with the autoencoder
+    private final StepNotes notes;
+    private final LgcControl control;
+    private final DriftGuard guard;
+    private final LgcProtocolState protocol;
+    private final LgcAblation ablation;
+    private final long seed;
+
+    LgcRingExchange(RingEnd end, GradientLayout layout, LgcSupportCompressor support, IndexCodec codec,
+                    AutoencoderSpec spec, AeTraining training, long seed, StepNotes notes, LgcControl control,
+                    int linearLatent) {
+        this.end = end;
+        this.notes = notes;
+        this.control = control;
+        this.guard = control.newGuard();
+        this.protocol = new LgcProtocolState(control);
+        this.ablation = control.ablation();
+        this.seed = seed;
+        this.rank = end.rank();
+        this.workers = end.workers();
+        this.support = support;
+        this.codec = codec;
+        this.ring = end.ring();
+        this.sparseBlocks = layout.compressibleBlocks();
+        this.compactLayout = new CompactLayout(layout, support.settings().ratio());
+        this.counts = compactLayout.counts();
+        this.mu = compactLayout.mu();
+        this.memory = support.newRank(sparseBlocks);
+        this.linear = linearLatent <= 0 ? null
+                : rank == TRAINER ? new LinearRingCode(mu, linearLatent) : LinearRingCode.receiver(mu, linearLatent);
+        this.autoencoder = linear == null ? new RingAutoencoder(spec, mu, workers, training, seed) : null;
+        this.trainer = rank == TRAINER && linear == null ? AutoencoderTrainer.ring(autoencoder, seed) : null;
+    }
+
+    /**
+     * What this rank carries from step to step: its accumulator ({@code prefix/memory}), its autoencoder
+     * ({@code prefix/ae/...}: encoder, decoder and optimizer state — the trainer's trains, the others' hold the
+     * weights shipped to them), the trainer's draws and losses on rank {@value #TRAINER} ({@code prefix/trainer/...}),
+     * the drift guard's window when a guard runs ({@code prefix/guard/window}) and the protocol's flags
+     * ({@code prefix/protocol/state}). The rest is configuration, or the step's own (support, values, frames).
+     */
+    @Override
+    public void save(CheckpointPart.Builder part, String prefix) {
+        memory.save(part, prefix);
+        if (linear != null) {
+            linear.save(part, prefix + "/linear");
+        } else {
+            autoencoder.save(part, prefix + "/ae");
+        }
+        if (trainer != null) {
+            trainer.save(part, prefix + "/trainer");
+        }
+        if (guard != null) {
+            guard.save(part, prefix + "/guard");
+        }
+        protocol.save(part, prefix + "/protocol");
+    }
+
+    @Override
+    public void restore(CheckpointPart part, String prefix) throws CheckpointException {
+        memory.restore(part, prefix);
+        if (linear != null) {
+            linear.restore(part, prefix + "/linear");
+        } else {
+            autoencoder.restore(part, prefix + "/ae");
+        }
+        if (trainer != null) {
+            trainer.restore(part, prefix + "/trainer");
+        }
+        if (guard != null) {
+            guard.restore(part, prefix + "/guard");
+        }
+        protocol.restore(part, prefix + "/protocol");
+    }
+
+    @Override
+    public void tap(OfferTap tap) {
+        memory.tap(tap);
+    }
+
+    @Override
+    public void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock) {
+        if (tag.stage() == Stage.FULL) {
+            end.fullStep(tag, gradient, clock);
+            return;
+        }
+        LgcProtocolState.Plan plan = protocol.plan(tag.stage());
+        memory.values(tag.values());
+        if (plan.shipWeights()) {
+            shipWeights(tag, clock);
+        }
+        int leader = support.leader(tag.step(), workers);
+        clock.enter(Phase.SELECT);
+        memory.compensate(gradient, tag.step());
+        int[][] supp = null;
+        float[] values = null;
+        float scale = 0;
+        byte[][] frames = null;
+        if (rank == leader) {
+            supp = memory.chooseSupport(tag.step());
+            values = memory.take(supp);
+            scale = Scale.rms(compactLayout.learnedPart(values));
+            clock.enter(Phase.ENCODE);
+            byte[] indices = new Support(supp).encode(sparseBlocks, codec, tag);
+            frames = plan.compressed() ? new byte[][] {indices, Code.scaleOnly(scale).encode(tag)}
+                    : new byte[][] {indices};
+        }
+        Frame[] got = end.fromLeader(leader, frames, plan.compressed() ? SUPPORT_AND_SCALE : SUPPORT, tag, clock);
+        if (rank != leader) {
+            clock.enter(Phase.DECODE);
+            supp = Support.decode(got[0], sparseBlocks, codec, counts).indices();
+            if (plan.compressed()) {
+                scale = Code.decode(got[1], 0).scale();
+            }
+            clock.enter(Phase.SELECT);
+            values = memory.take(supp);
+        }
+        float[] compact = compactLayout.learnedPart(values);
+        float[] mean = plan.compressed() ? compressedMean(tag, plan, supp, values, compact, scale, clock)
+                : topKMean(tag, values, compact, leader, clock);
+        clock.enter(Phase.DECODE);
+        compactLayout.toSparse(supp, mean).writeInto(gradient, sparseBlocks);
+        end.denseMean(tag, gradient, clock);
+    }
+
+    /** TOP_K: the values ride the allreduce; the LEARNED part goes to the trainer, which takes one step. */
+    private float[] topKMean(StepTag tag, float[] values, float[] compact, int leader, PhaseClock clock) {
+        boolean recovered = false;
+        end.mean(values, TrafficKind.VALUES, tag, clock);
+        if (rank != TRAINER) {
+            clock.enter(Phase.COMMUNICATE);
+            end.link().send(TRAINER, new AeSample(compact).encode(tag));
+        } else {
+            float[][] samples = new float[workers][];
+            samples[TRAINER] = compact;
+            clock.enter(Phase.COMMUNICATE);
+            for (int peer = 0; peer < workers; peer++) {
+                if (peer != TRAINER) {
+                    samples[peer] = AeSample.decode(end.link().receive(peer, AeSample.KIND, tag), mu).compact();
+                }
+            }
+            clock.enter(Phase.ENCODE); // training the autoencoder: the encoder side's cost of this stage
+            AeLosses losses = linear != null ? linear.trainStep(samples, leader) : trainer.step(samples, leader);
+            notes.put(tag.step(), StepNotes.AE_RECONSTRUCTION, losses.reconstruction());
+            notes.put(tag.step(), StepNotes.AE_SIMILARITY, losses.similarity());
+            if (tag.stage() == Stage.COMPRESSED) {
+                // the loss is per element against the leader's scale; the check measures error relative to the
+                // mean's own energy, so recovery must too (else a decoder that outputs nothing passes)
+                recovered = guard.recovered(new DriftGuard.Measurement(losses.reconstruction(),
+                        meanEnergy(samples, leader)));
+            }
+        }
+        if (tag.stage() == Stage.COMPRESSED) {
+            resumeIfRecovered(tag, recovered, clock);
+        }
+        return values;
+    }
+
+    /** Mean square of the ranks' mean compact vector, in units of the leader's scale (the training loss's units). */
+    private double meanEnergy(float[][] samples, int leader) {
+        double scale = Scale.rms(samples[leader]);
+        double sum = 0;
+        for (int i = 0; i < mu; i++) {
+            double m = 0;
+            for (float[] v : samples) {
+                m += v[i];
+            }
+            m /= samples.length * scale;
+            sum += m * m;
+        }
+        return sum / mu;
+    }
+
+    /**
+     * During a fallback the trainer tells every rank, each step, whether the autoencoder has recovered (one CONTROL
+     * byte, counted); on recovery the weights ship again at the next step and the compressed stage resumes.
+     */
+    private void resumeIfRecovered(StepTag tag, boolean recovered, PhaseClock clock) {
+        notes.put(tag.step(), StepNotes.LGC_FALLBACK, 1);
+        clock.enter(Phase.COMMUNICATE);
+        boolean resume = recovered;
+        if (rank == TRAINER) {
+            end.link().sendToAllBut(workers, TRAINER, new Flag(recovered).encode(tag));
+        } else {
+            resume = Flag.decode(end.link().receive(TRAINER, Flag.KIND, tag), "rank " + rank + "'s recovery flag")
+                    .value();
+        }
+        protocol.nextStepCompressed(resume);
+    }
+
+    /** COMPRESSED: TOP_K blocks' values ride the allreduce; the LEARNED part rides it as a latent. */
+    private float[] compressedMean(StepTag tag, LgcProtocolState.Plan plan, int[][] supp, float[] values,
+                                   float[] compact, float scale, PhaseClock clock) {
+        float[] plain = compactLayout.plainPart(values);
+        if (plain.length > 0) {
+            ring.sum(plain, TrafficKind.VALUES, tag, clock);
+        }
+        clock.enter(Phase.ENCODE);
+        float[] latent = linear != null ? linear.encode(compact, scale) : autoencoder.encode(compact, scale);
+        ring.sum(latent, TrafficKind.LATENT, tag, clock);
+        clock.enter(Phase.DECODE);
+        Averages.divide(plain, workers);
+        Averages.divide(latent, workers);
+        float[] reconstruction = decode(latent, scale);
+        float[] applied = switch (ablation) {
+            case NONE -> reconstruction;
+            case LEARNED_FROZEN -> new float[mu];
+            case ZERO_LATENT -> decode(new float[latent.length], scale);
+            case INNOVATION_ONLY, LATENT_ONLY -> throw new IllegalStateException("LGC-RAR has no ablation "
+                    + ablation);
+        };
+        if (control.reconstructionFeedback()) {
+            // each rank puts back its own vector minus the mean it applied; over the ranks these sum to K times
+            // what the step's update missed, so the residuals keep it
+            float[] lost = new float[mu];
+            for (int i = 0; i < mu; i++) {
+                lost[i] = compact[i] - applied[i];
+            }
+            memory.feedBack(supp, compactLayout.merge(new float[plain.length], lost));
+        }
+        if (plan.check()) {
+            // the method's reconstruction, not a control run's: the guard trips where the method's would
+            checkDrift(tag, compact, reconstruction, clock);
+        }
+        return compactLayout.merge(plain, applied);
+    }
+
+    private float[] decode(float[] meanLatent, float scale) {
+        return linear != null ? linear.decode(meanLatent, scale) : autoencoder.decode(meanLatent, scale);
+    }
+
+    /** This rank's linear code, or null when it runs the autoencoder. */
+    LinearRingCode linearCode() {
+        return linear;
+    }
+
+    /**
+     * This rank's autoencoder (after the switch, the trainer's weights), or null with the linear code; read it after
+     * training ends.
+     */
+    RingAutoencoder autoencoder() {
+        return autoencoder;
+    }
+
+    /**
+     * Every {@code checkEvery} compressed steps: the true values at a sample of positions (the same on every rank,
+     * drawn from the seed and the step) ride a small allreduce (CONTROL, counted); every rank computes the same
+     * relative error of the reconstruction there and feeds the drift guard, so all ranks fall back together.
+     */
+    private void checkDrift(StepTag tag, float[] compact, float[] reconstruction, PhaseClock clock) {
+        int[] sample = DriftGuard.samplePositions(seed, tag.step(), mu, control.checkSample());
+        float[] truth = new float[mu];
+        float[] sampled = Sample.at(compact, sample).values();
+        ring.sum(sampled, Sample.KIND, tag.withValues(ValueEncoding.FP32), clock); // the guard's sample stays fp32
+        clock.enter(Phase.DECODE);
+        Averages.divide(sampled, workers);
+        for (int i = 0; i < sample.length; i++) {
+            truth[sample[i]] = sampled[i];
+        }
+        DriftGuard.Measurement m = DriftGuard.measure(reconstruction, truth, sample);
+        notes.put(tag.step(), StepNotes.AE_DRIFT, m.relative());
+        protocol.nextStepCompressed(!guard.observe(m));
+    }
+
+    /**
+     * At the first COMPRESSED step the trainer sends the encoder and the decoder to every other rank; with the linear
+     * code it fits the basis on every vector of the TOP_K stage and sends it, one form that encodes and decodes.
+     */
+    private void shipWeights(StepTag tag, PhaseClock clock) {
+        if (linear != null) {
+            if (rank == TRAINER) {
+                clock.enter(Phase.ENCODE); // fitting the code: the encoder side's cost, as training is
+                linear.fit();
+                clock.enter(Phase.COMMUNICATE);
+                byte[] basis = new Weights(linear.basisBytes()).encode(tag);
+                for (int peer = 0; peer < workers; peer++) {
+                    if (peer != TRAINER) {
+                        end.link().send(peer, basis);
+                    }
+                }
+            } else {
+                clock.enter(Phase.COMMUNICATE);
+                // the fit grows as mu^3 (8.5 s at mu = 1,708 here): beyond the steady-state receive deadline
+                linear.loadBasis(Weights.decode(end.link().receiveAfterWork(TRAINER, Weights.KIND, tag)).form());
+            }
+            protocol.weightsShipped();
+            return;
+        }
+        clock.enter(Phase.COMMUNICATE);
+        if (rank == TRAINER) {
+            byte[] encoder = new Weights(autoencoder.encoderBytes()).encode(tag);
+            byte[] decoder = new Weights(autoencoder.decoderBytes()).encode(tag);
+            for (int peer = 0; peer < workers; peer++) {
+                if (peer != TRAINER) {
+                    end.link().send(peer, encoder);
+                    end.link().send(peer, decoder);
+                }
+            }
+        } else {
+            autoencoder.loadEncoder(Weights.decode(end.link().receive(TRAINER, Weights.KIND, tag)).form());
+            autoencoder.loadDecoder(Weights.decode(end.link().receive(TRAINER, Weights.KIND, tag)).form());
+        }
+        protocol.weightsShipped();
+    }
+}
