@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's two-host example, for real: two Linux network namespaces joined by a veth pair stand for two hosts
+# The two-host example of docs/manual.md ("One process per rank"), for real: two Linux network namespaces joined by a veth pair stand for two hosts
 # (10.77.0.1 and 10.77.0.2); LGC-PS with K = 2 runs rank 0 on the first and rank 1 plus the parameter server on the
 # second, each an `lgc worker` bound to its own address. Then the same config in one JVM; the two must agree bit for
 # bit (replica checksums, bytes). Needs root (ip netns). Removes its namespaces and veth on exit, also on failure.
