@@ -18,15 +18,32 @@ Prints a table (method x killed endpoint x kill step x resumed from x equal?/dif
 (kill -> the launcher restarting -> rank 0 starting to train again -> the first resumed step's row in metrics.csv),
 and writes OUT/README.md with the table and every case's launcher lines that say what failed and from which step it
 resumed; OUT/logs/ keeps the launchers' whole output.
+
+Fault campaign (issue 39): `--campaign N` draws N injections from --seed instead of running the cases above:
+
+    scripts/resume-check.sh --campaign 50 --seed 5 --out /tmp/faults   # seed 5 draws every method x S x signal
+
+each one the method uniformly from dense-ps, dense-ring, dgc-ps, lgc-ps, lgc-rar; for the PS methods S uniformly
+from {1, K} (S = K: `lgc launch --servers K`, shards are ranks K..K+S-1); the signal uniformly from KILL (kill -9) and
+STOP (SIGSTOP: the launcher kills a stopped process once another one has failed); the victim uniformly among the
+job's K + S processes; the injection point a metrics.csv row count in a random stage (LGC: FULL / TOP_K / COMPRESSED
+as above; the others: any of 5-26 rows). The uninterrupted reference of each distinct config runs once. Per injection
+it records the seconds from the signal to the launcher's `X failed first` line (printed once every process of the
+attempt has stopped; for STOP the launcher names the stopped process, which it kills at once, not the peer that
+noticed the stall), the restart and its checkpoint, and the
+comparison with the reference; OUT/README.md has the counts, a method x signal table and one row per injection,
+OUT/results.json everything (rewritten after every injection).
 """
 import argparse
 import datetime
+import hashlib
 import json
 import os
 import pathlib
 import platform
 import random
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -79,11 +96,33 @@ CASES = [
 ]
 
 
-def config_text(method, out):
-    return ("run: {name: rc-%s, seed: 5, outputDir: %s}\n"
+# the campaign's draws
+CAMPAIGN_METHODS = ["dense-ps", "dense-ring", "dgc-ps", "lgc-ps", "lgc-rar"]
+SIGNALS = {"KILL": signal.SIGKILL, "STOP": signal.SIGSTOP}
+LGC_STAGES = ["FULL", "TOP_K", "COMPRESSED"]
+NAMED_WITHIN_S = 10
+
+
+def config_text(method, out, servers=1):
+    text = ("run: {name: rc-%s, seed: 5, outputDir: %s}\n"
             "data: {trainLimit: %d, testLimit: 500}\n"
             "training: {workers: %d, batchSizePerWorker: 16, epochs: 1, maxSteps: %d, evalEverySteps: 8,"
             " checkpointEverySteps: %d}\n" % (method, out, (STEPS + 1) * K * 16, K, STEPS, EVERY)) + METHODS[method]
+    if servers > 1:  # the reference runs the same shards in process (bytes per endpoint: K + S endpoints)
+        text = text.replace("topology: {type: ps}", "topology: {type: ps, servers: %d}" % servers)
+    return text
+
+
+def services(method, servers):
+    """Processes of the parameter server: S for a PS method, none on a ring."""
+    return servers if method.endswith("-ps") else 0
+
+
+def endpoint_name(endpoint, servers):
+    """The process as lgc launch names it: "rank r", "server" (one server) or "server s" (shard s = rank K + s)."""
+    if endpoint < K:
+        return "rank %d" % endpoint
+    return "server" if servers == 1 else "server %d" % (endpoint - K)
 
 
 def java():
@@ -101,16 +140,17 @@ def only_run(d):
     return runs[0]
 
 
-def reference(jar, work, method):
+def reference(jar, work, method, servers=1, timeout=None):
     """The uninterrupted in-process run of the method's config (lgc run)."""
-    out = work / ("ref-" + method)
-    cfg = work / ("ref-" + method + ".yaml")
-    cfg.write_text(config_text(method, out))
-    log = work / ("ref-" + method + ".log")
+    name = "ref-" + method + ("-s%d" % servers if servers > 1 else "")
+    out = work / name
+    cfg = work / (name + ".yaml")
+    cfg.write_text(config_text(method, out, servers))
+    log = work / (name + ".log")
     with open(log, "w") as f:
         code = subprocess.call([java(), "-Xmx4g", "-Dorg.bytedeco.javacpp.maxbytes=6G",
                                 "-Dorg.bytedeco.javacpp.maxphysicalbytes=10G", "-jar", str(jar), "run", str(cfg),
-                                "--no-progress"], stdout=f, stderr=subprocess.STDOUT, env=env())
+                                "--no-progress"], stdout=f, stderr=subprocess.STDOUT, env=env(), timeout=timeout)
     if code != 0:
         raise RuntimeError("reference run of %s failed (exit %d), see %s" % (method, code, log))
     return only_run(out)
@@ -119,9 +159,9 @@ def reference(jar, work, method):
 class Launch:
     """lgc launch in its own process group, every output line stamped with the time it arrived."""
 
-    def __init__(self, jar, cfg, out_dir, log_path):
+    def __init__(self, jar, cfg, out_dir, log_path, servers=1):
         cmd = [java(), "-Xmx512m", "-jar", str(jar), "launch", "--nproc", str(K), str(cfg), "--max-restarts", "1",
-               "--java-opts", WORKER_JAVA_OPTS]
+               "--java-opts", WORKER_JAVA_OPTS] + (["--servers", str(servers)] if servers > 1 else [])
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env(),
                                      start_new_session=True, text=True, bufsize=1)
         self.lines = []  # (monotonic time, line)
@@ -170,20 +210,30 @@ class Launch:
 
 
 def run_case(jar, work, method, victim, stage, rng, ref_dir, timeout):
-    name = "%s-%s-%s" % (method, victim, stage.lower())
-    out = work / ("launched-" + name)
-    cfg = work / (name + ".yaml")
-    cfg.write_text(config_text(method, out))
-    logs = work / "logs"
-    logs.mkdir(exist_ok=True)
-    launch = Launch(jar, cfg, out, logs / (name + ".out"))  # *.log is git-ignored
+    """One case of the default list: a worker (random rank) or the one server kill -9ed in the given stage."""
     lo, hi = KILL_ROWS[stage]
     kill_rows = rng.randint(lo, hi)
     endpoint = K if victim == "server" else rng.randrange(K)
-    victim_name = "server" if victim == "server" else "rank %d" % endpoint
-    result = {"case": name, "method": method, "victim": victim_name, "stage": stage, "kill_rows": kill_rows}
-    deadline = time.monotonic() + timeout
-    # wait for rank 0 to write kill_rows rows of metrics.csv, then SIGKILL the victim
+    return inject(jar, work, "%s-%s-%s" % (method, victim, stage.lower()), method, 1, "KILL", endpoint, stage,
+                  kill_rows, ref_dir, timeout)
+
+
+def inject(jar, work, name, method, servers, sig, endpoint, stage, kill_rows, ref_dir, timeout):
+    """Launches the method's config with S = servers, sends signal sig (KILL or STOP) to process LGC_RANK=endpoint
+    once rank 0's metrics.csv holds kill_rows rows, and follows the launcher to its end: what it named, when, the
+    restart, and the result against the reference run ref_dir."""
+    out = work / ("launched-" + name)
+    cfg = work / (name + ".yaml")
+    cfg.write_text(config_text(method, out, servers))
+    logs = work / "logs"
+    logs.mkdir(exist_ok=True)
+    started = time.monotonic()
+    launch = Launch(jar, cfg, out, logs / (name + ".out"), max(1, services(method, servers)))  # *.log: git-ignored
+    victim_name = endpoint_name(endpoint, servers)
+    result = {"case": name, "method": method, "servers": services(method, servers), "signal": sig,
+              "victim": victim_name, "endpoint": endpoint, "stage": stage, "kill_rows": kill_rows}
+    deadline = started + timeout
+    # wait for rank 0 to write kill_rows rows of metrics.csv, then signal the victim
     killed_at = None
     while time.monotonic() < deadline:
         rows = launch.metrics()
@@ -192,10 +242,16 @@ def run_case(jar, work, method, victim, stage, rng, ref_dir, timeout):
             if pid is None:
                 result["error"] = "no process with LGC_RANK=%d" % endpoint
                 break
-            os.kill(pid, signal.SIGKILL)
+            os.kill(pid, SIGNALS[sig])
             killed_at = time.monotonic()
+            result["pid"] = pid
             result["rows_at_kill"] = len(launch.metrics()) - 1
             result["last_row_at_kill"] = rows[-1]
+            header = rows[0].split(",")
+            last = rows[-1].split(",")
+            if "step" in header and "stage" in header:
+                result["last_row_step"] = int(last[header.index("step")])
+                result["last_row_stage"] = last[header.index("stage")]
             break
         if launch.proc.poll() is not None:
             result["error"] = "the launch ended before the kill (exit %s)" % launch.proc.returncode
@@ -221,13 +277,16 @@ def run_case(jar, work, method, victim, stage, rng, ref_dir, timeout):
     launch.proc.wait()
     launch.reader.join(5)
     result["exit"] = launch.proc.returncode
+    result["wall_s"] = time.monotonic() - started
     text = [line for _, line in launch.lines]
     restart = next(((t, l) for t, l in launch.lines if "restart 1 of 1" in l), None)
     m = re.search(r"from the checkpoint after (?:step )?(\d+)", restart[1]) if restart else None
     result["resumed_from"] = int(m.group(1)) if m else None
     if restart and "from step 0" in restart[1]:
         result["resumed_from"] = 0
+    result["restarted"] = restart is not None
     if killed_at is not None:
+        result.update(first_failure(launch.lines, restart, killed_at, victim_name))
         result["restart_line_s"] = restart[0] - killed_at if restart else None
         start = next((t for t, l in launch.lines if restart and t > restart[0]
                       and l.startswith("[rank 0] training:")), None)
@@ -240,6 +299,44 @@ def run_case(jar, work, method, victim, stage, rng, ref_dir, timeout):
         result["diffs"] = differences(ref_dir, launched)
         result["restart_step_ms"] = step_ms(launched, result["resumed_from"])
     return result
+
+
+def first_failure(lines, restart, killed_at, victim):
+    """What the launcher said about attempt 0 after the signal at killed_at: the process it says failed first and
+    when (`lgc launch: X failed first (...)`, printed once every process of the attempt has stopped), the stopped
+    processes it killed (`lgc launch: X was stopped (state T) and was killed`), the processes it killed after the
+    grace period, and which peer the processes themselves said they lost. The victim is named when the failed-first
+    line names it (for STOP too: the launcher names a stopped process it found as the one that failed first)."""
+    attempt0 = [(t, l) for t, l in lines if t >= killed_at and (restart is None or t <= restart[0])]
+    r = {}
+    first = next(((t, m) for t, l in attempt0 for m in [re.match(r"lgc launch: (.+?) failed first \((.*?)\)", l)]
+                  if m), None)
+    r["failed_first"] = first[1].group(1) if first else None
+    r["failed_first_status"] = first[1].group(2) if first else None
+    r["failed_first_s"] = first[0] - killed_at if first else None
+    grace = next((m.group(1) for _, l in attempt0 for m in [re.search(r"failed first .*; killed after \d+ s: (.*)$", l)]
+                  if m), None)
+    r["killed_after_grace"] = grace.split(", ") if grace else []
+    stopped = [(t, m.group(1)) for t, l in attempt0
+               for m in [re.match(r"lgc launch: (.+?) was stopped \(state T\) and was killed", l)] if m]
+    r["stopped_and_killed"] = [n for _, n in stopped]
+    named = first[0] if first and first[1].group(1) == victim else None
+    r["named_line"] = "%s failed first" % victim
+    r["named_victim"] = named is not None
+    r["named_s"] = named - killed_at if named is not None else None
+    r["stopped_within"] = (named is not None and first is not None
+                           and first[0] - killed_at <= NAMED_WITHIN_S)
+    lost = []
+    for _, l in attempt0:
+        for m in re.finditer(r"aborts the job: lost (rank \d+|the server|server (?:shard )?\d+)", l):
+            who = m.group(1).replace("the server", "server").replace("server shard", "server")
+            if who not in lost:
+                lost.append(who)
+    r["processes_say_lost"] = lost
+    at = next((m for _, l in attempt0 for m in [re.search(r"stopped at step (\d+) \((\w+)\)", l)] if m), None)
+    r["stopped_at_step"] = int(at.group(1)) if at else None
+    r["stopped_at_stage"] = at.group(2) if at else None
+    return r
 
 
 def step_ms(run_dir, step):
@@ -339,6 +436,221 @@ def write_readme(out, meta, results):
     return rows
 
 
+def draw_campaign(rng, n):
+    """N injections, every choice uniform: the method; S in {1, K} for a PS method; the signal; the victim among the
+    job's K + S processes; the stage (LGC) and the metrics.csv row count in it."""
+    injections = []
+    for i in range(n):
+        method = rng.choice(CAMPAIGN_METHODS)
+        servers = rng.choice([1, K]) if method.endswith("-ps") else 0
+        sig = rng.choice(sorted(SIGNALS))
+        endpoint = rng.randrange(K + servers)
+        stage = rng.choice(LGC_STAGES) if method.startswith("lgc") else "any"
+        lo, hi = KILL_ROWS[stage]
+        injections.append({"index": i + 1, "method": method, "servers": servers, "signal": sig, "endpoint": endpoint,
+                           "stage": stage, "kill_rows": rng.randint(lo, hi)})
+    return injections
+
+
+def injection_name(inj):
+    return "%02d-%s%s-%s-%s-%s" % (inj["index"], inj["method"], "-s%d" % inj["servers"] if inj["servers"] else "",
+                                  inj["signal"].lower(), endpoint_name(inj["endpoint"], inj["servers"]).replace(" ", ""),
+                                  inj["stage"].lower())
+
+
+def equal(r):
+    return r.get("diffs") == []
+
+
+def campaign_counts(results):
+    return {"injections": len(results),
+            "stopped_within_%d_s_naming_the_victim" % NAMED_WITHIN_S: sum(bool(r.get("stopped_within")) for r in results),
+            "named_the_victim": sum(bool(r.get("named_victim")) for r in results),
+            "restarted": sum(bool(r.get("restarted")) for r in results),
+            "restarted_runs_equal_to_uninterrupted": sum(equal(r) for r in results),
+            "errors": sum("error" in r for r in results)}
+
+
+def method_signal_table(results):
+    """Per method (and S) x signal: stopped within 10 s naming the victim / equal to the uninterrupted run."""
+    lines = ["| method | S | KILL: stopped ≤ %d s naming the victim | KILL: equal | STOP: stopped ≤ %d s naming the"
+             " victim | STOP: equal | all: named | all: equal |" % (NAMED_WITHIN_S, NAMED_WITHIN_S),
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+
+    def frac(rs, f):
+        return "%d/%d" % (sum(bool(f(r)) for r in rs), len(rs)) if rs else "–"
+
+    groups = [(m, s) for m in CAMPAIGN_METHODS for s in ([1, K] if m.endswith("-ps") else [0])]
+    for method, servers in groups + [(None, None)]:
+        rs = [r for r in results if method is None or (r["method"] == method and r["servers"] == servers)]
+        if not rs:
+            continue
+        kill = [r for r in rs if r["signal"] == "KILL"]
+        stop = [r for r in rs if r["signal"] == "STOP"]
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            "**all**" if method is None else method, "" if method is None else (servers or "–"),
+            frac(kill, lambda r: r.get("stopped_within")), frac(kill, equal),
+            frac(stop, lambda r: r.get("stopped_within")), frac(stop, equal),
+            frac(rs, lambda r: r.get("stopped_within")), frac(rs, equal)))
+    return lines
+
+
+def injection_table(results):
+    lines = ["| # | method | S | signal | victim | rows at injection (last row: step, stage) | processes stopped at"
+             " | launcher named | named s | failed first / all stopped s | stopped ≤ %d s naming the victim"
+             " | processes said they lost | resumed from step | restart line s | equal | wall s | differences / error |"
+             % NAMED_WITHIN_S,
+             "|---:|---|---|---|---|---|---|---|---:|---:|---|---|---:|---:|---|---:|---|"]
+    for r in results:
+        diffs = r.get("diffs")
+        detail = r.get("error", "") if diffs is None else "; ".join(diffs[:4]) + (
+            " (+%d more)" % (len(diffs) - 4) if len(diffs) > 4 else "")
+        named = []
+        if r.get("failed_first"):
+            named.append("%s failed first (%s)" % (r["failed_first"], r.get("failed_first_status")))
+        named += ["%s was stopped and killed" % n for n in r.get("stopped_and_killed", [])]
+        if r.get("killed_after_grace"):
+            named.append("killed after grace: " + ", ".join(r["killed_after_grace"]))
+        at = ("%s (%s, %s)" % (r["rows_at_kill"], r.get("last_row_step", "?"), r.get("last_row_stage", "?"))
+              if "rows_at_kill" in r else "–")
+        lines.append("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["index"], r["method"], r["servers"] or "–", r["signal"], r["victim"], at,
+            "%s (%s)" % (r["stopped_at_step"], r["stopped_at_stage"]) if r.get("stopped_at_step") is not None else "–",
+            "; ".join(named) or "–", fmt_s(r.get("named_s")), fmt_s(r.get("failed_first_s")),
+            "yes" if r.get("stopped_within") else "**no**", ", ".join(r.get("processes_say_lost", [])) or "–",
+            "–" if r.get("resumed_from") is None else r["resumed_from"], fmt_s(r.get("restart_line_s")),
+            "error" if diffs is None else ("yes" if not diffs else "**no**"), fmt_s(r.get("wall_s")),
+            detail or "–"))
+    return lines
+
+
+def write_campaign_readme(out, meta, results):
+    counts = campaign_counts(results)
+    n = counts["injections"]
+    summary = ["stopped within %d s naming the victim: %d/%d" % (
+                   NAMED_WITHIN_S, counts["stopped_within_%d_s_naming_the_victim" % NAMED_WITHIN_S], n),
+               "restarted runs equal to uninterrupted: %d/%d" % (counts["restarted_runs_equal_to_uninterrupted"], n)]
+    walls = [r["wall_s"] for r in results if r.get("wall_s")]
+    md = ["# Fault campaign over `lgc launch --max-restarts 1`: %d randomized injections" % n, "",
+          "Command: `%s` (%s; commit %s%s; jar %s, sha256 %s…, built %s; %s; %s, %d CPUs, %s; %s; load average"
+          " %.2f at the start, %s at the end; OMP_NUM_THREADS=1)." % (
+              meta["command"], meta["started"], meta["commit"], " + uncommitted changes" if meta["dirty"] else "",
+              meta["jar"], meta["jar_sha256"][:12], meta["jar_mtime"], meta["platform"], meta["cpu_model"],
+              meta["cpus"], meta["memory"], meta["java"], meta["load_start"],
+              "%.2f" % meta["load_end"] if meta.get("load_end") is not None else "–"),
+          "",
+          "Every injection: `lgc launch --nproc %d --max-restarts 1` (with `--servers %d` when S = %d) of a config"
+          " (K = %d, batch 16 per worker, %d steps, evaluation every 8 steps on 500 test images,"
+          " `training.checkpointEverySteps: %d`; DGC and LGC: %d FULL steps, LGC then %d TOP_K steps and COMPRESSED),"
+          " drawn from seed %d: the method uniformly from %s; for a PS method S uniformly from {1, %d}; the signal"
+          " uniformly from KILL (`kill -9`) and STOP (`kill -STOP`); the victim uniformly among the job's K + S"
+          " processes (`LGC_RANK` in /proc/PID/environ; shard s is rank K + s); the injection once rank 0's"
+          " metrics.csv holds a random number of rows in a random stage (LGC: FULL 5-6, TOP_K 13-14, COMPRESSED"
+          " 21-26 rows, so the last complete checkpoint is in that stage; others 5-26). The reference is `lgc run`"
+          " of the same config (same S) in one JVM, run once per config." % (
+              K, K, K, K, STEPS, EVERY, FULL, AE, meta["seed"], ", ".join(CAMPAIGN_METHODS), K),
+          "",
+          "*Named*: for KILL the launcher's `X failed first` line names the victim; for STOP its `X was stopped (state"
+          " T) and was killed` line does (a stopped process cannot exit: the process the launcher reports as failing"
+          " first is the peer that noticed the stall, and the launcher then kills the stopped one at once)."
+          " *Stopped ≤ %d s naming the victim*: named, and the launcher's `failed first` line (printed once every"
+          " process of the attempt has stopped) came at most %d s after the signal, wall time measured by this"
+          " script (time.monotonic at the signal; a thread stamps each line of the launcher's output as it"
+          " arrives). *Equal*: metrics.csv's non-timing columns, summary.json's final accuracy and loss, bytes per"
+          " endpoint, per stage and kind, and the replica checksums (all %d equal) are identical to the reference."
+          % (NAMED_WITHIN_S, NAMED_WITHIN_S, K),
+          "", "**" + summary[0] + "; " + summary[1] + ".**", "",
+          "Per method and signal:", ""] + method_signal_table(results) + [
+          "", "Every injection (times in seconds after the signal):", ""] + injection_table(results) + [
+          "", "Wall time per injection: mean %.0f s, max %.0f s; reference runs: %s." % (
+              sum(walls) / len(walls) if walls else 0, max(walls) if walls else 0,
+              ", ".join("%s %.0f s" % (k, v) for k, v in meta.get("reference_s", {}).items()) or "–"), ""]
+    for r in results:
+        md += ["## %d. %s%s, %s of %s at %s rows (%s)" % (
+            r["index"], r["method"], ", S = %d" % r["servers"] if r["servers"] else "", r["signal"], r["victim"],
+            r.get("rows_at_kill", "–"), r["stage"]), "", "```"] + readme_log(r.get("log", [])) + ["```", ""]
+    md += ["Whole launcher output of each injection (every process's lines, each stamped with a monotonic time):"
+           " `logs/<NN-case>.out`.", ""]
+    (out / "README.md").write_text("\n".join(md))
+    return summary + [""] + method_signal_table(results) + [""] + injection_table(results)
+
+
+def machine_meta(jar):
+    def first(cmd):
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+            return ((r.stdout or "") + (r.stderr or "")).strip().splitlines()[0]
+        except (OSError, IndexError, subprocess.TimeoutExpired):
+            return "unknown"
+    cpu = next((l.split(":", 1)[1].strip() for l in pathlib.Path("/proc/cpuinfo").read_text().splitlines()
+                if l.startswith("model name")), "unknown")
+    mem = next((l.split(":", 1)[1].strip() for l in pathlib.Path("/proc/meminfo").read_text().splitlines()
+                if l.startswith("MemTotal")), "unknown")
+    return {"cpu_model": cpu, "memory": "MemTotal " + mem, "java": first([java(), "-version"]),
+            "jar": str(jar), "jar_sha256": hashlib.sha256(jar.read_bytes()).hexdigest(),
+            "jar_mtime": datetime.datetime.fromtimestamp(jar.stat().st_mtime, datetime.timezone.utc)
+            .strftime("%Y-%m-%dT%H:%MZ")}
+
+
+def run_campaign(args, jar, out, work, meta, rng):
+    injections = draw_campaign(rng, args.campaign)
+    meta.update(machine_meta(jar))
+    meta["command"] = "scripts/resume-check.sh " + shlex.join(sys.argv[1:])
+    meta["commit"] = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
+                                    text=True).stdout.strip() or "unknown"
+    meta["reference_s"] = {}
+    print("resume-check: campaign of %d injections, seed %d, K = %d, %d steps, checkpoint every %d, runs in %s" % (
+        len(injections), meta["seed"], K, STEPS, EVERY, work), flush=True)
+    missing = ["%s%s %s" % (m, " S=%d" % sv if sv else "", g) for m in CAMPAIGN_METHODS
+               for sv in ([1, K] if m.endswith("-ps") else [0]) for g in sorted(SIGNALS)
+               if not any((i["method"], i["servers"], i["signal"]) == (m, sv, g) for i in injections)]
+    if missing:
+        print("resume-check: warning: seed %d draws no injection of %s" % (meta["seed"], ", ".join(missing)),
+              flush=True)
+    refs = {}  # config text (without its output directory) -> the reference run's directory, or the error
+    results = []
+    for inj in injections:
+        name = injection_name(inj)
+        key = config_text(inj["method"], "OUT", inj["servers"])
+        if key not in refs:
+            label = inj["method"] + (" S=%d" % inj["servers"] if inj["servers"] else "")
+            print("resume-check: reference run of %s (in process)" % label, flush=True)
+            t0 = time.monotonic()
+            try:
+                refs[key] = reference(jar, work, inj["method"], max(1, inj["servers"]), args.timeout)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                refs[key] = e
+            meta["reference_s"][label] = time.monotonic() - t0
+        print("resume-check: %d/%d %s: %s of %s at %d rows" % (
+            inj["index"], len(injections), name, inj["signal"], endpoint_name(inj["endpoint"], inj["servers"]),
+            inj["kill_rows"]), flush=True)
+        if isinstance(refs[key], Exception):
+            r = dict(inj, case=name, victim=endpoint_name(inj["endpoint"], inj["servers"]),
+                     error="reference run failed: %s" % refs[key])
+        else:
+            r = inject(jar, work, name, inj["method"], inj["servers"], inj["signal"], inj["endpoint"], inj["stage"],
+                       inj["kill_rows"], refs[key], args.timeout)
+            r["index"] = inj["index"]
+        results.append(r)
+        print("  " + injection_table([r])[2], flush=True)
+        shutil.copytree(work / "logs", out / "logs", dirs_exist_ok=True)
+        for run in work.glob("launched-*"):  # the runs are compared; only their logs stay
+            if not args.keep:
+                shutil.rmtree(run, ignore_errors=True)
+        (out / "results.json").write_text(json.dumps({"meta": meta, "campaign": campaign_counts(results),
+                                                      "results": results}, indent=1) + "\n")
+        write_campaign_readme(out, meta, results)
+    meta["load_end"] = os.getloadavg()[0]
+    (out / "results.json").write_text(json.dumps({"meta": meta, "campaign": campaign_counts(results),
+                                                  "results": results}, indent=1) + "\n")
+    print("\n".join(write_campaign_readme(out, meta, results)))
+    print("resume-check: wrote %s" % (out / "README.md"))
+    counts = campaign_counts(results)
+    ok = (counts["stopped_within_%d_s_naming_the_victim" % NAMED_WITHIN_S] == len(results)
+          and counts["restarted_runs_equal_to_uninterrupted"] == len(results))
+    return 0 if ok else 1
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--jar", default=str(ROOT / "experiments/target/lgc.jar"))
@@ -348,11 +660,14 @@ def main():
     p.add_argument("--timeout", type=int, default=600, help="seconds per launched case")
     p.add_argument("--keep", action="store_true", help="keep the run directories")
     p.add_argument("--report-from", metavar="DIR", help="only rewrite DIR/README.md from DIR/results.json")
+    p.add_argument("--campaign", type=int, metavar="N", help="a fault campaign of N random injections (KILL or STOP"
+                   " of a random worker or shard, every method, S = 1 and S = K) instead of the cases")
     args = p.parse_args()
     if args.report_from:
         d = pathlib.Path(args.report_from)
         saved = json.loads((d / "results.json").read_text())
-        print("\n".join(write_readme(d, saved["meta"], saved["results"])))
+        write = write_campaign_readme if "campaign" in saved else write_readme
+        print("\n".join(write(d, saved["meta"], saved["results"])))
         return 0
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
     rng = random.Random(seed)
@@ -368,6 +683,14 @@ def main():
                                      text=True).stdout.strip() or "unknown",
             "dirty": bool(subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
                                          capture_output=True, text=True).stdout.strip())}
+    if args.campaign:
+        try:
+            return run_campaign(args, jar, out, work, meta, rng)
+        finally:
+            if not args.keep:
+                shutil.rmtree(work, ignore_errors=True)
+            else:
+                print("resume-check: runs kept in %s" % work)
     print("resume-check: seed %d, %d cases, K = %d, %d steps, checkpoint every %d, runs in %s" % (
         seed, len(cases), K, STEPS, EVERY, work), flush=True)
     refs = {}

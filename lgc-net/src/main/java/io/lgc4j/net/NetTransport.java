@@ -31,6 +31,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * a loss, an abort, writability, close). The endpoint's thread is the only one that waits on it in steady state, so
  * signalling all costs nothing.
  *
+ * <p>Every endpoint of a job is needed to the end, so the first link lost without goodbye fails every receive that
+ * follows, whichever peer it waits on: a worker blocked on the server names the killed rank it lost, not the server
+ * that a launcher stops later because it noticed nothing (it was training its autoencoder).
+ *
  * <p>Frames live in direct buffers of one {@link FramePool}: {@link #allocate} leases one for the caller to fill, the
  * socket writes from it and the pool has it back once the last chunk is written; received frames are views of
  * pooled memory until {@link #releaseReceived()}. A frame on the heap ({@code send(int, byte[])}) still works: Netty
@@ -62,6 +66,9 @@ final class NetTransport implements Transport {
     private boolean closed;
     private int abortLost = -1;
     private String abortMessage;
+    /** The first link lost without goodbye, and why: every receive fails with it (any loss ends the job). */
+    private int firstLost = -1;
+    private String firstLostMessage;
     private List<InetSocketAddress> table;
     private final Log log;
     private final FramePool pool = new FramePool(POOL_IDLE_BYTES);
@@ -154,6 +161,12 @@ final class NetTransport implements Transport {
                         link.channel.config().setAutoRead(true);
                     }
                     return frame;
+                }
+                if (firstLost >= 0) {
+                    // the first link lost, this one or another: waiting on a live peer could end in a loss the first
+                    // one caused (a peer the launcher kills later, a ring neighbour that lost it too), which would
+                    // name the wrong endpoint
+                    throw new PeerLostException(firstLost, firstLostMessage);
                 }
                 if (link.lost != null) {
                     throw new PeerLostException(peer, link.lost);
@@ -408,6 +421,10 @@ final class NetTransport implements Transport {
         if (link.lost == null && !closed) {
             link.lost = "lost " + describe(link.peer) + ": " + what;
             log.warning(settings.name(endpoint) + " " + link.lost);
+            if (firstLost < 0 && !link.goodbye) {
+                firstLost = link.peer;
+                firstLostMessage = link.lost;
+            }
             changed.signalAll();
         }
         return link.lost;

@@ -771,7 +771,11 @@ public final class TcpCluster implements AutoCloseable {
 
     // ---------------------------------------------------------------- shutdown
 
-    private void shutdown(byte[] last) {
+    /**
+     * Stops this endpoint after {@code last} (a goodbye, an abort) on every live link; with {@code null}, the peers see
+     * the links close with nothing after the last frame, as when a process is killed (the tests' way to kill one).
+     */
+    void shutdown(byte[] last) {
         if (!closing.compareAndSet(false, true)) {
             return;
         }

@@ -206,6 +206,45 @@ class FailureTest {
 
     @Test
     @Timeout(60)
+    void shouldFailAReceiveFromALivePeerWithTheFirstLinkLostElsewhere() throws Exception {
+        List<TcpCluster> clusters = joinAll(3, freeMaster(), new RecordingLog());
+        try {
+            Transport zero = clusters.get(0).transport();
+            clusters.get(1).transport().send(0, frame(100, 1, 7));
+            assertEquals(7, zero.receive(1).step());
+            Future<Frame> pending = async(() -> zero.receive(1));   // endpoint 1 is alive and sends nothing
+            clusters.get(2).shutdown(null);                        // endpoint 2 vanishes as a killed process does
+            Throwable lost = failure(pending);
+            assertInstanceOf(PeerLostException.class, lost);
+            assertEquals(2, ((PeerLostException) lost).peer());
+            assertEquals("lost endpoint 2 (127.0.0.1:" + clusters.get(2).boundPort() + "): connection closed without"
+                    + " goodbye", lost.getMessage());
+            // a frame endpoint 1 sent is still there to read; the next wait names the same first loss
+            clusters.get(1).transport().send(0, frame(10, 2, 8));
+            assertEquals(8, receiveWhenThere(zero, 1).step());
+            assertEquals(lost.getMessage(), assertThrows(PeerLostException.class, () -> zero.receive(1)).getMessage());
+        } finally {
+            closeAll(clusters);
+        }
+    }
+
+    /** The next frame from {@code peer}, once it has arrived (a receive that finds none fails after a loss). */
+    private static Frame receiveWhenThere(Transport t, int peer) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            try {
+                return t.receive(peer);
+            } catch (PeerLostException notYet) {
+                if (System.nanoTime() > deadline) {
+                    throw notYet;
+                }
+                Thread.sleep(10);
+            }
+        }
+    }
+
+    @Test
+    @Timeout(60)
     void shouldDeliverWhatCameBeforeAGoodbyeThenSayThePeerLeft() throws Exception {
         List<TcpCluster> clusters = joinAll(3, freeMaster(), new RecordingLog());
         try {

@@ -9,7 +9,7 @@ import io.lgc4j.core.checkpoint.CheckpointDirectory;
 import io.lgc4j.core.checkpoint.CheckpointManifest;
 import io.lgc4j.core.metrics.StepMetrics;
 import io.lgc4j.core.runtime.ClusterConnector;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.train.CheckpointMismatchException;
 import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.Topology;

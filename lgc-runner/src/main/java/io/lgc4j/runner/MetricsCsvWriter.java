@@ -12,8 +12,11 @@ import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Locale;
 
@@ -31,6 +34,7 @@ import java.util.Locale;
  * {@code offer_share}; see {@link StepNotes#APPLIED_REL_ERR}).
  */
 public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
+    private final FileChannel file;
     private final BufferedWriter out;
     private int endpoints;
     private int workers;
@@ -44,11 +48,13 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
 
     /** Opens {@code file} for writing (replacing it), with the diagnostic mode's columns when {@code diagnostics}. */
     public MetricsCsvWriter(Path file, boolean diagnostics) throws IOException {
-        this(Files.newBufferedWriter(file, StandardCharsets.UTF_8), diagnostics, null);
+        this(FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE), diagnostics, null);
     }
 
-    private MetricsCsvWriter(BufferedWriter out, boolean diagnostics, String header) {
-        this.out = out;
+    private MetricsCsvWriter(FileChannel file, boolean diagnostics, String header) {
+        this.file = file;
+        this.out = new BufferedWriter(Channels.newWriter(file, StandardCharsets.UTF_8));
         this.notes = diagnostics
                 ? java.util.stream.Stream.concat(NOTES.stream(), StepNotes.DIAGNOSTICS.stream()).toList()
                 : NOTES;
@@ -91,8 +97,8 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
         Files.write(temp, kept, StandardCharsets.UTF_8);
         Files.move(temp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                 java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-        return new MetricsCsvWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8,
-                java.nio.file.StandardOpenOption.APPEND), diagnostics, lines.get(0));
+        return new MetricsCsvWriter(FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND),
+                diagnostics, lines.get(0));
     }
 
     @Override
@@ -157,6 +163,20 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
             out.flush(); // a row per step, on disk at once: a reader (tail -f, a test, a killed run's remains) sees it
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write metrics.csv", e);
+        }
+    }
+
+    /**
+     * Every row so far on stable storage before the checkpoint's manifest is written: a checkpoint on disk never
+     * resumes past the rows that survive a crash of the machine.
+     */
+    @Override
+    public void onCheckpoint(int step) {
+        try {
+            out.flush();
+            file.force(false);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot sync metrics.csv at the checkpoint after step " + step, e);
         }
     }
 

@@ -4,15 +4,15 @@ import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.GatherCompressor;
 import io.lgc4j.core.compress.TopKCompressor;
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.method.CompressorProvider;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.compress.CompressorProvider;
+import io.lgc4j.core.settings.SettingsException;
 
 import java.util.List;
 import java.util.Optional;
 
 /**
  * A compressor as a third party would add one, outside the project's packages and registered only through this test
- * source set's {@code META-INF/services/io.lgc4j.core.method.CompressorProvider}: Sparse GD sending {@code boost}
+ * source set's {@code META-INF/services/io.lgc4j.core.compress.CompressorProvider}: Sparse GD sending {@code boost}
  * times the ratio. Its settings have a key no shipped compressor has ({@code boost}, default 2), so it also shows a
  * new compressor's keys being accepted, defaulted and checked under {@code compressor} in YAML.
  */

@@ -2,7 +2,7 @@ package io.lgc4j.lgc;
 
 import io.lgc4j.lgc.autoencoder.AeTraining;
 import io.lgc4j.lgc.autoencoder.AutoencoderSpec;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.SettingsException;
 
 import java.util.Arrays;
 import java.util.Comparator;

@@ -1,6 +1,6 @@
 package io.lgc4j.lgc;
 
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.SettingsException;
 
 /**
  * What the LGC topologies do beyond the paper to keep the learned compression honest.

@@ -5,10 +5,10 @@ import io.lgc4j.lgc.autoencoder.AutoencoderSpec;
 import io.lgc4j.lgc.autoencoder.LinearRingCode;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.LgcSupportCompressor;
-import io.lgc4j.core.method.CompressorProvider;
-import io.lgc4j.core.method.ResolvedConfig;
-import io.lgc4j.core.method.Section;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.compress.CompressorProvider;
+import io.lgc4j.core.settings.ResolvedConfig;
+import io.lgc4j.core.settings.Section;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.stage.Stage;
 
 import java.util.EnumSet;

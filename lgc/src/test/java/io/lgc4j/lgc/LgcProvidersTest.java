@@ -1,10 +1,10 @@
 package io.lgc4j.lgc;
 
 import io.lgc4j.core.codec.IndexCodecs;
-import io.lgc4j.core.method.BoundCompressor;
+import io.lgc4j.core.compress.BoundCompressor;
 import io.lgc4j.core.method.Methods;
-import io.lgc4j.core.method.ResolvedConfig;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.ResolvedConfig;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.train.CompressedTopologyContract;
 import io.lgc4j.core.train.Topology;

@@ -4,8 +4,8 @@ import io.lgc4j.lgc.autoencoder.AeTraining;
 import io.lgc4j.lgc.autoencoder.AutoencoderSpec;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.method.Methods;
-import io.lgc4j.core.method.ResolvedConfig;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.ResolvedConfig;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.stage.Stage;
 import org.junit.jupiter.api.Test;
 

@@ -2,10 +2,10 @@ package io.lgc4j.ps;
 
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.compress.DgcCompressor;
-import io.lgc4j.core.method.BoundCompressor;
+import io.lgc4j.core.compress.BoundCompressor;
 import io.lgc4j.core.method.Methods;
-import io.lgc4j.core.method.NoCompression;
-import io.lgc4j.core.method.ResolvedConfig;
+import io.lgc4j.core.compress.NoCompression;
+import io.lgc4j.core.settings.ResolvedConfig;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TopologyDescription;
@@ -16,7 +16,6 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** This module's providers, found through the registry, and how its topologies describe themselves. */
 class PsProvidersTest {

@@ -2,9 +2,9 @@ package io.lgc4j.ring;
 
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.compress.ScaleComCompressor;
-import io.lgc4j.core.method.BoundCompressor;
+import io.lgc4j.core.compress.BoundCompressor;
 import io.lgc4j.core.method.Methods;
-import io.lgc4j.core.method.ResolvedConfig;
+import io.lgc4j.core.settings.ResolvedConfig;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TopologyDescription;
@@ -15,7 +15,6 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** This module's providers, found through the registry, and how its topologies describe themselves. */
 class RingProvidersTest {

@@ -11,7 +11,7 @@ import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.ServiceLoop;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.runner.Provenance;
 import io.lgc4j.net.NetSettings;

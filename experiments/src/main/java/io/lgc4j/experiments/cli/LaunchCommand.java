@@ -30,7 +30,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * {@code lgc launch --nproc K CONFIG}: starts the K worker processes of a run on this host (and the parameter
+ * {@code lgc launch [--nproc K] CONFIG}: starts the K worker processes of a run on this host (K: training.workers) (and the parameter
  * server's process for {@code topology: ps}), each an {@code lgc worker} over loopback TCP with a fresh job id and
  * token, prefixes their output with their rank, waits for all of them and exits with the status of the first that
  * failed. When one fails the others stop by themselves within seconds (their links tell them); any still running
@@ -60,8 +60,10 @@ final class LaunchCommand implements Callable<Integer> {
                     + " complete checkpoint (from step 0 when there is none), at most N times (default 0)")
     private int maxRestarts;
 
-    @Option(names = "--nproc", required = true, description = "K, the number of worker processes (overrides"
-            + " training.workers)")
+    @Option(names = "--nproc", paramLabel = "K", description = "the number of worker processes (default: the config's"
+            + " training.workers; when given, it overrides that key as --max-steps overrides training.maxSteps)")
+    private Integer nprocOption;
+
     private int nproc;
 
     @Option(names = "--servers", paramLabel = "S", description = "parameter-server shards, each a process of its own"
@@ -119,8 +121,8 @@ final class LaunchCommand implements Callable<Integer> {
             WorkerCommand.watchStdin("lgc launch: the process that started it is gone (standard input closed);"
                     + " exiting, and the workers with it", true);
         }
-        if (nproc < 1) {
-            System.err.println("lgc launch: --nproc must be >= 1, found " + nproc);
+        if (nprocOption != null && nprocOption < 1) {
+            System.err.println("lgc launch: --nproc must be >= 1, found " + nprocOption);
             return 2;
         }
         if (maxRestarts < 0) {
@@ -139,7 +141,10 @@ final class LaunchCommand implements Callable<Integer> {
         long resumeStep = -1;
         try {
             ExperimentConfig cfg = ConfigLoader.load(config);
-            cfg = cfg.withTraining(cfg.training().withWorkers(nproc));
+            if (nprocOption != null) {
+                cfg = cfg.withTraining(cfg.training().withWorkers(nprocOption));
+            }
+            nproc = cfg.training().workers();
             if (servers != null) {
                 cfg = cfg.withTopology(cfg.topology().withServers(servers));
             }

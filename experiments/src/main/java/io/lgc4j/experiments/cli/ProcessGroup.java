@@ -66,10 +66,13 @@ final class ProcessGroup implements AutoCloseable {
 
     /**
      * Waits for every member; after the first failure, gives the others {@code graceSeconds}, then kills them (a
-     * stopped process, state T, at once: it cannot stop by itself). Prints one line saying how it ended.
+     * stopped process, state T, at once: it cannot stop by itself). Prints one line saying how it ended, naming the
+     * process that failed first: a stopped process found after the first exit is that one (it stopped before anyone
+     * could notice; the first to exit is the peer that lost it).
      */
     Outcome await(int graceSeconds) throws InterruptedException {
         Member first = null;
+        Member stoppedFirst = null;
         long failedAt = 0;
         List<Member> running = new ArrayList<>(members);
         List<String> killed = new ArrayList<>();
@@ -90,6 +93,9 @@ final class ProcessGroup implements AutoCloseable {
                         c.process.waitFor(5, TimeUnit.SECONDS);
                         running.remove(c);
                         System.err.println(who + ": " + c.name + " was stopped (state T) and was killed");
+                        if (stoppedFirst == null) {
+                            stoppedFirst = c;
+                        }
                     }
                 }
             }
@@ -114,11 +120,18 @@ final class ProcessGroup implements AutoCloseable {
             System.out.println(who + ": all " + members.size() + " processes finished");
             return new Outcome(null, 0, List.of());
         }
+        String others = killed.isEmpty() ? "; every other process has stopped"
+                : "; killed after " + graceSeconds + " s: " + String.join(", ", killed);
+        if (stoppedFirst != null) {
+            int status = stoppedFirst.process.exitValue();
+            System.err.println(who + ": " + stoppedFirst.name + " failed first (it was stopped, state T, and killed; "
+                    + first.name + " noticed first and exited with status " + first.process.exitValue() + ")"
+                    + others);
+            return new Outcome(stoppedFirst.name, status, List.copyOf(killed));
+        }
         int status = first.process.exitValue();
         System.err.println(who + ": " + first.name + " failed first (exit status " + status
-                + (status > 128 ? ", killed by signal " + (status - 128) : "") + ")"
-                + (killed.isEmpty() ? "; every other process has stopped"
-                : "; killed after " + graceSeconds + " s: " + String.join(", ", killed)));
+                + (status > 128 ? ", killed by signal " + (status - 128) : "") + ")" + others);
         return new Outcome(first.name, status, List.copyOf(killed));
     }
 

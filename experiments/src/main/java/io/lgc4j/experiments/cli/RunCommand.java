@@ -4,6 +4,7 @@ import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.ExperimentConfig;
+import io.lgc4j.runner.config.RuntimeType;
 import io.lgc4j.data.DatasetNotFoundException;
 import io.lgc4j.data.IdxFormatException;
 import io.lgc4j.runner.ExperimentRunner;
@@ -25,7 +26,9 @@ import java.util.concurrent.Callable;
  * {@code lgc run --resume RUN_DIR [config.yaml]} resumes one from its latest checkpoint.
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
-        description = {"Train the experiment described by a YAML config and write results/<run-id>/.",
+        description = {"Train the experiment described by a YAML config and write results/<run-id>/: in this JVM"
+                + " (runtime.type in-process, the default), or as one process per rank on this host like lgc launch"
+                + " (runtime.type tcp).",
                 "With --resume RUN_DIR: go on from the latest complete checkpoint in RUN_DIR/checkpoints/ (saved with"
                         + " training.checkpointEverySteps) and end exactly where the run would have ended; CONFIG"
                         + " (default RUN_DIR/config.yaml) may change only training.epochs, training.maxSteps,"
@@ -64,6 +67,9 @@ final class RunCommand implements Callable<Integer> {
             System.err.println("lgc: " + e.getMessage());
             return 2;
         }
+        if (cfg.runtime().type() == RuntimeType.TCP) {
+            return launch(List.of(config.toString()));
+        }
         List<ExperimentConfig> runs = new ArrayList<>();
         if (seeds == null) {
             runs.add(cfg);
@@ -98,6 +104,22 @@ final class RunCommand implements Callable<Integer> {
         } catch (java.io.IOException | RunFailedException e) {
             return failed(e);
         }
+    }
+
+    /**
+     * {@code runtime.type: tcp}: the run as one process per rank on this host, exactly as {@code lgc launch} starts
+     * it (K = training.workers), with this command's flags.
+     */
+    private int launch(List<String> target) {
+        if (seeds != null) {
+            System.err.println("lgc: --seeds trains its runs in this JVM; with runtime.type tcp run lgc launch once per"
+                    + " seed (run.seed)");
+            return 2;
+        }
+        List<String> args = new ArrayList<>(List.of("launch"));
+        args.addAll(target);
+        args.addAll(options.forward());
+        return LgcCommand.execute(args.toArray(String[]::new));
     }
 
     /**

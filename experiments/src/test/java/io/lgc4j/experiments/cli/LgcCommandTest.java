@@ -94,6 +94,15 @@ class LgcCommandTest {
     }
 
     @Test
+    void runShouldLaunchWhenTheConfigSaysTcpAndRefuseSeedsThere(@TempDir Path dir) throws IOException {
+        Path config = dir.resolve("tcp.yaml");
+        Files.writeString(config, "run: {name: x}\ntraining: {workers: 2}\nruntime: {type: tcp}\n");
+        assertEquals(2, LgcCommand.execute("run", config.toString(), "--seeds", "1,2"));
+        assertEquals("lgc: --seeds trains its runs in this JVM; with runtime.type tcp run lgc launch once per seed"
+                + " (run.seed)", error());
+    }
+
+    @Test
     void eachBenchmarkShouldPrintItsOwnHelp() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PrintStream originalOut = System.out;
@@ -112,7 +121,7 @@ class LgcCommandTest {
             System.setOut(originalOut);
         }
         assertEquals(2, LgcCommand.execute("bench", "dense", "--real-steps", "5"));
-        assertTrue(error().startsWith("Unknown option: '--real-steps'"), error());
+        assertTrue(error().startsWith("Unknown options: '--real-steps'"), error());
     }
 
     @Test

@@ -11,7 +11,7 @@ import java.nio.ByteBuffer;
  * @param kind        what the payload carries
  * @param stage       the stage of the sending step
  * @param flags       the header's flags byte: a float payload's value encoding in bits 0–1
- *                    ({@link io.lgc4j.core.protocol.ValueEncoding#of(Frame)}), 0 otherwise
+ *                    ({@link io.lgc4j.core.comm.ValueEncoding#of(Frame)}), 0 otherwise
  * @param step        the sending step, -1 outside training steps
  * @param sender      the endpoint that sent it (stamped by its transport)
  * @param stream      which of the step's parallel streams it belongs to (0 for the only one)

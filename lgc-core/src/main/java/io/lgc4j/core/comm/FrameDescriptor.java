@@ -22,7 +22,7 @@ package io.lgc4j.core.comm;
  * </pre>
  *
  * <p>The flags byte was always 0 before half precision: an fp32 frame is byte for byte what it was. Only float payloads
- * ({@link io.lgc4j.core.protocol.ValueEncoding}) set the value-encoding bits; a decoder rejects a reserved bit or
+ * ({@link io.lgc4j.core.comm.ValueEncoding}) set the value-encoding bits; a decoder rejects a reserved bit or
  * the reserved encoding 3 with a message that names them.
  *
  * <p>Version 1 (until the network runtime) had a 16-byte header without sender, stream and job; decoders reject it

@@ -2,9 +2,9 @@ package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.method.ResolvedConfig;
-import io.lgc4j.core.method.Section;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.ResolvedConfig;
+import io.lgc4j.core.settings.Section;
+import io.lgc4j.core.settings.SettingsException;
 
 import java.util.Map;
 

@@ -47,7 +47,7 @@ public sealed interface Compressor permits GatherCompressor, SharedSupportCompre
      * Checks that this compressor can work on {@code blocks} (the compressible blocks of a model's layout); the
      * generic topologies call it when the trainer is built, before anything runs. The default accepts any blocks.
      *
-     * @throws io.lgc4j.core.method.SettingsException naming the setting that does not fit the model
+     * @throws io.lgc4j.core.settings.SettingsException naming the setting that does not fit the model
      */
     default void check(List<ParamBlock> blocks) {
     }

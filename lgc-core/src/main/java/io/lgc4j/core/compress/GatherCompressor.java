@@ -1,8 +1,8 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.protocol.ValueEncoding;
 
+import io.lgc4j.core.protocol.SparseSet;
 import java.util.List;
 
 /**
@@ -20,7 +20,7 @@ public non-sealed interface GatherCompressor extends Compressor {
     State newRank(List<ParamBlock> blocks);
 
     /** One rank's memory. Used by that rank's thread only. */
-    interface State extends io.lgc4j.core.checkpoint.Persistent {
+    interface State extends CompressorState {
         /**
          * Compensates the rank's gradient with its memory, selects what to send, and updates the memory so that
          * memory = compensated input − sent (exactly, element by element).
@@ -29,31 +29,5 @@ public non-sealed interface GatherCompressor extends Compressor {
          * @return what this rank sends, per block
          */
         SparseSet compress(float[] gradient, int step);
-
-        /**
-         * Shows {@code tap} what each later step offers (diagnostics; {@code null} removes it). Taking a tap changes
-         * nothing the state computes.
-         */
-        void tap(OfferTap tap);
-
-        /**
-         * The encoding the values this state hands out travel in, from the next step on (fp32 until it is set): the
-         * state rounds them to what the receivers decode, as the one frame they travel in, and keeps the rounding
-         * error in its memory (memory = compensated − decoded, exactly). Exchanges set it every step from
-         * {@link io.lgc4j.core.train.StepTag#values()}. The default refuses anything but fp32, so a state that does not
-         * round never sends half-precision values its memory does not know of.
-         *
-         * @throws UnsupportedOperationException when the state cannot round to {@code encoding}
-         */
-        default void values(ValueEncoding encoding) {
-            if (encoding != ValueEncoding.FP32) {
-                throw new UnsupportedOperationException(getClass().getName() + " cannot send " + encoding
-                        + " values: it does not round what it sends to what the receivers decode, so its memory would"
-                        + " lose the rounding; use compressor.values fp32, or override values(ValueEncoding)");
-            }
-        }
-
-        /** The memory (residual) of the compressible region, concatenated in block order, for inspection. */
-        float[] residual();
     }
 }

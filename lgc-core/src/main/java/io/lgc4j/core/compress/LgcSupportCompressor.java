@@ -1,7 +1,7 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.SettingsException;
 
 import java.util.List;
 import java.util.Objects;

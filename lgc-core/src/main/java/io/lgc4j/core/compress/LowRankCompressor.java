@@ -2,6 +2,8 @@ package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
 
+import io.lgc4j.core.comm.ValueEncoding;
+import io.lgc4j.core.protocol.LowRankPlan;
 import java.util.List;
 
 /**
@@ -42,7 +44,7 @@ public non-sealed interface LowRankCompressor extends Compressor {
     State newRank(List<ParamBlock> blocks);
 
     /** One rank's memory and the factors of the step in progress. Used by that rank's thread only. */
-    interface State extends io.lgc4j.core.checkpoint.Persistent {
+    interface State extends CompressorState {
         /**
          * Round one: compensates the gradient with the memory (M) and returns this rank's first payload: P = M·Q
          * of every low-rank block, then the uncompressed blocks' values ({@link LowRankPlan#firstLength()} floats).
@@ -67,9 +69,15 @@ public non-sealed interface LowRankCompressor extends Compressor {
          * Shows {@code tap} what each later step offers (diagnostics; {@code null} removes it): per block the
          * compensated M, every element taken (a low-rank update covers the whole block).
          */
+        @Override
         void tap(OfferTap tap);
 
-        /** The memory of the compressible region, concatenated in block order, for inspection. */
-        float[] residual();
+        /**
+         * Any encoding: the factors may travel rounded, because what the state applies and takes out of its memory is
+         * computed from the decoded means (memory = M − P̂·Q̄ᵀ exactly); its plain blocks keep no memory.
+         */
+        @Override
+        default void values(ValueEncoding encoding) {
+        }
     }
 }

@@ -5,9 +5,9 @@ import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.checkpoint.SectionReader;
 import io.lgc4j.core.checkpoint.SectionWriter;
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.method.CompressorProvider;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.SettingsException;
 
+import io.lgc4j.core.protocol.LowRankPlan;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;

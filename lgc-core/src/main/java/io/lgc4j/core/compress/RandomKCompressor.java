@@ -3,9 +3,8 @@ package io.lgc4j.core.compress;
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.method.CompressorProvider;
-import io.lgc4j.core.method.ResolvedConfig;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.ResolvedConfig;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.sparse.RandomSubset;
 
 import java.util.List;
@@ -206,7 +205,7 @@ public final class RandomKCompressor implements SeededSupportCompressor {
         }
 
         @Override
-        public void values(io.lgc4j.core.protocol.ValueEncoding encoding) {
+        public void values(io.lgc4j.core.comm.ValueEncoding encoding) {
             memory.values(encoding);
         }
 

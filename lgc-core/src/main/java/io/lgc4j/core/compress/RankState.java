@@ -1,8 +1,10 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.protocol.ValueEncoding;
+import io.lgc4j.core.comm.ValueEncoding;
 
+import io.lgc4j.core.protocol.Sketch;
+import io.lgc4j.core.protocol.SparseSet;
 import java.util.List;
 
 /**
@@ -22,6 +24,9 @@ public sealed interface RankState {
 
     /** The compressor this state belongs to. */
     Compressor compressor();
+
+    /** The rank's state: its memory, what it offers, the encoding of its values. */
+    CompressorState state();
 
     /** Each rank sends its own sparse set (gather-only: Sparse GD, DGC). */
     record Gather(GatherCompressor compressor, GatherCompressor.State state) implements RankState {
@@ -48,47 +53,24 @@ public sealed interface RankState {
      * @throws UnsupportedOperationException for a sketch state, which has no offer to show
      */
     default void tap(OfferTap tap) {
-        if (this instanceof Gather g) {
-            g.state().tap(tap);
-        } else if (this instanceof Shared s) {
-            s.state().tap(tap);
-        } else if (this instanceof LowRank l) {
-            l.state().tap(tap);
-        } else {
-            ((Sketch) this).state().tap(tap);
-        }
+        state().tap(tap);
     }
 
     /**
-     * Tells the state the encoding its values travel in this step ({@link io.lgc4j.core.train.StepTag#values()}):
+     * Tells the state the encoding its values travel in this step ({@link io.lgc4j.core.comm.StepTag#values()}):
      * a gather or shared-support state rounds what it sends to what the receivers decode and keeps the rounding in
-     * its memory. A sketch state needs nothing: S2's counters always travel in float32. A low-rank state needs
-     * nothing either: its factors may travel rounded, because what it applies and takes out of its memory is computed
-     * from the decoded means (memory = M − P̂·Q̄ᵀ exactly); its plain blocks, like the DENSE ones, keep no memory.
+     * its memory; a sketch state needs nothing (S2's counters always travel in float32), nor a low-rank one (its
+     * memory is computed from the decoded means).
      *
      * @throws UnsupportedOperationException when the state cannot send {@code encoding} (a kind that does not round)
      */
     default void values(ValueEncoding encoding) {
-        if (this instanceof Gather g) {
-            g.state().values(encoding);
-        } else if (this instanceof Shared s) {
-            s.state().values(encoding);
-        } else if (!(this instanceof Sketch) && !(this instanceof LowRank) && encoding != ValueEncoding.FP32) {
-            throw new UnsupportedOperationException(getClass().getSimpleName() + " states cannot send " + encoding
-                    + " values");
-        }
+        state().values(encoding);
     }
 
     /** What this state carries from one step to the next (its memory), for checkpoints. */
     default io.lgc4j.core.checkpoint.Persistent persistent() {
-        if (this instanceof Gather g) {
-            return g.state();
-        } else if (this instanceof Shared s) {
-            return s.state();
-        } else if (this instanceof LowRank l) {
-            return l.state();
-        }
-        return ((Sketch) this).state();
+        return state();
     }
 
     /** A fresh state of {@code compressor} for one rank over {@code blocks}. */

@@ -1,5 +1,7 @@
 package io.lgc4j.core.compress;
 
+import io.lgc4j.core.protocol.Sketch;
+import io.lgc4j.core.protocol.SparseSet;
 import io.lgc4j.core.sparse.SparseVector;
 
 /**

@@ -3,8 +3,9 @@ package io.lgc4j.core.compress;
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.method.CompressorProvider;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.SettingsException;
+import io.lgc4j.core.protocol.Sketch;
+import io.lgc4j.core.protocol.SparseSet;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
 

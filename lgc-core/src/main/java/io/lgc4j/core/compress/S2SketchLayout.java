@@ -1,6 +1,7 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.protocol.Sketch;
 import io.lgc4j.core.sparse.TopK;
 
 import java.math.BigDecimal;

@@ -1,9 +1,8 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.method.CompressorProvider;
-import io.lgc4j.core.method.ResolvedConfig;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.ResolvedConfig;
+import io.lgc4j.core.settings.SettingsException;
 
 import java.util.List;
 import java.util.Objects;

@@ -1,6 +1,6 @@
 package io.lgc4j.core.compress;
 
-import io.lgc4j.core.protocol.ValueEncoding;
+import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.sparse.SparseVector;
 
 import java.util.List;

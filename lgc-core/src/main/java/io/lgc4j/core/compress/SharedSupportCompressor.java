@@ -1,7 +1,7 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.protocol.ValueEncoding;
+import io.lgc4j.core.comm.ValueEncoding;
 
 import java.util.List;
 
@@ -25,7 +25,7 @@ public non-sealed interface SharedSupportCompressor extends Compressor {
     State newRank(List<ParamBlock> blocks);
 
     /** One rank's memory; per step: {@link #compensate}, then (leader) {@link #chooseSupport}, then {@link #take}. */
-    interface State extends io.lgc4j.core.checkpoint.Persistent {
+    interface State extends CompressorState {
         /** Adds the rank's gradient to its memory (the compensated vector the step works on). */
         void compensate(float[] gradient, int step);
 
@@ -37,29 +37,6 @@ public non-sealed interface SharedSupportCompressor extends Compressor {
          * the {@link #values(ValueEncoding) value encoding}; updates the memory for what was sent.
          */
         float[] take(int[][] support);
-
-        /**
-         * Shows {@code tap} what each later step offers (diagnostics; {@code null} removes it). Taking a tap changes
-         * nothing the state computes.
-         */
-        void tap(OfferTap tap);
-
-        /**
-         * The encoding the values this state hands out travel in, from the next step on (fp32 until it is set): the
-         * state rounds them to what the receivers decode, as the one frame they travel in, and keeps the rounding
-         * error in its memory (m + g − decoded, exactly, is what its filter takes in). Exchanges set it every step
-         * from {@link io.lgc4j.core.train.StepTag#values()}. The default refuses anything but fp32, so a state that
-         * does not round never sends half-precision values its memory does not know of.
-         *
-         * @throws UnsupportedOperationException when the state cannot round to {@code encoding}
-         */
-        default void values(ValueEncoding encoding) {
-            if (encoding != ValueEncoding.FP32) {
-                throw new UnsupportedOperationException(getClass().getName() + " cannot send " + encoding
-                        + " values: it does not round what it sends to what the receivers decode, so its memory would"
-                        + " lose the rounding; use compressor.values fp32, or override values(ValueEncoding)");
-            }
-        }
 
         /**
          * Error feedback of what a lossy stage after {@link #take} lost: {@code amounts} (concatenated over blocks in

@@ -2,6 +2,9 @@ package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
 
+import io.lgc4j.core.comm.ValueEncoding;
+import io.lgc4j.core.protocol.Sketch;
+import io.lgc4j.core.protocol.SparseSet;
 import java.util.List;
 
 /**
@@ -23,7 +26,7 @@ public non-sealed interface SketchCompressor extends Compressor {
     State newRank(List<ParamBlock> blocks, long seed);
 
     /** One rank's memory. */
-    interface State extends io.lgc4j.core.checkpoint.Persistent {
+    interface State extends CompressorState {
         /**
          * Compensates the gradient with the memory, selects the top entries, and sketches them; the memory becomes
          * compensated input − selected (exactly).
@@ -44,7 +47,9 @@ public non-sealed interface SketchCompressor extends Compressor {
                     + getClass().getSimpleName() + "): their rank state has no compensated vector to show");
         }
 
-        /** The memory of the compressible region, concatenated in block order, for inspection. */
-        float[] residual();
+        /** Any encoding: S2's counters always travel in float32, whatever the run's values. */
+        @Override
+        default void values(ValueEncoding encoding) {
+        }
     }
 }

@@ -3,10 +3,10 @@ package io.lgc4j.core.compress;
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.method.CompressorProvider;
-import io.lgc4j.core.method.ResolvedConfig;
-import io.lgc4j.core.method.SettingsException;
-import io.lgc4j.core.protocol.ValueEncoding;
+import io.lgc4j.core.settings.ResolvedConfig;
+import io.lgc4j.core.settings.SettingsException;
+import io.lgc4j.core.comm.ValueEncoding;
+import io.lgc4j.core.protocol.SparseSet;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
 

@@ -10,7 +10,7 @@
  * fraction {@link io.lgc4j.core.compress.Compressor#density} gives it: its {@code ratio}, or for a LEARNED block its
  * {@code learnedRatio} where it has one (topk, dgc, scalecom, randomk). Each compressor describes itself by a
  * settings record ({@code DgcCompressor.Settings}, ..., {@link io.lgc4j.core.compress.Compressor#settings()}) and
- * registers a nested {@code Provider} with the registry ({@link io.lgc4j.core.method}) so that configurations can
+ * registers a nested {@code Provider} with the registry ({@code io.lgc4j.core.method}) so that configurations can
  * name it.
  */
 package io.lgc4j.core.compress;

@@ -1,5 +1,6 @@
 package io.lgc4j.core.method;
 
+import io.lgc4j.core.compress.CompressorProvider;
 import io.lgc4j.core.train.Topology;
 
 import java.util.ArrayList;

@@ -2,6 +2,8 @@ package io.lgc4j.core.method;
 
 import io.lgc4j.core.codec.IndexCodec;
 
+import io.lgc4j.core.compress.BoundCompressor;
+import io.lgc4j.core.settings.ResolvedConfig;
 import java.util.Objects;
 
 /**

@@ -2,7 +2,7 @@ package io.lgc4j.core.protocol;
 
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 
 import java.util.List;
 

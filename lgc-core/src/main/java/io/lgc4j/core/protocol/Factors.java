@@ -2,12 +2,12 @@ package io.lgc4j.core.protocol;
 
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 
 import java.util.List;
 
 /**
- * Low-rank factors of one PowerSGD round ({@code io.lgc4j.core.compress.LowRankPlan}): in the first round a rank's
+ * Low-rank factors of one PowerSGD round ({@code io.lgc4j.core.protocol.LowRankPlan}): in the first round a rank's
  * P of every factored block followed by the plain blocks' values, in the second its Q of every factored block — or
  * the ranks' mean of either, which travels the same way. One {@link TrafficKind#VALUES} frame in the
  * {@link FloatFrames} layout, in the run's value encoding as every values payload; the count follows from the plan,

@@ -5,6 +5,7 @@ import io.lgc4j.core.comm.FrameAllocator;
 import io.lgc4j.core.comm.FrameBuffer;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.stage.Stage;
 
 

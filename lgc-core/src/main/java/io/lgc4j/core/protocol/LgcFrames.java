@@ -6,7 +6,8 @@ import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.ValueEncoding;
+import io.lgc4j.core.comm.StepTag;
 
 import java.nio.ByteBuffer;
 

@@ -3,7 +3,8 @@ package io.lgc4j.core.protocol;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.ValueEncoding;
+import io.lgc4j.core.comm.StepTag;
 
 import java.util.List;
 

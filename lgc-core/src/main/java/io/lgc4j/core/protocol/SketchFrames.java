@@ -6,9 +6,9 @@ import io.lgc4j.core.comm.FrameBuffer;
 import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
-import io.lgc4j.core.compress.Sketch;
+import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.stage.Stage;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 
 import java.nio.ByteBuffer;
 import java.nio.LongBuffer;

@@ -16,3 +16,4 @@
  * layout is pinned by a golden file under {@code src/test/resources/golden/payload-*.hex}.
  */
 package io.lgc4j.core.protocol;
+

@@ -4,7 +4,7 @@ import java.util.function.IntFunction;
 
 /**
  * Joins this process to a cluster of OS processes (one endpoint each): the network runtime's entry point for
- * {@link io.lgc4j.core.train.DistributedTrainer}. The TCP implementation lives in {@code lgc-net}.
+ * {@code DistributedTrainer}. The TCP implementation lives in {@code lgc-net}.
  *
  * <pre>{@code
  * DistributedTrainer.builder()...cluster(new TcpConnector(settings)).build().fit(1);
@@ -23,7 +23,7 @@ public interface ClusterConnector {
 
     /**
      * Connects as {@link #connect(int, IntFunction)}, refusing any endpoint whose run plan differs: {@code plan} is
-     * the topology's {@link io.lgc4j.core.train.Topology#fingerprint} (0: nothing to check), {@code planMeaning}
+     * the topology's {@code Topology.fingerprint} (0: nothing to check), {@code planMeaning}
      * what it stands for, for the message. The default ignores the plan; the TCP connector checks it in its
      * handshake.
      */

@@ -1,6 +1,6 @@
 package io.lgc4j.core.shard;
 
-import io.lgc4j.core.compress.SparseSet;
+import io.lgc4j.core.protocol.SparseSet;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.sparse.SparseVector;
 

@@ -4,28 +4,16 @@ import io.lgc4j.core.checkpoint.Checkpoint;
 import io.lgc4j.core.checkpoint.CheckpointDirectory;
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointManifest;
-import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.checkpoint.ModelIdentity;
 import io.lgc4j.core.checkpoint.RunSignature;
-import io.lgc4j.core.comm.InProcessCluster;
-import io.lgc4j.core.comm.MeteredTransport;
-import io.lgc4j.core.comm.PeerLostException;
-import io.lgc4j.core.comm.TrafficMeter;
-import io.lgc4j.core.comm.Transport;
-import io.lgc4j.core.comm.TransportClosedException;
 import io.lgc4j.core.compute.ComputeReport;
 import io.lgc4j.core.compute.ComputeSettings;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.metrics.Phase;
-import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.StepNotes;
-import io.lgc4j.core.protocol.ValueEncoding;
-import io.lgc4j.core.runtime.ClusterConnection;
+import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.runtime.ClusterConnector;
-import io.lgc4j.core.runtime.ControlPlane;
-import io.lgc4j.core.runtime.ServiceReporter;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 
@@ -41,23 +29,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.Phaser;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
-import java.util.function.IntFunction;
 
 /**
  * Data-parallel training of a DL4J model on K worker ranks: K replicas of the model, each reading a disjoint
  * shuffled shard of the data, computing its gradient, aggregating it through a {@link Topology} (real frames, every
  * byte metered) and applying the identical aggregate with the model's own updater. Replicas therefore stay
- * bit-identical. Each rank runs the same loop ({@link RankLoop}); by default all ranks and the topology's services
- * are threads of this JVM over an {@link InProcessCluster}, and with {@link Builder#cluster} this process is one
- * endpoint of a cluster of processes (every process builds the same trainer; the results are the same bit for bit).
+ * bit-identical. Each rank runs the same loop ({@link RankLoop}) on the run's {@link TrainingRuntime}: by default
+ * all ranks and the topology's services are threads of this JVM over an in-process cluster; on
+ * {@link TrainingRuntime#cluster} this process is one endpoint of a cluster of processes (every process builds the
+ * same trainer; the results are the same bit for bit).
  *
  * <pre>{@code
  * TrainingResult result = DistributedTrainer.builder()
@@ -91,12 +72,8 @@ public final class DistributedTrainer {
     private final List<ReplicaModel> replicas;
     private final ComputeSettings compute;
     private final ComputeReport computeReport;
-    // the network runtime's replica, built with the others' settings before the process knows its endpoint
-    private ReplicaModel networkReplica;
-    private final ClusterConnector connector;
+    private final TrainingRuntime runtime;
     private final ShardPlan shards;
-    private final Semaphore cpu;
-    private final boolean alignExchange;
     private final boolean diagnostics;
     private final ValueEncoding values;
     private final StageSchedule stages;
@@ -119,7 +96,7 @@ public final class DistributedTrainer {
         this.maxSteps = b.maxSteps;
         this.listeners = List.copyOf(b.listeners);
         this.origin = ReplicaModel.wrap(b.model);
-        this.connector = b.connector;
+        this.runtime = b.runtime;
         topology.compressor().filter(c -> c.appliesMomentum()).ifPresent(c -> requirePlainSgd(b.model, c.name()));
         GradientLayout base = GradientLayout.of(b.model);
         this.layout = b.policy == null ? base : base.withPolicy(b.policy);
@@ -130,20 +107,10 @@ public final class DistributedTrainer {
         this.features = ShardPlan.rowMajor(all.getFeatures());
         this.labels = ShardPlan.rowMajor(all.getLabels());
         this.shards = new ShardPlan((int) features.size(0), workers, batchSize, seed);
-        this.replicas = new ArrayList<>(workers);
         this.compute = b.compute;
         // every replica is built here, after the user's model: its layers get the helpers the settings ask for
-        if (connector == null) {
-            for (int r = 0; r < workers; r++) {
-                replicas.add(origin.copy(compute));
-            }
-        } else {
-            networkReplica = origin.copy(compute);
-        }
-        this.computeReport = ComputeReport.of((connector == null ? replicas.get(0) : networkReplica).model(),
-                compute);
-        this.cpu = new Semaphore(b.computeConcurrency, true);
-        this.alignExchange = b.alignExchange;
+        this.replicas = runtime.replicas(origin, compute, workers);
+        this.computeReport = ComputeReport.of(replicas.get(0).model(), compute);
         this.diagnostics = b.diagnostics;
         this.values = b.values;
         this.checkpointRunDir = b.checkpointRunDir;
@@ -219,9 +186,14 @@ public final class DistributedTrainer {
         return layout;
     }
 
+    /** Where the run's endpoints execute. */
+    public TrainingRuntime runtime() {
+        return runtime;
+    }
+
     /**
-     * Every rank's replica, for inspection; index = rank. On the network runtime, only this process's replica (after
-     * {@link #fit}; none on a service endpoint).
+     * Every rank's replica, for inspection; index = rank. On a cluster runtime, only this process's replica (none on
+     * a service endpoint, after {@link #fit}).
      */
     public List<ReplicaModel> replicas() {
         return List.copyOf(replicas);
@@ -287,7 +259,7 @@ public final class DistributedTrainer {
         listeners.forEach(l -> l.onStart(plan));
         TrainingResult result = null;
         try {
-            result = connector == null ? fitInProcess(run) : fitOnNetwork(run);
+            result = runtime.fit(run, topology, layout, replicas);
             return result;
         } finally {
             TrainingResult ended = result;
@@ -295,239 +267,9 @@ public final class DistributedTrainer {
         }
     }
 
-    /** The K ranks and the services on threads of this JVM, over an {@link InProcessCluster}. */
-    private TrainingResult fitInProcess(RankLoop.Run run) {
-        TrainingPlan plan = run.plan();
-        int serviceCount = plan.serviceEndpoints();
-        InProcessCluster cluster = new InProcessCluster(workers + serviceCount);
-        TrafficMeter meter = cluster.meter();
-        StepNotes notes = new StepNotes();
-        topology.attachNotes(notes);
-        List<ServiceReporter> reporters = new ArrayList<>();
-        List<Transport> serviceTransports = new ArrayList<>();
-        for (int s = 0; s < serviceCount; s++) {
-            ServiceReporter reporter = new ServiceReporter(cluster.unmetered(workers + s), meter, notes,
-                    stages::stageAt);
-            reporters.add(reporter);
-            serviceTransports.add(new MeteredTransport(reporter, meter, cluster.controlMeter()));
-        }
-        List<ServiceLoop> services = topology.services(workers, serviceTransports, layout);
-        if (services.size() != serviceCount) {
-            throw new IllegalStateException("topology " + topology.name() + " declared " + serviceCount
-                    + " service endpoints but returned " + services.size() + " loops");
-        }
-        for (int s = 0; s < serviceCount; s++) {
-            checkpointService(run.checkpoints(), s, services.get(s), reporters.get(s), meter);
-        }
-        // a Phaser rather than a barrier: a failure terminates it for good, so a rank arriving after the failure
-        // does not wait for a generation that never fills
-        Phaser beforeExchange = new Phaser(workers);
-        RankLoop.Gate gate = new RankLoop.Gate() {
-            @Override
-            public void beforeCompute() {
-                cpu.acquireUninterruptibly();
-            }
-
-            @Override
-            public void afterCompute() {
-                cpu.release();
-            }
-
-            @Override
-            public void beforeExchange(PhaseClock clock, int rank, int step) {
-                if (!alignExchange) {
-                    return;
-                }
-                clock.enter(Phase.CPU_WAIT);
-                if (beforeExchange.arriveAndAwaitAdvance() < 0) {
-                    throw new TransportClosedException("rank " + rank + ": another rank failed during step " + step);
-                }
-            }
-        };
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Runnable onFailure = () -> {
-            cluster.close();
-            beforeExchange.forceTermination();
-        };
-        ExecutorService pool = Executors.newFixedThreadPool(workers + serviceCount, daemonThreads());
-        List<Future<?>> futures = new ArrayList<>();
-        AtomicReference<TrainingResult> result = new AtomicReference<>();
-        try {
-            for (int s = 0; s < serviceCount; s++) {
-                ServiceLoop loop = services.get(s);
-                ServiceReporter reporter = reporters.get(s);
-                futures.add(pool.submit(() -> guard(failure, onFailure, () -> serve(loop, reporter))));
-            }
-            for (int r = 0; r < workers; r++) {
-                int rank = r;
-                futures.add(pool.submit(() -> guard(failure, onFailure, () -> {
-                    ControlPlane plane = new ControlPlane(cluster.transport(rank));
-                    RankLoop loop = new RankLoop(run, rank, plane, replicas.get(rank),
-                            topology.worker(rank, workers, plane, layout), notes, meter, gate);
-                    TrainingResult r0 = loop.execute();
-                    if (rank == 0) {
-                        result.set(r0);
-                    }
-                })));
-            }
-            for (Future<?> f : futures) {
-                await(f, failure, cluster);
-            }
-        } finally {
-            cluster.close();
-            for (Future<?> f : futures) {
-                await(f, failure, cluster);
-            }
-            pool.shutdownNow();
-        }
-        Throwable t = failure.get();
-        if (t != null) {
-            if (t instanceof NonFiniteGradientException n) {
-                throw n;
-            }
-            throw new TrainingFailedException("training failed: " + t.getMessage(), t);
-        }
-        return result.get();
-    }
-
-    /**
-     * Service {@code index}'s checkpoints: saved between steps through its reporter, and restored (state, counters,
-     * first step) when the run resumes.
-     */
-    private void checkpointService(Checkpointing checkpoints, int index, ServiceLoop service,
-                                   ServiceReporter reporter, TrafficMeter meter) {
-        if (checkpoints == null) {
-            return;
-        }
-        reporter.checkpoints((step, row) -> checkpoints.dueAfter(step)
-                ? checkpoints.writeService(step, index, service.state(), row) : null);
-        int first = Checkpointing.firstStep(checkpoints);
-        if (first == 0) {
-            return;
-        }
-        CheckpointPart part = checkpoints.servicePart(index);
-        try {
-            service.state().restore(part, Checkpointing.SERVICE);
-            long[] row = part.longs(Checkpointing.TRAFFIC, TrafficMeter.ROW_LENGTH);
-            meter.add(workers + index, row);
-            reporter.resumeAt(first, row);
-        } catch (CheckpointException e) {
-            throw new java.io.UncheckedIOException("service " + index + " cannot resume from "
-                    + checkpoints.resume().directory() + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** Runs a service until rank 0 stops it, then waits for rank 0's word that the run is over. */
-    private static void serve(ServiceLoop loop, ServiceReporter reporter) {
-        try {
-            loop.run();
-        } catch (TransportClosedException closed) {
-            if (!reporter.stopped()) {
-                throw closed;
-            }
-        }
-        if (!reporter.stopped()) {
-            throw new IllegalStateException("a service loop returned before rank 0 stopped it");
-        }
-        reporter.awaitDone();
-    }
-
-    /**
-     * This process's one endpoint of a cluster of OS processes: a worker rank's loop, or a service. A failure is
-     * told to every other process ({@link ClusterConnection#abort}) naming the endpoint lost first, the step and
-     * the stage.
-     */
-    private TrainingResult fitOnNetwork(RankLoop.Run run) {
-        TrainingPlan plan = run.plan();
-        int endpoints = run.endpoints();
-        IntFunction<String> names = endpointNames(workers, plan.serviceEndpoints());
-        ClusterConnection connection = connector.connect(endpoints, names, topology.fingerprint(layout),
-                topology.describeFingerprint(layout));
-        int endpoint = connection.endpoint();
-        TrafficMeter meter = new TrafficMeter(endpoints);
-        TrafficMeter control = new TrafficMeter(endpoints);
-        StepNotes notes = new StepNotes();
-        topology.attachNotes(notes);
-        RankLoop loop = null;
-        ServiceReporter reporter = null;
-        try {
-            TrainingResult result;
-            if (endpoint < workers) {
-                ReplicaModel replica = networkReplica;
-                replicas.add(replica);
-                ControlPlane plane = new ControlPlane(new MeteredTransport(connection.transport(), meter, control));
-                loop = new RankLoop(run, endpoint, plane, replica, topology.worker(endpoint, workers, plane, layout),
-                        notes, meter, RankLoop.OPEN);
-                result = loop.execute();
-                if (result == null) {
-                    result = new TrainingResult(List.of(), Double.NaN, meter.snapshot(), 0, method(),
-                            List.of(RankLoop.checksum(replica)));
-                }
-            } else {
-                networkReplica = null; // a service endpoint trains no replica
-                reporter = new ServiceReporter(connection.transport(), meter, notes, stages::stageAt);
-                ServiceLoop service = topology.service(endpoint - workers, workers,
-                        new MeteredTransport(reporter, meter, control), layout);
-                checkpointService(run.checkpoints(), endpoint - workers, service, reporter, meter);
-                serve(service, reporter);
-                result = new TrainingResult(List.of(), Double.NaN, meter.snapshot(), 0, method(), List.of());
-            }
-            connection.close();
-            return result;
-        } catch (RuntimeException e) {
-            int lost = e instanceof PeerLostException p ? p.peer() : endpoint;
-            int step = loop != null ? loop.step() : -1;
-            String where = names.apply(endpoint) + " stopped" + (step >= 0 ? " at step " + step + " ("
-                    + stages.stageAt(step) + ")" : "");
-            String message = where + ": " + (e instanceof PeerLostException ? "" : "failed: ") + e.getMessage();
-            connection.abort(lost, message);
-            if (e instanceof NonFiniteGradientException n) {
-                throw n;
-            }
-            throw new TrainingFailedException(message, e);
-        }
-    }
-
     /** What the run is: the topology's description of itself, with the run's value encoding. */
     private TopologyDescription method() {
         return topology.describe().withValues(values);
-    }
-
-    /** How messages name endpoints: "rank r" for workers, "the server" or "server s" for services. */
-    static IntFunction<String> endpointNames(int workers, int services) {
-        return e -> e < workers ? "rank " + e : services == 1 ? "the server" : "server " + (e - workers);
-    }
-
-    private static void guard(AtomicReference<Throwable> failure, Runnable onFailure, Runnable body) {
-        try {
-            body.run();
-        } catch (Throwable t) {
-            boolean consequence = t instanceof TransportClosedException && failure.get() != null;
-            if (!consequence) {
-                failure.compareAndSet(null, t);
-            }
-            onFailure.run();
-        }
-    }
-
-    private static void await(Future<?> f, AtomicReference<Throwable> failure, InProcessCluster cluster) {
-        try {
-            f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            cluster.close();
-        } catch (ExecutionException e) {
-            failure.compareAndSet(null, e.getCause());
-        }
-    }
-
-    private static java.util.concurrent.ThreadFactory daemonThreads() {
-        return runnable -> {
-            Thread t = new Thread(runnable);
-            t.setDaemon(true);
-            t.setName("lgc-endpoint-" + t.getId());
-            return t;
-        };
     }
 
     /** Builds a {@link DistributedTrainer}; {@link #build()} checks every setting and names the one that is wrong. */
@@ -541,14 +283,12 @@ public final class DistributedTrainer {
         private DataSetIterator evalData;
         private int evalEverySteps;
         private int maxSteps;
-        private int computeConcurrency = 1;
         private ComputeSettings compute = ComputeSettings.DEFAULT;
-        private boolean alignExchange = true;
         private boolean diagnostics;
         private ValueEncoding values = ValueEncoding.FP32;
         private StageSchedule stages;
         private Function<ParamBlock, LayerPolicy> policy;
-        private ClusterConnector connector;
+        private TrainingRuntime runtime = TrainingRuntime.inProcess();
         private final List<TrainingListener> listeners = new ArrayList<>();
         private Path checkpointRunDir;
         private int checkpointEverySteps;
@@ -642,28 +382,6 @@ public final class DistributedTrainer {
         }
 
         /**
-         * How many ranks may run their forward and backward pass at once (default 1). The in-process ranks share
-         * this machine's cores, and ND4J already spreads one pass over all of them; letting K passes compete only
-         * oversubscribes the cores (measured: 4 concurrent LeNet-5 passes on 2 cores take longer than 4 in turn).
-         * Waiting for a turn is timed as {@link Phase#CPU_WAIT}.
-         */
-        public Builder computeConcurrency(int ranks) {
-            this.computeConcurrency = ranks;
-            return this;
-        }
-
-        /**
-         * When set (the default), every rank waits for all others before the exchange, timed as
-         * {@link Phase#CPU_WAIT}, so {@link Phase#COMMUNICATE} measures the exchange itself: in the in-process
-         * cluster the ranks take turns on the CPU, and without the barrier their turns would count as
-         * communication. It changes timings only, never results.
-         */
-        public Builder alignExchange(boolean align) {
-            this.alignExchange = align;
-            return this;
-        }
-
-        /**
          * The diagnostic mode (default off): each step, every rank sends rank 0 what its compressor offered on the
          * LEARNED blocks (its compensated vector and the entries it took; in a dense step its gradient), and rank 0
          * notes how faithfully the update it applies carries their mean ({@link StepNotes#APPLIED_REL_ERR},
@@ -706,21 +424,30 @@ public final class DistributedTrainer {
         }
 
         /**
-         * Runs this process as one endpoint of a cluster of OS processes joined by {@code connector} (the TCP
-         * runtime of {@code lgc-net}) instead of all ranks on threads of this JVM (the default). Every process builds
-         * the same trainer; rank 0 evaluates, calls the listeners and returns the run's result.
+         * Where the endpoints run (default {@link TrainingRuntime#inProcess()}: every rank and service a thread of
+         * this JVM); see {@link TrainingRuntime}.
          */
-        public Builder cluster(ClusterConnector connector) {
-            this.connector = Objects.requireNonNull(connector, "connector");
+        public Builder runtime(TrainingRuntime runtime) {
+            this.runtime = Objects.requireNonNull(runtime, "runtime");
             return this;
         }
 
         /**
+         * Runs this process as one endpoint of a cluster of OS processes joined by {@code connector} (the TCP
+         * connector of {@code lgc-net}, Spark's barrier tasks): {@code runtime(TrainingRuntime.cluster(connector))}.
+         * Every process builds the same trainer; rank 0 evaluates, calls the listeners and returns the run's result.
+         */
+        public Builder cluster(ClusterConnector connector) {
+            return runtime(TrainingRuntime.cluster(connector));
+        }
+
+        /**
          * Saves a checkpoint into {@code runDirectory/checkpoints/step-NNNNNN/} after every {@code everySteps} steps
-         * (0: none on the way) and, unless {@link #checkpointAtEnd} says otherwise, after the last step: every
-         * replica's parameters and updater state, each rank's compressor memory, the services' state (an
-         * autoencoder and its optimizer, a drift guard), the counters and the metrics so far. Each endpoint writes
-         * its own part; rank 0 writes the manifest last, once every part is in and the replicas' checksums agree.
+         * (0: none on the way) and, unless {@link #checkpointAtEnd} says otherwise, after the last step: the
+         * replica's parameters and updater state (once, in rank 0's part: every rank's is the same), each rank's
+         * compressor memory, the services' state (an autoencoder and its optimizer, a drift guard), the counters and
+         * the metrics so far. Each endpoint writes its own part; rank 0 writes the manifest last, once every part is
+         * in, the replicas' checksums agree and every listener has synced ({@link TrainingListener#onCheckpoint}).
          */
         public Builder checkpoints(Path runDirectory, int everySteps) {
             this.checkpointRunDir = Objects.requireNonNull(runDirectory, "runDirectory");
@@ -791,9 +518,6 @@ public final class DistributedTrainer {
             }
             if (evalEverySteps < 0) {
                 throw new IllegalArgumentException("evaluation everySteps must be >= 0, found " + evalEverySteps);
-            }
-            if (computeConcurrency < 1) {
-                throw new IllegalArgumentException("computeConcurrency must be >= 1, found " + computeConcurrency);
             }
             if (maxSteps < 0) {
                 throw new IllegalArgumentException("maxSteps must be >= 0, found " + maxSteps);

@@ -1,5 +1,6 @@
 package io.lgc4j.core.train;
 
+import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.metrics.PhaseClock;
 
 /**

@@ -6,6 +6,7 @@ import io.lgc4j.core.checkpoint.PartInfo;
 import io.lgc4j.core.checkpoint.PartKind;
 import io.lgc4j.core.checkpoint.SectionReader;
 import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.layout.ParamBlock;
@@ -67,7 +68,7 @@ final class RankLoop {
     record Run(TrainingPlan plan, io.lgc4j.core.stage.StageSchedule stages, ShardPlan shards, INDArray features,
                INDArray labels, int batchSize, EvaluationShares evalData,
                int evalEverySteps, List<TrainingListener> listeners, TopologyDescription method,
-               boolean diagnostics, io.lgc4j.core.protocol.ValueEncoding values, Checkpointing checkpoints) {
+               boolean diagnostics, io.lgc4j.core.comm.ValueEncoding values, Checkpointing checkpoints) {
         int workers() {
             return plan.workers();
         }
@@ -326,6 +327,9 @@ final class RankLoop {
                     slowestName = saved.file();
                 }
             }
+            for (TrainingListener l : run.listeners()) {
+                l.onCheckpoint(p.step());
+            }
             checkpoints.writeManifest(p.step(), parts, slowest, slowestName);
         }
 
@@ -366,10 +370,16 @@ final class RankLoop {
         }
     }
 
-    /** This rank's part of a checkpoint after the step just done: replica, exchange state, traffic counters. */
+    /**
+     * This rank's part of a checkpoint after the step just done: exchange state and traffic counters, and on rank 0
+     * the replica. Every rank's replica is the same one (rank 0 compares their checksums before it writes the
+     * manifest), so one copy serves every rank at resume.
+     */
     private CheckpointPart.Builder save(long[] trafficRow) {
         CheckpointPart.Builder part = CheckpointPart.builder(PartKind.RANK);
-        replica.save(part, Checkpointing.REPLICA);
+        if (rank == 0) {
+            replica.save(part, Checkpointing.REPLICA);
+        }
         exchange.save(part, Checkpointing.EXCHANGE);
         part.section(Checkpointing.TRAFFIC).putLongs(trafficRow);
         return part;
@@ -384,7 +394,8 @@ final class RankLoop {
     private long[] resume(Checkpointing checkpoints, Collector collector) {
         CheckpointPart part = checkpoints.rankPart(rank);
         try {
-            replica.restore(part, Checkpointing.REPLICA);
+            // the replica is in rank 0's part (a checkpoint of an earlier build has it in every part)
+            replica.restore(part.has(Checkpointing.REPLICA) ? part : checkpoints.rankPart(0), Checkpointing.REPLICA);
             exchange.restore(part, Checkpointing.EXCHANGE);
             long[] row = part.longs(Checkpointing.TRAFFIC, TrafficMeter.ROW_LENGTH);
             if (collector != null) {

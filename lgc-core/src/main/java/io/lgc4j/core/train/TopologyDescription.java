@@ -1,6 +1,6 @@
 package io.lgc4j.core.train;
 
-import io.lgc4j.core.protocol.ValueEncoding;
+import io.lgc4j.core.comm.ValueEncoding;
 
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;

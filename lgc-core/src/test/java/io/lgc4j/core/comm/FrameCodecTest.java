@@ -1,7 +1,6 @@
 package io.lgc4j.core.comm;
 
 import io.lgc4j.core.protocol.FloatFrames;
-import io.lgc4j.core.protocol.ValueEncoding;
 import io.lgc4j.core.stage.Stage;
 
 import org.junit.jupiter.api.Test;

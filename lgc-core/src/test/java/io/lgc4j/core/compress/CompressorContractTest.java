@@ -5,13 +5,15 @@ import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameDescriptor;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.protocol.Sketch;
 import io.lgc4j.core.protocol.SparseFrames;
+import io.lgc4j.core.protocol.SparseSet;
 import io.lgc4j.core.protocol.SupportValues;
-import io.lgc4j.core.protocol.ValueEncoding;
+import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
 import io.lgc4j.core.stage.Stage;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

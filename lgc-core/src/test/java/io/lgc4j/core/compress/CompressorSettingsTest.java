@@ -1,9 +1,7 @@
 package io.lgc4j.core.compress;
 
-import io.lgc4j.core.method.CompressorProvider;
-import io.lgc4j.core.method.NoCompression;
-import io.lgc4j.core.method.ResolvedConfig;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.ResolvedConfig;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.stage.Stage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;

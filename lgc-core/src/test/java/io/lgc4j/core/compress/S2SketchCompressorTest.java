@@ -2,6 +2,8 @@ package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.protocol.Sketch;
+import io.lgc4j.core.protocol.SparseSet;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
 import org.junit.jupiter.api.Test;

@@ -7,7 +7,7 @@ import io.lgc4j.core.comm.InProcessCluster;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.stage.Stage;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 
 import org.junit.jupiter.api.Test;
 

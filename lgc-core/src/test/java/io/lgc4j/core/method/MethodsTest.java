@@ -1,11 +1,15 @@
 package io.lgc4j.core.method;
 
 import io.lgc4j.core.codec.IndexCodecs;
+import io.lgc4j.core.compress.BoundCompressor;
 import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.compress.CompressorProvider;
 import io.lgc4j.core.compress.DgcCompressor;
+import io.lgc4j.core.compress.NoCompression;
 import io.lgc4j.core.compress.TopKCompressor;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.settings.ResolvedConfig;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.GradientExchange;
@@ -80,7 +84,7 @@ class MethodsTest {
     @Test
     void shouldListTheRegisteredNamesWhenANameIsUnknown() {
         assertEquals("no compressor 'powersgd' is registered; registered compressors: [dgc, none, topk] (a compressor"
-                        + " registers its CompressorProvider in META-INF/services/io.lgc4j.core.method.CompressorProvider)",
+                        + " registers its CompressorProvider in META-INF/services/io.lgc4j.core.compress.CompressorProvider)",
                 assertThrows(IllegalArgumentException.class, () -> registry().compressor("powersgd")).getMessage());
         assertEquals("no topology 'mesh' is registered; registered topologies: [ps, ring] (a topology registers its"
                         + " TopologyProvider in META-INF/services/io.lgc4j.core.method.TopologyProvider)",

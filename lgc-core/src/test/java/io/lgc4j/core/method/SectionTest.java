@@ -1,5 +1,7 @@
 package io.lgc4j.core.method;
 
+import io.lgc4j.core.settings.Section;
+import io.lgc4j.core.settings.SettingsException;
 import org.junit.jupiter.api.Test;
 
 import java.util.LinkedHashMap;

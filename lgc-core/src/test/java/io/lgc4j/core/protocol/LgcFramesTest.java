@@ -4,6 +4,7 @@ import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.comm.ValueEncoding;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 

@@ -3,7 +3,6 @@ package io.lgc4j.core.protocol;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.TrafficKind;
-import io.lgc4j.core.compress.Sketch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;

@@ -4,7 +4,6 @@ import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
-import io.lgc4j.core.compress.Sketch;
 import org.junit.jupiter.api.Test;
 
 import static io.lgc4j.core.protocol.PayloadGoldenTest.TAG;

@@ -6,12 +6,11 @@ import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
-import io.lgc4j.core.compress.SparseSet;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.stage.Stage;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 
 import org.junit.jupiter.api.Test;
 

@@ -5,6 +5,7 @@ import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameDescriptor;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.stage.Stage;
 
 import org.junit.jupiter.api.Test;
@@ -16,9 +17,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
-import static io.lgc4j.core.protocol.ValueEncoding.BF16;
-import static io.lgc4j.core.protocol.ValueEncoding.FP16;
-import static io.lgc4j.core.protocol.ValueEncoding.FP32;
+import static io.lgc4j.core.comm.ValueEncoding.BF16;
+import static io.lgc4j.core.comm.ValueEncoding.FP16;
+import static io.lgc4j.core.comm.ValueEncoding.FP32;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -10,7 +10,7 @@ import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.exchange.StepLink;
 import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.stage.Stage;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 
 import org.junit.jupiter.api.Test;
 

@@ -2,6 +2,7 @@ package io.lgc4j.core.train;
 
 import io.lgc4j.core.comm.Direction;
 import io.lgc4j.core.comm.InProcessCluster;
+import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.comm.Transport;
@@ -19,7 +20,7 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.PhaseClock;
-import io.lgc4j.core.protocol.ValueEncoding;
+import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;

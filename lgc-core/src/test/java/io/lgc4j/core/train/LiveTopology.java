@@ -6,6 +6,7 @@ import io.lgc4j.core.checkpoint.PartKind;
 import io.lgc4j.core.comm.ForwardingTransport;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.InProcessCluster;
+import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.comm.TransportClosedException;
 import io.lgc4j.core.layout.GradientLayout;

@@ -1,5 +1,6 @@
 package io.lgc4j.core.train;
 
+import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.OfferTap;

@@ -6,11 +6,13 @@ import io.lgc4j.core.metrics.StepMetrics;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -38,10 +40,35 @@ public final class ResumeCheck {
     public static TrainingResult run(Supplier<DistributedTrainer.Builder> builder, int epochs, int every, Path dir,
                                      int... resumeAfter) throws IOException {
         Path full = dir.resolve("full");
-        DistributedTrainer uninterrupted = builder.get().checkpoints(full, every).build();
-        TrainingResult expected = uninterrupted.fit(epochs);
         CheckpointDirectory checkpoints = CheckpointDirectory.in(full);
+        List<Integer> synced = new ArrayList<>();
+        TrainingListener sync = new TrainingListener() {
+            @Override
+            public void onStep(StepMetrics metrics) {
+            }
+
+            @Override
+            public void onCheckpoint(int step) {
+                try {
+                    assertFalse(checkpoints.steps().contains(step + 1L),
+                            "listeners sync before the manifest of the checkpoint after step " + step);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                synced.add(step);
+            }
+        };
+        DistributedTrainer uninterrupted = builder.get().checkpoints(full, every).listener(sync).build();
+        TrainingResult expected = uninterrupted.fit(epochs);
         List<Long> steps = checkpoints.steps();
+        assertEquals(steps.stream().map(s -> (int) (s - 1)).toList(), synced, "a sync before every checkpoint");
+        for (long step : steps) {
+            Checkpoint c = checkpoints.load(step);
+            assertTrue(c.rankPart(0).has("replica"), "rank 0's part holds the replica");
+            for (int r = 1; r < c.manifest().run().workers(); r++) {
+                assertFalse(c.rankPart(r).has("replica"), "one replica per checkpoint, not in rank " + r + "'s part");
+            }
+        }
         for (int after : resumeAfter) {
             assertTrue(steps.contains((long) after), "a checkpoint after step " + after + " among " + steps);
             Checkpoint from = checkpoints.load(after);

@@ -1,12 +1,13 @@
 package io.lgc4j.core.train;
 
 import io.lgc4j.core.comm.InProcessCluster;
+import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.PhaseClock;
-import io.lgc4j.core.protocol.ValueEncoding;
+import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 import org.deeplearning4j.nn.api.Model;

@@ -7,9 +7,9 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.lgc4j.core.codec.IndexCodecs;
-import io.lgc4j.core.method.CompressorProvider;
+import io.lgc4j.core.compress.CompressorProvider;
 import io.lgc4j.core.method.Methods;
-import io.lgc4j.core.protocol.ValueEncoding;
+import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.train.TopologyDescription;
 
 import java.util.Collections;

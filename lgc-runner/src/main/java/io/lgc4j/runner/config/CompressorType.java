@@ -9,7 +9,7 @@ import java.util.Optional;
 
 /**
  * The gradient compressor of the non-dense blocks ({@code compressor.type}): the name of a registered
- * {@link io.lgc4j.core.method.CompressorProvider}. Not an enum: the names are whatever the class path registers
+ * {@link io.lgc4j.core.compress.CompressorProvider}. Not an enum: the names are whatever the class path registers
  * ({@link Methods#installed()}), so a compressor from another jar is chosen in YAML like a shipped one. Read, like
  * the configuration's enums, in any case with {@code -} or {@code _}; written in lower case.
  *

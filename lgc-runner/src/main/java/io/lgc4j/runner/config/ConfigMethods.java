@@ -1,11 +1,11 @@
 package io.lgc4j.runner.config;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import io.lgc4j.core.method.BoundCompressor;
-import io.lgc4j.core.method.CompressorProvider;
+import io.lgc4j.core.compress.BoundCompressor;
+import io.lgc4j.core.compress.CompressorProvider;
 import io.lgc4j.core.method.Methods;
-import io.lgc4j.core.method.ResolvedConfig;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.ResolvedConfig;
+import io.lgc4j.core.settings.SettingsException;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

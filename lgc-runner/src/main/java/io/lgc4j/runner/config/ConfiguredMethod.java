@@ -1,9 +1,9 @@
 package io.lgc4j.runner.config;
 
 import io.lgc4j.core.codec.IndexCodecs;
-import io.lgc4j.core.method.BoundCompressor;
+import io.lgc4j.core.compress.BoundCompressor;
 import io.lgc4j.core.method.Methods;
-import io.lgc4j.core.method.ResolvedConfig;
+import io.lgc4j.core.settings.ResolvedConfig;
 import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.stage.StageSchedule;

@@ -6,10 +6,10 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.lgc4j.lgc.LgcAblation;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.compress.Compressor;
-import io.lgc4j.core.method.BoundCompressor;
+import io.lgc4j.core.compress.BoundCompressor;
 import io.lgc4j.core.method.Methods;
-import io.lgc4j.core.method.ResolvedConfig;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.ResolvedConfig;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.method.TopologyRequest;
 
@@ -81,7 +81,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
     }
 
     /**
-     * The sections as the registered providers read them ({@link io.lgc4j.core.method.CompressorProvider#settings}):
+     * The sections as the registered providers read them ({@link io.lgc4j.core.compress.CompressorProvider#settings}):
      * each section as {@code config.yaml} writes it, every default filled in.
      */
     public ResolvedConfig resolved() {

@@ -9,9 +9,9 @@ import io.lgc4j.core.compress.ScaleComCompressor;
 import io.lgc4j.core.compress.TopKCompressor;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.method.CompressorProvider;
+import io.lgc4j.core.compress.CompressorProvider;
 import io.lgc4j.core.method.Methods;
-import io.lgc4j.core.method.NoCompression;
+import io.lgc4j.core.compress.NoCompression;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.lgc.ps.LgcPsTopology;
@@ -98,7 +98,7 @@ class MethodRegistryTest {
                 parseError(RUN + "topology: {type: mesh}\n"));
         assertEquals("no compressor 'signsgd' is registered; registered compressors: [boosted-topk, dgc, lgc, none,"
                 + " powersgd, randomk, s2, scalecom, topk] (a compressor registers its CompressorProvider in"
-                + " META-INF/services/io.lgc4j.core.method.CompressorProvider)",
+                + " META-INF/services/io.lgc4j.core.compress.CompressorProvider)",
                 assertThrows(IllegalArgumentException.class, () -> CompressorType.of("signsgd")).getMessage());
     }
 

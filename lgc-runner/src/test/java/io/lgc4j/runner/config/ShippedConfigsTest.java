@@ -49,7 +49,7 @@ class ShippedConfigsTest {
             ExperimentConfig half = ConfigLoader.load(shippedConfig("dense-" + values + ".yaml"));
             ExperimentConfig dense = quickstartNamed("dense-" + values, TopologyType.PS);
             assertEquals(dense.withCompressor(CompressorConfig.defaults().withValues(values)), half, values);
-            assertEquals(io.lgc4j.core.protocol.ValueEncoding.byName(values), half.compressor().valueEncoding());
+            assertEquals(io.lgc4j.core.comm.ValueEncoding.byName(values), half.compressor().valueEncoding());
         }
     }
 

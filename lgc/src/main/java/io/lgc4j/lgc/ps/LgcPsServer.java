@@ -27,7 +27,7 @@ import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.protocol.Support;
 import io.lgc4j.core.protocol.SupportValues;
 import io.lgc4j.core.protocol.Weights;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.ps.exchange.PsServer;
 import io.lgc4j.ps.exchange.PsServerEnd;
 import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;

@@ -12,8 +12,8 @@ import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
-import io.lgc4j.core.method.Section;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.Section;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.metrics.StepNotes;
@@ -205,7 +205,7 @@ public final class LgcPsTopology implements Topology {
      * As the other constructor, with the beyond-the-paper controls given ({@link LgcControl#PAPER} turns them all
      * off).
      *
-     * @throws io.lgc4j.core.method.SettingsException when the control's ablation is not one LGC-PS runs
+     * @throws io.lgc4j.core.settings.SettingsException when the control's ablation is not one LGC-PS runs
      *                                                ({@link #ABLATIONS})
      */
     public LgcPsTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training,

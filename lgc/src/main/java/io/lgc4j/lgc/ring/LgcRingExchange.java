@@ -31,11 +31,11 @@ import io.lgc4j.core.protocol.Code;
 import io.lgc4j.core.protocol.Flag;
 import io.lgc4j.core.protocol.Sample;
 import io.lgc4j.core.protocol.Support;
-import io.lgc4j.core.protocol.ValueEncoding;
+import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.protocol.Weights;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.ring.collective.RingAllReduce;
 import io.lgc4j.ring.exchange.RingEnd;
 

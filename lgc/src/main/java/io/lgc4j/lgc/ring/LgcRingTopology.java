@@ -12,7 +12,7 @@ import io.lgc4j.core.compress.CompactLayout;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.metrics.StepNotes;
@@ -119,7 +119,7 @@ public final class LgcRingTopology implements Topology {
      * @param training the autoencoder's online training
      * @param seed     seed of the leader draw and of the autoencoder's initialization
      * @param control  the drift guard, reconstruction feedback and ablation ({@link LgcControl#PAPER} for none)
-     * @throws io.lgc4j.core.method.SettingsException when the control's ablation is not one LGC-RAR runs
+     * @throws io.lgc4j.core.settings.SettingsException when the control's ablation is not one LGC-RAR runs
      *                                                ({@link #ABLATIONS})
      */
     public LgcRingTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training, long seed,

@@ -5,7 +5,7 @@ import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.protocol.Weights;
 import io.lgc4j.core.protocol.WeightsDescriptor;
 import io.lgc4j.core.stage.Stage;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

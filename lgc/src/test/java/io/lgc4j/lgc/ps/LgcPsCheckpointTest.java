@@ -9,7 +9,7 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.LiveTopology;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -12,7 +12,7 @@ import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;

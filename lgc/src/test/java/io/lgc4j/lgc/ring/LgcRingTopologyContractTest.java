@@ -18,7 +18,7 @@ import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.CompressedTopologyContract;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TopologyContract;
 import io.lgc4j.core.train.TrainingResult;

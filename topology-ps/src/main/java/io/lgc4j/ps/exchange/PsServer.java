@@ -2,10 +2,10 @@ package io.lgc4j.ps.exchange;
 
 import io.lgc4j.core.checkpoint.Persistent;
 import io.lgc4j.core.comm.Frame;
-import io.lgc4j.core.protocol.ValueEncoding;
+import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.ServiceLoop;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 
 /**
  * The parameter server, for every method: it opens each step with worker 0's first frame, whose flags also say the

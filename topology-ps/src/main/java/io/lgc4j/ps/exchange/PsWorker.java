@@ -7,7 +7,7 @@ import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 
 /**
  * A worker of the parameter server, for every method: FULL steps are dense (the whole gradient up, the mean down);

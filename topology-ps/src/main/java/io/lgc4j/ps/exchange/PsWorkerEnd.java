@@ -16,7 +16,7 @@ import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.protocol.Support;
 import io.lgc4j.core.shard.FusionPlan;
 import io.lgc4j.core.shard.ShardView;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -9,7 +9,7 @@ import io.lgc4j.core.compress.SketchCompressor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.method.TopologyProvider;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.shard.FusionPlan;
 import io.lgc4j.core.train.GradientExchange;

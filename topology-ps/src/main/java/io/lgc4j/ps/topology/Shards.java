@@ -1,7 +1,7 @@
 package io.lgc4j.ps.topology;
 
-import io.lgc4j.core.method.Section;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.Section;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.shard.FusionPlan;
 
 /**

@@ -5,7 +5,7 @@ import io.lgc4j.core.comm.FrameDescriptor;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.metrics.StepMetrics;
-import io.lgc4j.core.protocol.ValueEncoding;
+import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.TestModels;

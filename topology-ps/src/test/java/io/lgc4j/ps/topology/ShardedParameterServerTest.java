@@ -12,7 +12,7 @@ import io.lgc4j.core.compress.S2SketchCompressor;
 import io.lgc4j.core.compress.ScaleComCompressor;
 import io.lgc4j.core.compress.SketchCompressor;
 import io.lgc4j.core.compress.TopKCompressor;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.shard.FusionPlan;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.CompressedTopologyContract;

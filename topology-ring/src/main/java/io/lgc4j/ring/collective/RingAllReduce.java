@@ -9,7 +9,7 @@ import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.protocol.SketchFrames;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 
 /**
  * Bandwidth-optimal ring allreduce (Patarasuk and Yuan) of a float vector over K ranks: the vector is cut into K
@@ -21,7 +21,7 @@ import io.lgc4j.core.train.StepTag;
  * same bits. The frames carry the tag's value encoding ({@link StepTag#values()}); sums are taken in float32 after
  * decoding. In half precision the rank that completes a chunk rounds its own copy to what the others will decode
  * before the all-gather, so the bits stay identical; a chunk re-sent by the all-gather is already rounded and travels
- * unchanged ({@link io.lgc4j.core.protocol.ValueEncoding}: a value rounded in one frame is exact in any frame that
+ * unchanged ({@link io.lgc4j.core.comm.ValueEncoding}: a value rounded in one frame is exact in any frame that
  * holds a part of it).
  *
  * <pre>{@code

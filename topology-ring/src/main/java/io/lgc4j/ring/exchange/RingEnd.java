@@ -10,7 +10,7 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.ring.collective.RingAllReduce;
 
 /**

@@ -6,9 +6,9 @@ import io.lgc4j.core.comm.InProcessCluster;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.metrics.PhaseClock;
-import io.lgc4j.core.protocol.ValueEncoding;
+import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.stage.Stage;
-import io.lgc4j.core.train.StepTag;
+import io.lgc4j.core.comm.StepTag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 

@@ -1,6 +1,7 @@
-package io.lgc4j.core.method;
+package io.lgc4j.core.compress;
 
-import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.settings.ResolvedConfig;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.stage.Stage;
 
 import java.lang.reflect.RecordComponent;
@@ -13,8 +14,8 @@ import java.util.Set;
 /**
  * The service a compressor family registers so that configurations can name it: its type (the name in YAML), its
  * settings record, how to build the compressor from them, and which stages a run with it goes through. Found by
- * {@link java.util.ServiceLoader} (see {@link Methods}); a provider is registered by one line, its binary class name,
- * in {@code META-INF/services/io.lgc4j.core.method.CompressorProvider} of its jar.
+ * {@link java.util.ServiceLoader} (see {@code Methods}); a provider is registered by one line, its binary class name,
+ * in {@code META-INF/services/io.lgc4j.core.compress.CompressorProvider} of its jar.
  *
  * <p>A compressor of an existing payload kind (gather, shared support, sketch) needs nothing else: its class, its
  * settings record and the registration. The settings record's component names are the keys of the
@@ -36,7 +37,7 @@ import java.util.Set;
  *     }
  *     ...
  * }
- * // META-INF/services/io.lgc4j.core.method.CompressorProvider:  com.example.MyCompressor$Provider
+ * // META-INF/services/io.lgc4j.core.compress.CompressorProvider:  com.example.MyCompressor$Provider
  * // YAML:  compressor: {type: mine, ratio: 0.001, rank: 8}
  * }</pre>
  *

@@ -1,7 +1,7 @@
-package io.lgc4j.core.compress;
+package io.lgc4j.core.protocol;
 
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.method.SettingsException;
+import io.lgc4j.core.settings.SettingsException;
 
 import java.util.ArrayList;
 import java.util.List;

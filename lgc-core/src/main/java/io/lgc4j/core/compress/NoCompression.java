@@ -1,6 +1,5 @@
-package io.lgc4j.core.method;
+package io.lgc4j.core.compress;
 
-import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.stage.Stage;
 
 import java.util.EnumSet;

@@ -1,4 +1,4 @@
-package io.lgc4j.core.method;
+package io.lgc4j.core.settings;
 
 import java.util.Objects;
 

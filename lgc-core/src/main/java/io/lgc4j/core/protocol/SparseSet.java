@@ -1,4 +1,4 @@
-package io.lgc4j.core.compress;
+package io.lgc4j.core.protocol;
 
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.sparse.SparseVector;

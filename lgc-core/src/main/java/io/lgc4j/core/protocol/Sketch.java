@@ -1,4 +1,4 @@
-package io.lgc4j.core.compress;
+package io.lgc4j.core.protocol;
 
 /**
  * A summable sparse sketch: count-sketch counters of every compressible block laid end to end, and a bitmap of

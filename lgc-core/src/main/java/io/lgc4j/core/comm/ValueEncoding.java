@@ -1,9 +1,5 @@
-package io.lgc4j.core.protocol;
+package io.lgc4j.core.comm;
 
-import io.lgc4j.core.comm.Frame;
-import io.lgc4j.core.comm.FrameDescriptor;
-import io.lgc4j.core.comm.FrameException;
-import io.lgc4j.core.comm.TrafficKind;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -15,7 +11,7 @@ import java.util.Locale;
 
 /**
  * How the values of a float payload travel: float32, IEEE binary16 with a per-frame power-of-two scale, or bfloat16.
- * The encoding is chosen by the sender ({@link io.lgc4j.core.train.StepTag#values()}, the config's
+ * The encoding is chosen by the sender ({@link io.lgc4j.core.comm.StepTag#values()}, the config's
  * {@code compressor.values}) and written in bits 0–1 of the frame header's flags byte
  * ({@link FrameDescriptor#FLAGS_VALUE_ENCODING_MASK}), so a receiver reads it from the frame and needs no setting.
  * Receivers decode to float32 and sum in float32.
@@ -306,7 +302,7 @@ public enum ValueEncoding {
      *
      * @throws FrameException when fp16's exponent is out of range
      */
-    void read(ByteBuffer payload, float[] dst, int from, int to, boolean add, Frame frame) {
+    public void read(ByteBuffer payload, float[] dst, int from, int to, boolean add, Frame frame) {
         ByteBuffer in = payload.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         if (this == FP32) {
             FloatBuffer floats = in.asFloatBuffer();

@@ -1,6 +1,5 @@
-package io.lgc4j.core.train;
+package io.lgc4j.core.comm;
 
-import io.lgc4j.core.protocol.ValueEncoding;
 import io.lgc4j.core.stage.Stage;
 
 import java.util.Objects;

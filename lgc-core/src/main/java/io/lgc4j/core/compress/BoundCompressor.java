@@ -1,13 +1,14 @@
-package io.lgc4j.core.method;
+package io.lgc4j.core.compress;
 
-import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.settings.ResolvedConfig;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.stage.StageSchedule;
 
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A compressor type with its settings: what a configuration chose, ready for a {@link TopologyProvider}.
+ * A compressor type with its settings: what a configuration chose, ready for a {@code TopologyProvider}.
  *
  * <pre>{@code
  * BoundCompressor<?> dgc = BoundCompressor.bind(Methods.installed().compressor("dgc"), config);

@@ -1,0 +1,106 @@
+package io.lgc4j.core.train;
+
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.comm.TrafficMeter;
+import io.lgc4j.core.comm.TransportClosedException;
+import io.lgc4j.core.compute.ComputeSettings;
+import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.runtime.ClusterConnector;
+import io.lgc4j.core.runtime.ServiceReporter;
+
+import java.util.List;
+import java.util.function.IntFunction;
+
+/**
+ * Where the endpoints of a run execute: the K worker ranks and the topology's services. The trainer is the same
+ * rank loop on every runtime, and a run computes the same bits on each.
+ *
+ * <pre>{@code
+ * DistributedTrainer.builder()...runtime(TrainingRuntime.inProcess())            // the default: threads of this JVM
+ * DistributedTrainer.builder()...runtime(TrainingRuntime.inProcess().computeConcurrency(2))
+ * DistributedTrainer.builder()...runtime(TrainingRuntime.cluster(new TcpConnector(settings)))   // lgc-net
+ * }</pre>
+ *
+ * <p>{@link #inProcess()}: every endpoint a thread of this JVM over an in-process cluster. {@link #cluster}: this
+ * process is one endpoint of a job of processes joined by a {@link ClusterConnector} — lgc-net's TCP connector, or
+ * lgc-spark's barrier-task connector, which is how a new way of joining processes plugs in.
+ */
+public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRuntime {
+
+    TrainingRuntime() {
+    }
+
+    /** Every endpoint a thread of this JVM (the default runtime). */
+    public static InProcessRuntime inProcess() {
+        return InProcessRuntime.DEFAULT;
+    }
+
+    /** This process as one endpoint of a cluster of processes joined by {@code connector}. */
+    public static ClusterRuntime cluster(ClusterConnector connector) {
+        return new ClusterRuntime(connector);
+    }
+
+    /** {@code in-process} or {@code cluster}, as messages and provenance name the runtime. */
+    public abstract String name();
+
+    /** The replicas this process trains, each a copy of {@code origin} built with {@code compute}. */
+    abstract List<ReplicaModel> replicas(ReplicaModel origin, ComputeSettings compute, int workers);
+
+    /**
+     * Trains {@code run} on this runtime's endpoints.
+     *
+     * @param replicas the replicas {@link #replicas} made; a runtime may empty the list (a service endpoint)
+     * @return the run's result (on a worker other than rank 0 of a cluster, its own end state)
+     */
+    abstract TrainingResult fit(RankLoop.Run run, Topology topology, GradientLayout layout,
+                                List<ReplicaModel> replicas);
+
+    /**
+     * Service {@code index}'s checkpoints: saved between steps through its reporter, and restored (state, counters,
+     * first step) when the run resumes.
+     */
+    static void attachService(RankLoop.Run run, int index, ServiceLoop service, ServiceReporter reporter,
+                              TrafficMeter meter) {
+        Checkpointing checkpoints = run.checkpoints();
+        if (checkpoints == null) {
+            return;
+        }
+        reporter.checkpoints((step, row) -> checkpoints.dueAfter(step)
+                ? checkpoints.writeService(step, index, service.state(), row) : null);
+        int first = Checkpointing.firstStep(checkpoints);
+        if (first == 0) {
+            return;
+        }
+        CheckpointPart part = checkpoints.servicePart(index);
+        try {
+            service.state().restore(part, Checkpointing.SERVICE);
+            long[] row = part.longs(Checkpointing.TRAFFIC, TrafficMeter.ROW_LENGTH);
+            meter.add(run.workers() + index, row);
+            reporter.resumeAt(first, row);
+        } catch (CheckpointException e) {
+            throw new java.io.UncheckedIOException("service " + index + " cannot resume from "
+                    + checkpoints.resume().directory() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Runs a service until rank 0 stops it, then waits for rank 0's word that the run is over. */
+    static void serve(ServiceLoop loop, ServiceReporter reporter) {
+        try {
+            loop.run();
+        } catch (TransportClosedException closed) {
+            if (!reporter.stopped()) {
+                throw closed;
+            }
+        }
+        if (!reporter.stopped()) {
+            throw new IllegalStateException("a service loop returned before rank 0 stopped it");
+        }
+        reporter.awaitDone();
+    }
+
+    /** How messages name endpoints: "rank r" for workers, "the server" or "server s" for services. */
+    static IntFunction<String> endpointNames(int workers, int services) {
+        return e -> e < workers ? "rank " + e : services == 1 ? "the server" : "server " + (e - workers);
+    }
+}
