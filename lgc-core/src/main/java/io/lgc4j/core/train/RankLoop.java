@@ -394,8 +394,8 @@ final class RankLoop {
     private long[] resume(Checkpointing checkpoints, Collector collector) {
         CheckpointPart part = checkpoints.rankPart(rank);
         try {
-            // the replica is in rank 0's part (a checkpoint of an earlier build has it in every part)
-            replica.restore(part.has(Checkpointing.REPLICA) ? part : checkpoints.rankPart(0), Checkpointing.REPLICA);
+            // the replica is in rank 0's part (a checkpoint of an earlier build has it in every part, all the same)
+            replica.restore(rank == 0 ? part : checkpoints.rankPart(0), Checkpointing.REPLICA);
             exchange.restore(part, Checkpointing.EXCHANGE);
             long[] row = part.longs(Checkpointing.TRAFFIC, TrafficMeter.ROW_LENGTH);
             if (collector != null) {
