@@ -4,7 +4,7 @@ package io.lgc4j.core.metrics;
 public enum Phase {
     /**
      * Waiting for a turn on the shared CPU: in the in-process cluster all ranks share one machine's cores, so
-     * they take turns computing (see {@code DistributedTrainer.Builder#computeConcurrency}). A real cluster has
+     * they take turns computing (see {@code InProcessRuntime#computeConcurrency}). A real cluster has
      * none of this time.
      */
     CPU_WAIT,
