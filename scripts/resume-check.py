@@ -550,9 +550,8 @@ def write_campaign_readme(out, meta, results):
           " of the same config (same S) in one JVM, run once per config." % (
               K, K, K, K, STEPS, EVERY, FULL, AE, meta["seed"], ", ".join(CAMPAIGN_METHODS), K),
           "",
-          "*Named*: for KILL the launcher's `X failed first` line names the victim; for STOP its `X was stopped (state"
-          " T) and was killed` line does (a stopped process cannot exit: the process the launcher reports as failing"
-          " first is the peer that noticed the stall, and the launcher then kills the stopped one at once)."
+          "*Named*: the launcher's `X failed first` line names the victim (for STOP too: the launcher kills a stopped"
+          " process at once and names it as the one that failed first, not the peer that noticed the stall)."
           " *Stopped ≤ %d s naming the victim*: named, and the launcher's `failed first` line (printed once every"
           " process of the attempt has stopped) came at most %d s after the signal, wall time measured by this"
           " script (time.monotonic at the signal; a thread stamps each line of the launcher's output as it"
