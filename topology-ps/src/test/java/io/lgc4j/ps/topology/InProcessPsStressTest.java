@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 class InProcessPsStressTest {
 
-    private static final int STEPS = Integer.parseInt(System.getenv().getOrDefault("STRESS_STEPS", "60"));
+    private static final int STEPS = Integer.parseInt(System.getenv().getOrDefault("STRESS_STEPS", "30"));
     private static final long BOUND_SECONDS = 120;
 
     @Test
