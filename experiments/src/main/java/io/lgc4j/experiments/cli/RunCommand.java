@@ -68,7 +68,7 @@ final class RunCommand implements Callable<Integer> {
             return 2;
         }
         if (cfg.runtime().type() == RuntimeType.TCP) {
-            return launch(List.of(config.toString()));
+            return launch();
         }
         List<ExperimentConfig> runs = new ArrayList<>();
         if (seeds == null) {
@@ -110,14 +110,13 @@ final class RunCommand implements Callable<Integer> {
      * {@code runtime.type: tcp}: the run as one process per rank on this host, exactly as {@code lgc launch} starts
      * it (K = training.workers), with this command's flags.
      */
-    private int launch(List<String> target) {
+    private int launch() {
         if (seeds != null) {
             System.err.println("lgc: --seeds trains its runs in this JVM; with runtime.type tcp run lgc launch once per"
                     + " seed (run.seed)");
             return 2;
         }
-        List<String> args = new ArrayList<>(List.of("launch"));
-        args.addAll(target);
+        List<String> args = new ArrayList<>(List.of("launch", config.toString()));
         args.addAll(options.forward());
         return LgcCommand.execute(args.toArray(String[]::new));
     }
