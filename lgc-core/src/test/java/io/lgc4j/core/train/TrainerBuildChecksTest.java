@@ -62,6 +62,18 @@ class TrainerBuildChecksTest {
     }
 
     @Test
+    void shouldNameABadRuntimeSetting() {
+        assertEquals("computeConcurrency must be >= 1, found 0", assertThrows(IllegalArgumentException.class,
+                () -> TrainingRuntime.inProcess().computeConcurrency(0)).getMessage());
+        assertEquals("runtime", assertThrows(NullPointerException.class,
+                () -> DistributedTrainer.builder().runtime(null)).getMessage());
+        assertEquals("connector", assertThrows(NullPointerException.class,
+                () -> TrainingRuntime.cluster(null)).getMessage());
+        assertEquals("in-process", DistributedTrainer.builder().model(TestModels.mlp(1)).data(TestModels.data(64, 1))
+                .workers(2).batchSizePerWorker(8).topology(TestModels.ownGradient()).build().runtime().name());
+    }
+
+    @Test
     void shouldHandTheLayoutAndTheScheduleInForceToTheTopology() {
         LgcLike topology = new LgcLike();
         builder(topology).stages(new StageSchedule(2, 3)).build();
