@@ -37,8 +37,8 @@ public final class FashionMnist {
     public static final double TRAIN_PIXEL_MEAN = 0.2860;
     /** Standard deviation of the training images' pixels scaled to [0, 1]. */
     public static final double TRAIN_PIXEL_STD = 0.3530;
-    /** The preprocessing {@link #load(Path, Split, int)} applies; see {@link PixelPreprocessing#STANDARDIZED}. */
-    public static final PixelPreprocessing DEFAULT_PREPROCESSING = PixelPreprocessing.STANDARDIZED;
+    /** The preprocessing {@link #load(Path, Split, int)} applies; see {@link PixelPreprocessing#STANDARDIZE}. */
+    public static final PixelPreprocessing DEFAULT_PREPROCESSING = PixelPreprocessing.STANDARDIZE;
     /** Class names, indexed by label. */
     public static final List<String> CLASS_NAMES = List.of("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
             "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot");

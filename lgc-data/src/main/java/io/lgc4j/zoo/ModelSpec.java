@@ -8,7 +8,8 @@ import org.deeplearning4j.nn.api.Model;
 import org.nd4j.linalg.learning.config.IUpdater;
 
 /**
- * The zoo's models by the names configuration files use, so a config names a model and the zoo builds it:
+ * The zoo's models by the names configuration files use ({@code model.name}), so a config names a model and the zoo
+ * builds it:
  *
  * <pre>{@code
  * Model net = ModelSpec.fromName("small-cnn").build(42L, ModelZoo.defaultUpdater());
@@ -45,6 +46,12 @@ public enum ModelSpec {
 
     /** @return the name configuration files use, e.g. {@code "small-cnn"} */
     public String modelName() {
+        return modelName;
+    }
+
+    /** @return {@link #modelName()}, the spelling a config and a message use */
+    @Override
+    public String toString() {
         return modelName;
     }
 

@@ -50,7 +50,7 @@ import org.nd4j.linalg.lossfunctions.LossFunctions.LossFunction;
  *   <tr><td>UNIFORM</td><td>Nesterov 0.1, 0.9</td><td>standardized</td><td>86.5%</td></tr>
  *   <tr><td>UNIFORM</td><td>Nesterov 0.05, 0.9</td><td>standardized</td><td>87.3%, 87.9%, 87.8% (seeds 1-3)</td></tr>
  * </table>
- * Standardized inputs ({@code PixelPreprocessing.STANDARDIZED}) are what lifts one epoch above the bar (+2 to 3
+ * Standardized inputs ({@code PixelPreprocessing.STANDARDIZE}) are what lifts one epoch above the bar (+2 to 3
  * points); with them {@link WeightInit#UNIFORM}, U(-1/sqrt(fanIn), 1/sqrt(fanIn)) and the same bound as PyTorch's
  * default for weights, is the best and steadiest of the inits tried, so it is {@link #SMALL_CNN_WEIGHT_INIT}, and
  * Nesterov (0.05, 0.9), the PyTorch peer's optimizer, is {@link #defaultUpdater()}. He-normal init with that learning

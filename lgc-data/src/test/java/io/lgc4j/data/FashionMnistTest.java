@@ -30,7 +30,7 @@ class FashionMnistTest {
     void shouldLoadGeneratedSplit() throws IOException {
         writeSplit(dir, Split.TEST, 3, 1, 0, 9);
 
-        LabeledImages data = FashionMnist.load(dir, Split.TEST, FashionMnist.ALL, PixelPreprocessing.UNIT_RANGE);
+        LabeledImages data = FashionMnist.load(dir, Split.TEST, FashionMnist.ALL, PixelPreprocessing.SCALE);
 
         assertEquals(3, data.size());
         assertEquals(28, data.rows());
@@ -46,13 +46,13 @@ class FashionMnistTest {
     void shouldStandardizeWithTheTrainingMeanAndStd() throws IOException {
         writeSplit(dir, Split.TRAIN, 1, 4);
 
-        LabeledImages data = FashionMnist.load(dir, Split.TRAIN, FashionMnist.ALL, PixelPreprocessing.STANDARDIZED);
+        LabeledImages data = FashionMnist.load(dir, Split.TRAIN, FashionMnist.ALL, PixelPreprocessing.STANDARDIZE);
 
         for (int i = 0; i < 784; i++) {
             double expected = (IdxFiles.pixel(i) / 255.0 - 0.2860) / 0.3530;
             assertEquals(expected, data.features()[i], 1e-6, "pixel " + i);
         }
-        assertEquals(PixelPreprocessing.STANDARDIZED, data.preprocessing());
+        assertEquals(PixelPreprocessing.STANDARDIZE, data.preprocessing());
     }
 
     @Test
@@ -177,7 +177,7 @@ class FashionMnistTest {
         assumeTrue(Files.isDirectory(FashionMnist.DEFAULT_DIR), "Fashion-MNIST not installed");
 
         LabeledImages test = FashionMnist.load(FashionMnist.DEFAULT_DIR, Split.TEST, FashionMnist.ALL,
-                PixelPreprocessing.UNIT_RANGE);
+                PixelPreprocessing.SCALE);
 
         assertEquals(10_000, test.size());
         int[] histogram = test.labelHistogram();

@@ -24,7 +24,7 @@ class LabeledImagesTest {
             features[2 * i + 1] = -i;
             labels[i] = i % 3;
         }
-        return new LabeledImages(features, labels, 1, 2, List.of("a", "b", "c"), PixelPreprocessing.UNIT_RANGE);
+        return new LabeledImages(features, labels, 1, 2, List.of("a", "b", "c"), PixelPreprocessing.SCALE);
     }
 
     @Test
@@ -110,7 +110,7 @@ class LabeledImagesTest {
     void shouldRejectLabelOutsideTheClasses() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> new LabeledImages(new float[2], new int[] {3}, 1, 2, List.of("a", "b", "c"),
-                        PixelPreprocessing.UNIT_RANGE));
+                        PixelPreprocessing.SCALE));
 
         assertEquals("labels[0]=3 is outside 0..2", e.getMessage());
     }

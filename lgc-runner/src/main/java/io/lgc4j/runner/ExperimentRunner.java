@@ -27,7 +27,6 @@ import io.lgc4j.data.DatasetNotFoundException;
 import io.lgc4j.data.FashionMnist;
 import io.lgc4j.data.LabeledImages;
 import io.lgc4j.data.PixelPreprocessing;
-import io.lgc4j.zoo.ModelZoo;
 import org.deeplearning4j.nn.api.Model;
 import org.nd4j.linalg.learning.config.Adam;
 import org.nd4j.linalg.learning.config.IUpdater;
@@ -270,10 +269,7 @@ public final class ExperimentRunner {
                                     ClusterConnector connector, Path runDir, Checkpoint resume) throws IOException {
         Nd4jEnvironment.configure();
         DataConfig data = config.data();
-        PixelPreprocessing pixels = switch (data.preprocessing()) {
-            case STANDARDIZE -> PixelPreprocessing.STANDARDIZED;
-            case SCALE -> PixelPreprocessing.UNIT_RANGE;
-        };
+        PixelPreprocessing pixels = data.preprocessing();
         Path dataDir = Path.of(data.path());
         LabeledImages train = FashionMnist.load(dataDir, FashionMnist.Split.TRAIN,
                 data.trainLimit() == 0 ? FashionMnist.ALL : data.trainLimit(), pixels);
@@ -429,11 +425,7 @@ public final class ExperimentRunner {
     /** The zoo model a config names, with its updater. */
     public static Model buildModel(ModelConfig model, long seed) {
         IUpdater updater = updater(model.updater());
-        return switch (model.name()) {
-            case SMALL_CNN -> ModelZoo.smallCnn(seed, updater);
-            case SMALL_RESNET -> ModelZoo.smallResNet(seed, updater);
-            case TINY_CNN -> ModelZoo.tinyCnn(seed, updater);
-        };
+        return model.name().build(seed, updater);
     }
 
     /** The DL4J updater of an updater config. */

@@ -27,7 +27,7 @@ class ReplicaIdentityOnFashionMnistTest {
     static void load() throws IOException {
         Nd4jEnvironment.configure();
         train = FashionMnist.load(FashionMnist.DEFAULT_DIR, FashionMnist.Split.TRAIN, 4 * 16 * 50,
-                PixelPreprocessing.STANDARDIZED).toDataSet();
+                PixelPreprocessing.STANDARDIZE).toDataSet();
     }
 
     @ParameterizedTest(name = "{0} on {1}")

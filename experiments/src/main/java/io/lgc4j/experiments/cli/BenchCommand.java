@@ -90,7 +90,7 @@ final class BenchCommand implements Callable<Integer> {
             int maxK = workers.stream().mapToInt(Integer::intValue).max().orElse(1);
             int batch = 32;
             LabeledImages train = FashionMnist.load(data, FashionMnist.Split.TRAIN, maxK * batch * (steps + warmup),
-                    PixelPreprocessing.STANDARDIZED);
+                    PixelPreprocessing.STANDARDIZE);
             DataSet all = train.toDataSet();
             System.out.println(io.lgc4j.experiments.bench.BenchEnvironment.describe(42));
             System.out.printf(Locale.ROOT, "dense step of the small CNN (%,d params), batch %d per worker, mean of %d"
@@ -191,7 +191,7 @@ final class BenchCommand implements Callable<Integer> {
             if (realSteps > 0) {
                 Nd4jEnvironment.configure();
                 LabeledImages train = FashionMnist.load(data, FashionMnist.Split.TRAIN, realSteps * 128,
-                        PixelPreprocessing.STANDARDIZED);
+                        PixelPreprocessing.STANDARDIZE);
                 io.lgc4j.experiments.bench.TopKRecorder.Recording r =
                         io.lgc4j.experiments.bench.TopKRecorder.record(train, realSteps, 128, 0.001, 42);
                 System.out.printf(Locale.ROOT, "%nReal top-k sets: block %s of the small CNN, Sparse GD's"

@@ -96,7 +96,7 @@ final class CompactVectorsCommand implements Callable<Integer> {
         try {
             Nd4jEnvironment.configure();
             LabeledImages train = FashionMnist.load(data, FashionMnist.Split.TRAIN, FashionMnist.ALL,
-                    PixelPreprocessing.STANDARDIZED);
+                    PixelPreprocessing.STANDARDIZE);
             if ((long) workers * batch > train.size()) {
                 System.err.println("lgc: --workers × --batch = " + (long) workers * batch + " exceeds the "
                         + train.size() + " training images");

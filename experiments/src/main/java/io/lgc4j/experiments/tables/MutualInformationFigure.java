@@ -104,10 +104,7 @@ public final class MutualInformationFigure {
                                 List<Quantizer> quantizers, String model, Path dir, String identity,
                                 PrintStream log, String prefix) throws IOException {
         DataConfig data = config.data();
-        PixelPreprocessing pixels = switch (data.preprocessing()) {
-            case STANDARDIZE -> PixelPreprocessing.STANDARDIZED;
-            case SCALE -> PixelPreprocessing.UNIT_RANGE;
-        };
+        PixelPreprocessing pixels = data.preprocessing();
         LabeledImages train = FashionMnist.load(Path.of(data.path()), FashionMnist.Split.TRAIN,
                 data.trainLimit() == 0 ? FashionMnist.ALL : data.trainLimit(), pixels);
         ReplicaModel replica = ReplicaModel.wrap(ExperimentRunner.buildModel(config.model(), config.run().seed()))

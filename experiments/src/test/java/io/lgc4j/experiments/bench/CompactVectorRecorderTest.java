@@ -38,7 +38,7 @@ class CompactVectorRecorderTest {
     void shouldRecordTheCompactVectorsOfTheLearnedBlocks(@TempDir Path dir) throws IOException {
         Nd4jEnvironment.configure();
         LabeledImages train = FashionMnist.load(FashionMnist.DEFAULT_DIR, FashionMnist.Split.TRAIN, 512,
-                PixelPreprocessing.STANDARDIZED);
+                PixelPreprocessing.STANDARDIZE);
         MultiLayerNetwork net = ModelZoo.smallCnn(TINY.seed(), ModelZoo.defaultUpdater());
         GradientLayout layout = GradientLayout.of(net);
         int expectedMu = 0;
@@ -100,7 +100,7 @@ class CompactVectorRecorderTest {
     void shouldFilterTheMemoryAsTheTrainingRunsDo() throws IOException {
         Nd4jEnvironment.configure();
         LabeledImages train = FashionMnist.load(FashionMnist.DEFAULT_DIR, FashionMnist.Split.TRAIN, 512,
-                PixelPreprocessing.STANDARDIZED);
+                PixelPreprocessing.STANDARDIZE);
         List<float[][]> plain = record(train, TINY);
         List<float[][]> filtered = record(train, new CompactVectorRecorder.Settings(4, 32, 2, 3, 0.001, 7, 0.1));
         for (int k = 0; k < 4; k++) {

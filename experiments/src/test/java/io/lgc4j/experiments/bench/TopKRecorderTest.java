@@ -17,7 +17,7 @@ class TopKRecorderTest {
     void shouldRecordOneAscendingTopKSetPerStep() throws IOException {
         Nd4jEnvironment.configure();
         TopKRecorder.Recording r = TopKRecorder.record(FashionMnist.load(FashionMnist.DEFAULT_DIR,
-                FashionMnist.Split.TRAIN, 256, PixelPreprocessing.STANDARDIZED), 3, 64, 0.001, 1);
+                FashionMnist.Split.TRAIN, 256, PixelPreprocessing.STANDARDIZE), 3, 64, 0.001, 1);
         assertEquals(400_000, r.length());
         assertEquals(3, r.indexSets().size());
         for (int[] set : r.indexSets()) {

@@ -14,7 +14,7 @@ import java.util.Optional;
  * the YAML loader does (the registered names {@link CompressorType} and {@link TopologyType} are read the same way):
  * <pre>{@code
  * Optional<UpdaterType> u = ConfigEnums.find(UpdaterType.class, "SGD");   // UpdaterType.SGD
- * ConfigEnums.yamlName(ModelArchitecture.SMALL_CNN);                      // "small-cnn"
+ * ConfigEnums.yamlName(UpdaterType.NESTEROVS);                           // "nesterovs"
  * ConfigEnums.yamlNames(UpdaterType.class);                               // [adam, nesterovs, sgd]
  * }</pre>
  */

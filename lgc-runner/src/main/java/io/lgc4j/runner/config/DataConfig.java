@@ -3,6 +3,7 @@ package io.lgc4j.runner.config;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.lgc4j.data.PixelPreprocessing;
 
 /**
  * The {@code data} section: which dataset, where its files are, how much of it, and how it is preprocessed.
@@ -28,7 +29,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  */
 @JsonPropertyOrder({"dataset", "path", "trainLimit", "testLimit", "preprocessing"})
 public record DataConfig(DatasetName dataset, String path, int trainLimit, int testLimit,
-                         Preprocessing preprocessing) {
+                         PixelPreprocessing preprocessing) {
 
     /** Default of {@code data.dataset}. */
     public static final DatasetName DEFAULT_DATASET = DatasetName.FASHION_MNIST;
@@ -37,7 +38,7 @@ public record DataConfig(DatasetName dataset, String path, int trainLimit, int t
     /** Default of {@code data.trainLimit} and {@code data.testLimit}: use everything. */
     public static final int NO_LIMIT = 0;
     /** Default of {@code data.preprocessing}. */
-    public static final Preprocessing DEFAULT_PREPROCESSING = Preprocessing.STANDARDIZE;
+    public static final PixelPreprocessing DEFAULT_PREPROCESSING = PixelPreprocessing.STANDARDIZE;
 
     /**
      * Checks every component; the first bad one is reported by its key.
@@ -84,7 +85,7 @@ public record DataConfig(DatasetName dataset, String path, int trainLimit, int t
                                        @JsonProperty("path") String path,
                                        @JsonProperty("trainLimit") Integer trainLimit,
                                        @JsonProperty("testLimit") Integer testLimit,
-                                       @JsonProperty("preprocessing") Preprocessing preprocessing) {
+                                       @JsonProperty("preprocessing") PixelPreprocessing preprocessing) {
         return new DataConfig(
                 Checks.orDefault(dataset, DEFAULT_DATASET),
                 Checks.orDefault(path, DEFAULT_PATH),

@@ -3,6 +3,7 @@ package io.lgc4j.runner.config;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.lgc4j.zoo.ModelSpec;
 
 /**
  * The {@code model} section: which network from the zoo, its optimiser, and how its replicas compute.
@@ -17,23 +18,23 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * }</pre>
  *
  * <pre>{@code
- * ModelConfig resnet = new ModelConfig(ModelArchitecture.SMALL_RESNET, UpdaterConfig.defaults());
+ * ModelConfig resnet = new ModelConfig(ModelSpec.SMALL_RESNET, UpdaterConfig.defaults());
  * }</pre>
  *
- * @param name    the architecture
+ * @param name    the architecture (the zoo builds it)
  * @param updater the optimiser
  * @param compute how the replicas compute (oneDNN helpers, cache mode)
  */
 @JsonPropertyOrder({"name", "updater", "compute"})
-public record ModelConfig(ModelArchitecture name, UpdaterConfig updater, ComputeConfig compute) {
+public record ModelConfig(ModelSpec name, UpdaterConfig updater, ComputeConfig compute) {
 
     /** Default of {@code model.name}. */
-    public static final ModelArchitecture DEFAULT_NAME = ModelArchitecture.SMALL_CNN;
+    public static final ModelSpec DEFAULT_NAME = ModelSpec.SMALL_CNN;
 
     /**
      * Checks every component; the first bad one is reported by its key.
      *
-     * @param name    the architecture
+     * @param name    the architecture (the zoo builds it)
      * @param updater the optimiser
      * @param compute how the replicas compute
      * @throws ConfigException if a component is missing or out of range
@@ -48,10 +49,10 @@ public record ModelConfig(ModelArchitecture name, UpdaterConfig updater, Compute
     /**
      * A model section with the default {@code compute} (the fast path).
      *
-     * @param name    the architecture
+     * @param name    the architecture (the zoo builds it)
      * @param updater the optimiser
      */
-    public ModelConfig(ModelArchitecture name, UpdaterConfig updater) {
+    public ModelConfig(ModelSpec name, UpdaterConfig updater) {
         this(name, updater, ComputeConfig.defaults());
     }
 
@@ -69,7 +70,7 @@ public record ModelConfig(ModelArchitecture name, UpdaterConfig updater, Compute
     }
 
     @JsonCreator
-    private static ModelConfig fromYaml(@JsonProperty("name") ModelArchitecture name,
+    private static ModelConfig fromYaml(@JsonProperty("name") ModelSpec name,
                                         @JsonProperty("updater") UpdaterConfig updater,
                                         @JsonProperty("compute") ComputeConfig compute) {
         return new ModelConfig(

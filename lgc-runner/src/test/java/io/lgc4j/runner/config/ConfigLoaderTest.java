@@ -1,5 +1,7 @@
 package io.lgc4j.runner.config;
 
+import io.lgc4j.data.PixelPreprocessing;
+import io.lgc4j.zoo.ModelSpec;
 import io.lgc4j.core.compute.ComputeSettings;
 
 import io.lgc4j.lgc.LgcAblation;
@@ -35,8 +37,8 @@ class ConfigLoaderTest {
         assertEquals(ExperimentConfig.defaults("minimal"), config);
         assertEquals(new RunConfig("minimal", 42, "results"), config.run());
         assertEquals(new DataConfig(DatasetName.FASHION_MNIST, "/usr/share/datasets/fashion-mnist", 0, 0,
-                Preprocessing.STANDARDIZE), config.data());
-        assertEquals(new ModelConfig(ModelArchitecture.SMALL_CNN,
+                PixelPreprocessing.STANDARDIZE), config.data());
+        assertEquals(new ModelConfig(ModelSpec.SMALL_CNN,
                 new UpdaterConfig(UpdaterType.NESTEROVS, 0.05, 0.9)), config.model());
         assertEquals(new TrainingConfig(4, 32, 1, 0, 100), config.training());
         assertEquals(new TopologyConfig(TopologyType.RING), config.topology());
@@ -48,8 +50,8 @@ class ConfigLoaderTest {
 
         assertEquals(new ExperimentConfig(
                 new RunConfig("full-run_1.0", 7, "/tmp/lgc-results"),
-                new DataConfig(DatasetName.FASHION_MNIST, "/opt/data/fmnist", 2000, 500, Preprocessing.SCALE),
-                new ModelConfig(ModelArchitecture.SMALL_RESNET, new UpdaterConfig(UpdaterType.ADAM, 1e-3, 0.5)),
+                new DataConfig(DatasetName.FASHION_MNIST, "/opt/data/fmnist", 2000, 500, PixelPreprocessing.SCALE),
+                new ModelConfig(ModelSpec.SMALL_RESNET, new UpdaterConfig(UpdaterType.ADAM, 1e-3, 0.5)),
                 new TrainingConfig(8, 16, 3, 250, 0),
                 new TopologyConfig(TopologyType.PS), CompressorConfig.defaults(), StagesConfig.defaults(),
                 AutoencoderConfig.defaults(), new RuntimeConfig(RuntimeType.TCP, 30_000, 90_000, 60_000, 500, 3_000)),
@@ -70,7 +72,7 @@ class ConfigLoaderTest {
 
         assertEquals(new TrainingConfig(2, 32, 1, 50, 100), config.training());
         assertEquals(new UpdaterConfig(UpdaterType.NESTEROVS, 0.1, 0.9), config.model().updater());
-        assertEquals(ModelArchitecture.SMALL_CNN, config.model().name());
+        assertEquals(ModelSpec.SMALL_CNN, config.model().name());
     }
 
     @Test
@@ -118,7 +120,7 @@ class ConfigLoaderTest {
     @ValueSource(strings = {"small-cnn", "small_cnn", "SMALL_CNN", "Small-Cnn", "SMALL-CNN", " small-cnn "})
     void shouldParseEnumInKebabSnakeOrConstantSpellingIgnoringCase(String spelling) {
         ExperimentConfig config = ConfigLoader.parse("run: {name: q}\nmodel: {name: '" + spelling + "'}", "x");
-        assertEquals(ModelArchitecture.SMALL_CNN, config.model().name());
+        assertEquals(ModelSpec.SMALL_CNN, config.model().name());
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
@@ -143,7 +145,7 @@ class ConfigLoaderTest {
     @CsvSource({
         "standardize, STANDARDIZE", "STANDARDIZE, STANDARDIZE", "scale, SCALE", "Scale, SCALE",
     })
-    void shouldParsePreprocessingCaseInsensitively(String spelling, Preprocessing expected) {
+    void shouldParsePreprocessingCaseInsensitively(String spelling, PixelPreprocessing expected) {
         assertEquals(expected, ConfigLoader.parse("run: {name: q}\ndata: {preprocessing: " + spelling + "}", "x")
                 .data().preprocessing());
     }
@@ -157,7 +159,7 @@ class ConfigLoaderTest {
 
     @Test
     void shouldParseSmallResnetFromSnakeCase() {
-        assertEquals(ModelArchitecture.SMALL_RESNET,
+        assertEquals(ModelSpec.SMALL_RESNET,
                 ConfigLoader.parse("run: {name: q}\nmodel: {name: small_resnet}", "x").model().name());
     }
 }

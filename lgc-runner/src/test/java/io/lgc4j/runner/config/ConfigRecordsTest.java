@@ -1,5 +1,7 @@
 package io.lgc4j.runner.config;
 
+import io.lgc4j.data.PixelPreprocessing;
+import io.lgc4j.zoo.ModelSpec;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -58,7 +60,7 @@ class ConfigRecordsTest {
         assertEquals("key 'run.name' is required", error(() -> RunConfig.named(null)));
         assertEquals("key 'topology.type' is required", error(() -> new TopologyConfig(null)));
         assertEquals("key 'model.updater' is required",
-                error(() -> new ModelConfig(ModelArchitecture.SMALL_CNN, null)));
+                error(() -> new ModelConfig(ModelSpec.SMALL_CNN, null)));
         assertEquals("key 'data.preprocessing' is required",
                 error(() -> new DataConfig(DatasetName.FASHION_MNIST, "/d", 0, 0, null)));
         assertEquals("key 'training' is required",
@@ -76,7 +78,7 @@ class ConfigRecordsTest {
 
         assertEquals(new TrainingConfig(4, 32, 2, 20, 100), changed.training());
         assertEquals(new DataConfig(DatasetName.FASHION_MNIST, DataConfig.DEFAULT_PATH, 1000, 200,
-                Preprocessing.STANDARDIZE), changed.data());
+                PixelPreprocessing.STANDARDIZE), changed.data());
         assertEquals(new RunConfig("base", 42, "/tmp/out"), changed.run());
         assertEquals(base.model(), changed.model());
         assertEquals(base.topology(), changed.topology());
@@ -84,7 +86,7 @@ class ConfigRecordsTest {
 
     @Test
     void shouldSpellEnumsInKebabCase() {
-        assertEquals("small-resnet", ConfigEnums.yamlName(ModelArchitecture.SMALL_RESNET));
+        assertEquals("small-resnet", ConfigEnums.yamlName(ModelSpec.SMALL_RESNET));
         assertEquals("fashion-mnist", DatasetName.FASHION_MNIST.toString());
         assertEquals(List.of("adam", "nesterovs", "sgd"), ConfigEnums.yamlNames(UpdaterType.class));
     }
@@ -92,7 +94,7 @@ class ConfigRecordsTest {
     @Test
     void shouldFindEnumBySpellingOrReturnEmpty() {
         assertEquals(Optional.of(UpdaterType.SGD), ConfigEnums.find(UpdaterType.class, "SGD"));
-        assertEquals(Optional.of(ModelArchitecture.SMALL_CNN), ConfigEnums.find(ModelArchitecture.class, "small_cnn"));
+        assertEquals(Optional.of(ModelSpec.SMALL_CNN), ConfigEnums.find(ModelSpec.class, "small_cnn"));
         assertEquals(Optional.empty(), ConfigEnums.find(UpdaterType.class, "rmsprop"));
         assertEquals(Optional.empty(), ConfigEnums.find(UpdaterType.class, null));
     }

@@ -1,5 +1,7 @@
 package io.lgc4j.runner.config;
 
+import io.lgc4j.data.PixelPreprocessing;
+import io.lgc4j.zoo.ModelSpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -154,8 +156,8 @@ class ConfigWriterTest {
         ExperimentConfig config = new ExperimentConfig(
                 new RunConfig("extremes", Long.MIN_VALUE, "out dir/with: colon"),
                 new DataConfig(DatasetName.FASHION_MNIST, "C:\\data\\fmnist", Integer.MAX_VALUE, 1,
-                        Preprocessing.SCALE),
-                new ModelConfig(ModelArchitecture.SMALL_RESNET, new UpdaterConfig(UpdaterType.SGD, 1e-10, 0.999999)),
+                        PixelPreprocessing.SCALE),
+                new ModelConfig(ModelSpec.SMALL_RESNET, new UpdaterConfig(UpdaterType.SGD, 1e-10, 0.999999)),
                 // one worker: the global batch (workers × batchSizePerWorker) must fit in data.trainLimit
                 new TrainingConfig(1, Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE, 1),
                 base.topology(), new CompressorConfig(CompressorType.DGC, 1e-4, 0.0, 1e-9, Integer.MAX_VALUE, 1e-6,

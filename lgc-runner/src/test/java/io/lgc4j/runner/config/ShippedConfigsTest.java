@@ -1,5 +1,7 @@
 package io.lgc4j.runner.config;
 
+import io.lgc4j.data.PixelPreprocessing;
+import io.lgc4j.zoo.ModelSpec;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -14,8 +16,8 @@ class ShippedConfigsTest {
         return new ExperimentConfig(
                 new RunConfig(name, 42, "results"),
                 new DataConfig(DatasetName.FASHION_MNIST, "/usr/share/datasets/fashion-mnist", 0, 0,
-                        Preprocessing.STANDARDIZE),
-                new ModelConfig(ModelArchitecture.SMALL_CNN, new UpdaterConfig(UpdaterType.NESTEROVS, 0.05, 0.9)),
+                        PixelPreprocessing.STANDARDIZE),
+                new ModelConfig(ModelSpec.SMALL_CNN, new UpdaterConfig(UpdaterType.NESTEROVS, 0.05, 0.9)),
                 new TrainingConfig(4, 32, 1, 0, 100),
                 new TopologyConfig(topology), CompressorConfig.defaults(), StagesConfig.defaults());
     }
