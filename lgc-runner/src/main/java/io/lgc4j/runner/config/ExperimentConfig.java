@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.lgc4j.lgc.LgcAblation;
+import io.lgc4j.lgc.ps.LgcPsTopology;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.BoundCompressor;
@@ -127,7 +128,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
                     + " training.batchSizePerWorker = " + training.workers() + " × " + training.batchSizePerWorker()
                     + " = " + globalBatch + " (every worker reads one batch per step), found " + data.trainLimit());
         }
-        if (topology.support() == SupportPolicyType.OWN) {
+        if (topology.support() == LgcPsTopology.SupportPolicy.OWN) {
             // topology.support is LGC-PS's key in the shared schema; the rule names the one method that reads it
             if (!TopologyType.PS.equals(topology.type())) {
                 throw ConfigException.forKey("topology.support", "applies to the parameter server only (topology.type"

@@ -3,6 +3,8 @@ package io.lgc4j.runner.config;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.lgc4j.core.shard.FusionPlan;
+import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
 
 /**
  * The {@code topology} section: how gradients travel between the workers.
@@ -29,21 +31,21 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param shardBy           how the shards share the gradient
  */
 @JsonPropertyOrder({"type", "support", "servers", "fusionBufferBytes", "shardBy"})
-public record TopologyConfig(TopologyType type, SupportPolicyType support, int servers, int fusionBufferBytes,
-                             ShardPlacementType shardBy) {
+public record TopologyConfig(TopologyType type, SupportPolicy support, int servers, int fusionBufferBytes,
+                             FusionPlan.Placement shardBy) {
 
     /** Default of {@code topology.type}. */
     public static final TopologyType DEFAULT_TYPE = TopologyType.RING;
     /** Default of {@code topology.support}. */
-    public static final SupportPolicyType DEFAULT_SUPPORT = SupportPolicyType.LEADER;
+    public static final SupportPolicy DEFAULT_SUPPORT = SupportPolicy.LEADER;
     /** Default of {@code topology.servers}. */
     public static final int DEFAULT_SERVERS = 1;
     /** Most server shards. */
-    public static final int MAX_SERVERS = 1024;
+    public static final int MAX_SERVERS = FusionPlan.MAX_SHARDS;
     /** Default of {@code topology.fusionBufferBytes}: 1 MiB. */
-    public static final int DEFAULT_FUSION_BUFFER_BYTES = 1 << 20;
+    public static final int DEFAULT_FUSION_BUFFER_BYTES = FusionPlan.DEFAULT_BUFFER_BYTES;
     /** Default of {@code topology.shardBy}. */
-    public static final ShardPlacementType DEFAULT_SHARD_BY = ShardPlacementType.BUFFERS;
+    public static final FusionPlan.Placement DEFAULT_SHARD_BY = FusionPlan.Placement.BUFFERS;
 
     /**
      * Checks every component; the first bad one is reported by its key.
@@ -79,7 +81,7 @@ public record TopologyConfig(TopologyType type, SupportPolicyType support, int s
      * @param type    ring allreduce or parameter server
      * @param support how LGC on the parameter server picks the support
      */
-    public TopologyConfig(TopologyType type, SupportPolicyType support) {
+    public TopologyConfig(TopologyType type, SupportPolicy support) {
         this(type, support, DEFAULT_SERVERS, DEFAULT_FUSION_BUFFER_BYTES, DEFAULT_SHARD_BY);
     }
 
@@ -95,10 +97,10 @@ public record TopologyConfig(TopologyType type, SupportPolicyType support, int s
 
     @JsonCreator
     private static TopologyConfig fromYaml(@JsonProperty("type") TopologyType type,
-                                           @JsonProperty("support") SupportPolicyType support,
+                                           @JsonProperty("support") SupportPolicy support,
                                            @JsonProperty("servers") Integer servers,
                                            @JsonProperty("fusionBufferBytes") Integer fusionBufferBytes,
-                                           @JsonProperty("shardBy") ShardPlacementType shardBy) {
+                                           @JsonProperty("shardBy") FusionPlan.Placement shardBy) {
         return new TopologyConfig(Checks.orDefault(type, DEFAULT_TYPE), Checks.orDefault(support, DEFAULT_SUPPORT),
                 Checks.orDefault(servers, DEFAULT_SERVERS),
                 Checks.orDefault(fusionBufferBytes, DEFAULT_FUSION_BUFFER_BYTES),

@@ -1,6 +1,7 @@
 package io.lgc4j.runner.config;
 
 import io.lgc4j.lgc.LgcAblation;
+import io.lgc4j.lgc.ps.LgcPsTopology;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -327,9 +328,9 @@ class ConfigLoaderErrorsTest {
                 + " compressor.type topk; remove it or write leader",
                 parseError(RUN + "topology: {type: ps, support: own}\ncompressor: {type: topk}\n"));
         // leader is the default and every resolved config.yaml writes it, whatever the topology
-        assertEquals(SupportPolicyType.LEADER, ConfigLoader.parse(RUN + "topology: {type: ring, support: leader}\n"
+        assertEquals(LgcPsTopology.SupportPolicy.LEADER, ConfigLoader.parse(RUN + "topology: {type: ring, support: leader}\n"
                 + "compressor: {type: lgc}\n", "x.yaml").topology().support());
-        assertEquals(SupportPolicyType.OWN, ConfigLoader.parse(RUN + "topology: {type: ps, support: own}\n"
+        assertEquals(LgcPsTopology.SupportPolicy.OWN, ConfigLoader.parse(RUN + "topology: {type: ps, support: own}\n"
                 + "compressor: {type: lgc}\n", "x.yaml").topology().support());
     }
 

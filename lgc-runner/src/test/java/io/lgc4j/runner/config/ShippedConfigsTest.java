@@ -1,5 +1,6 @@
 package io.lgc4j.runner.config;
 
+import io.lgc4j.lgc.ps.LgcPsTopology;
 import io.lgc4j.data.PixelPreprocessing;
 import io.lgc4j.zoo.ModelSpec;
 import org.junit.jupiter.api.Test;
@@ -31,7 +32,7 @@ class ShippedConfigsTest {
         assertEquals(dense.data(), quickstart.data());
         assertEquals(dense.model(), quickstart.model());
         assertEquals(dense.training(), quickstart.training());
-        assertEquals(new TopologyConfig(TopologyType.PS, SupportPolicyType.LEADER), quickstart.topology());
+        assertEquals(new TopologyConfig(TopologyType.PS, LgcPsTopology.SupportPolicy.LEADER), quickstart.topology());
         assertEquals(CompressorType.LGC, quickstart.compressor().type());
         assertEquals(0.001, quickstart.compressor().ratio());
         assertEquals(0.1, quickstart.compressor().lowPass());
