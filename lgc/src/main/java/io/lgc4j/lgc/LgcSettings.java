@@ -4,6 +4,7 @@ import io.lgc4j.lgc.autoencoder.AeTraining;
 import io.lgc4j.lgc.autoencoder.AutoencoderSpec;
 import io.lgc4j.lgc.autoencoder.LinearRingCode;
 import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.compress.CompressorKeys;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.compress.CompressorProvider;
 import io.lgc4j.core.settings.ResolvedConfig;
@@ -42,7 +43,7 @@ public record LgcSettings(double ratio, AutoencoderSpec spec, AeTraining trainin
 
     /** Checks every component, naming the first that is missing or out of range. */
     public LgcSettings {
-        SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
+        CompressorKeys.requireRatio(ratio);
         SettingsException.required(spec, "spec");
         SettingsException.required(training, "training");
         SettingsException.required(control, "control");

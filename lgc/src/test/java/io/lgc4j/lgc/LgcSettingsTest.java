@@ -70,7 +70,7 @@ class LgcSettingsTest {
 
     @Test
     void shouldNameTheKeyThatIsWrong() {
-        assertEquals("compressor.ratio must be in (0, 1], found 1.5", assertThrows(SettingsException.class,
+        assertEquals("compressor.ratio must be <= 1.0, found 1.5", assertThrows(SettingsException.class,
                 () -> new LgcSettings.Provider().settings(config(1.5, autoencoder()))).getMessage());
         Map<String, Object> ae = autoencoder();
         ae.put("optimizer", "rmsprop");

@@ -4,7 +4,6 @@ import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.settings.ResolvedConfig;
-import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.protocol.SparseSet;
 import io.lgc4j.core.sparse.SparseVector;
@@ -44,12 +43,10 @@ public final class DgcCompressor implements GatherCompressor {
     public record Settings(double ratio, double momentum, double clipNorm, int warmupSteps, double learnedRatio) {
         /** Checks every component, naming the first that is out of range. */
         public Settings {
-            SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
-            SettingsException.require(momentum >= 0 && momentum < 1, "momentum",
-                    "must be in [0, 1), found " + momentum);
-            SettingsException.require(clipNorm >= 0 && !Double.isInfinite(clipNorm), "clipNorm",
-                    "must be >= 0 and finite (0: off), found " + clipNorm);
-            SettingsException.require(warmupSteps >= 0, "warmupSteps", "must be >= 0, found " + warmupSteps);
+            CompressorKeys.requireRatio(ratio);
+            CompressorKeys.requireMomentum(momentum);
+            CompressorKeys.requireClipNorm(clipNorm);
+            CompressorKeys.requireWarmupSteps(warmupSteps);
             BlockRatios.checkLearnedRatio(learnedRatio);
         }
 

@@ -1,7 +1,6 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.settings.SettingsException;
 
 import java.util.List;
 import java.util.Objects;
@@ -37,8 +36,8 @@ public final class LgcSupportCompressor implements SharedSupportCompressor {
     public record Settings(double ratio, long seed, double lowPass) {
         /** Checks ratio and low-pass factor. */
         public Settings {
-            SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
-            SettingsException.require(lowPass > 0 && lowPass <= 1, "lowPass", "must be in (0, 1], found " + lowPass);
+            CompressorKeys.requireRatio(ratio);
+            CompressorKeys.requireLowPass(lowPass);
         }
     }
 

@@ -4,7 +4,6 @@ import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.settings.ResolvedConfig;
-import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.sparse.RandomSubset;
 
 import java.util.List;
@@ -46,9 +45,9 @@ public final class RandomKCompressor implements SeededSupportCompressor {
     public record Settings(double ratio, double learnedRatio, double lowPass) {
         /** Checks each, naming the one that is out of range. */
         public Settings {
-            SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
+            CompressorKeys.requireRatio(ratio);
             BlockRatios.checkLearnedRatio(learnedRatio);
-            SettingsException.require(lowPass > 0 && lowPass <= 1, "lowPass", "must be in (0, 1], found " + lowPass);
+            CompressorKeys.requireLowPass(lowPass);
         }
 
         /** Plain error feedback. */

@@ -3,6 +3,7 @@ package io.lgc4j.core.compress;
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.settings.Require;
 import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.protocol.Sketch;
 import io.lgc4j.core.protocol.SparseSet;
@@ -66,7 +67,7 @@ public final class S2SketchCompressor implements SketchCompressor {
     public record Settings(double ratio, Shape sketch) {
         /** Checks the ratio; the shape checked itself. */
         public Settings {
-            SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
+            CompressorKeys.requireRatio(ratio);
             SettingsException.required(sketch, "sketch");
         }
     }
@@ -80,12 +81,15 @@ public final class S2SketchCompressor implements SketchCompressor {
      * @param groupSize          elements per bitmap bit, {@code >= 1} (8 or 16)
      */
     public record Shape(int rows, double columnsPerSelected, int groupSize) {
+        /** The default shape: 5 rows decode the K = 4 mean almost exactly where 3 leave a 0.24–0.61 relative error. */
+        public static final Shape DEFAULT = new Shape(5, 4.0, 8);
+
         /** Checks every component, naming the first that is out of range. */
         public Shape {
-            SettingsException.require(rows >= 1 && rows % 2 != 0, "rows", "must be odd and >= 1, found " + rows);
-            SettingsException.require(columnsPerSelected > 0 && columnsPerSelected < Double.POSITIVE_INFINITY,
-                    "columnsPerSelected", "must be finite and > 0, found " + columnsPerSelected);
-            SettingsException.require(groupSize >= 1, "groupSize", "must be >= 1, found " + groupSize);
+            Require.atLeast("rows", rows, 1);
+            SettingsException.require(rows % 2 != 0, "rows", "must be odd, found " + rows);
+            Require.positive("columnsPerSelected", columnsPerSelected);
+            Require.atLeast("groupSize", groupSize, 1);
         }
     }
 
@@ -135,7 +139,7 @@ public final class S2SketchCompressor implements SketchCompressor {
 
     /** The ratio is checked before the shape, as the arguments are listed. */
     private static Settings settings(double ratio, int rows, double columnsPerSelected, int groupSize) {
-        SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
+        CompressorKeys.requireRatio(ratio);
         return new Settings(ratio, new Shape(rows, columnsPerSelected, groupSize));
     }
 

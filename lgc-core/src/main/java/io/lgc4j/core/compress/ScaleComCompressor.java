@@ -2,7 +2,6 @@ package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.settings.ResolvedConfig;
-import io.lgc4j.core.settings.SettingsException;
 
 import java.util.List;
 import java.util.Objects;
@@ -32,8 +31,8 @@ public final class ScaleComCompressor implements SharedSupportCompressor {
     public record Settings(double ratio, double lowPass, double learnedRatio) {
         /** Checks every component, naming the first that is out of range. */
         public Settings {
-            SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
-            SettingsException.require(lowPass > 0 && lowPass <= 1, "lowPass", "must be in (0, 1], found " + lowPass);
+            CompressorKeys.requireRatio(ratio);
+            CompressorKeys.requireLowPass(lowPass);
             BlockRatios.checkLearnedRatio(learnedRatio);
         }
 

@@ -4,7 +4,6 @@ import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.settings.ResolvedConfig;
-import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.protocol.SparseSet;
 import io.lgc4j.core.sparse.SparseVector;
@@ -41,8 +40,8 @@ public final class TopKCompressor implements GatherCompressor {
     public record Settings(double ratio, int warmupSteps, double learnedRatio) {
         /** Checks every component, naming the first that is out of range. */
         public Settings {
-            SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
-            SettingsException.require(warmupSteps >= 0, "warmupSteps", "must be >= 0, found " + warmupSteps);
+            CompressorKeys.requireRatio(ratio);
+            CompressorKeys.requireWarmupSteps(warmupSteps);
             BlockRatios.checkLearnedRatio(learnedRatio);
         }
 

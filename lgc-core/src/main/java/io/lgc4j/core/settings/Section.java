@@ -36,9 +36,6 @@ import java.util.Objects;
  */
 public final class Section {
 
-    /** How much of a text value a message echoes before cutting it. */
-    private static final int ECHOED_CHARACTERS = 40;
-
     private final String path;
     private final Map<String, Object> values;
 
@@ -307,10 +304,7 @@ public final class Section {
     /** A value as a message shows it: text quoted (cut after 40 characters), a mapping or a list by its kind. */
     static String describe(Object value) {
         if (value instanceof String s) {
-            if (s.length() <= ECHOED_CHARACTERS) {
-                return '"' + s + '"';
-            }
-            return '"' + s.substring(0, ECHOED_CHARACTERS) + "…\" (" + s.length() + " characters)";
+            return Require.quote(s);
         }
         if (value instanceof Map<?, ?>) {
             return "a mapping";

@@ -795,14 +795,14 @@ class CompressorContractTest {
 
     @Test
     void shouldRejectOutOfRangeSettingsNamingThem() {
-        assertEquals("lowPass must be in (0, 1], found 1.5",
+        assertEquals("lowPass must be <= 1.0, found 1.5",
                 assertThrows(IllegalArgumentException.class, () -> new LgcSupportCompressor(0.01, 1, 1.5))
                         .getMessage());
-        assertEquals("ratio must be in (0, 1], found 0.0",
+        assertEquals("ratio must be > 0, found 0.0",
                 assertThrows(IllegalArgumentException.class, () -> new TopKCompressor(0)).getMessage());
         assertEquals("momentum must be in [0, 1), found 1.0",
                 assertThrows(IllegalArgumentException.class, () -> new DgcCompressor(0.01, 1, 0, 0)).getMessage());
-        assertEquals("lowPass must be in (0, 1], found 0.0",
+        assertEquals("lowPass must be > 0, found 0.0",
                 assertThrows(IllegalArgumentException.class, () -> new ScaleComCompressor(0.01, 0)).getMessage());
     }
 }

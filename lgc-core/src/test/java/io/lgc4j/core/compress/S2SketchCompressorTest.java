@@ -301,16 +301,16 @@ class S2SketchCompressorTest {
 
     @Test
     void shouldRejectOutOfRangeSettingsNamingThem() {
-        assertEquals("ratio must be in (0, 1], found 0.0", rejection(() -> new S2SketchCompressor(0, 3, 4, 8)));
-        assertEquals("ratio must be in (0, 1], found 1.5", rejection(() -> new S2SketchCompressor(1.5, 3, 4, 8)));
-        assertEquals("rows must be odd and >= 1, found 2", rejection(() -> new S2SketchCompressor(0.01, 2, 4, 8)));
-        assertEquals("rows must be odd and >= 1, found -1",
+        assertEquals("ratio must be > 0, found 0.0", rejection(() -> new S2SketchCompressor(0, 3, 4, 8)));
+        assertEquals("ratio must be <= 1.0, found 1.5", rejection(() -> new S2SketchCompressor(1.5, 3, 4, 8)));
+        assertEquals("rows must be odd, found 2", rejection(() -> new S2SketchCompressor(0.01, 2, 4, 8)));
+        assertEquals("rows must be >= 1, found -1",
                 rejection(() -> new S2SketchCompressor(0.01, -1, 4, 8)));
-        assertEquals("columnsPerSelected must be finite and > 0, found 0.0",
+        assertEquals("columnsPerSelected must be > 0, found 0.0",
                 rejection(() -> new S2SketchCompressor(0.01, 3, 0, 8)));
-        assertEquals("columnsPerSelected must be finite and > 0, found NaN",
+        assertEquals("columnsPerSelected must be > 0, found NaN",
                 rejection(() -> new S2SketchCompressor(0.01, 3, Double.NaN, 8)));
-        assertEquals("columnsPerSelected must be finite and > 0, found Infinity",
+        assertEquals("columnsPerSelected must be finite, found Infinity",
                 rejection(() -> new S2SketchCompressor(0.01, 3, Double.POSITIVE_INFINITY, 8)));
         assertEquals("groupSize must be >= 1, found 0", rejection(() -> new S2SketchCompressor(0.01, 3, 4, 0)));
     }
