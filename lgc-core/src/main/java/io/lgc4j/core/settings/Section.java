@@ -8,6 +8,7 @@ import java.lang.reflect.Type;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -302,7 +303,7 @@ public final class Section {
     }
 
     /** A value as a message shows it: text quoted (cut after 40 characters), a mapping or a list by its kind. */
-    static String describe(Object value) {
+    public static String describe(Object value) {
         if (value instanceof String s) {
             return Require.quote(s);
         }
@@ -313,6 +314,44 @@ public final class Section {
             return "a list";
         }
         return String.valueOf(value);
+    }
+
+    /**
+     * {@code value} as a section holds it, the inverse of binding: a record as a mapping of its components in their
+     * order, an enum by its {@link #spelling}, a collection as a list, numbers, booleans and text as they are (so
+     * {@code ratio: 1} is written back {@code 1.0}), anything else by its {@code toString}.
+     */
+    public static Object plain(Object value) {
+        if (value == null || value instanceof Number || value instanceof Boolean || value instanceof String) {
+            return value;
+        }
+        if (value instanceof Enum<?> e) {
+            return spelling(e);
+        }
+        if (value instanceof Record r) {
+            Map<String, Object> map = new LinkedHashMap<>();
+            for (RecordComponent c : r.getClass().getRecordComponents()) {
+                try {
+                    var accessor = c.getAccessor();
+                    accessor.setAccessible(true);
+                    map.put(c.getName(), plain(accessor.invoke(r)));
+                } catch (ReflectiveOperationException ex) {
+                    throw new IllegalStateException("cannot read " + c.getName() + " of " + r, ex);
+                }
+            }
+            return Collections.unmodifiableMap(map);
+        }
+        if (value instanceof Collection<?> list) {
+            List<Object> out = new ArrayList<>(list.size());
+            list.forEach(v -> out.add(plain(v)));
+            return Collections.unmodifiableList(out);
+        }
+        if (value instanceof Map<?, ?> m) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            m.forEach((k, v) -> out.put(String.valueOf(k), plain(v)));
+            return Collections.unmodifiableMap(out);
+        }
+        return value.toString();
     }
 
     @Override

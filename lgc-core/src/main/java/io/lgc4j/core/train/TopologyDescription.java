@@ -1,14 +1,11 @@
 package io.lgc4j.core.train;
 
 import io.lgc4j.core.comm.ValueEncoding;
+import io.lgc4j.core.settings.Section;
 
-import java.lang.reflect.RecordComponent;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -84,37 +81,8 @@ public record TopologyDescription(String topology, String compressor, Record com
         return Collections.unmodifiableMap(map);
     }
 
-    /** {@code value} as {@link #toMap()} writes it. */
+    /** {@code value} as {@link #toMap()} writes it: {@link Section#plain}. */
     public static Object plain(Object value) {
-        if (value == null || value instanceof Number || value instanceof Boolean || value instanceof String) {
-            return value;
-        }
-        if (value instanceof Enum<?> e) {
-            return e.name().toLowerCase(Locale.ROOT).replace('_', '-');
-        }
-        if (value instanceof Record r) {
-            Map<String, Object> map = new LinkedHashMap<>();
-            for (RecordComponent c : r.getClass().getRecordComponents()) {
-                try {
-                    var accessor = c.getAccessor();
-                    accessor.setAccessible(true);
-                    map.put(c.getName(), plain(accessor.invoke(r)));
-                } catch (ReflectiveOperationException ex) {
-                    throw new IllegalStateException("cannot read " + c.getName() + " of " + r, ex);
-                }
-            }
-            return Collections.unmodifiableMap(map);
-        }
-        if (value instanceof Collection<?> list) {
-            List<Object> out = new ArrayList<>(list.size());
-            list.forEach(v -> out.add(plain(v)));
-            return Collections.unmodifiableList(out);
-        }
-        if (value instanceof Map<?, ?> m) {
-            Map<String, Object> out = new LinkedHashMap<>();
-            m.forEach((k, v) -> out.put(String.valueOf(k), plain(v)));
-            return Collections.unmodifiableMap(out);
-        }
-        return value.toString();
+        return Section.plain(value);
     }
 }

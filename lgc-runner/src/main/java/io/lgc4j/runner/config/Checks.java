@@ -62,10 +62,16 @@ final class Checks {
 
     /** The value {@code check} returns, or the {@link ConfigException} of the key it names. */
     static <T> T check(Supplier<T> check) {
+        return check("", check);
+    }
+
+    /** As {@link #check(Supplier)}, for a check that names its keys within {@code section}. */
+    static <T> T check(String section, Supplier<T> check) {
         try {
             return check.get();
         } catch (SettingsException e) {
-            throw ConfigException.forKey(e.key(), e.problem());
+            SettingsException named = e.under(section);
+            throw ConfigException.forKey(named.key(), named.problem());
         }
     }
 }

@@ -1,21 +1,23 @@
 package io.lgc4j.runner.config;
 
-import com.fasterxml.jackson.annotation.JsonAnyGetter;
-import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnore;
-import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import io.lgc4j.core.codec.IndexCodecs;
-import io.lgc4j.core.compress.CompressorProvider;
-import io.lgc4j.core.method.Methods;
+import com.fasterxml.jackson.annotation.JsonValue;
 import io.lgc4j.core.comm.ValueEncoding;
-import io.lgc4j.core.train.TopologyDescription;
+import io.lgc4j.core.compress.CompressorKeys;
+import io.lgc4j.core.compress.CompressorProvider;
+import io.lgc4j.core.compress.S2SketchCompressor;
+import io.lgc4j.core.method.Methods;
+import io.lgc4j.core.settings.Section;
 
+import java.lang.reflect.RecordComponent;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -36,8 +38,9 @@ import java.util.TreeSet;
  *   sketch: {rows: 5, columnsPerSelected: 4.0, groupSize: 8}   # s2: count-sketch shape and bitmap grouping
  * }</pre>
  *
- * <p>The keys above but {@code learnedRatio} are the shared ones, each with its default and range check, accepted
- * whatever the type (so a file may keep {@code ratio} with {@code type: none}). A registered compressor whose settings
+ * <p>The keys above but {@code type} and {@code learnedRatio} are the shared ones, defined once, with their defaults
+ * and checks, by lgc-core's {@link CompressorKeys}, and accepted whatever the type (so a file may keep {@code ratio}
+ * with {@code type: none}). A registered compressor whose settings
  * record has other components ({@link CompressorProvider#sectionKeys()}) adds them for its own type: with that type
  * they are accepted under {@code compressor}, held in {@link #extensions()}, filled from its
  * {@link CompressorProvider#defaults()} and checked by its settings record when the config is built; with another
@@ -45,99 +48,88 @@ import java.util.TreeSet;
  * {@code learnedRatio} is read: a component of the topk, dgc, scalecom and randomk settings (absent, their providers
  * take {@code ratio}), refused with s2, lgc or none.
  *
- * @param type        the compressor
- * @param ratio       fraction of each block sent
- * @param momentum    DGC momentum factor
- * @param clipNorm    DGC local clipping norm, 0 = off
- * @param warmupSteps steps of DGC's exponential sparsity warm-up (dgc and topk)
- * @param lowPass     the memory filter of ScaleCom, random-k and LGC
- * @param codec       the index codec's name
- * @param values      the value encoding's name: fp32, fp16 or bf16
- * @param sketch      S2 sketch shape
- * @param extensions  the keys of registered compressors beyond the shared ones, in YAML form (with the shipped
- *                    compressors, {@code learnedRatio} when it is given)
+ * @param type       the compressor
+ * @param keys       the shared keys
+ * @param extensions the keys of registered compressors beyond the shared ones, in YAML form (with the shipped
+ *                   compressors, {@code learnedRatio} when it is given)
  */
-@JsonPropertyOrder({"type", "ratio", "momentum", "clipNorm", "warmupSteps", "lowPass", "codec", "values", "sketch"})
-public record CompressorConfig(CompressorType type, double ratio, double momentum, double clipNorm, int warmupSteps,
-                               double lowPass, String codec, String values, SketchConfig sketch,
-                               @JsonIgnore Map<String, Object> extensions) {
+public record CompressorConfig(CompressorType type, CompressorKeys keys, Map<String, Object> extensions) {
 
-    /** The keys every config's {@code compressor} section has, whatever the type. */
-    public static final Set<String> SHARED_KEYS = Set.of("type", "ratio", "momentum", "clipNorm", "warmupSteps",
-            "lowPass", "codec", "values", "sketch");
+    /** The keys every config's {@code compressor} section has, whatever the type: {@code type} and the shared ones. */
+    public static final Set<String> SHARED_KEYS = sharedKeys();
 
     /** Default of {@code compressor.type}. */
     public static final CompressorType DEFAULT_TYPE = CompressorType.NONE;
-    /** Default of {@code compressor.ratio}: 0.1% (seeds/003, Section VI-A). */
-    public static final double DEFAULT_RATIO = 0.001;
-    /** Default of {@code compressor.momentum}. */
-    public static final double DEFAULT_MOMENTUM = 0.9;
-    /**
-     * Default of {@code compressor.lowPass}: 0.1, measured (small CNN, K = 4, 0.1%, 3 epochs: 88.99% against
-     * 87.06% with plain error feedback, β = 1; docs/results/sparsification).
-     */
-    public static final double DEFAULT_LOW_PASS = 0.1;
-    /** Default of {@code compressor.codec}. */
-    public static final String DEFAULT_CODEC = "deflate";
-    /** Default of {@code compressor.values}: float32, the bytes LGC4J always sent. */
-    public static final String DEFAULT_VALUES = "fp32";
 
     /**
-     * Checks every component; the first bad one is reported by its key.
+     * Checks that nothing is missing and that every extension key is one the chosen compressor reads, and adds its
+     * defaults for the ones that are missing.
      *
-     * @param type        the compressor
-     * @param ratio       fraction of each block sent
-     * @param momentum    DGC momentum factor
-     * @param clipNorm    DGC local clipping norm, 0 = off
-     * @param warmupSteps steps of DGC's exponential sparsity warm-up (dgc and topk)
-     * @param lowPass     ScaleCom memory filter
-     * @param codec       the index codec's name
-     * @param values      the value encoding's name: fp32, fp16 or bf16
-     * @param sketch      S2 sketch shape
-     * @param extensions  keys of the chosen compressor beyond the shared ones (its defaults fill the missing ones;
-     *                    its settings record checks the values when the whole config is built)
-     * @throws ConfigException if a component is missing or out of range, or an extension key is not one the chosen
-     *                         compressor reads
+     * @param type       the compressor
+     * @param keys       the shared keys, checked when they were built
+     * @param extensions keys of the chosen compressor beyond the shared ones (its defaults fill the missing ones; its
+     *                   settings record checks the values when the whole config is built)
+     * @throws ConfigException if a component is missing, or an extension key is not one the chosen compressor reads
      */
     public CompressorConfig {
-        Checks.required("compressor.sketch", sketch);
         Checks.required("compressor.type", type);
-        Checks.positive("compressor.ratio", ratio);
-        Checks.atMostDouble("compressor.ratio", ratio, 1.0);
-        Checks.inUnitInterval("compressor.momentum", momentum);
-        Checks.atLeastDouble("compressor.clipNorm", clipNorm, 0.0);
-        Checks.atLeast("compressor.warmupSteps", warmupSteps, 0);
-        Checks.positive("compressor.lowPass", lowPass);
-        Checks.atMostDouble("compressor.lowPass", lowPass, 1.0);
-        Checks.notEmpty("compressor.codec", codec);
-        if (!IndexCodecs.names().contains(codec)) {
-            throw ConfigException.forKey("compressor.codec", "expects one of " + IndexCodecs.names() + ", found "
-                    + Checks.quote(codec));
-        }
-        Checks.notEmpty("compressor.values", values);
-        if (!ValueEncoding.names().contains(values)) {
-            throw ConfigException.forKey("compressor.values", "expects one of " + ValueEncoding.names() + ", found "
-                    + Checks.quote(values));
-        }
+        Checks.required("compressor.keys", keys);
         extensions = checkedExtensions(type, extensions == null ? Map.of() : extensions);
     }
 
     /**
-     * The shared keys only, the values in fp32.
+     * A section of the shipped compressors: the shared keys, no extension.
      *
-     * @param type        the compressor
-     * @param ratio       fraction of each block sent
-     * @param momentum    DGC momentum factor
-     * @param clipNorm    DGC local clipping norm, 0 = off
-     * @param warmupSteps steps of DGC's exponential sparsity warm-up (dgc and topk)
-     * @param lowPass     ScaleCom memory filter
-     * @param codec       the index codec's name
-     * @param sketch      S2 sketch shape
-     * @throws ConfigException if a component is missing or out of range
+     * @param type the compressor
+     * @param keys the shared keys
      */
-    public CompressorConfig(CompressorType type, double ratio, double momentum, double clipNorm, int warmupSteps,
-                            double lowPass, String codec, SketchConfig sketch) {
-        this(type, ratio, momentum, clipNorm, warmupSteps, lowPass, codec, DEFAULT_VALUES, sketch, Map.of());
+    public CompressorConfig(CompressorType type, CompressorKeys keys) {
+        this(type, keys, Map.of());
+    }
+
+    /** @return the compressor section with every key at its default (no compression) */
+    public static CompressorConfig defaults() {
+        return new CompressorConfig(DEFAULT_TYPE, CompressorKeys.DEFAULT);
+    }
+
+    /** @return fraction of each block sent */
+    public double ratio() {
+        return keys.ratio();
+    }
+
+    /** @return DGC's momentum factor */
+    public double momentum() {
+        return keys.momentum();
+    }
+
+    /** @return DGC's local clipping norm, 0 = off */
+    public double clipNorm() {
+        return keys.clipNorm();
+    }
+
+    /** @return steps of DGC's exponential sparsity warm-up (dgc and topk) */
+    public int warmupSteps() {
+        return keys.warmupSteps();
+    }
+
+    /** @return the memory filter of ScaleCom, random-k and LGC */
+    public double lowPass() {
+        return keys.lowPass();
+    }
+
+    /** @return the index codec's name */
+    public String codec() {
+        return keys.codec();
+    }
+
+    /** @return the value encoding's name: fp32, fp16 or bf16 */
+    public String values() {
+        return keys.values();
+    }
+
+    /** @return S2's sketch shape */
+    public S2SketchCompressor.Shape sketch() {
+        return keys.sketch();
     }
 
     /**
@@ -146,20 +138,71 @@ public record CompressorConfig(CompressorType type, double ratio, double momentu
      * @throws ConfigException if {@code values} is not fp32, fp16 or bf16
      */
     public CompressorConfig withValues(String values) {
-        return new CompressorConfig(type, ratio, momentum, clipNorm, warmupSteps, lowPass, codec, values, sketch,
+        return new CompressorConfig(type, Checks.check("compressor", () -> keys.withValues(values)),
                 extensions);
     }
 
     /** {@link #values()} as the encoding the trainer takes. */
     @JsonIgnore
     public ValueEncoding valueEncoding() {
-        return ValueEncoding.byName(values);
+        return ValueEncoding.byName(keys.values());
     }
 
-    /** The extension keys, for the YAML writer: after the shared keys, in their order. */
-    @JsonAnyGetter
-    private Map<String, Object> extensionsForYaml() {
-        return extensions;
+    /**
+     * The section as {@code config.yaml} writes it: {@code type}, the shared keys in {@link CompressorKeys}' order,
+     * then the extension keys.
+     */
+    @JsonValue
+    private Map<String, Object> yaml() {
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put("type", type.toString());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> shared = (Map<String, Object>) Section.plain(keys);
+        map.putAll(shared);
+        map.putAll(extensions);
+        return map;
+    }
+
+    /**
+     * The section as a file gives it: {@code type} (default {@code none}); every other key either a shared one,
+     * bound into {@link CompressorKeys} over its defaults, or one the chosen compressor reads; a key with no value
+     * takes its default.
+     *
+     * @throws ConfigException naming the first key that is unknown, of the wrong kind or out of range
+     */
+    @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+    static CompressorConfig fromYaml(Map<String, Object> given) {
+        CompressorType type = type(given.get("type"));
+        Map<String, Object> shared = new LinkedHashMap<>();
+        Map<String, Object> extensions = new LinkedHashMap<>();
+        given.forEach((key, value) -> {
+            if (key.equals("type")) {
+                return;
+            }
+            if (SHARED_KEYS.contains(key)) {
+                shared.put(key, value);
+            } else {
+                checkExtensionKey(type, key);
+                if (value != null) {
+                    extensions.put(key, value);
+                }
+            }
+        });
+        if (shared.get("sketch") instanceof Map<?, ?> sketch) {
+            checkKnownKeys("compressor.sketch", sketch.keySet(), S2SketchCompressor.Shape.class);
+        }
+        CompressorKeys keys = Checks.check(() -> Section.of("compressor", shared).bind(CompressorKeys.class,
+                CompressorKeys.DEFAULT));
+        return new CompressorConfig(type, keys, extensions);
+    }
+
+    private static CompressorType type(Object raw) {
+        if (raw == null) {
+            return DEFAULT_TYPE;
+        }
+        return (raw instanceof String text ? CompressorType.find(text) : Optional.<CompressorType>empty())
+                .orElseThrow(() -> ConfigException.forKey("compressor.type", "expects one of "
+                        + CompressorType.names() + ", found " + Section.describe(raw)));
     }
 
     /**
@@ -173,8 +216,7 @@ public record CompressorConfig(CompressorType type, double ratio, double momentu
         Map<String, Object> all = new LinkedHashMap<>(given);
         CompressorProvider<?> provider = Methods.installed().compressor(type.toString());
         provider.defaults().ifPresent(defaults -> {
-            Object plain = TopologyDescription.plain(defaults);
-            if (plain instanceof Map<?, ?> values) {
+            if (Section.plain(defaults) instanceof Map<?, ?> values) {
                 for (String key : provider.sectionKeys()) {
                     if (!SHARED_KEYS.contains(key) && !all.containsKey(key) && values.get(key) != null) {
                         all.put(key, values.get(key));
@@ -202,62 +244,27 @@ public record CompressorConfig(CompressorType type, double ratio, double momentu
         }
         Set<String> allowed = new TreeSet<>(SHARED_KEYS);
         allowed.addAll(ConfigMethods.extensionKeys(type));
-        throw ConfigException.withDetail(path, "unknown key '" + path + "'; allowed keys under 'compressor': "
-                + String.join(", ", allowed));
+        throw ConfigException.unknownKey(path, allowed);
     }
 
-    /** @return the compressor section with every key at its default (no compression) */
-    public static CompressorConfig defaults() {
-        return new CompressorConfig(DEFAULT_TYPE, DEFAULT_RATIO, DEFAULT_MOMENTUM, 0.0, 0, DEFAULT_LOW_PASS,
-                DEFAULT_CODEC, SketchConfig.defaults());
-    }
-
-    @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
-    private static CompressorConfig fromYaml(Yaml y) {
-        CompressorType type = Checks.orDefault(y.type, DEFAULT_TYPE);
-        Map<String, Object> given = new LinkedHashMap<>();
-        y.extensions.forEach((key, value) -> {
-            checkExtensionKey(type, key);
-            if (value != null) {
-                // "key:" with no value is YAML's null: take the default, as for the shared keys
-                given.put(key, value);
+    /** Every key of a nested section must be a component of the record it binds. */
+    private static void checkKnownKeys(String section, Set<?> keys, Class<? extends Record> type) {
+        Set<String> allowed = new TreeSet<>(componentNames(type));
+        for (Object key : keys) {
+            if (!allowed.contains(String.valueOf(key))) {
+                throw ConfigException.unknownKey(section + "." + key, allowed);
             }
-        });
-        return new CompressorConfig(type, Checks.orDefault(y.ratio, DEFAULT_RATIO),
-                Checks.orDefault(y.momentum, DEFAULT_MOMENTUM), Checks.orDefault(y.clipNorm, 0.0),
-                Checks.orDefault(y.warmupSteps, 0), Checks.orDefault(y.lowPass, DEFAULT_LOW_PASS),
-                Checks.orDefault(y.codec, DEFAULT_CODEC), Checks.orDefault(y.values, DEFAULT_VALUES),
-                Checks.orDefault(y.sketch, SketchConfig.defaults()), given);
+        }
     }
 
-    /**
-     * The section as written: the shared keys typed (so a wrong kind is reported by its key), every other key kept
-     * as read, for {@link #withDefaults} to accept as a registered compressor's or reject as unknown.
-     */
-    private static final class Yaml {
-        @JsonProperty("type")
-        private CompressorType type;
-        @JsonProperty("ratio")
-        private Double ratio;
-        @JsonProperty("momentum")
-        private Double momentum;
-        @JsonProperty("clipNorm")
-        private Double clipNorm;
-        @JsonProperty("warmupSteps")
-        private Integer warmupSteps;
-        @JsonProperty("lowPass")
-        private Double lowPass;
-        @JsonProperty("codec")
-        private String codec;
-        @JsonProperty("values")
-        private String values;
-        @JsonProperty("sketch")
-        private SketchConfig sketch;
-        private final Map<String, Object> extensions = new LinkedHashMap<>();
+    private static Set<String> sharedKeys() {
+        Set<String> keys = new LinkedHashSet<>();
+        keys.add("type");
+        keys.addAll(componentNames(CompressorKeys.class));
+        return Collections.unmodifiableSet(keys);
+    }
 
-        @JsonAnySetter
-        private void extension(String key, Object value) {
-            extensions.put(key, value);
-        }
+    private static List<String> componentNames(Class<? extends Record> type) {
+        return Arrays.stream(type.getRecordComponents()).map(RecordComponent::getName).toList();
     }
 }

@@ -1,7 +1,9 @@
 package io.lgc4j.runner.config;
 
+import java.util.Collection;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeSet;
 
 /**
  * The one error of the configuration layer: a bad key, a bad value, malformed YAML or a missing file.
@@ -59,6 +61,20 @@ public final class ConfigException extends RuntimeException {
     /** A problem about a key whose message does not follow the {@code key '...' ...} form (unknown keys). */
     static ConfigException withDetail(String keyPath, String detail) {
         return new ConfigException(null, keyPath, detail, null);
+    }
+
+    /**
+     * A key the configuration does not have: {@code unknown key 'compressor.bost'; allowed keys under 'compressor':
+     * a, b, ...}, or {@code ... allowed keys at the top level: ...} for a top-level key.
+     *
+     * @param keyPath the dotted path of the key as written
+     * @param allowed the keys its section has, listed in sorted order
+     */
+    static ConfigException unknownKey(String keyPath, Collection<String> allowed) {
+        int dot = keyPath.lastIndexOf('.');
+        String where = dot < 0 ? "at the top level" : "under '" + keyPath.substring(0, dot) + "'";
+        return withDetail(keyPath, "unknown key '" + keyPath + "'; allowed keys " + where + ": "
+                + String.join(", ", new TreeSet<>(allowed)));
     }
 
     /** A problem about a whole file (malformed YAML, unreadable file), with no key to name. */

@@ -31,7 +31,6 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
-import java.util.stream.Collectors;
 
 /**
  * Reads an experiment's YAML file into a checked {@link ExperimentConfig}.
@@ -324,13 +323,8 @@ public final class ConfigLoader {
     }
 
     private static ConfigException unknownKey(UnrecognizedPropertyException u) {
-        String path = keyPath(u);
-        int dot = path.lastIndexOf('.');
-        String where = dot < 0 ? "at the top level" : "under '" + path.substring(0, dot) + "'";
-        String allowed = u.getKnownPropertyIds().stream().map(String::valueOf).sorted()
-                .collect(Collectors.joining(", "));
-        return ConfigException.withDetail(path,
-                "unknown key '" + path + "'; allowed keys " + where + ": " + allowed);
+        return ConfigException.unknownKey(keyPath(u),
+                u.getKnownPropertyIds().stream().map(String::valueOf).toList());
     }
 
     private static ConfigException wrongType(String path, Class<?> target, String found) {

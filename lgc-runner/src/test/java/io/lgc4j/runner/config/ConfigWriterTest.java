@@ -1,5 +1,7 @@
 package io.lgc4j.runner.config;
 
+import io.lgc4j.core.compress.CompressorKeys;
+import io.lgc4j.core.compress.S2SketchCompressor;
 import io.lgc4j.data.PixelPreprocessing;
 import io.lgc4j.zoo.ModelSpec;
 import org.junit.jupiter.api.Test;
@@ -160,8 +162,9 @@ class ConfigWriterTest {
                 new ModelConfig(ModelSpec.SMALL_RESNET, new UpdaterConfig(UpdaterType.SGD, 1e-10, 0.999999)),
                 // one worker: the global batch (workers × batchSizePerWorker) must fit in data.trainLimit
                 new TrainingConfig(1, Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE, 1),
-                base.topology(), new CompressorConfig(CompressorType.DGC, 1e-4, 0.0, 1e-9, Integer.MAX_VALUE, 1e-6,
-                        "deflate-gaps-varint", new SketchConfig(Integer.MAX_VALUE, 1e-7, Integer.MAX_VALUE)),
+                base.topology(), new CompressorConfig(CompressorType.DGC, new CompressorKeys(1e-4, 0.0, 1e-9,
+                        Integer.MAX_VALUE, 1e-6, "deflate-gaps-varint", "fp32",
+                        new S2SketchCompressor.Shape(Integer.MAX_VALUE, 1e-7, Integer.MAX_VALUE))),
                 new StagesConfig(Integer.MAX_VALUE));
         assertEquals(config, ConfigLoader.parse(config.toYaml(), "resolved.yaml"));
     }

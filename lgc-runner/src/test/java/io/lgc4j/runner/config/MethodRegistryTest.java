@@ -184,6 +184,24 @@ class MethodRegistryTest {
                 + " s2, scalecom, topk], found 3", parseError(RUN + "compressor: {type: 3}\n"));
         assertEquals(CompressorType.SCALECOM, ConfigLoader.parse(RUN + "compressor: {type: SCALECOM}\n", "x.yaml")
                 .compressor().type());
+        assertEquals("x.yaml: key 'compressor.type' expects one of [boosted-topk, dgc, lgc, none, powersgd, randomk,"
+                + " s2, scalecom, topk], found \"zip\"", parseError(RUN + "compressor: {type: zip}\n"));
+        assertEquals("x.yaml: key 'compressor.ratio' must be > 0, found 0.0", parseError(RUN + "compressor: {ratio: 0}\n"));
+        assertEquals("x.yaml: key 'compressor.ratio' must be <= 1.0, found 2.0",
+                parseError(RUN + "compressor: {ratio: 2}\n"));
+        assertEquals("x.yaml: key 'compressor.warmupSteps' expects an integer, found 1.5",
+                parseError(RUN + "compressor: {warmupSteps: 1.5}\n"));
+        assertEquals("x.yaml: key 'compressor.momentum' must be in [0, 1), found 1.0",
+                parseError(RUN + "compressor: {momentum: 1}\n"));
+        assertEquals("x.yaml: key 'compressor.sketch' expects a mapping, found 5",
+                parseError(RUN + "compressor: {sketch: 5}\n"));
+        assertEquals("x.yaml: key 'compressor.sketch.groupSize' expects an integer, found \"8\"",
+                parseError(RUN + "compressor: {sketch: {groupSize: '8'}}\n"));
+        assertEquals("x.yaml: unknown key 'compressor.sketch.row'; allowed keys under 'compressor.sketch':"
+                + " columnsPerSelected, groupSize, rows", parseError(RUN + "compressor: {sketch: {row: 5}}\n"));
+        // a key with no value takes its default, as everywhere in a config
+        assertEquals(0.001, ConfigLoader.parse(RUN + "compressor: {ratio: }\n", "x.yaml").compressor().ratio());
+        assertEquals(1.0, ConfigLoader.parse(RUN + "compressor: {ratio: 1}\n", "x.yaml").compressor().ratio());
     }
 
     @Test
