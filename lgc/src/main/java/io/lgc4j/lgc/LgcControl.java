@@ -1,6 +1,7 @@
 package io.lgc4j.lgc;
 
-import io.lgc4j.core.settings.SettingsException;
+import io.lgc4j.core.compress.CompressorKeys;
+import io.lgc4j.core.settings.Require;
 
 /**
  * What the LGC topologies do beyond the paper to keep the learned compression honest.
@@ -44,18 +45,26 @@ public record LgcControl(double driftBound, int driftWindow, int checkEvery, int
     /** The paper's behaviour: no guard, no reconstruction feedback, the decoders' output as is, plain accumulation. */
     public static final LgcControl PAPER = new LgcControl(0, 5, 10, 32, false, false, 1.0);
 
-    /** Checks every component; the ablation is checked against the topology by the topology. */
+    /**
+     * Checks every component, naming the first that is out of range; the ablation is checked against the topology by
+     * the topology.
+     */
     public LgcControl {
-        SettingsException.required(ablation, "ablation");
-        if (!(driftBound >= 0) || Double.isInfinite(driftBound) || driftWindow < 1 || checkEvery < 1
-                || checkSample < 1) {
-            throw new IllegalArgumentException("driftBound must be finite and >= 0 and driftWindow, checkEvery, "
-                    + "checkSample at least 1; got " + driftBound + ", " + driftWindow + ", " + checkEvery + ", "
-                    + checkSample);
-        }
-        if (!(lowPass > 0 && lowPass <= 1)) {
-            throw new IllegalArgumentException("lowPass must be in (0, 1], got " + lowPass);
-        }
+        Require.required("ablation", ablation);
+        requireGuard(driftBound, driftWindow, checkEvery, checkSample);
+        CompressorKeys.requireLowPass(lowPass);
+    }
+
+    /**
+     * The drift guard's settings: a finite bound {@code >= 0} (0: off) and a positive window, interval and sample.
+     *
+     * @throws io.lgc4j.core.settings.SettingsException naming the first that is out of range
+     */
+    public static void requireGuard(double driftBound, int driftWindow, int checkEvery, int checkSample) {
+        Require.atLeast("driftBound", driftBound, 0.0);
+        Require.positive("driftWindow", driftWindow);
+        Require.positive("checkEvery", checkEvery);
+        Require.positive("checkSample", checkSample);
     }
 
     /** The controls without an ablation ({@link LgcAblation#NONE}). */

@@ -8,7 +8,6 @@ import io.lgc4j.core.compress.CompressorKeys;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.compress.CompressorProvider;
 import io.lgc4j.core.settings.ResolvedConfig;
-import io.lgc4j.core.settings.Section;
 import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.stage.Stage;
 
@@ -23,8 +22,8 @@ import java.util.Set;
  * run). The settings only the parameter server has (the innovation share, the support policy) are LGC-PS's topology
  * settings.
  *
- * <p>Here, in {@code autoencoders}, because its components are this module's types; the LGC topologies, which
- * depend on this module, build from it.
+ * <p>A configuration's {@code autoencoder} section is {@link AutoencoderSection}, which builds these settings with
+ * the compressor's keys.
  *
  * <pre>{@code
  * LgcSettings lgc = new LgcSettings(0.001, AutoencoderSpec.PAPER, AeTraining.DEFAULT, LgcControl.DEFAULT);
@@ -47,8 +46,7 @@ public record LgcSettings(double ratio, AutoencoderSpec spec, AeTraining trainin
         SettingsException.required(spec, "spec");
         SettingsException.required(training, "training");
         SettingsException.required(control, "control");
-        SettingsException.require(linearLatent >= 0, "linearLatent", "must be 0 (the convolutional autoencoder) or "
-                + "a positive number of floats, found " + linearLatent);
+        AutoencoderSection.requireLinearLatent(linearLatent);
     }
 
     /** The convolutional autoencoder of {@code spec}. */
@@ -62,9 +60,9 @@ public record LgcSettings(double ratio, AutoencoderSpec spec, AeTraining trainin
     }
 
     /**
-     * Registers {@code lgc} (META-INF/services of this module). Its settings come from three sections:
-     * {@code compressor} ({@code ratio}, {@code lowPass}) and {@code autoencoder} (architecture, optimizer, λs,
-     * controls; {@code ablation} defaults to {@code none}, and the topology checks that it runs it). On its own its compressor is the support selection ({@link LgcSupportCompressor}); the topology
+     * Registers {@code lgc} (META-INF/services of this module). Its settings come from two sections:
+     * {@code compressor} ({@code ratio}, {@code lowPass}) and {@code autoencoder} ({@link AutoencoderSection}:
+     * architecture, optimizer, λs, controls; the topology checks that it runs the {@code ablation}). On its own its compressor is the support selection ({@link LgcSupportCompressor}); the topology
      * modules register LGC-PS and LGC-RAR for {@code lgc}, which add the autoencoder.
      */
     public static final class Provider implements CompressorProvider<LgcSettings> {
@@ -84,41 +82,25 @@ public record LgcSettings(double ratio, AutoencoderSpec spec, AeTraining trainin
             return Set.of("ratio", "lowPass");
         }
 
+        /**
+         * The {@code compressor} section's {@code ratio} and {@code lowPass} and the whole {@code autoencoder}
+         * section ({@link AutoencoderSection}), a missing key at its default.
+         */
         @Override
         public LgcSettings settings(ResolvedConfig config) {
-            Section compressor = config.section("compressor");
-            Section ae = config.section("autoencoder");
-            AutoencoderSpec spec = ae.bind(AutoencoderSpec.class);
-            AeTraining training;
-            try {
-                training = AeTraining.named(ae.text("optimizer"), ae.number("learningRate"), ae.number("lambdaRec"),
-                        ae.number("lambdaSim"));
-            } catch (SettingsException e) {
-                throw e;
-            } catch (IllegalArgumentException e) {
-                throw new SettingsException(ae.path(), "cannot be built: " + e.getMessage());
-            }
-            LgcControl control;
-            // absent: the method itself (a section written before the key existed reads as it did)
-            LgcAblation ablation = ae.has("ablation") ? ae.choice("ablation", LgcAblation.class) : LgcAblation.NONE;
-            try {
-                control = new LgcControl(ae.number("driftBound"), ae.integer("driftWindow"), ae.integer("checkEvery"),
-                        ae.integer("checkSample"), ae.flag("reconstructionFeedback"), ae.flag("exactInnovation"),
-                        compressor.number("lowPass"), ablation);
-            } catch (SettingsException e) {
-                throw e;
-            } catch (IllegalArgumentException e) {
-                throw new SettingsException(ae.path(), "cannot be built: " + e.getMessage());
-            }
-            // absent: the convolutional autoencoder (a section written before the key existed reads as it did)
-            int linear = ae.has("linearLatent") ? ae.integer("linearLatent") : 0;
-            SettingsException.require(linear >= 0, ae.path() + ".linearLatent", "must be 0 (the convolutional "
-                    + "autoencoder) or a positive number of floats, found " + linear);
-            try {
-                return new LgcSettings(compressor.number("ratio"), spec, training, control, linear);
-            } catch (SettingsException e) {
-                throw e.under(compressor.path());
-            }
+            CompressorKeys compressor = config.section("compressor").bind(CompressorKeys.class,
+                    CompressorKeys.DEFAULT);
+            return autoencoder(config).settings(compressor);
+        }
+
+        /**
+         * The {@code autoencoder} section of {@code config}, a missing key at its default.
+         *
+         * @throws SettingsException naming the first key that is of the wrong kind or out of range, or
+         *                           {@code autoencoder cannot be built: ...} with the reason
+         */
+        public static AutoencoderSection autoencoder(ResolvedConfig config) {
+            return config.section("autoencoder").bind(AutoencoderSection.class, AutoencoderSection.DEFAULT);
         }
 
         @Override

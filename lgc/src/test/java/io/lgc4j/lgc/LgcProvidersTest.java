@@ -59,7 +59,7 @@ class LgcProvidersTest {
         LgcSettings lgc = new LgcSettings(0.01, AutoencoderSpec.PAPER, AeTraining.DEFAULT, LgcControl.DEFAULT);
         ResolvedConfig bad = ResolvedConfig.of(Map.of("topology", Map.of("support", "leader"),
                 "autoencoder", Map.of("innovationShare", 1.5)));
-        assertEquals("autoencoder.innovationShare must be in (0, 1], found 1.5", assertThrows(SettingsException.class,
+        assertEquals("autoencoder.innovationShare must be <= 1.0, found 1.5", assertThrows(SettingsException.class,
                 () -> new LgcPsTopology.Provider().create(new TopologyRequest(new BoundCompressor<>(
                         new LgcSettings.Provider(), lgc), IndexCodecs.defaultCodec(), 42, bad))).getMessage());
         assertEquals("support is required", assertThrows(SettingsException.class,

@@ -74,13 +74,19 @@ class LgcSettingsTest {
                 () -> new LgcSettings.Provider().settings(config(1.5, autoencoder()))).getMessage());
         Map<String, Object> ae = autoencoder();
         ae.put("optimizer", "rmsprop");
-        assertEquals("autoencoder cannot be built: optimizer must be one of [adam, nesterovs, sgd], found 'rmsprop'",
+        assertEquals("autoencoder.optimizer expects one of [adam, nesterovs, sgd], found \"rmsprop\"",
                 assertThrows(SettingsException.class, () -> new LgcSettings.Provider().settings(config(0.01, ae)))
                         .getMessage());
-        Map<String, Object> noWindow = autoencoder();
-        noWindow.remove("driftWindow");
-        assertEquals("autoencoder.driftWindow is required", assertThrows(SettingsException.class,
-                () -> new LgcSettings.Provider().settings(config(0.01, noWindow))).getMessage());
+        Map<String, Object> window = autoencoder();
+        window.put("driftWindow", 0);
+        assertEquals("autoencoder.driftWindow must be > 0, found 0", assertThrows(SettingsException.class,
+                () -> new LgcSettings.Provider().settings(config(0.01, window))).getMessage());
+        Map<String, Object> strides = autoencoder();
+        strides.put("decoderStrides", List.of(2, 2, 2, 1, 1));
+        assertEquals("autoencoder cannot be built: the decoder must upsample at least as much as the encoder "
+                + "downsamples (16) and at most 64 times more; decoderStrides [2, 2, 2, 1, 1] upsample by 8",
+                assertThrows(SettingsException.class, () -> new LgcSettings.Provider().settings(config(0.01,
+                        strides))).getMessage());
         Map<String, Object> filters = autoencoder();
         filters.put("encoderFilters", List.of(64, "x"));
         assertEquals("autoencoder.encoderFilters[1] expects an integer, found \"x\"", assertThrows(
@@ -88,6 +94,19 @@ class LgcSettingsTest {
                 .getMessage());
         assertEquals("spec is required", assertThrows(SettingsException.class,
                 () -> new LgcSettings(0.01, null, AeTraining.DEFAULT, LgcControl.DEFAULT)).getMessage());
+    }
+
+    @Test
+    void shouldTakeTheDefaultOfAMissingKeyAsAConfigurationDoes() {
+        Map<String, Object> some = new LinkedHashMap<>(Map.of("driftBound", 0.5, "optimizer", "SGD"));
+        LgcSettings s = new LgcSettings.Provider().settings(ResolvedConfig.of(Map.of("compressor",
+                Map.of("ratio", 0.01), "autoencoder", some)));
+        assertEquals(new LgcSettings(0.01, AutoencoderSpec.PAPER, AeTraining.named("sgd", 1e-3, 1.0, 0.0),
+                new LgcControl(0.5, 5, 10, 32, false, true, 0.1)), s);
+        assertEquals(new LgcSettings(0.001, AutoencoderSpec.PAPER, AeTraining.DEFAULT, LgcControl.DEFAULT),
+                new LgcSettings.Provider().settings(ResolvedConfig.of(Map.of())));
+        assertEquals(AutoencoderSection.DEFAULT.settings(io.lgc4j.core.compress.CompressorKeys.DEFAULT),
+                new LgcSettings.Provider().settings(ResolvedConfig.of(Map.of())));
     }
 
     @Test

@@ -188,11 +188,7 @@ public record CompressorConfig(CompressorType type, CompressorKeys keys, Map<Str
                 }
             }
         });
-        if (shared.get("sketch") instanceof Map<?, ?> sketch) {
-            checkKnownKeys("compressor.sketch", sketch.keySet(), S2SketchCompressor.Shape.class);
-        }
-        CompressorKeys keys = Checks.check(() -> Section.of("compressor", shared).bind(CompressorKeys.class,
-                CompressorKeys.DEFAULT));
+        CompressorKeys keys = SectionBinding.bind("compressor", shared, CompressorKeys.class, CompressorKeys.DEFAULT);
         return new CompressorConfig(type, keys, extensions);
     }
 
@@ -245,16 +241,6 @@ public record CompressorConfig(CompressorType type, CompressorKeys keys, Map<Str
         Set<String> allowed = new TreeSet<>(SHARED_KEYS);
         allowed.addAll(ConfigMethods.extensionKeys(type));
         throw ConfigException.unknownKey(path, allowed);
-    }
-
-    /** Every key of a nested section must be a component of the record it binds. */
-    private static void checkKnownKeys(String section, Set<?> keys, Class<? extends Record> type) {
-        Set<String> allowed = new TreeSet<>(componentNames(type));
-        for (Object key : keys) {
-            if (!allowed.contains(String.valueOf(key))) {
-                throw ConfigException.unknownKey(section + "." + key, allowed);
-            }
-        }
     }
 
     private static Set<String> sharedKeys() {

@@ -338,12 +338,6 @@ public final class ConfigLoader {
         if (target.isEnum()) {
             return "one of " + ConfigEnums.yamlNamesOf(target);
         }
-        if (target == CompressorType.class) {
-            return "one of " + CompressorType.names();
-        }
-        if (target == TopologyType.class) {
-            return "one of " + TopologyType.names();
-        }
         if (target == Integer.class || target == int.class || target == Long.class || target == long.class
                 || target == Short.class || target == short.class || target == BigInteger.class) {
             return "an integer";

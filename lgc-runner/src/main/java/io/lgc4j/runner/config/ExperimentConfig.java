@@ -3,6 +3,7 @@ package io.lgc4j.runner.config;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.lgc4j.lgc.AutoencoderSection;
 import io.lgc4j.lgc.LgcAblation;
 import io.lgc4j.lgc.ps.LgcPsTopology;
 import io.lgc4j.core.codec.IndexCodecs;
@@ -44,7 +45,7 @@ import java.util.Map;
     "runtime"})
 public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
                                TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
-                               AutoencoderConfig autoencoder, RuntimeConfig runtime) {
+                               AutoencoderSection autoencoder, RuntimeConfig runtime) {
 
     /**
      * Checks every component; rejects a null section.
@@ -91,7 +92,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
 
     private static ResolvedConfig resolved(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
                                            TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
-                                           AutoencoderConfig autoencoder) {
+                                           AutoencoderSection autoencoder) {
         Map<String, Object> sections = new LinkedHashMap<>();
         sections.put("run", run);
         sections.put("data", data);
@@ -111,7 +112,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
     private static void checkAcrossSections(RunConfig run, DataConfig data, ModelConfig model,
                                             TrainingConfig training, TopologyConfig topology,
                                             CompressorConfig compressor, StagesConfig stages,
-                                            AutoencoderConfig autoencoder) {
+                                            AutoencoderSection autoencoder) {
         // the compressor's settings record checks its own keys (a registered compressor's extension keys included)
         ResolvedConfig resolved = resolved(run, data, model, training, topology, compressor, stages, autoencoder);
         BoundCompressor<?> bound = ConfigMethods.bind(compressor.type(), resolved);
@@ -184,7 +185,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      */
     public ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
                             TopologyConfig topology, CompressorConfig compressor, StagesConfig stages) {
-        this(run, data, model, training, topology, compressor, stages, AutoencoderConfig.defaults());
+        this(run, data, model, training, topology, compressor, stages, AutoencoderSection.DEFAULT);
     }
 
     /**
@@ -201,7 +202,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      */
     public ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
                             TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
-                            AutoencoderConfig autoencoder) {
+                            AutoencoderSection autoencoder) {
         this(run, data, model, training, topology, compressor, stages, autoencoder, RuntimeConfig.defaults());
     }
 
@@ -212,7 +213,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
     public static ExperimentConfig defaults(String runName) {
         return new ExperimentConfig(RunConfig.named(runName), DataConfig.defaults(), ModelConfig.defaults(),
                 TrainingConfig.defaults(), TopologyConfig.defaults(), CompressorConfig.defaults(),
-                StagesConfig.defaults(), AutoencoderConfig.defaults());
+                StagesConfig.defaults(), AutoencoderSection.DEFAULT);
     }
 
     /**
@@ -264,7 +265,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @param newAutoencoder the autoencoder section
      * @return this config with {@code autoencoder} replaced
      */
-    public ExperimentConfig withAutoencoder(AutoencoderConfig newAutoencoder) {
+    public ExperimentConfig withAutoencoder(AutoencoderSection newAutoencoder) {
         return new ExperimentConfig(run, data, model, training, topology, compressor, stages, newAutoencoder,
                 runtime);
     }
@@ -293,7 +294,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
                                              @JsonProperty("topology") TopologyConfig topology,
                                              @JsonProperty("compressor") CompressorConfig compressor,
                                              @JsonProperty("stages") StagesConfig stages,
-                                             @JsonProperty("autoencoder") AutoencoderConfig autoencoder,
+                                             @JsonProperty("autoencoder") AutoencoderSection autoencoder,
                                              @JsonProperty("runtime") RuntimeConfig runtime) {
         if (run == null) {
             // Report the key the user has to write, not the section that holds it.
@@ -306,7 +307,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
                 topology == null ? TopologyConfig.defaults() : topology,
                 compressor == null ? CompressorConfig.defaults() : compressor,
                 stages == null ? StagesConfig.defaults() : stages,
-                autoencoder == null ? AutoencoderConfig.defaults() : autoencoder,
+                autoencoder == null ? AutoencoderSection.DEFAULT : autoencoder,
                 runtime == null ? RuntimeConfig.defaults() : runtime);
     }
 }

@@ -1,10 +1,17 @@
 package io.lgc4j.runner.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
-import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.annotation.JsonValue;
+import io.lgc4j.core.settings.Section;
 import io.lgc4j.core.shard.FusionPlan;
 import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
+import io.lgc4j.ps.topology.Shards;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * The {@code topology} section: how gradients travel between the workers.
@@ -24,46 +31,32 @@ import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
  * TopologyConfig ps = new TopologyConfig(TopologyType.PS);
  * }</pre>
  *
- * @param type              ring allreduce or parameter server
- * @param support           how LGC on the parameter server picks the support
- * @param servers           the parameter server's shards, 1..1024 (1 with a ring)
- * @param fusionBufferBytes the fusion buffers the shards split, in bytes: a positive multiple of 4
- * @param shardBy           how the shards share the gradient
+ * <p>The keys are the topologies' own: {@code support} is LGC-PS's ({@link SupportPolicy}), {@code servers},
+ * {@code fusionBufferBytes} and {@code shardBy} the sharded parameter server's ({@link Shards}, which defines their
+ * defaults and checks); this record only holds them.
+ *
+ * @param type    ring allreduce or parameter server
+ * @param support how LGC on the parameter server picks the support
+ * @param shards  the parameter server's shards (one with a ring)
  */
-@JsonPropertyOrder({"type", "support", "servers", "fusionBufferBytes", "shardBy"})
-public record TopologyConfig(TopologyType type, SupportPolicy support, int servers, int fusionBufferBytes,
-                             FusionPlan.Placement shardBy) {
+public record TopologyConfig(TopologyType type, SupportPolicy support, Shards shards) {
 
     /** Default of {@code topology.type}. */
     public static final TopologyType DEFAULT_TYPE = TopologyType.RING;
     /** Default of {@code topology.support}. */
     public static final SupportPolicy DEFAULT_SUPPORT = SupportPolicy.LEADER;
     /** Default of {@code topology.servers}. */
-    public static final int DEFAULT_SERVERS = 1;
-    /** Most server shards. */
-    public static final int MAX_SERVERS = FusionPlan.MAX_SHARDS;
-    /** Default of {@code topology.fusionBufferBytes}: 1 MiB. */
-    public static final int DEFAULT_FUSION_BUFFER_BYTES = FusionPlan.DEFAULT_BUFFER_BYTES;
-    /** Default of {@code topology.shardBy}. */
-    public static final FusionPlan.Placement DEFAULT_SHARD_BY = FusionPlan.Placement.BUFFERS;
+    public static final int DEFAULT_SERVERS = Shards.DEFAULT_SERVERS;
 
     /**
-     * Checks every component; the first bad one is reported by its key.
+     * Rejects a missing component; the shards checked their keys when they were built.
      *
-     * @throws ConfigException if a component is missing or out of range
+     * @throws ConfigException if a component is missing
      */
     public TopologyConfig {
-        // Checked here rather than in the loader so that records built in code are held to the same rules.
         Checks.required("topology.type", type);
         Checks.required("topology.support", support);
-        Checks.required("topology.shardBy", shardBy);
-        Checks.atLeast("topology.servers", servers, 1);
-        Checks.atMost("topology.servers", servers, MAX_SERVERS);
-        Checks.positive("topology.fusionBufferBytes", fusionBufferBytes);
-        if (fusionBufferBytes % Float.BYTES != 0) {
-            throw ConfigException.forKey("topology.fusionBufferBytes", "must be a multiple of " + Float.BYTES
-                    + " (float32 elements), found " + fusionBufferBytes);
-        }
+        Checks.required("topology.shards", shards);
     }
 
     /**
@@ -82,7 +75,7 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, int serve
      * @param support how LGC on the parameter server picks the support
      */
     public TopologyConfig(TopologyType type, SupportPolicy support) {
-        this(type, support, DEFAULT_SERVERS, DEFAULT_FUSION_BUFFER_BYTES, DEFAULT_SHARD_BY);
+        this(type, support, Shards.DEFAULT);
     }
 
     /** @return the topology section with every key at its default */
@@ -90,20 +83,73 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, int serve
         return new TopologyConfig(DEFAULT_TYPE, DEFAULT_SUPPORT);
     }
 
-    /** The same section with {@code count} server shards. */
-    public TopologyConfig withServers(int count) {
-        return new TopologyConfig(type, support, count, fusionBufferBytes, shardBy);
+    /** @return the parameter server's shards, 1..1024 (1 with a ring) */
+    public int servers() {
+        return shards.servers();
     }
 
-    @JsonCreator
-    private static TopologyConfig fromYaml(@JsonProperty("type") TopologyType type,
-                                           @JsonProperty("support") SupportPolicy support,
-                                           @JsonProperty("servers") Integer servers,
-                                           @JsonProperty("fusionBufferBytes") Integer fusionBufferBytes,
-                                           @JsonProperty("shardBy") FusionPlan.Placement shardBy) {
-        return new TopologyConfig(Checks.orDefault(type, DEFAULT_TYPE), Checks.orDefault(support, DEFAULT_SUPPORT),
-                Checks.orDefault(servers, DEFAULT_SERVERS),
-                Checks.orDefault(fusionBufferBytes, DEFAULT_FUSION_BUFFER_BYTES),
-                Checks.orDefault(shardBy, DEFAULT_SHARD_BY));
+    /** @return the fusion buffers the shards split, in bytes */
+    public int fusionBufferBytes() {
+        return shards.fusionBufferBytes();
+    }
+
+    /** @return how the shards share the gradient */
+    public FusionPlan.Placement shardBy() {
+        return shards.shardBy();
+    }
+
+    /**
+     * The same section with {@code count} server shards.
+     *
+     * @throws ConfigException if {@code count} is out of range
+     */
+    public TopologyConfig withServers(int count) {
+        return new TopologyConfig(type, support, Checks.check("topology",
+                () -> new Shards(count, shards.fusionBufferBytes(), shards.shardBy())));
+    }
+
+    /** The section as {@code config.yaml} writes it: {@code type}, {@code support}, then the shards' keys. */
+    @JsonValue
+    private Map<String, Object> yaml() {
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put("type", type.toString());
+        map.put("support", Section.plain(support));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> shardKeys = (Map<String, Object>) Section.plain(shards);
+        map.putAll(shardKeys);
+        return map;
+    }
+
+    /**
+     * The section as a file gives it, a missing key at its default.
+     *
+     * @throws ConfigException naming the first key that is unknown, of the wrong kind or out of range
+     */
+    @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+    static TopologyConfig fromYaml(Map<String, Object> given) {
+        TopologyType type = type(given.get("type"));
+        Map<String, Object> shardKeys = new LinkedHashMap<>(given);
+        shardKeys.remove("type");
+        Object support = shardKeys.remove("support");
+        List<String> allowed = Stream.concat(Stream.of("type", "support"),
+                Stream.of(Shards.class.getRecordComponents()).map(c -> c.getName())).toList();
+        for (String key : shardKeys.keySet()) {
+            if (!allowed.contains(key)) {
+                throw ConfigException.unknownKey("topology." + key, allowed);
+            }
+        }
+        SupportPolicy policy = support == null ? DEFAULT_SUPPORT : Checks.check(
+                () -> Section.of("topology", Map.of("support", support)).choice("support", SupportPolicy.class));
+        Shards shards = SectionBinding.bind("topology", shardKeys, Shards.class, Shards.DEFAULT);
+        return new TopologyConfig(type, policy, shards);
+    }
+
+    private static TopologyType type(Object raw) {
+        if (raw == null) {
+            return DEFAULT_TYPE;
+        }
+        return (raw instanceof String text ? TopologyType.find(text) : Optional.<TopologyType>empty())
+                .orElseThrow(() -> ConfigException.forKey("topology.type", "expects one of " + TopologyType.names()
+                        + ", found " + Section.describe(raw)));
     }
 }

@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.deser.BeanDeserializerModifier;
+import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import com.fasterxml.jackson.databind.deser.std.StdScalarDeserializer;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.ser.BeanSerializerModifier;
@@ -26,12 +27,12 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import com.fasterxml.jackson.dataformat.yaml.util.StringQuotingChecker;
+import io.lgc4j.core.settings.Section;
+import io.lgc4j.lgc.AutoencoderSection;
 
 import java.io.IOException;
-import java.util.List;
-import java.util.Optional;
-import java.util.function.Function;
-import java.util.function.Supplier;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
@@ -62,11 +63,8 @@ final class YamlMapping {
                 return new SpelledEnumSerializer();
             }
         });
-        // compressor.type and topology.type: names of registered providers, read like enums
-        enums.addDeserializer(CompressorType.class, new RegisteredNameDeserializer<>(CompressorType.class,
-                CompressorType::find, CompressorType::names));
-        enums.addDeserializer(TopologyType.class, new RegisteredNameDeserializer<>(TopologyType.class,
-                TopologyType::find, TopologyType::names));
+        // sections whose schema is a settings record of the library: bound and written through Section
+        sectionRecord(enums, AutoencoderSection.class, "autoencoder", AutoencoderSection.DEFAULT);
         YAMLFactory factory = YAMLFactory.builder().stringQuotingChecker(new PlainOnlyWhenSafe()).build();
         return YAMLMapper.builder(factory)
                 // "key:" with no value is YAML's null, meaning "take the default"; a quoted '' stays text.
@@ -93,6 +91,57 @@ final class YamlMapping {
                 .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
                 .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
                 .build();
+    }
+
+    private static <R extends Record> void sectionRecord(SimpleModule module, Class<R> type, String path,
+                                                         R defaults) {
+        module.addDeserializer(type, new SectionRecordDeserializer<>(type, path, defaults));
+        module.addSerializer(type, new SectionRecordSerializer<>(type));
+    }
+
+    /**
+     * Reads a section whose schema is a settings record ({@link SectionBinding}): the mapping as written, then bound
+     * over the record's defaults; anything but a mapping is refused as a mapping would be.
+     */
+    private static final class SectionRecordDeserializer<R extends Record> extends StdDeserializer<R> {
+
+        private static final long serialVersionUID = 1L;
+
+        private final String path;
+        private final transient R defaults;
+
+        SectionRecordDeserializer(Class<R> type, String path, R defaults) {
+            super(type);
+            this.path = path;
+            this.defaults = defaults;
+        }
+
+        @Override
+        public R deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+            @SuppressWarnings("unchecked")
+            Class<R> type = (Class<R>) handledType();
+            if (!p.hasToken(JsonToken.START_OBJECT) && !p.hasToken(JsonToken.FIELD_NAME)) {
+                return type.cast(ctxt.handleUnexpectedToken(type, p));
+            }
+            Map<String, Object> given = ctxt.readValue(p,
+                    ctxt.getTypeFactory().constructMapType(LinkedHashMap.class, String.class, Object.class));
+            return SectionBinding.bind(path, given, type, defaults);
+        }
+    }
+
+    /** Writes a settings record as {@link Section#plain} does: its components in order, enums spelled. */
+    private static final class SectionRecordSerializer<R extends Record> extends StdSerializer<R> {
+
+        private static final long serialVersionUID = 1L;
+
+        SectionRecordSerializer(Class<R> type) {
+            super(type);
+        }
+
+        @Override
+        public void serialize(R value, JsonGenerator gen, SerializerProvider provider) throws IOException {
+            provider.defaultSerializeValue(Section.plain(value), gen);
+        }
     }
 
     /**
@@ -135,38 +184,6 @@ final class YamlMapping {
         }
     }
 
-    /**
-     * Reads the name of a registered compressor or topology as {@link SpelledEnumDeserializer} reads an enum, so a
-     * wrong name fails the same way: {@code key 'compressor.type' expects one of [dgc, lgc, ...], found "x"}.
-     */
-    private static final class RegisteredNameDeserializer<T> extends StdScalarDeserializer<T> {
-
-        private static final long serialVersionUID = 1L;
-
-        private final transient Function<String, Optional<T>> find;
-        private final transient Supplier<List<String>> names;
-
-        RegisteredNameDeserializer(Class<T> type, Function<String, Optional<T>> find, Supplier<List<String>> names) {
-            super(type);
-            this.find = find;
-            this.names = names;
-        }
-
-        @Override
-        public T deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
-            @SuppressWarnings("unchecked")
-            Class<T> type = (Class<T>) handledType();
-            if (!p.hasToken(JsonToken.VALUE_STRING)) {
-                return type.cast(ctxt.handleUnexpectedToken(type, p));
-            }
-            String text = p.getText();
-            Optional<T> found = find.apply(text);
-            if (found.isEmpty()) {
-                return type.cast(ctxt.handleWeirdStringValue(type, text, "not one of %s", names.get()));
-            }
-            return found.get();
-        }
-    }
 
     /** Writes an enum in its kebab spelling, the form the docs and the shipped configs use. */
     private static final class SpelledEnumSerializer extends StdSerializer<Object> {

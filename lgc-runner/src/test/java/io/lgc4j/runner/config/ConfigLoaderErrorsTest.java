@@ -1,5 +1,6 @@
 package io.lgc4j.runner.config;
 
+import io.lgc4j.lgc.AutoencoderSection;
 import io.lgc4j.lgc.LgcAblation;
 import io.lgc4j.lgc.ps.LgcPsTopology;
 import org.junit.jupiter.api.Test;
@@ -83,12 +84,12 @@ class ConfigLoaderErrorsTest {
     void shouldReadAnAutoencoderSectionAndDefaultTheRest() {
         ExperimentConfig c = ConfigLoader.parse(RUN + "autoencoder:\n  optimizer: sgd\n  lambdaSim: 0\n"
                 + "  decoderStrides: [2, 2, 2, 2, 2]\n", "x.yaml");
-        assertEquals(AutoencoderConfig.defaults().spec().encoderFilters(), c.autoencoder().spec().encoderFilters());
+        assertEquals(AutoencoderSection.DEFAULT.spec().encoderFilters(), c.autoencoder().spec().encoderFilters());
         assertEquals(32, c.autoencoder().spec().decoderUpsampling());
         assertEquals(0.0, c.autoencoder().training().lambdaSim());
         assertEquals(new org.nd4j.linalg.learning.config.Sgd(1e-3), c.autoencoder().training().updater());
-        assertEquals(io.lgc4j.lgc.autoencoder.AutoencoderSpec.PAPER, AutoencoderConfig.defaults().spec());
-        assertEquals(io.lgc4j.lgc.autoencoder.AeTraining.DEFAULT, AutoencoderConfig.defaults().training());
+        assertEquals(io.lgc4j.lgc.autoencoder.AutoencoderSpec.PAPER, AutoencoderSection.DEFAULT.spec());
+        assertEquals(io.lgc4j.lgc.autoencoder.AeTraining.DEFAULT, AutoencoderSection.DEFAULT.training());
     }
 
     @Test
@@ -317,6 +318,39 @@ class ConfigLoaderErrorsTest {
                 parseError(RUN + "topology: {type: ps, servers: 2}\ncompressor: {type: s2}\n"));
         assertEquals(4, ConfigLoader.parse(RUN + "topology: {type: ps, servers: 4}\ncompressor: {type: dgc}\n"
                 + "model: {updater: {type: sgd}}\n", "x.yaml").topology().servers());
+    }
+
+    /** The topology section's keys belong to the topologies (Shards, LGC-PS); their words are the config's. */
+    @Test
+    void shouldNameEveryBadTopologyKeyAsBefore() {
+        assertEquals("x.yaml: key 'topology.servers' must be <= 1024, found 2000",
+                parseError(RUN + "topology: {type: ps, servers: 2000}\n"));
+        assertEquals("x.yaml: key 'topology.fusionBufferBytes' must be > 0, found 0",
+                parseError(RUN + "topology: {type: ps, fusionBufferBytes: 0}\n"));
+        assertEquals("x.yaml: key 'topology.servers' expects an integer, found 1.5",
+                parseError(RUN + "topology: {type: ps, servers: 1.5}\n"));
+        assertEquals("x.yaml: key 'topology.support' expects one of [leader, own], found \"all\"",
+                parseError(RUN + "topology: {type: ps, support: all}\n"));
+        assertEquals("x.yaml: key 'topology.type' expects one of [ps, ring], found \"tree\"",
+                parseError(RUN + "topology: {type: tree}\n"));
+        assertEquals("x.yaml: key 'topology.type' expects one of [ps, ring], found 3",
+                parseError(RUN + "topology: {type: 3}\n"));
+        assertEquals("x.yaml: key 'topology' expects a mapping, found 5", parseError(RUN + "topology: 5\n"));
+        assertEquals("x.yaml: unknown key 'topology.shards'; allowed keys under 'topology': fusionBufferBytes,"
+                + " servers, shardBy, support, type", parseError(RUN + "topology: {type: ps, shards: 2}\n"));
+        assertEquals("x.yaml: key 'autoencoder' expects a mapping, found a list",
+                parseError(RUN + "autoencoder: [1, 2]\n"));
+        assertEquals("x.yaml: unknown key 'autoencoder.lambda'; allowed keys under 'autoencoder': ablation,"
+                + " checkEvery, checkSample, decoderFilters, decoderStrides, driftBound, driftWindow, encoderFilters,"
+                + " encoderStride, exactInnovation, innovationShare, kernel, lambdaRec, lambdaSim, latentChannels,"
+                + " leakyAlpha, learningRate, linearLatent, optimizer, reconstructionFeedback",
+                parseError(RUN + "autoencoder: {lambda: 1}\n"));
+        assertEquals("x.yaml: key 'autoencoder.encoderFilters[1]' expects an integer, found \"x\"",
+                parseError(RUN + "autoencoder: {encoderFilters: [64, x]}\n"));
+        assertEquals("x.yaml: key 'autoencoder.driftWindow' must be > 0, found 0",
+                parseError(RUN + "autoencoder: {driftWindow: 0}\n"));
+        assertEquals(ConfigLoader.parse(RUN, "x.yaml"), ConfigLoader.parse(RUN + "topology: {servers: }\n"
+                + "autoencoder: {driftBound: }\n", "x.yaml"));
     }
 
     @Test

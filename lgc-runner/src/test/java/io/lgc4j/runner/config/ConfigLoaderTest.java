@@ -1,5 +1,6 @@
 package io.lgc4j.runner.config;
 
+import io.lgc4j.lgc.AutoencoderSection;
 import io.lgc4j.data.PixelPreprocessing;
 import io.lgc4j.zoo.ModelSpec;
 import io.lgc4j.core.compute.ComputeSettings;
@@ -54,7 +55,7 @@ class ConfigLoaderTest {
                 new ModelConfig(ModelSpec.SMALL_RESNET, new UpdaterConfig(UpdaterType.ADAM, 1e-3, 0.5)),
                 new TrainingConfig(8, 16, 3, 250, 0),
                 new TopologyConfig(TopologyType.PS), CompressorConfig.defaults(), StagesConfig.defaults(),
-                AutoencoderConfig.defaults(), new RuntimeConfig(RuntimeType.TCP, 30_000, 90_000, 60_000, 500, 3_000)),
+                AutoencoderSection.DEFAULT, new RuntimeConfig(RuntimeType.TCP, 30_000, 90_000, 60_000, 500, 3_000)),
                 config);
     }
 

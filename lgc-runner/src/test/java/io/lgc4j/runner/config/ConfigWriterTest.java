@@ -135,7 +135,7 @@ class ConfigWriterTest {
         assertTrue(yaml.contains("\n  ablation: " + ablation + "\n"), yaml);
         assertEquals(config, ConfigLoader.parse(yaml, "resolved.yaml"));
         assertEquals(ablation, config.autoencoder().ablation().toString());
-        assertEquals(config.autoencoder().ablation(), config.autoencoder().control().ablation());
+        assertEquals(config.autoencoder().ablation(), config.autoencoder().control(config.compressor().lowPass()).ablation());
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.lgc4j.runner.config;
 
+import io.lgc4j.lgc.AutoencoderSection;
 import io.lgc4j.lgc.ps.LgcPsTopology;
 import io.lgc4j.data.PixelPreprocessing;
 import io.lgc4j.zoo.ModelSpec;
@@ -37,7 +38,7 @@ class ShippedConfigsTest {
         assertEquals(0.001, quickstart.compressor().ratio());
         assertEquals(0.1, quickstart.compressor().lowPass());
         assertEquals(new StagesConfig(150, 150), quickstart.stages());
-        assertEquals(AutoencoderConfig.defaults(), quickstart.autoencoder(), "its autoencoder keys are the defaults");
+        assertEquals(AutoencoderSection.DEFAULT, quickstart.autoencoder(), "its autoencoder keys are the defaults");
     }
 
     @Test

@@ -5,6 +5,7 @@ import org.nd4j.linalg.learning.config.IUpdater;
 import org.nd4j.linalg.learning.config.Nesterovs;
 import org.nd4j.linalg.learning.config.Sgd;
 
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -51,6 +52,25 @@ public record AeTraining(IUpdater updater, double lambdaRec, double lambdaSim) {
         }
     }
 
+    /** The optimizers a configuration names ({@code autoencoder.optimizer}). */
+    public enum Optimizer {
+        /** Adam. */
+        ADAM,
+        /** Nesterov momentum, 0.9. */
+        NESTEROVS,
+        /** Plain SGD, the paper's. */
+        SGD;
+
+        /** This optimizer at {@code learningRate}. */
+        public IUpdater updater(double learningRate) {
+            return switch (this) {
+                case ADAM -> new Adam(learningRate);
+                case NESTEROVS -> new Nesterovs(learningRate, 0.9);
+                case SGD -> new Sgd(learningRate);
+            };
+        }
+    }
+
     /**
      * Settings with the optimizer given by name, as configurations write it: {@code adam}, {@code sgd} or
      * {@code nesterovs} (momentum 0.9), any case.
@@ -62,14 +82,11 @@ public record AeTraining(IUpdater updater, double lambdaRec, double lambdaSim) {
      * @throws IllegalArgumentException for another optimizer name, listing the known ones
      */
     public static AeTraining named(String optimizer, double learningRate, double lambdaRec, double lambdaSim) {
-        IUpdater updater = switch (optimizer.strip().toLowerCase(Locale.ROOT)) {
-            case "adam" -> new Adam(learningRate);
-            case "sgd" -> new Sgd(learningRate);
-            case "nesterovs" -> new Nesterovs(learningRate, 0.9);
-            default -> throw new IllegalArgumentException("optimizer must be one of [adam, nesterovs, sgd], found '"
-                    + optimizer + "'");
-        };
-        return new AeTraining(updater, lambdaRec, lambdaSim);
+        Optimizer named = Arrays.stream(Optimizer.values())
+                .filter(o -> o.name().equals(optimizer.strip().toUpperCase(Locale.ROOT))).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("optimizer must be one of [adam, nesterovs, sgd],"
+                        + " found '" + optimizer + "'"));
+        return new AeTraining(named.updater(learningRate), lambdaRec, lambdaSim);
     }
 
     /** The same settings with λ2 = {@code lambdaSim}. */

@@ -3,6 +3,7 @@ package io.lgc4j.lgc.ps;
 import io.lgc4j.lgc.autoencoder.AeLosses;
 import io.lgc4j.lgc.autoencoder.AeTraining;
 import io.lgc4j.lgc.autoencoder.AutoencoderSpec;
+import io.lgc4j.lgc.AutoencoderSection;
 import io.lgc4j.lgc.LgcAblation;
 import io.lgc4j.lgc.LgcControl;
 import io.lgc4j.lgc.LgcSettings;
@@ -110,8 +111,7 @@ public final class LgcPsTopology implements Topology {
         /** Checks both, naming the one that is wrong. */
         public Settings {
             SettingsException.required(support, "support");
-            SettingsException.require(innovationShare > 0 && innovationShare <= 1, "innovationShare",
-                    "must be in (0, 1], found " + innovationShare);
+            AutoencoderSection.requireInnovationShare(innovationShare);
         }
     }
 
@@ -146,6 +146,7 @@ public final class LgcPsTopology implements Topology {
             LgcSettings lgc = request.compressor().settings(LgcSettings.class);
             Section topology = request.config().section("topology");
             Section ae = request.config().section("autoencoder");
+            AutoencoderSection section = LgcSettings.Provider.autoencoder(request.config());
             // the linear code averages: it is the ring's, whose allreduce delivers the mean of the ranks' codes
             SettingsException.require(lgc.linearLatent() == 0, ae.path() + ".linearLatent", "applies to topology.type"
                     + " ring (LGC-RAR) only, found " + lgc.linearLatent() + " with topology.type ps; 0 (the default) "
@@ -155,7 +156,7 @@ public final class LgcPsTopology implements Topology {
                     : SupportPolicy.LEADER;
             Settings ps;
             try {
-                ps = new Settings(support, ae.number("innovationShare"));
+                ps = new Settings(support, section.innovationShare());
             } catch (SettingsException e) {
                 throw e.key().equals("support") ? e.under(topology.path()) : e.under(ae.path());
             }
@@ -230,10 +231,7 @@ public final class LgcPsTopology implements Topology {
         this.codec = Objects.requireNonNull(codec, "codec");
         this.spec = Objects.requireNonNull(spec, "spec");
         this.training = Objects.requireNonNull(training, "training");
-        if (!(innovationShare > 0 && innovationShare <= 1)) {
-            throw new IllegalArgumentException("innovationShare must be in (0, 1], found " + innovationShare);
-        }
-        this.innovationShare = innovationShare;
+        this.innovationShare = AutoencoderSection.requireInnovationShare(innovationShare);
         this.policy = Objects.requireNonNull(policy, "policy");
         this.seed = seed;
     }

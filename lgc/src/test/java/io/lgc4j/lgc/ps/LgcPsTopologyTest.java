@@ -261,7 +261,7 @@ class LgcPsTopologyTest {
     void shouldRefuseAnInnovationShareOutsideTheUnitInterval() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new LgcPsTopology(RATIO,
                 IndexCodecs.defaultCodec(), AutoencoderSpec.PAPER, AeTraining.DEFAULT, 0, SupportPolicy.OWN, 1));
-        assertEquals("innovationShare must be in (0, 1], found 0.0", e.getMessage());
+        assertEquals("innovationShare must be > 0, found 0.0", e.getMessage());
     }
 
     private static Stage stageOf(int step) {

@@ -1,5 +1,6 @@
 package io.lgc4j.ps.topology;
 
+import io.lgc4j.core.settings.Require;
 import io.lgc4j.core.settings.Section;
 import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.shard.FusionPlan;
@@ -26,15 +27,18 @@ public record Shards(int servers, int fusionBufferBytes, FusionPlan.Placement sh
     public static final int DEFAULT_SERVERS = 1;
     /** Most shards a server may have. */
     public static final int MAX_SERVERS = FusionPlan.MAX_SHARDS;
+    /** One server, 1 MiB buffers placed by Herring's rule: every key at its default. */
+    public static final Shards DEFAULT = new Shards(DEFAULT_SERVERS, FusionPlan.DEFAULT_BUFFER_BYTES,
+            FusionPlan.Placement.BUFFERS);
 
-    /** Checks each, naming the one that is wrong. */
+    /** Checks each, naming the first that is wrong. */
     public Shards {
-        SettingsException.required(shardBy, "shardBy");
-        SettingsException.require(servers >= 1 && servers <= MAX_SERVERS, "servers",
-                "must be between 1 and " + MAX_SERVERS + ", found " + servers);
-        SettingsException.require(fusionBufferBytes >= FusionPlan.ELEMENT_BYTES
-                        && fusionBufferBytes % FusionPlan.ELEMENT_BYTES == 0, "fusionBufferBytes",
-                "must be a positive multiple of " + FusionPlan.ELEMENT_BYTES + " (float32 elements), found "
+        Require.required("shardBy", shardBy);
+        Require.atLeast("servers", servers, 1);
+        Require.atMost("servers", servers, MAX_SERVERS);
+        Require.positive("fusionBufferBytes", fusionBufferBytes);
+        SettingsException.require(fusionBufferBytes % FusionPlan.ELEMENT_BYTES == 0, "fusionBufferBytes",
+                "must be a multiple of " + FusionPlan.ELEMENT_BYTES + " (float32 elements), found "
                         + fusionBufferBytes);
     }
 
@@ -47,21 +51,13 @@ public record Shards(int servers, int fusionBufferBytes, FusionPlan.Placement sh
         };
     }
 
-    /** One server. */
+    /** One server: {@link #DEFAULT}. */
     public static Shards single() {
-        return new Shards(DEFAULT_SERVERS, FusionPlan.DEFAULT_BUFFER_BYTES, FusionPlan.Placement.BUFFERS);
+        return DEFAULT;
     }
 
     /** From the {@code topology} section; an absent key takes its default; a bad value is named under the section. */
     public static Shards of(Section topology) {
-        try {
-            return new Shards(topology.has("servers") ? topology.integer("servers") : DEFAULT_SERVERS,
-                    topology.has("fusionBufferBytes") ? topology.integer("fusionBufferBytes")
-                            : FusionPlan.DEFAULT_BUFFER_BYTES,
-                    topology.has("shardBy") ? topology.choice("shardBy", FusionPlan.Placement.class)
-                            : FusionPlan.Placement.BUFFERS);
-        } catch (SettingsException e) {
-            throw e.under(topology.path());
-        }
+        return topology.bind(Shards.class, DEFAULT);
     }
 }

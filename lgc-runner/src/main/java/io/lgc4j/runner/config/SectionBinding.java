@@ -1,0 +1,49 @@
+package io.lgc4j.runner.config;
+
+import io.lgc4j.core.settings.Section;
+
+import java.lang.reflect.RecordComponent;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Binds a section of the configuration whose schema is a settings record of the library (its components are the
+ * keys, its {@code DEFAULT} the defaults, its compact constructor the checks): every key must be a component, a
+ * missing one takes its default, and a bad one is the {@link ConfigException} of its dotted key.
+ *
+ * <pre>{@code
+ * AutoencoderSection ae = SectionBinding.bind("autoencoder", given, AutoencoderSection.class,
+ *         AutoencoderSection.DEFAULT);
+ * }</pre>
+ */
+final class SectionBinding {
+
+    private SectionBinding() {
+    }
+
+    /**
+     * @throws ConfigException naming the first key that is unknown, of the wrong kind or out of range, or
+     *                         {@code key '<path>' cannot be built: ...} when the record refuses the whole
+     */
+    static <R extends Record> R bind(String path, Map<String, Object> given, Class<R> type, R defaults) {
+        checkKnownKeys(path, given, type);
+        return Checks.check(() -> Section.of(path, given).bind(type, defaults));
+    }
+
+    /** Every key of {@code given}, and of its nested mappings that bind nested records, is a component. */
+    static void checkKnownKeys(String path, Map<?, ?> given, Class<? extends Record> type) {
+        List<String> allowed = Arrays.stream(type.getRecordComponents()).map(RecordComponent::getName).toList();
+        for (Map.Entry<?, ?> e : given.entrySet()) {
+            String key = String.valueOf(e.getKey());
+            if (!allowed.contains(key)) {
+                throw ConfigException.unknownKey(path + "." + key, allowed);
+            }
+            Class<?> component = Arrays.stream(type.getRecordComponents()).filter(c -> c.getName().equals(key))
+                    .findFirst().orElseThrow().getType();
+            if (component.isRecord() && e.getValue() instanceof Map<?, ?> nested) {
+                checkKnownKeys(path + "." + key, nested, component.asSubclass(Record.class));
+            }
+        }
+    }
+}
