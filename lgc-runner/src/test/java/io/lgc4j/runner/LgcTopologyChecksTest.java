@@ -33,8 +33,7 @@ class LgcTopologyChecksTest {
 
     private static Topology lgc(String kind) {
         return "ps".equals(kind)
-                ? new LgcPsTopology(0.1, IndexCodecs.defaultCodec(), AutoencoderSpec.PAPER, AeTraining.DEFAULT, 0.1,
-                        LgcPsTopology.SupportPolicy.LEADER, 1)
+                ? LgcPsTopology.builder().ratio(0.1).seed(1).build()
                 : new LgcRingTopology(0.1, IndexCodecs.defaultCodec(), AutoencoderSpec.PAPER, AeTraining.DEFAULT, 1);
     }
 

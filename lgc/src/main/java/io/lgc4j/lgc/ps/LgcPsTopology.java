@@ -9,8 +9,10 @@ import io.lgc4j.lgc.LgcControl;
 import io.lgc4j.lgc.LgcSettings;
 import io.lgc4j.lgc.autoencoder.PsAutoencoder;
 import io.lgc4j.core.codec.IndexCodec;
+import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.compress.CompressorKeys;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.settings.Section;
@@ -77,8 +79,7 @@ import java.util.Set;
  * encoder shipped — is counted by the meter.
  *
  * <pre>{@code
- * Topology lgc = new LgcPsTopology(0.001, IndexCodecs.defaultCodec(), AutoencoderSpec.PAPER, AeTraining.DEFAULT,
- *         0.1, LgcPsTopology.SupportPolicy.LEADER, 42);
+ * Topology lgc = LgcPsTopology.builder().ratio(0.001).support(LgcPsTopology.SupportPolicy.LEADER).seed(42).build();
  * DistributedTrainer.builder()...topology(lgc).stages(new StageSchedule(200, 300)).build().fit(3);
  * }</pre>
  */
@@ -147,10 +148,6 @@ public final class LgcPsTopology implements Topology {
             Section topology = request.config().section("topology");
             Section ae = request.config().section("autoencoder");
             AutoencoderSection section = LgcSettings.Provider.autoencoder(request.config());
-            // the linear code averages: it is the ring's, whose allreduce delivers the mean of the ranks' codes
-            SettingsException.require(lgc.linearLatent() == 0, ae.path() + ".linearLatent", "applies to topology.type"
-                    + " ring (LGC-RAR) only, found " + lgc.linearLatent() + " with topology.type ps; 0 (the default) "
-                    + "runs LGC-PS's autoencoder");
             Shards shards = Shards.of(topology);
             SupportPolicy support = topology.has("support") ? topology.choice("support", SupportPolicy.class)
                     : SupportPolicy.LEADER;
@@ -161,10 +158,10 @@ public final class LgcPsTopology implements Topology {
                 throw e.key().equals("support") ? e.under(topology.path()) : e.under(ae.path());
             }
             try {
-                return new LgcPsTopology(lgc.ratio(), request.codec(), lgc.spec(), lgc.training(),
-                        ps.innovationShare(), ps.support(), request.seed(), lgc.control(), shards);
+                return builder().settings(lgc).codec(request.codec()).innovationShare(ps.innovationShare())
+                        .support(ps.support()).seed(request.seed()).shards(shards).build();
             } catch (SettingsException e) {
-                throw e.under(ae.path()); // the ablation, a key of the autoencoder section
+                throw e.under(ae.path()); // the ablation or the linear code, keys of the autoencoder section
             }
         }
     }
@@ -188,41 +185,127 @@ public final class LgcPsTopology implements Topology {
     private StepNotes notes = new StepNotes();
     private volatile LgcPsServer server;
 
-    /**
-     * @param ratio           fraction of each compressible block selected per step (the paper: 0.001)
-     * @param codec           the index codec of supports and innovation positions
-     * @param spec            the autoencoder's architecture
-     * @param training        the autoencoder's online training
-     * @param innovationShare the share of a compact vector sent as innovation, in (0, 1] (the paper: 0.1)
-     * @param policy          whose support the ranks send on
-     * @param seed            seed of the leader draw, the autoencoder's initialization and its common-rank draw
-     */
-    public LgcPsTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training,
-                         double innovationShare, SupportPolicy policy, long seed) {
-        this(ratio, codec, spec, training, innovationShare, policy, seed, LgcControl.DEFAULT);
+    /** @return a builder of LGC-PS, every setting at its default (the paper's, with {@link LgcControl#DEFAULT}) */
+    public static Builder builder() {
+        return new Builder();
     }
 
     /**
-     * As the other constructor, with the beyond-the-paper controls given ({@link LgcControl#PAPER} turns them all
-     * off).
+     * LGC-PS's settings by name, each at its default until set; {@link #build()} checks them all.
      *
-     * @throws io.lgc4j.core.settings.SettingsException when the control's ablation is not one LGC-PS runs
-     *                                                ({@link #ABLATIONS})
+     * <pre>{@code
+     * Topology lgc = LgcPsTopology.builder().ratio(0.001).support(SupportPolicy.OWN).seed(42).build();
+     * Topology sharded = LgcPsTopology.builder().settings(lgcSettings).shards(new Shards(4, 1 << 20, BUFFERS))
+     *         .seed(42).build();
+     * }</pre>
      */
-    public LgcPsTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training,
-                         double innovationShare, SupportPolicy policy, long seed, LgcControl control) {
-        this(ratio, codec, spec, training, innovationShare, policy, seed, control, Shards.single());
+    public static final class Builder {
+        private double ratio = CompressorKeys.DEFAULT_RATIO;
+        private IndexCodec codec = IndexCodecs.defaultCodec();
+        private AutoencoderSpec spec = AutoencoderSpec.PAPER;
+        private AeTraining training = AeTraining.DEFAULT;
+        private double innovationShare = AutoencoderSection.DEFAULT_INNOVATION_SHARE;
+        private SupportPolicy support = SupportPolicy.LEADER;
+        private long seed;
+        private LgcControl control = LgcControl.DEFAULT;
+        private Shards shards = Shards.DEFAULT;
+
+        private Builder() {
+        }
+
+        /** Fraction of each compressible block selected per step, in (0, 1] (default 0.001, the paper's). */
+        public Builder ratio(double ratio) {
+            this.ratio = ratio;
+            return this;
+        }
+
+        /** The index codec of supports and innovation positions (default {@link IndexCodecs#defaultCodec()}). */
+        public Builder codec(IndexCodec codec) {
+            this.codec = codec;
+            return this;
+        }
+
+        /** The autoencoder's architecture (default {@link AutoencoderSpec#PAPER}). */
+        public Builder spec(AutoencoderSpec spec) {
+            this.spec = spec;
+            return this;
+        }
+
+        /** The autoencoder's online training (default {@link AeTraining#DEFAULT}). */
+        public Builder training(AeTraining training) {
+            this.training = training;
+            return this;
+        }
+
+        /** The share of a compact vector sent as innovation, in (0, 1] (default 0.1, the paper's). */
+        public Builder innovationShare(double innovationShare) {
+            this.innovationShare = innovationShare;
+            return this;
+        }
+
+        /** Whose support the ranks send on (default {@link SupportPolicy#LEADER}). */
+        public Builder support(SupportPolicy support) {
+            this.support = support;
+            return this;
+        }
+
+        /** Seed of the leader draw, the autoencoder's initialization and its common-rank draw (default 0). */
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /**
+         * The controls beyond the paper (default {@link LgcControl#DEFAULT}; {@link LgcControl#PAPER} turns them
+         * all off): one LGC-PS runs the ablation of ({@link #ABLATIONS}).
+         */
+        public Builder control(LgcControl control) {
+            this.control = control;
+            return this;
+        }
+
+        /**
+         * The server's shards (default one): shard 0 serves the compressible blocks whole — the support, their
+         * values, the code and the innovation, the autoencoder and its training, the drift guard and the flags — and
+         * every shard serves its slices of the dense gradient (FULL) and its pieces of the DENSE blocks. The run is
+         * the one-server run bit for bit.
+         */
+        public Builder shards(Shards shards) {
+            this.shards = shards;
+            return this;
+        }
+
+        /**
+         * Ratio, architecture, training and controls from LGC's settings. Its linear code must be off: the linear
+         * code averages, so it is the ring's, whose allreduce delivers the mean of the ranks' codes.
+         */
+        public Builder settings(LgcSettings lgc) {
+            SettingsException.require(lgc.linearLatent() == 0, "linearLatent", "applies to topology.type ring"
+                    + " (LGC-RAR) only, found " + lgc.linearLatent() + " with topology.type ps; 0 (the default) runs"
+                    + " LGC-PS's autoencoder");
+            return ratio(lgc.ratio()).spec(lgc.spec()).training(lgc.training()).control(lgc.control());
+        }
+
+        /**
+         * @throws io.lgc4j.core.settings.SettingsException naming the first setting that is out of range, or the
+         *                                                control's ablation when LGC-PS does not run it
+         * @throws NullPointerException                     naming a setting left null
+         */
+        public LgcPsTopology build() {
+            return new LgcPsTopology(this);
+        }
     }
 
-    /**
-     * As the other constructors, on a server of {@code shards.servers()} shards: shard 0 serves the compressible
-     * blocks whole — the support, their values, the code and the innovation, the autoencoder and its training, the
-     * drift guard and the flags — and every shard serves its slices of the dense gradient (FULL) and its pieces of
-     * the DENSE blocks. The run is the one-server run bit for bit.
-     */
-    public LgcPsTopology(double ratio, IndexCodec codec, AutoencoderSpec spec, AeTraining training,
-                         double innovationShare, SupportPolicy policy, long seed, LgcControl control,
-                         Shards shards) {
+    private LgcPsTopology(Builder b) {
+        double ratio = b.ratio;
+        IndexCodec codec = b.codec;
+        AutoencoderSpec spec = b.spec;
+        AeTraining training = b.training;
+        double innovationShare = b.innovationShare;
+        SupportPolicy policy = b.support;
+        long seed = b.seed;
+        LgcControl control = b.control;
+        Shards shards = b.shards;
         this.shards = Objects.requireNonNull(shards, "shards");
         this.control = Objects.requireNonNull(control, "control");
         control.ablation().requireIn(ABLATIONS, "ps", "LGC-PS");

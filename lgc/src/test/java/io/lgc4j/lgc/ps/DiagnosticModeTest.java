@@ -1,9 +1,7 @@
 package io.lgc4j.lgc.ps;
 
-import io.lgc4j.lgc.autoencoder.AeTraining;
 import io.lgc4j.lgc.LgcAblation;
 import io.lgc4j.lgc.LgcControl;
-import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.compress.CompactLayout;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.compress.PowerSgdCompressor;
@@ -21,7 +19,6 @@ import io.lgc4j.core.train.TestModels;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TrainingFailedException;
 import io.lgc4j.core.train.TrainingResult;
-import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
 import io.lgc4j.ps.topology.ParameterServerTopology;
 import org.junit.jupiter.api.Test;
 import org.nd4j.linalg.learning.config.IUpdater;
@@ -70,8 +67,8 @@ class DiagnosticModeTest {
     }
 
     private static LgcPsTopology lgcPs(LgcControl control) {
-        return new LgcPsTopology(RATIO, IndexCodecs.defaultCodec(), LgcPsTopologyContractTest.SMALL,
-                AeTraining.DEFAULT, 0.1, SupportPolicy.LEADER, SEED, control);
+        return LgcPsTopology.builder().ratio(RATIO).spec(LgcPsTopologyContractTest.SMALL).seed(SEED).control(control)
+                .build();
     }
 
     @Test

@@ -1,11 +1,9 @@
 package io.lgc4j.lgc.ps;
 
-import io.lgc4j.lgc.autoencoder.AeTraining;
 import io.lgc4j.lgc.LgcAblation;
 import io.lgc4j.lgc.LgcControl;
 import io.lgc4j.lgc.autoencoder.PsAutoencoder;
 import io.lgc4j.lgc.autoencoder.Scale;
-import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.compress.CompactLayout;
 import io.lgc4j.core.compress.LgcSupportCompressor;
 import io.lgc4j.core.exchange.Averages;
@@ -312,7 +310,7 @@ class LgcPsAblationTest {
     }
 
     private static LgcPsTopology topology(LgcControl control, SupportPolicy policy) {
-        return new LgcPsTopology(RATIO, IndexCodecs.defaultCodec(), LgcPsTopologyContractTest.SMALL,
-                AeTraining.DEFAULT, 0.1, policy, SEED, control);
+        return LgcPsTopology.builder().ratio(RATIO).spec(LgcPsTopologyContractTest.SMALL).support(policy).seed(SEED)
+                .control(control).build();
     }
 }

@@ -1,10 +1,8 @@
 package io.lgc4j.lgc.ps;
 
-import io.lgc4j.lgc.autoencoder.AeTraining;
 import io.lgc4j.lgc.LgcControl;
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
-import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.StageSchedule;
@@ -158,9 +156,8 @@ class LgcPsCheckpointTest {
     }
 
     private static LgcPsTopology strict() {
-        return new LgcPsTopology(LgcPsTopologyContractTest.RATIO, IndexCodecs.defaultCodec(),
-                LgcPsTopologyContractTest.SMALL, AeTraining.DEFAULT, 0.1, SupportPolicy.LEADER,
-                LgcPsTopologyContractTest.SEED, STRICT);
+        return LgcPsTopology.builder().ratio(LgcPsTopologyContractTest.RATIO).spec(LgcPsTopologyContractTest.SMALL)
+                .seed(LgcPsTopologyContractTest.SEED).control(STRICT).build();
     }
 
     private static StepTag tag(int step) {

@@ -1,9 +1,7 @@
 package io.lgc4j.lgc.ps;
 
-import io.lgc4j.lgc.autoencoder.AeTraining;
 import io.lgc4j.lgc.autoencoder.AutoencoderSpec;
 import io.lgc4j.lgc.LgcControl;
-import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Direction;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
@@ -65,14 +63,13 @@ class LgcPsTopologyContractTest extends TopologyContract {
     static final StageSchedule STAGES = new StageSchedule(4, 8);
 
     static LgcPsTopology lgc(SupportPolicy policy) {
-        return new LgcPsTopology(RATIO, IndexCodecs.defaultCodec(), SMALL, AeTraining.DEFAULT, 0.1, policy, SEED,
-                LENIENT);
+        return LgcPsTopology.builder().ratio(RATIO).spec(SMALL).support(policy).seed(SEED).control(LENIENT).build();
     }
 
     /** LGC-PS under {@code policy} at {@code ratio}, with plain error feedback and no guard (the paper's controls). */
     static LgcPsTopology lgc(SupportPolicy policy, double ratio) {
-        return new LgcPsTopology(ratio, IndexCodecs.defaultCodec(), SMALL, AeTraining.DEFAULT, 0.1, policy, SEED,
-                LgcControl.PAPER);
+        return LgcPsTopology.builder().ratio(ratio).spec(SMALL).support(policy).seed(SEED).control(LgcControl.PAPER)
+                .build();
     }
 
     /** {@code n} elements: a DENSE block of 300, a LEARNED block of 500 and a TOP_K block of the rest. */

@@ -1,10 +1,12 @@
 package io.lgc4j.lgc.ps;
 
-import io.lgc4j.lgc.autoencoder.AeLosses;
+import io.lgc4j.core.train.TopologyDescription;
+import io.lgc4j.lgc.LgcAblation;
+import io.lgc4j.lgc.LgcSettings;
 import io.lgc4j.lgc.autoencoder.AeTraining;
 import io.lgc4j.lgc.autoencoder.AutoencoderSpec;
+import io.lgc4j.lgc.autoencoder.AeLosses;
 import io.lgc4j.lgc.LgcControl;
-import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Direction;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
@@ -259,9 +261,31 @@ class LgcPsTopologyTest {
 
     @Test
     void shouldRefuseAnInnovationShareOutsideTheUnitInterval() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new LgcPsTopology(RATIO,
-                IndexCodecs.defaultCodec(), AutoencoderSpec.PAPER, AeTraining.DEFAULT, 0, SupportPolicy.OWN, 1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LgcPsTopology.builder()
+                .ratio(RATIO).innovationShare(0).support(SupportPolicy.OWN).seed(1).build());
         assertEquals("innovationShare must be > 0, found 0.0", e.getMessage());
+    }
+
+    @Test
+    void shouldBuildThePapersSettingsByDefaultAndNameABadOne() {
+        TopologyDescription defaults = LgcPsTopology.builder().build().describe();
+        assertEquals(new LgcPsTopology.Settings(SupportPolicy.LEADER, 0.1), defaults.topologySettings());
+        assertEquals("lgc", defaults.compressor());
+        assertEquals(LgcPsTopology.builder().ratio(0.01).seed(7).build().describe(), LgcPsTopology.builder()
+                .settings(new LgcSettings(0.01, AutoencoderSpec.PAPER, AeTraining.DEFAULT, LgcControl.DEFAULT))
+                .seed(7).build().describe());
+        assertEquals("ratio must be <= 1.0, found 1.5", assertThrows(IllegalArgumentException.class,
+                () -> LgcPsTopology.builder().ratio(1.5).build()).getMessage());
+        assertEquals("codec", assertThrows(NullPointerException.class,
+                () -> LgcPsTopology.builder().codec(null).build()).getMessage());
+        assertEquals("linearLatent applies to topology.type ring (LGC-RAR) only, found 108 with topology.type ps;"
+                + " 0 (the default) runs LGC-PS's autoencoder", assertThrows(IllegalArgumentException.class,
+                () -> LgcPsTopology.builder().settings(new LgcSettings(0.01, AutoencoderSpec.PAPER,
+                        AeTraining.DEFAULT, LgcControl.DEFAULT, 108))).getMessage());
+        assertEquals("ablation does not apply to topology.type ps (LGC-PS), found zero-latent; allowed with"
+                + " topology.type ps: [innovation-only, latent-only, learned-frozen, none]",
+                assertThrows(IllegalArgumentException.class, () -> LgcPsTopology.builder()
+                        .control(LgcControl.DEFAULT.withAblation(LgcAblation.ZERO_LATENT)).build()).getMessage());
     }
 
     private static Stage stageOf(int step) {
@@ -289,8 +313,7 @@ class LgcPsTopologyTest {
     }
 
     private static LgcPsTopology topology(SupportPolicy policy, LgcControl control) {
-        return new LgcPsTopology(RATIO, IndexCodecs.defaultCodec(), AutoencoderSpec.PAPER, AeTraining.DEFAULT, 0.1,
-                policy, TOPOLOGY_SEED, control);
+        return LgcPsTopology.builder().ratio(RATIO).support(policy).seed(TOPOLOGY_SEED).control(control).build();
     }
 
     private static DistributedTrainer trainer(long seed, Topology topology) {

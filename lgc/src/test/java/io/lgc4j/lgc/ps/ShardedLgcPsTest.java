@@ -1,8 +1,6 @@
 package io.lgc4j.lgc.ps;
 
-import io.lgc4j.lgc.autoencoder.AeTraining;
 import io.lgc4j.lgc.LgcControl;
-import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Direction;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.metrics.StepMetrics;
@@ -34,9 +32,8 @@ class ShardedLgcPsTest {
     private static final LgcControl FLAPPING = new LgcControl(0.05, 1, 2, 4, true, true, 0.1);
 
     private static LgcPsTopology lgc(SupportPolicy policy, LgcControl control, Shards shards) {
-        return new LgcPsTopology(LgcPsTopologyContractTest.RATIO, IndexCodecs.defaultCodec(),
-                LgcPsTopologyContractTest.SMALL, AeTraining.DEFAULT, 0.1, policy, LgcPsTopologyContractTest.SEED,
-                control, shards);
+        return LgcPsTopology.builder().ratio(LgcPsTopologyContractTest.RATIO).spec(LgcPsTopologyContractTest.SMALL)
+                .support(policy).seed(LgcPsTopologyContractTest.SEED).control(control).shards(shards).build();
     }
 
     private static TrainingResult train(LgcPsTopology topology) {
