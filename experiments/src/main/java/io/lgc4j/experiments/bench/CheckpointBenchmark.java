@@ -128,8 +128,8 @@ public final class CheckpointBenchmark {
                             : String.format(Locale.ROOT, "%,d", (long) median(c, m -> m.serverBytes())),
                     (long) median(c, m -> m.manifestBytes()), medMax(c, Measured::slowestMs),
                     medMax(c, Measured::manifestMs), medMax(c, Measured::verifyMs), medMax(c, Measured::restoreMs),
-                    medMax(c, Measured::toFirstStepMs), r.meanStepMs(), lostSteps(r.method(), s.every()),
-                    lostSteps(r.method(), s.every()) * r.meanStepMs() / 1000, r.load());
+                    medMax(c, Measured::toFirstStepMs), r.meanStepMs(), lostSteps(s.every()),
+                    lostSteps(s.every()) * r.meanStepMs() / 1000, r.load());
         }
         out.printf(Locale.ROOT, "%nload = the 1-minute load average when the configuration started; at the end: %.1f%n",
                 loadAverage());
@@ -152,13 +152,12 @@ public final class CheckpointBenchmark {
     }
 
     /**
-     * Completed steps a kill can cost at most, besides the step in progress: on a ring the checkpoint after step s is
-     * complete when step s ends, so at most every − 1; with a parameter server rank 0 completes step s (and writes
-     * that checkpoint's manifest) only when the server's report of s arrives with its first frame of step s + 1, so
-     * a kill late in step s + 1 falls back to the checkpoint before: at most every steps.
+     * Completed steps a kill can cost at most, besides the step in progress: the checkpoint after step s is complete
+     * when step s ends, on a ring and on a parameter server alike (a service reports a step once it has served it), so
+     * at most every − 1.
      */
-    static int lostSteps(String method, int every) {
-        return method.endsWith("-ps") ? every : every - 1;
+    static int lostSteps(int every) {
+        return every - 1;
     }
 
     private static String medMax(List<Measured> c, java.util.function.ToDoubleFunction<Measured> f) {

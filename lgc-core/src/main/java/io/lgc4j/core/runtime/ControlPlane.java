@@ -16,7 +16,7 @@ import java.util.List;
 /**
  * A worker's transport with the run's control plane beside its training traffic. Reports and training frames
  * share each link, in order; a receive of one sort sets aside frames of the other sort that come first (a service's
- * report of step s reaches rank 0 just before the service's first frame of step s + 1, in the middle of that step's
+ * report of step s follows its last frame of step s, and rank 0 may read it only in the middle of step s + 1's
  * exchange). Per peer, each sort stays in order. A frame set aside is copied to the heap: the training loop releases
  * its receive buffers once per step ({@link Transport#releaseReceived()}), and a set-aside frame may be read after.
  *

@@ -2,7 +2,6 @@ package io.lgc4j.core.runtime;
 
 import io.lgc4j.core.comm.ForwardingTransport;
 import io.lgc4j.core.comm.Frame;
-import io.lgc4j.core.comm.FrameBuffer;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
@@ -16,11 +15,13 @@ import java.util.function.IntFunction;
 
 /**
  * The transport of a service endpoint (a parameter server) that reports each step to rank 0 without the service's
- * code knowing: a service serves steps in order, so the first frame of a later step it sends or receives closes its
- * earlier steps, and this decorator sends rank 0 one {@link RunReport.StepReport} per closed step (the bytes the
- * endpoint counted in it, setup traffic in step 0, and the notes written for it). Rank 0's {@link RunReport.Stop}
- * closes the last step: the decorator reports it and the endpoint's totals, then ends the service's loop with a
- * {@link TransportClosedException} and {@link #stopped()} set.
+ * code knowing: the runtime serves one step at a time ({@link io.lgc4j.core.train.ServiceLoop#serveStep}) and calls
+ * {@link #endStep} after each, which saves the service's checkpoint part when one is due and sends rank 0 one
+ * {@link RunReport.StepReport} for the step (the bytes the endpoint counted in it, setup traffic in step 0, and the
+ * notes written for it). So rank 0 has a service's report of step s as soon as the service has done step s, and can
+ * complete that step's checkpoint then. Rank 0's {@link RunReport.Stop}, after the last step, makes the decorator
+ * report the endpoint's totals and end the service's loop with a {@link TransportClosedException} and
+ * {@link #stopped()} set.
  *
  * <p>It sits under the {@link io.lgc4j.core.comm.MeteredTransport} of the endpoint, so a step's report counts
  * exactly the frames of that step.
@@ -28,7 +29,8 @@ import java.util.function.IntFunction;
  * <pre>{@code
  * ServiceReporter reporter = new ServiceReporter(raw, meter, notes, stages::stageAt);
  * Transport transport = new MeteredTransport(reporter, meter, control);
- * try { loop.run(); } catch (TransportClosedException e) { if (!reporter.stopped()) throw e; }
+ * try { while (true) reporter.endStep(loop.serveStep()); }
+ * catch (TransportClosedException e) { if (!reporter.stopped()) throw e; }
  * reporter.awaitDone();
  * }</pre>
  */
@@ -49,7 +51,7 @@ public final class ServiceReporter extends ForwardingTransport {
         /**
          * Called between steps, on the service's thread, before the step is reported.
          *
-         * @param step       the step just closed
+         * @param step       the step just ended
          * @param trafficRow the endpoint's counters at the end of it
          * @return what to tell rank 0 about the part written, or null when no checkpoint is due after {@code step}
          */
@@ -70,8 +72,8 @@ public final class ServiceReporter extends ForwardingTransport {
     }
 
     /**
-     * Saves the service between steps with {@code saver}: a step closes when the service receives the first frame of
-     * a later step (or rank 0's Stop), at which point it has finished the step and started nothing of the next.
+     * Saves the service between steps with {@code saver}: at {@link #endStep}, when the service has finished the step
+     * and started nothing of the next.
      */
     public void checkpoints(Saver saver) {
         this.saver = Objects.requireNonNull(saver, "saver");
@@ -83,21 +85,21 @@ public final class ServiceReporter extends ForwardingTransport {
         this.reported = trafficRow.clone();
     }
 
-    @Override
-    public void send(int peer, FrameBuffer frame) {
-        try {
-            int step = frame.peek().step();
-            if (saver != null && step > open) {
-                // a service that sends in a step before receiving in it would have moved past the step boundary
-                throw new IllegalStateException("service endpoint " + endpoint() + " sent a frame of step " + step
-                        + " before receiving one: it cannot be saved between steps " + open + " and " + step);
-            }
-            closeStepsBefore(step);
-        } catch (RuntimeException e) {
-            frame.releaseIfHeld();
-            throw e;
+    /**
+     * The service has served step {@code step} whole (sent its last frame and finished its work after it): saves the
+     * service's part when a checkpoint is due after the step, then reports it to rank 0. Steps before it that the
+     * service served no frame of are reported with it, empty.
+     *
+     * @throws IllegalStateException if {@code step} was already ended
+     */
+    public void endStep(int step) {
+        if (step < open) {
+            throw new IllegalStateException("service endpoint " + endpoint() + " ended step " + step
+                    + ", already reported (the next step to end is " + open + ")");
         }
-        inner.send(peer, frame);
+        while (open <= step) {
+            reportOpenStep();
+        }
     }
 
     @Override
@@ -108,14 +110,16 @@ public final class ServiceReporter extends ForwardingTransport {
                 throw new FrameException("service endpoint " + endpoint() + " expected training frames or rank 0's"
                         + " Stop, found a report from endpoint " + peer);
             }
-            closeStepsBefore(f.step() + 1);
+            if (open <= f.step()) {
+                throw new IllegalStateException("service endpoint " + endpoint() + " was stopped by rank 0 after step "
+                        + f.step() + " but has not ended step " + open);
+            }
             inner.send(RANK0, new RunReport.FinalReport("", meter.snapshot().row(endpoint()))
                     .encode(f.step(), f.stage()));
             stopped = true;
             throw new TransportClosedException("service endpoint " + endpoint() + " stopped by rank 0 after step "
                     + f.step());
         }
-        closeStepsBefore(f.step());
         return f;
     }
 
@@ -136,23 +140,20 @@ public final class ServiceReporter extends ForwardingTransport {
         }
     }
 
-    /** Reports every open step before {@code step}; frames outside steps (-1) close nothing. */
-    private void closeStepsBefore(int step) {
-        while (open < step) {
-            long[] now = meter.snapshot().row(endpoint());
-            long[] delta = new long[now.length];
-            for (int i = 0; i < now.length; i++) {
-                delta[i] = now[i] - reported[i];
-            }
-            reported = now;
-            RunReport.Saved saved = saver == null ? null : saver.afterStep(open, now);
-            if (saved != null) {
-                inner.send(RANK0, saved.encode(open, stages.apply(open)));
-            }
-            inner.send(RANK0, new RunReport.StepReport(Double.NaN, new long[0], notes.take(open), delta)
-                    .encode(open, stages.apply(open)));
-            open++;
+    /** Saves the open step when a checkpoint is due after it, reports it to rank 0, and opens the next. */
+    private void reportOpenStep() {
+        long[] now = meter.snapshot().row(endpoint());
+        long[] delta = new long[now.length];
+        for (int i = 0; i < now.length; i++) {
+            delta[i] = now[i] - reported[i];
         }
+        reported = now;
+        RunReport.Saved saved = saver == null ? null : saver.afterStep(open, now);
+        if (saved != null) {
+            inner.send(RANK0, saved.encode(open, stages.apply(open)));
+        }
+        inner.send(RANK0, new RunReport.StepReport(Double.NaN, new long[0], notes.take(open), delta)
+                .encode(open, stages.apply(open)));
+        open++;
     }
-
 }

@@ -38,10 +38,13 @@ import java.util.zip.CRC32C;
  *
  * <p>Every rank but 0 reports each step to rank 0 ({@link RunReport.StepReport}: loss, phase times, its own bytes,
  * notes), and after a step that evaluates its share of the evaluation data ({@link RunReport.Evaluated}); rank 0
- * assembles the {@link StepMetrics} the listeners see. A service endpoint reports a step when it first
- * meets the next one ({@link io.lgc4j.core.runtime.ServiceReporter}), so with services rank 0 completes step s at the
- * end of step s + 1. At the end rank 0 stops the services, collects every endpoint's totals and replica checksum,
- * and tells everyone it is done; only then does any endpoint close its links.
+ * assembles the {@link StepMetrics} the listeners see. A service endpoint reports a step once it has served it
+ * ({@link io.lgc4j.core.runtime.ServiceReporter#endStep}), which may be after the step's last frame (the LGC-PS server
+ * trains its autoencoder then). Rank 0 therefore completes step s at the end of step s when a checkpoint is due after
+ * it, so that the checkpoint's manifest is written when the step ends, as on a topology without services; otherwise,
+ * with services, at the end of step s + 1, so that the service's work after its last frame overlaps rank 0's next
+ * step. At the end rank 0 stops the services, collects every endpoint's totals and replica checksum, and tells
+ * everyone it is done; only then does any endpoint close its links.
  */
 final class RankLoop {
 
@@ -266,8 +269,11 @@ final class RankLoop {
             double accuracy = shares == null ? Double.NaN : EvaluationShares.accuracy(shares);
             pending.add(new Pending(s, stage, loss / workers, mean, max, System.nanoTime() - stepStart, accuracy,
                     rows, merged, ownPart, ownChecksum, saved));
-            // a service reports step s when it meets step s + 1: complete the steps whose services have reported
-            while (!pending.isEmpty() && (run.plan().serviceEndpoints() == 0 || pending.peek().step() < s)) {
+            // a service reports step s once it has served it; a checkpoint waits for those reports, any other step
+            // completes at the end of the next, when they are in
+            boolean checkpoint = ownPart != null;
+            while (!pending.isEmpty()
+                    && (run.plan().serviceEndpoints() == 0 || checkpoint || pending.peek().step() < s)) {
                 complete(pending.poll());
             }
         }

@@ -84,17 +84,19 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
         }
     }
 
-    /** Runs a service until rank 0 stops it, then waits for rank 0's word that the run is over. */
+    /**
+     * Runs a service step by step until rank 0 stops it, ending each step as soon as the service has served it (so
+     * rank 0 can complete a checkpoint after that step at once), then waits for rank 0's word that the run is over.
+     */
     static void serve(ServiceLoop loop, ServiceReporter reporter) {
         try {
-            loop.run();
+            while (true) {
+                reporter.endStep(loop.serveStep());
+            }
         } catch (TransportClosedException closed) {
             if (!reporter.stopped()) {
                 throw closed;
             }
-        }
-        if (!reporter.stopped()) {
-            throw new IllegalStateException("a service loop returned before rank 0 stopped it");
         }
         reporter.awaitDone();
     }

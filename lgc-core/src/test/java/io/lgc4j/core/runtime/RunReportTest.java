@@ -137,8 +137,12 @@ class RunReportTest {
         }
     }
 
+    /**
+     * A step is reported as soon as the service ends it, before any frame of the next step exists: rank 0 can
+     * complete a checkpoint after step s when step s ends.
+     */
     @Test
-    void serviceReporterShouldReportEachStepWhenTheNextBeginsAndStopOnRankZerosWord() {
+    void serviceReporterShouldReportEachStepWhenTheServiceEndsItAndStopOnRankZerosWord() {
         try (InProcessCluster cluster = new InProcessCluster(2)) {
             StepNotes notes = new StepNotes();
             ServiceReporter reporter = new ServiceReporter(cluster.unmetered(1), cluster.meter(), notes,
@@ -146,33 +150,53 @@ class RunReportTest {
             Transport service = new io.lgc4j.core.comm.MeteredTransport(reporter, cluster.meter(),
                     cluster.controlMeter());
             ControlPlane rank0 = new ControlPlane(cluster.transport(0));
-            // step 0: the service receives 4 floats and answers with 4
+            // step 0: the service receives 4 floats, answers with 4 and notes something after its last frame
             rank0.send(1, FloatFrames.encode(new float[4], 0, 4, TrafficKind.VALUES, Stage.FULL, 0));
             service.receive(0);
-            notes.put(0, "ae_drift", 0.5);
             service.send(0, FloatFrames.encode(new float[4], 0, 4, TrafficKind.VALUES, Stage.FULL, 0));
-            // step 1 begins: its first frame closes step 0
-            rank0.send(1, FloatFrames.encode(new float[2], 0, 2, TrafficKind.VALUES, Stage.FULL, 1));
-            service.receive(0);
+            notes.put(0, "ae_drift", 0.5);
+            reporter.endStep(0);
             assertEquals(0, rank0.receive(1).step());
             RunReport.StepReport step0 = rank0.receiveReport(1, RunReport.StepReport.class, 0, "the server");
             assertEquals(Map.of("ae_drift", 0.5), step0.notes());
             TrafficMeter.Snapshot counted = TrafficMeter.Snapshot.ofRows(new long[][] {
                 new long[TrafficMeter.ROW_LENGTH], step0.traffic()});
-            assertEquals(16 + 28, counted.bytes(1, Direction.RECEIVED));  // not step 1's frame
+            assertEquals(16 + 28, counted.bytes(1, Direction.RECEIVED));
             assertEquals(16 + 28, counted.bytes(1, Direction.SENT));
+            IllegalStateException twice = assertThrows(IllegalStateException.class, () -> reporter.endStep(0));
+            assertEquals("service endpoint 1 ended step 0, already reported (the next step to end is 1)",
+                    twice.getMessage());
+            // step 1: 2 floats in, nothing out
+            rank0.send(1, FloatFrames.encode(new float[2], 0, 2, TrafficKind.VALUES, Stage.FULL, 1));
+            service.receive(0);
+            reporter.endStep(1);
+            RunReport.StepReport step1 = rank0.receiveReport(1, RunReport.StepReport.class, 1, "the server");
+            assertEquals(8 + 28, TrafficMeter.Snapshot.ofRows(new long[][] {new long[TrafficMeter.ROW_LENGTH],
+                step1.traffic()}).bytes(1, Direction.RECEIVED));
             // rank 0 stops the service after step 1
             rank0.sendReport(1, 1, Stage.SETUP, new RunReport.Stop());
             TransportClosedException end = assertThrows(TransportClosedException.class, () -> service.receive(0));
             assertEquals("service endpoint 1 stopped by rank 0 after step 1", end.getMessage());
             assertTrue(reporter.stopped());
-            RunReport.StepReport step1 = rank0.receiveReport(1, RunReport.StepReport.class, 1, "the server");
-            assertEquals(8 + 28, TrafficMeter.Snapshot.ofRows(new long[][] {new long[TrafficMeter.ROW_LENGTH],
-                step1.traffic()}).bytes(1, Direction.RECEIVED));
             RunReport.FinalReport fin = rank0.receiveReport(1, RunReport.FinalReport.class, 1, "the server");
             assertEquals("", fin.replicaChecksum());
             assertArrayEquals(cluster.meter().snapshot().row(1), fin.traffic());
             assertFalse(fin.traffic()[0] < 0);
+        }
+    }
+
+    @Test
+    void serviceReporterShouldRefuseAStopBeforeTheServiceEndedEveryStep() {
+        try (InProcessCluster cluster = new InProcessCluster(2)) {
+            ServiceReporter reporter = new ServiceReporter(cluster.unmetered(1), cluster.meter(), new StepNotes(),
+                    s -> Stage.FULL);
+            ControlPlane rank0 = new ControlPlane(cluster.transport(0));
+            rank0.send(1, FloatFrames.encode(new float[4], 0, 4, TrafficKind.VALUES, Stage.FULL, 0));
+            reporter.receive(0);
+            rank0.sendReport(1, 0, Stage.SETUP, new RunReport.Stop());
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> reporter.receive(0));
+            assertEquals("service endpoint 1 was stopped by rank 0 after step 0 but has not ended step 0",
+                    e.getMessage());
         }
     }
 }

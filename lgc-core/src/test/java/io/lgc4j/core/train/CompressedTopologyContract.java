@@ -165,6 +165,16 @@ public abstract class CompressedTopologyContract {
                 1, 4, dir, 4, 8, 16);
     }
 
+    /**
+     * A checkpoint is complete when its step ends, with compressed steps (the checkpoint after step 5 in TOP_K): a
+     * run that fails in the step after it leaves it for a restart.
+     */
+    @Test
+    void aCheckpointShouldBeCompleteWhenItsStepEnds(@TempDir Path dir) throws Exception {
+        ResumeCheck.assertCompleteWhenItsStepEnds(DistributedTrainer.builder().model(TestModels.mlp(13, new Sgd(0.1)))
+                .topology(topology(new TopKCompressor(0.05))).stages(StageSchedule.denseWarmup(5)), dir);
+    }
+
     static Stream<Arguments> halfPrecision() {
         return Stream.of(Arguments.of(new TopKCompressor(0.05)), Arguments.of(new ScaleComCompressor(0.05, 0.1)),
                 Arguments.of(new DgcCompressor(0.05, 0.9, 0, 10)), Arguments.of(new RandomKCompressor(0.05, 3)),

@@ -3,16 +3,19 @@ package io.lgc4j.core.train;
 import io.lgc4j.core.checkpoint.Checkpoint;
 import io.lgc4j.core.checkpoint.CheckpointDirectory;
 import io.lgc4j.core.metrics.StepMetrics;
+import org.nd4j.linalg.dataset.DataSet;
 
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -89,6 +92,35 @@ public final class ResumeCheck {
             assertEquals(checkpoints.load(last).manifest().run(), mine.manifest().run(), label + "signature");
         }
         return expected;
+    }
+
+    /**
+     * A checkpoint is complete when its step ends, whatever the topology (services included): {@code builder} trained
+     * at K = 3, batches of 8, seed 5, with a checkpoint every 3 steps, its rank 0 diverging in step 6 (its batch there
+     * all NaN, so its gradient is not finite and the run fails before that step's exchange), leaves the checkpoint
+     * after step 5, manifest included, for a restart: a restart loses at most E − 1 completed steps of E =
+     * {@code checkpointEverySteps}.
+     *
+     * @param builder the model, the topology and its stages; this sets the data, K, the batch, the seed and the
+     *                checkpoints
+     */
+    public static void assertCompleteWhenItsStepEnds(DistributedTrainer.Builder builder, Path dir)
+            throws IOException {
+        int workers = 3;
+        int batch = 8;
+        int seed = 5;
+        int diverging = 6;
+        DataSet data = TestModels.data(workers * batch * 12, 3);
+        for (int row : new ShardPlan(data.numExamples(), workers, batch, seed).batch(0, diverging, 0)) {
+            data.getFeatures().getRow(row).assign(Float.NaN);
+        }
+        DistributedTrainer trainer = builder.data(data).workers(workers).batchSizePerWorker(batch).seed(seed)
+                .checkpoints(dir, 3).build();
+        NonFiniteGradientException e = assertThrows(NonFiniteGradientException.class, () -> trainer.fit(1));
+        assertTrue(e.getMessage().startsWith("rank 0 step " + diverging + ":"), e.getMessage());
+        CheckpointDirectory checkpoints = CheckpointDirectory.in(dir);
+        assertEquals(Optional.of((long) diverging), checkpoints.latest().map(Checkpoint::nextStep),
+                "the latest complete checkpoint, among " + checkpoints.steps());
     }
 
     private static boolean holdsReplica(io.lgc4j.core.checkpoint.CheckpointPart part) {

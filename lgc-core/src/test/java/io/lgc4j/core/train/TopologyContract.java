@@ -241,6 +241,19 @@ public abstract class TopologyContract {
         }, 2, 6, dir, 6, 12, 18);
     }
 
+    /**
+     * A checkpoint is complete when its step ends (on a parameter server too, whose service reports a step once it
+     * has served it): a run that fails in the step after a checkpoint leaves that checkpoint for a restart.
+     */
+    @Test
+    void aCheckpointShouldBeCompleteWhenItsStepEnds(@TempDir Path dir) throws Exception {
+        DistributedTrainer.Builder b = DistributedTrainer.builder().model(TestModels.mlp(43)).topology(topology());
+        if (replicaStages() != null) {
+            b.stages(replicaStages()); // the LGC topologies: the checkpoint after step 5 in TOP_K
+        }
+        ResumeCheck.assertCompleteWhenItsStepEnds(b, dir);
+    }
+
     /** 60 examples in two batches, for evaluations. */
     static org.nd4j.linalg.dataset.api.iterator.DataSetIterator evalData() {
         return new org.deeplearning4j.datasets.iterator.utilty.ListDataSetIterator<>(

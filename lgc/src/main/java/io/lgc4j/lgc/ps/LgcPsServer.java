@@ -99,8 +99,8 @@ final class LgcPsServer implements PsServer.Step, Persistent {
      * guard runs ({@code prefix/guard/window}) and the protocol's flags ({@code prefix/protocol/state}). The rest is
      * configuration, or the step's own: the union mean is reset before each use, the notes are the step's report.
      * {@link #serve} still changes it after the step's broadcast (the autoencoder's training step in TOP_K), but a
-     * save runs on the server's own thread between its steps ({@code ServiceReporter}), after serve has returned, so
-     * it sees the whole step.
+     * save runs on the server's own thread once serve has returned ({@code ServiceReporter#endStep}), so it sees the
+     * whole step.
      */
     @Override
     public void save(CheckpointPart.Builder part, String prefix) {
@@ -151,9 +151,8 @@ final class LgcPsServer implements PsServer.Step, Persistent {
         if (!plan.check() && !plan.compressed()) {
             // after the broadcast: the workers apply the mean and compute their next gradient while the autoencoder
             // trains on this step's vectors. Nothing the workers receive depends on it before the flag (sent below,
-            // after a fallback step) or the next step; its losses still reach the step's metrics, since the service
-            // reports a step only when it meets the next one (ServiceReporter), and a checkpoint is saved between
-            // steps, on this thread, after serve returns.
+            // after a fallback step) or the next step; its losses still reach the step's metrics, since the step is
+            // reported, and a checkpoint saved, on this thread after serve returns (ServiceReporter#endStep).
             nextCompressed = train(tag, values);
         }
         if (plan.flag()) {

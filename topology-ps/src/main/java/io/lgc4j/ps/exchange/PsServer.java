@@ -11,7 +11,8 @@ import io.lgc4j.core.comm.StepTag;
  * The parameter server, for every method: it opens each step with worker 0's first frame, whose flags also say the
  * encoding of the step's values (so the server needs no setting for it); FULL steps are dense
  * (the gradients averaged in rank order and the mean broadcast); the other stages go to the method's {@link Step},
- * or are dense too when the method has none. Runs until the cluster closes.
+ * or are dense too when the method has none. One {@link #serveStep} serves one step, the method's work after its
+ * last frame included.
  */
 public final class PsServer implements ServiceLoop {
 
@@ -20,7 +21,8 @@ public final class PsServer implements ServiceLoop {
     public interface Step {
         /**
          * Serves the step {@code first} opened: {@code first} is worker 0's VALUES frame of its DENSE blocks, which
-         * {@link PsServerEnd#denseMean} takes.
+         * {@link PsServerEnd#denseMean} takes. When it returns the step is over: the runtime reports it and saves the
+         * server's {@link #state} when a checkpoint is due.
          */
         void serve(Frame first, StepTag tag);
 
@@ -56,15 +58,15 @@ public final class PsServer implements ServiceLoop {
     }
 
     @Override
-    public void run() {
-        while (true) {
-            Frame first = end.open();
-            if (compressed == null || first.stage() == Stage.FULL) {
-                end.serveFull(first);
-            } else {
-                compressed.serve(first, new StepTag(first.step(), first.stage(), ValueEncoding.of(first)));
-            }
-            end.releaseReceived(); // the step's frames are decoded: a network transport reuses their buffers
+    public int serveStep() {
+        Frame first = end.open();
+        int step = first.step();
+        if (compressed == null || first.stage() == Stage.FULL) {
+            end.serveFull(first);
+        } else {
+            compressed.serve(first, new StepTag(step, first.stage(), ValueEncoding.of(first)));
         }
+        end.releaseReceived(); // the step's frames are decoded: a network transport reuses their buffers
+        return step;
     }
 }
