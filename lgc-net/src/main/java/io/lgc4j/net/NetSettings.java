@@ -105,7 +105,10 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
         }
     }
 
-    /** Checks every value; see the components. */
+    /**
+     * Checks every value; see the components. Public only because a record's canonical constructor must be as
+     * visible as the record: build settings with {@link #builder()}, which names each value.
+     */
     public NetSettings {
         plan = plan == null ? Plan.NONE : plan;
         int maxEndpoints = FrameDescriptor.MAX_ENDPOINT + 1;
