@@ -9,15 +9,18 @@ import java.util.function.IntFunction;
 
 /**
  * Everything one endpoint needs to join a {@link TcpCluster}: who it is, where endpoint 0 listens, where it listens
- * itself, the job token and the deadlines. The compact constructor rejects a bad value naming the field, the value
- * and what was expected.
+ * itself, the job token and the deadlines. Build them with {@link #builder()}, which names every setting and holds
+ * the defaults; the compact constructor rejects a bad value naming the field, the value and what was expected.
  *
  * <pre>{@code
- * byte[] token = JobToken.fromEnvironment("LGC_JOB_TOKEN");
- * InetSocketAddress master = new InetSocketAddress("10.0.0.1", 7070);
- * NetSettings settings = NetSettings.defaults(rank, 5, jobId, master, token)
- *         .withNames(e -> e < 4 ? "rank " + e : "the server");
+ * NetSettings settings = NetSettings.builder()
+ *         .endpoint(rank).endpoints(5).job(jobId)
+ *         .master(new InetSocketAddress("10.0.0.1", 7070))
+ *         .token(JobToken.fromEnvironment("LGC_JOB_TOKEN"))
+ *         .names(e -> e < 4 ? "rank " + e : "the server")
+ *         .build();
  * try (TcpCluster cluster = TcpCluster.join(settings)) { ... }
+ * settings.toBuilder().attempt(1).build();   // the same settings for the job's next attempt
  * }</pre>
  *
  * @param endpoint            this endpoint's id, in 0..endpoints-1; endpoint 0 is the rendezvous
@@ -80,7 +83,7 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
      * vouches for its endpoints; host names are not checked.
      *
      * <pre>{@code
-     * settings.withTls(new NetSettings.Tls(Path.of("node.crt"), Path.of("node.key"), Path.of("job-ca.crt")))
+     * builder.tls(new NetSettings.Tls(Path.of("node.crt"), Path.of("node.key"), Path.of("job-ca.crt")))
      * }</pre>
      *
      * @param certChain  PEM certificate chain of this endpoint
@@ -102,7 +105,10 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
         }
     }
 
-    /** Checks every value; see the components. */
+    /**
+     * Checks every value; see the components. Public only because a record's canonical constructor must be as
+     * visible as the record: build settings with {@link #builder()}, which names each value.
+     */
     public NetSettings {
         plan = plan == null ? Plan.NONE : plan;
         int maxEndpoints = FrameDescriptor.MAX_ENDPOINT + 1;
@@ -156,16 +162,21 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
         }
     }
 
-    /**
-     * Settings with the usual values: listen on every interface at any free port (endpoint 0: on {@code master}'s
-     * port), advertise the address endpoint 0 is reached from, rendezvous within 120 s, receive within 120 s (the
-     * first receive from each peer within 10 min), a heartbeat after 1 s without writes, a peer lost after 15 s
-     * without anything read, endpoints named "endpoint e". Attempt 0.
-     */
-    public static NetSettings defaults(int endpoint, int endpoints, int job, InetSocketAddress master, byte[] token) {
-        return new NetSettings(endpoint, endpoints, job, 0, master, "0.0.0.0", 0, null, token,
-                Duration.ofSeconds(120), Duration.ofSeconds(120), Duration.ofMinutes(10), Duration.ofSeconds(1),
-                Duration.ofSeconds(15), e -> "endpoint " + e, null, Plan.NONE);
+    /** A builder with every setting at its default; see {@link Builder}. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding these settings, to change some of them. */
+    public Builder toBuilder() {
+        Builder b = new Builder()
+                .endpoint(endpoint).endpoints(endpoints).job(job).attempt(attempt).master(master)
+                .bindHost(bindHost).bindPort(bindPort).advertiseHost(advertiseHost)
+                .rendezvousTimeout(rendezvousTimeout).receiveTimeout(receiveTimeout)
+                .firstReceiveTimeout(firstReceiveTimeout).heartbeatInterval(heartbeatInterval).idleTimeout(idleTimeout)
+                .names(names).tls(tls).plan(plan);
+        b.token = token; // already a private copy
+        return b;
     }
 
     /** The job token (a copy: the settings keep their own). */
@@ -174,58 +185,31 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
         return token.clone();
     }
 
-    /** These settings for another attempt of the job. */
-    public NetSettings withAttempt(int newAttempt) {
-        return new NetSettings(endpoint, endpoints, job, newAttempt, master, bindHost, bindPort, advertiseHost, token,
-                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout,
-                names, tls, plan);
-    }
-
-    /** These settings with endpoint 0 at {@code newMaster}. */
-    public NetSettings withMaster(InetSocketAddress newMaster) {
-        return new NetSettings(endpoint, endpoints, job, attempt, newMaster, bindHost, bindPort, advertiseHost, token,
-                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout,
-                names, tls, plan);
-    }
-
-    /** These settings listening on {@code host}:{@code port}, advertising {@code advertised} (may be null). */
-    public NetSettings withBind(String host, int port, String advertised) {
-        return new NetSettings(endpoint, endpoints, job, attempt, master, host, port, advertised, token,
-                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout,
-                names, tls, plan);
-    }
-
-    /** These settings with other deadlines. */
-    public NetSettings withTimeouts(Duration rendezvous, Duration receive, Duration firstReceive, Duration heartbeat,
-                                    Duration idle) {
-        return new NetSettings(endpoint, endpoints, job, attempt, master, bindHost, bindPort, advertiseHost, token,
-                rendezvous, receive, firstReceive, heartbeat, idle, names, tls, plan);
-    }
-
-    /** These settings naming endpoints with {@code newNames}. */
-    public NetSettings withNames(IntFunction<String> newNames) {
-        return new NetSettings(endpoint, endpoints, job, attempt, master, bindHost, bindPort, advertiseHost, token,
-                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout,
-                newNames, tls, plan);
-    }
-
-    /** These settings with the run's plan fingerprint. */
-    public NetSettings withPlan(Plan newPlan) {
-        return new NetSettings(endpoint, endpoints, job, attempt, master, bindHost, bindPort, advertiseHost, token,
-                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, names, tls,
-                newPlan);
-    }
-
-    /** These settings with mutual TLS ({@code null}: plain TCP). */
-    public NetSettings withTls(Tls newTls) {
-        return new NetSettings(endpoint, endpoints, job, attempt, master, bindHost, bindPort, advertiseHost, token,
-                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout,
-                names, newTls, plan);
-    }
-
     /** How messages name {@code e}. */
     public String name(int e) {
         return names.apply(e);
+    }
+
+    /** Equal components, the token compared by content (a record compares an array by reference). */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof NetSettings other && endpoint == other.endpoint && endpoints == other.endpoints
+                && job == other.job && attempt == other.attempt && java.util.Objects.equals(master, other.master)
+                && bindHost.equals(other.bindHost) && bindPort == other.bindPort
+                && java.util.Objects.equals(advertiseHost, other.advertiseHost)
+                && java.util.Arrays.equals(token, other.token)
+                && rendezvousTimeout.equals(other.rendezvousTimeout) && receiveTimeout.equals(other.receiveTimeout)
+                && firstReceiveTimeout.equals(other.firstReceiveTimeout)
+                && heartbeatInterval.equals(other.heartbeatInterval) && idleTimeout.equals(other.idleTimeout)
+                && names.equals(other.names) && java.util.Objects.equals(tls, other.tls) && plan.equals(other.plan);
+    }
+
+    /** Leaves the token out: nothing derived from it leaves the settings. */
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(endpoint, endpoints, job, attempt, master, bindHost, bindPort, advertiseHost,
+                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, names, tls,
+                plan);
     }
 
     /** Never shows the token. */
@@ -237,6 +221,175 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
                 + ", rendezvousTimeout=" + rendezvousTimeout + ", receiveTimeout=" + receiveTimeout
                 + ", firstReceiveTimeout=" + firstReceiveTimeout + ", heartbeatInterval=" + heartbeatInterval
                 + ", idleTimeout=" + idleTimeout + ", tls=" + tls + "]";
+    }
+
+    /**
+     * Names every setting of a {@link NetSettings} and holds the defaults: listen on every interface at any free port
+     * (endpoint 0: on {@code master}'s port), advertise the address endpoint 0 is reached from, rendezvous within
+     * 120 s, receive within 120 s (the first receive from each peer within 10 min), a heartbeat after 1 s without
+     * writes, a peer lost after 15 s without anything read, endpoints named "endpoint e", attempt 0, plain TCP, no
+     * plan. {@code endpoint}, {@code endpoints}, {@code job} and {@code token} have no default. {@link #build()}
+     * checks every value and throws an {@link IllegalArgumentException} naming the setting, the value and what was
+     * expected: {@code "heartbeatInterval: expected shorter than idleTimeout=5000 ms (...), found 5000 ms"}.
+     *
+     * <pre>{@code
+     * NetSettings settings = NetSettings.builder()
+     *         .endpoint(rank).endpoints(5).job(jobId).master(new InetSocketAddress("10.0.0.1", 7070))
+     *         .token(JobToken.fromEnvironment("LGC_JOB_TOKEN"))
+     *         .names(e -> e < 4 ? "rank " + e : "the server")
+     *         .build();
+     * }</pre>
+     */
+    public static final class Builder {
+        /** Outside the int range: the setting was not given. */
+        private static final long UNSET = Long.MIN_VALUE;
+
+        private long endpoint = UNSET;
+        private long endpoints = UNSET;
+        private long job = UNSET;
+        private int attempt = 0;
+        private InetSocketAddress master;
+        private String bindHost = "0.0.0.0";
+        private int bindPort = 0;
+        private String advertiseHost;
+        private byte[] token;
+        private Duration rendezvousTimeout = Duration.ofSeconds(120);
+        private Duration receiveTimeout = Duration.ofSeconds(120);
+        private Duration firstReceiveTimeout = Duration.ofMinutes(10);
+        private Duration heartbeatInterval = Duration.ofSeconds(1);
+        private Duration idleTimeout = Duration.ofSeconds(15);
+        private IntFunction<String> names = e -> "endpoint " + e;
+        private Tls tls;
+        private Plan plan = Plan.NONE;
+
+        private Builder() {
+        }
+
+        /** See {@link NetSettings#endpoint()}; no default. */
+        public Builder endpoint(int value) {
+            endpoint = value;
+            return this;
+        }
+
+        /** See {@link NetSettings#endpoints()}; no default. */
+        public Builder endpoints(int value) {
+            endpoints = value;
+            return this;
+        }
+
+        /** See {@link NetSettings#job()}; no default. */
+        public Builder job(int value) {
+            job = value;
+            return this;
+        }
+
+        /** See {@link NetSettings#attempt()}; default 0. */
+        public Builder attempt(int value) {
+            attempt = value;
+            return this;
+        }
+
+        /** See {@link NetSettings#master()}; default {@code null} (not known yet). */
+        public Builder master(InetSocketAddress value) {
+            master = value;
+            return this;
+        }
+
+        /** See {@link NetSettings#bindHost()}; default "0.0.0.0". */
+        public Builder bindHost(String value) {
+            bindHost = value;
+            return this;
+        }
+
+        /** See {@link NetSettings#bindPort()}; default 0 (any free port; endpoint 0: master's). */
+        public Builder bindPort(int value) {
+            bindPort = value;
+            return this;
+        }
+
+        /** See {@link NetSettings#advertiseHost()}; default {@code null} (derived). */
+        public Builder advertiseHost(String value) {
+            advertiseHost = value;
+            return this;
+        }
+
+        /** See {@link NetSettings#token()}; no default. The builder keeps its own copy. */
+        public Builder token(byte[] value) {
+            token = value == null ? null : value.clone();
+            return this;
+        }
+
+        /** See {@link NetSettings#rendezvousTimeout()}; default 120 s. */
+        public Builder rendezvousTimeout(Duration value) {
+            rendezvousTimeout = value;
+            return this;
+        }
+
+        /** See {@link NetSettings#receiveTimeout()}; default 120 s. */
+        public Builder receiveTimeout(Duration value) {
+            receiveTimeout = value;
+            return this;
+        }
+
+        /** See {@link NetSettings#firstReceiveTimeout()}; default 10 min. */
+        public Builder firstReceiveTimeout(Duration value) {
+            firstReceiveTimeout = value;
+            return this;
+        }
+
+        /** See {@link NetSettings#heartbeatInterval()}; default 1 s. */
+        public Builder heartbeatInterval(Duration value) {
+            heartbeatInterval = value;
+            return this;
+        }
+
+        /** See {@link NetSettings#idleTimeout()}; default 15 s. */
+        public Builder idleTimeout(Duration value) {
+            idleTimeout = value;
+            return this;
+        }
+
+        /** See {@link NetSettings#names()}; default {@code e -> "endpoint " + e}. */
+        public Builder names(IntFunction<String> value) {
+            names = value;
+            return this;
+        }
+
+        /** See {@link NetSettings#tls()}; default {@code null} (plain TCP). */
+        public Builder tls(Tls value) {
+            tls = value;
+            return this;
+        }
+
+        /** See {@link NetSettings#plan()}; default {@link Plan#NONE} ({@code null} means the same). */
+        public Builder plan(Plan value) {
+            plan = value;
+            return this;
+        }
+
+        /** The endpoint; an {@link IllegalArgumentException} naming it when it was not given. */
+        int requiredEndpoint() {
+            return required("endpoint", endpoint);
+        }
+
+        /**
+         * The settings, every value checked.
+         *
+         * @throws IllegalArgumentException naming the first bad or missing setting, its value and what was expected
+         */
+        public NetSettings build() {
+            return new NetSettings(required("endpoint", endpoint), required("endpoints", endpoints),
+                    required("job", job), attempt, master, bindHost, bindPort, advertiseHost, token,
+                    rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, names, tls,
+                    plan);
+        }
+
+        private static int required(String field, long value) {
+            if (value == UNSET) {
+                throw invalid(field, "nothing", "a value (it has no default)");
+            }
+            return (int) value;
+        }
     }
 
     private static void positive(String field, Duration value) {

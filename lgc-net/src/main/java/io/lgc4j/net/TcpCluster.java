@@ -45,7 +45,8 @@ import java.util.stream.Collectors;
  * endpoints) carrying the core's frames.
  *
  * <pre>{@code
- * NetSettings settings = NetSettings.defaults(rank, endpoints, jobId, master, JobToken.fromFile(tokenFile));
+ * NetSettings settings = NetSettings.builder().endpoint(rank).endpoints(endpoints).job(jobId).master(master)
+ *         .token(JobToken.fromFile(tokenFile)).build();
  * TcpCluster cluster = TcpCluster.join(settings);          // returns once every link is up
  * try {
  *     Transport transport = cluster.transport();           // wrap it in the run's TrafficMeter
@@ -190,7 +191,7 @@ public final class TcpCluster implements AutoCloseable {
                 throw NetSettings.invalid("master", null, "endpoint 0's host and a port in 1..65535 (everyone dials"
                         + " it)");
             }
-            settings = settings.withMaster(master);
+            settings = settings.toBuilder().master(master).build();
             rendezvous();
             return this;
         } catch (RuntimeException | Error e) {

@@ -84,8 +84,7 @@ class FailureTest {
     @Timeout(60)
     void shouldLoseAStalledPeerAfterTheIdleTimeout() throws Exception {
         RawPeer[] raw = new RawPeer[1];
-        NetSettings s = settings(0, 2, freeMaster()).withTimeouts(Duration.ofSeconds(20), Duration.ofSeconds(20),
-                Duration.ofSeconds(20), Duration.ofMillis(100), Duration.ofMillis(800));
+        NetSettings s = builder(0, 2, freeMaster()).idleTimeout(Duration.ofMillis(800)).build();
         try (TcpCluster zero = joinWithRawPeer(s, raw)) {
             long start = System.nanoTime();
             PeerLostException lost = assertThrows(PeerLostException.class, () -> zero.transport().receive(1));
@@ -157,8 +156,8 @@ class FailureTest {
     @Timeout(60)
     void shouldBlockASenderWhosePeerReadsNothingThenLoseIt() throws Exception {
         RawPeer[] raw = new RawPeer[1];
-        NetSettings s = settings(0, 2, freeMaster()).withTimeouts(Duration.ofSeconds(20), Duration.ofMillis(1500),
-                Duration.ofMillis(1500), Duration.ofMillis(100), Duration.ofSeconds(20));
+        NetSettings s = builder(0, 2, freeMaster()).receiveTimeout(Duration.ofMillis(1500))
+                .firstReceiveTimeout(Duration.ofMillis(1500)).idleTimeout(Duration.ofSeconds(20)).build();
         try (TcpCluster zero = joinWithRawPeer(s, raw)) {
             int frameBytes = 1 << 20;
             byte[] frame = frame(frameBytes, 1, 0);
@@ -283,8 +282,8 @@ class FailureTest {
         InetSocketAddress master = freeMaster();
         List<NetSettings> all = new ArrayList<>();
         for (int e = 0; e < 2; e++) {
-            all.add(settings(e, 2, master).withTimeouts(Duration.ofSeconds(20), Duration.ofMillis(300),
-                    Duration.ofMillis(900), Duration.ofMillis(100), Duration.ofSeconds(5)));
+            all.add(builder(e, 2, master).receiveTimeout(Duration.ofMillis(300))
+                    .firstReceiveTimeout(Duration.ofMillis(900)).build());
         }
         List<TcpCluster> clusters = joinAll(all, new RecordingLog());
         try {

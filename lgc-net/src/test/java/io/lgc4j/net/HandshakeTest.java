@@ -64,20 +64,20 @@ class HandshakeTest {
     void shouldRefuseAPeerWithAnotherPlanNamingBoth() throws Exception {
         InetSocketAddress master = freeMaster();
         NetSettings.Plan plan = new NetSettings.Plan(0x1234L, "fusion plan 0x0000000000001234: 10 elements");
-        Future<TcpCluster> zero = async(() -> TcpCluster.join(settings(0, 3, master).withPlan(plan),
+        Future<TcpCluster> zero = async(() -> TcpCluster.join(builder(0, 3, master).plan(plan).build(),
                 new RecordingLog()));
-        Future<TcpCluster> one = async(() -> TcpCluster.join(settings(1, 3, master).withPlan(plan),
+        Future<TcpCluster> one = async(() -> TcpCluster.join(builder(1, 3, master).plan(plan).build(),
                 new RecordingLog()));
         List<TcpCluster> clusters = new ArrayList<>();
         try {
-            NetSettings other = settings(2, 3, master).withPlan(new NetSettings.Plan(0xabcdL, "another"));
+            NetSettings other = builder(2, 3, master).plan(new NetSettings.Plan(0xabcdL, "another")).build();
             RendezvousException refused = assertThrows(RendezvousException.class,
                     () -> TcpCluster.join(other, new RecordingLog()));
             assertEquals("endpoint 2 could not join job 9: endpoint 0 (127.0.0.1:" + master.getPort() + ") refused"
                     + " endpoint 2: endpoint 2 runs another plan (0x000000000000abcd) than endpoint 0, whose plan is"
                     + " fusion plan 0x0000000000001234: 10 elements (hash 0x0000000000001234): every process must"
                     + " run the same model, topology.servers and topology.fusionBufferBytes", refused.getMessage());
-            Future<TcpCluster> two = async(() -> TcpCluster.join(settings(2, 3, master).withPlan(plan),
+            Future<TcpCluster> two = async(() -> TcpCluster.join(builder(2, 3, master).plan(plan).build(),
                     new RecordingLog()));
             clusters.add(zero.get(60, TimeUnit.SECONDS));
             clusters.add(one.get(60, TimeUnit.SECONDS));

@@ -32,7 +32,7 @@ class JobCertificatesTest {
         InetSocketAddress master = freeMaster();
         List<NetSettings> all = new ArrayList<>();
         for (int e = 0; e < 2; e++) {
-            all.add(settings(e, 2, master).withTls(JobCertificates.tls(dir, e == 0 ? "localhost" : "127.0.0.1")));
+            all.add(builder(e, 2, master).tls(JobCertificates.tls(dir, e == 0 ? "localhost" : "127.0.0.1")).build());
         }
         List<TcpCluster> clusters = joinAll(all, new RecordingLog());
         try {

@@ -47,22 +47,26 @@ final class NetFixtures {
         throw new UncheckedIOException("no free port in 20000..31999", last);
     }
 
+    /** Loopback settings with deadlines of a few seconds, to change some of them. */
+    static NetSettings.Builder builder(int endpoint, int endpoints, InetSocketAddress master) {
+        return NetSettings.builder()
+                .endpoint(endpoint).endpoints(endpoints).job(JOB).master(master).token(TOKEN)
+                .bindHost("127.0.0.1").bindPort(0)
+                .rendezvousTimeout(Duration.ofSeconds(20)).receiveTimeout(Duration.ofSeconds(20))
+                .firstReceiveTimeout(Duration.ofSeconds(20)).heartbeatInterval(Duration.ofMillis(100))
+                .idleTimeout(Duration.ofSeconds(5))
+                .names(e -> "endpoint " + e);
+    }
+
     /** Loopback settings with deadlines of a few seconds. */
     static NetSettings settings(int endpoint, int endpoints, InetSocketAddress master) {
-        return NetSettings.defaults(endpoint, endpoints, JOB, master, TOKEN)
-                .withBind("127.0.0.1", 0, null)
-                .withTimeouts(Duration.ofSeconds(20), Duration.ofSeconds(20), Duration.ofSeconds(20),
-                        Duration.ofMillis(100), Duration.ofSeconds(5))
-                .withNames(e -> "endpoint " + e);
+        return builder(endpoint, endpoints, master).build();
     }
 
     /** Loopback settings of another job, attempt or token (a peer that must be refused). */
     static NetSettings settings(int endpoint, int endpoints, InetSocketAddress master, int job, int attempt,
                                 byte[] token) {
-        NetSettings s = settings(endpoint, endpoints, master);
-        return new NetSettings(endpoint, endpoints, job, attempt, master, s.bindHost(), s.bindPort(),
-                s.advertiseHost(), token, s.rendezvousTimeout(), s.receiveTimeout(), s.firstReceiveTimeout(),
-                s.heartbeatInterval(), s.idleTimeout(), s.names(), s.tls(), s.plan());
+        return builder(endpoint, endpoints, master).job(job).attempt(attempt).token(token).build();
     }
 
     /** Joins {@code endpoints} endpoints on loopback, each on its own thread. */

@@ -15,12 +15,15 @@ class NetSettingsTest {
     private static NetSettings of(int endpoint, int endpoints, int attempt, InetSocketAddress master, String bindHost,
                                   int bindPort, String advertise, byte[] token, Duration receive, Duration heartbeat,
                                   Duration idle, IntFunction<String> names) {
-        return new NetSettings(endpoint, endpoints, 9, attempt, master, bindHost, bindPort, advertise, token,
-                Duration.ofSeconds(10), receive, Duration.ofSeconds(60), heartbeat, idle, names, null, NetSettings.Plan.NONE);
+        return NetSettings.builder().endpoint(endpoint).endpoints(endpoints).job(9).attempt(attempt).master(master)
+                .bindHost(bindHost).bindPort(bindPort).advertiseHost(advertise).token(token)
+                .rendezvousTimeout(Duration.ofSeconds(10)).receiveTimeout(receive)
+                .firstReceiveTimeout(Duration.ofSeconds(60)).heartbeatInterval(heartbeat).idleTimeout(idle)
+                .names(names).build();
     }
 
     private static NetSettings good() {
-        return NetSettings.defaults(1, 3, 9, MASTER, TOKEN);
+        return NetSettings.builder().endpoint(1).endpoints(3).job(9).master(MASTER).token(TOKEN).build();
     }
 
     private static void rejects(String message, Runnable build) {
@@ -71,8 +74,9 @@ class NetSettingsTest {
     @Test
     void shouldKeepItsOwnCopyOfTheTokenAndNeverShowIt() {
         byte[] token = TOKEN.clone();
-        NetSettings s = NetSettings.defaults(0, 2, 9, MASTER, token);
+        NetSettings.Builder builder = NetSettings.builder().endpoint(0).endpoints(2).job(9).master(MASTER).token(token);
         token[0] = 'X';
+        NetSettings s = builder.build();
         assertArrayEquals(TOKEN, s.token());
         s.token()[1] = 'Y';
         assertArrayEquals(TOKEN, s.token());
@@ -90,7 +94,65 @@ class NetSettingsTest {
         assertEquals(Duration.ofSeconds(1), s.heartbeatInterval());
         assertEquals(Duration.ofSeconds(15), s.idleTimeout());
         assertEquals("endpoint 2", s.name(2));
-        assertEquals(Duration.ofSeconds(3), s.withTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(2),
-                Duration.ofSeconds(3), Duration.ofMillis(4), Duration.ofMillis(5)).firstReceiveTimeout());
+        assertEquals(Duration.ofSeconds(120), s.rendezvousTimeout());
+        assertEquals(Duration.ofSeconds(120), s.receiveTimeout());
+        assertEquals(Duration.ofMinutes(10), s.firstReceiveTimeout());
+        assertNull(s.tls());
+        assertEquals(NetSettings.Plan.NONE, s.plan());
+        assertNull(NetSettings.builder().endpoint(1).endpoints(3).job(9).token(TOKEN).build().master());
+    }
+
+    @Test
+    void shouldBuildWhatThePositionalConstructorBuildsForTheSameValues() {
+        IntFunction<String> names = e -> "rank " + e;
+        NetSettings.Plan plan = new NetSettings.Plan(0x1234L, "fusion plan");
+        NetSettings positional = new NetSettings(2, 5, 0xCAFE, 3, MASTER, "127.0.0.1", 7072, "node-2", TOKEN,
+                Duration.ofSeconds(11), Duration.ofSeconds(12), Duration.ofSeconds(13), Duration.ofMillis(14),
+                Duration.ofSeconds(15), names, null, plan);
+        NetSettings built = NetSettings.builder()
+                .endpoint(2).endpoints(5).job(0xCAFE).attempt(3).master(MASTER)
+                .bindHost("127.0.0.1").bindPort(7072).advertiseHost("node-2").token(TOKEN)
+                .rendezvousTimeout(Duration.ofSeconds(11)).receiveTimeout(Duration.ofSeconds(12))
+                .firstReceiveTimeout(Duration.ofSeconds(13)).heartbeatInterval(Duration.ofMillis(14))
+                .idleTimeout(Duration.ofSeconds(15)).names(names).tls(null).plan(plan)
+                .build();
+        assertEquals(positional, built);
+        assertEquals(positional.hashCode(), built.hashCode());
+        assertEquals(positional.toString(), built.toString());
+        assertEquals(positional, positional.toBuilder().build());
+        assertNotEquals(positional, positional.toBuilder().attempt(4).build());
+        assertNotEquals(positional, positional.toBuilder().token(new byte[32]).build());
+    }
+
+    @Test
+    void shouldFillTheDocumentedDefaultsTheWayTheOldDefaultsFactoryDid() {
+        NetSettings s = good();
+        assertEquals(new NetSettings(1, 3, 9, 0, MASTER, "0.0.0.0", 0, null, TOKEN, Duration.ofSeconds(120),
+                Duration.ofSeconds(120), Duration.ofMinutes(10), Duration.ofSeconds(1), Duration.ofSeconds(15),
+                s.names(), null, NetSettings.Plan.NONE), s);
+    }
+
+    @Test
+    void shouldNameASettingThatHasNoDefaultWhenItIsNotGiven() {
+        rejects("endpoint: expected a value (it has no default), found nothing",
+                () -> NetSettings.builder().endpoints(3).job(9).token(TOKEN).build());
+        rejects("endpoints: expected a value (it has no default), found nothing",
+                () -> NetSettings.builder().endpoint(1).job(9).token(TOKEN).build());
+        rejects("job: expected a value (it has no default), found nothing",
+                () -> NetSettings.builder().endpoint(1).endpoints(3).token(TOKEN).build());
+        rejects("token: expected at least 16 bytes, found null",
+                () -> NetSettings.builder().endpoint(1).endpoints(3).job(9).build());
+    }
+
+    @Test
+    void shouldLeaveTheSettingsItBuiltAloneWhenChangedAfterwards() {
+        NetSettings.Builder builder = NetSettings.builder().endpoint(1).endpoints(3).job(9).token(TOKEN);
+        NetSettings first = builder.build();
+        builder.attempt(1).receiveTimeout(Duration.ofSeconds(7));
+        assertEquals(0, first.attempt());
+        assertEquals(Duration.ofSeconds(120), first.receiveTimeout());
+        assertEquals(1, builder.build().attempt());
+        assertEquals(Integer.MIN_VALUE, NetSettings.builder().endpoint(1).endpoints(3).job(Integer.MIN_VALUE)
+                .token(TOKEN).build().job(), "every int is a job id");
     }
 }

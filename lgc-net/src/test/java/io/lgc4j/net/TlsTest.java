@@ -94,7 +94,7 @@ class TlsTest {
         InetSocketAddress master = freeMaster();
         List<NetSettings> all = new ArrayList<>();
         for (int e = 0; e < 3; e++) {
-            all.add(settings(e, 3, master).withTls(endpoint(ca, "endpoint-" + e)));
+            all.add(builder(e, 3, master).tls(endpoint(ca, "endpoint-" + e)).build());
         }
         RecordingLog log = new RecordingLog();
         List<TcpCluster> clusters;
@@ -132,14 +132,14 @@ class TlsTest {
         Ca other = ca("other-ca");
         InetSocketAddress master = freeMaster();
         RecordingLog log = new RecordingLog();
-        Future<TcpCluster> zero = async(() -> TcpCluster.join(settings(0, 2, master)
-                .withTls(endpoint(ca, "endpoint-0")), log));
+        Future<TcpCluster> zero = async(() -> TcpCluster.join(builder(0, 2, master)
+                .tls(endpoint(ca, "endpoint-0")).build(), log));
         List<TcpCluster> clusters = new ArrayList<>();
         try {
             NetSettings.Tls stranger = endpoint(other, "stranger");
             // it trusts the job's CA (so it would accept endpoint 0), but its own certificate is another CA's
-            NetSettings bad = settings(1, 2, master).withTls(new NetSettings.Tls(stranger.certChain(),
-                    stranger.privateKey(), ca.pem()));
+            NetSettings bad = builder(1, 2, master).tls(new NetSettings.Tls(stranger.certChain(),
+                    stranger.privateKey(), ca.pem())).build();
             RendezvousException refused = assertThrows(RendezvousException.class,
                     () -> TcpCluster.join(bad, new RecordingLog()));
             assertTrue(refused.getMessage().startsWith("endpoint 1 could not join job 9: TLS handshake with endpoint 0"
@@ -147,7 +147,7 @@ class TlsTest {
             String line = log.awaitWarning("refused a connection");
             assertTrue(line.matches("refused a connection from /127\\.0\\.0\\.1:\\d+: TLS handshake failed: .+"), line);
 
-            TcpCluster one = TcpCluster.join(settings(1, 2, master).withTls(endpoint(ca, "endpoint-1")),
+            TcpCluster one = TcpCluster.join(builder(1, 2, master).tls(endpoint(ca, "endpoint-1")).build(),
                     new RecordingLog());
             clusters.add(zero.get(60, TimeUnit.SECONDS));
             clusters.add(one);

@@ -49,10 +49,19 @@ final class BarrierConnector implements ClusterConnector {
 
     @Override
     public ClusterConnection connect(int endpoints, IntFunction<String> names, long plan, String planMeaning) {
-        NetSettings settings = new NetSettings(endpoint, endpoints, job, attempt, null, "0.0.0.0", 0, host, token,
-                Duration.ofMillis(runtime.rendezvousTimeoutMs()), Duration.ofMillis(runtime.timeoutMs()),
-                Duration.ofMillis(runtime.firstStepTimeoutMs()), Duration.ofMillis(runtime.heartbeatMs()),
-                Duration.ofMillis(runtime.peerIdleTimeoutMs()), names, null, new NetSettings.Plan(plan, planMeaning));
+        // no master yet: endpoint 0's address comes from the rendezvous below
+        NetSettings settings = NetSettings.builder()
+                .endpoint(endpoint).endpoints(endpoints).job(job).attempt(attempt)
+                .bindHost("0.0.0.0").bindPort(0).advertiseHost(host)
+                .token(token)
+                .rendezvousTimeout(Duration.ofMillis(runtime.rendezvousTimeoutMs()))
+                .receiveTimeout(Duration.ofMillis(runtime.timeoutMs()))
+                .firstReceiveTimeout(Duration.ofMillis(runtime.firstStepTimeoutMs()))
+                .heartbeatInterval(Duration.ofMillis(runtime.heartbeatMs()))
+                .idleTimeout(Duration.ofMillis(runtime.peerIdleTimeoutMs()))
+                .names(names)
+                .plan(new NetSettings.Plan(plan, planMeaning))
+                .build();
         TcpCluster cluster = TcpCluster.listen(settings);
         listeningMs = System.currentTimeMillis();
         try {

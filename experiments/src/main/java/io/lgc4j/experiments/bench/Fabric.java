@@ -95,9 +95,11 @@ final class Fabric implements AutoCloseable {
         List<Future<TcpCluster>> joins = new ArrayList<>();
         try {
             for (int e = 0; e < endpoints; e++) {
-                NetSettings settings = NetSettings.defaults(e, endpoints, job, master, token)
-                        .withBind("127.0.0.1", 0, null)
-                        .withTls(kind == Kind.TCP_TLS ? certificates.get(e) : null);
+                NetSettings settings = NetSettings.builder()
+                        .endpoint(e).endpoints(endpoints).job(job).master(master).token(token)
+                        .bindHost("127.0.0.1").bindPort(0)
+                        .tls(kind == Kind.TCP_TLS ? certificates.get(e) : null)
+                        .build();
                 joins.add(pool.submit(() -> TcpCluster.join(settings)));
             }
             List<TcpCluster> clusters = new ArrayList<>();

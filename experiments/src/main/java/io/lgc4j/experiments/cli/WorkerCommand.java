@@ -272,11 +272,18 @@ final class WorkerCommand implements Callable<Integer> {
                     + " LGC_TLS_CERT, LGC_TLS_KEY, LGC_TLS_CA), found " + tlsFiles);
         }
         NetSettings.Tls tls = tlsFiles == 3 ? new NetSettings.Tls(tlsCert, tlsKey, tlsCa) : null;
-        return new TcpConnector(endpoint, jobNumber(job), attempt, new InetSocketAddress(master, masterPortValue),
-                bind, endpoint == 0 ? masterPortValue : bindPort, advertiseAddr, token,
-                Duration.ofMillis(runtime.rendezvousTimeoutMs()), Duration.ofMillis(runtime.timeoutMs()),
-                Duration.ofMillis(runtime.firstStepTimeoutMs()), Duration.ofMillis(runtime.heartbeatMs()),
-                Duration.ofMillis(runtime.peerIdleTimeoutMs()), tls);
+        return TcpConnector.builder()
+                .endpoint(endpoint).job(jobNumber(job)).attempt(attempt)
+                .master(new InetSocketAddress(master, masterPortValue))
+                .bindHost(bind).bindPort(endpoint == 0 ? masterPortValue : bindPort).advertiseHost(advertiseAddr)
+                .token(token)
+                .rendezvousTimeout(Duration.ofMillis(runtime.rendezvousTimeoutMs()))
+                .receiveTimeout(Duration.ofMillis(runtime.timeoutMs()))
+                .firstReceiveTimeout(Duration.ofMillis(runtime.firstStepTimeoutMs()))
+                .heartbeatInterval(Duration.ofMillis(runtime.heartbeatMs()))
+                .idleTimeout(Duration.ofMillis(runtime.peerIdleTimeoutMs()))
+                .tls(tls)
+                .build();
     }
 
     /** A job id as the 32-bit number frames carry: its value when it is one, else the CRC32C of its text. */

@@ -13,7 +13,7 @@ import java.util.Objects;
  *
  * <pre>{@code
  * StepTag tag = new StepTag(step, Stage.TOP_K, ValueEncoding.FP16);
- * byte[] frame = new SupportValues(values).encode(tag);   // an fp16 VALUES frame of that step and stage
+ * byte[] frame = new Values(values).encode(tag);   // an fp16 VALUES frame of that step and stage
  * }</pre>
  *
  * @param step   0-based global step

@@ -12,9 +12,9 @@ import io.lgc4j.core.stage.Stage;
 /**
  * The values layout: a payload that is a run of values and nothing else, in the frame's {@link ValueEncoding}
  * (float32 unless the sender chose a half format; the encoding travels in the frame header's flags). It carries dense
- * values (a whole gradient, the DENSE blocks, a mean), values on a support and a sparse set's values
- * ({@link DenseValues}, {@link SupportValues}), the drift guard's {@link Sample}, the ring trainer's {@link AeSample},
- * the float parts of {@link Code} and {@link Innovation}, a sketch's counters, and every chunk of a ring allreduce
+ * values (a whole gradient, the DENSE blocks, a mean), values on a support, a sparse set's values and PowerSGD's
+ * low-rank factors (all {@link Values}), the drift guard's {@link Sample}, the ring trainer's {@link AeSample}, the
+ * float parts of {@link Code} and {@link Innovation}, a sketch's counters, and every chunk of a ring allreduce
  * whatever its kind. The count is never sent: the receiver knows it from the layout and the step, and checks the
  * length against it (and the frame's encoding).
  *

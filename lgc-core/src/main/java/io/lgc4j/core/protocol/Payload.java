@@ -13,13 +13,11 @@ import java.util.List;
  * <table>
  *   <caption>payload kinds</caption>
  *   <tr><th>record</th><th>frames (kind)</th><th>layout</th></tr>
- *   <tr><td>{@link DenseValues}</td><td>VALUES</td><td>{@link FloatFrames}</td></tr>
+ *   <tr><td>{@link Values}</td><td>VALUES</td><td>{@link FloatFrames}</td></tr>
  *   <tr><td>{@link Support}</td><td>INDICES</td><td>{@link SparseFrames}</td></tr>
- *   <tr><td>{@link SupportValues}</td><td>VALUES</td><td>{@link FloatFrames}</td></tr>
  *   <tr><td>{@link Code}</td><td>LATENT</td><td>{@link LgcFrames}</td></tr>
  *   <tr><td>{@link Innovation}</td><td>INNOVATION, INNOVATION</td><td>{@link LgcFrames}</td></tr>
  *   <tr><td>{@link SketchPayload}</td><td>VALUES, INDICES</td><td>{@link SketchFrames}</td></tr>
- *   <tr><td>{@link Factors}</td><td>VALUES</td><td>{@link FloatFrames}</td></tr>
  *   <tr><td>{@link Weights}</td><td>AE_WEIGHTS</td><td>{@link WeightsDescriptor}</td></tr>
  *   <tr><td>{@link Flag}</td><td>CONTROL</td><td>{@link FlagFrames}</td></tr>
  *   <tr><td>{@link Sample}</td><td>CONTROL</td><td>{@link FloatFrames}</td></tr>
@@ -35,8 +33,7 @@ import java.util.List;
  * }</pre>
  */
 public sealed interface Payload
-        permits DenseValues, Support, SupportValues, Code, Innovation, SketchPayload, Factors, Weights, Flag, Sample,
-        AeSample {
+        permits Values, Support, Code, Innovation, SketchPayload, Weights, Flag, Sample, AeSample {
 
     /** The kinds of this payload's frames, in the order they travel. */
     List<TrafficKind> kinds();

@@ -30,7 +30,7 @@ import java.util.List;
  *  ...                   one entry per compressible block; nothing after the last
  * </pre>
  *
- * <p>The values of a support ({@link SupportValues}) or of a sparse set follow as a {@link TrafficKind#VALUES} frame in
+ * <p>The values of a support ({@link Values}) or of a sparse set follow as a {@link TrafficKind#VALUES} frame in
  * the {@link FloatFrames} layout: block 0's values in the order of its indices, then block 1's, and so on. Two frames,
  * so the meter counts indices and values apart. Decoding checks each length against the bytes and each block's count
  * against the caller's bound before allocating, and names the step and block when something is wrong.

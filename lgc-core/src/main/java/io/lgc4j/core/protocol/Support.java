@@ -23,7 +23,7 @@ public record Support(int[][] indices) implements Payload {
         return List.of(KIND);
     }
 
-    /** The number of indices over all blocks (the count of its {@link SupportValues}). */
+    /** The number of indices over all blocks (the count of its {@link Values}). */
     public int size() {
         int total = 0;
         for (int[] block : indices) {

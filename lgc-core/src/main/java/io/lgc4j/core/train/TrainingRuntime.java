@@ -19,7 +19,7 @@ import java.util.function.IntFunction;
  * <pre>{@code
  * DistributedTrainer.builder()...runtime(TrainingRuntime.inProcess())            // the default: threads of this JVM
  * DistributedTrainer.builder()...runtime(TrainingRuntime.inProcess().computeConcurrency(2))
- * DistributedTrainer.builder()...runtime(TrainingRuntime.cluster(new TcpConnector(settings)))   // lgc-net
+ * DistributedTrainer.builder()...runtime(TrainingRuntime.cluster(TcpConnector.builder()...build()))   // lgc-net
  * }</pre>
  *
  * <p>{@link #inProcess()}: every endpoint a thread of this JVM over an in-process cluster. {@link #cluster}: this

@@ -8,7 +8,7 @@ import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.protocol.Sketch;
 import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.protocol.SparseSet;
-import io.lgc4j.core.protocol.SupportValues;
+import io.lgc4j.core.protocol.Values;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
@@ -423,7 +423,7 @@ class CompressorContractTest {
                 super.assertWireRoundTrip(c, step, selected);
                 return;
             }
-            byte[] frame = new SupportValues(taken).encode(tag(step));
+            byte[] frame = new Values(taken).encode(tag(step));
             assertEquals(sent, SparseFrames.decode(seeded.support(step, BLOCKS), FrameCodec.decode(frame), BLOCKS));
             assertEquals(values.payloadLength(sent.nnz()) + FrameDescriptor.OVERHEAD, frame.length,
                     "4 bytes a value (2 in half precision), no index");
@@ -432,7 +432,7 @@ class CompressorContractTest {
         @Override
         byte[] bytes(int step) {
             if (compressor instanceof SeededSupportCompressor) {
-                return new SupportValues(taken).encode(tag(step));
+                return new Values(taken).encode(tag(step));
             }
             return super.bytes(step);
         }

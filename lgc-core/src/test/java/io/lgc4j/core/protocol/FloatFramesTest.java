@@ -51,9 +51,9 @@ class FloatFramesTest {
 
     @Test
     void shouldRejectValuesOfAnotherCount() {
-        Frame frame = FrameCodec.decode(new SupportValues(new float[3]).encode(TAG));
+        Frame frame = FrameCodec.decode(new Values(new float[3]).encode(TAG));
         assertEquals("expected 4 floats (16 bytes) in a VALUES frame of step 7, found 12 bytes",
-                assertThrows(FrameException.class, () -> SupportValues.decode(frame, 4)).getMessage());
+                assertThrows(FrameException.class, () -> Values.decode(frame, 4)).getMessage());
     }
 
     @Test

@@ -35,25 +35,21 @@ class PayloadContractTest {
     }
 
     static List<Sent> samples() {
-        DenseValues dense = new DenseValues(new float[] {1, 2, 3});
+        Values values = new Values(new float[] {1, 2, 3, 0.5f, -0.25f});
         Support support = new Support(new int[][] {{3, 500, 999}, {7}});
-        SupportValues onSupport = new SupportValues(new float[] {4, 5, 6, 7});
         Code code = new Code(new float[] {0.5f, -1}, 2f);
         Innovation innovation = new Innovation(new int[] {0, 11}, new float[] {-1, 1});
         SketchPayload sketch = new SketchPayload(new Sketch(new float[] {1, 2}, new long[] {5L}));
-        Factors factors = new Factors(new float[] {0.5f, -0.25f, 3});
         Weights weights = new Weights(new byte[] {'L', 'G', 'C', 'W', 1, 0, 1, 0});
         Flag flag = new Flag(false);
         Sample sample = new Sample(new float[] {9, 8});
         AeSample aeSample = new AeSample(new float[] {0.25f, 0.5f});
         return List.of(
-                new Sent(dense, new byte[][] {dense.encode(TAG)}),
+                new Sent(values, new byte[][] {values.encode(TAG)}),
                 new Sent(support, new byte[][] {support.encode(BLOCKS, CODEC, TAG)}),
-                new Sent(onSupport, new byte[][] {onSupport.encode(TAG)}),
                 new Sent(code, new byte[][] {code.encode(TAG)}),
                 new Sent(innovation, innovation.encode(MU, CODEC, TAG)),
                 new Sent(sketch, sketch.encode(TAG)),
-                new Sent(factors, new byte[][] {factors.encode(TAG)}),
                 new Sent(weights, new byte[][] {weights.encode(TAG)}),
                 new Sent(flag, new byte[][] {flag.encode(TAG)}),
                 new Sent(sample, new byte[][] {sample.encode(TAG)}),
@@ -84,12 +80,10 @@ class PayloadContractTest {
     void shouldDecodeWhatItEncoded(Sent sent) {
         Frame[] f = Arrays.stream(sent.frames()).map(FrameCodec::decode).toArray(Frame[]::new);
         Payload payload = sent.payload();
-        if (payload instanceof DenseValues p) {
-            assertArrayEquals(p.values(), DenseValues.decode(f[0], p.values().length).values());
+        if (payload instanceof Values p) {
+            assertArrayEquals(p.values(), Values.decode(f[0], p.values().length).values());
         } else if (payload instanceof Support p) {
             assertArrayEquals(p.indices(), Support.decode(f[0], BLOCKS, CODEC, new int[] {3, 1}).indices());
-        } else if (payload instanceof SupportValues p) {
-            assertArrayEquals(p.values(), SupportValues.decode(f[0], p.values().length).values());
         } else if (payload instanceof Code p) {
             Code back = Code.decode(f[0], p.latent().length);
             assertArrayEquals(p.latent(), back.latent());
@@ -102,8 +96,6 @@ class PayloadContractTest {
             Sketch back = SketchPayload.decode(f[0], f[1], 2, 1).sketch();
             assertArrayEquals(p.sketch().counters(), back.counters());
             assertArrayEquals(p.sketch().bitmap(), back.bitmap());
-        } else if (payload instanceof Factors p) {
-            assertArrayEquals(p.values(), Factors.decode(f[0], p.values().length).values());
         } else if (payload instanceof Weights p) {
             assertArrayEquals(p.form(), Weights.decode(f[0]).form());
         } else if (payload instanceof Flag p) {

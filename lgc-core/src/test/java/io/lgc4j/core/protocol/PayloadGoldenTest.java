@@ -88,7 +88,7 @@ class PayloadGoldenTest {
     /** Each golden file's name and the payload this build writes for it, in a fixed order. */
     static Map<String, byte[]> payloads() {
         Map<String, byte[]> p = new LinkedHashMap<>();
-        p.put(VALUES_FILE, payload(new DenseValues(VALUES).encode(TAG)));
+        p.put(VALUES_FILE, payload(new Values(VALUES).encode(TAG)));
         p.put(SUPPORT_FILE, payload(new Support(SUPPORT).encode(BLOCKS, CODEC, TAG)));
         p.put(CODE_FILE, payload(new Code(LATENT, SCALE).encode(TAG)));
         p.put(SCALE_FILE, payload(Code.scaleOnly(SCALE).encode(TAG)));
@@ -100,8 +100,8 @@ class PayloadGoldenTest {
         p.put(BITMAP_FILE, payload(sketch[1]));
         p.put(FLAG_FILE, payload(new Flag(true).encode(TAG)));
         p.put(SAMPLE_FILE, payload(new Sample(SAMPLE).encode(TAG)));
-        p.put(VALUES_FP16_FILE, payload(new DenseValues(VALUES).encode(TAG.withValues(ValueEncoding.FP16))));
-        p.put(VALUES_BF16_FILE, payload(new DenseValues(VALUES).encode(TAG.withValues(ValueEncoding.BF16))));
+        p.put(VALUES_FP16_FILE, payload(new Values(VALUES).encode(TAG.withValues(ValueEncoding.FP16))));
+        p.put(VALUES_BF16_FILE, payload(new Values(VALUES).encode(TAG.withValues(ValueEncoding.BF16))));
         p.put(CODE_FP16_FILE, payload(new Code(LATENT, SCALE).encode(TAG.withValues(ValueEncoding.FP16))));
         return p;
     }
@@ -143,11 +143,9 @@ class PayloadGoldenTest {
 
     @Test
     void shouldReadTheGoldenValues() {
-        assertArrayEquals(VALUES, DenseValues.decode(frame(VALUES_FILE, DenseValues.KIND), VALUES.length).values());
-        assertArrayEquals(VALUES, SupportValues.decode(frame(VALUES_FILE, SupportValues.KIND), VALUES.length)
-                .values());
-        assertEquals(Float.floatToRawIntBits(-0.0f), Float.floatToRawIntBits(DenseValues.decode(
-                frame(VALUES_FILE, DenseValues.KIND), VALUES.length).values()[3]), "the sign of -0 travels");
+        assertArrayEquals(VALUES, Values.decode(frame(VALUES_FILE, Values.KIND), VALUES.length).values());
+        assertEquals(Float.floatToRawIntBits(-0.0f), Float.floatToRawIntBits(Values.decode(
+                frame(VALUES_FILE, Values.KIND), VALUES.length).values()[3]), "the sign of -0 travels");
     }
 
     /**
@@ -160,7 +158,7 @@ class PayloadGoldenTest {
         assertEquals("803f20c0003e0080", HexFormat.of().formatHex(golden(VALUES_BF16_FILE)));
         for (String file : List.of(VALUES_FP16_FILE, VALUES_BF16_FILE)) {
             ValueEncoding encoding = file.equals(VALUES_FP16_FILE) ? ValueEncoding.FP16 : ValueEncoding.BF16;
-            float[] read = DenseValues.decode(frame(file, DenseValues.KIND, encoding), VALUES.length).values();
+            float[] read = Values.decode(frame(file, Values.KIND, encoding), VALUES.length).values();
             assertArrayEquals(VALUES, read, file);
             assertEquals(Float.floatToRawIntBits(-0.0f), Float.floatToRawIntBits(read[3]), "the sign of -0 travels");
         }

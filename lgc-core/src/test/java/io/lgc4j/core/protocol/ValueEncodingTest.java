@@ -325,11 +325,11 @@ class ValueEncodingTest {
         assertEquals("expected 3 fp16 values (8 bytes with the scale) in a VALUES frame of step 7, found 12 bytes",
                 assertThrows(FrameException.class, () -> FloatFrames.read(fp16, 3)).getMessage());
         assertEquals(5, FloatFrames.count(fp16));
-        Frame bf16 = FrameCodec.decode(new SupportValues(new float[4]).encode(PayloadGoldenTest.TAG.withValues(BF16)));
+        Frame bf16 = FrameCodec.decode(new Values(new float[4]).encode(PayloadGoldenTest.TAG.withValues(BF16)));
         assertEquals(2, bf16.flags());
         assertEquals("expected 3 bf16 values (6 bytes) in a VALUES frame of step 7, found 8 bytes",
-                assertThrows(FrameException.class, () -> SupportValues.decode(bf16, 3)).getMessage());
-        Frame fp32 = FrameCodec.decode(new SupportValues(new float[4]).encode(PayloadGoldenTest.TAG));
+                assertThrows(FrameException.class, () -> Values.decode(bf16, 3)).getMessage());
+        Frame fp32 = FrameCodec.decode(new Values(new float[4]).encode(PayloadGoldenTest.TAG));
         assertEquals(0, fp32.flags());
         assertEquals(4, FloatFrames.count(fp32));
         byte[] odd = FrameCodec.seal(FrameCodec.allocate(7), TrafficKind.VALUES, Stage.TOP_K, 7, 0, BF16.wireId());

@@ -25,7 +25,7 @@ import io.lgc4j.core.protocol.Innovation;
 import io.lgc4j.core.protocol.Sample;
 import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.protocol.Support;
-import io.lgc4j.core.protocol.SupportValues;
+import io.lgc4j.core.protocol.Values;
 import io.lgc4j.core.protocol.Weights;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.ps.exchange.PsServer;
@@ -281,7 +281,7 @@ final class LgcPsServer implements PsServer.Step, Persistent {
         Code code = null;
         for (int w = 0; w < workers; w++) {
             if (compact.plainLength() > 0) {
-                plain[w] = SupportValues.decode(end.receive(w, SupportValues.KIND, tag), compact.plainLength())
+                plain[w] = Values.decode(end.receive(w, Values.KIND, tag), compact.plainLength())
                         .values();
             }
             if (w == leader) {

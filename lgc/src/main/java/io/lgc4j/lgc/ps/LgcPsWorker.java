@@ -23,7 +23,7 @@ import io.lgc4j.core.protocol.Innovation;
 import io.lgc4j.core.protocol.Sample;
 import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.protocol.Support;
-import io.lgc4j.core.protocol.SupportValues;
+import io.lgc4j.core.protocol.Values;
 import io.lgc4j.core.protocol.Weights;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.ps.exchange.PsWorker;
@@ -113,14 +113,14 @@ final class LgcPsWorker implements PsWorker.Step {
         float[] values = memory.take(supp);
         clock.enter(Phase.ENCODE);
         byte[][] frames = plan.compressed() ? compressedFrames(tag, values, leader)
-                : new byte[][] {new SupportValues(values).encode(tag)};
+                : new byte[][] {new Values(values).encode(tag)};
         end.send(clock, frames);
         if (plan.check()) {
             end.send(clock, checkSample(tag, values).encode(tag));
         }
         end.receiveDenseMean(tag, gradient, clock);
         if (policy == SupportPolicy.LEADER) {
-            Frame mean = end.receive(SupportValues.KIND, tag);
+            Frame mean = end.receive(Values.KIND, tag);
             clock.enter(Phase.DECODE);
             SparseFrames.decode(supp, mean, compact.blocks()).writeInto(gradient, compact.blocks());
             if (plan.compressed() && control.reconstructionFeedback()) {
@@ -128,7 +128,7 @@ final class LgcPsWorker implements PsWorker.Step {
             }
         } else {
             Frame indices = end.receive(Support.KIND, tag);
-            Frame mean = end.receive(SupportValues.KIND, tag);
+            Frame mean = end.receive(Values.KIND, tag);
             clock.enter(Phase.DECODE);
             int[][] union = Support.decode(indices, compact.blocks(), codec, blockLengths()).indices();
             SparseFrames.decode(union, mean, compact.blocks()).writeInto(gradient, compact.blocks());
@@ -145,7 +145,7 @@ final class LgcPsWorker implements PsWorker.Step {
      * over the ranks these sum to K times what the autoencoder lost, so the accumulators keep it.
      */
     private void feedBack(int[][] supp, float[] values, Frame mean) {
-        float[] applied = SupportValues.decode(mean, compact.total()).values();
+        float[] applied = Values.decode(mean, compact.total()).values();
         float[] g = compact.learnedPart(values);
         float[] a = compact.learnedPart(applied);
         float[] lost = new float[g.length];
@@ -171,7 +171,7 @@ final class LgcPsWorker implements PsWorker.Step {
         byte[][] innovation = Innovation.at(g, autoencoder.innovationPositions(g)).encode(g.length, codec, tag);
         List<byte[]> frames = new ArrayList<>(4);
         if (plain.length > 0) {
-            frames.add(new SupportValues(plain).encode(tag));
+            frames.add(new Values(plain).encode(tag));
         }
         if (end.rank() == leader) {
             float scale = Scale.rms(g);

@@ -15,10 +15,9 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
-import io.lgc4j.core.protocol.Factors;
+import io.lgc4j.core.protocol.Values;
 import io.lgc4j.core.protocol.SketchPayload;
 import io.lgc4j.core.protocol.SparseFrames;
-import io.lgc4j.core.protocol.SupportValues;
 import io.lgc4j.core.shard.ShardView;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.comm.StepTag;
@@ -116,13 +115,13 @@ final class CompressedPsWorker implements PsWorker.Step {
                 ShardView view = views.get(s);
                 float[] mine = taken == null ? values : concatenated(view.split(taken));
                 pieces.add(view.split(support));
-                end.sendTo(s, clock, new SupportValues(mine).encode(tag));
+                end.sendTo(s, clock, new Values(mine).encode(tag));
             }
             end.receiveDenseMean(tag, gradient, clock);
             for (int s = 0; s < views.size(); s++) {
                 ShardView view = views.get(s);
                 clock.enter(Phase.COMMUNICATE);
-                Frame mean = end.receiveFrom(s, SupportValues.KIND, tag);
+                Frame mean = end.receiveFrom(s, Values.KIND, tag);
                 clock.enter(Phase.DECODE);
                 SparseFrames.decode(pieces.get(s), mean, view.blocks()).writeInto(gradient, view.blocks());
             }
@@ -147,17 +146,17 @@ final class CompressedPsWorker implements PsWorker.Step {
     private void lowRank(RankState.LowRank l, StepTag tag, float[] gradient, PhaseClock clock) {
         clock.enter(Phase.ENCODE);
         float[] first = l.state().project(gradient, tag.step());
-        end.send(clock, new Factors(first).encode(tag));
-        Frame firstMean = end.receive(Factors.KIND, tag);
+        end.send(clock, new Values(first).encode(tag));
+        Frame firstMean = end.receive(Values.KIND, tag);
         clock.enter(Phase.DECODE);
-        float[] p = Factors.decode(firstMean, first.length).values();
+        float[] p = Values.decode(firstMean, first.length).values();
         clock.enter(Phase.ENCODE);
         float[] second = l.state().back(p, tag.step());
-        end.send(clock, new Factors(second).encode(tag));
+        end.send(clock, new Values(second).encode(tag));
         end.receiveDenseMean(tag, gradient, clock);
-        Frame secondMean = end.receive(Factors.KIND, tag);
+        Frame secondMean = end.receive(Values.KIND, tag);
         clock.enter(Phase.DECODE);
-        l.state().finish(Factors.decode(secondMean, second.length).values(), tag.step(), gradient);
+        l.state().finish(Values.decode(secondMean, second.length).values(), tag.step(), gradient);
     }
 
     /** The step's support: a seeded one drawn here (every rank draws it, no indices travel), else the leader's. */

@@ -17,7 +17,7 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
-import io.lgc4j.core.protocol.Factors;
+import io.lgc4j.core.protocol.Values;
 import io.lgc4j.core.protocol.SketchPayload;
 import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.protocol.Support;
@@ -135,10 +135,10 @@ final class CompressedRingExchange implements GradientExchange {
     private void lowRank(RankState.LowRank l, StepTag tag, float[] gradient, PhaseClock clock) {
         clock.enter(Phase.ENCODE);
         float[] first = l.state().project(gradient, tag.step());
-        end.mean(first, Factors.KIND, tag, clock);
+        end.mean(first, Values.KIND, tag, clock);
         clock.enter(Phase.ENCODE);
         float[] second = l.state().back(first, tag.step());
-        end.mean(second, Factors.KIND, tag, clock);
+        end.mean(second, Values.KIND, tag, clock);
         clock.enter(Phase.DECODE);
         l.state().finish(second, tag.step(), gradient);
     }
