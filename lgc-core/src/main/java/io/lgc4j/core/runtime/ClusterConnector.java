@@ -7,7 +7,8 @@ import java.util.function.IntFunction;
  * {@code DistributedTrainer}. The TCP implementation lives in {@code lgc-net}.
  *
  * <pre>{@code
- * DistributedTrainer.builder()...cluster(new TcpConnector(settings)).build().fit(1);
+ * DistributedTrainer.builder()...cluster(TcpConnector.builder().endpoint(rank).job(job).master(address).token(token)
+ *         .build()).build().fit(1);
  * }</pre>
  */
 @FunctionalInterface
