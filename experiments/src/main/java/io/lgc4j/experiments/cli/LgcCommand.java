@@ -10,8 +10,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "lgc", mixinStandardHelpOptions = true, versionProvider = LgcCommand.Version.class,
         description = "Data-parallel training of DL4J models with learned gradient compression.",
-        subcommands = {RunCommand.class, LaunchCommand.class, WorkerCommand.class, KeysCommand.class,
-            TableCommand.class, FigureCommand.class, BenchCommand.class, RecordCommand.class,
+        subcommands = {RunCommand.class, LaunchCommand.class, WorkerCommand.class, ConfigCommand.class,
+            KeysCommand.class, TableCommand.class, FigureCommand.class, BenchCommand.class, RecordCommand.class,
             CommandLine.HelpCommand.class})
 public final class LgcCommand implements Runnable {
 
