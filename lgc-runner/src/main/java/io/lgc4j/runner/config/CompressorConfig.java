@@ -17,7 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -172,7 +171,8 @@ public record CompressorConfig(CompressorType type, CompressorKeys keys, Map<Str
      */
     @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
     static CompressorConfig fromYaml(Map<String, Object> given) {
-        CompressorType type = type(given.get("type"));
+        CompressorType type = SectionBinding.registeredName("compressor.type", given.get("type"), DEFAULT_TYPE,
+                CompressorType::find, CompressorType.names());
         Map<String, Object> shared = new LinkedHashMap<>();
         Map<String, Object> extensions = new LinkedHashMap<>();
         given.forEach((key, value) -> {
@@ -190,15 +190,6 @@ public record CompressorConfig(CompressorType type, CompressorKeys keys, Map<Str
         });
         CompressorKeys keys = SectionBinding.bind("compressor", shared, CompressorKeys.class, CompressorKeys.DEFAULT);
         return new CompressorConfig(type, keys, extensions);
-    }
-
-    private static CompressorType type(Object raw) {
-        if (raw == null) {
-            return DEFAULT_TYPE;
-        }
-        return (raw instanceof String text ? CompressorType.find(text) : Optional.<CompressorType>empty())
-                .orElseThrow(() -> ConfigException.forKey("compressor.type", "expects one of "
-                        + CompressorType.names() + ", found " + Section.describe(raw)));
     }
 
     /**

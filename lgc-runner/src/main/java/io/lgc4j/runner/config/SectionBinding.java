@@ -6,6 +6,8 @@ import java.lang.reflect.RecordComponent;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Binds a section of the configuration whose schema is a settings record of the library (its components are the
@@ -29,6 +31,21 @@ final class SectionBinding {
     static <R extends Record> R bind(String path, Map<String, Object> given, Class<R> type, R defaults) {
         checkKnownKeys(path, given, type);
         return Checks.check(() -> Section.of(path, given).bind(type, defaults));
+    }
+
+    /**
+     * A registered name ({@code compressor.type}, {@code topology.type}) read like an enum: {@code absent} when the
+     * key has no value, else the name {@code find} knows.
+     *
+     * @throws ConfigException {@code key '<key>' expects one of [names], found ...}
+     */
+    static <T> T registeredName(String key, Object raw, T absent, Function<String, Optional<T>> find,
+                                List<String> names) {
+        if (raw == null) {
+            return absent;
+        }
+        return (raw instanceof String text ? find.apply(text) : Optional.<T>empty()).orElseThrow(() ->
+                ConfigException.forKey(key, "expects one of " + names + ", found " + Section.describe(raw)));
     }
 
     /** Every key of {@code given}, and of its nested mappings that bind nested records, is a component. */

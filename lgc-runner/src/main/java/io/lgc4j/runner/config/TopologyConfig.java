@@ -10,7 +10,6 @@ import io.lgc4j.ps.topology.Shards;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -127,7 +126,8 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
      */
     @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
     static TopologyConfig fromYaml(Map<String, Object> given) {
-        TopologyType type = type(given.get("type"));
+        TopologyType type = SectionBinding.registeredName("topology.type", given.get("type"), DEFAULT_TYPE,
+                TopologyType::find, TopologyType.names());
         Map<String, Object> shardKeys = new LinkedHashMap<>(given);
         shardKeys.remove("type");
         Object support = shardKeys.remove("support");
@@ -142,14 +142,5 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
                 () -> Section.of("topology", Map.of("support", support)).choice("support", SupportPolicy.class));
         Shards shards = SectionBinding.bind("topology", shardKeys, Shards.class, Shards.DEFAULT);
         return new TopologyConfig(type, policy, shards);
-    }
-
-    private static TopologyType type(Object raw) {
-        if (raw == null) {
-            return DEFAULT_TYPE;
-        }
-        return (raw instanceof String text ? TopologyType.find(text) : Optional.<TopologyType>empty())
-                .orElseThrow(() -> ConfigException.forKey("topology.type", "expects one of " + TopologyType.names()
-                        + ", found " + Section.describe(raw)));
     }
 }
