@@ -144,35 +144,35 @@ public final class DgcCompressor implements GatherCompressor {
     private final class RankState implements State {
         private final Region region;
         private final float[] u;
-        private final float[] v;
+        /** The accumulated velocity v: error feedback, accumulating u instead of the gradient. */
+        private final ErrorFeedback v;
         private final TopK topK = new TopK();
         private int[] scratch = new int[0];
-        private OfferTap tap;
-        private ValueEncoding values = ValueEncoding.FP32;
 
         RankState(Region region) {
             this.region = region;
             this.u = new float[region.length()];
-            this.v = new float[region.length()];
+            this.v = ErrorFeedback.inPlace(region, "v");
         }
 
         /** The momentum u and the accumulated velocity v, region coordinates. */
         @Override
         public void save(CheckpointPart.Builder part, String prefix) {
             part.section(prefix + "/u").putFloats(u);
-            part.section(prefix + "/v").putFloats(v);
+            v.save(part, prefix);
         }
 
         @Override
         public void restore(CheckpointPart part, String prefix) throws CheckpointException {
             part.floatsInto(prefix + "/u", u);
-            part.floatsInto(prefix + "/v", v);
+            v.restore(part, prefix);
         }
 
         @Override
         public SparseSet compress(float[] gradient, int step) {
             float scale = clipScale(gradient);
             float m = (float) momentum;
+            float[] velocity = v.compensated(); // momentum correction: v accumulates u, not the gradient
             List<SparseVector> out = new ArrayList<>(region.blockCount());
             for (int b = 0; b < region.blockCount(); b++) {
                 ParamBlock block = region.block(b);
@@ -180,25 +180,20 @@ public final class DgcCompressor implements GatherCompressor {
                 for (int i = 0; i < block.length(); i++) {
                     int r = start + i;
                     u[r] = m * u[r] + scale * gradient[block.offset() + i];
-                    v[r] += u[r];
+                    velocity[r] += u[r];
                 }
                 int k = count(step, block);
                 if (scratch.length < k) {
                     scratch = new int[k];
                 }
-                int count = topK.select(v, start, start + block.length(), k, scratch);
-                if (tap != null) {
-                    tap.offered(block, v, start, scratch, count);
-                }
-                SparseVector sent = SparseVector.gather(v, start, start + block.length(), scratch, count);
+                int count = topK.select(velocity, start, start + block.length(), k, scratch);
+                out.add(v.take(b, scratch, count));
                 for (int j = 0; j < count; j++) {
-                    v[start + scratch[j]] = 0f;
                     u[start + scratch[j]] = 0f;
                 }
-                out.add(sent);
             }
             // v keeps what the rounding lost (v = c − decoded where sent); u stays masked there
-            SentRounding.round(values, out, region, v);
+            v.round(out);
             return new SparseSet(out);
         }
 
@@ -219,17 +214,17 @@ public final class DgcCompressor implements GatherCompressor {
 
         @Override
         public void tap(OfferTap tap) {
-            this.tap = tap;
+            v.tap(tap);
         }
 
         @Override
         public void values(ValueEncoding encoding) {
-            this.values = java.util.Objects.requireNonNull(encoding, "encoding");
+            v.values(encoding);
         }
 
         @Override
         public float[] residual() {
-            return v.clone();
+            return v.residual();
         }
     }
 }

@@ -152,7 +152,8 @@ public final class PowerSgdCompressor implements LowRankCompressor {
         private final Region region;
         private final Settings settings;
         private final long seed;
-        private final float[] memory;
+        /** Compensated in place: M within a step, M − P̂·Q̄ᵀ (what the factors did not carry) after it. */
+        private final ErrorFeedback memory;
         private final float[][] q;
         private final float[] orthonormalP;
         private float[] plainMean = new float[0];
@@ -166,7 +167,7 @@ public final class PowerSgdCompressor implements LowRankCompressor {
             this.region = region;
             this.settings = settings;
             this.seed = seed;
-            this.memory = new float[region.length()];
+            this.memory = ErrorFeedback.inPlace(region, "memory");
             this.q = new float[region.blockCount()][];
             this.orthonormalP = new float[plan.pLength()];
         }
@@ -178,7 +179,7 @@ public final class PowerSgdCompressor implements LowRankCompressor {
         @Override
         public void save(CheckpointPart.Builder part, String prefix) {
             requirePhase(0, openStep + 1, "save");
-            part.section(prefix + "/memory").putFloats(memory);
+            memory.save(part, prefix);
             SectionWriter w = part.section(prefix + "/q");
             for (float[] block : q) {
                 w.putInt(block == null ? -1 : block.length);
@@ -190,7 +191,7 @@ public final class PowerSgdCompressor implements LowRankCompressor {
 
         @Override
         public void restore(CheckpointPart part, String prefix) throws CheckpointException {
-            part.floatsInto(prefix + "/memory", memory);
+            memory.restore(part, prefix);
             SectionReader r = part.section(prefix + "/q");
             float[][] read = new float[q.length][];
             for (int b = 0; b < q.length; b++) {
@@ -213,24 +214,23 @@ public final class PowerSgdCompressor implements LowRankCompressor {
             requirePhase(0, step, "project");
             openStep = step;
             float[] out = new float[plan.firstLength()];
+            float[] m = memory.compensated();
             for (int b = 0; b < region.blockCount(); b++) {
                 LowRankPlan.Entry e = plan.entry(b);
                 ParamBlock block = e.block();
                 int start = region.start(b);
-                for (int i = 0; i < block.length(); i++) {
-                    memory[start + i] += gradient[block.offset() + i]; // M = memory + gradient, in place
-                }
-                if (tap != null) {
-                    tap.offered(block, memory, start, everyIndex(block.length()), block.length());
+                memory.compensate(b, gradient); // M = memory + gradient, in place
+                if (tap != null) { // PowerSGD offers all of M and takes no entry out
+                    tap.offered(block, m, start, everyIndex(block.length()), block.length());
                 }
                 if (!e.factored()) {
-                    System.arraycopy(memory, start, out, e.first(), block.length());
+                    System.arraycopy(m, start, out, e.first(), block.length());
                     continue;
                 }
                 if (q[b] == null || !settings.warmStart()) {
                     q[b] = randomOrthonormal(e.cols(), e.rank(), step, b);
                 }
-                multiply(memory, start, e.rows(), e.cols(), q[b], e.rank(), out, e.first());
+                multiply(m, start, e.rows(), e.cols(), q[b], e.rank(), out, e.first());
             }
             phase = 1;
             return out;
@@ -250,8 +250,8 @@ public final class PowerSgdCompressor implements LowRankCompressor {
                 }
                 System.arraycopy(firstMean, e.first(), orthonormalP, e.first(), e.rows() * e.rank());
                 orthonormalize(orthonormalP, e.first(), e.rows(), e.rank());
-                multiplyTransposed(memory, region.start(b), e.rows(), e.cols(), orthonormalP, e.first(), e.rank(),
-                        out, e.second());
+                multiplyTransposed(memory.compensated(), region.start(b), e.rows(), e.cols(), orthonormalP, e.first(),
+                        e.rank(), out, e.second());
             }
             phase = 2;
             return out;
@@ -261,13 +261,14 @@ public final class PowerSgdCompressor implements LowRankCompressor {
         public void finish(float[] secondMean, int step, float[] gradient) {
             requirePhase(2, step, "finish");
             requireLength(secondMean, plan.secondLength(), "second");
+            float[] m = memory.compensated(); // M becomes the memory in place: M − applied, or 0
             for (int b = 0; b < region.blockCount(); b++) {
                 LowRankPlan.Entry e = plan.entry(b);
                 ParamBlock block = e.block();
                 int start = region.start(b);
                 if (!e.factored()) {
                     System.arraycopy(plainMean, e.first() - plan.pLength(), gradient, block.offset(), block.length());
-                    Arrays.fill(memory, start, start + block.length(), 0f);
+                    Arrays.fill(m, start, start + block.length(), 0f);
                     continue;
                 }
                 int r = e.rank();
@@ -283,7 +284,7 @@ public final class PowerSgdCompressor implements LowRankCompressor {
                         float applied = (float) sum;
                         int at = start + row * e.cols() + col;
                         gradient[block.offset() + row * e.cols() + col] = applied;
-                        memory[at] = settings.errorFeedback() ? memory[at] - applied : 0f;
+                        m[at] = settings.errorFeedback() ? m[at] - applied : 0f;
                     }
                 }
                 q[b] = qMean; // warm start: every rank holds the same mean
@@ -299,7 +300,7 @@ public final class PowerSgdCompressor implements LowRankCompressor {
 
         @Override
         public float[] residual() {
-            return memory.clone();
+            return memory.residual();
         }
 
         private int[] everyIndex(int n) {

@@ -189,7 +189,7 @@ public final class S2SketchCompressor implements SketchCompressor {
         private final S2CountSketch sketch;
         private final S2SketchLayout layout;
         private final Region region;
-        private final float[] memory;
+        private final ErrorFeedback memory;
         private final TopK topK = new TopK();
         private final S2Decoder decoder;
         private int[] selected = new int[0];
@@ -199,18 +199,18 @@ public final class S2SketchCompressor implements SketchCompressor {
             this.decoder = new S2Decoder(sketch);
             this.layout = sketch.layout();
             this.region = layout.region();
-            this.memory = new float[region.length()];
+            this.memory = ErrorFeedback.inPlace(region, "memory");
         }
 
         /** The error-feedback memory, region coordinates; the sketch and the selection are the step's own. */
         @Override
         public void save(CheckpointPart.Builder part, String prefix) {
-            part.section(prefix + "/memory").putFloats(memory);
+            memory.save(part, prefix);
         }
 
         @Override
         public void restore(CheckpointPart part, String prefix) throws CheckpointException {
-            part.floatsInto(prefix + "/memory", memory);
+            memory.restore(part, prefix);
         }
 
         @Override
@@ -219,18 +219,15 @@ public final class S2SketchCompressor implements SketchCompressor {
             for (int b = 0; b < region.blockCount(); b++) {
                 ParamBlock block = region.block(b);
                 int start = region.start(b);
-                for (int i = 0; i < block.length(); i++) {
-                    memory[start + i] += gradient[block.offset() + i];
-                }
+                memory.compensate(b, gradient);
                 int k = layout.selected(b);
                 if (selected.length < k) {
                     selected = new int[k];
                 }
-                int count = topK.select(memory, start, start + block.length(), k, selected);
+                int count = topK.select(memory.compensated(), start, start + block.length(), k, selected);
+                SparseVector taken = memory.take(b, selected, count); // compensated − selected stays, exactly
                 for (int j = 0; j < count; j++) {
-                    int index = selected[j];
-                    sketch.add(b, index, memory[start + index], out.counters(), out.bitmap());
-                    memory[start + index] = 0f; // what stays behind: compensated − selected, exactly
+                    sketch.add(b, taken.indices()[j], taken.values()[j], out.counters(), out.bitmap());
                 }
             }
             return out;
@@ -251,7 +248,7 @@ public final class S2SketchCompressor implements SketchCompressor {
 
         @Override
         public float[] residual() {
-            return memory.clone();
+            return memory.residual();
         }
     }
 }

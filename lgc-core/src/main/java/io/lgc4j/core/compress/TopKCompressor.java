@@ -128,26 +128,24 @@ public final class TopKCompressor implements GatherCompressor {
 
     private final class RankState implements State {
         private final Region region;
-        private final float[] residual;
+        private final ErrorFeedback residual;
         private final TopK topK = new TopK();
         private int[] scratch = new int[0];
-        private OfferTap tap;
-        private ValueEncoding values = ValueEncoding.FP32;
 
         RankState(Region region) {
             this.region = region;
-            this.residual = new float[region.length()];
+            this.residual = ErrorFeedback.inPlace(region, "residual");
         }
 
         /** The residual (error-feedback memory), region coordinates. */
         @Override
         public void save(CheckpointPart.Builder part, String prefix) {
-            part.section(prefix + "/residual").putFloats(residual);
+            residual.save(part, prefix);
         }
 
         @Override
         public void restore(CheckpointPart part, String prefix) throws CheckpointException {
-            part.floatsInto(prefix + "/residual", residual);
+            residual.restore(part, prefix);
         }
 
         @Override
@@ -156,40 +154,31 @@ public final class TopKCompressor implements GatherCompressor {
             for (int b = 0; b < region.blockCount(); b++) {
                 ParamBlock block = region.block(b);
                 int start = region.start(b);
-                for (int i = 0; i < block.length(); i++) {
-                    residual[start + i] += gradient[block.offset() + i];
-                }
+                residual.compensate(b, gradient);
                 int k = count(step, block);
                 if (scratch.length < k) {
                     scratch = new int[k];
                 }
-                int count = topK.select(residual, start, start + block.length(), k, scratch);
-                if (tap != null) {
-                    tap.offered(block, residual, start, scratch, count);
-                }
-                SparseVector sent = SparseVector.gather(residual, start, start + block.length(), scratch, count);
-                for (int j = 0; j < count; j++) {
-                    residual[start + scratch[j]] = 0f;
-                }
-                out.add(sent);
+                int count = topK.select(residual.compensated(), start, start + block.length(), k, scratch);
+                out.add(residual.take(b, scratch, count));
             }
-            SentRounding.round(values, out, region, residual);
+            residual.round(out);
             return new SparseSet(out);
         }
 
         @Override
         public void tap(OfferTap tap) {
-            this.tap = tap;
+            residual.tap(tap);
         }
 
         @Override
         public void values(ValueEncoding encoding) {
-            this.values = java.util.Objects.requireNonNull(encoding, "encoding");
+            residual.values(encoding);
         }
 
         @Override
         public float[] residual() {
-            return residual.clone();
+            return residual.residual();
         }
     }
 }

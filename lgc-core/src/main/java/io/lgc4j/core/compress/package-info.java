@@ -11,6 +11,7 @@
  * {@code learnedRatio} where it has one (topk, dgc, scalecom, randomk). Each compressor describes itself by a
  * settings record ({@code DgcCompressor.Settings}, ..., {@link io.lgc4j.core.compress.Compressor#settings()}) and
  * registers a nested {@code Provider} with the registry ({@code io.lgc4j.core.method}) so that configurations can
- * name it.
+ * name it. Every rank state's error-feedback memory is one package-private {@code ErrorFeedback}: compensate, take
+ * what is sent, keep the half-precision rounding, filter (low-pass), save and restore.
  */
 package io.lgc4j.core.compress;
