@@ -7,15 +7,17 @@ import java.util.Objects;
  * record ({@code ratio}), a nested one ({@code sketch.rows}) or, once a configuration layer adds the section, the
  * whole dotted path ({@code compressor.sketch.rows}). The message is {@code <key> <problem>}.
  *
- * <p>Settings records check their components in their compact constructors with {@link #require}, so a record built
- * in code and one bound from a configuration fail with the same words:
+ * <p>Settings records check their components in their compact constructors — ranges with {@link Require}, other
+ * conditions with {@link #require} — so a record built in code and one bound from a configuration fail with the same
+ * words:
  * <pre>{@code
- * public record Settings(double ratio, int warmupSteps) {
- *     public Settings {
- *         SettingsException.require(ratio > 0 && ratio <= 1, "ratio", "must be in (0, 1], found " + ratio);
+ * public record Shape(int rows, int groupSize) {
+ *     public Shape {
+ *         Require.atLeast("rows", rows, 1);
+ *         SettingsException.require(rows % 2 != 0, "rows", "must be odd, found " + rows);
  *     }
  * }
- * new Settings(0, 0);   // SettingsException: "ratio must be in (0, 1], found 0.0"
+ * new Shape(4, 8);   // SettingsException: "rows must be odd, found 4"
  * }</pre>
  * It is an {@link IllegalArgumentException}, as every argument check of the library.
  */
