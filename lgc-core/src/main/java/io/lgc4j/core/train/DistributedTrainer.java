@@ -8,6 +8,9 @@ import io.lgc4j.core.checkpoint.ModelIdentity;
 import io.lgc4j.core.checkpoint.RunSignature;
 import io.lgc4j.core.compute.ComputeReport;
 import io.lgc4j.core.compute.ComputeSettings;
+import io.lgc4j.core.data.DataPlan;
+import io.lgc4j.core.data.DataSource;
+import io.lgc4j.core.data.MemorySource;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
@@ -18,7 +21,6 @@ import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 
 import org.deeplearning4j.nn.api.Model;
-import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
 
@@ -43,7 +45,7 @@ import java.util.function.Function;
  * <pre>{@code
  * TrainingResult result = DistributedTrainer.builder()
  *         .model(net)                        // a MultiLayerNetwork or ComputationGraph, initialized
- *         .data(trainIterator)               // read once into memory, then sharded per rank
+ *         .data(trainIterator)               // read once into memory; or a DataSource each rank streams
  *         .workers(4)
  *         .batchSizePerWorker(32)
  *         .topology(new RingTopology())
@@ -61,8 +63,9 @@ public final class DistributedTrainer {
     private final int batchSize;
     private final long seed;
     private final Topology topology;
-    private final INDArray features;
-    private final INDArray labels;
+    private final DataSource data;
+    private final DataPlan dataPlan;
+    private final int prefetch;
     private final DataSetIterator evalData;
     private final int evalEverySteps;
     private final int maxSteps;
@@ -73,7 +76,6 @@ public final class DistributedTrainer {
     private final ComputeSettings compute;
     private final ComputeReport computeReport;
     private final TrainingRuntime runtime;
-    private final ShardPlan shards;
     private final boolean diagnostics;
     private final ValueEncoding values;
     private final StageSchedule stages;
@@ -103,10 +105,9 @@ public final class DistributedTrainer {
         this.stages = b.stages != null ? b.stages
                 : topology.compressor().isPresent() ? StageSchedule.denseWarmup(0) : StageSchedule.ALWAYS_FULL;
         topology.check(layout, stages, b.stages != null);
-        DataSet all = b.dataSet;
-        this.features = ShardPlan.rowMajor(all.getFeatures());
-        this.labels = ShardPlan.rowMajor(all.getLabels());
-        this.shards = new ShardPlan((int) features.size(0), workers, batchSize, seed);
+        this.data = b.data;
+        this.dataPlan = b.dataPlan;
+        this.prefetch = b.prefetch;
         this.compute = b.compute;
         // every replica is built here, after the user's model: its layers get the helpers the settings ask for
         this.replicas = runtime.replicas(origin, compute, workers);
@@ -217,7 +218,12 @@ public final class DistributedTrainer {
 
     /** Steps one epoch takes. */
     public int stepsPerEpoch() {
-        return shards.stepsPerEpoch();
+        return dataPlan.stepsPerEpoch();
+    }
+
+    /** The training data: where each worker reads its shard. */
+    public DataSource data() {
+        return data;
     }
 
     /**
@@ -234,14 +240,14 @@ public final class DistributedTrainer {
             throw new IllegalStateException("fit may be called once per DistributedTrainer");
         }
         used = true;
-        int perEpoch = shards.stepsPerEpoch();
+        int perEpoch = dataPlan.stepsPerEpoch();
         int total = perEpoch * epochs;
         if (maxSteps > 0) {
             total = Math.min(total, maxSteps);
         }
         int serviceCount = topology.serviceEndpoints(workers);
         TrainingPlan plan = new TrainingPlan(topology.name(), workers, serviceCount, batchSize, perEpoch, total,
-                (int) features.size(0), layout);
+                (int) dataPlan.examples(), layout);
         Checkpointing checkpoints = null;
         if (checkpointRunDir != null || resume != null) {
             if (resume != null && resume.nextStep() > total) {
@@ -254,7 +260,7 @@ public final class DistributedTrainer {
                     runName, signature(), stages, total, resume);
         }
         EvaluationShares evaluation = evalData == null ? null : EvaluationShares.read(evalData);
-        RankLoop.Run run = new RankLoop.Run(plan, stages, shards, features, labels, batchSize, evaluation,
+        RankLoop.Run run = new RankLoop.Run(plan, stages, data, seed, prefetch, batchSize, evaluation,
                 evalEverySteps, listeners, method(), diagnostics, values, checkpoints);
         listeners.forEach(l -> l.onStart(plan));
         TrainingResult result = null;
@@ -275,7 +281,9 @@ public final class DistributedTrainer {
     /** Builds a {@link DistributedTrainer}; {@link #build()} checks every setting and names the one that is wrong. */
     public static final class Builder {
         private Model model;
-        private DataSet dataSet;
+        private DataSource data;
+        private DataPlan dataPlan;
+        private int prefetch = 2;
         private int workers = 1;
         private int batchSizePerWorker = 32;
         private long seed = 42;
@@ -307,26 +315,36 @@ public final class DistributedTrainer {
             return this;
         }
 
-        /** The training data, read once into memory (the iterator is reset first and consumed). */
+        /**
+         * The training data, read into memory now ({@link MemorySource#read}: the iterator is reset first and
+         * consumed). For data larger than memory, or read by each rank from its own part, give a
+         * {@link DataSource}.
+         */
         public Builder data(DataSetIterator data) {
-            Objects.requireNonNull(data, "data");
-            if (data.resetSupported()) {
-                data.reset();
-            }
-            List<DataSet> batches = new ArrayList<>();
-            while (data.hasNext()) {
-                batches.add(data.next());
-            }
-            if (batches.isEmpty()) {
-                throw new IllegalArgumentException("the training data iterator returned no examples");
-            }
-            this.dataSet = DataSet.merge(batches);
+            return data(MemorySource.read(data));
+        }
+
+        /** The training data as one in-memory data set ({@link MemorySource#of}). */
+        public Builder data(DataSet data) {
+            return data(MemorySource.of(data));
+        }
+
+        /**
+         * Where each worker reads its examples: every worker opens {@code source} for its own shard of each epoch
+         * (service endpoints never do), and before step 0 the workers check that they agree on its
+         * {@link DataSource#plan}.
+         */
+        public Builder data(DataSource source) {
+            this.data = Objects.requireNonNull(source, "data");
             return this;
         }
 
-        /** The training data as one in-memory data set. */
-        public Builder data(DataSet data) {
-            this.dataSet = Objects.requireNonNull(data, "data");
+        /**
+         * Batches each worker reads ahead of its compute, on a thread of its own (default 2; 0: on the rank's
+         * thread). Changes when examples are read, not which: the run is the same bit for bit.
+         */
+        public Builder prefetch(int batches) {
+            this.prefetch = batches;
             return this;
         }
 
@@ -504,7 +522,7 @@ public final class DistributedTrainer {
             if (model == null) {
                 throw new IllegalArgumentException("model is required");
             }
-            if (dataSet == null) {
+            if (data == null) {
                 throw new IllegalArgumentException("data is required");
             }
             if (topology == null) {
@@ -526,14 +544,10 @@ public final class DistributedTrainer {
                 throw new IllegalArgumentException("checkpoint everySteps must be >= 0, found "
                         + checkpointEverySteps);
             }
-            long globalBatch = (long) workers * batchSizePerWorker;
-            long examples = dataSet.getFeatures() == null ? 0 : dataSet.getFeatures().size(0);
-            if (examples < globalBatch) {
-                throw new IllegalArgumentException("the training data holds " + examples + " examples, fewer than"
-                        + " one global batch: workers × batchSizePerWorker = " + workers + " × " + batchSizePerWorker
-                        + " = " + globalBatch + " (every rank reads one batch per step); give more data, fewer"
-                        + " workers or a smaller batch");
+            if (prefetch < 0) {
+                throw new IllegalArgumentException("prefetch must be >= 0, found " + prefetch);
             }
+            dataPlan = data.plan(workers, batchSizePerWorker);
             return new DistributedTrainer(this);
         }
     }

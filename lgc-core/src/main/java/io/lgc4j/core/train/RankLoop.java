@@ -9,6 +9,8 @@ import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
+import io.lgc4j.core.data.DataSource;
+import io.lgc4j.core.data.Shard;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
@@ -20,6 +22,7 @@ import io.lgc4j.core.runtime.RunReport;
 import io.lgc4j.core.stage.Stage;
 
 import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.factory.Nd4j;
 
 import java.nio.ByteBuffer;
@@ -68,8 +71,8 @@ final class RankLoop {
     };
 
     /** Everything every rank of one run shares, read-only. */
-    record Run(TrainingPlan plan, io.lgc4j.core.stage.StageSchedule stages, ShardPlan shards, INDArray features,
-               INDArray labels, int batchSize, EvaluationShares evalData,
+    record Run(TrainingPlan plan, io.lgc4j.core.stage.StageSchedule stages, DataSource data, long seed,
+               int prefetch, int batchSize, EvaluationShares evalData,
                int evalEverySteps, List<TrainingListener> listeners, TopologyDescription method,
                boolean diagnostics, io.lgc4j.core.comm.ValueEncoding values, Checkpointing checkpoints) {
         int workers() {
@@ -137,74 +140,87 @@ final class RankLoop {
         link.releaseReceived();
         PhaseClock clock = new PhaseClock();
         float[] gradient = null;
-        for (int s = first; s < plan.totalSteps(); s++) {
-            step = s;
-            int epoch = s / plan.stepsPerEpoch();
-            int inEpoch = s % plan.stepsPerEpoch();
-            Stage stage = run.stages().stageAt(s);
-            long stepStart = System.nanoTime();
-            clock.reset();
-            clock.enter(Phase.CPU_WAIT);
-            gate.beforeCompute();
-            double loss;
-            try {
-                clock.enter(Phase.COMPUTE);
-                int[] rows = run.shards().batch(epoch, inEpoch, rank);
-                loss = replica.computeGradient(ShardPlan.examples(run.features(), rows),
-                        ShardPlan.examples(run.labels(), rows));
-            } finally {
-                gate.afterCompute();
-            }
-            INDArray view = replica.gradient();
-            if (gradient == null) {
-                gradient = new float[(int) view.length()];
-            }
-            copyChecked(view, gradient, s);
-            gate.beforeExchange(clock, rank, s);
-            if (offers != null) {
-                offers.begin(gradient);
-            }
-            exchange.allReduceMean(new StepTag(s, stage, run.values()), gradient, clock);
-            link.releaseReceived(); // every frame of the step is decoded: a network transport reuses its buffers
-            if (offers != null) {
-                clock.enter(Phase.EVALUATE);
-                diagnose(s, stage, gradient);
-            }
-            clock.enter(Phase.APPLY);
-            // DL4J's gradient is a sum over the mini-batch and its updater divides by the batch size; the mean over
-            // ranks of per-rank sums divided by b is the mean over all K·b examples.
-            replica.applyGradient(gradient, run.batchSize());
-            boolean epochEnd = inEpoch == plan.stepsPerEpoch() - 1;
-            if (epochEnd) {
-                replica.endEpoch();
-            }
-            boolean last = s == plan.totalSteps() - 1;
-            RunReport.Evaluated evaluated = null;
-            if (run.evalData() != null
-                    && (last || epochEnd || (run.evalEverySteps() > 0 && (s + 1) % run.evalEverySteps() == 0))) {
-                clock.enter(Phase.EVALUATE);
-                evaluated = run.evalData().evaluate(replica, rank, run.workers());
-            }
-            clock.stop();
-            long[] now = meter.snapshot().row(rank);
-            long[] delta = minus(now, reported);
-            reported = now;
-            RunReport.StepReport own = new RunReport.StepReport(loss, clock.snapshot(), notes.take(s), delta);
-            long saveStart = System.nanoTime();
-            CheckpointPart.Builder saved = checkpoints != null && checkpoints.dueAfter(s) ? save(now) : null;
-            if (rank == 0) {
-                collector.step(s, stage, own, evaluated, stepStart, saved,
-                        saved == null ? null : checksum(replica));
-            } else {
-                if (saved != null) {
-                    PartInfo info = checkpoints.writeRank(s, rank, saved.build());
-                    link.sendReport(0, s, stage, new RunReport.Saved(info.fileName(), info.size(), info.crc32c(),
-                            checksum(replica), System.nanoTime() - saveStart));
+        BatchReader batches = null;
+        try {
+            for (int s = first; s < plan.totalSteps(); s++) {
+                step = s;
+                int epoch = s / plan.stepsPerEpoch();
+                int inEpoch = s % plan.stepsPerEpoch();
+                Stage stage = run.stages().stageAt(s);
+                long stepStart = System.nanoTime();
+                if (batches == null) {
+                    int count = Math.min(plan.stepsPerEpoch() - inEpoch, plan.totalSteps() - s);
+                    Shard shard = new Shard(rank, run.workers(), run.batchSize(), epoch, inEpoch, run.seed());
+                    batches = BatchReader.open(run.data(), shard, count, run.prefetch());
                 }
-                if (evaluated != null) {
-                    link.sendReport(0, s, stage, evaluated);
+                clock.reset();
+                clock.enter(Phase.CPU_WAIT);
+                gate.beforeCompute();
+                double loss;
+                try {
+                    clock.enter(Phase.COMPUTE);
+                    DataSet batch = batches.next();
+                    loss = replica.computeGradient(batch.getFeatures(), batch.getLabels());
+                } finally {
+                    gate.afterCompute();
                 }
-                link.sendReport(0, s, stage, own);
+                INDArray view = replica.gradient();
+                if (gradient == null) {
+                    gradient = new float[(int) view.length()];
+                }
+                copyChecked(view, gradient, s);
+                gate.beforeExchange(clock, rank, s);
+                if (offers != null) {
+                    offers.begin(gradient);
+                }
+                exchange.allReduceMean(new StepTag(s, stage, run.values()), gradient, clock);
+                link.releaseReceived(); // every frame of the step is decoded: a network transport reuses its buffers
+                if (offers != null) {
+                    clock.enter(Phase.EVALUATE);
+                    diagnose(s, stage, gradient);
+                }
+                clock.enter(Phase.APPLY);
+                // DL4J's gradient is a sum over the mini-batch and its updater divides by the batch size; the mean over
+                // ranks of per-rank sums divided by b is the mean over all K·b examples.
+                replica.applyGradient(gradient, run.batchSize());
+                boolean epochEnd = inEpoch == plan.stepsPerEpoch() - 1;
+                if (epochEnd) {
+                    replica.endEpoch();
+                    batches.close();
+                    batches = null;
+                }
+                boolean last = s == plan.totalSteps() - 1;
+                RunReport.Evaluated evaluated = null;
+                if (run.evalData() != null
+                        && (last || epochEnd || (run.evalEverySteps() > 0 && (s + 1) % run.evalEverySteps() == 0))) {
+                    clock.enter(Phase.EVALUATE);
+                    evaluated = run.evalData().evaluate(replica, rank, run.workers());
+                }
+                clock.stop();
+                long[] now = meter.snapshot().row(rank);
+                long[] delta = minus(now, reported);
+                reported = now;
+                RunReport.StepReport own = new RunReport.StepReport(loss, clock.snapshot(), notes.take(s), delta);
+                long saveStart = System.nanoTime();
+                CheckpointPart.Builder saved = checkpoints != null && checkpoints.dueAfter(s) ? save(now) : null;
+                if (rank == 0) {
+                    collector.step(s, stage, own, evaluated, stepStart, saved,
+                            saved == null ? null : checksum(replica));
+                } else {
+                    if (saved != null) {
+                        PartInfo info = checkpoints.writeRank(s, rank, saved.build());
+                        link.sendReport(0, s, stage, new RunReport.Saved(info.fileName(), info.size(), info.crc32c(),
+                                checksum(replica), System.nanoTime() - saveStart));
+                    }
+                    if (evaluated != null) {
+                        link.sendReport(0, s, stage, evaluated);
+                    }
+                    link.sendReport(0, s, stage, own);
+                }
+            }
+        } finally {
+            if (batches != null) {
+                batches.close();
             }
         }
         RunReport.FinalReport last = new RunReport.FinalReport(checksum(replica), meter.snapshot().row(rank));

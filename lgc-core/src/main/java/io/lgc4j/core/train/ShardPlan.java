@@ -1,15 +1,16 @@
 package io.lgc4j.core.train;
 
-import org.nd4j.linalg.api.ndarray.INDArray;
-import org.nd4j.linalg.factory.Nd4j;
+import io.lgc4j.core.data.EpochOrder;
+import io.lgc4j.core.data.MemorySource;
 
-import java.util.SplittableRandom;
+import org.nd4j.linalg.api.ndarray.INDArray;
 
 /**
  * Which examples each rank reads at each step: every epoch the example indices are shuffled with a generator
  * seeded from the run seed and the epoch, then cut into K disjoint contiguous shards, one per rank; rank r reads
  * its shard in mini-batches of b. Examples beyond {@code K * b * stepsPerEpoch} are left out of that epoch (a
- * different tail every epoch, since the order changes).
+ * different tail every epoch, since the order changes). The order is {@link EpochOrder}'s; the trainer reads through a
+ * {@link io.lgc4j.core.data.DataSource}, which gives the same rows.
  */
 public final class ShardPlan {
     private final int examples;
@@ -50,14 +51,7 @@ public final class ShardPlan {
      * @return a new array of shape {@code [rows.length, ...]}
      */
     public static INDArray examples(INDArray data, int[] rows) {
-        if (data.rank() == 2) {
-            return Nd4j.pullRows(data, 1, rows);
-        }
-        // ND4J pulls rows of a matrix only: view each example as one row, pull, restore the example's shape
-        long[] shape = data.shape();
-        long[] picked = shape.clone();
-        picked[0] = rows.length;
-        return Nd4j.pullRows(data.reshape('c', shape[0], data.length() / shape[0]), 1, rows).reshape('c', picked);
+        return MemorySource.rows(data, rows);
     }
 
     /**
@@ -66,7 +60,7 @@ public final class ShardPlan {
      *         {@link #examples} never copies the whole data set
      */
     public static INDArray rowMajor(INDArray data) {
-        return data.rank() == 2 || data.ordering() == 'c' ? data : data.dup('c');
+        return MemorySource.rowMajor(data);
     }
 
     /** Example indices rank {@code rank} reads at step {@code stepInEpoch} of {@code epoch}. */
@@ -83,17 +77,6 @@ public final class ShardPlan {
     }
 
     private int[] shuffled(int epoch) {
-        int[] idx = new int[examples];
-        for (int i = 0; i < examples; i++) {
-            idx[i] = i;
-        }
-        SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + epoch);
-        for (int i = examples - 1; i > 0; i--) {
-            int j = random.nextInt(i + 1);
-            int t = idx[i];
-            idx[i] = idx[j];
-            idx[j] = t;
-        }
-        return idx;
+        return EpochOrder.of(examples, seed, epoch);
     }
 }

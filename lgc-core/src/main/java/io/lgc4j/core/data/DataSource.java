@@ -1,0 +1,45 @@
+package io.lgc4j.core.data;
+
+import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
+
+import java.io.IOException;
+
+/**
+ * Where the workers' examples come from. Every worker rank opens the source for its own {@link Shard} of each epoch
+ * and reads exactly {@code plan.stepsPerEpoch() − fromStep} batches of exactly {@code batchSize} examples from it;
+ * service endpoints (a parameter server) never call it. Before step 0 every worker computes {@link #plan} and the
+ * run refuses workers that disagree, naming both plans.
+ *
+ * <p>A source must give the same batches for the same shard (a resumed run reads on from where the saved run
+ * stopped), disjoint examples to the ranks of one epoch, and batches whose features and labels have the model's
+ * shapes, without masks. {@link IndexedSource} does all of this for any source that can read an example by its
+ * number; {@link MemorySource} holds the examples in memory.
+ */
+public interface DataSource extends AutoCloseable {
+
+    /**
+     * Counts only: how many examples, steps per epoch for {@code workers} ranks reading {@code batchSize} each, and
+     * the data's fingerprint. Reads no example (a file source reads its index).
+     *
+     * @throws IllegalArgumentException when the data does not hold one global batch
+     * @throws java.io.UncheckedIOException when the source cannot be read
+     */
+    DataPlan plan(int workers, int batchSize);
+
+    /**
+     * The batches of {@code shard}: from step {@code shard.fromStep()} to the end of the epoch, each of
+     * {@code shard.batchSize()} examples. The trainer reads it on a thread of its own, ahead of the step that uses it,
+     * and closes nothing but the source itself at the end.
+     *
+     * @throws IOException when the examples cannot be read
+     */
+    DataSetIterator open(Shard shard) throws IOException;
+
+    /** What the data is, for provenance and messages: "memory, 60,000 examples", "csv /data/train (3 files, …)". */
+    String describe();
+
+    /** Releases files and buffers; the default holds none. */
+    @Override
+    default void close() throws IOException {
+    }
+}

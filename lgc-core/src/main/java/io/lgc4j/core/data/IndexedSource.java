@@ -1,0 +1,70 @@
+package io.lgc4j.core.data;
+
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/**
+ * A source that can read any example by its number {@code 0 … N−1}: every such source gives the same order
+ * ({@link EpochOrder}: shuffled per epoch, contiguous blocks per rank), so the same examples in memory, in CSV files
+ * or in IDX files give the same run bit for bit. A subclass says how many examples there are and reads a list of
+ * them; it reads nothing else, so a rank holds only the batch it reads (and one {@code int} per example for the
+ * order).
+ */
+public abstract class IndexedSource implements DataSource {
+
+    /** How many examples the source holds; cheap (an index or a header). */
+    protected abstract long examples();
+
+    /**
+     * The examples numbered {@code rows}, in that order, as one data set of {@code rows.length} examples: features
+     * and labels, no masks. Called on the reading thread of one rank; implementations used by several ranks of one
+     * process at once must allow concurrent calls.
+     */
+    protected abstract DataSet read(int[] rows) throws IOException;
+
+    /** Identifies the data (0: the source cannot say); compared across workers before step 0. */
+    protected long fingerprint() {
+        return 0;
+    }
+
+    @Override
+    public DataPlan plan(int workers, int batchSize) {
+        return DataPlan.of(examples(), workers, batchSize, fingerprint());
+    }
+
+    @Override
+    public DataSetIterator open(Shard shard) {
+        long n = examples();
+        if (n > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(describe() + " holds " + n + " examples; a shuffled order over all of"
+                    + " them is limited to " + Integer.MAX_VALUE);
+        }
+        DataPlan plan = plan(shard.workers(), shard.batchSize());
+        if (shard.fromStep() > plan.stepsPerEpoch()) {
+            throw new IllegalArgumentException("step " + shard.fromStep() + " is beyond the epoch's "
+                    + plan.stepsPerEpoch() + " steps");
+        }
+        int[] order = EpochOrder.of((int) n, shard.seed(), shard.epoch());
+        int b = shard.batchSize();
+        long start = EpochOrder.position(n, shard.workers(), b, shard.rank(), 0);
+        return new ShardIterator(b, plan.stepsPerEpoch() - shard.fromStep()) {
+            private int step = shard.fromStep();
+
+            @Override
+            protected DataSet read() {
+                int[] rows = new int[b];
+                System.arraycopy(order, (int) (start + (long) step * b), rows, 0, b);
+                step++;
+                try {
+                    return IndexedSource.this.read(rows);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(describe() + ": cannot read rank " + shard.rank() + "'s batch of"
+                            + " step " + (step - 1) + " in epoch " + shard.epoch() + ": " + e.getMessage(), e);
+                }
+            }
+        };
+    }
+}
