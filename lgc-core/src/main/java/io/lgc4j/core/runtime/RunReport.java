@@ -18,10 +18,14 @@ import java.util.TreeMap;
  * counted apart from training traffic.
  *
  * <pre>
- *  payload byte 0: type (1 step, 2 final, 3 stop, 4 done, 5 offer), then
+ *  payload byte 0: type (1 step, 2 final, 3 stop, 4 done, 5 offer, 6 saved, 7 evaluated, 8 data, 9 agreed), then
  *  step:  f64 loss, u8 phases, i64 nanos × phases, u16 notes, (u16 length, UTF-8 name, f64 value) × notes, traffic
  *  final: u16 length, UTF-8 replica checksum (length 0: a service endpoint), traffic
  *  offer: u32 n, f32 × n values, (n + 63) / 64 × i64 taken bits
+ *  saved: u16 length, UTF-8 file, i64 size, i32 crc32c, u16 length, UTF-8 replica checksum, i64 write nanos
+ *  evaluated: i64 correct, i64 examples
+ *  data: i64 examples, i32 steps per epoch, i64 fingerprint
+ *  agreed: i32 steps per epoch, i32 total steps
  *  traffic: u16 non-zero counters, (u16 index, i64 value) × counters — a {@link TrafficMeter.Snapshot#row}
  * </pre>
  *
@@ -152,6 +156,31 @@ public sealed interface RunReport {
         }
     }
 
+    /**
+     * A worker to rank 0, before step 0: what its data source holds ({@code io.lgc4j.core.data.DataPlan}). Rank 0
+     * refuses a worker whose counts or fingerprint differ from its own.
+     *
+     * @param examples      examples the worker's source holds
+     * @param stepsPerEpoch steps per epoch at the run's K and b
+     * @param fingerprint   identifies the data; 0 when the source cannot say
+     */
+    record Data(long examples, int stepsPerEpoch, long fingerprint) implements RunReport {
+    }
+
+    /**
+     * Rank 0 to every service endpoint, before step 0: the steps the workers agreed on. A service holds no data; it
+     * learns the run's length from this.
+     */
+    record Agreed(int stepsPerEpoch, int totalSteps) implements RunReport {
+        /** Checks the counts. */
+        public Agreed {
+            if (stepsPerEpoch < 1 || totalSteps < 0) {
+                throw new IllegalArgumentException("an agreement needs stepsPerEpoch >= 1 and totalSteps >= 0, found "
+                        + stepsPerEpoch + " and " + totalSteps);
+            }
+        }
+    }
+
     /** Rank 0 to a service endpoint: the last step is over; report it and your totals. */
     record Stop() implements RunReport {
     }
@@ -192,6 +221,10 @@ public sealed interface RunReport {
             out.putLong(v.writeNanos());
         } else if (this instanceof Evaluated e) {
             out.put((byte) 7).putLong(e.correct()).putLong(e.examples());
+        } else if (this instanceof Data d) {
+            out.put((byte) 8).putLong(d.examples()).putInt(d.stepsPerEpoch()).putLong(d.fingerprint());
+        } else if (this instanceof Agreed a) {
+            out.put((byte) 9).putInt(a.stepsPerEpoch()).putInt(a.totalSteps());
         } else {
             out.put((byte) (this instanceof Stop ? 3 : 4));
         }
@@ -219,6 +252,12 @@ public sealed interface RunReport {
         }
         if (this instanceof Evaluated) {
             return 1 + 8 + 8;
+        }
+        if (this instanceof Data) {
+            return 1 + 8 + 4 + 8;
+        }
+        if (this instanceof Agreed) {
+            return 1 + 4 + 4;
         }
         return 1;
     }
@@ -255,7 +294,9 @@ public sealed interface RunReport {
                 case 5 -> getOffer(in);
                 case 6 -> new Saved(getString(in), in.getLong(), in.getInt(), getString(in), in.getLong());
                 case 7 -> getEvaluated(in);
-                default -> throw new FrameException("unknown report type: expected 1..7, found " + type);
+                case 8 -> new Data(in.getLong(), in.getInt(), in.getLong());
+                case 9 -> getAgreed(in);
+                default -> throw new FrameException("unknown report type: expected 1..9, found " + type);
             };
             if (in.hasRemaining()) {
                 throw new FrameException("report of step " + frame.step() + " has " + in.remaining()
@@ -266,6 +307,16 @@ public sealed interface RunReport {
             throw new FrameException("truncated report of step " + frame.step() + ": " + frame.payloadLength()
                     + " payload bytes");
         }
+    }
+
+    private static Agreed getAgreed(ByteBuffer in) {
+        int perEpoch = in.getInt();
+        int total = in.getInt();
+        if (perEpoch < 1 || total < 0) {
+            throw new FrameException("agreement of " + perEpoch + " steps per epoch and " + total
+                    + " steps: expected >= 1 and >= 0");
+        }
+        return new Agreed(perEpoch, total);
     }
 
     private static Evaluated getEvaluated(ByteBuffer in) {

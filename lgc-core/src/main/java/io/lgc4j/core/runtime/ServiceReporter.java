@@ -29,6 +29,7 @@ import java.util.function.IntFunction;
  * <pre>{@code
  * ServiceReporter reporter = new ServiceReporter(raw, meter, notes, stages::stageAt);
  * Transport transport = new MeteredTransport(reporter, meter, control);
+ * reporter.awaitAgreement();
  * try { while (true) reporter.endStep(loop.serveStep()); }
  * catch (TransportClosedException e) { if (!reporter.stopped()) throw e; }
  * reporter.awaitDone();
@@ -42,6 +43,7 @@ public final class ServiceReporter extends ForwardingTransport {
     private final IntFunction<Stage> stages;
     private long[] reported = new long[TrafficMeter.ROW_LENGTH];
     private int open;
+    private int totalSteps = -1;
     private boolean stopped;
     private Saver saver;
 
@@ -121,6 +123,29 @@ public final class ServiceReporter extends ForwardingTransport {
                     + f.step());
         }
         return f;
+    }
+
+    /**
+     * Waits for rank 0's {@link RunReport.Agreed}, its first frame to every service (before step 0): the run's length,
+     * which a service learns from rank 0 because it holds no data.
+     *
+     * @return the run's total steps
+     */
+    public int awaitAgreement() {
+        Frame f = inner.receive(RANK0);
+        RunReport report = f.kind() == TrafficKind.REPORT ? RunReport.decode(f) : null;
+        if (!(report instanceof RunReport.Agreed agreed)) {
+            throw new FrameException("service endpoint " + endpoint() + " expected rank 0's agreement on the data"
+                    + " before step 0, found a " + (report != null ? report.getClass().getSimpleName() : f.kind())
+                    + " frame of step " + f.step());
+        }
+        totalSteps = agreed.totalSteps();
+        return totalSteps;
+    }
+
+    /** The run's total steps from rank 0's agreement; -1 before {@link #awaitAgreement}. */
+    public int totalSteps() {
+        return totalSteps;
     }
 
     /** Whether rank 0 stopped the service after the last step (its loop then ended normally). */

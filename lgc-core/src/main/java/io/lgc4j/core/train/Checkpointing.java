@@ -50,7 +50,12 @@ record Checkpointing(CheckpointDirectory directory, int everySteps, boolean atEn
 
     /** Whether a checkpoint is due after step {@code s} (0-based). */
     boolean dueAfter(int s) {
-        return (everySteps > 0 && (s + 1) % everySteps == 0) || (atEnd && s == totalSteps - 1);
+        return dueAfter(s, totalSteps);
+    }
+
+    /** Whether a checkpoint is due after step {@code s} of a run of {@code total} steps (a service's, from rank 0). */
+    boolean dueAfter(int s, int total) {
+        return (everySteps > 0 && (s + 1) % everySteps == 0) || (atEnd && s == total - 1);
     }
 
     /** Writes service {@code service}'s part after step {@code s}: its state and its traffic row. */

@@ -260,7 +260,7 @@ public final class DistributedTrainer {
                     runName, signature(), stages, total, resume);
         }
         EvaluationShares evaluation = evalData == null ? null : EvaluationShares.read(evalData);
-        RankLoop.Run run = new RankLoop.Run(plan, stages, data, seed, prefetch, batchSize, evaluation,
+        RankLoop.Run run = new RankLoop.Run(plan, stages, data, dataPlan, seed, prefetch, batchSize, evaluation,
                 evalEverySteps, listeners, method(), diagnostics, values, checkpoints);
         listeners.forEach(l -> l.onStart(plan));
         TrainingResult result = null;

@@ -9,6 +9,7 @@ import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
+import io.lgc4j.core.data.DataPlan;
 import io.lgc4j.core.data.DataSource;
 import io.lgc4j.core.data.Shard;
 import io.lgc4j.core.layout.ParamBlock;
@@ -36,8 +37,10 @@ import java.util.zip.CRC32C;
 
 /**
  * One worker rank's training loop: compute its gradient → exchange it through the topology → apply the aggregate →
- * report the step. It sees only its {@link ControlPlane} (a transport), its replica and its shard of the data, so the
- * same loop runs on a thread of the in-process runtime and alone in an OS process.
+ * report the step. It sees only its {@link ControlPlane} (a transport), its replica and its shard of the data (read
+ * through the run's {@link DataSource}, ahead by a {@link BatchReader}), so the same loop runs on a thread of the
+ * in-process runtime and alone in an OS process. Before step 0 the workers agree on the data with rank 0
+ * ({@link RunReport.Data}), and rank 0 tells the services the run's length ({@link RunReport.Agreed}).
  *
  * <p>Every rank but 0 reports each step to rank 0 ({@link RunReport.StepReport}: loss, phase times, its own bytes,
  * notes), and after a step that evaluates its share of the evaluation data ({@link RunReport.Evaluated}); rank 0
@@ -71,8 +74,8 @@ final class RankLoop {
     };
 
     /** Everything every rank of one run shares, read-only. */
-    record Run(TrainingPlan plan, io.lgc4j.core.stage.StageSchedule stages, DataSource data, long seed,
-               int prefetch, int batchSize, EvaluationShares evalData,
+    record Run(TrainingPlan plan, io.lgc4j.core.stage.StageSchedule stages, DataSource data, DataPlan dataPlan,
+               long seed, int prefetch, int batchSize, EvaluationShares evalData,
                int evalEverySteps, List<TrainingListener> listeners, TopologyDescription method,
                boolean diagnostics, io.lgc4j.core.comm.ValueEncoding values, Checkpointing checkpoints) {
         int workers() {
@@ -130,6 +133,7 @@ final class RankLoop {
         Collector collector = rank == 0 ? new Collector() : null;
         Checkpointing checkpoints = run.checkpoints();
         int first = Checkpointing.firstStep(checkpoints);
+        agreeOnData();
         long[] reported;
         if (first > 0) {
             reported = resume(checkpoints, collector);
@@ -453,6 +457,45 @@ final class RankLoop {
             all.add(link.receiveReport(r, RunReport.Offer.class, s, "rank " + r));
         }
         fidelity.measure(all, applied).forEach((name, value) -> notes.put(s, name, value));
+    }
+
+    /**
+     * Before step 0: every worker tells rank 0 what its data source holds, rank 0 refuses a worker whose steps per
+     * epoch, examples or data differ from its own (naming both), and tells every service the run's length.
+     */
+    private void agreeOnData() {
+        DataPlan own = run.dataPlan();
+        RunReport.Data mine = new RunReport.Data(own.examples(), own.stepsPerEpoch(), own.fingerprint());
+        if (rank != 0) {
+            link.sendReport(0, -1, Stage.SETUP, mine);
+            return;
+        }
+        for (int r = 1; r < run.workers(); r++) {
+            RunReport.Data other = link.receiveReport(r, RunReport.Data.class, -1, "rank " + r);
+            String differs = disagreement(mine, other, r);
+            if (differs != null) {
+                throw new IllegalStateException(differs);
+            }
+        }
+        RunReport.Agreed agreed = new RunReport.Agreed(own.stepsPerEpoch(), run.plan().totalSteps());
+        for (int e = run.workers(); e < run.endpoints(); e++) {
+            link.sendReport(e, -1, Stage.SETUP, agreed);
+        }
+    }
+
+    /** What makes rank {@code r}'s data another than rank 0's, or null when they agree. */
+    private String disagreement(RunReport.Data own, RunReport.Data other, int r) {
+        String batch = "batch " + run.batchSize() + " × " + run.workers() + " ranks";
+        if (other.stepsPerEpoch() != own.stepsPerEpoch() || other.examples() != own.examples()) {
+            return String.format("the ranks disagree on the data: rank 0 has %,d steps per epoch (%,d examples, %s),"
+                            + " rank %d has %,d (%,d examples)", own.stepsPerEpoch(), own.examples(), batch, r,
+                    other.stepsPerEpoch(), other.examples());
+        }
+        if (own.fingerprint() != 0 && other.fingerprint() != 0 && own.fingerprint() != other.fingerprint()) {
+            return String.format("rank %d reads other data than rank 0 (%,d examples each; fingerprint 0x%x vs 0x%x)",
+                    r, own.examples(), other.fingerprint(), own.fingerprint());
+        }
+        return null;
     }
 
     /** Rank 0 holds the model; the others receive its parameters as bytes, like a real cluster's start. */

@@ -66,7 +66,8 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
         if (checkpoints == null) {
             return;
         }
-        reporter.checkpoints((step, row) -> checkpoints.dueAfter(step)
+        // the run's length is rank 0's (a service holds no data): it arrives before step 0, see serve
+        reporter.checkpoints((step, row) -> checkpoints.dueAfter(step, reporter.totalSteps())
                 ? checkpoints.writeService(step, index, service.state(), row) : null);
         int first = Checkpointing.firstStep(checkpoints);
         if (first == 0) {
@@ -89,6 +90,7 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
      * rank 0 can complete a checkpoint after that step at once), then waits for rank 0's word that the run is over.
      */
     static void serve(ServiceLoop loop, ServiceReporter reporter) {
+        reporter.awaitAgreement();
         try {
             while (true) {
                 reporter.endStep(loop.serveStep());

@@ -50,6 +50,9 @@ class RunReportTest {
             new RunReport.Saved("server-0.lgcc", 49, 0, "", 0),
             new RunReport.Evaluated(2_417, 2_500),
             new RunReport.Evaluated(0, 0),
+            new RunReport.Data(60_000, 1_875, 0x1_8badf00dL),
+            new RunReport.Data(3_000_000_000L, Integer.MAX_VALUE, 0),
+            new RunReport.Agreed(1_875, 3_750),
         };
         for (RunReport r : reports) {
             var frame = FrameCodec.decode(r.encode(17, Stage.TOP_K));
@@ -63,8 +66,8 @@ class RunReportTest {
     @Test
     void shouldRejectMalformedReportsWithTheirReason() {
         var unknown = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3,
-                ByteBuffer.wrap(new byte[] {9})));
-        assertEquals("unknown report type: expected 1..7, found 9",
+                ByteBuffer.wrap(new byte[] {10})));
+        assertEquals("unknown report type: expected 1..9, found 10",
                 assertThrows(FrameException.class, () -> RunReport.decode(unknown)).getMessage());
         var truncated = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3,
                 ByteBuffer.wrap(new byte[] {1, 0, 0})));
@@ -85,6 +88,11 @@ class RunReportTest {
         var evaluated = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3, tooMany));
         assertEquals("evaluation report with 11 correct of 10 examples: expected 0 <= correct <= examples",
                 assertThrows(FrameException.class, () -> RunReport.decode(evaluated)).getMessage());
+        ByteBuffer noSteps = ByteBuffer.allocate(1 + 8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        noSteps.put((byte) 9).putInt(0).putInt(5).flip();
+        var agreed = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.SETUP, -1, noSteps));
+        assertEquals("agreement of 0 steps per epoch and 5 steps: expected >= 1 and >= 0",
+                assertThrows(FrameException.class, () -> RunReport.decode(agreed)).getMessage());
         ByteBuffer negative = ByteBuffer.allocate(1 + 4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         negative.put((byte) 5).putInt(-1).flip();
         var huge = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3, negative));
