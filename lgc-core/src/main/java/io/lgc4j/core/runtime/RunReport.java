@@ -10,6 +10,7 @@ import io.lgc4j.core.stage.Stage;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -26,6 +27,7 @@ import java.util.TreeMap;
  *  evaluated: i64 correct, i64 examples
  *  data: i64 examples, i32 steps per epoch, i64 fingerprint
  *  agreed: i32 steps per epoch, i32 total steps
+ *  done:  f64 accuracy, i32 steps, i64 wall nanos, u16 n, (u16 length, UTF-8 checksum) × n, u16 rows, traffic × rows
  *  traffic: u16 non-zero counters, (u16 index, i64 value) × counters — a {@link TrafficMeter.Snapshot#row}
  * </pre>
  *
@@ -185,8 +187,46 @@ public sealed interface RunReport {
     record Stop() implements RunReport {
     }
 
-    /** Rank 0 to every endpoint: everything is in; close your links. */
-    record Done() implements RunReport {
+    /**
+     * Rank 0 to every endpoint: everything is in, close your links; with the run's outcome, so that every endpoint's
+     * {@code fit} returns the run's numbers.
+     *
+     * @param finalAccuracy    the run's last accuracy (NaN: none)
+     * @param stepCount        steps the run trained (a resumed run's included)
+     * @param wallNanos        rank 0's wall time of the run
+     * @param replicaChecksums every worker's final checksum, in rank order
+     * @param traffic          every endpoint's counters ({@link TrafficMeter.Snapshot#row} each), in endpoint order
+     */
+    record Done(double finalAccuracy, int stepCount, long wallNanos, List<String> replicaChecksums, long[][] traffic)
+            implements RunReport {
+        /** Copies the lists. */
+        public Done {
+            replicaChecksums = List.copyOf(replicaChecksums);
+            traffic = traffic.clone();
+        }
+
+        /** The word without an outcome: no accuracy, no steps, no checksums, no traffic. */
+        public Done() {
+            this(Double.NaN, 0, 0, List.of(), new long[0][]);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Done d && Double.compare(d.finalAccuracy, finalAccuracy) == 0
+                    && d.stepCount == stepCount && d.wallNanos == wallNanos
+                    && d.replicaChecksums.equals(replicaChecksums) && Arrays.deepEquals(d.traffic, traffic);
+        }
+
+        @Override
+        public int hashCode() {
+            return replicaChecksums.hashCode() * 31 + stepCount;
+        }
+
+        @Override
+        public String toString() {
+            return "Done[finalAccuracy=" + finalAccuracy + ", stepCount=" + stepCount + ", replicaChecksums="
+                    + replicaChecksums + "]";
+        }
     }
 
     /** This report as a sealed REPORT frame of {@code step} in {@code stage}. */
@@ -225,8 +265,18 @@ public sealed interface RunReport {
             out.put((byte) 8).putLong(d.examples()).putInt(d.stepsPerEpoch()).putLong(d.fingerprint());
         } else if (this instanceof Agreed a) {
             out.put((byte) 9).putInt(a.stepsPerEpoch()).putInt(a.totalSteps());
+        } else if (this instanceof Done d) {
+            out.put((byte) 4).putDouble(d.finalAccuracy()).putInt(d.stepCount()).putLong(d.wallNanos());
+            out.putShort((short) d.replicaChecksums().size());
+            for (String c : d.replicaChecksums()) {
+                putString(out, c);
+            }
+            out.putShort((short) d.traffic().length);
+            for (long[] row : d.traffic()) {
+                putTraffic(out, row);
+            }
         } else {
-            out.put((byte) (this instanceof Stop ? 3 : 4));
+            out.put((byte) 3);
         }
         out.flip();
         return FrameCodec.encode(TrafficKind.REPORT, stage, step, out);
@@ -259,6 +309,16 @@ public sealed interface RunReport {
         if (this instanceof Agreed) {
             return 1 + 4 + 4;
         }
+        if (this instanceof Done d) {
+            int n = 1 + 8 + 4 + 8 + 2 + 2;
+            for (String c : d.replicaChecksums()) {
+                n += 2 + c.getBytes(StandardCharsets.UTF_8).length;
+            }
+            for (long[] row : d.traffic()) {
+                n += trafficLength(row);
+            }
+            return n;
+        }
         return 1;
     }
 
@@ -290,7 +350,7 @@ public sealed interface RunReport {
                 }
                 case 2 -> new FinalReport(getString(in), getTraffic(in));
                 case 3 -> new Stop();
-                case 4 -> new Done();
+                case 4 -> getDone(in);
                 case 5 -> getOffer(in);
                 case 6 -> new Saved(getString(in), in.getLong(), in.getInt(), getString(in), in.getLong());
                 case 7 -> getEvaluated(in);
@@ -307,6 +367,21 @@ public sealed interface RunReport {
             throw new FrameException("truncated report of step " + frame.step() + ": " + frame.payloadLength()
                     + " payload bytes");
         }
+    }
+
+    private static Done getDone(ByteBuffer in) {
+        double accuracy = in.getDouble();
+        int steps = in.getInt();
+        long wall = in.getLong();
+        String[] checksums = new String[in.getShort() & 0xFFFF];
+        for (int i = 0; i < checksums.length; i++) {
+            checksums[i] = getString(in);
+        }
+        long[][] traffic = new long[in.getShort() & 0xFFFF][];
+        for (int i = 0; i < traffic.length; i++) {
+            traffic[i] = getTraffic(in);
+        }
+        return new Done(accuracy, steps, wall, List.of(checksums), traffic);
     }
 
     private static Agreed getAgreed(ByteBuffer in) {

@@ -156,13 +156,16 @@ public final class ServiceReporter extends ForwardingTransport {
     /**
      * Waits for rank 0's {@link RunReport.Done} after the stop, so that no link closes before every endpoint has
      * what it needs.
+     *
+     * @return rank 0's word, with the run's outcome
      */
-    public void awaitDone() {
+    public RunReport.Done awaitDone() {
         Frame f = inner.receive(RANK0);
-        if (f.kind() != TrafficKind.REPORT || !(RunReport.decode(f) instanceof RunReport.Done)) {
+        if (f.kind() != TrafficKind.REPORT || !(RunReport.decode(f) instanceof RunReport.Done done)) {
             throw new FrameException("service endpoint " + endpoint() + " expected rank 0's Done, found a " + f.kind()
                     + " frame of step " + f.step());
         }
+        return done;
     }
 
     /** Saves the open step when a checkpoint is due after it, reports it to rank 0, and opens the next. */

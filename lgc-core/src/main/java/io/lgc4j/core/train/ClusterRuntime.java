@@ -69,18 +69,13 @@ public final class ClusterRuntime extends TrainingRuntime {
                 loop = new RankLoop(run, endpoint, plane, replica, topology.worker(endpoint, workers, plane, layout),
                         notes, meter, RankLoop.OPEN);
                 result = loop.execute();
-                if (result == null) {
-                    result = new TrainingResult(List.of(), Double.NaN, meter.snapshot(), 0, run.method(),
-                            List.of(RankLoop.checksum(replica)));
-                }
             } else {
                 replicas.clear(); // a service endpoint trains no replica
                 reporter = new ServiceReporter(connection.transport(), meter, notes, run.stages()::stageAt);
                 ServiceLoop service = topology.service(endpoint - workers, workers,
                         new MeteredTransport(reporter, meter, control), layout);
                 attachService(run, endpoint - workers, service, reporter, meter);
-                serve(service, reporter);
-                result = new TrainingResult(List.of(), Double.NaN, meter.snapshot(), 0, run.method(), List.of());
+                result = TrainingResult.of(serve(service, reporter), endpoint, run.method());
             }
             connection.close();
             return result;

@@ -87,6 +87,7 @@ public final class DistributedTrainer {
     private final Map<String, String> runConfig;
     private final Collection<String> resumeIgnoredKeys;
     private boolean used;
+    private TrainingResult result;
 
     private DistributedTrainer(Builder b) {
         this.workers = b.workers;
@@ -216,6 +217,29 @@ public final class DistributedTrainer {
         return replicas.get(0).model();
     }
 
+    /**
+     * Saves the trained model with DL4J's {@code ModelSerializer} (updater state included, so training can go on
+     * from it), on rank 0 only: every replica is the same, and one process writing one file is what a cluster
+     * wants. The file is written whole or not at all (a temporary file, then a rename).
+     *
+     * @return true when this process wrote the file (in one JVM, or rank 0's process); false on any other endpoint
+     * @throws IllegalStateException before {@link #fit}
+     */
+    public boolean saveModel(Path file) throws java.io.IOException {
+        if (result == null) {
+            throw new IllegalStateException("saveModel saves the trained model: call fit first");
+        }
+        if (result.endpoint() != 0) {
+            return false;
+        }
+        Path target = file.toAbsolutePath();
+        Path temporary = target.resolveSibling(target.getFileName() + ".tmp");
+        org.deeplearning4j.util.ModelSerializer.writeModel(trainedModel(), temporary.toFile(), true);
+        java.nio.file.Files.move(temporary, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        return true;
+    }
+
     /** Steps one epoch takes. */
     public int stepsPerEpoch() {
         return dataPlan.stepsPerEpoch();
@@ -259,16 +283,17 @@ public final class DistributedTrainer {
             checkpoints = new Checkpointing(dir, checkpointEverySteps, checkpointAtEnd && checkpointRunDir != null,
                     runName, signature(), stages, total, resume);
         }
-        EvaluationShares evaluation = evalData == null ? null : EvaluationShares.read(evalData);
+        EvaluationShares evaluation = evalData == null ? null : EvaluationShares.lazy(evalData);
         RankLoop.Run run = new RankLoop.Run(plan, stages, data, dataPlan, seed, prefetch, batchSize, evaluation,
                 evalEverySteps, listeners, method(), diagnostics, values, checkpoints);
         listeners.forEach(l -> l.onStart(plan));
-        TrainingResult result = null;
+        TrainingResult outcome = null;
         try {
-            result = runtime.fit(run, topology, layout, replicas);
-            return result;
+            outcome = runtime.fit(run, topology, layout, replicas);
+            result = outcome;
+            return outcome;
         } finally {
-            TrainingResult ended = result;
+            TrainingResult ended = outcome;
             listeners.forEach(l -> l.onEnd(ended));
         }
     }
@@ -374,8 +399,9 @@ public final class DistributedTrainer {
 
         /**
          * Evaluates the replicas on {@code data} every {@code everySteps} steps (0: only at epoch ends) and at the
-         * last step. The data is read into memory once, when {@code fit} starts; each worker evaluates every K-th of
-         * its batches and rank 0 adds the counts, which gives one replica's accuracy on all of it.
+         * last step. The data is read into memory once, at the first evaluation, and only by worker processes; each
+         * worker evaluates every K-th of its batches and rank 0 adds the counts, which gives one replica's accuracy on
+         * all of it.
          */
         public Builder evaluation(DataSetIterator data, int everySteps) {
             this.evalData = Objects.requireNonNull(data, "evaluation data");

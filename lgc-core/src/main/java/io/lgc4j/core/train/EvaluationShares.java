@@ -22,18 +22,44 @@ import java.util.List;
  * double accuracy = EvaluationShares.accuracy(List.of(mine, fromRank1, fromRank2, fromRank3));
  * }</pre>
  *
- * <p>Read-only after {@link #read}: the workers of the in-process runtime share one.
+ * <p>Read-only once read: the workers of the in-process runtime share one. {@link #lazy} reads the data at the first
+ * evaluation, so that a process hosting only a service endpoint never reads it.
  */
 final class EvaluationShares {
 
-    private final List<DataSet> batches;
+    private final DataSetIterator source; // null once read
+    private volatile List<DataSet> batches;
 
-    private EvaluationShares(List<DataSet> batches) {
-        this.batches = List.copyOf(batches);
+    private EvaluationShares(List<DataSet> batches, DataSetIterator source) {
+        this.batches = batches == null ? null : List.copyOf(batches);
+        this.source = source;
     }
 
     /** Resets {@code data} (when it can) and reads every batch it gives, with its preprocessor applied. */
     static EvaluationShares read(DataSetIterator data) {
+        return new EvaluationShares(readAll(data), null);
+    }
+
+    /** The shares of {@code data}, read as {@link #read} does when a worker first evaluates. */
+    static EvaluationShares lazy(DataSetIterator data) {
+        return new EvaluationShares(null, data);
+    }
+
+    private List<DataSet> batches() {
+        List<DataSet> read = batches;
+        if (read == null) {
+            synchronized (this) {
+                read = batches;
+                if (read == null) {
+                    read = List.copyOf(readAll(source));
+                    batches = read;
+                }
+            }
+        }
+        return read;
+    }
+
+    private static List<DataSet> readAll(DataSetIterator data) {
         if (data.resetSupported()) {
             data.reset();
         }
@@ -44,18 +70,19 @@ final class EvaluationShares {
         if (batches.isEmpty()) {
             throw new IllegalArgumentException("the evaluation data gave no batch: expected at least one");
         }
-        return new EvaluationShares(batches);
+        return batches;
     }
 
     /** How many batches the data has. */
     int batchCount() {
-        return batches.size();
+        return batches().size();
     }
 
     /** Worker {@code rank}'s share of {@code workers}, evaluated on {@code replica}: correct and total examples. */
     RunReport.Evaluated evaluate(ReplicaModel replica, int rank, int workers) {
         long correct = 0;
         long examples = 0;
+        List<DataSet> batches = batches();
         for (int b = rank; b < batches.size(); b += workers) {
             Evaluation eval = replica.evaluate(new SingletonDataSetIterator(batches.get(b)));
             ConfusionMatrix<Integer> confusion = eval.getConfusion();

@@ -125,7 +125,7 @@ final class RankLoop {
     /**
      * Trains every step of the plan.
      *
-     * @return on rank 0, the run's result; on other ranks, {@code null}
+     * @return the run's result: on rank 0 with every step's metrics, on other ranks what rank 0 told them at the end
      */
     TrainingResult execute() {
         long start = System.nanoTime();
@@ -230,8 +230,8 @@ final class RankLoop {
         RunReport.FinalReport last = new RunReport.FinalReport(checksum(replica), meter.snapshot().row(rank));
         if (rank != 0) {
             link.sendReport(0, plan.totalSteps() - 1, Stage.SETUP, last);
-            link.receiveReport(0, RunReport.Done.class, plan.totalSteps() - 1, "rank 0");
-            return null;
+            RunReport.Done done = link.receiveReport(0, RunReport.Done.class, plan.totalSteps() - 1, "rank 0");
+            return TrainingResult.of(done, rank, run.method());
         }
         return collector.finish(last, System.nanoTime() - start);
     }
@@ -388,8 +388,9 @@ final class RankLoop {
                 totals[r] = f.traffic();
                 checksums.add(f.replicaChecksum());
             }
+            RunReport.Done done = new RunReport.Done(lastAccuracy, history.size(), wallNanos, checksums, totals);
             for (int e = 1; e < run.endpoints(); e++) {
-                link.sendReport(e, lastStep, Stage.SETUP, new RunReport.Done());
+                link.sendReport(e, lastStep, Stage.SETUP, done);
             }
             return new TrainingResult(history, lastAccuracy, TrafficMeter.Snapshot.ofRows(totals), wallNanos,
                     run.method(), checksums);

@@ -7,6 +7,7 @@ import io.lgc4j.core.comm.TransportClosedException;
 import io.lgc4j.core.compute.ComputeSettings;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.runtime.ClusterConnector;
+import io.lgc4j.core.runtime.RunReport;
 import io.lgc4j.core.runtime.ServiceReporter;
 
 import java.util.List;
@@ -88,8 +89,10 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
     /**
      * Runs a service step by step until rank 0 stops it, ending each step as soon as the service has served it (so
      * rank 0 can complete a checkpoint after that step at once), then waits for rank 0's word that the run is over.
+     *
+     * @return rank 0's word, with the run's outcome
      */
-    static void serve(ServiceLoop loop, ServiceReporter reporter) {
+    static RunReport.Done serve(ServiceLoop loop, ServiceReporter reporter) {
         reporter.awaitAgreement();
         try {
             while (true) {
@@ -100,7 +103,7 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
                 throw closed;
             }
         }
-        reporter.awaitDone();
+        return reporter.awaitDone();
     }
 
     /** How messages name endpoints: "rank r" for workers, "the server" or "server s" for services. */

@@ -15,6 +15,7 @@ import io.lgc4j.core.stage.Stage;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -41,7 +42,9 @@ class RunReportTest {
             new RunReport.FinalReport("0badc0de", row(5, 42)),
             new RunReport.FinalReport("", row(0, 1)),
             new RunReport.Stop(),
-            new RunReport.Done(),
+            new RunReport.Done(0.8125, 3_750, 123_456_789L, List.of("0badc0de", "0badc0de"),
+                    new long[][] {row(5, 42), row(0, 1), new long[TrafficMeter.ROW_LENGTH]}),
+            new RunReport.Done(Double.NaN, 0, 0, List.of(), new long[0][]),
             new RunReport.Offer(new float[] {1.5f, -0f, Float.MIN_VALUE, 3e38f, -2f}, new long[] {0b10110L}),
             new RunReport.Offer(new float[0], new long[0]),
             new RunReport.Offer(new float[64], new long[] {-1L}),
@@ -74,7 +77,7 @@ class RunReportTest {
         assertEquals("truncated report of step 3: 3 payload bytes",
                 assertThrows(FrameException.class, () -> RunReport.decode(truncated)).getMessage());
         var trailing = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3,
-                ByteBuffer.wrap(new byte[] {4, 0})));
+                ByteBuffer.wrap(new byte[] {3, 0})));
         assertEquals("report of step 3 has 1 bytes after its end",
                 assertThrows(FrameException.class, () -> RunReport.decode(trailing)).getMessage());
         // an offer of 3 values needs 12 + 8 bytes after its count; 12 are there
@@ -136,7 +139,7 @@ class RunReportTest {
     @Test
     void reportsShouldBeCountedApartFromTrainingTraffic() {
         try (InProcessCluster cluster = new InProcessCluster(2)) {
-            cluster.transport(1).send(0, new RunReport.Done().encode(0, Stage.FULL));
+            cluster.transport(1).send(0, new RunReport.Stop().encode(0, Stage.FULL));
             new ControlPlane(cluster.transport(0)).receiveReport(1);
             assertEquals(0, cluster.meter().snapshot().bytes(1, Direction.SENT));
             assertEquals(0, cluster.meter().snapshot().bytes(0, Direction.RECEIVED));

@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Each endpoint of a run built as its own process would build it (its own trainer, its own data, one endpoint of a
  * cluster), here on threads joined by an in-process cluster: the workers agree on the data before step 0, a worker
  * whose data differs is refused naming both counts, the relay server learns the run's length from rank 0, and the
- * run equals the in-process one bit for bit.
+ * run equals the in-process one bit for bit; every endpoint's {@code fit} returns the run's outcome.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ClusterDataTest {
@@ -139,8 +139,51 @@ class ClusterDataTest {
             TrainingResult rank0 = results.get(0).get();
             assertEquals(8, rank0.steps().size());
             assertEquals(inProcess.replicaChecksums(), rank0.replicaChecksums());
-            assertEquals(List.of(inProcess.replicaChecksums().get(1)), results.get(1).get().replicaChecksums());
-            results.get(2).get();
+            for (int e = 1; e < 3; e++) {
+                TrainingResult other = results.get(e).get();
+                assertEquals(e, other.endpoint());
+                assertEquals(8, other.stepCount());
+                assertEquals(List.of(), other.steps());
+                assertEquals(rank0.replicaChecksums(), other.replicaChecksums());
+                for (int endpoint = 0; endpoint < 3; endpoint++) {
+                    org.junit.jupiter.api.Assertions.assertArrayEquals(rank0.traffic().row(endpoint),
+                            other.traffic().row(endpoint));
+                }
+                assertEquals(rank0.wallNanos(), other.wallNanos());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void rankZeroAloneShouldSaveTheTrainedModelWithItsUpdater(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        DataSet data = TestModels.data(64, 1);
+        InProcessCluster cluster = new InProcessCluster(3);
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            List<Future<Boolean>> saved = new ArrayList<>();
+            for (int e = 0; e < 3; e++) {
+                int endpoint = e;
+                saved.add(pool.submit(() -> {
+                    DistributedTrainer t = trainer(data).cluster(new Joined(cluster, endpoint)).build();
+                    assertEquals("saveModel saves the trained model: call fit first", assertThrows(
+                            IllegalStateException.class, () -> t.saveModel(dir.resolve("early.zip"))).getMessage());
+                    t.fit(1);
+                    return t.saveModel(dir.resolve("model-" + endpoint + ".zip"));
+                }));
+            }
+            assertEquals(List.of(true, false, false), List.of(saved.get(0).get(), saved.get(1).get(),
+                    saved.get(2).get()));
+            var model = org.deeplearning4j.util.ModelSerializer.restoreMultiLayerNetwork(
+                    dir.resolve("model-0.zip").toFile(), true);
+            DistributedTrainer again = trainer(data).build();
+            again.fit(1);
+            assertEquals(again.trainedModel().params(), model.params());
+            assertEquals(((org.deeplearning4j.nn.multilayer.MultiLayerNetwork) again.trainedModel()).getUpdater()
+                    .getStateViewArray(), model.getUpdater().getStateViewArray());
+            assertEquals(List.of("model-0.zip"), java.util.Arrays.stream(dir.toFile().list()).sorted().toList());
         } finally {
             pool.shutdownNow();
         }
