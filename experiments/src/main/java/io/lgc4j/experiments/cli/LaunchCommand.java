@@ -38,6 +38,11 @@ import java.util.concurrent.Callable;
  * failed. When one fails the others stop by themselves within seconds (their links tell them); any still running
  * after the grace period is killed, so no process outlives the launch — nor the launcher itself (each worker exits
  * when its standard input, a pipe from the launcher, closes).
+ *
+ * <p>Program mode, {@code lgc launch --nproc K [--servers S] -- COMMAND…} (or {@code --main CLASS --classpath CP}):
+ * the user's command K (or K + S) times with the same identity plus {@code LGC_SERVERS} (only with --servers),
+ * {@code LGC_RUN_DIR}, {@code LGC_RESUME_STEP} and {@code LGC_LAUNCHER_PID}, which a program's
+ * {@code DistributedTrainer.Builder#fromEnvironment()} reads; without --servers the shards run inside the workers.
  */
 @Command(name = "launch", mixinStandardHelpOptions = true,
         description = {"Run a job as one process per rank on this host (lgc worker over loopback TCP).",
@@ -429,8 +434,9 @@ final class LaunchCommand implements Callable<Integer> {
         System.out.println("lgc launch: job " + job + ": " + String.join(" ", program) + " as " + workers
                 + " worker process" + (workers > 1 ? "es" : "") + (services > 0 ? " and " + services
                 + " parameter-server process" + (services > 1 ? "es" : "") : "")
-                + (hosts.namespaced() ? " in network namespaces " + hosts.address(0) + ".." + hosts.address(endpoints
-                - 1) : " on 127.0.0.1") + ", rank 0 listening on port " + port + (tlsDir != null ? ", mutual TLS" : ""));
+                + (hosts.namespaced() ? " in network namespaces " + hosts.address(0) + ".."
+                + hosts.address(endpoints - 1) : " on 127.0.0.1") + ", rank 0 listening on port " + port
+                + (tlsDir != null ? ", mutual TLS" : ""));
         try (ProcessGroup group = new ProcessGroup("lgc launch")) {
             for (int e = 0; e < endpoints; e++) {
                 String name = e < workers ? "rank " + e : services == 1 ? "server" : "server " + (e - workers);

@@ -43,6 +43,10 @@ import java.util.concurrent.Callable;
  * LGC_TOKEN_FILE    a file holding the job token (or LGC_TOKEN: the token itself); never on the command line
  * LGC_BIND_ADDR, LGC_PORT, LGC_ADVERTISE_ADDR   where this process listens and the address others dial
  * </pre>
+ *
+ * <p>Every variable is read through {@link LaunchEnvironment}, with this command's options written over it. With
+ * {@code --colocate} the trainer's {@link io.lgc4j.core.train.ClusterRuntime} runs this rank's shard on a thread of
+ * its own (same model and data, its own links).
  */
 @Command(name = "worker", mixinStandardHelpOptions = true,
         description = {"Run one process (a worker rank or the parameter server) of a multi-process job over TCP.",
@@ -53,26 +57,32 @@ final class WorkerCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "CONFIG", description = "the experiment's YAML file (the same on every process)")
     private Path config;
 
-    @Option(names = "--rank", description = "this process's rank: 0..K-1 a worker, K the parameter server (env LGC_RANK)")
+    @Option(names = "--rank",
+            description = "this process's rank: 0..K-1 a worker, K the parameter server (env LGC_RANK)")
     private Integer rank;
 
-    @Option(names = "--world-size", description = "K, the number of worker ranks; overrides training.workers (env LGC_WORLD_SIZE)")
+    @Option(names = "--world-size",
+            description = "K, the number of worker ranks; overrides training.workers (env LGC_WORLD_SIZE)")
     private Integer worldSize;
 
-    @Option(names = "--master-addr", description = "host of rank 0 (env LGC_MASTER_ADDR)")
+    @Option(names = "--master-addr",
+            description = "host of rank 0 (env LGC_MASTER_ADDR)")
     private String masterAddr;
 
-    @Option(names = "--master-port", description = "port rank 0 listens on (env LGC_MASTER_PORT)")
+    @Option(names = "--master-port",
+            description = "port rank 0 listens on (env LGC_MASTER_PORT)")
     private Integer masterPort;
 
-    @Option(names = "--job-id", description = "the job's id, the same on every process (env LGC_JOB_ID)")
+    @Option(names = "--job-id",
+            description = "the job's id, the same on every process (env LGC_JOB_ID)")
     private String jobId;
 
     @Option(names = "--attempt",
             description = "which attempt of the job this is (env LGC_ATTEMPT, default 0)")
     private Integer attempt;
 
-    @Option(names = "--bind-addr", description = "where this process listens (env LGC_BIND_ADDR; default: the master address if it is"
+    @Option(names = "--bind-addr",
+            description = "where this process listens (env LGC_BIND_ADDR; default: the master address if it is"
                     + " a loopback address, else 0.0.0.0)")
     private String bindAddr;
 
@@ -80,20 +90,25 @@ final class WorkerCommand implements Callable<Integer> {
             description = "the port this process listens on, 0 for any (env LGC_PORT; rank 0 uses the master port)")
     private Integer port;
 
-    @Option(names = "--advertise-addr", description = "the address others dial to reach this process (env LGC_ADVERTISE_ADDR)")
+    @Option(names = "--advertise-addr",
+            description = "the address others dial to reach this process (env LGC_ADVERTISE_ADDR)")
     private String advertiseAddr;
 
-    @Option(names = "--token-file", description = "file holding the job token, readable by its owner only (env LGC_TOKEN_FILE)")
+    @Option(names = "--token-file",
+            description = "file holding the job token, readable by its owner only (env LGC_TOKEN_FILE)")
     private Path tokenFile;
 
-    @Option(names = "--tls-cert", description = "mutual TLS: this host's certificate chain, PEM (env LGC_TLS_CERT; with --tls-key and"
+    @Option(names = "--tls-cert",
+            description = "mutual TLS: this host's certificate chain, PEM (env LGC_TLS_CERT; with --tls-key and"
                     + " --tls-ca, e.g. from lgc keys)")
     private Path tlsCert;
 
-    @Option(names = "--tls-key", description = "mutual TLS: this host's private key, PKCS#8 PEM (env LGC_TLS_KEY)")
+    @Option(names = "--tls-key",
+            description = "mutual TLS: this host's private key, PKCS#8 PEM (env LGC_TLS_KEY)")
     private Path tlsKey;
 
-    @Option(names = "--tls-ca", description = "mutual TLS: the CA certificate every peer's certificate must chain to (env LGC_TLS_CA)")
+    @Option(names = "--tls-ca",
+            description = "mutual TLS: the CA certificate every peer's certificate must chain to (env LGC_TLS_CA)")
     private Path tlsCa;
 
     @Mixin
@@ -113,7 +128,8 @@ final class WorkerCommand implements Callable<Integer> {
             description = "exit when standard input closes (lgc launch: no process outlives its launcher)")
     private boolean exitWithStdin;
 
-    @Option(names = "--run-dir", description = "the run's result directory, the same on every process (env LGC_RUN_DIR): checkpoint"
+    @Option(names = "--run-dir",
+            description = "the run's result directory, the same on every process (env LGC_RUN_DIR): checkpoint"
                     + " parts go to its checkpoints/, rank 0's results into it (default: rank 0 makes a new one)")
     private Path runDir;
 

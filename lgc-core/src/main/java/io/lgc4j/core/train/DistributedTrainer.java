@@ -473,7 +473,8 @@ public final class DistributedTrainer {
                 int k = env.requireWorldSize();
                 if (workers != 1 && workers != k) {
                     throw new IllegalArgumentException("workers(" + workers + ") differs from LGC_WORLD_SIZE=" + k
-                            + ", the worker ranks the launcher started: drop workers(...) or launch --nproc " + workers);
+                            + ", the worker ranks the launcher started: drop workers(...) or launch --nproc "
+                            + workers);
                 }
                 workers = k;
                 runtime = TrainingRuntime.fromEnvironment(env);
