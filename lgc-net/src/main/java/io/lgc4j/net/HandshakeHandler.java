@@ -2,6 +2,7 @@ package io.lgc4j.net;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.socket.DuplexChannel;
@@ -138,7 +139,9 @@ final class HandshakeHandler extends ByteToMessageDecoder {
         NetSettings s = cluster.settings();
         if (type == Handshake.REFUSED) {
             String reason = body.toString(java.nio.charset.StandardCharsets.UTF_8);
-            finishDialer(ctx, cluster.describeDialed(peer) + " refused " + s.name(s.endpoint()) + ": " + reason, true);
+            // registered and waiting for the table: endpoint 0 gave up the whole rendezvous, not this endpoint
+            finishDialer(ctx, state == State.TABLE ? s.name(0) + " gave up the rendezvous: " + reason
+                    : cluster.describeDialed(peer) + " refused " + s.name(s.endpoint()) + ": " + reason, true);
             return false;
         }
         switch (state) {
@@ -270,6 +273,24 @@ final class HandshakeHandler extends ByteToMessageDecoder {
             return;
         }
         channel.writeAndFlush(table);
+    }
+
+    /**
+     * Endpoint 0 gave up the rendezvous: tells this registered dialer why (a REFUSED), then half-closes. Runs on the
+     * event loop; the future completes once the reason is written.
+     */
+    ChannelFuture giveUp(String reason) {
+        Channel channel = context.channel();
+        state = State.DONE;
+        if (timeout != null) {
+            timeout.cancel(false);
+        }
+        return channel.writeAndFlush(Handshake.refused(channel.alloc(), reason)).addListener(
+                (ChannelFutureListener) f -> {
+                    if (f.channel() instanceof DuplexChannel duplex && f.channel().isActive()) {
+                        duplex.shutdownOutput();
+                    }
+                });
     }
 
     /** The connection this handler runs on. */

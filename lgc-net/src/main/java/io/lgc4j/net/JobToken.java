@@ -23,7 +23,7 @@ import java.util.function.Function;
  * // once per job, by whoever launches it:
  * Files.write(tokenFile, JobToken.generate());             // then chmod 600, copy to every host
  * // in every process:
- * byte[] token = JobToken.fromFile(tokenFile);             // or JobToken.fromEnvironment("LGC_JOB_TOKEN")
+ * byte[] token = JobToken.fromFile(tokenFile);             // or JobToken.fromEnvironment("LGC_TOKEN")
  * }</pre>
  */
 public final class JobToken {

@@ -16,7 +16,7 @@ import java.util.function.IntFunction;
  * NetSettings settings = NetSettings.builder()
  *         .endpoint(rank).endpoints(5).job(jobId)
  *         .master(new InetSocketAddress("10.0.0.1", 7070))
- *         .token(JobToken.fromEnvironment("LGC_JOB_TOKEN"))
+ *         .token(JobToken.fromEnvironment("LGC_TOKEN"))
  *         .names(e -> e < 4 ? "rank " + e : "the server")
  *         .build();
  * try (TcpCluster cluster = TcpCluster.join(settings)) { ... }
@@ -235,7 +235,7 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
      * <pre>{@code
      * NetSettings settings = NetSettings.builder()
      *         .endpoint(rank).endpoints(5).job(jobId).master(new InetSocketAddress("10.0.0.1", 7070))
-     *         .token(JobToken.fromEnvironment("LGC_JOB_TOKEN"))
+     *         .token(JobToken.fromEnvironment("LGC_TOKEN"))
      *         .names(e -> e < 4 ? "rank " + e : "the server")
      *         .build();
      * }</pre>

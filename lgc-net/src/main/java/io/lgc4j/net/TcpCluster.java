@@ -73,6 +73,8 @@ public final class TcpCluster implements AutoCloseable {
     static final long HANDSHAKE_TIMEOUT_MS = 5_000;
     /** How long {@link #close()} waits for the peers to read the last bytes and close their side. */
     static final long CLOSE_TIMEOUT_MS = 5_000;
+    /** How long endpoint 0, giving up the rendezvous, waits for its reasons to be written. */
+    static final long GIVE_UP_WRITE_MS = 1_000;
     static final int LOW_WATER_MARK = 1 << 20;
     static final int HIGH_WATER_MARK = 4 << 20;
     private static final System.Logger LOGGER = System.getLogger("io.lgc4j.net");
@@ -287,7 +289,12 @@ public final class TcpCluster implements AutoCloseable {
         if (n == 1) {
             setTable(List.of(InetSocketAddress.createUnresolved(ownHost(null), boundPort)));
         } else if (self == 0) {
-            awaitRendezvous(() -> missingRegistrations().isEmpty(), this::registrationsMissing);
+            try {
+                awaitRendezvous(() -> missingRegistrations().isEmpty(), this::registrationsMissing);
+            } catch (RendezvousException e) {
+                giveUp(registrationsMissing() + " within " + settings.rendezvousTimeout().toMillis() + " ms");
+                throw e;
+            }
             activateRegistrations();
         } else {
             dial(0, settings.master());
@@ -453,6 +460,39 @@ public final class TcpCluster implements AutoCloseable {
                 throw new RendezvousException(settings.name(0) + " was interrupted while joining");
             } catch (ExecutionException | TimeoutException | java.util.concurrent.RejectedExecutionException e) {
                 throw new RendezvousException(settings.name(0) + " could not send the endpoint table: " + e, e);
+            }
+        }
+    }
+
+    /**
+     * Endpoint 0 gives up the rendezvous: every endpoint that registered (its link still in its handshake, waiting
+     * for the table) gets a REFUSED with {@code reason}, so it reports why rather than the closed port it would dial
+     * next. Waits (briefly) until the reasons are written.
+     */
+    private void giveUp(String reason) {
+        List<HandshakeHandler> handlers = new ArrayList<>();
+        transport.lock.lock();
+        try {
+            for (int e = 1; e < settings.endpoints(); e++) {
+                if (registrations[e] != null) {
+                    handlers.add(registrations[e]);
+                }
+            }
+        } finally {
+            transport.lock.unlock();
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(GIVE_UP_WRITE_MS);
+        for (HandshakeHandler handler : handlers) {
+            Channel channel = handler.channel();
+            try {
+                ChannelFuture written = channel.eventLoop().submit(() -> handler.giveUp(reason))
+                        .get(GIVE_UP_WRITE_MS, TimeUnit.MILLISECONDS);
+                written.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (ExecutionException | TimeoutException | java.util.concurrent.RejectedExecutionException e) {
+                // that endpoint learns it from the closed connection instead
             }
         }
     }

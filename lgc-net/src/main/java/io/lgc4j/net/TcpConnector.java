@@ -4,6 +4,7 @@ import io.lgc4j.core.comm.FrameDescriptor;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.runtime.ClusterConnection;
 import io.lgc4j.core.runtime.ClusterConnector;
+import io.lgc4j.core.runtime.LaunchEnvironment;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -22,14 +23,18 @@ import java.util.function.IntFunction;
  *         .receiveTimeout(Duration.ofMinutes(1)).idleTimeout(Duration.ofSeconds(5))
  *         .build();
  * DistributedTrainer.builder()...cluster(tcp).build().fit(1);
+ *
+ * TcpConnector launched = TcpConnector.builder().fromEnvironment(LaunchEnvironment.current()).build();   // LGC_*
  * }</pre>
  */
 public final class TcpConnector implements ClusterConnector {
     /** Every setting checked; the endpoint count (here the smallest that admits the endpoint) is the trainer's. */
     private final NetSettings settings;
+    private final boolean colocatesServices;
 
-    private TcpConnector(NetSettings settings) {
+    private TcpConnector(NetSettings settings, boolean colocatesServices) {
         this.settings = settings;
+        this.colocatesServices = colocatesServices;
     }
 
     /** A builder with every setting at {@link NetSettings.Builder}'s default; see {@link Builder}. */
@@ -38,8 +43,26 @@ public final class TcpConnector implements ClusterConnector {
     }
 
     /** This process's endpoint: ranks 0..K-1, then the topology's services. */
+    @Override
     public int endpoint() {
         return settings.endpoint();
+    }
+
+    /** See {@link Builder#colocateServices}. */
+    @Override
+    public boolean colocatesServices() {
+        return colocatesServices;
+    }
+
+    /** The same job, rendezvous, token and deadlines as {@code endpoint}, listening on any free port. */
+    @Override
+    public TcpConnector forEndpoint(int endpoint) {
+        if (endpoint < 1 || endpoint > FrameDescriptor.MAX_ENDPOINT) {
+            throw NetSettings.invalid("endpoint", endpoint, "1.." + FrameDescriptor.MAX_ENDPOINT
+                    + " (endpoint 0 listens on the master port and runs in a process of its own)");
+        }
+        return new TcpConnector(settings.toBuilder().endpoint(endpoint).bindPort(0)
+                .endpoints(Math.max(settings.endpoints(), endpoint + 1)).build(), colocatesServices);
     }
 
     /** The settings this connector joins with, for a run of {@code endpoints} endpoints named by {@code names}. */
@@ -103,8 +126,50 @@ public final class TcpConnector implements ClusterConnector {
      */
     public static final class Builder {
         private final NetSettings.Builder settings = NetSettings.builder();
+        private boolean colocateServices;
 
         private Builder() {
+        }
+
+        /**
+         * Who this process is, where rank 0 listens, the job, the token and mutual TLS, from a launched process's
+         * environment ({@link LaunchEnvironment}): LGC_RANK, LGC_MASTER_ADDR and LGC_MASTER_PORT, LGC_JOB_ID
+         * ({@link #job(String)}), LGC_ATTEMPT, LGC_BIND_ADDR, LGC_PORT, LGC_ADVERTISE_ADDR, LGC_TOKEN_FILE or
+         * LGC_TOKEN, LGC_TLS_*, and whether the shards run in the workers ({@link
+         * LaunchEnvironment#servicesColocated()}). The deadlines stay as they are; set them after this.
+         *
+         * @throws IllegalArgumentException naming the variable (and {@code lgc worker}'s option) that is missing or
+         *                                  wrong
+         */
+        public Builder fromEnvironment(LaunchEnvironment env) {
+            int endpoint = env.requireRank();
+            String master = env.requireMasterAddr();
+            int masterPort = env.requireMasterPort();
+            String job = env.requireJobId();
+            byte[] token;
+            if (env.tokenFile() != null) {
+                token = JobToken.fromFile(env.tokenFile());
+            } else if (env.token() != null) {
+                token = JobToken.fromEnvironment("LGC_TOKEN", name -> env.token());
+            } else {
+                throw new IllegalArgumentException("no job token: set LGC_TOKEN_FILE (or --token-file) to a file"
+                        + " readable by its owner only, or LGC_TOKEN to the token; every process of the job needs"
+                        + " the same token");
+            }
+            NetSettings.Tls tls = env.tls() ? new NetSettings.Tls(env.tlsCert(), env.tlsKey(), env.tlsCa()) : null;
+            endpoint(endpoint).job(job).attempt(env.attempt()).master(new InetSocketAddress(master, masterPort))
+                    .bindHost(env.bindAddress()).bindPort(endpoint == 0 ? masterPort : env.port())
+                    .advertiseHost(env.advertiseAddr()).token(token).tls(tls);
+            return colocateServices(env.servicesColocated());
+        }
+
+        /**
+         * Whether this worker process also hosts its parameter-server shards (see
+         * {@link ClusterConnector#colocatesServices()}); default false, every endpoint a process of its own.
+         */
+        public Builder colocateServices(boolean value) {
+            this.colocateServices = value;
+            return this;
         }
 
         /** See {@link NetSettings#endpoint()}: ranks 0..K-1, then the topology's services; no default. */
@@ -117,6 +182,11 @@ public final class TcpConnector implements ClusterConnector {
         public Builder job(int value) {
             settings.job(value);
             return this;
+        }
+
+        /** The job by its id as text, mapped to a number as {@link JobId#of} maps it (as {@code lgc worker} does). */
+        public Builder job(String id) {
+            return job(JobId.of(id));
         }
 
         /** See {@link NetSettings#attempt()}. */
@@ -203,7 +273,25 @@ public final class TcpConnector implements ClusterConnector {
             }
             // The endpoint count comes from the trainer at connect; the rest is checked now, in the smallest job
             // this endpoint belongs to.
-            return new TcpConnector(settings.endpoints(e + 1).build());
+            return new TcpConnector(settings.endpoints(e + 1).build(), colocateServices);
+        }
+    }
+
+    /** Registers this connector with the {@link java.util.ServiceLoader} as {@code tcp}. */
+    public static final class EnvironmentProvider implements ClusterConnector.Provider {
+
+        /** For the {@link java.util.ServiceLoader}. */
+        public EnvironmentProvider() {
+        }
+
+        @Override
+        public String name() {
+            return "tcp";
+        }
+
+        @Override
+        public ClusterConnector connector(LaunchEnvironment environment) {
+            return builder().fromEnvironment(environment).build();
         }
     }
 }

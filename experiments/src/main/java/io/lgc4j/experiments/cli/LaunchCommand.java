@@ -13,8 +13,10 @@ import io.lgc4j.net.JobToken;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -36,6 +38,11 @@ import java.util.concurrent.Callable;
  * failed. When one fails the others stop by themselves within seconds (their links tell them); any still running
  * after the grace period is killed, so no process outlives the launch — nor the launcher itself (each worker exits
  * when its standard input, a pipe from the launcher, closes).
+ *
+ * <p>Program mode, {@code lgc launch --nproc K [--servers S] -- COMMAND…} (or {@code --main CLASS --classpath CP}):
+ * the user's command K (or K + S) times with the same identity plus {@code LGC_SERVERS} (only with --servers),
+ * {@code LGC_RUN_DIR}, {@code LGC_RESUME_STEP} and {@code LGC_LAUNCHER_PID}, which a program's
+ * {@code DistributedTrainer.Builder#fromEnvironment()} reads; without --servers the shards run inside the workers.
  */
 @Command(name = "launch", mixinStandardHelpOptions = true,
         description = {"Run a job as one process per rank on this host (lgc worker over loopback TCP).",
@@ -46,9 +53,26 @@ final class LaunchCommand implements Callable<Integer> {
     static final String DEFAULT_JAVA_OPTS = "-Xmx2g -Dorg.bytedeco.javacpp.maxbytes=3G"
             + " -Dorg.bytedeco.javacpp.maxphysicalbytes=5G";
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "CONFIG",
-            description = "the experiment's YAML file (with --resume: default RUN_DIR/config.yaml)")
+    @Parameters(arity = "0..*", paramLabel = "CONFIG | -- COMMAND",
+            description = {"the experiment's YAML file (with --resume: default RUN_DIR/config.yaml); or, after --,",
+                "your program's command, started --nproc times (and --servers more) with the LGC_* environment"})
+    private List<String> arguments = new ArrayList<>();
+
     private Path config;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--main", paramLabel = "CLASS",
+            description = "program mode: run java CLASS in every process (with --classpath; instead of -- COMMAND)")
+    private String mainClass;
+
+    @Option(names = "--classpath", paramLabel = "CP", description = "program mode: the class path of --main")
+    private String classPath;
+
+    @Option(names = "--run-dir", paramLabel = "DIR", description = "program mode: the run's directory, LGC_RUN_DIR of"
+            + " every process (checkpoints; with --max-restarts, default: a new one under --output-dir or results)")
+    private Path programRunDir;
 
     @Option(names = "--resume", paramLabel = "RUN_DIR",
             description = "resume this result directory from its latest complete checkpoint, every process from its"
@@ -129,6 +153,15 @@ final class LaunchCommand implements Callable<Integer> {
             System.err.println("lgc launch: --max-restarts must be >= 0, found " + maxRestarts);
             return 2;
         }
+        if (programMode()) {
+            return launchProgram();
+        }
+        if (arguments.size() > 1) {
+            System.err.println("lgc launch: launch takes one CONFIG, found " + arguments.size() + " arguments "
+                    + arguments + " (to start a program: lgc launch --nproc K -- java -cp app.jar your.Main)");
+            return 2;
+        }
+        config = arguments.isEmpty() ? null : Path.of(arguments.get(0));
         if (config == null && resume == null) {
             System.err.println("lgc launch: launch needs a CONFIG or --resume RUN_DIR");
             return 2;
@@ -242,6 +275,9 @@ final class LaunchCommand implements Callable<Integer> {
                        long resumeStep) throws IOException, InterruptedException {
         int port = masterPort != null && attempt == 0 ? masterPort : freePort();
         String job = "launch-" + new String(JobToken.generate(), 0, 12, StandardCharsets.US_ASCII);
+        if (program != null) {
+            return launchProgram(hosts, workers, services, tokenFile, attempt, runDir, resumeStep, port, job);
+        }
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
@@ -272,24 +308,155 @@ final class LaunchCommand implements Callable<Integer> {
             for (int e = 0; e < endpoints; e++) {
                 String name = e < workers ? "rank " + e : services == 1 ? "server" : "server " + (e - workers);
                 ProcessBuilder pb = new ProcessBuilder(hosts.wrap(e, command));
+                identity(pb.environment(), hosts, e, workers, port, job, attempt, tokenFile);
+                group.start(name, pb);
+            }
+            ProcessGroup.Outcome outcome = group.await(graceSeconds);
+            lastFailure = outcome.describe();
+            return outcome.status();
+        }
+    }
+
+    /** Whether the arguments came after {@code --} (or {@code --main} was given): a program, not a CONFIG. */
+    private boolean programMode() {
+        return mainClass != null || spec.commandLine().getParseResult().originalArgs().contains("--");
+    }
+
+    /**
+     * Program mode: the user's command, once per endpoint (K workers, then {@code --servers} S shard processes),
+     * with the {@code LGC_*} environment its {@code DistributedTrainer.Builder#fromEnvironment()} reads.
+     */
+    private int launchProgram() throws IOException, InterruptedException {
+        String usage = null;
+        if (nprocOption == null) {
+            usage = "a program needs --nproc K (no config says how many workers it has)";
+        } else if (mainClass != null && !arguments.isEmpty()) {
+            usage = "give the program either after -- or as --main CLASS, not both (found --main " + mainClass
+                    + " and " + arguments + ")";
+        } else if (mainClass == null && arguments.isEmpty()) {
+            usage = "no command after --: e.g. lgc launch --nproc 2 -- java -cp app.jar com.example.Train";
+        } else if (mainClass != null && classPath == null) {
+            usage = "--main " + mainClass + " needs --classpath CP";
+        } else if (servers != null && servers < 1) {
+            usage = "--servers must be >= 1, found " + servers;
+        } else if (colocate) {
+            usage = "--colocate is a CONFIG mode option: a program runs its shards inside the workers unless"
+                    + " --servers starts them as processes of their own";
+        }
+        if (usage != null) {
+            System.err.println("lgc launch: " + usage);
+            return 2;
+        }
+        nproc = nprocOption;
+        List<String> command = new ArrayList<>();
+        if (mainClass != null) {
+            command.add(ProcessHandle.current().info().command()
+                    .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+            command.addAll(Arrays.asList((javaOpts == null || javaOpts.isBlank() ? DEFAULT_JAVA_OPTS : javaOpts)
+                    .strip().split("\\s+")));
+            command.addAll(List.of("-cp", classPath, mainClass));
+        } else {
+            command.addAll(arguments);
+        }
+        Path runDir = resume != null ? resume : programRunDir;
+        long resumeStep = -1;
+        if (resume != null) {
+            resumeStep = latestStep(resume);
+            if (resumeStep < 0) {
+                System.err.println("lgc launch: cannot resume " + resume + ": no complete checkpoint in "
+                        + CheckpointDirectory.in(resume).root());
+                return 2;
+            }
+        } else if (runDir == null && maxRestarts > 0) {
+            runDir = ExperimentRunner.newRunDirectory(Path.of(options.outputDir != null ? options.outputDir
+                    : "results"), "launch");
+        }
+        if (runDir != null) {
+            Files.createDirectories(runDir);
+        }
+        int services = servers == null ? 0 : servers;
+        LinkShape shape;
+        try {
+            shape = netnsRate == null ? null : LinkShape.parse(netnsRate, netnsLatencyMs);
+        } catch (IllegalArgumentException e) {
+            System.err.println("lgc launch: --netns-rate: " + e.getMessage());
+            return 2;
+        }
+        EmulatedHosts hosts;
+        try {
+            hosts = EmulatedHosts.create(nproc + services, shape, cpuShare);
+        } catch (FabricException | IllegalArgumentException e) {
+            System.err.println("lgc launch: " + e.getMessage());
+            return 2;
+        }
+        try (hosts) {
+            program = command;
+            return launchAttempts(hosts, services, runDir, resumeStep);
+        } catch (FabricException e) {
+            System.err.println("lgc launch: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /** Program mode: the user's command ({@code null}: CONFIG mode, every process an {@code lgc worker}). */
+    private List<String> program;
+
+    /** The environment every launched process gets, in either mode: who it is, the job, the token, TLS. */
+    private void identity(Map<String, String> env, EmulatedHosts hosts, int e, int workers, int port, String job,
+                          int attempt, Path tokenFile) {
+        env.put("LGC_RANK", String.valueOf(e));
+        env.put("LGC_WORLD_SIZE", String.valueOf(workers));
+        env.put("LGC_MASTER_ADDR", hosts.address(0));
+        env.put("LGC_MASTER_PORT", String.valueOf(port));
+        env.put("LGC_JOB_ID", job);
+        env.put("LGC_ATTEMPT", String.valueOf(attempt));
+        env.put("LGC_TOKEN_FILE", tokenFile.toString());
+        env.remove("LGC_TOKEN");
+        if (hosts.namespaced()) {
+            env.put("LGC_BIND_ADDR", hosts.address(e));
+        }
+        if (tlsDir != null) {
+            env.put("LGC_TLS_CERT", tlsDir.resolve("localhost.crt").toString());
+            env.put("LGC_TLS_KEY", tlsDir.resolve("localhost.key").toString());
+            env.put("LGC_TLS_CA", tlsDir.resolve("ca.crt").toString());
+        }
+        env.putIfAbsent("OMP_NUM_THREADS", "1");
+    }
+
+    /**
+     * Program mode, one attempt: the user's command per endpoint, with the identity, LGC_SERVERS (only with
+     * --servers), LGC_RUN_DIR, LGC_RESUME_STEP (a restart, or --resume) and LGC_LAUNCHER_PID.
+     */
+    private int launchProgram(EmulatedHosts hosts, int workers, int services, Path tokenFile, int attempt,
+                              Path runDir, long resumeStep, int port, String job)
+            throws IOException, InterruptedException {
+        int endpoints = workers + services;
+        System.out.println("lgc launch: job " + job + ": " + String.join(" ", program) + " as " + workers
+                + " worker process" + (workers > 1 ? "es" : "") + (services > 0 ? " and " + services
+                + " parameter-server process" + (services > 1 ? "es" : "") : "")
+                + (hosts.namespaced() ? " in network namespaces " + hosts.address(0) + ".."
+                + hosts.address(endpoints - 1) : " on 127.0.0.1") + ", rank 0 listening on port " + port
+                + (tlsDir != null ? ", mutual TLS" : ""));
+        try (ProcessGroup group = new ProcessGroup("lgc launch")) {
+            for (int e = 0; e < endpoints; e++) {
+                String name = e < workers ? "rank " + e : services == 1 ? "server" : "server " + (e - workers);
+                ProcessBuilder pb = new ProcessBuilder(hosts.wrap(e, program));
                 Map<String, String> env = pb.environment();
-                env.put("LGC_RANK", String.valueOf(e));
-                env.put("LGC_WORLD_SIZE", String.valueOf(workers));
-                env.put("LGC_MASTER_ADDR", hosts.address(0));
-                env.put("LGC_MASTER_PORT", String.valueOf(port));
-                env.put("LGC_JOB_ID", job);
-                env.put("LGC_ATTEMPT", String.valueOf(attempt));
-                env.put("LGC_TOKEN_FILE", tokenFile.toString());
-                env.remove("LGC_TOKEN");
-                if (hosts.namespaced()) {
-                    env.put("LGC_BIND_ADDR", hosts.address(e));
+                identity(env, hosts, e, workers, port, job, attempt, tokenFile);
+                env.remove("LGC_SERVERS");
+                env.remove("LGC_COLOCATE");
+                env.remove("LGC_RUN_DIR");
+                env.remove("LGC_RESUME_STEP");
+                if (servers != null) {
+                    env.put("LGC_SERVERS", String.valueOf(services));
                 }
-                if (tlsDir != null) {
-                    env.put("LGC_TLS_CERT", tlsDir.resolve("localhost.crt").toString());
-                    env.put("LGC_TLS_KEY", tlsDir.resolve("localhost.key").toString());
-                    env.put("LGC_TLS_CA", tlsDir.resolve("ca.crt").toString());
+                if (runDir != null) {
+                    env.put("LGC_RUN_DIR", runDir.toString());
                 }
-                env.putIfAbsent("OMP_NUM_THREADS", "1");
+                if (resumeStep >= 0) {
+                    env.put("LGC_RESUME_STEP", String.valueOf(resumeStep));
+                }
+                env.put("LGC_LAUNCHER_PID", String.valueOf(ProcessHandle.current().pid()));
                 group.start(name, pb);
             }
             ProcessGroup.Outcome outcome = group.await(graceSeconds);

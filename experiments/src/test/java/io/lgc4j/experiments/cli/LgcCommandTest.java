@@ -83,6 +83,19 @@ class LgcCommandTest {
     }
 
     @Test
+    void launchShouldNameWhatAProgramNeeds() {
+        assertEquals(2, LgcCommand.execute("launch", "--", "java", "-cp", "app.jar", "com.example.Train"));
+        assertEquals("lgc launch: a program needs --nproc K (no config says how many workers it has)", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("launch", "--nproc", "2", "--main", "com.example.Train"));
+        assertEquals("lgc launch: --main com.example.Train needs --classpath CP", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("launch", "a.yaml", "b.yaml"));
+        assertEquals("lgc launch: launch takes one CONFIG, found 2 arguments [a.yaml, b.yaml] (to start a program:"
+                + " lgc launch --nproc K -- java -cp app.jar your.Main)", error());
+    }
+
+    @Test
     void everyCommandThatTrainsShouldTakeTheSameCommonFlags() {
         picocli.CommandLine lgc = new picocli.CommandLine(new LgcCommand());
         for (String command : List.of("run", "launch", "worker")) {

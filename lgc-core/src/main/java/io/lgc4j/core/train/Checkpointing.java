@@ -48,6 +48,21 @@ record Checkpointing(CheckpointDirectory directory, int everySteps, boolean atEn
         return c == null || c.resume == null ? 0 : Math.toIntExact(c.resume.nextStep());
     }
 
+    /**
+     * The checkpoint a launched process resumes from: the one after {@code step} steps in {@code runDir}
+     * (LGC_RUN_DIR and LGC_RESUME_STEP).
+     *
+     * @throws UncheckedIOException naming the directory, the step and what is wrong with it
+     */
+    static Checkpoint load(java.nio.file.Path runDir, long step) {
+        try {
+            return CheckpointDirectory.in(runDir).load(step);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot resume from LGC_RESUME_STEP=" + step + " in LGC_RUN_DIR="
+                    + runDir + ": " + e.getMessage(), e);
+        }
+    }
+
     /** Whether a checkpoint is due after step {@code s} (0-based). */
     boolean dueAfter(int s) {
         return dueAfter(s, totalSteps);

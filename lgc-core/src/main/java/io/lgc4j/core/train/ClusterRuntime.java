@@ -14,6 +14,8 @@ import io.lgc4j.core.runtime.ServiceReporter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
 
 /**
@@ -21,13 +23,38 @@ import java.util.function.IntFunction;
  * or a service. Every process builds the same trainer; rank 0 evaluates, calls the listeners and returns the run's
  * result. A failure is told to every other process ({@link ClusterConnection#abort}) naming the endpoint lost first,
  * the step and the stage.
+ *
+ * <p><b>Shards inside the workers.</b> When the connector {@link ClusterConnector#colocatesServices() colocates
+ * services}, the process of worker rank r also hosts the service endpoints K+s with s mod K == r, each on a thread
+ * of its own with a connection of its own ({@link ClusterConnector#forEndpoint}), serving the same topology and
+ * layout: no second model, no second data. A shard that fails fails its process, and its abort tells every other.
+ * A service endpoint started as a process of its own while the shards run inside the workers is refused before the
+ * rendezvous.
+ *
+ * <pre>{@code
+ * TrainingRuntime.cluster(TcpConnector.builder()...colocateServices(true).build())
+ * TrainingRuntime.fromEnvironment()    // launched: this, with the connector lgc-net makes from LGC_*
+ * }</pre>
  */
 public final class ClusterRuntime extends TrainingRuntime {
 
+    /** How long a finished or failed rank waits for its colocated shards to end. */
+    private static final long SHARD_JOIN_SECONDS = 60;
+
     private final ClusterConnector connector;
+    /** K as the launcher said (LGC_WORLD_SIZE), or 0: whatever the trainer says. */
+    private final int launchedWorkers;
+    /** LGC_SERVERS as the launcher said, or -1: not said. */
+    private final int launchedServices;
 
     ClusterRuntime(ClusterConnector connector) {
+        this(connector, 0, -1);
+    }
+
+    ClusterRuntime(ClusterConnector connector, int launchedWorkers, int launchedServices) {
         this.connector = Objects.requireNonNull(connector, "connector");
+        this.launchedWorkers = launchedWorkers;
+        this.launchedServices = launchedServices;
     }
 
     /** How this process joins the others. */
@@ -50,15 +77,79 @@ public final class ClusterRuntime extends TrainingRuntime {
     TrainingResult fit(RankLoop.Run run, Topology topology, GradientLayout layout, List<ReplicaModel> replicas) {
         TrainingPlan plan = run.plan();
         int workers = run.workers();
+        int services = plan.serviceEndpoints();
+        boolean colocated = connector.colocatesServices();
+        checkPlacement(workers, services, colocated);
+        IntFunction<String> names = placedNames(workers, services, colocated);
+        int own = connector.endpoint();
+        List<Thread> shards = new ArrayList<>();
+        AtomicReference<RuntimeException> shardFailure = new AtomicReference<>();
+        StepNotes notes = new StepNotes();
+        topology.attachNotes(notes);
+        if (colocated && own >= 0) {
+            for (int s = own; s < services; s += workers) {
+                int endpoint = workers + s;
+                ClusterConnector links = connector.forEndpoint(endpoint);
+                Thread thread = new Thread(() -> {
+                    try {
+                        runEndpoint(run, topology, layout, new ArrayList<>(), links, names, notes);
+                    } catch (RuntimeException e) {
+                        shardFailure.compareAndSet(null, e);
+                    }
+                }, "lgc-shard-" + s);
+                thread.setDaemon(true);
+                shards.add(thread);
+                thread.start();
+            }
+        }
+        TrainingResult result;
+        try {
+            result = runEndpoint(run, topology, layout, replicas, connector, names, notes);
+        } catch (RuntimeException e) {
+            join(shards);
+            throw e;
+        }
+        join(shards);
+        RuntimeException failed = shardFailure.get();
+        if (failed != null) {
+            throw failed;
+        }
+        return result;
+    }
+
+    /** K and S against what the launcher said, and a service endpoint refused when the shards run in the workers. */
+    private void checkPlacement(int workers, int services, boolean colocated) {
+        if (launchedWorkers > 0 && launchedWorkers != workers) {
+            throw new IllegalArgumentException("the trainer has workers(" + workers + ") but the launcher started "
+                    + launchedWorkers + " worker ranks (LGC_WORLD_SIZE=" + launchedWorkers + "): drop workers(...)"
+                    + " or launch --nproc " + workers);
+        }
+        if (launchedServices >= 0 && launchedServices != services) {
+            throw new IllegalArgumentException("the topology has " + services + " parameter-server endpoint"
+                    + (services == 1 ? "" : "s") + " but the launcher started " + launchedServices
+                    + " (LGC_SERVERS=" + launchedServices + "): launch --servers " + services
+                    + (services == 0 ? " (or without --servers)" : ""));
+        }
+        int own = connector.endpoint();
+        if (colocated && own >= workers) {
+            throw new IllegalArgumentException("rank " + own + " is a parameter-server endpoint, but the shards run"
+                    + " inside the workers (LGC_SERVERS unset): start " + workers + " processes (LGC_RANK 0.."
+                    + (workers - 1) + "), or set LGC_SERVERS=" + services + " in every process to run the "
+                    + services + " shard" + (services == 1 ? "" : "s") + " as processes of their own");
+        }
+    }
+
+    /** Runs {@code connector}'s endpoint to its end on this thread. */
+    private static TrainingResult runEndpoint(RankLoop.Run run, Topology topology, GradientLayout layout,
+                                              List<ReplicaModel> replicas, ClusterConnector connector,
+                                              IntFunction<String> names, StepNotes notes) {
+        int workers = run.workers();
         int endpoints = run.endpoints();
-        IntFunction<String> names = endpointNames(workers, plan.serviceEndpoints());
         ClusterConnection connection = connector.connect(endpoints, names, topology.fingerprint(layout),
                 topology.describeFingerprint(layout));
         int endpoint = connection.endpoint();
         TrafficMeter meter = new TrafficMeter(endpoints);
         TrafficMeter control = new TrafficMeter(endpoints);
-        StepNotes notes = new StepNotes();
-        topology.attachNotes(notes);
         RankLoop loop = null;
         ServiceReporter reporter = null;
         try {
@@ -90,6 +181,19 @@ public final class ClusterRuntime extends TrainingRuntime {
                 throw n;
             }
             throw new TrainingFailedException(message, e);
+        }
+    }
+
+    /** Waits for the colocated shards; each ends when rank 0 ends the run, or when a peer's abort reaches it. */
+    private static void join(List<Thread> shards) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SHARD_JOIN_SECONDS);
+        for (Thread t : shards) {
+            try {
+                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 

@@ -486,6 +486,33 @@ public final class DistributedTrainer {
         }
 
         /**
+         * The same program in one JVM or on K processes ({@code lgc launch --nproc K -- java …}). Not launched
+         * ({@code LGC_RANK} unset): nothing changes, the run is in-process with {@link #workers}. Launched: the
+         * runtime is {@link TrainingRuntime#fromEnvironment()}, K is {@code LGC_WORLD_SIZE} (a different
+         * {@link #workers} is refused, naming both), checkpoints go under {@code LGC_RUN_DIR} every
+         * {@link #checkpoints} steps already asked for (else at the end only), and {@code LGC_RESUME_STEP} resumes
+         * from that checkpoint. Call it after the other settings.
+         */
+        public Builder fromEnvironment() {
+            io.lgc4j.core.runtime.LaunchEnvironment env = io.lgc4j.core.runtime.LaunchEnvironment.current();
+            if (env.launched()) {
+                int k = env.requireWorldSize();
+                if (workers != 1 && workers != k) {
+                    throw new IllegalArgumentException("workers(" + workers + ") differs from LGC_WORLD_SIZE=" + k
+                            + ", the worker ranks the launcher started: drop workers(...) or launch --nproc "
+                            + workers);
+                }
+                workers = k;
+                runtime = TrainingRuntime.fromEnvironment(env);
+                if (env.runDir() != null) {
+                    checkpoints(env.runDir(), checkpointEverySteps);
+                    resume = env.resumeStep() < 0 ? resume : Checkpointing.load(env.runDir(), env.resumeStep());
+                }
+            }
+            return this;
+        }
+
+        /**
          * Saves a checkpoint into {@code runDirectory/checkpoints/step-NNNNNN/} after every {@code everySteps} steps
          * (0: none on the way) and, unless {@link #checkpointAtEnd} says otherwise, after the last step: the
          * replica's parameters and updater state (once, in rank 0's part: every rank's is the same), each rank's

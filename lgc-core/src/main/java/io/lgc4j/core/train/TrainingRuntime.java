@@ -7,10 +7,13 @@ import io.lgc4j.core.comm.TransportClosedException;
 import io.lgc4j.core.compute.ComputeSettings;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.runtime.ClusterConnector;
+import io.lgc4j.core.runtime.LaunchEnvironment;
+import io.lgc4j.core.runtime.LauncherWatch;
 import io.lgc4j.core.runtime.RunReport;
 import io.lgc4j.core.runtime.ServiceReporter;
 
 import java.util.List;
+import java.util.ServiceLoader;
 import java.util.function.IntFunction;
 
 /**
@@ -21,6 +24,7 @@ import java.util.function.IntFunction;
  * DistributedTrainer.builder()...runtime(TrainingRuntime.inProcess())            // the default: threads of this JVM
  * DistributedTrainer.builder()...runtime(TrainingRuntime.inProcess().computeConcurrency(2))
  * DistributedTrainer.builder()...runtime(TrainingRuntime.cluster(TcpConnector.builder()...build()))   // lgc-net
+ * DistributedTrainer.builder()...runtime(TrainingRuntime.fromEnvironment())   // launched: cluster; else in-process
  * }</pre>
  *
  * <p>{@link #inProcess()}: every endpoint a thread of this JVM over an in-process cluster. {@link #cluster}: this
@@ -106,8 +110,52 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
         return reporter.awaitDone();
     }
 
-    /** How messages name endpoints: "rank r" for workers, "the server" or "server s" for services. */
-    static IntFunction<String> endpointNames(int workers, int services) {
-        return e -> e < workers ? "rank " + e : services == 1 ? "the server" : "server " + (e - workers);
+    /**
+     * How messages name endpoints: "rank 2" for workers; "the parameter server (endpoint 4, …)" when there is one
+     * service, else "parameter-server shard 1 (endpoint 5, …)", followed by where it runs: "in rank 1's process" when
+     * the shards run inside the workers, else "its own process".
+     */
+    static IntFunction<String> placedNames(int workers, int services, boolean colocated) {
+        return e -> e < workers ? "rank " + e : serviceName(workers, services, e) + (colocated
+                ? ", in rank " + ((e - workers) % workers) + "'s process)" : ", its own process)");
+    }
+
+    private static String serviceName(int workers, int services, int endpoint) {
+        return (services == 1 ? "the parameter server" : "parameter-server shard " + (endpoint - workers))
+                + " (endpoint " + endpoint;
+    }
+
+    /**
+     * Where a launched process runs its endpoints: not launched ({@code LGC_RANK} unset), every endpoint a thread of
+     * this JVM ({@link #inProcess()}); launched, this process as its endpoint of the job ({@link #cluster}) with the
+     * connector a {@link ClusterConnector.Provider} on the class path makes from the environment (lgc-net's TCP
+     * connector), K checked against {@code LGC_WORLD_SIZE} and the services against {@code LGC_SERVERS} when
+     * {@code fit} starts. The same program then runs in one JVM or on K processes.
+     *
+     * @throws IllegalStateException    when launched and no connector is on the class path
+     * @throws IllegalArgumentException naming the variable that is missing or wrong
+     */
+    public static TrainingRuntime fromEnvironment() {
+        return fromEnvironment(LaunchEnvironment.current());
+    }
+
+    /** As {@link #fromEnvironment()}, from {@code env}. */
+    public static TrainingRuntime fromEnvironment(LaunchEnvironment env) {
+        if (!env.launched()) {
+            return inProcess();
+        }
+        int workers = env.requireWorldSize();
+        LauncherWatch.start(env, "rank " + env.requireRank());
+        ClusterConnector.Provider provider = null;
+        for (ClusterConnector.Provider p : ServiceLoader.load(ClusterConnector.Provider.class)) {
+            if (provider == null || p.name().equals("tcp")) {
+                provider = p;
+            }
+        }
+        if (provider == null) {
+            throw new IllegalStateException("LGC_RANK is set but no cluster connector is on the class path (add"
+                    + " io.lgc4j:lgc-net)");
+        }
+        return new ClusterRuntime(provider.connector(env), workers, env.servers() == null ? -1 : env.servers());
     }
 }

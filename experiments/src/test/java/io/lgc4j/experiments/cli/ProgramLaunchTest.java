@@ -1,0 +1,60 @@
+package io.lgc4j.experiments.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code lgc launch --nproc 2 -- java -cp … LaunchedProgram}: a user's program, one process per rank over loopback
+ * TCP with the parameter server inside rank 0's process, computes what the same program computes in one JVM.
+ */
+class ProgramLaunchTest {
+
+    private static final Pattern CHECKSUMS = Pattern.compile("\\[rank (\\d)] checksums (\\d) (\\S+)");
+
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void aLaunchedProgramShouldComputeWhatItComputesInOneJvm(@TempDir Path tmp)
+            throws IOException, InterruptedException {
+        List<String> inProcess = LaunchedProgram.train(2).replicaChecksums();
+        assertEquals(2, inProcess.size());
+        String java = ProcessHandle.current().info().command().orElse("java");
+        String classPath = System.getProperty("java.class.path");
+        Path log = tmp.resolve("launch.log");
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", classPath, LgcCommand.class.getName(),
+                "launch", "--nproc", "2", "--", java, "-Xmx512m", "-cp", classPath,
+                LaunchedProgram.class.getName()));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("OMP_NUM_THREADS", "1");
+        Process launch = pb.start();
+        assertTrue(launch.waitFor(3, TimeUnit.MINUTES), "the launch did not end within 3 minutes");
+        String output = Files.readString(log, StandardCharsets.UTF_8);
+        assertEquals(0, launch.exitValue(), output);
+        Map<Integer, String> byRank = new TreeMap<>();
+        Matcher m = CHECKSUMS.matcher(output);
+        while (m.find()) {
+            assertEquals(m.group(1), m.group(2), "the prefix names the process's LGC_RANK");
+            byRank.put(Integer.parseInt(m.group(1)), m.group(3));
+        }
+        assertEquals(2, byRank.size(), "both ranks finish: " + output);
+        assertEquals(String.join(",", inProcess), byRank.get(0), "rank 0: every replica, as in one JVM");
+        assertEquals(inProcess.get(1), byRank.get(1), "rank 1: its own replica");
+        assertEquals(1, inProcess.stream().distinct().count(), "replicas equal: " + inProcess);
+        assertTrue(output.contains("as 2 worker processes on 127.0.0.1"), output);
+    }
+}
