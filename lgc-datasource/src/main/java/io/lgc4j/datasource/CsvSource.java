@@ -370,7 +370,7 @@ public final class CsvSource extends IndexedSource {
     /** The data files, sorted by name. */
     private Path[] files() throws IOException {
         if (!Files.exists(path)) {
-            throw new NoSuchFileException(path.toString(), null, "csv data not found: " + path + " does not exist");
+            throw new NoSuchFileException(path.toString(), null, "the csv data does not exist");
         }
         List<Path> found = new ArrayList<>();
         if (Files.isDirectory(path)) {
