@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.lgc4j.core.checkpoint.Checkpoint;
 import io.lgc4j.core.checkpoint.CheckpointDirectory;
 import io.lgc4j.core.checkpoint.CheckpointManifest;
+import io.lgc4j.core.data.DataSource;
+import io.lgc4j.core.data.MemorySource;
 import io.lgc4j.core.metrics.StepMetrics;
 import io.lgc4j.core.runtime.ClusterConnector;
 import io.lgc4j.core.settings.SettingsException;
@@ -18,15 +20,19 @@ import io.lgc4j.core.train.TrainingResult;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.ConfiguredMethod;
+import io.lgc4j.runner.config.CsvConfig;
 import io.lgc4j.runner.config.DataConfig;
+import io.lgc4j.runner.config.DatasetName;
 import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.runner.config.RuntimeType;
+import io.lgc4j.runner.config.SourceKind;
 import io.lgc4j.runner.config.ModelConfig;
 import io.lgc4j.runner.config.UpdaterConfig;
 import io.lgc4j.data.DatasetNotFoundException;
 import io.lgc4j.data.FashionMnist;
 import io.lgc4j.data.LabeledImages;
-import io.lgc4j.data.PixelPreprocessing;
+import io.lgc4j.datasource.CsvSource;
+import io.lgc4j.datasource.IdxSource;
 import org.deeplearning4j.nn.api.Model;
 import org.nd4j.linalg.learning.config.Adam;
 import org.nd4j.linalg.learning.config.IUpdater;
@@ -34,6 +40,7 @@ import org.nd4j.linalg.learning.config.Nesterovs;
 import org.nd4j.linalg.learning.config.Sgd;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -190,7 +197,7 @@ public final class ExperimentRunner {
                     // only endpoint 0 assembles step metrics
                 }
             };
-            TrainingResult result = prepared.trainer().fit(tcp.training().epochs());
+            TrainingResult result = fit(prepared.trainer(), tcp.training().epochs());
             return new RunOutcome(null, result, null, endpoint < tcp.training().workers()
                     ? prepared.trainer().trainedModel() : null);
         }
@@ -269,12 +276,12 @@ public final class ExperimentRunner {
                                     ClusterConnector connector, Path runDir, Checkpoint resume) throws IOException {
         Nd4jEnvironment.configure();
         DataConfig data = config.data();
-        PixelPreprocessing pixels = data.preprocessing();
         Path dataDir = Path.of(data.path());
-        LabeledImages train = FashionMnist.load(dataDir, FashionMnist.Split.TRAIN,
-                data.trainLimit() == 0 ? FashionMnist.ALL : data.trainLimit(), pixels);
-        LabeledImages test = FashionMnist.load(dataDir, FashionMnist.Split.TEST,
-                data.testLimit() == 0 ? FashionMnist.ALL : data.testLimit(), pixels);
+        DataSource train = trainingData(data);
+        // evaluation is not read through a source yet: the test split is in memory (csv has none)
+        LabeledImages test = data.dataset() == DatasetName.CSV ? null : FashionMnist.load(dataDir,
+                FashionMnist.Split.TEST, data.testLimit() == 0 ? FashionMnist.ALL : data.testLimit(),
+                data.preprocessing());
         Model model = buildModel(config.model(), config.run().seed());
         // the compressor and topology come from the registry (ServiceLoader): the runner names no method
         ConfiguredMethod method = ConfiguredMethod.of(config);
@@ -282,12 +289,12 @@ public final class ExperimentRunner {
         LateListener csv = new LateListener();
         DistributedTrainer.Builder builder = DistributedTrainer.builder()
                 .model(model)
-                .data(train.toDataSet())
+                .data(train)
+                .prefetch(data.prefetch())
                 .workers(config.training().workers())
                 .batchSizePerWorker(config.training().batchSizePerWorker())
                 .seed(config.run().seed())
                 .topology(topology)
-                .evaluation(test.iterator(1000), config.training().evalEverySteps())
                 .maxSteps(config.training().maxSteps())
                 .diagnostics(config.training().diagnostics())
                 .compute(config.model().compute().settings())
@@ -295,6 +302,9 @@ public final class ExperimentRunner {
                 .stages(method.stages())
                 .runIdentity(config.run().name(), ConfigKeys.flatten(config), CheckpointManifest.DEFAULT_IGNORED_KEYS)
                 .listener(csv);
+        if (test != null) {
+            builder.evaluation(test.iterator(1000), config.training().evalEverySteps());
+        }
         if (runDir != null && config.training().checkpointEverySteps() > 0) {
             builder.checkpoints(runDir, config.training().checkpointEverySteps());
         }
@@ -313,10 +323,40 @@ public final class ExperimentRunner {
             // a compressor setting that does not fit this model (e.g. a PowerSGD rank above every matrix's side)
             throw new RunInputException("key 'compressor." + e.key() + "' " + e.problem() + " (model "
                     + config.model().name() + ")", e);
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | IllegalStateException e) {
             // e.g. a data.path whose training split holds less than one global batch
             throw new RunInputException("cannot train on " + dataDir + ": " + e.getMessage(), e);
+        } catch (UncheckedIOException e) {
+            // a file source that cannot read its files (missing, gzipped, malformed), found by the trainer's plan
+            throw new RunInputException("cannot train on " + dataDir + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The training data {@code data} names: Fashion-MNIST's training split in memory (read here), or a file source
+     * that each worker streams its rows from (opened by the trainer, on workers only).
+     */
+    private static DataSource trainingData(DataConfig data) throws IOException {
+        Path dir = Path.of(data.path());
+        long limit = data.trainLimit() == DataConfig.NO_LIMIT ? Long.MAX_VALUE : data.trainLimit();
+        if (data.dataset() == DatasetName.CSV) {
+            CsvConfig csv = data.csv();
+            return CsvSource.in(dir).label(csv.labelColumn(), csv.classes()).skipLines(csv.skipLines())
+                    .delimiter(csv.delimiter().charAt(0)).limit(limit);
+        }
+        FashionMnist.Split split = FashionMnist.Split.TRAIN;
+        if (data.source() == SourceKind.MEMORY) {
+            return MemorySource.of(FashionMnist.load(dir, split, data.trainLimit() == DataConfig.NO_LIMIT
+                    ? FashionMnist.ALL : data.trainLimit(), data.preprocessing()).toDataSet());
+        }
+        for (String name : List.of(split.imagesFileName(), split.labelsFileName())) {
+            if (!Files.isRegularFile(dir.resolve(name)) && Files.isRegularFile(dir.resolve(name + ".gz"))) {
+                throw new RunInputException("data.source files streams the uncompressed IDX files, but "
+                        + dir.resolve(name) + " is missing (only " + name + ".gz is there): gunzip it (gunzip -k"
+                        + " keeps the .gz), or use data.source: memory");
+            }
+        }
+        return IdxSource.fashionMnist(dir, split).pixels(data.preprocessing()).limit(limit);
     }
 
     /**
@@ -361,7 +401,7 @@ public final class ExperimentRunner {
                 prepared.csv().target = csv;
                 started = true;
                 try {
-                    result = trainer.fit(config.training().epochs());
+                    result = fit(trainer, config.training().epochs());
                 } catch (RuntimeException e) {
                     // a reader of the directory sees at once that the run failed and why, not a half run
                     Files.writeString(dir.resolve(FAILURE), e.getMessage() + System.lineSeparator());
@@ -378,6 +418,23 @@ public final class ExperimentRunner {
         RunSummary summary = RunSummary.of(config, result, trainer.layout().length(), result.replicaChecksums());
         summary.writeAtomically(dir.resolve(SUMMARY));
         return new RunOutcome(dir, result, summary, trainer.trainedModel());
+    }
+
+    /** Trains, then closes the training data (a file source's open files). */
+    private static TrainingResult fit(DistributedTrainer trainer, int epochs) throws IOException {
+        TrainingResult result;
+        try {
+            result = trainer.fit(epochs);
+        } catch (RuntimeException e) {
+            try {
+                trainer.data().close();
+            } catch (IOException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
+        trainer.data().close();
+        return result;
     }
 
     /** Removes the files a run writes, then the directory if nothing else is in it. */

@@ -49,11 +49,22 @@ public record CheckpointManifest(String runName, long nextStep, Stage stage, Run
      * The config keys a resume ignores unless told otherwise: how the run executes ({@code runtime.*}: in-process
      * or launched, timeouts — the same computation either way), where it writes ({@code run.outputDir}), how long
      * it goes on ({@code training.epochs}, {@code training.maxSteps}: a resumed run may be extended, and nothing in
-     * a step depends on the run's length) and how often it checkpoints ({@code training.checkpointEverySteps}).
+     * a step depends on the run's length), how often it checkpoints ({@code training.checkpointEverySteps}) and how
+     * far each worker reads its data ahead ({@code data.prefetch}: timing only, never bits).
      * Remove a key from this list if a step ever comes to depend on it.
      */
     public static final List<String> DEFAULT_IGNORED_KEYS = List.of("runtime.*", "run.outputDir",
-            "training.epochs", "training.maxSteps", "training.checkpointEverySteps");
+            "training.epochs", "training.maxSteps", "training.checkpointEverySteps", "data.prefetch");
+
+    /**
+     * Config keys added after checkpoints had been written, each with its default as the flattened config spells it:
+     * a key that only the resuming run has, at this value, is no difference, since the run that wrote the checkpoint
+     * behaved as the default does (the file sources of issue 40: {@code data.source: memory} is the old path). A key
+     * added later goes here with its default, or every older checkpoint becomes unresumable.
+     */
+    public static final Map<String, String> ADDED_KEYS = Map.of("data.source", "memory", "data.prefetch", "2",
+            "data.csv.labelColumn", "-1", "data.csv.classes", "0", "data.csv.skipLines", "0",
+            "data.csv.delimiter", ",");
 
     /** Section names. */
     static final String RUN = "run";

@@ -67,8 +67,9 @@ public record RunSignature(int workers, int services, ModelIdentity model, Sorte
 
     /**
      * How {@code thisRun} differs from this signature (the checkpoint's), one line per difference: K, S, the model,
-     * then every config key not ignored whose value differs or that only one side has, in key order. Empty when the
-     * run may resume.
+     * then every config key not ignored whose value differs or that only one side has (except a key of
+     * {@link CheckpointManifest#ADDED_KEYS} that only this run has, at its default), in key order. Empty when the run
+     * may resume.
      */
     List<String> differences(RunSignature thisRun, Collection<String> ignoredKeys) {
         List<String> lines = new ArrayList<>();
@@ -96,7 +97,9 @@ public record RunSignature(int workers, int services, ModelIdentity model, Sorte
             String ours = config.get(key);
             String theirs = thisRun.config.get(key);
             if (ours == null) {
-                keys.add(key + ": only in this run (" + theirs + ")");
+                if (!theirs.equals(CheckpointManifest.ADDED_KEYS.get(key))) {
+                    keys.add(key + ": only in this run (" + theirs + ")");
+                }
             } else if (theirs == null) {
                 keys.add(key + ": only in the checkpoint (" + ours + ")");
             } else if (!ours.equals(theirs)) {

@@ -117,12 +117,35 @@ class CheckpointManifestTest {
     }
 
     @Test
+    void aKeyAddedSinceTheCheckpointShouldDifferOnlyAwayFromItsDefault() throws Exception {
+        // a checkpoint written before data.source existed: the resuming run has it at its default
+        manifest(4, 1).checkCompatible(new RunSignature(4, 1, MODEL, config("data.source", "memory",
+                "data.csv.delimiter", ",", "data.csv.classes", "0")));
+        assertEquals("checkpoint step-000124 of run 'lgc-ps' does not fit this run:\n"
+                + "  config keys differ (ignoring runtime.*, run.outputDir, training.epochs, training.maxSteps, "
+                + "training.checkpointEverySteps, data.prefetch):\n"
+                + "    data.csv.classes: only in this run (10)\n"
+                + "    data.source: only in this run (files)",
+                message(() -> manifest(4, 1).checkCompatible(new RunSignature(4, 1, MODEL, config("data.source",
+                        "files", "data.csv.classes", "10")))));
+        // only the resuming run's side is forgiven: a checkpoint's key that this run lacks still differs
+        RunSignature withSource = new RunSignature(4, 1, MODEL, config("data.source", "memory"));
+        CheckpointManifest newer = new CheckpointManifest("lgc-ps", 124, Stage.COMPRESSED, withSource,
+                manifest(4, 1).parts());
+        assertEquals("checkpoint step-000124 of run 'lgc-ps' does not fit this run:\n"
+                + "  config keys differ (ignoring runtime.*, run.outputDir, training.epochs, training.maxSteps, "
+                + "training.checkpointEverySteps, data.prefetch):\n"
+                + "    data.source: only in the checkpoint (memory)",
+                message(() -> newer.checkCompatible(new RunSignature(4, 1, MODEL, CONFIG))));
+    }
+
+    @Test
     void shouldListEveryDifferingConfigKeySorted() {
         RunSignature other = new RunSignature(4, 1, MODEL, config("compressor.ratio", "0.001", "run.name", null,
                 "training.seed", "7", "runtime.type", "launch", "training.epochs", "9"));
         assertEquals("checkpoint step-000124 of run 'lgc-ps' does not fit this run:\n"
                 + "  config keys differ (ignoring runtime.*, run.outputDir, training.epochs, training.maxSteps, "
-                + "training.checkpointEverySteps):\n"
+                + "training.checkpointEverySteps, data.prefetch):\n"
                 + "    compressor.ratio: checkpoint 0.01, this run 0.001\n"
                 + "    run.name: only in the checkpoint (lgc-ps)\n"
                 + "    training.seed: only in this run (7)", message(() -> manifest(4, 1).checkCompatible(other)));

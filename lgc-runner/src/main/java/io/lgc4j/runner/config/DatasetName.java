@@ -10,7 +10,12 @@ package io.lgc4j.runner.config;
  */
 public enum DatasetName {
     /** Fashion-MNIST: 60,000 training and 10,000 test 28×28 grey images in 10 classes, read from IDX files. */
-    FASHION_MNIST;
+    FASHION_MNIST,
+    /**
+     * Labelled rows in CSV files under {@code data.path} ({@code data.csv} says which column is the class), streamed
+     * by each worker ({@code data.source: files}); no test data.
+     */
+    CSV;
 
     /** @return the YAML spelling, e.g. {@code fashion-mnist} */
     @Override

@@ -134,7 +134,7 @@ class ConfigLoaderErrorsTest {
                 + "found \"big-cnn\"",
         "model: {updater: {type: rmsprop}}    | key 'model.updater.type' expects one of [adam, nesterovs, sgd], "
                 + "found \"rmsprop\"",
-        "data: {dataset: mnist}               | key 'data.dataset' expects one of [fashion-mnist], found \"mnist\"",
+        "data: {dataset: mnist}               | key 'data.dataset' expects one of [csv, fashion-mnist], found \"mnist\"",
         "data: {preprocessing: 3}             | key 'data.preprocessing' expects one of [scale, standardize], found 3",
         "topology: {type: ''}                 | key 'topology.type' expects one of [ps, ring], found \"\"",
     })

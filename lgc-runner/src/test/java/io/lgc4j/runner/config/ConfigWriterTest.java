@@ -31,6 +31,13 @@ class ConfigWriterTest {
                 data:
                   dataset: fashion-mnist
                   path: /usr/share/datasets/fashion-mnist
+                  source: memory
+                  prefetch: 2
+                  csv:
+                    labelColumn: -1
+                    classes: 0
+                    skipLines: 0
+                    delimiter: ","
                   trainLimit: 0
                   testLimit: 0
                   preprocessing: standardize
