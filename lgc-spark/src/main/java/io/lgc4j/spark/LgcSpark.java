@@ -97,6 +97,12 @@ public final class LgcSpark {
         BarrierTraining task = new BarrierTraining(tcp.toYaml(), source, workers, services, colocate,
                 shared.toString(), token, job, options.fault());
 
+        if (sc.sc().isLocal()) {
+            String problem = BarrierTimer.replaceInThisJvm();
+            if (problem != null) {
+                System.err.println("lgc-spark: warning: " + problem);
+            }
+        }
         ClassTag<Integer> intTag = ClassTag$.MODULE$.apply(Integer.class);
         ClassTag<TaskReport> reportTag = ClassTag$.MODULE$.apply(TaskReport.class);
         sc.setJobDescription("lgc4j " + tcp.run().name() + ": " + describeTasks(tcp, workers, services, colocate));
