@@ -39,13 +39,13 @@ final class EstimatorData {
 
     /** Two dense branches of the input merged, then a softmax output: an initialized graph. */
     static ComputationGraph graph() {
-        ComputationGraphConfiguration conf = new NeuralNetConfiguration.Builder().seed(5).updater(new Nesterovs(0.1, 0.9))
-                .weightInit(WeightInit.XAVIER).graphBuilder().addInputs("in")
+        ComputationGraphConfiguration conf = new NeuralNetConfiguration.Builder().seed(5)
+                .updater(new Nesterovs(0.1, 0.9)).weightInit(WeightInit.XAVIER).graphBuilder().addInputs("in")
                 .addLayer("a", new DenseLayer.Builder().nIn(WIDTH).nOut(8).activation(Activation.TANH).build(), "in")
                 .addLayer("b", new DenseLayer.Builder().nIn(WIDTH).nOut(8).activation(Activation.RELU).build(), "in")
                 .addVertex("m", new MergeVertex(), "a", "b")
-                .addLayer("out", new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nIn(16).nOut(CLASSES)
-                        .activation(Activation.SOFTMAX).build(), "m")
+                .addLayer("out", new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nIn(16)
+                        .nOut(CLASSES).activation(Activation.SOFTMAX).build(), "m")
                 .setOutputs("out").build();
         ComputationGraph graph = new ComputationGraph(conf);
         graph.init();

@@ -5,6 +5,7 @@ import io.lgc4j.core.data.RankLocalSource;
 import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.TrainingRuntime;
 import io.lgc4j.ring.topology.RingTopology;
+import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -149,7 +150,7 @@ class LgcEstimatorTest {
                 + " array<double> or array<float>", estimator(),
                 spark.createDataFrame(List.of(RowFactory.create(1L, "1,2,3,4", 0.0)), text));
         StructType labels = new StructType().add("id", DataTypes.LongType)
-                .add("features", org.apache.spark.ml.linalg.SQLDataTypes.VectorType()).add("label", DataTypes.StringType);
+                .add("features", SQLDataTypes.VectorType()).add("label", DataTypes.StringType);
         refuses("column 'label' (labelCol) holds string, expected a class index (a number) or a one-hot vector,"
                 + " array<double> or array<float>", estimator(),
                 spark.createDataFrame(List.of(), labels));
