@@ -21,8 +21,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 import java.util.stream.Stream;
 
 /**
@@ -103,29 +101,8 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
         for (int endpoint : endpoints) {
             connectors.add(new BarrierConnector(endpoint, job, attempt, host, token, config.runtime(), rendezvous));
         }
-        FutureTask<ExperimentRunner.RunOutcome> shard = null;
-        if (endpoints.length == 2) {
-            BarrierConnector shardLinks = connectors.get(1);
-            shard = new FutureTask<>(() -> run(config, shardLinks, endpoints[1], dir, resume, attempt));
-            Thread thread = new Thread(shard, "lgc-spark-shard-" + endpoints[1]);
-            thread.setDaemon(true);
-            thread.start();
-        }
-        ExperimentRunner.RunOutcome outcome;
-        try {
-            outcome = run(config, connectors.get(0), endpoints[0], dir, resume, attempt);
-            if (shard != null) {
-                shard.get();
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while the co-located shard finished", e);
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("parameter-server shard " + endpoints[1] + " failed: "
-                    + e.getCause().getMessage(), e.getCause());
-        }
+        ExperimentRunner.RunOutcome outcome = TaskEndpoints.run(endpoints,
+                (index, endpoint) -> run(config, connectors.get(index), endpoint, dir, resume, attempt));
         long end = System.currentTimeMillis();
         LinkedHashMap<String, byte[]> files = new LinkedHashMap<>();
         if (partition == 0) {

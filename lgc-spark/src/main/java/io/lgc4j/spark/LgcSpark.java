@@ -50,7 +50,6 @@ import java.util.zip.CRC32C;
 public final class LgcSpark {
     /** The driver's record of the run, beside the result files. */
     public static final String SPARK_FILE = "spark.json";
-    private static final long SLOT_POLL_MS = 200;
 
     private LgcSpark() {
     }
@@ -67,11 +66,7 @@ public final class LgcSpark {
 
     /** As {@link #fit(JavaSparkContext, ExperimentConfig, SparkOptions)}, naming where the config came from. */
     public static SparkRun fit(JavaSparkContext sc, ExperimentConfig config, String source, SparkOptions options) {
-        if (sc.getConf().getBoolean("spark.dynamicAllocation.enabled", false)) {
-            throw new LgcSparkException("spark.dynamicAllocation.enabled is true: a barrier stage needs all its tasks"
-                    + " at once, and Spark runs none under dynamic allocation (SPARK-24942); set"
-                    + " spark.dynamicAllocation.enabled=false for this application");
-        }
+        ClusterChecks.refuseDynamicAllocation(sc.sc());
         ExperimentConfig tcp = config.withRuntime(config.runtime().withType(RuntimeType.TCP));
         int workers = tcp.training().workers();
         int services = ConfiguredMethod.of(tcp).newTopology().serviceEndpoints(workers);
@@ -82,7 +77,8 @@ public final class LgcSpark {
                     + " SparkOptions.withColocate(false) (lgc-spark --no-colocate)");
         }
         int tasks = BarrierTraining.tasks(workers, services, colocate);
-        awaitSlots(sc.sc(), tasks, describeTasks(tcp, workers, services, colocate), options);
+        ClusterChecks.awaitSlots(sc.sc(), tasks, describeTasks(tcp, workers, services, colocate), options.slotWait(),
+                "training.workers");
 
         Path root = options.outputDir() != null ? options.outputDir() : Path.of(tcp.run().outputDir());
         Path dir = ExperimentRunner.newRunDirectory(root, tcp.run().name()).toAbsolutePath();
@@ -101,6 +97,12 @@ public final class LgcSpark {
         BarrierTraining task = new BarrierTraining(tcp.toYaml(), source, workers, services, colocate,
                 shared.toString(), token, job, options.fault());
 
+        if (sc.sc().isLocal()) {
+            String problem = BarrierTimer.replaceInThisJvm();
+            if (problem != null) {
+                System.err.println("lgc-spark: warning: " + problem);
+            }
+        }
         ClassTag<Integer> intTag = ClassTag$.MODULE$.apply(Integer.class);
         ClassTag<TaskReport> reportTag = ClassTag$.MODULE$.apply(TaskReport.class);
         sc.setJobDescription("lgc4j " + tcp.run().name() + ": " + describeTasks(tcp, workers, services, colocate));
@@ -138,37 +140,6 @@ public final class LgcSpark {
         return tasks + " barrier task" + (tasks > 1 ? "s" : "") + " (" + workers + " rank" + (workers > 1 ? "s" : "")
                 + shards + "; topology " + config.topology().type() + ", compressor " + config.compressor().type()
                 + ")";
-    }
-
-    /**
-     * Waits until the cluster offers {@code tasks} task slots at once, at most {@link SparkOptions#slotWait()};
-     * Spark itself would retry a barrier stage with too few slots for minutes before it gives up.
-     */
-    private static void awaitSlots(SparkContext sc, int tasks, String what, SparkOptions options) {
-        long deadline = System.nanoTime() + options.slotWait().toNanos();
-        int slots = slots(sc);
-        while (slots < tasks && System.nanoTime() - deadline < 0) {
-            try {
-                Thread.sleep(SLOT_POLL_MS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new LgcSparkException("interrupted while waiting for task slots");
-            }
-            slots = slots(sc);
-        }
-        if (slots < tasks) {
-            int executors = sc.statusTracker().getExecutorInfos().length - (sc.isLocal() ? 0 : 1);
-            throw new LgcSparkException("the cluster offers " + slots + " task slot" + (slots == 1 ? "" : "s")
-                    + " (" + sc.master() + ", " + executors + " executor" + (executors == 1 ? "" : "s")
-                    + " registered after "
-                    + options.slotWait().toSeconds() + " s), the job needs " + what + " at once: add executors"
-                    + " or cores, or lower training.workers");
-        }
-    }
-
-    /** Task slots the cluster offers now: what Spark's own barrier check counts (its default resource profile). */
-    private static int slots(SparkContext sc) {
-        return sc.maxNumConcurrentTasks(sc.resourceProfileManager().defaultResourceProfile());
     }
 
     /** The job id of the runtime's frames: a CRC32C of the application and the run directory. */

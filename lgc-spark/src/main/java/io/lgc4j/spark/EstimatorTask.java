@@ -1,0 +1,132 @@
+package io.lgc4j.spark;
+
+import io.lgc4j.core.data.RankLocalSource;
+import io.lgc4j.core.train.DistributedTrainer;
+import io.lgc4j.core.train.TrainingResult;
+import org.apache.spark.BarrierTaskContext;
+import org.apache.spark.sql.Row;
+import org.deeplearning4j.nn.api.Model;
+import org.nd4j.linalg.dataset.DataSet;
+import scala.collection.Iterator;
+import scala.collection.JavaConverters;
+import scala.runtime.AbstractFunction1;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What every task of an {@link LgcEstimator}'s barrier stage runs: partition p is rank p (and, co-located,
+ * parameter-server shard p on a thread of its own). It reads its partition's rows into one data set (its memory is
+ * its partition), builds the model and the method for each of its endpoints, joins the run through {@link
+ * BarrierConnector}s (one allGather) and trains through a {@link RankLocalSource}: every rank reads only its own
+ * rows. Rank 0 returns the trained model.
+ */
+final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<TaskOutcome>> implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final Columns columns;
+    private final ModelFactory factory;
+    private final String initialChecksum;
+    private final MethodSpec method;
+    private final int workers;
+    private final int services;
+    private final boolean colocate;
+    private final int batchSize;
+    private final int epochs;
+    private final long seed;
+    private final int maxSteps;
+    private final int[] rows;
+    private final int stepsPerEpoch;
+    private final byte[] token;
+    private final int job;
+
+    /**
+     * @param initialChecksum the parameters' checksum of the model the factory built on the driver
+     * @param rows            every partition's row count, as counted before the stage
+     * @param stepsPerEpoch   the steps every rank takes per epoch: the smallest partition's batches
+     */
+    EstimatorTask(Columns columns, ModelFactory factory, String initialChecksum, MethodSpec method, int workers,
+                  int services, boolean colocate, int batchSize, int epochs, long seed, int maxSteps, int[] rows,
+                  int stepsPerEpoch, byte[] token, int job) {
+        this.columns = columns;
+        this.factory = factory;
+        this.initialChecksum = initialChecksum;
+        this.method = method;
+        this.workers = workers;
+        this.services = services;
+        this.colocate = colocate;
+        this.batchSize = batchSize;
+        this.epochs = epochs;
+        this.seed = seed;
+        this.maxSteps = maxSteps;
+        this.rows = rows.clone();
+        this.stepsPerEpoch = stepsPerEpoch;
+        this.token = token.clone();
+        this.job = job;
+    }
+
+    @Override
+    public Iterator<TaskOutcome> apply(Iterator<Row> partitionRows) {
+        BarrierTaskContext context = BarrierTaskContext.get();
+        int partition = context.partitionId();
+        int attempt = context.stageAttemptNumber();
+        String host = BarrierTraining.hostOf(context.getTaskInfos()[partition].address());
+        DataSet mine = columns.read(JavaConverters.asJavaIterator(partitionRows), rows[partition], partition);
+        long total = 0;
+        for (int n : rows) {
+            total += n;
+        }
+        RankLocalSource data = RankLocalSource.of(total, stepsPerEpoch, r -> {
+            if (r != partition) {
+                throw new IllegalStateException("task " + partition + " holds the rows of rank " + partition
+                        + " only, rank " + r + " asked for its own");
+            }
+            return mine;
+        });
+        int[] endpoints = BarrierTraining.endpointsOf(partition, workers, services, colocate);
+        List<MethodSpec.Endpoint> methods = new ArrayList<>();
+        List<Model> models = new ArrayList<>();
+        for (int endpoint : endpoints) {
+            methods.add(method.newEndpoint());
+            Model model = Models.create(factory, "in task " + partition + " (endpoint " + endpoint + ")");
+            String checksum = Models.paramsChecksum(model);
+            if (!checksum.equals(initialChecksum)) {
+                throw new IllegalStateException("the model factory " + factory + " built other initial parameters in"
+                        + " task " + partition + " (checksum " + checksum + ") than on the driver (" + initialChecksum
+                        + "): every JVM must build the same model; give its configuration a seed");
+            }
+            models.add(model);
+        }
+        TaskRendezvous rendezvous = new TaskRendezvous(context, endpoints.length, workers + services, job, attempt,
+                -1);
+        List<BarrierConnector> connectors = new ArrayList<>();
+        for (int i = 0; i < endpoints.length; i++) {
+            connectors.add(new BarrierConnector(endpoints[i], job, attempt, host, token, methods.get(i).runtime(),
+                    rendezvous));
+        }
+        long start = System.currentTimeMillis();
+        TaskOutcome outcome = TaskEndpoints.run(endpoints, (index, endpoint) -> {
+            MethodSpec.Endpoint m = methods.get(index);
+            DistributedTrainer.Builder builder = DistributedTrainer.builder()
+                    .model(models.get(index))
+                    .data(data)
+                    .workers(workers)
+                    .batchSizePerWorker(batchSize)
+                    .seed(seed)
+                    .topology(m.topology())
+                    .values(m.values())
+                    .maxSteps(maxSteps)
+                    .cluster(connectors.get(index));
+            if (m.stages() != null) {
+                builder.stages(m.stages());
+            }
+            DistributedTrainer trainer = builder.build();
+            TrainingResult result = trainer.fit(epochs);
+            byte[] bytes = endpoint == 0 ? Models.toBytes(trainer.trainedModel()) : new byte[0];
+            return new TaskOutcome(partition, rows[partition], bytes, result.stepCount(), result.replicaChecksums(),
+                    System.currentTimeMillis() - start);
+        });
+        return JavaConverters.asScalaIterator(List.of(outcome).iterator());
+    }
+}

@@ -1,0 +1,506 @@
+package io.lgc4j.spark;
+
+import io.lgc4j.core.train.Topology;
+import org.apache.spark.SparkContext;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.ml.Estimator;
+import org.apache.spark.ml.param.BooleanParam;
+import org.apache.spark.ml.param.IntParam;
+import org.apache.spark.ml.param.LongParam;
+import org.apache.spark.ml.param.Param;
+import org.apache.spark.ml.param.ParamMap;
+import org.apache.spark.ml.param.ParamValidators;
+import org.apache.spark.ml.util.Identifiable$;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.StructType;
+import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.nn.graph.ComputationGraph;
+import scala.reflect.ClassTag;
+import scala.reflect.ClassTag$;
+
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * A Spark ML {@link Estimator} that trains your DL4J model on a DataFrame with lgc4j's data-parallel runtime: K
+ * workers, one per partition, in one barrier stage, each rank reading only its own partition's rows, gradients
+ * aggregated (and compressed) over lgc-net's authenticated TCP links, never through Spark.
+ *
+ * <pre>{@code
+ * LgcEstimator estimator = new LgcEstimator()
+ *         .setModelFactory(() -> MyModels.graph(42))          // serializable; every JVM builds the same model
+ *         .setFeaturesCol("features")                         // a Vector, array<double> or array<float>
+ *         .setLabelCol("label")                               // a class index, or a one-hot vector/array
+ *         .setWorkers(4).setBatchSizePerWorker(32).setEpochs(2).setSeed(7)
+ *         .setMethod("topology: {type: ring}\ncompressor: {type: topk, ratio: 0.01}");
+ * LgcModel model = estimator.fit(train);                      // one counting job, then one barrier stage
+ * Dataset<Row> scored = model.transform(test);                // + prediction, probability
+ * ComputationGraph trained = (ComputationGraph) model.model();
+ * }</pre>
+ *
+ * <p>What {@link #fit} does: checks the schema (each column present and of a type it reads) and the cluster
+ * (dynamic allocation off, K task slots at once, at most {@code slotWaitSeconds}); builds the model once on the
+ * driver to learn its input and output widths and its initial parameters' checksum; repartitions the DataFrame to K
+ * (unless it has K partitions already and {@code forceRepartition} is false), sorts within partitions by
+ * {@code sortCol} when set; counts every partition's rows in one small job that also checks every row (width,
+ * class index, nulls) and refuses an empty partition or one with less than one batch, naming it; then runs one
+ * barrier stage in which every rank takes min_p ⌊n_p / b⌋ steps per epoch. Partition p is rank p; a
+ * parameter-server topology's shard p runs on a thread of task p. Rank 0 returns the trained model with its updater
+ * state (DL4J's {@code ModelSerializer} format) to the driver; nothing else is collected.
+ *
+ * <p>Memory: each task holds its own partition's rows as one float32 data set (rows × (width + numClasses) × 4
+ * bytes) besides its model replica; no row goes to the driver. A spill to the executor's local disk for partitions
+ * larger than memory is not built yet.
+ *
+ * <p>Determinism: the run is the same bit for bit as {@code DistributedTrainer} in one JVM over a
+ * {@code RankLocalSource} of the same partitions in the same order. Rows reach a partition after a shuffle in
+ * fetch order, so set {@code sortCol} to a column unique per row for a run that repeats. The tasks check that the
+ * factory builds the driver's initial parameters.
+ *
+ * <p>Local mode: Spark 3.5 leaves a non-daemon barrier timer thread in the JVM that ran a barrier task
+ * (SPARK-46895, fixed in 4.0); in local mode that is the driver's, and the estimator replaces it with a daemon one
+ * before its first stage, so a program exits after {@code fit} without {@code System.exit}.
+ */
+public final class LgcEstimator extends Estimator<LgcModel> {
+    private static final long serialVersionUID = 1L;
+
+    private final String uid;
+    private final Param<ModelFactory> modelFactory;
+    private final Param<TopologyFactory> topologyFactory;
+    private final Param<String> method;
+    private final Param<String> featuresCol;
+    private final Param<String> labelCol;
+    private final Param<String> predictionCol;
+    private final Param<String> probabilityCol;
+    private final Param<String> sortCol;
+    private final IntParam numClasses;
+    private final IntParam workers;
+    private final IntParam batchSizePerWorker;
+    private final IntParam epochs;
+    private final LongParam seed;
+    private final IntParam maxSteps;
+    private final BooleanParam forceRepartition;
+    private final IntParam slotWaitSeconds;
+
+    /** An estimator with a new uid. */
+    public LgcEstimator() {
+        this(Identifiable$.MODULE$.randomUID("lgcEstimator"));
+    }
+
+    /** An estimator with the given uid (Spark ML's copies). */
+    public LgcEstimator(String uid) {
+        this.uid = uid;
+        modelFactory = new Param<>(this, "modelFactory", "builds the DL4J model (serializable; the same parameters"
+                + " in every JVM)");
+        topologyFactory = new Param<>(this, "topologyFactory", "builds the topology and compressor of each endpoint"
+                + " (serializable); or set method");
+        method = new Param<>(this, "method", "lgc-runner's method sections as YAML: topology, compressor, stages,"
+                + " autoencoder, runtime; neither this nor topologyFactory: the dense ring all-reduce");
+        featuresCol = new Param<>(this, "featuresCol", "features column: a Vector, array<double> or array<float>");
+        labelCol = new Param<>(this, "labelCol", "label column: a class index or a one-hot vector/array");
+        predictionCol = new Param<>(this, "predictionCol", "the model's prediction column (class index, double)");
+        probabilityCol = new Param<>(this, "probabilityCol", "the model's class probabilities column (Vector)");
+        sortCol = new Param<>(this, "sortCol", "rows are sorted by this column within each partition before"
+                + " training (a run that repeats bit for bit); unset: the partition's own order");
+        numClasses = new IntParam(this, "numClasses", "classes (default: the model's output width)",
+                ParamValidators.gtEq(1));
+        workers = new IntParam(this, "workers", "worker ranks K, one per partition (default: the DataFrame's"
+                + " partitions)", ParamValidators.gtEq(1));
+        batchSizePerWorker = new IntParam(this, "batchSizePerWorker", "examples per rank per step",
+                ParamValidators.gtEq(1));
+        epochs = new IntParam(this, "epochs", "passes over the smallest partition's batches", ParamValidators.gtEq(1));
+        seed = new LongParam(this, "seed", "seed of each rank's data order and of the method");
+        maxSteps = new IntParam(this, "maxSteps", "stop after this many steps (0: no cap)", ParamValidators.gtEq(0));
+        forceRepartition = new BooleanParam(this, "forceRepartition", "repartition to K even when the DataFrame has"
+                + " K partitions already");
+        slotWaitSeconds = new IntParam(this, "slotWaitSeconds", "how long to wait for K task slots before refusing",
+                ParamValidators.gtEq(0));
+        setDefault(featuresCol, "features");
+        setDefault(labelCol, "label");
+        setDefault(predictionCol, "prediction");
+        setDefault(probabilityCol, "probability");
+        setDefault(batchSizePerWorker, 32);
+        setDefault(epochs, 1);
+        setDefault(seed, 42L);
+        setDefault(maxSteps, 0);
+        setDefault(forceRepartition, false);
+        setDefault(slotWaitSeconds, 60);
+    }
+
+    @Override
+    public String uid() {
+        return uid;
+    }
+
+    /** The model factory parameter. */
+    public Param<ModelFactory> modelFactory() {
+        return modelFactory;
+    }
+
+    /** The topology factory parameter. */
+    public Param<TopologyFactory> topologyFactory() {
+        return topologyFactory;
+    }
+
+    /** The method YAML parameter. */
+    public Param<String> method() {
+        return method;
+    }
+
+    /** The features column parameter. */
+    public Param<String> featuresCol() {
+        return featuresCol;
+    }
+
+    /** The label column parameter. */
+    public Param<String> labelCol() {
+        return labelCol;
+    }
+
+    /** The prediction column parameter (of the model). */
+    public Param<String> predictionCol() {
+        return predictionCol;
+    }
+
+    /** The probability column parameter (of the model). */
+    public Param<String> probabilityCol() {
+        return probabilityCol;
+    }
+
+    /** The sort column parameter. */
+    public Param<String> sortCol() {
+        return sortCol;
+    }
+
+    /** The number of classes parameter. */
+    public IntParam numClasses() {
+        return numClasses;
+    }
+
+    /** The workers (K) parameter. */
+    public IntParam workers() {
+        return workers;
+    }
+
+    /** The batch size per worker parameter. */
+    public IntParam batchSizePerWorker() {
+        return batchSizePerWorker;
+    }
+
+    /** The epochs parameter. */
+    public IntParam epochs() {
+        return epochs;
+    }
+
+    /** The seed parameter. */
+    public LongParam seed() {
+        return seed;
+    }
+
+    /** The step cap parameter. */
+    public IntParam maxSteps() {
+        return maxSteps;
+    }
+
+    /** The force-repartition parameter. */
+    public BooleanParam forceRepartition() {
+        return forceRepartition;
+    }
+
+    /** The slot wait parameter. */
+    public IntParam slotWaitSeconds() {
+        return slotWaitSeconds;
+    }
+
+    /** Sets the model factory. */
+    public LgcEstimator setModelFactory(ModelFactory factory) {
+        set(modelFactory, factory);
+        return this;
+    }
+
+    /** Sets the model as its configuration's JSON ({@link ModelFactory#fromJson}). */
+    public LgcEstimator setModelJson(String json) {
+        return setModelFactory(ModelFactory.fromJson(json));
+    }
+
+    /** Sets the topology factory (instead of {@link #setMethod}). */
+    public LgcEstimator setTopologyFactory(TopologyFactory factory) {
+        set(topologyFactory, factory);
+        return this;
+    }
+
+    /**
+     * Sets the method as lgc-runner's sections in YAML (instead of {@link #setTopologyFactory}), e.g.
+     * {@code "topology: {type: ps}\ncompressor: {type: dgc, ratio: 0.01}"}.
+     */
+    public LgcEstimator setMethod(String yaml) {
+        set(method, yaml);
+        return this;
+    }
+
+    /** Sets the features column. */
+    public LgcEstimator setFeaturesCol(String column) {
+        set(featuresCol, column);
+        return this;
+    }
+
+    /** Sets the label column. */
+    public LgcEstimator setLabelCol(String column) {
+        set(labelCol, column);
+        return this;
+    }
+
+    /** Sets the model's prediction column. */
+    public LgcEstimator setPredictionCol(String column) {
+        set(predictionCol, column);
+        return this;
+    }
+
+    /** Sets the model's probability column. */
+    public LgcEstimator setProbabilityCol(String column) {
+        set(probabilityCol, column);
+        return this;
+    }
+
+    /** Sets the column rows are sorted by within each partition. */
+    public LgcEstimator setSortCol(String column) {
+        set(sortCol, column);
+        return this;
+    }
+
+    /** Sets the number of classes. */
+    public LgcEstimator setNumClasses(int value) {
+        set(numClasses, value);
+        return this;
+    }
+
+    /** Sets K, the worker ranks (one partition each). */
+    public LgcEstimator setWorkers(int value) {
+        set(workers, value);
+        return this;
+    }
+
+    /** Sets b, the examples per rank per step. */
+    public LgcEstimator setBatchSizePerWorker(int value) {
+        set(batchSizePerWorker, value);
+        return this;
+    }
+
+    /** Sets the epochs. */
+    public LgcEstimator setEpochs(int value) {
+        set(epochs, value);
+        return this;
+    }
+
+    /** Sets the seed of the data order and the method. */
+    public LgcEstimator setSeed(long value) {
+        set(seed, value);
+        return this;
+    }
+
+    /** Sets the step cap (0: none). */
+    public LgcEstimator setMaxSteps(int value) {
+        set(maxSteps, value);
+        return this;
+    }
+
+    /** Sets whether to repartition to K even when the DataFrame has K partitions. */
+    public LgcEstimator setForceRepartition(boolean value) {
+        set(forceRepartition, value);
+        return this;
+    }
+
+    /** Sets how long to wait for K task slots. */
+    public LgcEstimator setSlotWaitSeconds(int value) {
+        set(slotWaitSeconds, value);
+        return this;
+    }
+
+    private int intOf(IntParam p) {
+        return (Integer) getOrDefault(p);
+    }
+
+    @Override
+    public LgcEstimator copy(ParamMap extra) {
+        return defaultCopy(extra);
+    }
+
+    /** The input schema with the model's prediction and probability columns; checks the two input columns. */
+    @Override
+    public StructType transformSchema(StructType schema) {
+        Columns.featureKind(schema, getOrDefault(featuresCol), "featuresCol");
+        Columns.labelKind(schema, getOrDefault(labelCol), "labelCol");
+        return LgcModel.outputSchema(schema, getOrDefault(predictionCol), getOrDefault(probabilityCol));
+    }
+
+    /**
+     * Trains the model on {@code dataset}; see the class comment for the steps.
+     *
+     * @throws IllegalArgumentException naming the column, parameter, partition or row that is wrong, and what was
+     *                                  expected
+     * @throws LgcSparkException        when the cluster cannot run the stage, or the stage failed
+     */
+    @Override
+    public LgcModel fit(Dataset<?> dataset) {
+        StructType schema = dataset.schema();
+        transformSchema(schema);
+        if (!isDefined(modelFactory)) {
+            throw new IllegalArgumentException("modelFactory is not set: setModelFactory(() -> model) or"
+                    + " setModelJson(configuration.toJson())");
+        }
+        String features = getOrDefault(featuresCol);
+        String label = getOrDefault(labelCol);
+        if (isDefined(sortCol)) {
+            Columns.field(schema, getOrDefault(sortCol), "sortCol");
+        }
+        SparkContext sc = dataset.sparkSession().sparkContext();
+        ClusterChecks.refuseDynamicAllocation(sc);
+
+        ModelFactory factory = getOrDefault(modelFactory);
+        Model model = Models.create(factory, "on the driver");
+        boolean graph = model instanceof ComputationGraph;
+        int width = Models.inputWidth(model);
+        int outputs = Models.outputWidth(model);
+        int classes = isDefined(numClasses) ? intOf(numClasses) : outputs;
+        if (classes < 1) {
+            throw new IllegalArgumentException("numClasses is not set and the model's output layer does not say its"
+                    + " width: setNumClasses(...)");
+        }
+        if (outputs > 0 && classes != outputs) {
+            throw new IllegalArgumentException("numClasses is " + classes + ", the model's output layer has "
+                    + outputs + " units: they must be equal");
+        }
+        int declared = Columns.declaredSize(schema, features);
+        if (declared >= 0 && width > 0 && declared != width) {
+            throw new IllegalArgumentException("column '" + features + "' (featuresCol) holds vectors of " + declared
+                    + " values (its ML attributes say), expected " + width + ": the model's input width");
+        }
+        String initialChecksum = Models.paramsChecksum(model);
+
+        Dataset<Row> df = dataset.toDF();
+        int partitions = df.rdd().getNumPartitions();
+        int k = isDefined(workers) ? intOf(workers) : partitions;
+        int b = intOf(batchSizePerWorker);
+        long seedValue = (Long) getOrDefault(seed);
+        MethodSpec spec = MethodSpec.of(isDefined(topologyFactory) ? getOrDefault(topologyFactory) : null,
+                isDefined(method) ? getOrDefault(method) : null, seedValue, k, b);
+        Topology probe = spec.newEndpoint().topology();
+        int services = probe.serviceEndpoints(k);
+        if (services > k) {
+            throw new IllegalArgumentException("the topology has " + services + " parameter-server shards for " + k
+                    + " workers: each shard runs on a worker's task, so at most " + k + " (more workers, or fewer"
+                    + " topology.servers)");
+        }
+        String what = k + " barrier task" + (k > 1 ? "s" : "") + " (" + k + " rank" + (k > 1 ? "s" : "")
+                + (services == 0 ? "" : services == 1 ? ", parameter-server shard 0 with rank 0"
+                : ", parameter-server shards 0.." + (services - 1) + " with ranks 0.." + (services - 1)) + "; "
+                + MethodSpec.describe(probe) + ")";
+        ClusterChecks.awaitSlots(sc, k, what, Duration.ofSeconds(intOf(slotWaitSeconds)), "workers (setWorkers)");
+
+        if (partitions != k || (Boolean) getOrDefault(forceRepartition)) {
+            df = df.repartition(k);
+        }
+        if (isDefined(sortCol)) {
+            df = df.sortWithinPartitions(getOrDefault(sortCol));
+        }
+        JavaRDD<Row> rows = df.select(features, label).javaRDD();
+        Columns columns = new Columns(features, Columns.featureKind(schema, features, "featuresCol"), width, label,
+                Columns.labelKind(schema, label, "labelCol"), classes);
+        sc.setJobDescription("lgc4j estimator " + uid + ": counting the rows of " + k + " partitions");
+        List<PartitionCount> counts;
+        try {
+            counts = new ArrayList<>(rows.mapPartitionsWithIndex(new PartitionCount.Counter(columns), false)
+                    .collect());
+        } finally {
+            sc.setJobDescription(null);
+        }
+        counts.sort(Comparator.comparingInt(PartitionCount::partition));
+        int[] perPartition = checkCounts(counts, b, k);
+        if (columns.width() < 0) {
+            columns = columns.withWidth(agreedWidth(counts, features));
+        }
+        int steps = Integer.MAX_VALUE;
+        for (int n : perPartition) {
+            steps = Math.min(steps, n / b);
+        }
+
+        if (sc.isLocal()) {
+            String problem = BarrierTimer.replaceInThisJvm();
+            if (problem != null) {
+                System.err.println("lgc-spark: warning: " + problem);
+            }
+        }
+        byte[] token = new byte[32];
+        new SecureRandom().nextBytes(token);
+        int job = LgcSpark.jobNumber(sc.applicationId() + "/" + uid + "/" + System.nanoTime());
+        EstimatorTask task = new EstimatorTask(columns, factory, initialChecksum, spec, k, services, true, b,
+                intOf(epochs), seedValue, intOf(maxSteps), perPartition, steps, token, job);
+        ClassTag<TaskOutcome> tag = ClassTag$.MODULE$.apply(TaskOutcome.class);
+        sc.setJobDescription("lgc4j estimator " + uid + ": " + what);
+        List<TaskOutcome> outcomes;
+        try {
+            RDD<TaskOutcome> trained = rows.rdd().barrier().mapPartitions(task, false, tag);
+            outcomes = new ArrayList<>(new JavaRDD<>(trained, tag).collect());
+        } catch (RuntimeException e) {
+            String hint = String.valueOf(e.getMessage()).contains("Barrier execution mode does not allow")
+                    ? " (setForceRepartition(true) gives the stage a lineage of K partitions)" : "";
+            throw new LgcSparkException("the barrier stage of estimator " + uid + " failed: " + e.getMessage() + hint,
+                    e);
+        } finally {
+            sc.setJobDescription(null);
+        }
+        outcomes.sort(Comparator.comparingInt(TaskOutcome::partition));
+        TaskOutcome rank0 = outcomes.get(0);
+        LgcModel trained = new LgcModel(uid, rank0.model(), graph, columns.width(), classes, rank0.steps(),
+                rank0.replicaChecksums());
+        copyValues(trained, extractParamMap());
+        return trained.setParent(this);
+    }
+
+    /** The rows of each partition, refusing an empty one, one with less than a batch, and the first bad row. */
+    private static int[] checkCounts(List<PartitionCount> counts, int b, int k) {
+        int[] rows = new int[counts.size()];
+        for (PartitionCount c : counts) {
+            if (c.problem() != null) {
+                throw new IllegalArgumentException(c.problem());
+            }
+        }
+        for (PartitionCount c : counts) {
+            if (c.rows() == 0) {
+                throw new IllegalArgumentException("partition " + c.partition() + " of " + k + " holds no rows: every"
+                        + " rank reads its own partition, at least one batch of batchSizePerWorker = " + b
+                        + " rows; give more rows or fewer workers");
+            }
+            if (c.rows() < b) {
+                throw new IllegalArgumentException("partition " + c.partition() + " of " + k + " holds " + c.rows()
+                        + " row" + (c.rows() == 1 ? "" : "s") + ", fewer than one batch of batchSizePerWorker = " + b
+                        + ": every rank reads one batch of its own partition per step; give more rows, fewer"
+                        + " workers or a smaller batch");
+            }
+            if (c.rows() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("partition " + c.partition() + " holds " + c.rows() + " rows, more"
+                        + " than one task reads (" + Integer.MAX_VALUE + "): use more workers");
+            }
+            rows[c.partition()] = (int) c.rows();
+        }
+        return rows;
+    }
+
+    /** The features' width every partition's rows agree on, when the model does not say it. */
+    private static int agreedWidth(List<PartitionCount> counts, String features) {
+        int width = counts.get(0).width();
+        for (PartitionCount c : counts) {
+            if (c.width() != width) {
+                throw new IllegalArgumentException("column '" + features + "' (featuresCol) holds " + width
+                        + " values per row in partition 0 and " + c.width() + " in partition " + c.partition()
+                        + ", expected one width");
+            }
+        }
+        return width;
+    }
+}

@@ -1,0 +1,19 @@
+package io.lgc4j.spark;
+
+import java.io.Serializable;
+import java.util.List;
+
+/**
+ * What one task of an estimator's barrier stage sends back: rank 0's carries the trained model.
+ *
+ * @param partition        the task's partition (its rank)
+ * @param rows             the rows it read
+ * @param model            rank 0's trained model in DL4J's format with its updater state; empty from other tasks
+ * @param steps            the steps the run trained
+ * @param replicaChecksums CRC32C of every rank's final parameters, in rank order
+ * @param trainingMs       the task's training time (links up to the end)
+ */
+record TaskOutcome(int partition, int rows, byte[] model, int steps, List<String> replicaChecksums, long trainingMs)
+        implements Serializable {
+    private static final long serialVersionUID = 1L;
+}

@@ -1,0 +1,206 @@
+package io.lgc4j.spark;
+
+import io.lgc4j.core.compress.TopKCompressor;
+import io.lgc4j.core.data.RankLocalSource;
+import io.lgc4j.core.train.DistributedTrainer;
+import io.lgc4j.core.train.TrainingRuntime;
+import io.lgc4j.ring.topology.RingTopology;
+import org.apache.spark.ml.linalg.SQLDataTypes;
+import org.apache.spark.ml.linalg.Vector;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.nn.graph.ComputationGraph;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.linalg.factory.Nd4j;
+import scala.collection.JavaConverters;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The estimator on {@code local[2]}: a custom ComputationGraph trained on a DataFrame and scored by the model, the
+ * same bits as {@code DistributedTrainer} in one JVM over the same partitions, and bad inputs refused naming them.
+ */
+class LgcEstimatorTest {
+    private static SparkSession spark;
+
+    @BeforeAll
+    static void startSpark() {
+        spark = SparkSession.builder().master("local[2]").appName("lgc-estimator-test")
+                .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+                .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2").getOrCreate();
+    }
+
+    @AfterAll
+    static void stopSpark() {
+        if (spark != null) {
+            spark.stop();
+        }
+    }
+
+    private static LgcEstimator estimator() {
+        return new LgcEstimator().setModelFactory(EstimatorData::graph).setWorkers(2).setBatchSizePerWorker(16)
+                .setSortCol("id").setSeed(7).setSlotWaitSeconds(5);
+    }
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void aGraphTrainedOnADataFrameShouldPredictWellAboveChance() {
+        Dataset<Row> train = EstimatorData.frame(spark, EstimatorData.rows(400, 1), EstimatorData.SCHEMA, 220, 180);
+        LgcModel model = estimator().setEpochs(3)
+                .setMethod("topology: {type: ps}\ncompressor: {type: topk, ratio: 0.25}").fit(train);
+        assertEquals(3 * (180 / 16), model.trainingSteps(), "epochs × the smaller partition's batches");
+        assertEquals(model.replicaChecksums().get(0), model.replicaChecksums().get(1));
+        assertInstanceOf(ComputationGraph.class, model.model());
+
+        Dataset<Row> test = EstimatorData.frame(spark, EstimatorData.rows(300, 2), EstimatorData.SCHEMA, 150, 150);
+        List<Row> scored = model.transform(test).collectAsList();
+        assertEquals(300, scored.size());
+        int right = 0;
+        for (Row row : scored) {
+            double prediction = row.getDouble(row.fieldIndex("prediction"));
+            Vector p = (Vector) row.get(row.fieldIndex("probability"));
+            assertEquals(3, p.size());
+            assertEquals(1.0, p.toArray()[0] + p.toArray()[1] + p.toArray()[2], 1e-5);
+            assertEquals(p.argmax(), (int) prediction);
+            if (prediction == row.getDouble(row.fieldIndex("label"))) {
+                right++;
+            }
+        }
+        double accuracy = right / 300.0;
+        assertTrue(accuracy > 0.8, "accuracy " + accuracy + ", chance 1/3");
+    }
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void theEstimatorShouldTrainWhatDistributedTrainerTrainsInOneJvmOverTheSamePartitionsBitForBit() {
+        Dataset<Row> train = EstimatorData.frame(spark, EstimatorData.rows(170, 3), EstimatorData.SCHEMA, 100, 70);
+        TopologyFactory topology = () -> new RingTopology(new TopKCompressor(0.25));
+        LgcModel model = estimator().setEpochs(2).setTopologyFactory(topology).fit(train);
+        assertEquals(2 * (70 / 16), model.trainingSteps());
+
+        // the same partitions, each sorted by id, as one JVM's ranks read them
+        List<List<Row>> partitions = train.javaRDD().glom().collect();
+        List<DataSet> perRank = new ArrayList<>();
+        for (List<Row> partition : partitions) {
+            List<Row> sorted = new ArrayList<>(partition);
+            sorted.sort(Comparator.comparingLong(r -> r.getLong(0)));
+            float[] x = new float[sorted.size() * EstimatorData.WIDTH];
+            float[] y = new float[sorted.size() * EstimatorData.CLASSES];
+            for (int r = 0; r < sorted.size(); r++) {
+                double[] f = ((Vector) sorted.get(r).get(1)).toArray();
+                for (int d = 0; d < f.length; d++) {
+                    x[r * EstimatorData.WIDTH + d] = (float) f[d];
+                }
+                y[r * EstimatorData.CLASSES + (int) sorted.get(r).getDouble(2)] = 1f;
+            }
+            perRank.add(new DataSet(Nd4j.create(x, new long[] {sorted.size(), EstimatorData.WIDTH}, 'c'),
+                    Nd4j.create(y, new long[] {sorted.size(), EstimatorData.CLASSES}, 'c')));
+        }
+        assertEquals(List.of(100L, 70L), perRank.stream().map(d -> d.getFeatures().size(0)).toList());
+        DistributedTrainer inProcess = DistributedTrainer.builder().model(EstimatorData.graph())
+                .data(RankLocalSource.of(170, 70 / 16, perRank::get)).workers(2).batchSizePerWorker(16).seed(7)
+                .topology(topology.create()).runtime(TrainingRuntime.inProcess()).build();
+        inProcess.fit(2);
+        Model expected = inProcess.trainedModel();
+        assertArrayEquals(expected.params().toFloatVector(), model.model().params().toFloatVector());
+        assertArrayEquals(((ComputationGraph) expected).getUpdater().getStateViewArray().toFloatVector(),
+                ((ComputationGraph) model.model()).getUpdater().getStateViewArray().toFloatVector(),
+                "the updater state travels with the model");
+    }
+
+    private static void refuses(String message, LgcEstimator estimator, Dataset<Row> data) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> estimator.fit(data));
+        assertEquals(message, e.getMessage());
+    }
+
+    private static Dataset<Row> good(int... sizes) {
+        int n = 0;
+        for (int s : sizes) {
+            n += s;
+        }
+        return EstimatorData.frame(spark, EstimatorData.rows(n, 4), EstimatorData.SCHEMA, sizes);
+    }
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void badColumnsShouldBeRefusedNamingTheColumnWhatItHoldsAndWhatWasExpected() {
+        refuses("the DataFrame has no column 'pixels' (featuresCol); its columns are [id, features, label]",
+                estimator().setFeaturesCol("pixels"), good(40, 40));
+        StructType text = new StructType().add("id", DataTypes.LongType).add("features", DataTypes.StringType)
+                .add("label", DataTypes.DoubleType);
+        refuses("column 'features' (featuresCol) holds string, expected a vector (org.apache.spark.ml.linalg.Vector),"
+                + " array<double> or array<float>", estimator(),
+                spark.createDataFrame(List.of(RowFactory.create(1L, "1,2,3,4", 0.0)), text));
+        StructType labels = new StructType().add("id", DataTypes.LongType)
+                .add("features", SQLDataTypes.VectorType()).add("label", DataTypes.StringType);
+        refuses("column 'label' (labelCol) holds string, expected a class index (a number) or a one-hot vector,"
+                + " array<double> or array<float>", estimator(),
+                spark.createDataFrame(List.of(), labels));
+        StructType arrays = new StructType().add("id", DataTypes.LongType)
+                .add("features", DataTypes.createArrayType(DataTypes.DoubleType)).add("label", DataTypes.DoubleType);
+        List<Row> narrow = new ArrayList<>();
+        for (int i = 0; i < 80; i++) {
+            narrow.add(RowFactory.create((long) i, JavaConverters.asScalaBuffer(List.of(1.0, 2.0, 0.5)).toSeq(),
+                    0.0));
+        }
+        refuses("column 'features' (featuresCol) holds 3 values in row 0 of partition 0, expected 4: the model's"
+                + " input width", estimator(), EstimatorData.frame(spark, narrow, arrays, 40, 40));
+        List<Row> badLabel = new ArrayList<>(EstimatorData.rows(80, 5));
+        Row r = badLabel.get(45);
+        badLabel.set(45, RowFactory.create(r.get(0), r.get(1), 3.0));
+        refuses("column 'label' (labelCol) holds 3.0 in row 5 of partition 1, expected a class index 0..2"
+                + " (numClasses 3)", estimator(), EstimatorData.frame(spark, badLabel, EstimatorData.SCHEMA, 40, 40));
+    }
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void partitionsWithoutABatchAFailingFactoryAndTooFewSlotsShouldBeRefusedBeforeTraining() {
+        refuses("partition 1 of 2 holds no rows: every rank reads its own partition, at least one batch of"
+                + " batchSizePerWorker = 16 rows; give more rows or fewer workers", estimator(), good(60, 0));
+        refuses("partition 0 of 2 holds 10 rows, fewer than one batch of batchSizePerWorker = 16: every rank reads"
+                + " one batch of its own partition per step; give more rows, fewer workers or a smaller batch",
+                estimator(), good(10, 60));
+        refuses("the model factory failing factory failed on the driver: java.lang.IllegalStateException: no weights"
+                + " here", estimator().setModelFactory(new FailingFactory()), good(40, 40));
+        LgcSparkException slots = assertThrows(LgcSparkException.class,
+                () -> estimator().setWorkers(3).setSlotWaitSeconds(1).fit(good(40, 40)));
+        assertEquals("the cluster offers 2 task slots (local[2], 1 executor registered after 1 s), the job needs 3"
+                + " barrier tasks (3 ranks; topology ring, compressor none) at once: add executors or cores, or lower"
+                + " workers (setWorkers)", slots.getMessage());
+        refuses("numClasses is 4, the model's output layer has 3 units: they must be equal",
+                estimator().setNumClasses(4), good(40, 40));
+    }
+
+    /** A factory that cannot build its model. */
+    private static final class FailingFactory implements ModelFactory {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Model create() {
+            throw new IllegalStateException("no weights here");
+        }
+
+        @Override
+        public String toString() {
+            return "failing factory";
+        }
+    }
+}
