@@ -169,6 +169,15 @@ public final class CsvSource extends IndexedSource {
     }
 
     @Override
+    public DataSetIterator inOrder(int batchSize) {
+        DataSetIterator batches = super.inOrder(batchSize);
+        if (preProcessor != null) {
+            batches.setPreProcessor(preProcessor);
+        }
+        return batches;
+    }
+
+    @Override
     protected DataSet read(int[] rows) throws IOException {
         Index at = index();
         int features = at.columns() - 1;

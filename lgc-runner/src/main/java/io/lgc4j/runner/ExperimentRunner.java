@@ -100,7 +100,7 @@ public final class ExperimentRunner {
         Path root = Path.of(config.run().outputDir());
         checkCanCreate(root, "run.outputDir " + root);
         Path dir = newRunDirectory(root, config.run().name());
-        Prepared prepared = prepare(config, extraListeners, null, dir, null);
+        Prepared prepared = prepare(config, extraListeners, null, dir, null, true);
         Files.createDirectories(dir);
         return execute(prepared, dir, true, config, configSource, 0);
     }
@@ -190,7 +190,7 @@ public final class ExperimentRunner {
             }
         }
         if (endpoint != 0) {
-            Prepared prepared = prepare(tcp, List.of(), connector, runDir, from);
+            Prepared prepared = prepare(tcp, List.of(), connector, runDir, from, endpoint < tcp.training().workers());
             prepared.csv().target = new TrainingListener() {
                 @Override
                 public void onStep(StepMetrics metrics) {
@@ -207,7 +207,7 @@ public final class ExperimentRunner {
         Path root = Path.of(tcp.run().outputDir());
         checkCanCreate(root, "run.outputDir " + root);
         Path dir = newRunDirectory(root, tcp.run().name());
-        Prepared prepared = prepare(tcp, extraListeners, connector, null, null);
+        Prepared prepared = prepare(tcp, extraListeners, connector, null, null, true);
         Files.createDirectories(dir);
         return execute(prepared, dir, true, tcp, configSource, 0);
     }
@@ -233,7 +233,7 @@ public final class ExperimentRunner {
                                     List<TrainingListener> extraListeners, ClusterConnector connector,
                                     Checkpoint from) throws IOException {
         checkCanCreate(dir, "result directory " + dir);
-        Prepared prepared = prepare(config, extraListeners, connector, dir, from);
+        Prepared prepared = prepare(config, extraListeners, connector, dir, from, true);
         boolean created = !Files.isDirectory(dir);
         Files.createDirectories(dir);
         Files.deleteIfExists(dir.resolve(SUMMARY));
@@ -272,14 +272,19 @@ public final class ExperimentRunner {
      *               yet), or null for none
      * @param resume the checkpoint to resume from, or null
      */
+    /**
+     * @param worker whether this process hosts a worker rank: a process hosting only a service endpoint reads no
+     *               example (it counts them from the files' headers) and no test data
+     */
     private static Prepared prepare(ExperimentConfig config, List<TrainingListener> extraListeners,
-                                    ClusterConnector connector, Path runDir, Checkpoint resume) throws IOException {
+                                    ClusterConnector connector, Path runDir, Checkpoint resume, boolean worker)
+            throws IOException {
         Nd4jEnvironment.configure();
         DataConfig data = config.data();
         Path dataDir = Path.of(data.path());
-        DataSource train = trainingData(data);
+        DataSource train = worker ? trainingData(data) : DataSource.countOnly(countOnly(data));
         // evaluation is not read through a source yet: the test split is in memory (csv has none)
-        LabeledImages test = data.dataset() == DatasetName.CSV ? null : FashionMnist.load(dataDir,
+        LabeledImages test = !worker || data.dataset() == DatasetName.CSV ? null : FashionMnist.load(dataDir,
                 FashionMnist.Split.TEST, data.testLimit() == 0 ? FashionMnist.ALL : data.testLimit(),
                 data.preprocessing());
         Model model = buildModel(config.model(), config.run().seed());
@@ -330,6 +335,31 @@ public final class ExperimentRunner {
             // a file source that cannot read its files (missing, gzipped, malformed), found by the trainer's plan
             throw new RunInputException("cannot train on " + dataDir + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * How many training examples {@code data} names, read from the IDX header (a CSV source counts its rows): what a
+     * service endpoint's trainer is told, without reading an example.
+     */
+    private static long countOnly(DataConfig data) throws IOException {
+        if (data.dataset() == DatasetName.CSV) {
+            return trainingData(data).plan(1, 1).examples();
+        }
+        Path dir = Path.of(data.path());
+        String name = FashionMnist.Split.TRAIN.imagesFileName();
+        Path plain = dir.resolve(name);
+        boolean gzipped = !Files.isRegularFile(plain);
+        Path file = gzipped ? dir.resolve(name + ".gz") : plain;
+        long declared;
+        try (java.io.InputStream raw = Files.newInputStream(file);
+             java.io.DataInputStream in = new java.io.DataInputStream(gzipped
+                     ? new java.util.zip.GZIPInputStream(raw) : new java.io.BufferedInputStream(raw))) {
+            in.readInt(); // magic, checked by the workers' reader
+            declared = Integer.toUnsignedLong(in.readInt());
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new RunInputException("cannot train on " + dir + ": " + file + " is missing", e);
+        }
+        return data.trainLimit() == DataConfig.NO_LIMIT ? declared : Math.min(declared, data.trainLimit());
     }
 
     /**

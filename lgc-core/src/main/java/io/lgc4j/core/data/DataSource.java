@@ -38,6 +38,33 @@ public interface DataSource extends AutoCloseable {
     /** What the data is, for provenance and messages: "memory, 60,000 examples", "csv /data/train (3 files, …)". */
     String describe();
 
+    /**
+     * What a process hosting only a service endpoint (a parameter-server shard) gives its trainer: the number of
+     * examples, for the trainer's checks, and nothing to read. A service never opens the data, and learns the run's
+     * length from rank 0 before step 0.
+     *
+     * @param examples how many examples the workers' data holds (an estimate is enough: rank 0's agreement rules)
+     */
+    static DataSource countOnly(long examples) {
+        return new DataSource() {
+            @Override
+            public DataPlan plan(int workers, int batchSize) {
+                return DataPlan.of(examples, workers, batchSize, 0);
+            }
+
+            @Override
+            public DataSetIterator open(Shard shard) {
+                throw new IllegalStateException("rank " + shard.rank() + " opened the data of a process that hosts"
+                        + " only a service endpoint (DataSource.countOnly): give a worker its real data");
+            }
+
+            @Override
+            public String describe() {
+                return String.format("counts only, %,d examples (a service endpoint)", examples);
+            }
+        };
+    }
+
     /** Releases files and buffers; the default holds none. */
     @Override
     default void close() throws IOException {

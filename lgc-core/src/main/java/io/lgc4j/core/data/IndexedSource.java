@@ -35,6 +35,37 @@ public abstract class IndexedSource implements DataSource {
         return DataPlan.of(examples(), workers, batchSize, fingerprint());
     }
 
+    /**
+     * Every example once, in its number order, in batches of {@code batchSize} (the last one shorter when
+     * {@code batchSize} does not divide N): for evaluation and prediction, e.g.
+     * {@code builder.evaluation(testSource.inOrder(256), 100)}. Reads one batch at a time.
+     */
+    public DataSetIterator inOrder(int batchSize) {
+        if (batchSize < 1) {
+            throw new IllegalArgumentException("batchSize must be >= 1, found " + batchSize);
+        }
+        long n = examples();
+        int batches = Math.toIntExact((n + batchSize - 1) / batchSize);
+        return new ShardIterator(batchSize, batches) {
+            private long next;
+
+            @Override
+            protected DataSet read() {
+                int[] rows = new int[(int) Math.min(batchSize, n - next)];
+                for (int i = 0; i < rows.length; i++) {
+                    rows[i] = (int) (next + i);
+                }
+                next += rows.length;
+                try {
+                    return IndexedSource.this.read(rows);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(describe() + ": cannot read examples " + rows[0] + " to "
+                            + (rows[0] + rows.length - 1) + ": " + e.getMessage(), e);
+                }
+            }
+        };
+    }
+
     @Override
     public DataSetIterator open(Shard shard) {
         long n = examples();
