@@ -42,7 +42,7 @@ public final class MakeCsv {
         double[][] centres = new double[CLASSES][FEATURES];
         for (double[] centre : centres) {
             for (int f = 0; f < FEATURES; f++) {
-                centre[f] = random.nextGaussian() * 1.2;
+                centre[f] = random.nextGaussian() * 0.5;
             }
         }
         for (int file = 0; file < TRAIN_FILES; file++) {
