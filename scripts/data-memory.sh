@@ -10,18 +10,21 @@
 #
 #   scripts/fmnist-csv.py /tmp/lgc-data/csv-12x --copies 12     # once: the CSV and the uncompressed IDX
 #   scripts/data-memory.sh --jar experiments/target/lgc.jar --out /tmp/data-memory
+#   scripts/data-memory.sh --runs files-csv-12x --steps 0 --out /tmp/data-memory-epoch   # a whole epoch: 5,625 steps
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 JAR=experiments/target/lgc.jar
 OUT=/tmp/data-memory
 DATA=/tmp/lgc-data
 MAX_STEPS=300
+RUNS=memory-idx,memory-idx-256m,files-idx,files-csv-12x
 while [ $# -gt 0 ]; do
   case "$1" in
     --jar) JAR=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --data) DATA=$2; shift 2 ;;
     --steps) MAX_STEPS=$2; shift 2 ;;
+    --runs) RUNS=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -62,16 +65,19 @@ run() { # NAME HEAP DATA_SECTION
   cat "$dir/status"
 }
 
-run memory-idx 1g "{dataset: fashion-mnist, path: /usr/share/datasets/fashion-mnist, source: memory}"
-run memory-idx-256m 256m "{dataset: fashion-mnist, path: /usr/share/datasets/fashion-mnist, source: memory}"
-run files-idx 256m "{dataset: fashion-mnist, path: $DATA/idx, source: files}"
-run files-csv-12x 256m "{dataset: csv, path: $DATA/csv-12x, source: files, csv: {labelColumn: 784, classes: 10}}"
+wanted() { [[ ",$RUNS," == *",$1,"* ]]; }
+MEMORY="{dataset: fashion-mnist, path: /usr/share/datasets/fashion-mnist, source: memory}"
+! wanted memory-idx || run memory-idx 1g "$MEMORY"
+! wanted memory-idx-256m || run memory-idx-256m 256m "$MEMORY"
+! wanted files-idx || run files-idx 256m "{dataset: fashion-mnist, path: $DATA/idx, source: files}"
+! wanted files-csv-12x || run files-csv-12x 256m \
+    "{dataset: csv, path: $DATA/csv-12x, source: files, csv: {labelColumn: 784, classes: 10}}"
 
-python3 - "$OUT" <<'PY'
+python3 - "$OUT" "$RUNS" <<'PY'
 import glob, json, os, re, sys
 out = sys.argv[1]
 rows = []
-for name in ("memory-idx", "memory-idx-256m", "files-idx", "files-csv-12x"):
+for name in sys.argv[2].split(","):
     d = os.path.join(out, name)
     status = open(os.path.join(d, "status")).read().strip()
     heap = {}
@@ -89,17 +95,21 @@ for name in ("memory-idx", "memory-idx-256m", "files-idx", "files-csv-12x"):
         rss[(pid, int(rank))] = max(rss.get((pid, int(rank)), 0), int(hwm))
     ranks = sorted(rss, key=lambda k: k[1])
     summaries = glob.glob(os.path.join(d, "results", "*", "summary.json"))
-    ms, checksums = "", ""
+    steps, ms, compute, checksums = "", "", "", ""
     if summaries:
         s = json.load(open(summaries[0]))
-        ms = "%.0f" % (s.get("wallSeconds", 0) * 1000 / max(1, s.get("steps", 1))) if "wallSeconds" in s else ""
+        steps = str(s["steps"])
+        ms = "%.0f" % (s["wall_ms"] / max(1, s["steps"]))
+        compute = "%.0f" % s["meanPhaseTimesPerStep"]["compute_ms"]
         checksums = ",".join(sorted(set(s.get("replicaChecksums", []))))
-    rows.append((name, status, [heap.get(p, 0) for p, _ in ranks], [rss[k] // 1024 for k in ranks], ms, checksums))
+    rows.append((name, status, [heap.get(p, 0) for p, _ in ranks], [rss[k] // 1024 for k in ranks], steps, ms,
+                 compute, checksums))
 with open(os.path.join(out, "table.md"), "w") as f:
-    f.write("| run | status | peak heap per rank (MB, before a GC) | peak RSS per rank (MB) | ms/step | replica checksum |\n")
-    f.write("| --- | --- | --- | --- | --- | --- |\n")
-    for name, status, heap, rss, ms, checksums in rows:
-        f.write("| %s | %s | %s | %s | %s | %s |\n" % (name, status, " / ".join(map(str, heap)),
-                " / ".join(map(str, rss)), ms, checksums))
+    f.write("| run | status | peak heap per rank (MB, before a GC) | peak RSS per rank (MB) | steps | ms/step |"
+            " compute ms/step | replica checksum |\n")
+    f.write("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+    for name, status, heap, rss, steps, ms, compute, checksums in rows:
+        f.write("| %s | %s | %s | %s | %s | %s | %s | %s |\n" % (name, status, " / ".join(map(str, heap)),
+                " / ".join(map(str, rss)), steps, ms, compute, checksums))
 print(open(os.path.join(out, "table.md")).read())
 PY
