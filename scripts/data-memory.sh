@@ -6,9 +6,9 @@
 #   memory-idx      data.source: memory (every process reads the 60,000 images)          -Xmx1g
 #   memory-idx-256m the same at -Xmx256m                                                   (expected to fail)
 #   files-idx       data.source: files, the uncompressed IDX files (same data, same order) -Xmx256m
-#   files-csv-12x   data.source: files, 12 copies as CSV (720,000 rows, 1.9 GB)            -Xmx256m
+#   files-csv-12x   data.source: files, 12 copies as CSV, pixels / 255 (720,000 rows, 3.9 GB) -Xmx256m
 #
-#   scripts/fmnist-csv.py /tmp/lgc-data/csv-12x --copies 12     # once: the CSV and the uncompressed IDX
+#   scripts/fmnist-csv.py /tmp/lgc-data/csv-12x --copies 12 --scale   # once: the CSV and the uncompressed IDX
 #   scripts/data-memory.sh --jar experiments/target/lgc.jar --out /tmp/data-memory
 #   scripts/data-memory.sh --runs files-csv-12x --steps 0 --out /tmp/data-memory-epoch   # a whole epoch: 5,625 steps
 set -euo pipefail
