@@ -4,6 +4,7 @@ import org.apache.spark.Partitioner;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.ml.linalg.SQLDataTypes;
+import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.ml.linalg.Vectors;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -19,11 +20,14 @@ import org.deeplearning4j.nn.conf.layers.OutputLayer;
 import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.weights.WeightInit;
 import org.nd4j.linalg.activations.Activation;
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.learning.config.Nesterovs;
 import org.nd4j.linalg.lossfunctions.LossFunctions;
 import scala.Tuple2;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 
@@ -103,5 +107,26 @@ final class EstimatorData {
         public int getPartition(Object key) {
             return (Integer) key;
         }
+    }
+
+    /** The rows of every partition of {@code train} (id, features, label), sorted by id, as one JVM's ranks read them. */
+    static List<DataSet> partitions(Dataset<Row> train) {
+        List<DataSet> perRank = new ArrayList<>();
+        for (List<Row> partition : train.javaRDD().glom().collect()) {
+            List<Row> sorted = new ArrayList<>(partition);
+            sorted.sort(Comparator.comparingLong(r -> r.getLong(0)));
+            float[] x = new float[sorted.size() * WIDTH];
+            float[] y = new float[sorted.size() * CLASSES];
+            for (int r = 0; r < sorted.size(); r++) {
+                double[] f = ((Vector) sorted.get(r).get(1)).toArray();
+                for (int d = 0; d < f.length; d++) {
+                    x[r * WIDTH + d] = (float) f[d];
+                }
+                y[r * CLASSES + (int) sorted.get(r).getDouble(2)] = 1f;
+            }
+            perRank.add(new DataSet(Nd4j.create(x, new long[] {sorted.size(), WIDTH}, 'c'),
+                    Nd4j.create(y, new long[] {sorted.size(), CLASSES}, 'c')));
+        }
+        return perRank;
     }
 }

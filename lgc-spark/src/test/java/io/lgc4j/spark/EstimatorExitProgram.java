@@ -9,15 +9,18 @@ import java.util.List;
 import java.util.TreeSet;
 
 /**
- * A driver program for {@link LgcEstimatorExitTest}: fits a small estimator (or, mode {@code plain}, runs a plain
- * Spark barrier stage, the control), prints the JVM's live non-daemon threads and "fit returned", and returns from
- * {@code main} without stopping Spark or calling {@code System.exit}.
+ * A driver program for {@link LgcEstimatorExitTest}: fits a small estimator and compares its parameters with
+ * {@code DistributedTrainer}'s over the same partitions in one JVM (or, mode {@code plain}, runs a plain Spark barrier
+ * stage, the control), prints the JVM's live non-daemon threads and "fit returned", and returns from {@code main}
+ * without stopping Spark or calling {@code System.exit}.
  *
  * <p>Arguments: MASTER [estimator|plain] [stop]; "stop" stops the session before returning.
  */
 public final class EstimatorExitProgram {
     /** What the program prints once fit returned. */
     static final String FIT_RETURNED = "fit returned";
+    /** What the program prints after comparing the estimator's parameters with the in-process run's. */
+    static final String EQUAL = "equal to the in-process run: ";
 
     private EstimatorExitProgram() {
     }
@@ -36,8 +39,16 @@ public final class EstimatorExitProgram {
                     .collect();
         } else {
             Dataset<Row> train = EstimatorData.frame(spark, EstimatorData.rows(96, 1), EstimatorData.SCHEMA, 48, 48);
-            new LgcEstimator().setModelFactory(EstimatorData::graph).setWorkers(2).setBatchSizePerWorker(16)
-                    .fit(train);
+            LgcModel model = new LgcEstimator().setModelFactory(EstimatorData::graph).setWorkers(2)
+                    .setBatchSizePerWorker(16).setSortCol("id").setSeed(7).fit(train);
+            // the same partitions in one JVM: the estimator must have trained exactly this
+            io.lgc4j.core.train.DistributedTrainer inProcess = io.lgc4j.core.train.DistributedTrainer.builder()
+                    .model(EstimatorData.graph()).workers(2).batchSizePerWorker(16).seed(7)
+                    .data(io.lgc4j.core.data.RankLocalSource.of(96, 48 / 16, EstimatorData.partitions(train)::get))
+                    .topology(new io.lgc4j.ring.topology.RingTopology()).build();
+            inProcess.fit(1);
+            System.out.println(EQUAL + java.util.Arrays.equals(inProcess.trainedModel().params().toFloatVector(),
+                    model.model().params().toFloatVector()));
         }
         System.out.println("non-daemon threads: " + nonDaemonThreads());
         if (args.length > 2 && args[2].equals("stop")) {

@@ -86,6 +86,8 @@ class LgcEstimatorExitTest {
         assertTrue(exited, "the JVM still runs 10 s after main returned; its non-daemon threads were " + seen);
         assertEquals(0, program.exitValue());
         String threads = seen.get(seen.size() - 2);
+        assertTrue(seen.contains(EstimatorExitProgram.EQUAL + "true"), "the estimator should train what"
+                + " DistributedTrainer trains over the same partitions in one JVM: " + seen);
         System.out.printf("the program exited %d ms after '%s'; %s%n",
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - returned), EstimatorExitProgram.FIT_RETURNED,
                 threads);

@@ -20,11 +20,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.nd4j.linalg.dataset.DataSet;
-import org.nd4j.linalg.factory.Nd4j;
 import scala.collection.JavaConverters;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -97,24 +95,7 @@ class LgcEstimatorTest {
         assertEquals(2 * (70 / 16), model.trainingSteps());
 
         // the same partitions, each sorted by id, as one JVM's ranks read them
-        List<List<Row>> partitions = train.javaRDD().glom().collect();
-        List<DataSet> perRank = new ArrayList<>();
-        for (List<Row> partition : partitions) {
-            List<Row> sorted = new ArrayList<>(partition);
-            sorted.sort(Comparator.comparingLong(r -> r.getLong(0)));
-            float[] x = new float[sorted.size() * EstimatorData.WIDTH];
-            float[] y = new float[sorted.size() * EstimatorData.CLASSES];
-            for (int r = 0; r < sorted.size(); r++) {
-                double[] f = ((Vector) sorted.get(r).get(1)).toArray();
-                for (int d = 0; d < f.length; d++) {
-                    x[r * EstimatorData.WIDTH + d] = (float) f[d];
-                }
-                y[r * EstimatorData.CLASSES + (int) sorted.get(r).getDouble(2)] = 1f;
-            }
-            perRank.add(new DataSet(Nd4j.create(x, new long[] {sorted.size(), EstimatorData.WIDTH}, 'c'),
-                    Nd4j.create(y, new long[] {sorted.size(), EstimatorData.CLASSES}, 'c')));
-        }
-        assertEquals(List.of(100L, 70L), perRank.stream().map(d -> d.getFeatures().size(0)).toList());
+        List<DataSet> perRank = EstimatorData.partitions(train);
         DistributedTrainer inProcess = DistributedTrainer.builder().model(EstimatorData.graph())
                 .data(RankLocalSource.of(170, 70 / 16, perRank::get)).workers(2).batchSizePerWorker(16).seed(7)
                 .topology(topology.create()).runtime(TrainingRuntime.inProcess()).build();
