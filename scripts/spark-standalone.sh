@@ -8,6 +8,9 @@
 #                                                                     killed (-9) once the first checkpoint is on disk:
 #                                                                     Spark retries the stage, which resumes from it
 #        scripts/spark-standalone.sh slots [CONFIG]                   K = 5 on 4 cores: a clear error within seconds
+#        scripts/spark-standalone.sh example                          examples-spark's TrainOnDataFrame (LgcEstimator on
+#                                                                     a DataFrame of MakeCsv's files, K = 2); how long
+#                                                                     the driver JVM lives after main returns
 # CONFIG defaults to configs/quickstart.yaml. OUT (default /tmp/lgc-spark-standalone) keeps logs and results; the
 # driver's record of each run is OUT/spark/<run-id>/spark.json. Build first: mvn -B -q -DskipTests install
 set -euo pipefail
@@ -141,5 +144,26 @@ PY
       || true
     echo "refused after $(( $(date +%s) - start )) s (JVM and SparkContext start included)"
     ;;
-  *) echo "usage: $0 run|kill|slots [CONFIG] [--max-steps N]" >&2; exit 2 ;;
+  example)
+    (cd "$root" && mvn -B -q -o dependency:build-classpath -pl examples-spark -Dmdep.includeScope=runtime \
+        -Dmdep.outputFile="$out/example-classpath.txt" >/dev/null)
+    cp=$(echo "$root"/examples-spark/target/lgc-examples-spark-*.jar):$(cat "$out/example-classpath.txt")
+    java -cp "$cp" io.lgc4j.examples.MakeCsv "$out/example-data" 20000 4000
+    start=$(date +%s%N)
+    java "${java17[@]}" -Xmx2g -Dorg.bytedeco.javacpp.maxbytes=2G -cp "$spark_home/jars/*:$cp" \
+      org.apache.spark.deploy.SparkSubmit --master "spark://127.0.0.1:$master_port" --deploy-mode client \
+      --class io.lgc4j.examples.spark.TrainOnDataFrame \
+      --conf spark.executor.cores=1 --conf spark.cores.max=2 --conf spark.executor.memory=1500m \
+      --conf spark.ui.enabled=false --conf spark.executorEnv.OMP_NUM_THREADS=1 \
+      --conf "spark.executor.extraClassPath=$cp" \
+      --conf "spark.executor.extraJavaOptions=-Dorg.bytedeco.javacpp.maxbytes=2G" \
+      "$(echo "$root"/examples-spark/target/lgc-examples-spark-*.jar)" "$out/example-data" 3 2>&1 \
+      | while IFS= read -r line; do echo "$(date +%s%N) $line"; done > "$out/driver-example.log"
+    end=$(date +%s%N)
+    grep "test accuracy" "$out/driver-example.log" | cut -d' ' -f2-
+    printed=$(grep "test accuracy" "$out/driver-example.log" | cut -d' ' -f1)
+    echo "submitted to exit: $(( (end - start) / 1000000000 )) s; the driver JVM ended $(( (end - printed) / 1000000 ))" \
+      "ms after main printed its result (and stopped Spark)"
+    ;;
+  *) echo "usage: $0 run|kill|slots|example [CONFIG] [--max-steps N]" >&2; exit 2 ;;
 esac
