@@ -145,7 +145,7 @@ PY
     echo "refused after $(( $(date +%s) - start )) s (JVM and SparkContext start included)"
     ;;
   example)
-    (cd "$root" && mvn -B -q -o dependency:build-classpath -pl examples-spark -Dmdep.includeScope=runtime \
+    (cd "$root" && mvn -B -q -o dependency:build-classpath -pl examples-spark -DincludeScope=runtime \
         -Dmdep.outputFile="$out/example-classpath.txt" >/dev/null)
     cp=$(echo "$root"/examples-spark/target/lgc-examples-spark-*.jar):$(cat "$out/example-classpath.txt")
     java -cp "$cp" io.lgc4j.examples.MakeCsv "$out/example-data" 20000 4000

@@ -423,6 +423,18 @@ final class LaunchCommand implements Callable<Integer> {
         env.putIfAbsent("OMP_NUM_THREADS", "1");
     }
 
+    /** The command as the launch line shows it: a class path after -cp/-classpath/--class-path by its length. */
+    static String shortened(List<String> command) {
+        StringBuilder line = new StringBuilder();
+        for (int i = 0; i < command.size(); i++) {
+            String arg = command.get(i);
+            boolean classPath = i > 0 && List.of("-cp", "-classpath", "--class-path").contains(command.get(i - 1));
+            line.append(i > 0 ? " " : "").append(classPath && arg.length() > 60
+                    ? "<class path of " + arg.split(java.io.File.pathSeparator).length + " entries>" : arg);
+        }
+        return line.toString();
+    }
+
     /**
      * Program mode, one attempt: the user's command per endpoint, with the identity, LGC_SERVERS (only with
      * --servers), LGC_RUN_DIR, LGC_RESUME_STEP (a restart, or --resume) and LGC_LAUNCHER_PID.
@@ -431,7 +443,7 @@ final class LaunchCommand implements Callable<Integer> {
                               Path runDir, long resumeStep, int port, String job)
             throws IOException, InterruptedException {
         int endpoints = workers + services;
-        System.out.println("lgc launch: job " + job + ": " + String.join(" ", program) + " as " + workers
+        System.out.println("lgc launch: job " + job + ": " + shortened(program) + " as " + workers
                 + " worker process" + (workers > 1 ? "es" : "") + (services > 0 ? " and " + services
                 + " parameter-server process" + (services > 1 ? "es" : "") : "")
                 + (hosts.namespaced() ? " in network namespaces " + hosts.address(0) + ".."

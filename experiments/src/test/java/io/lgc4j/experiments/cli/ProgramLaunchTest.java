@@ -57,4 +57,14 @@ class ProgramLaunchTest {
         assertEquals(1, inProcess.stream().distinct().count(), "replicas equal: " + inProcess);
         assertTrue(output.contains("as 2 worker processes on 127.0.0.1"), output);
     }
+
+    @Test
+    void theLaunchLineShouldShowALongClassPathByItsLength() {
+        String cp = String.join(java.io.File.pathSeparator, "/home/user/.m2/repository/a/lib-one-1.0.jar",
+                "/home/user/.m2/repository/b/lib-two-2.0.jar", "app/classes");
+        assertEquals("java -Xmx1g -cp <class path of 3 entries> com.example.Train --epochs 3",
+                LaunchCommand.shortened(List.of("java", "-Xmx1g", "-cp", cp, "com.example.Train", "--epochs", "3")));
+        assertEquals("java -cp app.jar com.example.Train", LaunchCommand.shortened(List.of("java", "-cp", "app.jar",
+                "com.example.Train")));
+    }
 }
