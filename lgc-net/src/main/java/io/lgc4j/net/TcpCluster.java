@@ -218,6 +218,14 @@ public final class TcpCluster implements AutoCloseable {
                 .toList();
     }
 
+    /**
+     * Whether every link of this endpoint runs mutual TLS ({@link NetSettings#tls()} given): a peer's certificate
+     * was checked against the trusted CAs before its HELLO was read.
+     */
+    public boolean tls() {
+        return tlsServer != null;
+    }
+
     /** The data port this endpoint actually bound. */
     public int boundPort() {
         return boundPort;

@@ -15,7 +15,8 @@ import java.util.function.IntFunction;
 /**
  * Joins one endpoint of a barrier task to the run: listen on any port first, offer it to the task's {@link
  * TaskRendezvous} (one allGather for the whole stage), then join the mesh through endpoint 0's address. Training
- * traffic then flows over lgc-net's authenticated links, never through Spark.
+ * traffic then flows over lgc-net's authenticated links (mutual TLS when the task has certificates), never through
+ * Spark.
  */
 final class BarrierConnector implements ClusterConnector {
     private final int endpoint;
@@ -25,14 +26,17 @@ final class BarrierConnector implements ClusterConnector {
     private final byte[] token;
     private final RuntimeConfig runtime;
     private final TaskRendezvous rendezvous;
+    private final NetSettings.Tls tls;
     private volatile long listeningMs;
+    private volatile boolean joinedOverTls;
     private volatile long joinedMs;
 
     /**
      * @param host the executor's host, advertised to the other endpoints (the task listens on every interface)
+     * @param tls  the task's mutual-TLS settings ({@link TaskCertificates#trust}), or null for plain TCP
      */
     BarrierConnector(int endpoint, int job, int attempt, String host, byte[] token, RuntimeConfig runtime,
-                     TaskRendezvous rendezvous) {
+                     TaskRendezvous rendezvous, NetSettings.Tls tls) {
         this.endpoint = endpoint;
         this.job = job;
         this.attempt = attempt;
@@ -40,6 +44,7 @@ final class BarrierConnector implements ClusterConnector {
         this.token = token.clone();
         this.runtime = runtime;
         this.rendezvous = rendezvous;
+        this.tls = tls;
     }
 
     @Override
@@ -61,6 +66,7 @@ final class BarrierConnector implements ClusterConnector {
                 .idleTimeout(Duration.ofMillis(runtime.peerIdleTimeoutMs()))
                 .names(names)
                 .plan(new NetSettings.Plan(plan, planMeaning))
+                .tls(tls)
                 .build();
         TcpCluster cluster = TcpCluster.listen(settings);
         listeningMs = System.currentTimeMillis();
@@ -71,6 +77,7 @@ final class BarrierConnector implements ClusterConnector {
             cluster.close();
             throw e;
         }
+        joinedOverTls = cluster.tls();
         joinedMs = System.currentTimeMillis();
         return TcpConnector.connection(cluster, endpoint);
     }
@@ -78,6 +85,11 @@ final class BarrierConnector implements ClusterConnector {
     /** When this endpoint listened (0 before). */
     long listeningMs() {
         return listeningMs;
+    }
+
+    /** Whether this endpoint's links, once up, ran mutual TLS (as lgc-net reports it). */
+    boolean joinedOverTls() {
+        return joinedOverTls;
     }
 
     /** When this endpoint's links were all up (0 before). */

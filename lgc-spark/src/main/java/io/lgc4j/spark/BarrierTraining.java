@@ -6,6 +6,7 @@ import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.runner.ExperimentRunner;
+import io.lgc4j.net.NetSettings;
 import org.apache.spark.BarrierTaskContext;
 import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.util.ModelSerializer;
@@ -46,15 +47,17 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
     private final byte[] token;
     private final int job;
     private final SparkOptions.Fault fault;
+    private final boolean tls;
 
     /**
      * @param yaml     the resolved config (runtime type tcp), as every task reads it
      * @param source   where it came from, for provenance
      * @param services the topology's service endpoints (parameter-server shards)
      * @param runDir   the run's directory as the executors reach it: checkpoints, and rank 0's result files
+     * @param tls      mutual TLS on the links, each task with certificates of its own ({@link TaskCertificates})
      */
     BarrierTraining(String yaml, String source, int workers, int services, boolean colocate, String runDir,
-                    byte[] token, int job, SparkOptions.Fault fault) {
+                    byte[] token, int job, SparkOptions.Fault fault, boolean tls) {
         this.yaml = yaml;
         this.source = source;
         this.workers = workers;
@@ -64,6 +67,7 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
         this.token = token.clone();
         this.job = job;
         this.fault = fault;
+        this.tls = tls;
     }
 
     /** The barrier stage's task count: K, plus S shards when they are not co-located. */
@@ -95,24 +99,35 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
                     : "from the checkpoint after " + resume + " steps in " + dir));
         }
         int[] endpoints = endpointsOf(partition, workers, services, colocate);
-        TaskRendezvous rendezvous = new TaskRendezvous(context, endpoints.length, workers + services, job, attempt,
-                resume);
-        List<BarrierConnector> connectors = new ArrayList<>();
-        for (int endpoint : endpoints) {
-            connectors.add(new BarrierConnector(endpoint, job, attempt, host, token, config.runtime(), rendezvous));
+        TaskCertificates certificates = tls ? TaskCertificates.create(host) : null;
+        try {
+            NetSettings.Tls tlsSettings = certificates == null ? null : certificates.trust(
+                    TaskRendezvous.gatherCertificates(context, job, attempt, certificates.caToken()));
+            TaskRendezvous rendezvous = new TaskRendezvous(context, endpoints.length, workers + services, job,
+                    attempt, resume);
+            List<BarrierConnector> connectors = new ArrayList<>();
+            for (int endpoint : endpoints) {
+                connectors.add(new BarrierConnector(endpoint, job, attempt, host, token, config.runtime(), rendezvous,
+                        tlsSettings));
+            }
+            ExperimentRunner.RunOutcome outcome = TaskEndpoints.run(endpoints,
+                    (index, endpoint) -> run(config, connectors.get(index), endpoint, dir, resume, attempt));
+            long end = System.currentTimeMillis();
+            LinkedHashMap<String, byte[]> files = new LinkedHashMap<>();
+            if (partition == 0) {
+                files = resultFiles(outcome, dir);
+            }
+            long listening = connectors.stream().mapToLong(BarrierConnector::listeningMs).min().orElse(0);
+            long joined = connectors.stream().mapToLong(BarrierConnector::joinedMs).max().orElse(0);
+            boolean overTls = connectors.stream().allMatch(BarrierConnector::joinedOverTls);
+            TaskReport report = new TaskReport(partition, attempt, host, endpoints, resume, start, listening,
+                    rendezvous.gatheredMs(), joined, end, overTls, files);
+            return JavaConverters.asScalaIterator(List.of(report).iterator());
+        } finally {
+            if (certificates != null) {
+                certificates.close();
+            }
         }
-        ExperimentRunner.RunOutcome outcome = TaskEndpoints.run(endpoints,
-                (index, endpoint) -> run(config, connectors.get(index), endpoint, dir, resume, attempt));
-        long end = System.currentTimeMillis();
-        LinkedHashMap<String, byte[]> files = new LinkedHashMap<>();
-        if (partition == 0) {
-            files = resultFiles(outcome, dir);
-        }
-        long listening = connectors.stream().mapToLong(BarrierConnector::listeningMs).min().orElse(0);
-        long joined = connectors.stream().mapToLong(BarrierConnector::joinedMs).max().orElse(0);
-        TaskReport report = new TaskReport(partition, attempt, host, endpoints, resume, start, listening,
-                rendezvous.gatheredMs(), joined, end, files);
-        return JavaConverters.asScalaIterator(List.of(report).iterator());
     }
 
     private ExperimentRunner.RunOutcome run(ExperimentConfig config, BarrierConnector connector, int endpoint,

@@ -3,6 +3,7 @@ package io.lgc4j.spark;
 import io.lgc4j.core.data.RankLocalSource;
 import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.TrainingResult;
+import io.lgc4j.net.NetSettings;
 import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.sql.Row;
 import org.deeplearning4j.nn.api.Model;
@@ -40,15 +41,18 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
     private final int stepsPerEpoch;
     private final byte[] token;
     private final int job;
+    private final boolean tls;
 
     /**
      * @param initialChecksum the parameters' checksum of the model the factory built on the driver
      * @param rows            every partition's row count, as counted before the stage
      * @param stepsPerEpoch   the steps every rank takes per epoch: the smallest partition's batches
+     * @param tls             mutual TLS on the links, each task with certificates of its own ({@link
+     *                        TaskCertificates})
      */
     EstimatorTask(Columns columns, ModelFactory factory, String initialChecksum, MethodSpec method, int workers,
                   int services, boolean colocate, int batchSize, int epochs, long seed, int maxSteps, int[] rows,
-                  int stepsPerEpoch, byte[] token, int job) {
+                  int stepsPerEpoch, byte[] token, int job, boolean tls) {
         this.columns = columns;
         this.factory = factory;
         this.initialChecksum = initialChecksum;
@@ -64,6 +68,7 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
         this.stepsPerEpoch = stepsPerEpoch;
         this.token = token.clone();
         this.job = job;
+        this.tls = tls;
     }
 
     @Override
@@ -98,15 +103,31 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
             }
             models.add(model);
         }
+        TaskCertificates certificates = tls ? TaskCertificates.create(host) : null;
+        try {
+            NetSettings.Tls tlsSettings = certificates == null ? null : certificates.trust(
+                    TaskRendezvous.gatherCertificates(context, job, attempt, certificates.caToken()));
+            return JavaConverters.asScalaIterator(List.of(train(context, partition, attempt, host, data, endpoints,
+                    methods, models, tlsSettings)).iterator());
+        } finally {
+            if (certificates != null) {
+                certificates.close();
+            }
+        }
+    }
+
+    private TaskOutcome train(BarrierTaskContext context, int partition, int attempt, String host,
+                              RankLocalSource data, int[] endpoints, List<MethodSpec.Endpoint> methods,
+                              List<Model> models, NetSettings.Tls tlsSettings) {
         TaskRendezvous rendezvous = new TaskRendezvous(context, endpoints.length, workers + services, job, attempt,
                 -1);
         List<BarrierConnector> connectors = new ArrayList<>();
         for (int i = 0; i < endpoints.length; i++) {
             connectors.add(new BarrierConnector(endpoints[i], job, attempt, host, token, methods.get(i).runtime(),
-                    rendezvous));
+                    rendezvous, tlsSettings));
         }
         long start = System.currentTimeMillis();
-        TaskOutcome outcome = TaskEndpoints.run(endpoints, (index, endpoint) -> {
+        return TaskEndpoints.run(endpoints, (index, endpoint) -> {
             MethodSpec.Endpoint m = methods.get(index);
             DistributedTrainer.Builder builder = DistributedTrainer.builder()
                     .model(models.get(index))
@@ -125,8 +146,8 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
             TrainingResult result = trainer.fit(epochs);
             byte[] bytes = endpoint == 0 ? Models.toBytes(trainer.trainedModel()) : new byte[0];
             return new TaskOutcome(partition, rows[partition], bytes, result.stepCount(), result.replicaChecksums(),
-                    System.currentTimeMillis() - start);
+                    System.currentTimeMillis() - start,
+                    connectors.stream().allMatch(BarrierConnector::joinedOverTls));
         });
-        return JavaConverters.asScalaIterator(List.of(outcome).iterator());
     }
 }

@@ -86,6 +86,7 @@ public final class LgcEstimator extends Estimator<LgcModel> {
     private final IntParam maxSteps;
     private final BooleanParam forceRepartition;
     private final IntParam slotWaitSeconds;
+    private final BooleanParam tls;
 
     /** An estimator with a new uid. */
     public LgcEstimator() {
@@ -120,6 +121,8 @@ public final class LgcEstimator extends Estimator<LgcModel> {
                 + " K partitions already");
         slotWaitSeconds = new IntParam(this, "slotWaitSeconds", "how long to wait for K task slots before refusing",
                 ParamValidators.gtEq(0));
+        tls = new BooleanParam(this, "tls", "mutual TLS on the ranks' links: each task makes its own CA and"
+                + " certificate and trusts the stage's tasks only; only CA certificates travel");
         setDefault(featuresCol, "features");
         setDefault(labelCol, "label");
         setDefault(predictionCol, "prediction");
@@ -130,6 +133,7 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         setDefault(maxSteps, 0);
         setDefault(forceRepartition, false);
         setDefault(slotWaitSeconds, 60);
+        setDefault(tls, false);
     }
 
     @Override
@@ -215,6 +219,11 @@ public final class LgcEstimator extends Estimator<LgcModel> {
     /** The slot wait parameter. */
     public IntParam slotWaitSeconds() {
         return slotWaitSeconds;
+    }
+
+    /** The mutual-TLS parameter. */
+    public BooleanParam tls() {
+        return tls;
     }
 
     /** Sets the model factory. */
@@ -318,6 +327,16 @@ public final class LgcEstimator extends Estimator<LgcModel> {
     /** Sets how long to wait for K task slots. */
     public LgcEstimator setSlotWaitSeconds(int value) {
         set(slotWaitSeconds, value);
+        return this;
+    }
+
+    /**
+     * Sets whether the ranks' links run mutual TLS (default false): each barrier task makes its own CA and host
+     * certificate in a temporary directory, the tasks exchange only their CA certificates (one extra allGather), and
+     * each trusts exactly the stage's tasks. The job token still authenticates every link.
+     */
+    public LgcEstimator setTls(boolean value) {
+        set(tls, value);
         return this;
     }
 
@@ -439,7 +458,8 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         new SecureRandom().nextBytes(token);
         int job = LgcSpark.jobNumber(sc.applicationId() + "/" + uid + "/" + System.nanoTime());
         EstimatorTask task = new EstimatorTask(columns, factory, initialChecksum, spec, k, services, true, b,
-                intOf(epochs), seedValue, intOf(maxSteps), perPartition, steps, token, job);
+                intOf(epochs), seedValue, intOf(maxSteps), perPartition, steps, token, job,
+                (Boolean) getOrDefault(tls));
         ClassTag<TaskOutcome> tag = ClassTag$.MODULE$.apply(TaskOutcome.class);
         sc.setJobDescription("lgc4j estimator " + uid + ": " + what);
         List<TaskOutcome> outcomes;
@@ -455,6 +475,13 @@ public final class LgcEstimator extends Estimator<LgcModel> {
             sc.setJobDescription(null);
         }
         outcomes.sort(Comparator.comparingInt(TaskOutcome::partition));
+        for (TaskOutcome o : outcomes) {
+            if (o.tls() != (Boolean) getOrDefault(tls)) {
+                throw new LgcSparkException("estimator " + uid + " asked for " + ((Boolean) getOrDefault(tls)
+                        ? "mutual TLS" : "plain TCP") + " links, but task " + o.partition() + "'s links ran "
+                        + (o.tls() ? "mutual TLS" : "plain TCP"));
+            }
+        }
         TaskOutcome rank0 = outcomes.get(0);
         LgcModel trained = new LgcModel(uid, rank0.model(), graph, columns.width(), classes, rank0.steps(),
                 rank0.replicaChecksums());

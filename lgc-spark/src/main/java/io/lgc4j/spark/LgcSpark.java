@@ -95,7 +95,7 @@ public final class LgcSpark {
         }
         int job = jobNumber(sc.sc().applicationId() + "/" + dir.getFileName());
         BarrierTraining task = new BarrierTraining(tcp.toYaml(), source, workers, services, colocate,
-                shared.toString(), token, job, options.fault());
+                shared.toString(), token, job, options.fault(), options.tls());
 
         if (sc.sc().isLocal()) {
             String problem = BarrierTimer.replaceInThisJvm();
@@ -126,7 +126,7 @@ public final class LgcSpark {
             write(dir.resolve(f.getKey()), f.getValue());
         }
         SparkRun run = timing(dir, reports, submitted, collected);
-        writeRecord(dir, sc.sc(), reports, run, tasks, colocate, shared);
+        writeRecord(dir, sc.sc(), reports, run, tasks, colocate, shared, options.tls());
         return run;
     }
 
@@ -168,7 +168,7 @@ public final class LgcSpark {
     }
 
     private static void writeRecord(Path dir, SparkContext sc, List<TaskReport> reports, SparkRun run, int tasks,
-                                    boolean colocate, Path shared) {
+                                    boolean colocate, Path shared, boolean tls) {
         Map<String, Object> record = new LinkedHashMap<>();
         record.put("master", sc.master());
         record.put("applicationId", sc.applicationId());
@@ -176,6 +176,7 @@ public final class LgcSpark {
         record.put("tasks", tasks);
         record.put("colocatedShards", colocate);
         record.put("sharedDir", shared.toString());
+        record.put("tls", tls);
         record.put("stageAttempts", run.stageAttempts());
         record.put("resumedFrom", run.resumedFrom());
         record.put("wallMs", run.wallMs());
@@ -189,6 +190,7 @@ public final class LgcSpark {
             t.put("partition", r.partition());
             t.put("host", r.host());
             t.put("endpoints", r.endpoints());
+            t.put("tls", r.tls());
             t.put("preparingMs", r.listeningMs() - r.startMs());
             t.put("allGatherMs", r.gatheredMs() - r.listeningMs());
             t.put("joinMs", r.joinedMs() - r.gatheredMs());

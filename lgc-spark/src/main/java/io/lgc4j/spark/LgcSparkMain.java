@@ -59,6 +59,11 @@ public final class LgcSparkMain implements Callable<Integer> {
             + " ranks' links, from a file readable by its owner only (default: 32 random bytes per job)")
     private Path tokenFile;
 
+    @Option(names = "--tls", negatable = false, description = "mutual TLS on the ranks' links: each task makes its"
+            + " own CA and certificate and trusts the stage's tasks only (only CA certificates travel; the job token"
+            + " still authenticates)")
+    private boolean tls;
+
     /** Runs the command and exits with its status. */
     public static void main(String[] args) {
         System.exit(new CommandLine(new LgcSparkMain()).execute(args));
@@ -78,7 +83,7 @@ public final class LgcSparkMain implements Callable<Integer> {
             }
             options = SparkOptions.defaults().withColocate(!noColocate).withOutputDir(outputDir)
                     .withSharedDir(sharedDir).withSlotWait(Duration.ofSeconds(slotWaitSeconds))
-                    .withToken(tokenFile == null ? null : JobToken.fromFile(tokenFile));
+                    .withToken(tokenFile == null ? null : JobToken.fromFile(tokenFile)).withTls(tls);
         } catch (ConfigException | IllegalArgumentException | java.io.UncheckedIOException e) {
             System.err.println("lgc-spark: " + e.getMessage());
             return 2;

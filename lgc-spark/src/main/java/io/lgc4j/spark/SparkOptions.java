@@ -10,7 +10,8 @@ import java.time.Duration;
  * <pre>{@code
  * SparkOptions options = SparkOptions.defaults()
  *         .withSharedDir(Path.of("/mnt/shared/lgc"))      // checkpoints every executor can reach
- *         .withColocate(false);                           // parameter-server shards in tasks of their own
+ *         .withColocate(false)                            // parameter-server shards in tasks of their own
+ *         .withTls(true);                                 // mutual TLS, certificates made by the tasks
  * }</pre>
  *
  * @param colocate  {@code topology: ps}: the task of rank r < S also runs parameter-server shard r (endpoint K + r)
@@ -24,9 +25,12 @@ import java.time.Duration;
  *                  travels to the executors inside the task, so turn on {@code spark.authenticate} and
  *                  {@code spark.network.crypto.enabled} on a shared network
  * @param fault     for tests of recovery: rank 0's task fails after this step in the stage's first attempt, or null
+ * @param tls       mutual TLS on the runtime's links: each task makes its own CA and certificate, only the CA
+ *                  certificates travel (one extra allGather), and a peer is trusted when it is a task of the stage;
+ *                  the job token still authenticates every link on top
  */
 public record SparkOptions(boolean colocate, Path outputDir, Path sharedDir, Duration slotWait, byte[] token,
-                           Fault fault) {
+                           Fault fault, boolean tls) {
 
     /**
      * A fault injected into the first attempt of the barrier stage: rank 0 throws once {@code afterSteps} steps are
@@ -57,9 +61,12 @@ public record SparkOptions(boolean colocate, Path outputDir, Path sharedDir, Dur
         token = token == null ? null : token.clone();
     }
 
-    /** Co-located shards, the config's output directory, no shared directory, 60 s for slots, a random token. */
+    /**
+     * Co-located shards, the config's output directory, no shared directory, 60 s for slots, a random token, plain
+     * TCP.
+     */
     public static SparkOptions defaults() {
-        return new SparkOptions(true, null, null, Duration.ofSeconds(60), null, null);
+        return new SparkOptions(true, null, null, Duration.ofSeconds(60), null, null, false);
     }
 
     /** The token, copied (null: a random one per job). */
@@ -70,32 +77,37 @@ public record SparkOptions(boolean colocate, Path outputDir, Path sharedDir, Dur
 
     /** These options with shards co-located on the first ranks' tasks, or in tasks of their own. */
     public SparkOptions withColocate(boolean newColocate) {
-        return new SparkOptions(newColocate, outputDir, sharedDir, slotWait, token, fault);
+        return new SparkOptions(newColocate, outputDir, sharedDir, slotWait, token, fault, tls);
     }
 
     /** These options writing results under {@code dir} on the driver. */
     public SparkOptions withOutputDir(Path dir) {
-        return new SparkOptions(colocate, dir, sharedDir, slotWait, token, fault);
+        return new SparkOptions(colocate, dir, sharedDir, slotWait, token, fault, tls);
     }
 
     /** These options keeping checkpoints under {@code dir}, reachable from every executor. */
     public SparkOptions withSharedDir(Path dir) {
-        return new SparkOptions(colocate, outputDir, dir, slotWait, token, fault);
+        return new SparkOptions(colocate, outputDir, dir, slotWait, token, fault, tls);
     }
 
     /** These options waiting at most {@code wait} for task slots. */
     public SparkOptions withSlotWait(Duration wait) {
-        return new SparkOptions(colocate, outputDir, sharedDir, wait, token, fault);
+        return new SparkOptions(colocate, outputDir, sharedDir, wait, token, fault, tls);
     }
 
     /** These options with the given job token. */
     public SparkOptions withToken(byte[] newToken) {
-        return new SparkOptions(colocate, outputDir, sharedDir, slotWait, newToken, fault);
+        return new SparkOptions(colocate, outputDir, sharedDir, slotWait, newToken, fault, tls);
     }
 
     /** These options with a fault in the stage's first attempt (tests of recovery). */
     public SparkOptions withFault(Fault newFault) {
-        return new SparkOptions(colocate, outputDir, sharedDir, slotWait, token, newFault);
+        return new SparkOptions(colocate, outputDir, sharedDir, slotWait, token, newFault, tls);
+    }
+
+    /** These options with mutual TLS on the runtime's links, or plain TCP. */
+    public SparkOptions withTls(boolean newTls) {
+        return new SparkOptions(colocate, outputDir, sharedDir, slotWait, token, fault, newTls);
     }
 
     /** Never shows the token. */
@@ -103,7 +115,7 @@ public record SparkOptions(boolean colocate, Path outputDir, Path sharedDir, Dur
     public String toString() {
         return "SparkOptions[colocate=" + colocate + ", outputDir=" + outputDir + ", sharedDir=" + sharedDir
                 + ", slotWait=" + slotWait + ", token=" + (token == null ? "random" : "given") + ", fault=" + fault
-                + "]";
+                + ", tls=" + tls + "]";
     }
 
     @Override

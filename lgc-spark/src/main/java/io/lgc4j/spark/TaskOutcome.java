@@ -12,8 +12,10 @@ import java.util.List;
  * @param steps            the steps the run trained
  * @param replicaChecksums CRC32C of every rank's final parameters, in rank order
  * @param trainingMs       the task's training time (links up to the end)
+ * @param tls              whether every link of its endpoints ran mutual TLS, as lgc-net reported it
  */
-record TaskOutcome(int partition, int rows, byte[] model, int steps, List<String> replicaChecksums, long trainingMs)
+record TaskOutcome(int partition, int rows, byte[] model, int steps, List<String> replicaChecksums, long trainingMs,
+                   boolean tls)
         implements Serializable {
     private static final long serialVersionUID = 1L;
 }

@@ -15,9 +15,14 @@ import java.util.TreeMap;
  * is checked: the same job, attempt and checkpoint to resume from everywhere, every endpoint exactly once.
  *
  * <p>Message: {@code lgc-spark/1 job=J attempt=A resume=S e@host:port ...}.
+ *
+ * <p>With mutual TLS, an endpoint's TLS settings must be known when it listens, before its port is: the tasks first
+ * exchange their CA certificates in an allGather of their own ({@link #gatherCertificates}, message {@code
+ * lgc-spark-tls/1 job=J attempt=A ca=BASE64-PEM}), once per task, before its endpoints listen.
  */
 final class TaskRendezvous {
     static final String VERSION = "lgc-spark/1";
+    static final String TLS_VERSION = "lgc-spark-tls/1";
 
     private final BarrierTaskContext context;
     private final int localEndpoints;
@@ -75,6 +80,56 @@ final class TaskRendezvous {
         return table;
     }
 
+    /**
+     * Sends this task's CA certificate ({@link TaskCertificates#caToken}) to every task of the stage and returns
+     * every task's, by partition: the stage's allGather before the address exchange, when the links use TLS.
+     */
+    static List<String> gatherCertificates(BarrierTaskContext context, int job, int attempt, String caToken) {
+        return parseCertificates(context.allGather(TLS_VERSION + " job=" + Integer.toUnsignedString(job)
+                + " attempt=" + attempt + " ca=" + caToken), job, attempt);
+    }
+
+    /**
+     * Every task's CA certificate token from the tasks' messages, by partition.
+     *
+     * @throws IllegalStateException when a task sent another message or runs another job or attempt
+     */
+    static List<String> parseCertificates(String[] messages, int job, int attempt) {
+        List<String> tokens = new ArrayList<>(messages.length);
+        for (int task = 0; task < messages.length; task++) {
+            String[] parts = messages[task].strip().split(" ");
+            if (parts.length != 4 || !parts[0].equals(TLS_VERSION)) {
+                throw new IllegalStateException("task " + task + " sent '" + shorten(messages[task]) + "', expected '"
+                        + TLS_VERSION + " job=… attempt=… ca=…': every task must run with TLS, from the same"
+                        + " lgc-spark jar");
+            }
+            check(task, messages[task], parts, job, attempt);
+            String token = value(parts[3], "ca", messages[task]);
+            if (token.isEmpty()) {
+                throw new IllegalStateException("task " + task + " sent no CA certificate, expected ca=<base64 PEM>");
+            }
+            tokens.add(token);
+        }
+        return tokens;
+    }
+
+    private static String shorten(String message) {
+        return message.length() <= 120 ? message : message.substring(0, 120) + "…";
+    }
+
+    private static void check(int task, String message, String[] parts, int job, int attempt) {
+        String jobText = value(parts[1], "job", message);
+        if (!jobText.equals(Integer.toUnsignedString(job))) {
+            throw new IllegalStateException("task " + task + " runs job " + jobText + ", this task job "
+                    + Integer.toUnsignedString(job));
+        }
+        int theirAttempt = Integer.parseInt(value(parts[2], "attempt", message));
+        if (theirAttempt != attempt) {
+            throw new IllegalStateException("task " + task + " runs stage attempt " + theirAttempt
+                    + ", this task attempt " + attempt);
+        }
+    }
+
     /** When the allGather returned (0 before). */
     synchronized long gatheredMs() {
         return gatheredMs;
@@ -96,16 +151,7 @@ final class TaskRendezvous {
                         + VERSION + " job=… attempt=… resume=… endpoint@host:port…': every executor must run"
                         + " the same lgc-spark jar");
             }
-            String jobText = value(parts[1], "job", messages[task]);
-            if (!jobText.equals(Integer.toUnsignedString(job))) {
-                throw new IllegalStateException("task " + task + " runs job " + jobText + ", this task job "
-                        + Integer.toUnsignedString(job));
-            }
-            int theirAttempt = Integer.parseInt(value(parts[2], "attempt", messages[task]));
-            if (theirAttempt != attempt) {
-                throw new IllegalStateException("task " + task + " runs stage attempt " + theirAttempt
-                        + ", this task attempt " + attempt);
-            }
+            check(task, messages[task], parts, job, attempt);
             long theirResume = Long.parseLong(value(parts[3], "resume", messages[task]));
             if (resume == null) {
                 resume = theirResume;

@@ -18,11 +18,13 @@ import java.util.Map;
  * @param gatheredMs     when the addresses' allGather returned
  * @param joinedMs       when every link of its endpoints was up
  * @param endMs          when training ended
+ * @param tls            whether every link of its endpoints ran mutual TLS, as lgc-net reported it
  * @param files          rank 0's result files by name (config.yaml, metrics.csv, summary.json, model.zip, ...);
  *                       empty from the other tasks
  */
 record TaskReport(int partition, int stageAttempt, String host, int[] endpoints, long resumedFrom, long startMs,
-                  long listeningMs, long gatheredMs, long joinedMs, long endMs, LinkedHashMap<String, byte[]> files)
+                  long listeningMs, long gatheredMs, long joinedMs, long endMs, boolean tls,
+                  LinkedHashMap<String, byte[]> files)
         implements Serializable {
     private static final long serialVersionUID = 1L;
 

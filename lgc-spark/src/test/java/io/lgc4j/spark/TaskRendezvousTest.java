@@ -2,13 +2,22 @@ package io.lgc4j.spark;
 
 import org.junit.jupiter.api.Test;
 
+import io.lgc4j.net.NetSettings;
+
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The allGather's messages: every endpoint's address out, and every disagreement named. */
+/**
+ * The allGathers' messages: every endpoint's address out, every task's CA certificate into a trust bundle, and every
+ * disagreement named.
+ */
 class TaskRendezvousTest {
 
     private static void rejects(String message, String... messages) {
@@ -47,5 +56,46 @@ class TaskRendezvousTest {
         rejects("task 0 sent 'lgc-spark/0 job=7 attempt=1 resume=-1 0@h:1', expected 'lgc-spark/1 job=… attempt=…"
                 + " resume=… endpoint@host:port…': every executor must run the same lgc-spark jar",
                 "lgc-spark/0 job=7 attempt=1 resume=-1 0@h:1");
+    }
+
+    @Test
+    void everyTasksCaCertificateShouldTravelInOneTokenAndEndUpInTheTrustBundle() throws IOException {
+        TaskCertificates b = TaskCertificates.create("fe80::1%eth0");
+        try (TaskCertificates a = TaskCertificates.create("10.0.0.1")) {
+            assertFalse(Files.exists(a.directory().resolve("ca.key")), "the task CA's key is gone once it signed");
+            String tokenA = a.caToken();
+            assertTrue(tokenA.matches("[A-Za-z0-9+/=]+"), "one token: " + tokenA);
+            List<String> tokens = TaskRendezvous.parseCertificates(new String[] {
+                "lgc-spark-tls/1 job=7 attempt=1 ca=" + tokenA,
+                "lgc-spark-tls/1 job=7 attempt=1 ca=" + b.caToken()}, 7, 1);
+            assertEquals(List.of(tokenA, b.caToken()), tokens);
+            NetSettings.Tls tls = b.trust(tokens);
+            assertEquals(b.directory().resolve("fe80::1_eth0.crt"), tls.certChain());
+            assertEquals(b.directory().resolve("fe80::1_eth0.key"), tls.privateKey());
+            String bundle = Files.readString(tls.trustedCa());
+            assertEquals(Files.readString(a.directory().resolve("ca.crt")) + Files.readString(b.directory()
+                    .resolve("ca.crt")), bundle);
+        } finally {
+            b.close();
+        }
+        assertFalse(Files.exists(b.directory()), "close deletes the task's directory");
+    }
+
+    @Test
+    void badCertificateMessagesShouldBeRefusedNamingTheTask() {
+        IllegalStateException plain = assertThrows(IllegalStateException.class, () -> TaskRendezvous.parseCertificates(
+                new String[] {"lgc-spark-tls/1 job=7 attempt=1 ca=QUJD", "lgc-spark/1 job=7 attempt=1 resume=-1 0@h:1"},
+                7, 1));
+        assertEquals("task 1 sent 'lgc-spark/1 job=7 attempt=1 resume=-1 0@h:1', expected 'lgc-spark-tls/1 job=…"
+                + " attempt=… ca=…': every task must run with TLS, from the same lgc-spark jar", plain.getMessage());
+        IllegalStateException job = assertThrows(IllegalStateException.class, () -> TaskRendezvous.parseCertificates(
+                new String[] {"lgc-spark-tls/1 job=8 attempt=1 ca=QUJD"}, 7, 1));
+        assertEquals("task 0 runs job 8, this task job 7", job.getMessage());
+        try (TaskCertificates c = TaskCertificates.create("localhost")) {
+            IllegalStateException notPem = assertThrows(IllegalStateException.class,
+                    () -> c.trust(List.of(c.caToken(), "QUJD")));
+            assertEquals("task 1 sent a CA certificate that is not a PEM certificate, expected base64 of"
+                    + " '-----BEGIN CERTIFICATE-----…'", notPem.getMessage());
+        }
     }
 }
