@@ -107,6 +107,28 @@ class LgcEstimatorTest {
                 "the updater state travels with the model");
     }
 
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void mutualTlsShouldChangeTheLinksOnlyTheSameParametersBitForBit() throws java.io.IOException {
+        Dataset<Row> train = EstimatorData.frame(spark, EstimatorData.rows(170, 6), EstimatorData.SCHEMA, 100, 70);
+        String method = "topology: {type: ps}\ncompressor: {type: topk, ratio: 0.25}";
+        List<java.nio.file.Path> before = certificateDirectories();
+        LgcModel plain = estimator().setMethod(method).fit(train);
+        // fit checks every task's links against setTls: lgc-net's TcpCluster.tls() of each endpoint, rank and shard
+        LgcModel tls = estimator().setMethod(method).setTls(true).fit(train);
+        assertEquals(plain.trainingSteps(), tls.trainingSteps());
+        assertEquals(plain.replicaChecksums(), tls.replicaChecksums());
+        assertArrayEquals(plain.model().params().toFloatVector(), tls.model().params().toFloatVector());
+        assertEquals(before, certificateDirectories(), "every task deleted its certificates");
+    }
+
+    /** The tasks' certificate directories in the temporary directory (local mode: this JVM's). */
+    static List<java.nio.file.Path> certificateDirectories() throws java.io.IOException {
+        try (var list = java.nio.file.Files.list(java.nio.file.Path.of(System.getProperty("java.io.tmpdir")))) {
+            return list.filter(p -> p.getFileName().toString().startsWith("lgc-spark-tls-")).sorted().toList();
+        }
+    }
+
     private static void refuses(String message, LgcEstimator estimator, Dataset<Row> data) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> estimator.fit(data));
         assertEquals(message, e.getMessage());

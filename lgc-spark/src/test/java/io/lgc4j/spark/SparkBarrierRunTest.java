@@ -94,6 +94,26 @@ class SparkBarrierRunTest {
 
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void mutualTlsShouldChangeTheLinksOnlyTheSameRunAsPlainTcp(@TempDir Path tmp) throws IOException {
+        List<Path> before = LgcEstimatorTest.certificateDirectories();
+        SparkRun plain = LgcSpark.fit(sc, ConfigLoader.parse(yaml("lgc-ps", tmp.resolve("plain"), ""), "lgc-ps.yaml"),
+                SparkOptions.defaults());
+        SparkRun tls = LgcSpark.fit(sc, ConfigLoader.parse(yaml("lgc-ps", tmp.resolve("tls"), ""), "lgc-ps.yaml"),
+                SparkOptions.defaults().withTls(true));
+        assertSameRun(plain.directory(), tls.directory());
+        JsonNode spark = new ObjectMapper().readTree(tls.directory().resolve(LgcSpark.SPARK_FILE).toFile());
+        assertTrue(spark.get("tls").asBoolean(), "spark.json records tls");
+        for (JsonNode task : spark.get("perTask")) {
+            assertTrue(task.get("tls").asBoolean(), "lgc-net ran every link of task " + task + " over TLS");
+        }
+        JsonNode plainSpark = new ObjectMapper().readTree(plain.directory().resolve(LgcSpark.SPARK_FILE).toFile());
+        assertFalse(plainSpark.get("tls").asBoolean());
+        assertFalse(plainSpark.get("perTask").get(0).get("tls").asBoolean());
+        assertEquals(before, LgcEstimatorTest.certificateDirectories(), "every task deleted its certificates");
+    }
+
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void aFailedTaskShouldMakeSparkRetryTheStageWhichResumesFromTheLastCheckpoint(@TempDir Path tmp)
             throws IOException {
         String checkpoints = ", checkpointEverySteps: 4";
