@@ -199,6 +199,7 @@ class TcpClusterTest {
         try (TcpCluster alone = TcpCluster.join(settings(0, 1, master))) {
             assertEquals(1, alone.endpointTable().size());
             assertEquals(master.getPort(), alone.boundPort());
+            assertFalse(alone.tls(), "no TLS settings: plain TCP");
         }
     }
 

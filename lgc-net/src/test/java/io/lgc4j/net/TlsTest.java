@@ -153,6 +153,7 @@ class TlsTest {
             clusters.add(one);
             clusters.get(1).transport().send(0, frame(5, 5, 0));
             assertTrue(hasPattern(clusters.get(0).transport().receive(1).payload(), 5, 5));
+            assertTrue(clusters.get(0).tls() && clusters.get(1).tls(), "both report their links as TLS");
         } finally {
             closeAll(clusters);
             HandshakeTest.cancel(zero);
