@@ -87,7 +87,8 @@ class TaskRendezvousTest {
                 new String[] {"lgc-spark-tls/1 job=7 attempt=1 ca=QUJD", "lgc-spark/1 job=7 attempt=1 resume=-1 0@h:1"},
                 7, 1));
         assertEquals("task 1 sent 'lgc-spark/1 job=7 attempt=1 resume=-1 0@h:1', expected 'lgc-spark-tls/1 job=…"
-                + " attempt=… ca=…': every task must run with TLS, from the same lgc-spark jar", plain.getMessage());
+                + " attempt=… ca=…': every task must run with TLS, from the same lgc-spark jar",
+                plain.getMessage());
         IllegalStateException job = assertThrows(IllegalStateException.class, () -> TaskRendezvous.parseCertificates(
                 new String[] {"lgc-spark-tls/1 job=8 attempt=1 ca=QUJD"}, 7, 1));
         assertEquals("task 0 runs job 8, this task job 7", job.getMessage());
