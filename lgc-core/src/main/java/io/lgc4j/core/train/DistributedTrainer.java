@@ -357,7 +357,8 @@ public final class DistributedTrainer {
         /**
          * Where each worker reads its examples: every worker opens {@code source} for its own shard of each epoch
          * (service endpoints never do), and before step 0 the workers check that they agree on its
-         * {@link DataSource#plan}.
+         * {@link DataSource#plan}. The caller owns the source: the trainer does not close it (a file source holds
+         * open files until {@code close()}; try-with-resources around {@code build()} and {@code fit}).
          */
         public Builder data(DataSource source) {
             this.data = Objects.requireNonNull(source, "data");
