@@ -112,7 +112,8 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
             models.add(model);
         }
         Checkpoint from = checkpoints == null ? null : checkpoints.latest().orElse(null);
-        if (partition == 0 && attempt > 0) {
+        // a stage without checkpoints can see attempt > 0 too (Spark resubmits it after a lost shuffle output)
+        if (partition == 0 && attempt > 0 && checkpoints != null) {
             System.err.println("lgc-spark: stage attempt " + attempt + " of estimator job "
                     + Integer.toUnsignedString(job) + ": every rank again, " + (from == null ? "from step 0 (no"
                     + " complete checkpoint in " + checkpoints.runDir() + ")" : "from the checkpoint after "
