@@ -1,7 +1,10 @@
 package io.lgc4j.spark;
 
+import io.lgc4j.core.checkpoint.Checkpoint;
 import io.lgc4j.core.data.RankLocalSource;
+import io.lgc4j.core.metrics.StepMetrics;
 import io.lgc4j.core.train.DistributedTrainer;
+import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.core.train.TrainingResult;
 import io.lgc4j.net.NetSettings;
 import org.apache.spark.BarrierTaskContext;
@@ -21,7 +24,9 @@ import java.util.List;
  * parameter-server shard p on a thread of its own). It reads its partition's rows into one data set (its memory is
  * its partition), builds the model and the method for each of its endpoints, joins the run through {@link
  * BarrierConnector}s (one allGather) and trains through a {@link RankLocalSource}: every rank reads only its own
- * rows. Rank 0 returns the trained model.
+ * rows. Rank 0 returns the trained model. With {@link TaskCheckpoints}, every endpoint saves its checkpoint parts,
+ * and a retried stage attempt resumes every endpoint from the latest complete checkpoint (the tasks check in their
+ * allGather that they agree on it).
  */
 final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<TaskOutcome>> implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -42,6 +47,7 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
     private final byte[] token;
     private final int job;
     private final boolean tls;
+    private final TaskCheckpoints checkpoints;
 
     /**
      * @param initialChecksum the parameters' checksum of the model the factory built on the driver
@@ -49,10 +55,11 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
      * @param stepsPerEpoch   the steps every rank takes per epoch: the smallest partition's batches
      * @param tls             mutual TLS on the links, each task with certificates of its own ({@link
      *                        TaskCertificates})
+     * @param checkpoints     where and how often to checkpoint, and the fault of tests; null for none (no resume)
      */
     EstimatorTask(Columns columns, ModelFactory factory, String initialChecksum, MethodSpec method, int workers,
                   int services, boolean colocate, int batchSize, int epochs, long seed, int maxSteps, int[] rows,
-                  int stepsPerEpoch, byte[] token, int job, boolean tls) {
+                  int stepsPerEpoch, byte[] token, int job, boolean tls, TaskCheckpoints checkpoints) {
         this.columns = columns;
         this.factory = factory;
         this.initialChecksum = initialChecksum;
@@ -69,6 +76,7 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
         this.token = token.clone();
         this.job = job;
         this.tls = tls;
+        this.checkpoints = checkpoints;
     }
 
     @Override
@@ -103,12 +111,20 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
             }
             models.add(model);
         }
+        Checkpoint from = checkpoints == null ? null : checkpoints.latest().orElse(null);
+        // a stage without checkpoints can see attempt > 0 too (Spark resubmits it after a lost shuffle output)
+        if (partition == 0 && attempt > 0 && checkpoints != null) {
+            System.err.println("lgc-spark: stage attempt " + attempt + " of estimator job "
+                    + Integer.toUnsignedString(job) + ": every rank again, " + (from == null ? "from step 0 (no"
+                    + " complete checkpoint in " + checkpoints.runDir() + ")" : "from the checkpoint after "
+                    + from.nextStep() + " steps in " + checkpoints.runDir()));
+        }
         TaskCertificates certificates = tls ? TaskCertificates.create(host) : null;
         try {
             NetSettings.Tls tlsSettings = certificates == null ? null : certificates.trust(
                     TaskRendezvous.gatherCertificates(context, job, attempt, certificates.caToken()));
             return JavaConverters.asScalaIterator(List.of(train(context, partition, attempt, host, data, endpoints,
-                    methods, models, tlsSettings)).iterator());
+                    methods, models, tlsSettings, from)).iterator());
         } finally {
             if (certificates != null) {
                 certificates.close();
@@ -118,9 +134,10 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
 
     private TaskOutcome train(BarrierTaskContext context, int partition, int attempt, String host,
                               RankLocalSource data, int[] endpoints, List<MethodSpec.Endpoint> methods,
-                              List<Model> models, NetSettings.Tls tlsSettings) {
+                              List<Model> models, NetSettings.Tls tlsSettings, Checkpoint from) {
+        long resumedFrom = from == null ? -1 : from.nextStep();
         TaskRendezvous rendezvous = new TaskRendezvous(context, endpoints.length, workers + services, job, attempt,
-                -1);
+                resumedFrom);
         List<BarrierConnector> connectors = new ArrayList<>();
         for (int i = 0; i < endpoints.length; i++) {
             connectors.add(new BarrierConnector(endpoints[i], job, attempt, host, token, methods.get(i).runtime(),
@@ -142,12 +159,31 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
             if (m.stages() != null) {
                 builder.stages(m.stages());
             }
+            if (checkpoints != null) {
+                checkpoints.apply(builder, from);
+                if (endpoint == 0 && attempt == 0 && checkpoints.fault() != null) {
+                    builder.listener(fault(checkpoints.fault().afterSteps()));
+                }
+            }
             DistributedTrainer trainer = builder.build();
             TrainingResult result = trainer.fit(epochs);
             byte[] bytes = endpoint == 0 ? Models.toBytes(trainer.trainedModel()) : new byte[0];
             return new TaskOutcome(partition, rows[partition], bytes, result.stepCount(), result.replicaChecksums(),
                     System.currentTimeMillis() - start,
-                    connectors.stream().allMatch(BarrierConnector::joinedOverTls));
+                    connectors.stream().allMatch(BarrierConnector::joinedOverTls), attempt, resumedFrom);
         });
+    }
+
+    /** Fails rank 0 once {@code afterSteps} steps are done: its peers lose it, and Spark retries the stage. */
+    private static TrainingListener fault(int afterSteps) {
+        return new TrainingListener() {
+            @Override
+            public void onStep(StepMetrics metrics) {
+                if (metrics.step() + 1 >= afterSteps) {
+                    throw new IllegalStateException("lgc-spark: the injected fault after " + afterSteps
+                            + " steps (stage attempt 0)");
+                }
+            }
+        };
     }
 }

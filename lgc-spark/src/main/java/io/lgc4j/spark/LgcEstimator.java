@@ -11,7 +11,6 @@ import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.param.ParamValidators;
 import org.apache.spark.ml.util.Identifiable$;
-import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.types.StructType;
@@ -20,11 +19,21 @@ import org.deeplearning4j.nn.graph.ComputationGraph;
 import scala.reflect.ClassTag;
 import scala.reflect.ClassTag$;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A Spark ML {@link Estimator} that trains your DL4J model on a DataFrame with lgc4j's data-parallel runtime: K
@@ -62,6 +71,16 @@ import java.util.List;
  * fetch order, so set {@code sortCol} to a column unique per row for a run that repeats. The tasks check that the
  * factory builds the driver's initial parameters.
  *
+ * <p>Checkpoints and retries: with {@code checkpointDir} set (a directory the driver and every executor reach, e.g.
+ * a shared file system) and {@code checkpointEverySteps} > 0, every endpoint saves its part of a checkpoint into
+ * {@code checkpointDir/<run id>/checkpoints/} (one run id per fit, made on the driver), and the barrier stage feeds
+ * a one-partition shuffle, so that it is a shuffle-map stage: Spark retries a failed one whole (up to
+ * {@code spark.stage.maxConsecutiveAttempts}), and the retried attempt resumes every rank, and every co-located
+ * shard, from the latest complete checkpoint, to end where an uninterrupted fit ends, bit for bit (set
+ * {@code sortCol}: the retry reads the shuffled rows again). Without a {@code checkpointDir} the stage is a result
+ * stage, and a failed task ends the fit at once. {@link LgcModel#stageAttempts()} and
+ * {@link LgcModel#resumedFromStep()} say what happened.
+ *
  * <p>Local mode: Spark 3.5 leaves a non-daemon barrier timer thread in the JVM that ran a barrier task
  * (SPARK-46895, fixed in 4.0); in local mode that is the driver's, and the estimator replaces it with a daemon one
  * before its first stage, so a program exits after {@code fit} without {@code System.exit}.
@@ -87,6 +106,9 @@ public final class LgcEstimator extends Estimator<LgcModel> {
     private final BooleanParam forceRepartition;
     private final IntParam slotWaitSeconds;
     private final BooleanParam tls;
+    private final Param<String> checkpointDir;
+    private final IntParam checkpointEverySteps;
+    private SparkOptions.Fault fault;
 
     /** An estimator with a new uid. */
     public LgcEstimator() {
@@ -123,6 +145,12 @@ public final class LgcEstimator extends Estimator<LgcModel> {
                 ParamValidators.gtEq(0));
         tls = new BooleanParam(this, "tls", "mutual TLS on the ranks' links: each task makes its own CA and"
                 + " certificate and trusts the stage's tasks only; only CA certificates travel");
+        checkpointDir = new Param<>(this, "checkpointDir", "a directory the driver and every executor reach; each fit"
+                + " checkpoints into checkpointDir/<run id>/, and a failed stage is retried from its latest complete"
+                + " checkpoint; unset: no checkpoints, a failed task ends the fit");
+        checkpointEverySteps = new IntParam(this, "checkpointEverySteps", "steps between checkpoints (at least 1 with"
+                + " checkpointDir)", ParamValidators.gtEq(0));
+        setDefault(checkpointEverySteps, 0);
         setDefault(featuresCol, "features");
         setDefault(labelCol, "label");
         setDefault(predictionCol, "prediction");
@@ -340,6 +368,41 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         return this;
     }
 
+    /** The checkpoint directory parameter. */
+    public Param<String> checkpointDir() {
+        return checkpointDir;
+    }
+
+    /** The steps-between-checkpoints parameter. */
+    public IntParam checkpointEverySteps() {
+        return checkpointEverySteps;
+    }
+
+    /**
+     * Sets the directory under which each fit checkpoints ({@code dir/<run id>/checkpoints/}); the driver and every
+     * executor must reach it at this path (a shared file system). With it, a failed barrier stage is retried and
+     * resumes from the latest complete checkpoint; set {@link #setCheckpointEverySteps} too.
+     */
+    public LgcEstimator setCheckpointDir(String dir) {
+        set(checkpointDir, dir);
+        return this;
+    }
+
+    /** Sets the steps between checkpoints (at least 1 when {@link #setCheckpointDir} is set). */
+    public LgcEstimator setCheckpointEverySteps(int steps) {
+        set(checkpointEverySteps, steps);
+        return this;
+    }
+
+    /**
+     * For tests of recovery: rank 0 fails after {@code injected.afterSteps()} steps in the stage's first attempt
+     * (only with checkpoints); null for none. Not a parameter: {@link #copy} does not carry it.
+     */
+    LgcEstimator withFault(SparkOptions.Fault injected) {
+        this.fault = injected;
+        return this;
+    }
+
     private int intOf(IntParam p) {
         return (Integer) getOrDefault(p);
     }
@@ -377,6 +440,7 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         if (isDefined(sortCol)) {
             Columns.field(schema, getOrDefault(sortCol), "sortCol");
         }
+        checkCheckpointParams();
         SparkContext sc = dataset.sparkSession().sparkContext();
         ClusterChecks.refuseDynamicAllocation(sc);
 
@@ -457,15 +521,24 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         byte[] token = new byte[32];
         new SecureRandom().nextBytes(token);
         int job = LgcSpark.jobNumber(sc.applicationId() + "/" + uid + "/" + System.nanoTime());
+        TaskCheckpoints checkpoints = null;
+        if (isDefined(checkpointDir)) {
+            Path runDir = newRunDirectory();
+            checkpoints = new TaskCheckpoints(runDir.toString(), intOf(checkpointEverySteps), uid,
+                    identity(columns, initialChecksum, MethodSpec.describe(probe), perPartition), fault);
+        }
         EstimatorTask task = new EstimatorTask(columns, factory, initialChecksum, spec, k, services, true, b,
                 intOf(epochs), seedValue, intOf(maxSteps), perPartition, steps, token, job,
-                (Boolean) getOrDefault(tls));
+                (Boolean) getOrDefault(tls), checkpoints);
         ClassTag<TaskOutcome> tag = ClassTag$.MODULE$.apply(TaskOutcome.class);
         sc.setJobDescription("lgc4j estimator " + uid + ": " + what);
         List<TaskOutcome> outcomes;
         try {
-            RDD<TaskOutcome> trained = rows.rdd().barrier().mapPartitions(task, false, tag);
-            outcomes = new ArrayList<>(new JavaRDD<>(trained, tag).collect());
+            JavaRDD<TaskOutcome> trained = new JavaRDD<>(rows.rdd().barrier().mapPartitions(task, false, tag), tag);
+            // with checkpoints, through a shuffle: Spark retries a failed barrier stage only when it is a shuffle-map
+            // stage; a failed barrier result stage aborts the job ("Could not recover from a failed barrier
+            // ResultStage"), which is what a fit without checkpoints wants: a retry would start at step 0
+            outcomes = new ArrayList<>((checkpoints == null ? trained : trained.repartition(1)).collect());
         } catch (RuntimeException e) {
             String hint = String.valueOf(e.getMessage()).contains("Barrier execution mode does not allow")
                     ? " (setForceRepartition(true) gives the stage a lineage of K partitions)" : "";
@@ -483,10 +556,63 @@ public final class LgcEstimator extends Estimator<LgcModel> {
             }
         }
         TaskOutcome rank0 = outcomes.get(0);
-        LgcModel trained = new LgcModel(uid, rank0.model(), graph, columns.width(), classes, rank0.steps(),
-                rank0.replicaChecksums());
+        int attempts = outcomes.stream().mapToInt(TaskOutcome::stageAttempt).max().orElse(0) + 1;
+        LgcModel trained = new LgcModel(uid, rank0.model(), graph, columns.width(), classes, new FitReport(
+                rank0.steps(), rank0.replicaChecksums(), attempts, rank0.resumedFrom(),
+                checkpoints == null ? null : checkpoints.runDir()));
         copyValues(trained, extractParamMap());
         return trained.setParent(this);
+    }
+
+    /** Refuses a checkpoint directory without steps between checkpoints, and steps without a directory. */
+    private void checkCheckpointParams() {
+        int every = intOf(checkpointEverySteps);
+        if (isDefined(checkpointDir) && every < 1) {
+            throw new IllegalArgumentException("checkpointEverySteps is " + every + " while checkpointDir is set ("
+                    + getOrDefault(checkpointDir) + "): expected at least 1, the steps between checkpoints"
+                    + " (setCheckpointEverySteps)");
+        }
+        if (!isDefined(checkpointDir) && every > 0) {
+            throw new IllegalArgumentException("checkpointEverySteps is " + every + " but checkpointDir is not set:"
+                    + " expected a directory the driver and every executor reach (setCheckpointDir), or 0");
+        }
+    }
+
+    /** This fit's {@code checkpointDir/<run id>}, created: the estimator's uid, the time and 4 random bytes. */
+    private Path newRunDirectory() {
+        byte[] random = new byte[4];
+        new SecureRandom().nextBytes(random);
+        String id = uid + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))
+                + "-" + HexFormat.of().formatHex(random);
+        Path dir = Path.of(getOrDefault(checkpointDir)).toAbsolutePath().resolve(id);
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the run's checkpoint directory " + dir + " under"
+                    + " checkpointDir", e);
+        }
+        return dir;
+    }
+
+    /**
+     * The fit's identity in its checkpoints: the settings a resume must share (epochs, maxSteps and
+     * checkpointEverySteps may change, as lgc-runner's runs allow).
+     */
+    private Map<String, String> identity(Columns columns, String initialChecksum, String method, int[] rows) {
+        Map<String, String> id = new TreeMap<>();
+        id.put("training.workers", String.valueOf(rows.length));
+        id.put("training.batchSizePerWorker", String.valueOf(intOf(batchSizePerWorker)));
+        id.put("training.epochs", String.valueOf(intOf(epochs)));
+        id.put("training.maxSteps", String.valueOf(intOf(maxSteps)));
+        id.put("training.checkpointEverySteps", String.valueOf(intOf(checkpointEverySteps)));
+        id.put("run.seed", String.valueOf(getOrDefault(seed)));
+        id.put("model.initialChecksum", initialChecksum);
+        id.put("method", method);
+        id.put("method.yaml", isDefined(this.method) ? getOrDefault(this.method) : "");
+        id.put("data.columns", columns.toString());
+        id.put("data.sortCol", isDefined(sortCol) ? getOrDefault(sortCol) : "");
+        id.put("data.rowsPerPartition", Arrays.toString(rows));
+        return id;
     }
 
     /** The rows of each partition, refusing an empty one, one with less than a batch, and the first bad row. */

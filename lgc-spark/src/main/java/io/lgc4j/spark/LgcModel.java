@@ -50,23 +50,20 @@ public final class LgcModel extends org.apache.spark.ml.Model<LgcModel> {
     private final boolean graph;
     private final int width;
     private final int numClasses;
-    private final int steps;
-    private final List<String> replicaChecksums;
+    private final FitReport report;
     private final Param<String> featuresCol;
     private final Param<String> predictionCol;
     private final Param<String> probabilityCol;
     private final IntParam transformBatchSize;
     private transient Model model;
 
-    LgcModel(String uid, byte[] bytes, boolean graph, int width, int numClasses, int steps,
-             List<String> replicaChecksums) {
+    LgcModel(String uid, byte[] bytes, boolean graph, int width, int numClasses, FitReport report) {
         this.uid = uid;
         this.bytes = bytes.clone();
         this.graph = graph;
         this.width = width;
         this.numClasses = numClasses;
-        this.steps = steps;
-        this.replicaChecksums = List.copyOf(replicaChecksums);
+        this.report = report;
         featuresCol = new Param<>(this, "featuresCol", "features column: a Vector, array<double> or array<float>");
         predictionCol = new Param<>(this, "predictionCol", "predicted class index column (double)");
         probabilityCol = new Param<>(this, "probabilityCol", "class probabilities column (Vector)");
@@ -150,19 +147,40 @@ public final class LgcModel extends org.apache.spark.ml.Model<LgcModel> {
         return numClasses;
     }
 
-    /** The steps the run trained. */
+    /** The steps the run trained; after a resume, the steps before its checkpoint included. */
     public int trainingSteps() {
-        return steps;
+        return report.steps();
     }
 
     /** CRC32C of every rank's final parameters, in rank order: all equal (the replicas stayed identical). */
     public List<String> replicaChecksums() {
-        return replicaChecksums;
+        return report.replicaChecksums();
+    }
+
+    /**
+     * The attempts of the estimator's barrier stage: 1 when the first trained the model; more when Spark retried the
+     * stage after a task failed (only with {@link LgcEstimator#setCheckpointDir checkpoints}).
+     */
+    public int stageAttempts() {
+        return report.stageAttempts();
+    }
+
+    /**
+     * The step of the checkpoint the last stage attempt resumed every rank from (its next step), or -1 when it
+     * started at step 0 (the first attempt, or a retry that found no complete checkpoint).
+     */
+    public long resumedFromStep() {
+        return report.resumedFromStep();
+    }
+
+    /** The run's checkpoint directory, {@code checkpointDir/<run id>}, or null when the fit saved no checkpoints. */
+    public String checkpointRunDir() {
+        return report.checkpointRunDir();
     }
 
     @Override
     public LgcModel copy(ParamMap extra) {
-        LgcModel copy = new LgcModel(uid, bytes, graph, width, numClasses, steps, replicaChecksums);
+        LgcModel copy = new LgcModel(uid, bytes, graph, width, numClasses, report);
         return copyValues(copy, extra).setParent(parent());
     }
 

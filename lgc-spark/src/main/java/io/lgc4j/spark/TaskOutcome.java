@@ -13,9 +13,11 @@ import java.util.List;
  * @param replicaChecksums CRC32C of every rank's final parameters, in rank order
  * @param trainingMs       the task's training time (links up to the end)
  * @param tls              whether every link of its endpoints ran mutual TLS, as lgc-net reported it
+ * @param stageAttempt     the stage attempt that ran the task (0 first)
+ * @param resumedFrom      the step of the checkpoint it resumed from, or -1
  */
 record TaskOutcome(int partition, int rows, byte[] model, int steps, List<String> replicaChecksums, long trainingMs,
-                   boolean tls)
+                   boolean tls, int stageAttempt, long resumedFrom)
         implements Serializable {
     private static final long serialVersionUID = 1L;
 }

@@ -19,9 +19,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.nd4j.linalg.dataset.DataSet;
 import scala.collection.JavaConverters;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -29,12 +32,15 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The estimator on {@code local[2]}: a custom ComputationGraph trained on a DataFrame and scored by the model, the
- * same bits as {@code DistributedTrainer} in one JVM over the same partitions, and bad inputs refused naming them.
+ * same bits as {@code DistributedTrainer} in one JVM over the same partitions, a failed stage retried from the last
+ * checkpoint to the same bits, and bad inputs refused naming them.
  */
 class LgcEstimatorTest {
     private static SparkSession spark;
@@ -120,6 +126,45 @@ class LgcEstimatorTest {
         assertEquals(plain.replicaChecksums(), tls.replicaChecksums());
         assertArrayEquals(plain.model().params().toFloatVector(), tls.model().params().toFloatVector());
         assertEquals(before, certificateDirectories(), "every task deleted its certificates");
+    }
+
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void aFailedTaskShouldMakeSparkRetryTheStageWhichResumesFromTheLastCheckpointToTheSameBits(@TempDir Path tmp)
+            throws java.io.IOException {
+        // 2 epochs of 140 / 16 = 8 steps; checkpoints after 3, 6, 9, 12; rank 0 fails after 10 steps on attempt 0
+        Dataset<Row> train = EstimatorData.frame(spark, EstimatorData.rows(340, 8), EstimatorData.SCHEMA, 200, 140);
+        String method = "topology: {type: ps}\ncompressor: {type: topk, ratio: 0.25}";
+        LgcModel uninterrupted = estimator().setEpochs(2).setMethod(method).setCheckpointDir(tmp.toString())
+                .setCheckpointEverySteps(3).fit(train);
+        LgcModel resumed = estimator().setEpochs(2).setMethod(method).setCheckpointDir(tmp.toString())
+                .setCheckpointEverySteps(3).withFault(new SparkOptions.Fault(10)).fit(train);
+
+        assertEquals(1, uninterrupted.stageAttempts());
+        assertEquals(-1, uninterrupted.resumedFromStep());
+        assertEquals(2, resumed.stageAttempts());
+        assertEquals(9, resumed.resumedFromStep(), "the last checkpoint before the fault after 10 steps");
+        assertEquals(16, resumed.trainingSteps(), "the steps before the checkpoint count");
+        assertEquals(uninterrupted.replicaChecksums(), resumed.replicaChecksums());
+        assertArrayEquals(uninterrupted.model().params().toFloatVector(), resumed.model().params().toFloatVector());
+        assertArrayEquals(((ComputationGraph) uninterrupted.model()).getUpdater().getStateViewArray().toFloatVector(),
+                ((ComputationGraph) resumed.model()).getUpdater().getStateViewArray().toFloatVector(),
+                "the updater state resumed too");
+        Path runDir = Path.of(resumed.checkpointRunDir());
+        assertEquals(tmp.toAbsolutePath(), runDir.getParent(), "one run directory per fit under checkpointDir");
+        assertTrue(Files.isDirectory(runDir.resolve("checkpoints")), "checkpoints in " + runDir);
+        assertNotEquals(Path.of(uninterrupted.checkpointRunDir()), runDir, "each fit has a run id of its own");
+    }
+
+    @Test
+    @Timeout(value = 1, unit = TimeUnit.MINUTES)
+    void checkpointSettingsThatDoNotGoTogetherShouldBeRefusedNamingBoth() {
+        refuses("checkpointEverySteps is 0 while checkpointDir is set (/shared/lgc): expected at least 1, the steps"
+                + " between checkpoints (setCheckpointEverySteps)", estimator().setCheckpointDir("/shared/lgc"),
+                good(40, 40));
+        refuses("checkpointEverySteps is 5 but checkpointDir is not set: expected a directory the driver and every"
+                + " executor reach (setCheckpointDir), or 0", estimator().setCheckpointEverySteps(5), good(40, 40));
+        assertNull(estimator().fit(good(40, 40)).checkpointRunDir(), "no checkpoints by default");
     }
 
     /** The tasks' certificate directories in the temporary directory (local mode: this JVM's). */
