@@ -109,7 +109,7 @@ final class EstimatorData {
         }
     }
 
-    /** The rows of every partition of {@code train} (id, features, label), sorted by id, as one JVM's ranks read them. */
+    /** The rows of every partition of {@code train} (id, features, label), sorted by id: what one JVM's ranks read. */
     static List<DataSet> partitions(Dataset<Row> train) {
         List<DataSet> perRank = new ArrayList<>();
         for (List<Row> partition : train.javaRDD().glom().collect()) {

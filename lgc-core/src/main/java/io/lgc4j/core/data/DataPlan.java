@@ -20,8 +20,9 @@ public record DataPlan(long examples, int stepsPerEpoch, long fingerprint) {
         long globalBatch = (long) workers * batchSize;
         if (examples < globalBatch) {
             throw new IllegalArgumentException("the training data holds " + examples + " examples, fewer than one"
-                    + " global batch: workers × batchSizePerWorker = " + workers + " × " + batchSize + " = " + globalBatch
-                    + " (every rank reads one batch per step); give more data, fewer workers or a smaller batch");
+                    + " global batch: workers × batchSizePerWorker = " + workers + " × " + batchSize + " = "
+                    + globalBatch + " (every rank reads one batch per step); give more data, fewer workers or a"
+                    + " smaller batch");
         }
         long steps = examples / globalBatch;
         if (steps > Integer.MAX_VALUE) {
