@@ -10,9 +10,8 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.NumericType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import org.nd4j.linalg.dataset.DataSet;
-import org.nd4j.linalg.factory.Nd4j;
 
+import java.io.IOException;
 import java.io.Serializable;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -163,15 +162,21 @@ record Columns(String features, Kind featureKind, int width, String label, Kind 
         return f == null ? -1 : size(f, featureKind);
     }
 
+    /** What a task does with each row of its partition, in order, once the row is checked. */
+    @FunctionalInterface
+    interface RowAction {
+        /** Takes the row numbered {@code index} in its partition. */
+        void accept(Row row, int index) throws IOException;
+    }
+
     /**
-     * The {@code rows} rows of a partition as one data set: features {@code [rows, width]} and one-hot labels
-     * {@code [rows, numClasses]}, float32, in the partition's order.
+     * Hands the {@code rows} rows of a partition to {@code action}, in the partition's order, each checked again
+     * ({@link #problem}) against what was counted before training.
      *
-     * @throws IllegalStateException when the partition holds another number of rows than counted
+     * @throws IllegalStateException when the partition holds another number of rows than counted, or a row that
+     *                               was not there when they were counted
      */
-    DataSet read(Iterator<Row> partitionRows, int rows, int partition) {
-        float[] x = new float[Math.multiplyExact(rows, width)];
-        float[] y = new float[Math.multiplyExact(rows, numClasses)];
+    void forEachRow(Iterator<Row> partitionRows, int rows, int partition, RowAction action) throws IOException {
         int n = 0;
         while (partitionRows.hasNext()) {
             Row row = partitionRows.next();
@@ -184,18 +189,7 @@ record Columns(String features, Kind featureKind, int width, String label, Kind 
             if (problem != null) {
                 throw new IllegalStateException(problem + " (the DataFrame changed since its rows were counted)");
             }
-            Object f = row.get(0);
-            for (int i = 0; i < width; i++) {
-                x[n * width + i] = value(f, featureKind, i);
-            }
-            Object l = row.get(1);
-            if (labelKind == Kind.NUMBER) {
-                y[n * numClasses + (int) ((Number) l).doubleValue()] = 1f;
-            } else {
-                for (int c = 0; c < numClasses; c++) {
-                    y[n * numClasses + c] = value(l, labelKind, c);
-                }
-            }
+            action.accept(row, n);
             n++;
         }
         if (n != rows) {
@@ -203,8 +197,32 @@ record Columns(String features, Kind featureKind, int width, String label, Kind 
                     + " counted before training: the DataFrame must give the same rows every time it is read (cache"
                     + " or checkpoint a nondeterministic one)");
         }
-        return new DataSet(Nd4j.create(x, new long[] {rows, width}, 'c'),
-                Nd4j.create(y, new long[] {rows, numClasses}, 'c'));
+    }
+
+    /** Puts the {@link #width()} features of a checked row, as float32, into {@code x} from {@code offset}. */
+    void features(Row row, float[] x, int offset) {
+        Object f = row.get(0);
+        for (int i = 0; i < width; i++) {
+            x[offset + i] = value(f, featureKind, i);
+        }
+    }
+
+    /** True when the label column holds a class index ({@link #classOf}), false when a one-hot vector or array. */
+    boolean classIndexLabels() {
+        return labelKind == Kind.NUMBER;
+    }
+
+    /** The class index of a checked row whose label column holds a number. */
+    int classOf(Row row) {
+        return (int) ((Number) row.get(1)).doubleValue();
+    }
+
+    /** Puts the {@link #numClasses()} values of a checked row's one-hot label into {@code y} from {@code offset}. */
+    void oneHot(Row row, float[] y, int offset) {
+        Object l = row.get(1);
+        for (int c = 0; c < numClasses; c++) {
+            y[offset + c] = value(l, labelKind, c);
+        }
     }
 
     /** The features of {@code rows} rows whose features column is {@code column} of each, as a batch. */

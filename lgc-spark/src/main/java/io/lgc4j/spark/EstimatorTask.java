@@ -10,23 +10,25 @@ import io.lgc4j.net.NetSettings;
 import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.sql.Row;
 import org.deeplearning4j.nn.api.Model;
-import org.nd4j.linalg.dataset.DataSet;
 import scala.collection.Iterator;
 import scala.collection.JavaConverters;
 import scala.runtime.AbstractFunction1;
 
+import java.io.IOException;
 import java.io.Serializable;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * What every task of an {@link LgcEstimator}'s barrier stage runs: partition p is rank p (and, co-located,
- * parameter-server shard p on a thread of its own). It reads its partition's rows into one data set (its memory is
- * its partition), builds the model and the method for each of its endpoints, joins the run through {@link
- * BarrierConnector}s (one allGather) and trains through a {@link RankLocalSource}: every rank reads only its own
- * rows. Rank 0 returns the trained model. With {@link TaskCheckpoints}, every endpoint saves its checkpoint parts,
- * and a retried stage attempt resumes every endpoint from the latest complete checkpoint (the tasks check in their
- * allGather that they agree on it).
+ * parameter-server shard p on a thread of its own). It streams its partition's rows once into a file on the
+ * executor's local disk ({@link SpilledPartition}, deleted when the task ends, also when it fails), so its memory
+ * holds the batches in flight, not the partition. It builds the model and the method for each of its endpoints,
+ * joins the run through {@link BarrierConnector}s (one allGather) and trains through a {@link RankLocalSource}: every
+ * rank reads only its own rows. Rank 0 returns the trained model. With {@link TaskCheckpoints}, every endpoint saves
+ * its checkpoint parts, and a retried stage attempt resumes every endpoint from the latest complete checkpoint (the
+ * tasks check in their allGather that they agree on it).
  */
 final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<TaskOutcome>> implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -85,12 +87,32 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
         int partition = context.partitionId();
         int attempt = context.stageAttemptNumber();
         String host = BarrierTraining.hostOf(context.getTaskInfos()[partition].address());
-        DataSet mine = columns.read(JavaConverters.asJavaIterator(partitionRows), rows[partition], partition);
+        SpilledPartition mine;
+        try {
+            mine = SpilledPartition.write(columns, JavaConverters.asJavaIterator(partitionRows), rows[partition],
+                    partition, SpilledPartition.localDir());
+        } catch (IOException e) {
+            throw new UncheckedIOException("task " + partition + " cannot spill its partition to "
+                    + SpilledPartition.localDir() + ": " + e.getMessage(), e);
+        }
+        try {
+            return train(context, partition, attempt, host, mine);
+        } finally {
+            try {
+                mine.close();
+            } catch (IOException e) {
+                System.err.println("lgc-spark: task " + partition + " cannot delete " + mine.file() + ": " + e);
+            }
+        }
+    }
+
+    private Iterator<TaskOutcome> train(BarrierTaskContext context, int partition, int attempt, String host,
+                                        SpilledPartition mine) {
         long total = 0;
         for (int n : rows) {
             total += n;
         }
-        RankLocalSource data = RankLocalSource.of(total, stepsPerEpoch, r -> {
+        RankLocalSource data = RankLocalSource.ofIndexed(total, stepsPerEpoch, r -> {
             if (r != partition) {
                 throw new IllegalStateException("task " + partition + " holds the rows of rank " + partition
                         + " only, rank " + r + " asked for its own");
@@ -123,7 +145,7 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
         try {
             NetSettings.Tls tlsSettings = certificates == null ? null : certificates.trust(
                     TaskRendezvous.gatherCertificates(context, job, attempt, certificates.caToken()));
-            return JavaConverters.asScalaIterator(List.of(train(context, partition, attempt, host, data, endpoints,
+            return JavaConverters.asScalaIterator(List.of(run(context, partition, attempt, host, data, endpoints,
                     methods, models, tlsSettings, from)).iterator());
         } finally {
             if (certificates != null) {
@@ -132,9 +154,9 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
         }
     }
 
-    private TaskOutcome train(BarrierTaskContext context, int partition, int attempt, String host,
-                              RankLocalSource data, int[] endpoints, List<MethodSpec.Endpoint> methods,
-                              List<Model> models, NetSettings.Tls tlsSettings, Checkpoint from) {
+    private TaskOutcome run(BarrierTaskContext context, int partition, int attempt, String host,
+                            RankLocalSource data, int[] endpoints, List<MethodSpec.Endpoint> methods,
+                            List<Model> models, NetSettings.Tls tlsSettings, Checkpoint from) {
         long resumedFrom = from == null ? -1 : from.nextStep();
         TaskRendezvous rendezvous = new TaskRendezvous(context, endpoints.length, workers + services, job, attempt,
                 resumedFrom);

@@ -135,10 +135,13 @@ class LgcEstimatorTest {
         // 2 epochs of 140 / 16 = 8 steps; checkpoints after 3, 6, 9, 12; rank 0 fails after 10 steps on attempt 0
         Dataset<Row> train = EstimatorData.frame(spark, EstimatorData.rows(340, 8), EstimatorData.SCHEMA, 200, 140);
         String method = "topology: {type: ps}\ncompressor: {type: topk, ratio: 0.25}";
+        List<java.nio.file.Path> spilledBefore = spilledPartitions();
         LgcModel uninterrupted = estimator().setEpochs(2).setMethod(method).setCheckpointDir(tmp.toString())
                 .setCheckpointEverySteps(3).fit(train);
+        assertEquals(spilledBefore, spilledPartitions(), "every task deleted its spilled partition");
         LgcModel resumed = estimator().setEpochs(2).setMethod(method).setCheckpointDir(tmp.toString())
                 .setCheckpointEverySteps(3).withFault(new SparkOptions.Fault(10)).fit(train);
+        assertEquals(spilledBefore, spilledPartitions(), "the failed attempt's tasks deleted their partitions too");
 
         assertEquals(1, uninterrupted.stageAttempts());
         assertEquals(-1, uninterrupted.resumedFromStep());
@@ -165,6 +168,14 @@ class LgcEstimatorTest {
         refuses("checkpointEverySteps is 5 but checkpointDir is not set: expected a directory the driver and every"
                 + " executor reach (setCheckpointDir), or 0", estimator().setCheckpointEverySteps(5), good(40, 40));
         assertNull(estimator().fit(good(40, 40)).checkpointRunDir(), "no checkpoints by default");
+    }
+
+    /** The partition files in the tasks' local directory (in local mode, the driver's Spark files directory). */
+    static List<java.nio.file.Path> spilledPartitions() throws java.io.IOException {
+        try (var list = java.nio.file.Files.list(SpilledPartition.localDir())) {
+            return list.filter(p -> p.getFileName().toString().startsWith(SpilledPartition.FILE_PREFIX)).sorted()
+                    .toList();
+        }
     }
 
     /** The tasks' certificate directories in the temporary directory (local mode: this JVM's). */

@@ -1,9 +1,10 @@
 package io.lgc4j.core.data;
 
-import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,10 +15,13 @@ import java.util.function.IntFunction;
  * is no global order; rank r shuffles its own n_r examples every epoch ({@link EpochOrder} over n_r, seeded
  * {@code seed + RANK_SEED · r}) and reads the first {@code stepsPerEpoch · b} of them. Every rank must be told the
  * same steps per epoch (a Spark driver counts the partitions first and gives each the smallest ⌊n_r / b⌋), and every
- * rank must hold at least that many batches.
+ * rank must hold at least that many batches. A rank's examples are an {@link IndexedSource} of its own ({@link
+ * #ofIndexed}: it reads only the batches it trains on, e.g. from a file) or a {@link DataSet} in memory ({@link #of});
+ * the same examples give the same batches either way.
  *
  * <pre>{@code
  * DataSource mine = RankLocalSource.of(totalRows, steps, rank -> partitionRows());   // only this rank's rows
+ * DataSource spilled = RankLocalSource.ofIndexed(totalRows, steps, rank -> partitionFile());
  * }</pre>
  */
 public final class RankLocalSource implements DataSource {
@@ -26,25 +30,57 @@ public final class RankLocalSource implements DataSource {
 
     private final long examples;
     private final int stepsPerEpoch;
-    private final IntFunction<DataSet> examplesOf;
-    private final Map<Integer, DataSet> read = new ConcurrentHashMap<>();
+    private final IntFunction<? extends IndexedSource> rowsOf;
+    private final Map<Integer, IndexedSource> read = new ConcurrentHashMap<>();
 
-    private RankLocalSource(long examples, int stepsPerEpoch, IntFunction<DataSet> examplesOf) {
+    private RankLocalSource(long examples, int stepsPerEpoch, IntFunction<? extends IndexedSource> rowsOf) {
         if (stepsPerEpoch < 1) {
             throw new IllegalArgumentException("stepsPerEpoch must be >= 1, found " + stepsPerEpoch);
         }
         this.examples = examples;
         this.stepsPerEpoch = stepsPerEpoch;
-        this.examplesOf = Objects.requireNonNull(examplesOf, "examplesOf");
+        this.rowsOf = Objects.requireNonNull(rowsOf, "rowsOf");
     }
 
     /**
+     * Each rank's examples in memory: the same as {@link #ofIndexed} over {@link MemorySource#of} of them.
+     *
      * @param examples      the examples of every rank together (what every rank reports to rank 0)
      * @param stepsPerEpoch the steps every rank takes per epoch
      * @param examplesOf    rank r's examples; called at most once per rank, on that rank's reading thread
      */
     public static RankLocalSource of(long examples, int stepsPerEpoch, IntFunction<DataSet> examplesOf) {
-        return new RankLocalSource(examples, stepsPerEpoch, examplesOf);
+        Objects.requireNonNull(examplesOf, "examplesOf");
+        return new RankLocalSource(examples, stepsPerEpoch, r -> {
+            DataSet d = examplesOf.apply(r);
+            if (d == null || d.getFeatures() == null || d.getLabels() == null) {
+                throw new IllegalArgumentException("rank " + r + " got no examples of its own");
+            }
+            if (d.getFeaturesMaskArray() != null || d.getLabelsMaskArray() != null) {
+                throw new IllegalArgumentException("rank " + r + "'s examples have a mask; masks are not carried to"
+                        + " the ranks yet");
+            }
+            return MemorySource.of(d);
+        });
+    }
+
+    /**
+     * Each rank's examples as a source of its own, read one batch at a time: rank r numbers its n_r examples
+     * {@code 0 … n_r−1} by {@code rowsOf.apply(r)}'s numbers and reads the batches of its order through that
+     * source, so a rank holds only the batches in flight.
+     *
+     * <pre>{@code
+     * DataSource mine = RankLocalSource.ofIndexed(totalRows, steps, rank -> spilledPartition);
+     * }</pre>
+     *
+     * @param examples      the examples of every rank together (what every rank reports to rank 0)
+     * @param stepsPerEpoch the steps every rank takes per epoch
+     * @param rowsOf        rank r's examples; called at most once per rank, on that rank's reading thread; its
+     *                      {@code read} is called on that thread, one batch at a time
+     */
+    public static RankLocalSource ofIndexed(long examples, int stepsPerEpoch,
+                                            IntFunction<? extends IndexedSource> rowsOf) {
+        return new RankLocalSource(examples, stepsPerEpoch, rowsOf);
     }
 
     @Override
@@ -54,27 +90,25 @@ public final class RankLocalSource implements DataSource {
 
     @Override
     public DataSetIterator open(Shard shard) {
-        DataSet mine = read.computeIfAbsent(shard.rank(), r -> {
-            DataSet d = examplesOf.apply(r);
-            if (d == null || d.getFeatures() == null || d.getLabels() == null) {
+        IndexedSource mine = read.computeIfAbsent(shard.rank(), r -> {
+            IndexedSource s = rowsOf.apply(r);
+            if (s == null) {
                 throw new IllegalArgumentException("rank " + r + " got no examples of its own");
             }
-            if (d.getFeaturesMaskArray() != null || d.getLabelsMaskArray() != null) {
-                throw new IllegalArgumentException("rank " + r + "'s examples have a mask; masks are not carried to"
-                        + " the ranks yet");
-            }
-            return new DataSet(MemorySource.rowMajor(d.getFeatures()), MemorySource.rowMajor(d.getLabels()));
+            return s;
         });
-        long n = mine.getFeatures().size(0);
+        long n = mine.examples();
         int b = shard.batchSize();
         if (n < (long) stepsPerEpoch * b) {
             throw new IllegalArgumentException(String.format("rank %d holds %,d examples, fewer than the %,d steps"
                     + " × batch %d = %,d it must read per epoch", shard.rank(), n, stepsPerEpoch, b,
                     (long) stepsPerEpoch * b));
         }
+        if (n > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("rank " + shard.rank() + " holds " + n + " examples; a shuffled order"
+                    + " over them is limited to " + Integer.MAX_VALUE);
+        }
         int[] order = EpochOrder.of((int) n, shard.seed() + RANK_SEED * shard.rank(), shard.epoch());
-        INDArray features = mine.getFeatures();
-        INDArray labels = mine.getLabels();
         return new ShardIterator(b, stepsPerEpoch - shard.fromStep()) {
             private int step = shard.fromStep();
 
@@ -83,7 +117,13 @@ public final class RankLocalSource implements DataSource {
                 int[] rows = new int[b];
                 System.arraycopy(order, step * b, rows, 0, b);
                 step++;
-                return new DataSet(MemorySource.rows(features, rows), MemorySource.rows(labels, rows));
+                try {
+                    return mine.read(rows);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(mine.describe() + ": cannot read rank " + shard.rank() + "'s"
+                            + " batch of step " + (step - 1) + " in epoch " + shard.epoch() + ": " + e.getMessage(),
+                            e);
+                }
             }
         };
     }
