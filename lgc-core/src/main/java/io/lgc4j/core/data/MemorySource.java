@@ -52,6 +52,18 @@ public final class MemorySource extends IndexedSource {
      * @throws IllegalArgumentException when the iterator gives no example
      */
     public static MemorySource read(DataSetIterator data) {
+        List<DataSet> batches = batches(data);
+        if (batches.isEmpty()) {
+            throw new IllegalArgumentException("the training data iterator returned no examples");
+        }
+        return new MemorySource(DataSet.merge(batches));
+    }
+
+    /**
+     * Every batch {@code data} gives, in order, with its preprocessor applied; the iterator is reset first when it
+     * can be.
+     */
+    public static List<DataSet> batches(DataSetIterator data) {
         Objects.requireNonNull(data, "data");
         if (data.resetSupported()) {
             data.reset();
@@ -60,10 +72,7 @@ public final class MemorySource extends IndexedSource {
         while (data.hasNext()) {
             batches.add(data.next());
         }
-        if (batches.isEmpty()) {
-            throw new IllegalArgumentException("the training data iterator returned no examples");
-        }
-        return new MemorySource(DataSet.merge(batches));
+        return batches;
     }
 
     @Override

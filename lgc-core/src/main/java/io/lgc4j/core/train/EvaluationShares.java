@@ -1,5 +1,6 @@
 package io.lgc4j.core.train;
 
+import io.lgc4j.core.data.MemorySource;
 import io.lgc4j.core.runtime.RunReport;
 
 import org.nd4j.evaluation.classification.ConfusionMatrix;
@@ -8,7 +9,6 @@ import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.dataset.adapter.SingletonDataSetIterator;
 import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -60,13 +60,7 @@ final class EvaluationShares {
     }
 
     private static List<DataSet> readAll(DataSetIterator data) {
-        if (data.resetSupported()) {
-            data.reset();
-        }
-        List<DataSet> batches = new ArrayList<>();
-        while (data.hasNext()) {
-            batches.add(data.next());
-        }
+        List<DataSet> batches = MemorySource.batches(data);
         if (batches.isEmpty()) {
             throw new IllegalArgumentException("the evaluation data gave no batch: expected at least one");
         }

@@ -12,17 +12,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 class RankLocalSourceIndexedTest {
 
-    /** Rank r's examples: 30 + 5r of them, numbered from 1000·r in their first feature. */
-    private static DataSet block(int rank) {
-        DataSet numbered = MemorySourceTest.numbered(1000 * rank + 30 + 5 * rank, 3);
-        int[] rows = new int[30 + 5 * rank];
-        for (int i = 0; i < rows.length; i++) {
-            rows[i] = 1000 * rank + i;
-        }
-        return new DataSet(MemorySource.rows(numbered.getFeatures(), rows),
-                MemorySource.rows(numbered.getLabels(), rows));
-    }
-
     /** Reads through a memory source, counting the batches it is asked for: not a {@link MemorySource} itself. */
     private static final class Counted extends IndexedSource {
         private final MemorySource rows;
@@ -53,9 +42,9 @@ class RankLocalSourceIndexedTest {
     @Test
     void anIndexedSourcePerRankShouldGiveTheBatchesOfTheSameExamplesInMemoryBitForBit() {
         AtomicInteger reads = new AtomicInteger();
-        RankLocalSource inMemory = RankLocalSource.of(105, 3, RankLocalSourceIndexedTest::block);
+        RankLocalSource inMemory = RankLocalSource.of(105, 3, RankLocalSourceTest::block);
         RankLocalSource indexed = RankLocalSource.ofIndexed(105, 3,
-                r -> new Counted(MemorySource.of(block(r)), reads));
+                r -> new Counted(MemorySource.of(RankLocalSourceTest.block(r)), reads));
         assertEquals(inMemory.plan(3, 8), indexed.plan(3, 8));
         int batches = 0;
         for (int epoch = 0; epoch < 2; epoch++) {

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RankLocalSourceTest {
 
     /** Rank r's examples are numbered from 1000·r: 30 + 5r of them. */
-    private static DataSet block(int rank) {
+    static DataSet block(int rank) {
         DataSet numbered = MemorySourceTest.numbered(1000 * rank + 30 + 5 * rank, 3);
         int[] rows = new int[30 + 5 * rank];
         for (int i = 0; i < rows.length; i++) {
