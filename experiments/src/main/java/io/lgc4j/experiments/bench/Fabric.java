@@ -6,11 +6,7 @@ import io.lgc4j.net.JobToken;
 import io.lgc4j.net.NetSettings;
 import io.lgc4j.net.TcpCluster;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -87,20 +83,30 @@ final class Fabric implements AutoCloseable {
         return new Fabric(kind, transports, null, clusters);
     }
 
+    /**
+     * Endpoint 0 listens first on a port the kernel picks, then every endpoint joins through the port it got: no port
+     * is probed free and bound later (another socket took one in between once, in CI).
+     */
     private static List<TcpCluster> join(Kind kind, int endpoints, List<NetSettings.Tls> certificates) {
-        InetSocketAddress master = freeLoopbackPort();
         byte[] token = JobToken.generate();
         int job = JOBS.getAndIncrement();
+        List<NetSettings> settings = new ArrayList<>();
+        for (int e = 0; e < endpoints; e++) {
+            settings.add(NetSettings.builder()
+                    .endpoint(e).endpoints(endpoints).job(job).token(token)
+                    .bindHost("127.0.0.1").bindPort(0)
+                    .tls(kind == Kind.TCP_TLS ? certificates.get(e) : null)
+                    .build());
+        }
+        TcpCluster zero = TcpCluster.listen(settings.get(0));
+        InetSocketAddress master = new InetSocketAddress("127.0.0.1", zero.boundPort());
         ExecutorService pool = Executors.newFixedThreadPool(endpoints);
         List<Future<TcpCluster>> joins = new ArrayList<>();
         try {
-            for (int e = 0; e < endpoints; e++) {
-                NetSettings settings = NetSettings.builder()
-                        .endpoint(e).endpoints(endpoints).job(job).master(master).token(token)
-                        .bindHost("127.0.0.1").bindPort(0)
-                        .tls(kind == Kind.TCP_TLS ? certificates.get(e) : null)
-                        .build();
-                joins.add(pool.submit(() -> TcpCluster.join(settings)));
+            joins.add(pool.submit(() -> zero.join(master)));
+            for (int e = 1; e < endpoints; e++) {
+                NetSettings mine = settings.get(e).toBuilder().master(master).build();
+                joins.add(pool.submit(() -> TcpCluster.join(mine)));
             }
             List<TcpCluster> clusters = new ArrayList<>();
             RuntimeException failed = null;
@@ -119,21 +125,12 @@ final class Fabric implements AutoCloseable {
             }
             if (failed != null) {
                 clusters.parallelStream().forEach(TcpCluster::close);
+                zero.close();
                 throw failed;
             }
             return List.copyOf(clusters);
         } finally {
             pool.shutdownNow();
-        }
-    }
-
-    /** A loopback port that was free a moment ago, for endpoint 0 (the others bind any free port). */
-    private static InetSocketAddress freeLoopbackPort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return new InetSocketAddress("127.0.0.1", socket.getLocalPort());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 
