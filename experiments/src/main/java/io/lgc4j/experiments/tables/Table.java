@@ -28,17 +28,17 @@ public final class Table {
     /**
      * A column.
      *
-     * @param name   the CSV header name ([a-z0-9_]+; timing columns end in _s or _ms)
+     * @param name   the CSV header name ([a-z0-9_]+; timing columns end in _s or _ms, or _x for a ratio of times)
      * @param title  the Markdown header
      * @param timing whether its values are measured times
      */
     public record Column(String name, String title, boolean timing) {
         /** Checks that timing columns, and only they, carry a time unit suffix. */
         public Column {
-            boolean suffixed = name.endsWith("_s") || name.endsWith("_ms");
+            boolean suffixed = name.endsWith("_s") || name.endsWith("_ms") || name.endsWith("_x");
             if (suffixed != timing) {
                 throw new IllegalArgumentException("column '" + name + "': timing columns, and only they, end in _s"
-                        + " or _ms");
+                        + " or _ms (or _x, a ratio of times)");
             }
         }
     }
@@ -56,7 +56,7 @@ public final class Table {
         return new Column(name, title, false);
     }
 
-    /** A column of measured times; its name ends in _s or _ms. */
+    /** A column of measured times; its name ends in _s or _ms, or _x for a ratio of measured times. */
     public static Column timing(String name, String title) {
         return new Column(name, title, true);
     }
@@ -110,8 +110,8 @@ public final class Table {
             md.append("| ").append(String.join(" | ", row.stream().map(Table::grouped).toList())).append(" |\n");
         }
         if (columns.stream().anyMatch(Column::timing)) {
-            md.append("\n⏱ measured times (CSV columns ending in `_s`/`_ms`): they vary from run to run and with the"
-                    + " machine's load; every other cell is fixed by the suite and the seed.\n");
+            md.append("\n⏱ measured times (CSV columns ending in `_s`/`_ms`, ratios of them in `_x`): they vary from run"
+                    + " to run and with the machine's load; every other cell is fixed by the suite and the seed.\n");
         }
         return md.toString();
     }

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * {@code lgc table time-to-accuracy} (issue 18): for every link cap of the suite and every method, the training time
@@ -49,17 +50,27 @@ public final class TimeToAccuracyTable {
      * @param accuracy the final accuracy: the reference's (whole schedule) when there is one, else the run's
      * @param check    with a reference: "yes" when the run's last evaluation equals the reference's at that step,
      *                 "NO" when not, "–" without a run; else empty
+     * @param busiestBytes the most bytes any endpoint sent or received (a link is capped in each direction)
      */
     private record Row(String method, long steps, double toTarget, double accuracy, double trainS, double wallS,
                        double bytesPerRank, double computeMs, double encodeMs, double communicateMs, double decodeMs,
                        double applyMs, double stepMs, double[] curveS, double[] curveAcc, String check,
-                       long stepsToTarget, double computeToTargetS) {
+                       long stepsToTarget, double computeToTargetS, double busiestBytes) {
 
         /** A method whose reference never reached the target: nothing ran under the cap. */
         static Row notReached(String method, long referenceSteps, double referenceAccuracy) {
             return new Row(method, referenceSteps, Double.NaN, referenceAccuracy, Double.NaN, Double.NaN, Double.NaN,
                     Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, new double[0],
-                    new double[0], "–", 0, Double.NaN);
+                    new double[0], "–", 0, Double.NaN, Double.NaN);
+        }
+
+        /**
+         * The floor of this run: every step's compute plus {@code bytes} through a link of {@code mbitPerSecond},
+         * as if nothing else (waiting, latency, encoding, throttling) cost anything. With a worker's mean bytes it is
+         * the per-rank floor; with the busiest endpoint's (a single server's K pushes) the link's.
+         */
+        double floorS(double bytes, double mbitPerSecond) {
+            return steps * computeMs / 1000 + bytes * 8 / (mbitPerSecond * 1e6);
         }
 
         /**
@@ -108,7 +119,10 @@ public final class TimeToAccuracyTable {
                 Table.timing("compute_ms", "compute (ms/step)"),
                 Table.timing("encode_ms", "select+encode (ms/step)"),
                 Table.timing("communicate_ms", "communicate (ms/step)"), Table.timing("decode_ms", "decode (ms/step)"),
-                Table.timing("apply_ms", "apply (ms/step)"), Table.timing("step_ms", "step (ms)")));
+                Table.timing("apply_ms", "apply (ms/step)"), Table.timing("step_ms", "step (ms)"),
+                Table.timing("floor_s", "floor (s)"), Table.timing("floor_x", "× floor"),
+                Table.timing("floor_link_s", "busiest link's floor (s)"),
+                Table.timing("floor_link_x", "× busiest link's floor")));
         Map<String, String> figures = new LinkedHashMap<>();
         List<String> findings = new ArrayList<>();
         List<Map<String, Object>> links = new ArrayList<>();
@@ -161,14 +175,19 @@ public final class TimeToAccuracyTable {
                     peerLabels.add(p.peer().label());
                 }
             });
+            double mbit = rate.probe().megabitsPerSecond();
             for (Row r : rows) {
+                double floor = r.floorS(r.bytesPerRank(), mbit);
+                double linkFloor = r.floorS(r.busiestBytes(), mbit);
                 table.add(rate.shape().label(), measured, r.method(), String.valueOf(r.steps()),
                         Double.isNaN(r.toTarget()) ? "not reached" : Table.number(r.toTarget(), 1),
                         Table.number(r.toTargetAtCompute(peerCompute), 1), Table.number(r.accuracy(), 4), r.check(),
                         Table.number(r.trainS(), 1), Table.number(r.wallS(), 1),
                         Table.number(r.bytesPerRank() / 1e6, 2), Table.number(r.computeMs(), 1),
                         Table.number(r.encodeMs(), 1), Table.number(r.communicateMs(), 1),
-                        Table.number(r.decodeMs(), 1), Table.number(r.applyMs(), 1), Table.number(r.stepMs(), 1));
+                        Table.number(r.decodeMs(), 1), Table.number(r.applyMs(), 1), Table.number(r.stepMs(), 1),
+                        Table.number(floor, 1), Table.number(r.trainS() / floor, 2), Table.number(linkFloor, 1),
+                        Table.number(r.trainS() / linkFloor, 2));
             }
             String png = "accuracy-" + rate.shape().label() + ".png";
             Charts.lines("Test accuracy against training time, links " + rate.shape().label(),
@@ -223,7 +242,14 @@ public final class TimeToAccuracyTable {
                 + " up to the target), plus as many steps of PyTorch's. Everything else (selection, encoding,"
                 + " communication, waiting, decoding, applying) stays as measured. It compares ours with PyTorch's"
                 + " methods on their communication alone; it is not a prediction of what a faster DL4J would do,"
-                + " since shorter compute would also shorten the waits at 0.4 cores."));
+                + " since shorter compute would also shorten the waits at 0.4 cores.",
+                "**Floors.** A run's *floor* is the time it would take if nothing but computing and moving its own"
+                + " bytes cost anything: steps × compute per step + the bytes a worker sent ÷ the measured rate."
+                + " `× floor` is the train time over it: what waiting for the slowest rank, round trips, latency,"
+                + " encoding, decoding, applying and CPU throttling added. With one parameter server the busiest link"
+                + " is the server's, which carries K workers' bytes: the *busiest link's floor* puts the most bytes"
+                + " any endpoint sent or received through the rate instead, a bound no scheduling of the same bytes"
+                + " beats."));
         if (until) {
             intro.add("**Trained until the target.** A run's results are fixed by its config and seed, not by its links"
                     + " (a process per rank computes what one JVM computes, bit for bit). So every method first trained"
@@ -399,6 +425,8 @@ public final class TimeToAccuracyTable {
             }
         }
         double bytes = s.bytesSentPerEndpoint().stream().limit(k).mapToLong(Long::longValue).average().orElse(0);
+        double busiest = Stream.concat(s.bytesSentPerEndpoint().stream(),
+                s.bytesReceivedPerEndpoint().stream()).mapToLong(Long::longValue).max().orElse(0);
         return new Row(run.planned().label(), s.steps(), toTarget,
                 ref == null ? s.finalTestAccuracy() : ref.summary().finalTestAccuracy(), train, s.wallMs() / 1000,
                 bytes, steps.mean(m.numbers("compute_ms")),
@@ -408,7 +436,7 @@ public final class TimeToAccuracyTable {
                 xs.stream().mapToDouble(Double::doubleValue).toArray(),
                 ys.stream().mapToDouble(Double::doubleValue).toArray(),
                 ref == null ? "" : UntilTarget.sameAsReference(m, ref.metrics()) ? "yes" : "NO", stepsToTarget,
-                computeToTarget);
+                computeToTarget, busiest);
     }
 
     private static Row peerRow(PeerRun peer, PeerRun ref, double target) throws IOException {
@@ -432,7 +460,7 @@ public final class TimeToAccuracyTable {
                 s.path("wall_s").asDouble(), s.path("bytes_per_rank_total").asDouble(), computeMs,
                 Double.NaN, ms(s, "comm_s_mean"), Double.NaN, Double.NaN, ms(s, "step_s_mean"), xs, ys,
                 ref == null ? "" : UntilTarget.sameAsReference(peer, ref) ? "yes" : "NO", stepsToTarget,
-                stepsToTarget * computeMs / 1000);
+                stepsToTarget * computeMs / 1000, s.path("bytes_per_rank_total").asDouble());
     }
 
     private static double ms(JsonNode s, String field) {

@@ -36,7 +36,7 @@ class TableTest {
         String md = sample().markdown();
         assertTrue(md.startsWith("| method | B / step | wall (s) ⏱ |\n| --- | ---: | ---: |\n"), md);
         assertTrue(md.contains("| LGC-PS, leader | 1,234,567.9 | 12.3 |"), md);
-        assertTrue(md.contains("⏱ measured times (CSV columns ending in `_s`/`_ms`)"), md);
+        assertTrue(md.contains("⏱ measured times (CSV columns ending in `_s`/`_ms`, ratios of them in `_x`)"), md);
         Table untimed = new Table(List.of(Table.column("a", "a")));
         untimed.add("x");
         assertFalse(untimed.markdown().contains("⏱"));
@@ -46,10 +46,13 @@ class TableTest {
     void shouldMarkTimingColumnsAndOnlyThemByTheirSuffix() {
         assertTrue(sample().isTiming("wall_s"));
         assertFalse(sample().isTiming("bytes"));
-        assertEquals("column 'wall': timing columns, and only they, end in _s or _ms",
-                assertThrows(IllegalArgumentException.class, () -> Table.timing("wall", "wall")).getMessage());
-        assertEquals("column 'steps_s': timing columns, and only they, end in _s or _ms",
-                assertThrows(IllegalArgumentException.class, () -> Table.column("steps_s", "s")).getMessage());
+        assertEquals("column 'wall': timing columns, and only they, end in _s or _ms (or _x, a ratio"
+                + " of times)", assertThrows(IllegalArgumentException.class, () -> Table.timing("wall", "wall"))
+                .getMessage());
+        assertEquals("column 'steps_s': timing columns, and only they, end in _s or _ms (or _x, a"
+                + " ratio of times)", assertThrows(IllegalArgumentException.class, () -> Table.column("steps_s", "s"))
+                .getMessage());
+        assertTrue(Table.timing("floor_x", "× floor").timing());
         assertEquals("a row needs 3 cells, got 1",
                 assertThrows(IllegalArgumentException.class, () -> sample().add("x")).getMessage());
     }

@@ -56,7 +56,7 @@ class TimeToAccuracyTableTest {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("metrics.csv"), csv);
         RunSummary summary = new RunSummary(planned.key(), "ring", 2, 4, 0.85, 1.0, List.of(4000L, 12000L),
-                List.of(), 1000, "none", Map.of(), null, 4 * wallMs + 400, 10, null, null);
+                List.of(4000L, 1_000_000L), 1000, "none", Map.of(), null, 4 * wallMs + 400, 10, null, null);
         return new SuiteRuns.Finished(planned, dir, summary, false);
     }
 
@@ -105,11 +105,16 @@ class TimeToAccuracyTableTest {
                 + "time_at_peer_compute_s,final_accuracy"), csv.get(0));
         // LGC at 10mbit: 80% at step 4, 4 × 200 ms = 0.8 s without the evaluations; at PyTorch's 20 ms:
         // 0.8 − 4 × 0.06 + 4 × 0.02 = 0.64 s; phase means over steps 1 and 3 (0 is the first, 2 waited for rank 0)
-        assertTrue(csv.contains("10mbit,80.0,LGC,4,0.8,0.6,0.8500,,0.8,1.2,0.01,60.0,3.0,130.0,3.0,4.0,200.0"),
-                String.join("\n", csv));
+        // its floor: 4 × 60 ms + 8000 B (a worker's mean) × 8 / 80 Mbit/s = 0.2408 s, 0.8 / 0.2408 = 3.32× it;
+        // the busiest link's: 1 MB (endpoint 1 received it) instead: 0.24 + 0.1 = 0.34 s, 2.35×
+        assertTrue(csv.contains("10mbit,80.0,LGC,4,0.8,0.6,0.8500,,0.8,1.2,0.01,60.0,3.0,130.0,3.0,4.0,200.0,"
+                + "0.2,3.32,0.3,2.35"), String.join("\n", csv));
         // dense ring at 10mbit: 2.0 − 4 × 0.04 + 4 × 0.02 = 1.92 s; the peer stays as measured
-        assertTrue(csv.contains("10mbit,80.0,Dense ring,4,2.0,1.9,0.8500,,2.0,2.4,0.01,40.0,3.0,450.0,3.0,4.0,500.0"),
-                String.join("\n", csv));
+        assertTrue(csv.contains("10mbit,80.0,Dense ring,4,2.0,1.9,0.8500,,2.0,2.4,0.01,40.0,3.0,450.0,3.0,4.0,500.0,"
+                + "0.2,12.44,0.3,7.69"), String.join("\n", csv));
+        // the peer: 4 × 20 ms + 8000 B × 8 / 80 Mbit/s = 0.0808 s, 0.6 / 0.0808 = 7.43×; its bytes are per rank
+        assertTrue(csv.stream().anyMatch(l -> l.startsWith("10mbit,80.0,ddp-dense,") && l.endsWith(
+                ",0.1,7.43,0.1,7.43")), String.join("\n", csv));
         assertTrue(csv.stream().anyMatch(l -> l.startsWith("10mbit,80.0,ddp-dense,4,0.6,0.6,0.8100,")),
                 String.join("\n", csv));
 
