@@ -11,6 +11,7 @@ import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.Stage;
 
 import java.util.Objects;
+import java.util.function.IntConsumer;
 import java.util.function.IntFunction;
 
 /**
@@ -46,6 +47,13 @@ public final class ServiceReporter extends ForwardingTransport {
     private int totalSteps = -1;
     private boolean stopped;
     private Saver saver;
+    private IntConsumer awaitNotes;
+    /** With {@link #lagNotes}: the step served last, whose report waits until the next is served. */
+    private Ended lagging;
+
+    /** A step ended: its traffic, counted when it ended, and the checkpoint part saved after it. */
+    private record Ended(int step, long[] traffic, RunReport.Saved saved) {
+    }
 
     /** Saves the service's part of a checkpoint after a step, when one is due. */
     @FunctionalInterface
@@ -81,6 +89,17 @@ public final class ServiceReporter extends ForwardingTransport {
         this.saver = Objects.requireNonNull(saver, "saver");
     }
 
+    /**
+     * Reports each step once the next is served and {@code awaitNotes} has returned for it, for a service whose
+     * notes of a step are written on a thread of its own after the step is served
+     * ({@link io.lgc4j.core.train.ServiceLoop#notesLag()}); a step after which a checkpoint is saved is still reported
+     * at once, its notes awaited, since rank 0 completes the checkpoint before its next step. Rank 0 completes other
+     * steps one step later anyway, so it waits for nothing it did not wait for before.
+     */
+    public void lagNotes(IntConsumer awaitNotes) {
+        this.awaitNotes = Objects.requireNonNull(awaitNotes, "awaitNotes");
+    }
+
     /** A resumed run: the service's first step is {@code step}, and its counters so far are {@code trafficRow}. */
     public void resumeAt(int step, long[] trafficRow) {
         this.open = step;
@@ -88,9 +107,10 @@ public final class ServiceReporter extends ForwardingTransport {
     }
 
     /**
-     * The service has served step {@code step} whole (sent its last frame and finished its work after it): saves the
-     * service's part when a checkpoint is due after the step, then reports it to rank 0. Steps before it that the
-     * service served no frame of are reported with it, empty.
+     * The service has served step {@code step} whole (sent its last frame): reports the step before it if that waited
+     * ({@link #lagNotes}), saves the service's part when a checkpoint is due after the step, then reports it to rank
+     * 0 (with {@link #lagNotes}, once the next step is served). Steps before it that the service served no frame of
+     * are reported with it, empty.
      *
      * @throws IllegalStateException if {@code step} was already ended
      */
@@ -116,6 +136,7 @@ public final class ServiceReporter extends ForwardingTransport {
                 throw new IllegalStateException("service endpoint " + endpoint() + " was stopped by rank 0 after step "
                         + f.step() + " but has not ended step " + open);
             }
+            reportLagging();
             inner.send(RANK0, new RunReport.FinalReport("", meter.snapshot().row(endpoint()))
                     .encode(f.step(), f.stage()));
             stopped = true;
@@ -168,8 +189,12 @@ public final class ServiceReporter extends ForwardingTransport {
         return done;
     }
 
-    /** Saves the open step when a checkpoint is due after it, reports it to rank 0, and opens the next. */
+    /**
+     * Saves the open step when a checkpoint is due after it, reports it to rank 0 (or keeps its report until the next
+     * step is served, see {@link #lagNotes}), and opens the next.
+     */
     private void reportOpenStep() {
+        reportLagging();
         long[] now = meter.snapshot().row(endpoint());
         long[] delta = new long[now.length];
         for (int i = 0; i < now.length; i++) {
@@ -177,11 +202,33 @@ public final class ServiceReporter extends ForwardingTransport {
         }
         reported = now;
         RunReport.Saved saved = saver == null ? null : saver.afterStep(open, now);
-        if (saved != null) {
-            inner.send(RANK0, saved.encode(open, stages.apply(open)));
+        Ended ended = new Ended(open, delta, saved);
+        if (awaitNotes == null || saved != null) {
+            report(ended);
+        } else {
+            lagging = ended;
         }
-        inner.send(RANK0, new RunReport.StepReport(Double.NaN, new long[0], notes.take(open), delta)
-                .encode(open, stages.apply(open)));
         open++;
+    }
+
+    /** Reports the step whose report waited for the next one to be served, if one did. */
+    private void reportLagging() {
+        if (lagging != null) {
+            Ended ended = lagging;
+            lagging = null;
+            report(ended);
+        }
+    }
+
+    private void report(Ended ended) {
+        int step = ended.step();
+        if (awaitNotes != null) {
+            awaitNotes.accept(step);
+        }
+        if (ended.saved() != null) {
+            inner.send(RANK0, ended.saved().encode(step, stages.apply(step)));
+        }
+        inner.send(RANK0, new RunReport.StepReport(Double.NaN, new long[0], notes.take(step), ended.traffic())
+                .encode(step, stages.apply(step)));
     }
 }

@@ -30,6 +30,20 @@ public interface GradientExchange extends io.lgc4j.core.checkpoint.Persistent {
     default void tap(io.lgc4j.core.compress.OfferTap tap) {
     }
 
+    /**
+     * Whether notes of a step may still be in the making when {@link #allReduceMean} returns (written by work the step
+     * left on a thread of the exchange's own: LGC-RAR's rank 0 trains its autoencoder so). Rank 0 then completes a
+     * step's metrics at the end of the next step (or at once when a checkpoint is due after it), after
+     * {@link #awaitNotes}; by default false.
+     */
+    default boolean notesLag() {
+        return false;
+    }
+
+    /** Waits until every note of step {@code step} this exchange writes is written; by default nothing to wait for. */
+    default void awaitNotes(int step) {
+    }
+
     @Override
     default void save(io.lgc4j.core.checkpoint.CheckpointPart.Builder part, String prefix) {
     }

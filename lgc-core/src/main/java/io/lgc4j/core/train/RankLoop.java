@@ -289,16 +289,20 @@ final class RankLoop {
             double accuracy = shares == null ? Double.NaN : EvaluationShares.accuracy(shares);
             pending.add(new Pending(s, stage, loss / workers, mean, max, System.nanoTime() - stepStart, accuracy,
                     rows, merged, ownPart, ownChecksum, saved));
-            // a service reports step s once it has served it; a checkpoint waits for those reports, any other step
-            // completes at the end of the next, when they are in
+            // a service reports step s once it has served it, or the next; a checkpoint waits for those reports (and
+            // for notes this exchange writes after the step), any other step completes at the end of the next
             boolean checkpoint = ownPart != null;
-            while (!pending.isEmpty()
-                    && (run.plan().serviceEndpoints() == 0 || checkpoint || pending.peek().step() < s)) {
+            boolean lagging = run.plan().serviceEndpoints() > 0 || exchange.notesLag();
+            while (!pending.isEmpty() && (!lagging || checkpoint || pending.peek().step() < s)) {
                 complete(pending.poll());
             }
         }
 
         private void complete(Pending p) {
+            if (exchange.notesLag()) {
+                exchange.awaitNotes(p.step());
+                p.notes().putAll(notes.take(p.step()));
+            }
             for (int e = run.workers(); e < run.endpoints(); e++) {
                 if (p.saved() != null) {
                     p.saved().add(link.receiveReport(e, RunReport.Saved.class, p.step(), "service endpoint " + e));

@@ -9,7 +9,7 @@ package io.lgc4j.core.train;
  *
  * <pre>{@code
  * while (true) {
- *     reporter.endStep(loop.serveStep()); // the step is over: report it, save it when a checkpoint is due
+ *     reporter.endStep(loop.serveStep()); // the step is over: save it when a checkpoint is due, report it
  * }
  * }</pre>
  */
@@ -17,13 +17,28 @@ package io.lgc4j.core.train;
 public interface ServiceLoop {
 
     /**
-     * Serves the next step whole: receives its frames, sends its last one, and finishes whatever work the step
-     * leaves (the LGC-PS server trains its autoencoder after its broadcast). Nothing of the next step may be read or
-     * sent: when this returns, the service is between steps, where its state is saved.
+     * Serves the next step whole: receives its frames and sends its last one. Nothing of the next step may be read or
+     * sent: when this returns, the service is between steps, where its state is saved. Work the step leaves may go on
+     * on a thread of the service's own (the LGC-PS server's autoencoder training, see {@link #notesLag}), provided
+     * that {@link #state()}'s save waits for it.
      *
      * @return the step served
      */
     int serveStep();
+
+    /**
+     * Whether a step's notes may still be in the making when {@link #serveStep} returns (written by work the step
+     * left on a thread of the service's own). The runtime then reports each step once the next one is served and
+     * {@link #awaitNotes} has returned, except a step after which a checkpoint is due, which it reports at once (rank
+     * 0 waits for that report before it goes on); by default false: a step is reported as soon as it is served.
+     */
+    default boolean notesLag() {
+        return false;
+    }
+
+    /** Waits until every note of step {@code step} is written; by default there is nothing to wait for. */
+    default void awaitNotes(int step) {
+    }
 
     /** Serves steps until the cluster closes; for tests and benchmarks that drive a service without a runtime. */
     default void run() {

@@ -97,6 +97,9 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
      * @return rank 0's word, with the run's outcome
      */
     static RunReport.Done serve(ServiceLoop loop, ServiceReporter reporter) {
+        if (loop.notesLag()) {
+            reporter.lagNotes(loop::awaitNotes);
+        }
         reporter.awaitAgreement();
         try {
             while (true) {

@@ -196,6 +196,57 @@ class RunReportTest {
         }
     }
 
+    /**
+     * A service whose notes of a step are written after it is served (the LGC-PS server's autoencoder trains on a
+     * lane): each step is reported once the next one is served and its notes are awaited, with the traffic counted
+     * when it ended; a step after which a checkpoint is saved is reported at once; rank 0's Stop reports the last.
+     */
+    @Test
+    void serviceReporterWithLaggingNotesShouldReportEachStepAfterTheNextIsServedButACheckpointAtOnce() {
+        try (InProcessCluster cluster = new InProcessCluster(2)) {
+            StepNotes notes = new StepNotes();
+            ServiceReporter reporter = new ServiceReporter(cluster.unmetered(1), cluster.meter(), notes,
+                    s -> Stage.TOP_K);
+            List<Integer> awaited = new java.util.ArrayList<>();
+            reporter.lagNotes(awaited::add);
+            reporter.checkpoints((step, row) -> step == 2 ? new RunReport.Saved("s2", 1, 2, "", 3) : null);
+            Transport service = new io.lgc4j.core.comm.MeteredTransport(reporter, cluster.meter(),
+                    cluster.controlMeter());
+            ControlPlane rank0 = new ControlPlane(cluster.transport(0));
+            for (int step = 0; step < 4; step++) {
+                rank0.send(1, FloatFrames.encode(new float[4], 0, 4, TrafficKind.VALUES, Stage.TOP_K, step));
+                service.receive(0);
+                if (step == 0) {
+                    service.send(0, FloatFrames.encode(new float[4], 0, 4, TrafficKind.VALUES, Stage.TOP_K, 0));
+                }
+                if (step == 2) {
+                    notes.put(2, "ae_rec_loss", 0.5); // before the step ends: the checkpoint's report has it
+                }
+                reporter.endStep(step);
+                notes.put(step, "ae_sim_loss", step); // after: the lane notes it while the next step is served
+                assertEquals(step == 2 ? List.of(0, 1, 2) : java.util.stream.IntStream.range(0, step).boxed()
+                        .toList(), awaited, "after step " + step);
+            }
+            assertEquals(0, rank0.receive(1).step());
+            RunReport.StepReport step0 = rank0.receiveReport(1, RunReport.StepReport.class, 0, "the server");
+            assertEquals(Map.of("ae_sim_loss", 0.0), step0.notes());
+            TrafficMeter.Snapshot counted = TrafficMeter.Snapshot.ofRows(new long[][] {
+                new long[TrafficMeter.ROW_LENGTH], step0.traffic()});
+            assertEquals(16 + 28, counted.bytes(1, Direction.RECEIVED), "step 1's frame is step 1's");
+            assertEquals(Map.of("ae_sim_loss", 1.0), rank0.receiveReport(1, RunReport.StepReport.class, 1,
+                    "the server").notes());
+            assertEquals("s2", rank0.receiveReport(1, RunReport.Saved.class, 2, "the server").file());
+            assertEquals(Map.of("ae_rec_loss", 0.5), rank0.receiveReport(1, RunReport.StepReport.class, 2,
+                    "the server").notes());
+            rank0.sendReport(1, 3, Stage.SETUP, new RunReport.Stop());
+            assertThrows(TransportClosedException.class, () -> service.receive(0));
+            assertEquals(List.of(0, 1, 2, 3), awaited);
+            assertEquals(Map.of("ae_sim_loss", 3.0), rank0.receiveReport(1, RunReport.StepReport.class, 3,
+                    "the server").notes());
+            rank0.receiveReport(1, RunReport.FinalReport.class, 3, "the server");
+        }
+    }
+
     @Test
     void serviceReporterShouldRefuseAStopBeforeTheServiceEndedEveryStep() {
         try (InProcessCluster cluster = new InProcessCluster(2)) {

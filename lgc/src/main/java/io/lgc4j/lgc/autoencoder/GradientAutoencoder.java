@@ -30,7 +30,9 @@ import java.util.SplittableRandom;
  * (every rank of one step uses the same one, so latents stay comparable and summable). Padding positions are zero on
  * the way in, excluded from the loss, and cropped on the way out: they never leak into a reconstruction.
  *
- * <p>Not thread-safe: one owner (the server, or one rank) uses an autoencoder at a time.
+ * <p>Not thread-safe: one owner (the server, or one rank) uses an autoencoder at a time, from one thread (SameDiff
+ * keeps an inference session per calling thread); a server that trains it off its critical path makes every use on
+ * an {@link AutoencoderLane}.
  *
  * <p>Between training steps its state is its weights, each trainable tensor's optimizer state and the number of
  * steps taken; {@link #save} and {@link #restore} carry them through a checkpoint (a resumed autoencoder trains,
@@ -129,16 +131,39 @@ public abstract sealed class GradientAutoencoder implements Persistent permits P
      */
     public float[] encode(float[] compact, float scale) {
         checkLength("compact vector", compact, mu);
+        INDArray x = Nd4j.create(padded(compact, scale), new long[] {1, 1, 1, paddedLength}, 'c');
+        INDArray latent = encodeGraph().output(Map.of(INPUT, x), LATENT).get(LATENT);
+        return latent.dup('c').data().asFloat();
+    }
+
+    private SameDiff encodeGraph() {
         if (encodeGraph == null) {
             SameDiff sd = SameDiff.create();
             SDVariable x = sd.placeHolder(INPUT, DataType.FLOAT, -1, 1, 1, paddedLength);
             ConvStack.encode(sd, "encoder", x, encoder, spec).rename(LATENT);
             encodeGraph = sd;
         }
-        INDArray x = Nd4j.create(padded(compact, scale), new long[] {1, 1, 1, paddedLength}, 'c');
-        INDArray latent = encodeGraph.output(Map.of(INPUT, x), LATENT).get(LATENT);
-        return latent.dup('c').data().asFloat();
+        return encodeGraph;
     }
+
+    /**
+     * Builds every graph this autoencoder will use (training with its gradient function, encoding, decoding) now
+     * rather than at first use, so that a first training step or decode does not pay for it on the critical path. It
+     * changes nothing else: the graphs view the weight arrays and hold no state of their own.
+     */
+    public void prepare() {
+        buildTraining();
+        prepareCoding();
+    }
+
+    /** As {@link #prepare()}, without the training graph: for an owner that only encodes and decodes. */
+    public void prepareCoding() {
+        encodeGraph();
+        prepareDecoders();
+    }
+
+    /** Builds the decoding graphs ahead of their first use. */
+    abstract void prepareDecoders();
 
     /**
      * One step of online training on the K ranks' compact vectors of this iteration, each divided by

@@ -156,6 +156,12 @@ public final class PsAutoencoder extends GradientAutoencoder {
         checkRank(rank);
         checkLength("latent", latent, latentSize());
         checkLength("innovation", innovation, mu);
+        INDArray z = Nd4j.create(latent, new long[] {1, spec.latentChannels(), 1, spec.latentLength(mu)}, 'c');
+        INDArray inn = Nd4j.create(padded(innovation, scale), new long[] {1, 1, 1, paddedLength}, 'c');
+        return cropped(decodeGraph(rank).output(Map.of(LATENT, z, INNOVATION, inn), OUTPUT).get(OUTPUT), scale);
+    }
+
+    private SameDiff decodeGraph(int rank) {
         if (decodeGraphs[rank] == null) {
             SameDiff sd = SameDiff.create();
             SDVariable z = sd.placeHolder(LATENT, DataType.FLOAT, 1, spec.latentChannels(), 1,
@@ -164,9 +170,14 @@ public final class PsAutoencoder extends GradientAutoencoder {
             decodeOps(sd, "decoder", z, inn, decoders.get(rank)).rename(OUTPUT);
             decodeGraphs[rank] = sd;
         }
-        INDArray z = Nd4j.create(latent, new long[] {1, spec.latentChannels(), 1, spec.latentLength(mu)}, 'c');
-        INDArray inn = Nd4j.create(padded(innovation, scale), new long[] {1, 1, 1, paddedLength}, 'c');
-        return cropped(decodeGraphs[rank].output(Map.of(LATENT, z, INNOVATION, inn), OUTPUT).get(OUTPUT), scale);
+        return decodeGraphs[rank];
+    }
+
+    @Override
+    void prepareDecoders() {
+        for (int k = 0; k < ranks; k++) {
+            decodeGraph(k);
+        }
     }
 
     @Override

@@ -78,6 +78,11 @@ public final class RingAutoencoder extends GradientAutoencoder {
     /** Decodes the mean latent of the K ranks (each encoded with {@code scale}) into the mean compact vector. */
     public float[] decode(float[] meanLatent, float scale) {
         checkLength("mean latent", meanLatent, latentSize());
+        INDArray z = Nd4j.create(meanLatent, new long[] {1, spec.latentChannels(), 1, spec.latentLength(mu)}, 'c');
+        return cropped(decodeGraph().output(Map.of(LATENT, z), OUTPUT).get(OUTPUT), scale);
+    }
+
+    private SameDiff decodeGraph() {
         if (decodeGraph == null) {
             SameDiff sd = SameDiff.create();
             SDVariable z = sd.placeHolder(LATENT, DataType.FLOAT, 1, spec.latentChannels(), 1,
@@ -86,8 +91,12 @@ public final class RingAutoencoder extends GradientAutoencoder {
             ConvStack.closing(sd, "decoder", h, decoder).rename(OUTPUT);
             decodeGraph = sd;
         }
-        INDArray z = Nd4j.create(meanLatent, new long[] {1, spec.latentChannels(), 1, spec.latentLength(mu)}, 'c');
-        return cropped(decodeGraph.output(Map.of(LATENT, z), OUTPUT).get(OUTPUT), scale);
+        return decodeGraph;
+    }
+
+    @Override
+    void prepareDecoders() {
+        decodeGraph();
     }
 
     @Override

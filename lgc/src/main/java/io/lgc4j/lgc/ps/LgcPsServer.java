@@ -1,6 +1,7 @@
 package io.lgc4j.lgc.ps;
 
 import io.lgc4j.lgc.autoencoder.AeLosses;
+import io.lgc4j.lgc.autoencoder.AutoencoderLane;
 import io.lgc4j.lgc.autoencoder.AutoencoderTrainer;
 import io.lgc4j.lgc.DriftGuard;
 import io.lgc4j.lgc.LgcAblation;
@@ -33,6 +34,9 @@ import io.lgc4j.ps.exchange.PsServerEnd;
 import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
 
 import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 
 /**
  * The server of LGC-PS in TOP_K and COMPRESSED steps; see {@link LgcPsTopology} for the protocol. It owns the
@@ -41,6 +45,12 @@ import java.util.List;
  * shared-support server's step (the same {@link PsServerEnd} pieces: DENSE mean, support relay, aligned mean) plus
  * the autoencoder's training step. In a control run ({@link LgcAblation}) it averages what the ablation applies at
  * the LEARNED positions of a compressed step, and judges drift on what it would have applied without it.
+ *
+ * <p>Every use of the autoencoder runs on its {@link AutoencoderLane}, in the order the server makes them: a TOP_K
+ * step submits its training step and the server goes on to the next step at once, while encoding, decoding, shipping
+ * the encoder and saving wait there for the trainings before them. The graphs are built on the lane as soon as the
+ * server is, during the warm-up. The training step's losses are therefore noted after {@link #serve} returns: the
+ * runtime reports a step once the next is served ({@link #awaitNotes}).
  */
 final class LgcPsServer implements PsServer.Step, Persistent {
     private final PsServerEnd end;
@@ -52,6 +62,9 @@ final class LgcPsServer implements PsServer.Step, Persistent {
     private final SparseMean ownMean;
     private final PsAutoencoder autoencoder;
     private final AutoencoderTrainer trainer;
+    private final AutoencoderLane lane;
+    /** The trainings submitted to the lane whose losses no report has waited for yet, by step. */
+    private final NavigableMap<Integer, AutoencoderLane.Ticket> training = new TreeMap<>();
     private final StepNotes notes;
     private final LgcControl control;
     private final DriftGuard guard;
@@ -69,6 +82,8 @@ final class LgcPsServer implements PsServer.Step, Persistent {
         this.ownMean = new SparseMean(compact.blocks());
         this.autoencoder = config.newAutoencoder(compact.mu(), workers);
         this.trainer = AutoencoderTrainer.ps(autoencoder, config.seed());
+        this.lane = new AutoencoderLane("lgc-ae-server-" + System.identityHashCode(this));
+        lane.submit("building the autoencoder's graphs", autoencoder::prepare);
         this.notes = config.notes();
         this.control = config.control();
         this.guard = control.newGuard();
@@ -79,12 +94,28 @@ final class LgcPsServer implements PsServer.Step, Persistent {
 
     /** The autoencoder's losses, one per TOP_K step so far; read it after training ends. */
     List<AeLosses> losses() {
-        return trainer.history();
+        return lane.call("reading the losses", () -> List.copyOf(trainer.history()));
     }
 
     /** The server's autoencoder (encoder and the K decoders); read it after training ends. */
     PsAutoencoder autoencoder() {
+        lane.drain();
         return autoencoder;
+    }
+
+    @Override
+    public boolean notesLag() {
+        return true;
+    }
+
+    /** Waits until the autoencoder's training step of {@code step}, if it had one, has noted its losses. */
+    @Override
+    public void awaitNotes(int step) {
+        Map.Entry<Integer, AutoencoderLane.Ticket> last = training.floorEntry(step);
+        if (last != null) {
+            last.getValue().await(); // the lane runs in order: every training through step is done
+            training.headMap(step, true).clear();
+        }
     }
 
     /** This server, whose {@link #save} carries what it keeps from step to step. */
@@ -98,14 +129,16 @@ final class LgcPsServer implements PsServer.Step, Persistent {
      * optimizer state), its trainer ({@code prefix/trainer/...}: draws and losses), the drift guard's window when a
      * guard runs ({@code prefix/guard/window}) and the protocol's flags ({@code prefix/protocol/state}). The rest is
      * configuration, or the step's own: the union mean is reset before each use, the notes are the step's report.
-     * {@link #serve} still changes it after the step's broadcast (the autoencoder's training step in TOP_K), but a
-     * save runs on the server's own thread once serve has returned ({@code ServiceReporter#endStep}), so it sees the
-     * whole step.
+     * The autoencoder's training step of a TOP_K step may still run on the lane when {@link #serve} returns; a save runs
+     * on the lane after it (and on the server's thread once serve has returned, {@code ServiceReporter#endStep}), so
+     * it sees the whole step.
      */
     @Override
     public void save(CheckpointPart.Builder part, String prefix) {
-        autoencoder.save(part, prefix + "/ae");
-        trainer.save(part, prefix + "/trainer");
+        lane.call("saving the autoencoder", () -> {
+            autoencoder.save(part, prefix + "/ae");
+            trainer.save(part, prefix + "/trainer");
+        });
         if (guard != null) {
             guard.save(part, prefix + "/guard");
         }
@@ -114,8 +147,18 @@ final class LgcPsServer implements PsServer.Step, Persistent {
 
     @Override
     public void restore(CheckpointPart part, String prefix) throws CheckpointException {
-        autoencoder.restore(part, prefix + "/ae");
-        trainer.restore(part, prefix + "/trainer");
+        CheckpointException refused = lane.call("restoring the autoencoder", () -> {
+            try {
+                autoencoder.restore(part, prefix + "/ae");
+                trainer.restore(part, prefix + "/trainer");
+                return null;
+            } catch (CheckpointException e) {
+                return e;
+            }
+        });
+        if (refused != null) {
+            throw refused;
+        }
         if (guard != null) {
             guard.restore(part, prefix + "/guard");
         }
@@ -149,10 +192,11 @@ final class LgcPsServer implements PsServer.Step, Persistent {
         }
         end.broadcast(denseMean, mean);
         if (!plan.check() && !plan.compressed()) {
-            // after the broadcast: the workers apply the mean and compute their next gradient while the autoencoder
-            // trains on this step's vectors. Nothing the workers receive depends on it before the flag (sent below,
-            // after a fallback step) or the next step; its losses still reach the step's metrics, since the step is
-            // reported, and a checkpoint saved, on this thread after serve returns (ServiceReporter#endStep).
+            // after the broadcast, on the lane: the workers apply the mean and compute their next gradient, and the
+            // server serves their next step, while the autoencoder trains on this step's vectors. Nothing the workers
+            // receive depends on it before the flag (sent below, after a fallback step, from a measurement taken
+            // before the training) or the next use of the autoencoder, which waits for it on the lane; its losses
+            // reach the step's metrics because the step is reported only once they are noted (awaitNotes)
             nextCompressed = train(tag, values);
         }
         if (plan.flag()) {
@@ -178,20 +222,28 @@ final class LgcPsServer implements PsServer.Step, Persistent {
             compacts[w] = compact.learnedPart(values[w]);
         }
         if (!protocol.fallback()) {
-            record(tag, trainer.step(compacts));
+            submitTraining(tag, () -> trainer.step(compacts));
             return true;
         }
         notes.put(tag.step(), StepNotes.LGC_FALLBACK, 1);
         int leader = support.leader(tag.step(), workers);
-        float scale = Scale.rms(compacts[leader]);
-        float[] latent = autoencoder.encode(compacts[leader], scale);
-        float[][] reconstructions = new float[workers][];
-        for (int w = 0; w < workers; w++) {
-            reconstructions[w] = reconstruct(w, latent, autoencoder.innovation(compacts[w]), scale);
-        }
-        DriftGuard.Measurement m = DriftGuard.measure(Averages.mean(reconstructions), Averages.mean(compacts), null);
-        record(tag, trainer.step(compacts, leader));
+        DriftGuard.Measurement m = lane.call("judging recovery at step " + tag.step(), () -> {
+            float scale = Scale.rms(compacts[leader]);
+            float[] latent = autoencoder.encode(compacts[leader], scale);
+            float[][] reconstructions = new float[workers][];
+            for (int w = 0; w < workers; w++) {
+                reconstructions[w] = reconstruct(w, latent, autoencoder.innovation(compacts[w]), scale);
+            }
+            return DriftGuard.measure(Averages.mean(reconstructions), Averages.mean(compacts), null);
+        });
+        submitTraining(tag, () -> trainer.step(compacts, leader));
         return guard.recovered(m);
+    }
+
+    /** Trains on the lane; the step's losses are noted there. */
+    private void submitTraining(StepTag tag, java.util.function.Supplier<AeLosses> step) {
+        training.put(tag.step(), lane.submit("the autoencoder's training step " + tag.step(),
+                () -> record(tag, step.get())));
     }
 
     private void record(StepTag tag, AeLosses losses) {
@@ -241,7 +293,7 @@ final class LgcPsServer implements PsServer.Step, Persistent {
      * be able to encode.
      */
     private void shipEncoder(StepTag tag) {
-        end.sendToAll(new Weights(autoencoder.encoderBytes()).encode(tag));
+        end.sendToAll(new Weights(lane.call("the encoder's bytes", autoencoder::encoderBytes)).encode(tag));
         protocol.weightsShipped();
     }
 
@@ -292,18 +344,21 @@ final class LgcPsServer implements PsServer.Step, Persistent {
             innovation[w] = Innovation.decode(positions, innovationValues, codec, compact.mu(),
                     autoencoder.innovationCount()).toVector(compact.mu());
         }
-        float[][] values = new float[workers][];
-        for (int w = 0; w < workers; w++) {
-            values[w] = compact.merge(plain[w], reconstruct(w, code.latent(), innovation[w], code.scale()));
-        }
-        if (ablation == LgcAblation.NONE) {
-            return new Decoded(values, values);
-        }
-        float[][] applied = new float[workers][];
-        for (int w = 0; w < workers; w++) {
-            applied[w] = compact.merge(plain[w], ablated(w, code, innovation[w]));
-        }
-        return new Decoded(values, applied);
+        Code latent = code;
+        return lane.call("decoding step " + tag.step(), () -> {
+            float[][] values = new float[workers][];
+            for (int w = 0; w < workers; w++) {
+                values[w] = compact.merge(plain[w], reconstruct(w, latent.latent(), innovation[w], latent.scale()));
+            }
+            if (ablation == LgcAblation.NONE) {
+                return new Decoded(values, values);
+            }
+            float[][] applied = new float[workers][];
+            for (int w = 0; w < workers; w++) {
+                applied[w] = compact.merge(plain[w], ablated(w, latent, innovation[w]));
+            }
+            return new Decoded(values, applied);
+        });
     }
 
     /**

@@ -2,6 +2,7 @@ package io.lgc4j.lgc.ring;
 
 import io.lgc4j.lgc.autoencoder.AeLosses;
 import io.lgc4j.lgc.autoencoder.AeTraining;
+import io.lgc4j.lgc.autoencoder.AutoencoderLane;
 import io.lgc4j.lgc.autoencoder.AutoencoderSpec;
 import io.lgc4j.lgc.autoencoder.AutoencoderTrainer;
 import io.lgc4j.lgc.DriftGuard;
@@ -40,6 +41,9 @@ import io.lgc4j.ring.collective.RingAllReduce;
 import io.lgc4j.ring.exchange.RingEnd;
 
 import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 
 /**
  * One rank's side of LGC-RAR; see {@link LgcRingTopology} for the protocol. A TOP_K step is the ring's
@@ -47,6 +51,13 @@ import java.util.List;
  * plus the training samples sent to the trainer; a COMPRESSED step sends the LEARNED blocks as a latent instead. In a
  * control run ({@link LgcAblation}) a compressed step applies zeros, or the decoded zero latent, at the LEARNED
  * positions, and judges drift on the decoded mean latent as the method would.
+ *
+ * <p>Rank {@value #TRAINER} uses its autoencoder (or linear code) only on its {@link AutoencoderLane}: a TOP_K step
+ * submits the training step there and goes on into the DENSE allreduce, while encoding, decoding, shipping the weights
+ * and saving wait there for the trainings before them, so it computes what it computed in place. A fallback step still
+ * waits for its training, whose loss decides the recovery flag. The training's losses are therefore noted after the
+ * step: rank 0 completes a step's metrics at the end of the next ({@link #notesLag}). The other ranks' lanes run in
+ * place. Every rank builds its graphs when the exchange is built.
  */
 final class LgcRingExchange implements GradientExchange {
 
@@ -71,6 +82,10 @@ final class LgcRingExchange implements GradientExchange {
     private final RingAutoencoder autoencoder; // null with the linear code
     private final AutoencoderTrainer trainer;   // the autoencoder's, on rank TRAINER only
     private final LinearRingCode linear;        // null with the autoencoder
+    /** Where the autoencoder or linear code is used: its own thread on the trainer, in place elsewhere. */
+    private final AutoencoderLane lane;
+    /** The trainer's trainings whose losses no step's metrics have waited for yet, by step. */
+    private final NavigableMap<Integer, AutoencoderLane.Ticket> training = new TreeMap<>();
     private final StepNotes notes;
     private final LgcControl control;
     private final DriftGuard guard;
@@ -102,6 +117,26 @@ final class LgcRingExchange implements GradientExchange {
                 : rank == TRAINER ? new LinearRingCode(mu, linearLatent) : LinearRingCode.receiver(mu, linearLatent);
         this.autoencoder = linear == null ? new RingAutoencoder(spec, mu, workers, training, seed) : null;
         this.trainer = rank == TRAINER && linear == null ? AutoencoderTrainer.ring(autoencoder, seed) : null;
+        this.lane = rank == TRAINER ? new AutoencoderLane("lgc-ae-rank-" + TRAINER + "-" + System.identityHashCode(this))
+                : AutoencoderLane.inPlace();
+        if (autoencoder != null) {
+            lane.submit("building the autoencoder's graphs", rank == TRAINER ? autoencoder::prepare
+                    : autoencoder::prepareCoding);
+        }
+    }
+
+    @Override
+    public boolean notesLag() {
+        return rank == TRAINER;
+    }
+
+    @Override
+    public void awaitNotes(int step) {
+        Map.Entry<Integer, AutoencoderLane.Ticket> last = training.floorEntry(step);
+        if (last != null) {
+            last.getValue().await(); // the lane runs in order: every training through step is done
+            training.headMap(step, true).clear();
+        }
     }
 
     /**
@@ -114,14 +149,16 @@ final class LgcRingExchange implements GradientExchange {
     @Override
     public void save(CheckpointPart.Builder part, String prefix) {
         memory.save(part, prefix);
-        if (linear != null) {
-            linear.save(part, prefix + "/linear");
-        } else {
-            autoencoder.save(part, prefix + "/ae");
-        }
-        if (trainer != null) {
-            trainer.save(part, prefix + "/trainer");
-        }
+        lane.call("saving the autoencoder", () -> {
+            if (linear != null) {
+                linear.save(part, prefix + "/linear");
+            } else {
+                autoencoder.save(part, prefix + "/ae");
+            }
+            if (trainer != null) {
+                trainer.save(part, prefix + "/trainer");
+            }
+        });
         if (guard != null) {
             guard.save(part, prefix + "/guard");
         }
@@ -131,13 +168,23 @@ final class LgcRingExchange implements GradientExchange {
     @Override
     public void restore(CheckpointPart part, String prefix) throws CheckpointException {
         memory.restore(part, prefix);
-        if (linear != null) {
-            linear.restore(part, prefix + "/linear");
-        } else {
-            autoencoder.restore(part, prefix + "/ae");
-        }
-        if (trainer != null) {
-            trainer.restore(part, prefix + "/trainer");
+        CheckpointException refused = lane.call("restoring the autoencoder", () -> {
+            try {
+                if (linear != null) {
+                    linear.restore(part, prefix + "/linear");
+                } else {
+                    autoencoder.restore(part, prefix + "/ae");
+                }
+                if (trainer != null) {
+                    trainer.restore(part, prefix + "/trainer");
+                }
+                return null;
+            } catch (CheckpointException e) {
+                return e;
+            }
+        });
+        if (refused != null) {
+            throw refused;
         }
         if (guard != null) {
             guard.restore(part, prefix + "/guard");
@@ -212,20 +259,31 @@ final class LgcRingExchange implements GradientExchange {
                 }
             }
             clock.enter(Phase.ENCODE); // training the autoencoder: the encoder side's cost of this stage
-            AeLosses losses = linear != null ? linear.trainStep(samples, leader) : trainer.step(samples, leader);
-            notes.put(tag.step(), StepNotes.AE_RECONSTRUCTION, losses.reconstruction());
-            notes.put(tag.step(), StepNotes.AE_SIMILARITY, losses.similarity());
+            String what = "the autoencoder's training step " + tag.step();
             if (tag.stage() == Stage.COMPRESSED) {
-                // the loss is per element against the leader's scale; the check measures error relative to the
-                // mean's own energy, so recovery must too (else a decoder that outputs nothing passes)
+                // a fallback step: its flag is the training step's loss. The loss is per element against the
+                // leader's scale; the check measures error relative to the mean's own energy, so recovery must too
+                // (else a decoder that outputs nothing passes)
+                AeLosses losses = lane.call(what, () -> train(tag, samples, leader));
                 recovered = guard.recovered(new DriftGuard.Measurement(losses.reconstruction(),
                         meanEnergy(samples, leader)));
+            } else {
+                // the ranks go on into the DENSE allreduce while it trains; the next use of the autoencoder waits
+                training.put(tag.step(), lane.submit(what, () -> train(tag, samples, leader)));
             }
         }
         if (tag.stage() == Stage.COMPRESSED) {
             resumeIfRecovered(tag, recovered, clock);
         }
         return values;
+    }
+
+    /** One training step, its losses noted for the step; on the trainer's lane. */
+    private AeLosses train(StepTag tag, float[][] samples, int leader) {
+        AeLosses losses = linear != null ? linear.trainStep(samples, leader) : trainer.step(samples, leader);
+        notes.put(tag.step(), StepNotes.AE_RECONSTRUCTION, losses.reconstruction());
+        notes.put(tag.step(), StepNotes.AE_SIMILARITY, losses.similarity());
+        return losses;
     }
 
     /** Mean square of the ranks' mean compact vector, in units of the leader's scale (the training loss's units). */
@@ -268,7 +326,8 @@ final class LgcRingExchange implements GradientExchange {
             ring.sum(plain, TrafficKind.VALUES, tag, clock);
         }
         clock.enter(Phase.ENCODE);
-        float[] latent = linear != null ? linear.encode(compact, scale) : autoencoder.encode(compact, scale);
+        float[] latent = lane.call("encoding step " + tag.step(), () -> linear != null ? linear.encode(compact, scale)
+                : autoencoder.encode(compact, scale));
         ring.sum(latent, TrafficKind.LATENT, tag, clock);
         clock.enter(Phase.DECODE);
         Averages.divide(plain, workers);
@@ -298,7 +357,8 @@ final class LgcRingExchange implements GradientExchange {
     }
 
     private float[] decode(float[] meanLatent, float scale) {
-        return linear != null ? linear.decode(meanLatent, scale) : autoencoder.decode(meanLatent, scale);
+        return lane.call("decoding", () -> linear != null ? linear.decode(meanLatent, scale)
+                : autoencoder.decode(meanLatent, scale));
     }
 
     /** This rank's linear code, or null when it runs the autoencoder. */
@@ -311,6 +371,7 @@ final class LgcRingExchange implements GradientExchange {
      * training ends.
      */
     RingAutoencoder autoencoder() {
+        lane.drain();
         return autoencoder;
     }
 
@@ -342,9 +403,12 @@ final class LgcRingExchange implements GradientExchange {
         if (linear != null) {
             if (rank == TRAINER) {
                 clock.enter(Phase.ENCODE); // fitting the code: the encoder side's cost, as training is
-                linear.fit();
+                byte[] fitted = lane.call("fitting the linear code", () -> {
+                    linear.fit();
+                    return linear.basisBytes();
+                });
                 clock.enter(Phase.COMMUNICATE);
-                byte[] basis = new Weights(linear.basisBytes()).encode(tag);
+                byte[] basis = new Weights(fitted).encode(tag);
                 for (int peer = 0; peer < workers; peer++) {
                     if (peer != TRAINER) {
                         end.link().send(peer, basis);
@@ -353,15 +417,18 @@ final class LgcRingExchange implements GradientExchange {
             } else {
                 clock.enter(Phase.COMMUNICATE);
                 // the fit grows as mu^3 (8.5 s at mu = 1,708 here): beyond the steady-state receive deadline
-                linear.loadBasis(Weights.decode(end.link().receiveAfterWork(TRAINER, Weights.KIND, tag)).form());
+                byte[] form = Weights.decode(end.link().receiveAfterWork(TRAINER, Weights.KIND, tag)).form();
+                lane.call("loading the linear code", () -> linear.loadBasis(form));
             }
             protocol.weightsShipped();
             return;
         }
         clock.enter(Phase.COMMUNICATE);
         if (rank == TRAINER) {
-            byte[] encoder = new Weights(autoencoder.encoderBytes()).encode(tag);
-            byte[] decoder = new Weights(autoencoder.decoderBytes()).encode(tag);
+            byte[][] weights = lane.call("the autoencoder's bytes", () -> new byte[][] {
+                autoencoder.encoderBytes(), autoencoder.decoderBytes()});
+            byte[] encoder = new Weights(weights[0]).encode(tag);
+            byte[] decoder = new Weights(weights[1]).encode(tag);
             for (int peer = 0; peer < workers; peer++) {
                 if (peer != TRAINER) {
                     end.link().send(peer, encoder);
@@ -369,8 +436,12 @@ final class LgcRingExchange implements GradientExchange {
                 }
             }
         } else {
-            autoencoder.loadEncoder(Weights.decode(end.link().receive(TRAINER, Weights.KIND, tag)).form());
-            autoencoder.loadDecoder(Weights.decode(end.link().receive(TRAINER, Weights.KIND, tag)).form());
+            byte[] encoder = Weights.decode(end.link().receive(TRAINER, Weights.KIND, tag)).form();
+            byte[] decoder = Weights.decode(end.link().receive(TRAINER, Weights.KIND, tag)).form();
+            lane.call("loading the autoencoder", () -> {
+                autoencoder.loadEncoder(encoder);
+                autoencoder.loadDecoder(decoder);
+            });
         }
         protocol.weightsShipped();
     }

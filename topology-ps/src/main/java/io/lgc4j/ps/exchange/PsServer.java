@@ -30,6 +30,15 @@ public final class PsServer implements ServiceLoop {
         default Persistent state() {
             return Persistent.NONE;
         }
+
+        /** See {@link ServiceLoop#notesLag()}; by default false. */
+        default boolean notesLag() {
+            return false;
+        }
+
+        /** See {@link ServiceLoop#awaitNotes(int)}; by default nothing to wait for. */
+        default void awaitNotes(int step) {
+        }
     }
 
     private final PsServerEnd end;
@@ -55,6 +64,18 @@ public final class PsServer implements ServiceLoop {
     @Override
     public Persistent state() {
         return compressed == null ? Persistent.NONE : compressed.state();
+    }
+
+    @Override
+    public boolean notesLag() {
+        return compressed != null && compressed.notesLag();
+    }
+
+    @Override
+    public void awaitNotes(int step) {
+        if (compressed != null) {
+            compressed.awaitNotes(step);
+        }
     }
 
     @Override
