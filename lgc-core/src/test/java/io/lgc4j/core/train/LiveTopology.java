@@ -42,7 +42,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>A save reads a service's state from the test's thread while the service waits for the next step. As in the
  * runtimes, where a service saves on its own thread between its steps, a service may go on working after it has sent
  * a step's last frame (the LGC-PS server trains its autoencoder after the broadcast): {@link #step} returns only once
- * every service is blocked receiving, with nothing queued for it, i.e. waiting for the next step.
+ * every service is blocked receiving, with nothing queued for it, i.e. waiting for the next step, and every endpoint's
+ * notes of the step are written ({@code awaitNotes}).
  */
 public final class LiveTopology implements AutoCloseable {
     /** The prefix of every rank's sections. */
@@ -112,6 +113,13 @@ public final class LiveTopology implements AutoCloseable {
             }
         }
         awaitServicesIdle();
+        // work a step leaves on a thread of its own (an autoencoder's training) notes the step when it is done
+        for (GradientExchange exchange : exchanges) {
+            exchange.awaitNotes(tag.step());
+        }
+        for (ServiceLoop service : services) {
+            service.awaitNotes(tag.step());
+        }
         return outputs;
     }
 

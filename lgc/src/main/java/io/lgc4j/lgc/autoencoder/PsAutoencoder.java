@@ -176,8 +176,20 @@ public final class PsAutoencoder extends GradientAutoencoder {
     @Override
     void prepareDecoders() {
         for (int k = 0; k < ranks; k++) {
-            decodeGraph(k);
+            decode(k, new float[latentSize()], new float[mu], 1f);
         }
+    }
+
+    @Override
+    Map<String, INDArray> dryRunPlaceholders() {
+        Map<String, INDArray> placeholders = new HashMap<>();
+        for (int k = 0; k < ranks; k++) {
+            placeholders.put(INNOVATION + k, Nd4j.zeros(DataType.FLOAT, 1, 1, 1, paddedLength));
+        }
+        float[] oneHot = new float[ranks];
+        oneHot[0] = 1f;
+        placeholders.put(COMMON, Nd4j.create(oneHot, new long[] {ranks, 1, 1, 1}, 'c'));
+        return placeholders;
     }
 
     @Override

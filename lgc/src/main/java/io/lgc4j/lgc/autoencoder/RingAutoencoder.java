@@ -96,7 +96,12 @@ public final class RingAutoencoder extends GradientAutoencoder {
 
     @Override
     void prepareDecoders() {
-        decodeGraph();
+        decode(new float[latentSize()], 1f);
+    }
+
+    @Override
+    Map<String, INDArray> dryRunPlaceholders() {
+        return Map.of();
     }
 
     @Override

@@ -60,6 +60,7 @@ final class LgcPsWorker implements PsWorker.Step {
         // Only the encoder is used here (and only after the server ships it); the innovation is chosen by the
         // same rule the server trains with.
         this.autoencoder = config.newAutoencoder(compact.mu(), end.workers());
+        autoencoder.prepareEncoder(); // now rather than in the first compressed step the rank leads
         this.control = config.control();
         this.protocol = new LgcProtocolState(control);
         this.seed = config.seed();
