@@ -1,6 +1,7 @@
 package io.lgc4j.runner;
 
 import io.lgc4j.core.compute.ComputeReport;
+import io.lgc4j.core.compute.ComputeThreads;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -47,6 +48,7 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Runs one {@link ExperimentConfig}: loads the data, builds the model and the topology, trains with
@@ -242,7 +244,7 @@ public final class ExperimentRunner {
     }
 
     /** A trainer ready to run, whose metrics file is opened only once the directory exists. */
-    private record Prepared(DistributedTrainer trainer, LateListener csv) {
+    private record Prepared(DistributedTrainer trainer, LateListener csv, ComputeThreads threads) {
     }
 
     /** Forwards to a listener set after the trainer was built (the CSV writer, once its directory exists). */
@@ -280,6 +282,9 @@ public final class ExperimentRunner {
                                     ClusterConnector connector, Path runDir, Checkpoint resume, boolean worker)
             throws IOException {
         Nd4jEnvironment.configure();
+        // one process computes at a time here: a launched one its rank (lgc launch resolved auto for all it started),
+        // and one JVM's K ranks take turns computing (InProcessRuntime), so each pass may have every core
+        ComputeThreads threads = Nd4jEnvironment.threads(config.model().compute().threads(), 1);
         DataConfig data = config.data();
         Path dataDir = Path.of(data.path());
         DataSource train = worker ? trainingData(data) : DataSource.countOnly(countOnly(data));
@@ -321,7 +326,7 @@ public final class ExperimentRunner {
             builder.cluster(connector);
         }
         try {
-            return new Prepared(builder.build(), csv);
+            return new Prepared(builder.build(), csv, threads);
         } catch (CheckpointMismatchException e) {
             throw new RunInputException(e.getMessage(), e);
         } catch (SettingsException e) {
@@ -421,9 +426,11 @@ public final class ExperimentRunner {
         try {
             Files.writeString(dir.resolve("config.yaml"), config.toYaml());
             // a resumed run keeps the provenance of its start and adds the resume's own
+            Map<String, Object> provenance = Provenance.collect(configSource, config.run().seed(), trainer.compute());
+            provenance.put("computeThreads", Map.of("requested", prepared.threads().requested(),
+                    "threads", prepared.threads().threads(), "reason", prepared.threads().reason()));
             json.writeValue(dir.resolve(resumeStep > 0 ? "provenance-resumed-at-step-" + resumeStep + ".json"
-                    : "provenance.json").toFile(), Provenance.collect(configSource, config.run().seed(),
-                    trainer.compute()));
+                    : "provenance.json").toFile(), provenance);
             try (MetricsCsvWriter csv = resumeStep > 0
                     ? MetricsCsvWriter.continuing(dir.resolve("metrics.csv"), config.training().diagnostics(),
                             resumeStep)

@@ -1,5 +1,8 @@
 package io.lgc4j.runner;
 
+import io.lgc4j.core.compute.ComputeThreads;
+import io.lgc4j.core.compute.CpuLimits;
+
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.factory.Nd4j;
 
@@ -36,6 +39,30 @@ public final class Nd4jEnvironment {
     public static void nativeOneDnn(boolean use) {
         configure();
         org.nd4j.nativeblas.Nd4jCpu.Environment.getInstance().setUseMKLDNN(use);
+    }
+
+    /**
+     * The threads this process computes with for {@code requested} ({@code model.compute.threads}), checked against
+     * what ND4J runs: a count as asked; {@code auto} as the launcher resolved it for this process
+     * ({@link ComputeThreads#ENV_THREADS}), else from this process's limits shared by {@code sharing} processes
+     * computing at once (one JVM's ranks take turns computing: 1).
+     *
+     * @throws IllegalStateException when ND4J runs another count, naming both and the fix
+     */
+    public static ComputeThreads threads(String requested, int sharing) {
+        configure();
+        String launched = System.getenv(ComputeThreads.ENV_THREADS);
+        ComputeThreads t;
+        if (requested.equals(ComputeThreads.AUTO) && launched != null) {
+            String why = System.getenv(ComputeThreads.ENV_REASON);
+            t = new ComputeThreads(requested, Integer.parseInt(launched.strip()), "resolved by lgc launch: "
+                    + (why == null ? "" : why));
+        } else {
+            t = ComputeThreads.resolve(requested, CpuLimits.ofThisProcess(), sharing);
+        }
+        Object nd4j = Nd4j.getExecutioner().getEnvironmentInformation().get("omp.threads");
+        t.check("model.compute.threads", nd4j == null ? null : String.valueOf(nd4j));
+        return t;
     }
 
     /** Backend class, native variant, BLAS vendor and thread counts, for provenance. */

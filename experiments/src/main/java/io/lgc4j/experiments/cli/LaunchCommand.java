@@ -2,6 +2,8 @@ package io.lgc4j.experiments.cli;
 
 import io.lgc4j.core.checkpoint.CheckpointDirectory;
 import io.lgc4j.runner.config.ConfigException;
+import io.lgc4j.core.compute.ComputeThreads;
+import io.lgc4j.core.compute.CpuLimits;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.ConfiguredMethod;
 import io.lgc4j.runner.config.ExperimentConfig;
@@ -127,6 +129,16 @@ final class LaunchCommand implements Callable<Integer> {
                     + " processes on 2 cores: every method's ranks get the same compute (default 0: no cap)")
     private double cpuShare;
 
+    @Option(names = "--threads", paramLabel = "N|auto",
+            description = "program mode: ND4J's OpenMP threads in every process (OMP_NUM_THREADS): a count, or auto"
+                    + " (the cores each process really has: its --cpu-share, else this machine's CPUs it may use"
+                    + " shared among the processes); default: the caller's OMP_NUM_THREADS, else 1. A config says it"
+                    + " in model.compute.threads")
+    private String threadsOption;
+
+    /** The threads every process computes with, resolved before any starts; null: the caller's, else 1. */
+    private ComputeThreads threads;
+
     @Option(names = "--exit-with-stdin", hidden = true,
             description = "exit, and the workers with it, when standard input closes (lgc table --processes: no run"
                     + " outlives the suite that started it)")
@@ -182,6 +194,7 @@ final class LaunchCommand implements Callable<Integer> {
                 cfg = cfg.withTopology(cfg.topology().withServers(servers));
             }
             services = ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(nproc);
+            threadsOption = cfg.model().compute().threads();
             if (colocate && (services == 0 || services > nproc)) {
                 System.err.println("lgc launch: --colocate puts parameter-server shard s in worker s's process: it"
                         + " needs topology.type ps with 1 to " + nproc + " shards (topology.servers or --servers),"
@@ -229,6 +242,7 @@ final class LaunchCommand implements Callable<Integer> {
             return 2;
         }
         try (hosts) {
+            threads = resolveThreads(colocate ? nproc : nproc + services);
             if (shape != null || cpuShare > 0) {
                 System.out.println("lgc launch: " + hosts.describe().values().stream().map(String::valueOf)
                         .collect(java.util.stream.Collectors.joining("; ")));
@@ -342,6 +356,8 @@ final class LaunchCommand implements Callable<Integer> {
         } else if (colocate) {
             usage = "--colocate is a CONFIG mode option: a program runs its shards inside the workers unless"
                     + " --servers starts them as processes of their own";
+        } else if (threadsOption != null && ComputeThreads.problem(threadsOption) != null) {
+            usage = "--threads " + ComputeThreads.problem(threadsOption);
         }
         if (usage != null) {
             System.err.println("lgc launch: " + usage);
@@ -390,6 +406,9 @@ final class LaunchCommand implements Callable<Integer> {
             return 2;
         }
         try (hosts) {
+            if (threadsOption != null) {
+                threads = resolveThreads(nproc + services);
+            }
             program = command;
             return launchAttempts(hosts, services, runDir, resumeStep);
         } catch (FabricException e) {
@@ -420,7 +439,32 @@ final class LaunchCommand implements Callable<Integer> {
             env.put("LGC_TLS_KEY", tlsDir.resolve("localhost.key").toString());
             env.put("LGC_TLS_CA", tlsDir.resolve("ca.crt").toString());
         }
-        env.putIfAbsent("OMP_NUM_THREADS", "1");
+        if (threads == null) {
+            env.putIfAbsent("OMP_NUM_THREADS", "1");
+        } else {
+            env.put("OMP_NUM_THREADS", String.valueOf(threads.threads()));
+            env.put(ComputeThreads.ENV_THREADS, String.valueOf(threads.threads()));
+            env.put(ComputeThreads.ENV_REASON, threads.reason());
+        }
+    }
+
+    /**
+     * The threads of every process, {@code processes} of them on this machine: each has its --cpu-share when one is
+     * given, else shares the CPUs this launcher may use. Says so, and when it replaces the caller's OMP_NUM_THREADS.
+     */
+    private ComputeThreads resolveThreads(int processes) {
+        CpuLimits own = CpuLimits.ofThisProcess();
+        CpuLimits each = cpuShare > 0 ? new CpuLimits(own.onlineCpus(), own.affinityCpus(), cpuShare, "--cpu-share")
+                : own;
+        ComputeThreads t = ComputeThreads.resolve(threadsOption, each, processes);
+        String inherited = System.getenv("OMP_NUM_THREADS");
+        boolean replaced = inherited != null && !inherited.strip().equals(String.valueOf(t.threads()));
+        if (replaced || t.threads() != 1 || t.requested().equals(ComputeThreads.AUTO)) {
+            System.out.println("lgc launch: " + t.threads() + " OpenMP thread" + (t.threads() == 1 ? "" : "s")
+                    + " per process (" + t.reason() + ")" + (replaced ? "; OMP_NUM_THREADS=" + inherited
+                    + " from the environment replaced" : ""));
+        }
+        return t;
     }
 
     /** The command as the launch line shows it: a class path after -cp/-classpath/--class-path by its length. */

@@ -90,6 +90,9 @@ class LgcCommandTest {
         assertEquals(2, LgcCommand.execute("launch", "--nproc", "2", "--main", "com.example.Train"));
         assertEquals("lgc launch: --main com.example.Train needs --classpath CP", error());
         err.reset();
+        assertEquals(2, LgcCommand.execute("launch", "--nproc", "2", "--threads", "0", "--", "java", "Train"));
+        assertEquals("lgc launch: --threads must be 'auto' or a number of threads of at least 1, found '0'", error());
+        err.reset();
         assertEquals(2, LgcCommand.execute("launch", "a.yaml", "b.yaml"));
         assertEquals("lgc launch: launch takes one CONFIG, found 2 arguments [a.yaml, b.yaml] (to start a program:"
                 + " lgc launch --nproc K -- java -cp app.jar your.Main)", error());

@@ -1,9 +1,11 @@
 package io.lgc4j.runner.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.lgc4j.core.compute.ComputeSettings;
+import io.lgc4j.core.compute.ComputeThreads;
 import org.deeplearning4j.nn.conf.CacheMode;
 
 /**
@@ -15,16 +17,24 @@ import org.deeplearning4j.nn.conf.CacheMode;
  *   compute:
  *     oneDnn: true       # DL4J's oneDNN helpers on conv, pooling and batch-norm layers; false: DL4J's own path
  *     cacheMode: host    # host (keep the forward pass's im2col for the backward pass) | none (recompute it)
+ *     threads: 1         # ND4J's OpenMP threads per process: a count, or auto (the cores the process really has)
  * }</pre>
  *
- * <p>Both change how fast a step is, not what it computes beyond float rounding (oneDNN sums in another order; the
- * cache mode changes no bit). Runs before the fast path was on by default ran {@code oneDnn: false, cacheMode: none}.
+ * <p>The first two change how fast a step is, not what it computes beyond float rounding (oneDNN sums in another
+ * order; the cache mode changes no bit). Runs before the fast path was on by default ran {@code oneDnn: false,
+ * cacheMode: none}. {@code threads} ({@link ComputeThreads}) is resolved per process before ND4J loads: {@code lgc
+ * launch} puts it in each process's {@code OMP_NUM_THREADS}, and a run refuses to start when ND4J runs another count.
+ * More than one thread changes bits (BLAS and oneDNN sum in another order), so it is part of the run's identity.
  *
  * @param oneDnn    whether the replicas' layers get DL4J's oneDNN helpers
  * @param cacheMode what a layer keeps from its forward pass for its backward pass
+ * @param threads   {@code auto} or a count of OpenMP threads per process
  */
-@JsonPropertyOrder({"oneDnn", "cacheMode"})
-public record ComputeConfig(boolean oneDnn, CacheMode cacheMode) {
+@JsonPropertyOrder({"oneDnn", "cacheMode", "threads"})
+public record ComputeConfig(boolean oneDnn, CacheMode cacheMode, @JsonIgnore String threads) {
+
+    /** The threads a process computes with unless the config says otherwise: one, as every launcher ran before. */
+    public static final String DEFAULT_THREADS = "1";
 
     /**
      * Checks every component.
@@ -35,6 +45,12 @@ public record ComputeConfig(boolean oneDnn, CacheMode cacheMode) {
      */
     public ComputeConfig {
         Checks.required("model.compute.cacheMode", cacheMode);
+        threads = threads == null ? DEFAULT_THREADS : threads;
+        String problem = ComputeThreads.problem(threads);
+        if (problem != null) {
+            throw ConfigException.forKey("model.compute.threads", problem);
+        }
+        threads = ComputeThreads.parse("model.compute.threads", threads);
     }
 
     /** @return the section at its defaults, {@link ComputeSettings#DEFAULT} */
@@ -47,7 +63,13 @@ public record ComputeConfig(boolean oneDnn, CacheMode cacheMode) {
      * @return the same as a config section
      */
     public static ComputeConfig of(ComputeSettings settings) {
-        return new ComputeConfig(settings.oneDnn(), settings.cacheMode());
+        return new ComputeConfig(settings.oneDnn(), settings.cacheMode(), DEFAULT_THREADS);
+    }
+
+    /** {@code threads} as the YAML spells it: a count unquoted, or {@code auto}. */
+    @JsonProperty("threads")
+    Object threadsAsWritten() {
+        return threads.equals(ComputeThreads.AUTO) ? threads : Integer.valueOf(threads);
     }
 
     /** @return the library's settings */
@@ -57,8 +79,10 @@ public record ComputeConfig(boolean oneDnn, CacheMode cacheMode) {
 
     @JsonCreator
     private static ComputeConfig fromYaml(@JsonProperty("oneDnn") Boolean oneDnn,
-                                          @JsonProperty("cacheMode") CacheMode cacheMode) {
+                                          @JsonProperty("cacheMode") CacheMode cacheMode,
+                                          @JsonProperty("threads") Object threads) {
         return new ComputeConfig(Checks.orDefault(oneDnn, ComputeSettings.DEFAULT.oneDnn()),
-                Checks.orDefault(cacheMode, ComputeSettings.DEFAULT.cacheMode()));
+                Checks.orDefault(cacheMode, ComputeSettings.DEFAULT.cacheMode()),
+                threads == null ? DEFAULT_THREADS : String.valueOf(threads));
     }
 }

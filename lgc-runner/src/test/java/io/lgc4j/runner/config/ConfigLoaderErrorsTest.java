@@ -54,7 +54,11 @@ class ConfigLoaderErrorsTest {
         assertEquals("x.yaml: key 'model.compute.cacheMode' expects one of [device, host, none], found \"disk\"",
                 parseError(RUN + "model:\n  compute:\n    cacheMode: disk\n"));
         assertEquals("x.yaml: unknown key 'model.compute.onednn'; allowed keys under 'model.compute': cacheMode,"
-                + " oneDnn", parseError(RUN + "model:\n  compute:\n    onednn: false\n"));
+                + " oneDnn, threads", parseError(RUN + "model:\n  compute:\n    onednn: false\n"));
+        assertEquals("x.yaml: key 'model.compute.threads' must be 'auto' or a number of threads of at least 1, found"
+                + " '0'", parseError(RUN + "model:\n  compute:\n    threads: 0\n"));
+        assertEquals("x.yaml: key 'model.compute.threads' must be 'auto' or a number of threads of at least 1, found"
+                + " 'many'", parseError(RUN + "model:\n  compute:\n    threads: many\n"));
     }
 
     @Test

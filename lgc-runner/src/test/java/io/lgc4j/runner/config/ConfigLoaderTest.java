@@ -29,6 +29,13 @@ class ConfigLoaderTest {
         assertEquals(ComputeSettings.BUILT_IN, builtIn.model().compute().settings());
         assertEquals(builtIn, ConfigLoader.parse(builtIn.toYaml(), "resolved"));
         assertTrue(builtIn.toYaml().contains("cacheMode: none"), builtIn.toYaml());
+        assertEquals("1", builtIn.model().compute().threads());
+        for (String threads : new String[] {"auto", "AUTO", "3"}) {
+            ExperimentConfig c = ConfigLoader.parse("run: {name: q}\nmodel: {compute: {threads: " + threads + "}}",
+                    "x");
+            assertEquals(threads.equals("3") ? "3" : "auto", c.model().compute().threads());
+            assertEquals(c, ConfigLoader.parse(c.toYaml(), "resolved"));
+        }
     }
 
     @Test

@@ -50,6 +50,7 @@ class ConfigWriterTest {
                   compute:
                     oneDnn: true
                     cacheMode: host
+                    threads: 1
                 training:
                   workers: 4
                   batchSizePerWorker: 32
