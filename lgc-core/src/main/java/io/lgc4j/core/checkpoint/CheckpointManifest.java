@@ -59,12 +59,14 @@ public record CheckpointManifest(String runName, long nextStep, Stage stage, Run
     /**
      * Config keys added after checkpoints had been written, each with its default as the flattened config spells it:
      * a key that only the resuming run has, at this value, is no difference, since the run that wrote the checkpoint
-     * behaved as the default does (the file sources of issue 40: {@code data.source: memory} is the old path). A key
-     * added later goes here with its default, or every older checkpoint becomes unresumable.
+     * behaved as the default does (the file sources of issue 40: {@code data.source: memory} is the old path; the
+     * dense warm-up of issue 41: {@code warmup.type: none, values: inherit}). A key added later goes here with its
+     * default, or every older checkpoint becomes unresumable.
      */
     public static final Map<String, String> ADDED_KEYS = Map.of("data.source", "memory", "data.prefetch", "2",
             "data.csv.labelColumn", "-1", "data.csv.classes", "0", "data.csv.skipLines", "0",
-            "data.csv.delimiter", ",");
+            "data.csv.delimiter", ",", "warmup.type", "none", "warmup.values", "inherit", "warmup.carryMemory",
+            "true");
 
     /** Section names. */
     static final String RUN = "run";

@@ -20,7 +20,8 @@ import java.util.Set;
  *   values: inherit    # inherit (compressor.values) | fp32 | fp16 | bf16: how the FULL stage's values travel
  *   carryMemory: true  # at the switch from FULL, the warm-up compressor's residual goes into the main compressor's
  *                      #   error-feedback memory
- *   rank: 2            # + the keys of the warm-up compressor (powersgd: rank, ...); absent: the compressor section's
+ *   rank: 2            # + the keys of the warm-up compressor (powersgd: rank, ...): absent, its own take its
+ *                      #   defaults and the shared ones (ratio, lowPass, ...) the compressor section's values
  * }</pre>
  *
  * @param type        {@code none} or a registered compressor type

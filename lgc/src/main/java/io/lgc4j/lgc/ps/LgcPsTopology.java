@@ -154,6 +154,14 @@ public final class LgcPsTopology implements Topology {
             Shards shards = Shards.of(topology);
             SupportPolicy support = topology.has("support") ? topology.choice("support", SupportPolicy.class)
                     : SupportPolicy.LEADER;
+            Warmup warmup = Warmup.of(request);
+            if (warmup.compressor() != null && shards.servers() > 1) {
+                // shard 0 takes LGC's compressible blocks whole, the generic compressed server cuts them by the plan
+                throw new SettingsException(Warmup.SECTION + ".type", "cannot be " + warmup.compressor().name()
+                        + " with compressor.type lgc on topology.servers " + shards.servers() + ": a sharded LGC-PS"
+                        + " takes a dense warm-up only; use warmup.type none (warmup.values may be fp16 or bf16) or"
+                        + " one server");
+            }
             Settings ps;
             try {
                 ps = new Settings(support, section.innovationShare());
@@ -162,7 +170,7 @@ public final class LgcPsTopology implements Topology {
             }
             try {
                 return builder().settings(lgc).codec(request.codec()).innovationShare(ps.innovationShare())
-                        .support(ps.support()).seed(request.seed()).shards(shards).warmup(Warmup.of(request)).build();
+                        .support(ps.support()).seed(request.seed()).shards(shards).warmup(warmup).build();
             } catch (SettingsException e) {
                 throw e.under(ae.path()); // the ablation or the linear code, keys of the autoencoder section
             }
@@ -327,11 +335,9 @@ public final class LgcPsTopology implements Topology {
         control.ablation().requireIn(ABLATIONS, "ps", "LGC-PS");
         this.warmup = Objects.requireNonNull(b.warmup, "warmup");
         if (warmup.compressor() != null && b.shards.servers() > 1) {
-            // shard 0 takes LGC's compressible blocks whole, the generic compressed server cuts them by the plan
-            throw new SettingsException(Warmup.SECTION + ".type", "cannot be " + warmup.compressor().name()
-                    + " with compressor.type lgc on topology.servers " + b.shards.servers() + ": a sharded LGC-PS"
-                    + " takes a dense warm-up only; use warmup.type none (warmup.values may be fp16 or bf16) or one"
-                    + " server");
+            throw new IllegalArgumentException("a sharded LGC-PS (" + b.shards.servers() + " servers) takes a dense"
+                    + " warm-up only, found " + warmup.compressor().name() + ": shard 0 takes the compressible blocks"
+                    + " whole, the generic compressed server cuts them by the plan");
         }
         this.support = new LgcSupportCompressor(ratio, seed, control.lowPass());
         this.ratio = ratio;
