@@ -26,12 +26,12 @@ import io.lgc4j.core.train.ServiceLoop;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TopologyChecks;
 import io.lgc4j.core.train.TopologyDescription;
+import io.lgc4j.core.warmup.Warmup;
+import io.lgc4j.core.warmup.WarmupExchange;
 import io.lgc4j.ps.exchange.PsServer;
 import io.lgc4j.ps.exchange.PsServerEnd;
 import io.lgc4j.ps.exchange.PsWorker;
 import io.lgc4j.ps.exchange.PsWorkerEnd;
-import io.lgc4j.core.warmup.Warmup;
-import io.lgc4j.core.warmup.WarmupExchange;
 import io.lgc4j.ps.topology.ParameterServerTopology;
 import io.lgc4j.ps.topology.Shards;
 
