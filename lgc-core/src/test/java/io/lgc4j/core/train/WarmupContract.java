@@ -25,6 +25,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -32,7 +33,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The contract of a topology's compressed warm-up ({@link Warmup}, issue 41 item 3), which every topology that takes
  * one runs: its FULL steps through a compressor that sends everything train like its dense FULL steps; with a sparse
  * warm-up the replicas stay bit-identical, the FULL steps send the warm-up's payload (fewer value bytes than dense),
- * and the later stages run as before; a dense warm-up in fp16 or bf16 halves the FULL steps' value bytes; and a run
+ * and the later stages run as before; the warm-up's residual, carried, changes the run from the switch on only; a
+ * dense warm-up in fp16 or bf16 halves the FULL steps' value bytes; and a run
  * resumed inside the warm-up or after the switch ends exactly where the uninterrupted run ends (the warm-up's
  * memory is checkpointed, and absorbed by the main method's once).
  */
@@ -109,6 +111,25 @@ public abstract class WarmupContract {
         assertTrue(Double.isFinite(warm.steps().get(warm.steps().size() - 1).loss()));
     }
 
+    /**
+     * {@code carryMemory} reaches the main method through the topology: with and without it a run is the same through
+     * the warm-up (every loss up to the first step after the switch, whose update is the first to differ), and the
+     * parameters differ after it, the main compressor having sent part of the warm-up's residual.
+     */
+    @Test
+    void carryMemoryShouldChangeTheRunFromTheFirstStepAfterTheSwitchOnly() {
+        Compressor powerSgd = new PowerSgdCompressor(new PowerSgdCompressor.Settings(1), 3);
+        DistributedTrainer carried = trainer(topology(new Warmup(powerSgd, null, true)), 3, FULL_STEPS + 2);
+        DistributedTrainer dropped = trainer(topology(new Warmup(powerSgd, null, false)), 3, FULL_STEPS + 2);
+        TrainingResult a = carried.fit(1);
+        TrainingResult b = dropped.fit(1);
+        for (int s = 0; s <= FULL_STEPS; s++) {
+            assertEquals(a.steps().get(s).loss(), b.steps().get(s).loss(), "loss of step " + s);
+        }
+        assertFalse(java.util.Arrays.equals(carried.replicas().get(0).params().toFloatVector(),
+                dropped.replicas().get(0).params().toFloatVector()), "the carried residual changed nothing");
+    }
+
     /** A dense warm-up in bf16 (the run's values fp32): each FULL step's value bytes are half the fp32 ones. */
     @Test
     void shouldHalveTheFullStepsValueBytesWithABf16Warmup() {
@@ -140,9 +161,13 @@ public abstract class WarmupContract {
     }
 
     private DistributedTrainer trainer(Topology topology, int workers) {
+        return trainer(topology, workers, 14);
+    }
+
+    private DistributedTrainer trainer(Topology topology, int workers, int steps) {
         return DistributedTrainer.builder().model(TestModels.mlp(13, new Sgd(0.1)))
-                .data(TestModels.data(workers * 8 * 14, 7)).workers(workers).batchSizePerWorker(8).topology(topology)
-                .seed(2).stages(stages()).build();
+                .data(TestModels.data(workers * 8 * steps, 7)).workers(workers).batchSizePerWorker(8)
+                .topology(topology).seed(2).stages(stages()).build();
     }
 
     private static float[] trainAllFull(Topology topology, DataSet data) {
