@@ -62,6 +62,16 @@ class WarmupConfigTest {
         assertEquals(ValueEncoding.BF16, warmup.values());
     }
 
+    /** Without a compressor the run is all FULL: a warm-up compressor is then the method (dense ring and PS). */
+    @Test
+    void shouldBuildAWarmupCompressorOnTheDenseTopologies() {
+        for (String topology : List.of("ring", "ps")) {
+            ExperimentConfig config = parse(RUN + "topology: {type: " + topology + "}\nwarmup: {type: powersgd}\n");
+            assertInstanceOf(PowerSgdCompressor.class, ConfiguredMethod.of(config).warmup().compressor());
+            assertEquals(topology, ConfiguredMethod.of(config).newTopology().name());
+        }
+    }
+
     @Test
     void shouldRefuseLgcAsAWarmupNamingWhatIsAllowed() {
         assertEquals("x.yaml: key 'warmup.type' cannot be lgc: its autoencoder has not trained during the warm-up"

@@ -73,8 +73,8 @@ public final class ParameterServerTopology implements Topology {
     private final Compressor compressor;
     private final IndexCodec codec;
     private final Shards shards;
-    private Warmup warmup = Warmup.NONE;
-    private IndexCodec warmupCodec;
+    private final Warmup warmup;
+    private final IndexCodec warmupCodec;
 
     /** The dense parameter server. */
     public ParameterServerTopology() {
@@ -120,6 +120,13 @@ public final class ParameterServerTopology implements Topology {
      * @throws IllegalArgumentException for a compressor that cannot be sharded
      */
     public ParameterServerTopology(Compressor compressor, IndexCodec codec, Shards shards) {
+        this(compressor, codec, shards, Warmup.NONE, null);
+    }
+
+    private ParameterServerTopology(Compressor compressor, IndexCodec codec, Shards shards, Warmup warmup,
+                                    IndexCodec warmupCodec) {
+        this.warmup = Objects.requireNonNull(warmup, "warmup");
+        this.warmupCodec = warmupCodec == null ? IndexCodecs.defaultCodec() : warmupCodec;
         this.compressor = compressor;
         this.codec = compressor == null ? null : codec == null ? IndexCodecs.defaultCodec() : codec;
         this.shards = Objects.requireNonNull(shards, "shards");
@@ -141,7 +148,6 @@ public final class ParameterServerTopology implements Topology {
      * @throws SettingsException naming {@code warmup.type} for a compressor a sharded server cannot carry
      */
     public ParameterServerTopology withWarmup(Warmup warmup, IndexCodec codec) {
-        ParameterServerTopology copy = new ParameterServerTopology(compressor, this.codec, shards);
         Compressor w = warmup.compressor();
         if (shards.servers() > 1 && (w instanceof SketchCompressor || w instanceof LowRankCompressor)) {
             throw new SettingsException(Warmup.SECTION + ".type", "cannot be " + w.name() + " with topology.servers "
@@ -149,9 +155,7 @@ public final class ParameterServerTopology implements Topology {
                     instanceof SketchCompressor ? "a sketch's counters" : "PowerSGD's factors") + " are not elements"
                     + " of the gradient; use a sparse compressor (topk, dgc, scalecom, randomk) or one server");
         }
-        copy.warmup = warmup;
-        copy.warmupCodec = codec == null ? IndexCodecs.defaultCodec() : codec;
-        return copy;
+        return new ParameterServerTopology(compressor, this.codec, shards, warmup, codec);
     }
 
     /** @return the warm-up this topology's FULL steps run ({@link Warmup#NONE}: dense, today's) */

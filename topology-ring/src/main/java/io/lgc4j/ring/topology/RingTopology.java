@@ -69,14 +69,12 @@ public final class RingTopology implements Topology {
     private final Compressor compressor;
     private final IndexCodec codec;
     private final GatherPolicy policy;
-    private Warmup warmup = Warmup.NONE;
-    private IndexCodec warmupCodec;
+    private final Warmup warmup;
+    private final IndexCodec warmupCodec;
 
     /** The dense ring. */
     public RingTopology() {
-        this.compressor = null;
-        this.codec = null;
-        this.policy = null;
+        this(null, null, null, Warmup.NONE, null);
     }
 
     /** A compressed ring that carries gather-only payloads by all-gather, indices through the default codec. */
@@ -90,10 +88,17 @@ public final class RingTopology implements Topology {
      * @throws IllegalArgumentException when {@code policy} is REFUSE and the compressor's payloads are not summable
      */
     public RingTopology(Compressor compressor, IndexCodec codec, GatherPolicy policy) {
-        this.compressor = Objects.requireNonNull(compressor, "compressor");
-        this.codec = Objects.requireNonNull(codec, "codec");
-        this.policy = Objects.requireNonNull(policy, "policy");
-        if (!compressor.summable() && policy == GatherPolicy.REFUSE) {
+        this(Objects.requireNonNull(compressor, "compressor"), codec, policy, Warmup.NONE, null);
+    }
+
+    private RingTopology(Compressor compressor, IndexCodec codec, GatherPolicy policy, Warmup warmup,
+                         IndexCodec warmupCodec) {
+        this.warmup = Objects.requireNonNull(warmup, "warmup");
+        this.warmupCodec = warmupCodec == null ? IndexCodecs.defaultCodec() : warmupCodec;
+        this.compressor = compressor; // null: dense, without codec or policy
+        this.codec = compressor == null ? null : Objects.requireNonNull(codec, "codec");
+        this.policy = compressor == null ? null : Objects.requireNonNull(policy, "policy");
+        if (compressor != null && !compressor.summable() && policy == GatherPolicy.REFUSE) {
             throw new IllegalArgumentException("the ring cannot carry compressor '" + compressor.name()
                     + "': its payloads are not summable (each rank picks its own support), and this ring refuses"
                     + " all-gather; use a summable compressor (scalecom), GatherPolicy.ALL_GATHER, or the"
@@ -109,10 +114,7 @@ public final class RingTopology implements Topology {
      * @param codec the warm-up's index codec ({@code null}: the default)
      */
     public RingTopology withWarmup(Warmup warmup, IndexCodec codec) {
-        RingTopology copy = compressor == null ? new RingTopology() : new RingTopology(compressor, this.codec, policy);
-        copy.warmup = Objects.requireNonNull(warmup, "warmup");
-        copy.warmupCodec = codec == null ? IndexCodecs.defaultCodec() : codec;
-        return copy;
+        return new RingTopology(compressor, this.codec, policy, warmup, codec);
     }
 
     /** @return the warm-up this ring's FULL steps run ({@link Warmup#NONE}: dense, today's) */
