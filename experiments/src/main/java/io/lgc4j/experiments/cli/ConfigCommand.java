@@ -43,7 +43,9 @@ final class ConfigCommand implements Runnable {
         @Override
         public Integer call() {
             for (ConfigSchema.Key key : ConfigSchema.installed().keys()) {
-                if (compressor == null || key.appliesTo().isEmpty() || key.appliesTo().contains(compressor)) {
+                // the warm-up compressor's keys (warmup.rank, ...) do not depend on compressor.type: always listed
+                if (compressor == null || key.appliesTo().isEmpty() || !key.path().startsWith("compressor.")
+                        || key.appliesTo().contains(compressor)) {
                     System.out.println(key);
                 }
             }

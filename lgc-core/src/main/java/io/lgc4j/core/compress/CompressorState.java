@@ -35,6 +35,19 @@ public interface CompressorState extends Persistent {
         }
     }
 
+    /**
+     * Adds {@code residual} (the compressible region, concatenated in block order, as {@link #residual()} gives it)
+     * into this state's error-feedback memory: at the end of a compressed warm-up ({@code warmup.carryMemory}) the
+     * warm-up compressor's residual is sent by the main compressor's error feedback. The default keeps no memory and
+     * drops it.
+     *
+     * @return whether the residual was absorbed; {@code false}: this state keeps no memory, and the residual is lost
+     *         (as with {@code carryMemory: false})
+     */
+    default boolean absorb(float[] residual) {
+        return false;
+    }
+
     /** The memory of the compressible region, concatenated in block order, for inspection. */
     float[] residual();
 }

@@ -226,5 +226,11 @@ public final class DgcCompressor implements GatherCompressor {
         public float[] residual() {
             return v.residual();
         }
+
+        @Override
+        public boolean absorb(float[] residual) {
+            v.absorb(residual);
+            return true;
+        }
     }
 }

@@ -206,6 +206,23 @@ final class ErrorFeedback {
         }
     }
 
+    /**
+     * Adds {@code residual} (region coordinates) into the memory, m ← m + r: what another compressor did not send
+     * (a warm-up's memory at the switch to this one) is sent by this one's error feedback, as its own would be.
+     * Compensated in place, c is m and takes it too; low-pass, the next {@link #compensate} reads it.
+     *
+     * @throws IllegalArgumentException when {@code residual} is not as long as the region
+     */
+    void absorb(float[] residual) {
+        if (residual.length != memory.length) {
+            throw new IllegalArgumentException("a residual of " + residual.length + " floats cannot be absorbed by a"
+                    + " memory of " + memory.length);
+        }
+        for (int i = 0; i < memory.length; i++) {
+            memory[i] += residual[i];
+        }
+    }
+
     /** Shows {@code tap} each later take ({@code null} removes it). */
     void tap(OfferTap tap) {
         this.tap = tap;

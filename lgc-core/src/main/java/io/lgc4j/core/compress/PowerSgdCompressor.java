@@ -303,6 +303,20 @@ public final class PowerSgdCompressor implements LowRankCompressor {
             return memory.residual();
         }
 
+        /**
+         * Absorbed into the memory M when this PowerSGD keeps one ({@code errorFeedback}); without it the residual is
+         * dropped, as every step drops what its factors did not carry. The warm-start Qs are this state's own: a
+         * warm-up's are never carried.
+         */
+        @Override
+        public boolean absorb(float[] residual) {
+            if (!settings.errorFeedback()) {
+                return false;
+            }
+            memory.absorb(residual);
+            return true;
+        }
+
         private int[] everyIndex(int n) {
             if (all.length < n) {
                 all = new int[n];

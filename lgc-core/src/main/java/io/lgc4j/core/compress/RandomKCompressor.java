@@ -212,5 +212,10 @@ public final class RandomKCompressor implements SeededSupportCompressor {
         public float[] residual() {
             return memory.residual();
         }
+
+        @Override
+        public boolean absorb(float[] residual) {
+            return memory.absorb(residual);
+        }
     }
 }

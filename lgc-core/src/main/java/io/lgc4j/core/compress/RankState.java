@@ -68,6 +68,11 @@ public sealed interface RankState {
         state().values(encoding);
     }
 
+    /** As {@link CompressorState#absorb}: adds a warm-up's residual into this state's memory, if it keeps one. */
+    default boolean absorb(float[] residual) {
+        return state().absorb(residual);
+    }
+
     /** What this state carries from one step to the next (its memory), for checkpoints. */
     default io.lgc4j.core.checkpoint.Persistent persistent() {
         return state();

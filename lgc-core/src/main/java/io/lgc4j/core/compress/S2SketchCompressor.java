@@ -250,5 +250,11 @@ public final class S2SketchCompressor implements SketchCompressor {
         public float[] residual() {
             return memory.residual();
         }
+
+        @Override
+        public boolean absorb(float[] residual) {
+            memory.absorb(residual);
+            return true;
+        }
     }
 }

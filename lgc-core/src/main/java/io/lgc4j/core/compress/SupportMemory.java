@@ -100,4 +100,10 @@ final class SupportMemory implements SharedSupportCompressor.State {
     public float[] residual() {
         return memory.residual();
     }
+
+    @Override
+    public boolean absorb(float[] residual) {
+        memory.absorb(residual);
+        return true;
+    }
 }

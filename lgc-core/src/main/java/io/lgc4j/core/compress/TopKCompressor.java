@@ -180,5 +180,11 @@ public final class TopKCompressor implements GatherCompressor {
         public float[] residual() {
             return residual.residual();
         }
+
+        @Override
+        public boolean absorb(float[] warmupResidual) {
+            residual.absorb(warmupResidual);
+            return true;
+        }
     }
 }

@@ -44,6 +44,26 @@ public interface GradientExchange extends io.lgc4j.core.checkpoint.Persistent {
     default void awaitNotes(int step) {
     }
 
+    /**
+     * This rank's error-feedback memory over the compressible blocks (concatenated in block order, a copy), for a
+     * compressed warm-up to hand to the main method at the switch ({@code warmup.carryMemory}); empty for an exchange
+     * that keeps none (dense). Between steps only.
+     */
+    default java.util.Optional<float[]> memory() {
+        return java.util.Optional.empty();
+    }
+
+    /**
+     * Adds {@code residual} (as {@link #memory()} gives it) into this rank's error-feedback memory, at the switch from
+     * a compressed warm-up ({@link io.lgc4j.core.compress.CompressorState#absorb}). Between steps only.
+     *
+     * @return whether it was absorbed; {@code false}: this exchange keeps no memory (dense, or a compressor without
+     *         error feedback) and the residual is dropped
+     */
+    default boolean absorb(float[] residual) {
+        return false;
+    }
+
     @Override
     default void save(io.lgc4j.core.checkpoint.CheckpointPart.Builder part, String prefix) {
     }

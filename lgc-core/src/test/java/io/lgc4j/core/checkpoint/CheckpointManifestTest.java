@@ -128,6 +128,15 @@ class CheckpointManifestTest {
                 + "    data.source: only in this run (files)",
                 message(() -> manifest(4, 1).checkCompatible(new RunSignature(4, 1, MODEL, config("data.source",
                         "files", "data.csv.classes", "10")))));
+        // a checkpoint written before the warmup section (issue 41): the dense warm-up resumes it, another does not
+        manifest(4, 1).checkCompatible(new RunSignature(4, 1, MODEL, config("warmup.type", "none", "warmup.values",
+                "inherit", "warmup.carryMemory", "true")));
+        assertEquals("checkpoint step-000124 of run 'lgc-ps' does not fit this run:\n"
+                + "  config keys differ (ignoring runtime.*, run.outputDir, training.epochs, training.maxSteps, "
+                + "training.checkpointEverySteps, data.prefetch):\n"
+                + "    warmup.type: only in this run (powersgd)",
+                message(() -> manifest(4, 1).checkCompatible(new RunSignature(4, 1, MODEL, config("warmup.type",
+                        "powersgd", "warmup.values", "inherit", "warmup.carryMemory", "true")))));
         // only the resuming run's side is forgiven: a checkpoint's key that this run lacks still differs
         RunSignature withSource = new RunSignature(4, 1, MODEL, config("data.source", "memory"));
         CheckpointManifest newer = new CheckpointManifest("lgc-ps", 124, Stage.COMPRESSED, withSource,

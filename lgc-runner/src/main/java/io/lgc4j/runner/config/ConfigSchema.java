@@ -6,6 +6,8 @@ import io.lgc4j.core.compress.CompressorKeys;
 import io.lgc4j.core.compress.CompressorProvider;
 import io.lgc4j.core.method.Methods;
 import io.lgc4j.core.settings.Section;
+import io.lgc4j.core.warmup.Warmup;
+import io.lgc4j.core.warmup.WarmupSection;
 import io.lgc4j.lgc.ps.LgcPsTopology;
 import io.lgc4j.ps.topology.Shards;
 
@@ -38,7 +40,8 @@ public final class ConfigSchema {
      * @param defaultValue its default as {@code config.yaml} writes it, or null when it has none ({@code run.name}) or
      *                     when it takes another key's value ({@link #sameAs})
      * @param choices      the values it may take when they are a fixed list, else empty
-     * @param appliesTo    the compressor types that read it when only some do, else empty (every config has it)
+     * @param appliesTo    the compressor types that read it when only some do, else empty (every config has it);
+     *                     under {@code warmup}, the warm-up types that read it
      * @param sameAs       the key whose value it takes when absent ({@code compressor.learnedRatio}), or null
      */
     public record Key(String path, Object defaultValue, List<String> choices, List<String> appliesTo,
@@ -55,7 +58,8 @@ public final class ConfigSchema {
             String value = sameAs != null ? "(absent: " + sameAs + ")"
                     : defaultValue == null ? "(required)" : String.valueOf(defaultValue);
             return path + " = " + value + (choices.isEmpty() ? "" : "   one of " + choices)
-                    + (appliesTo.isEmpty() ? "" : "   compressor.type " + String.join(" or ", appliesTo) + " only");
+                    + (appliesTo.isEmpty() ? "" : "   " + (path.startsWith("warmup.") ? "warmup" : "compressor")
+                    + ".type " + String.join(" or ", appliesTo) + " only");
         }
     }
 
@@ -75,6 +79,7 @@ public final class ConfigSchema {
         flat.forEach((path, value) -> keys.add(new Key(path, path.equals("run.name") ? null : value,
                 choices.getOrDefault(path, List.of()), List.of(), null)));
         keys.addAll(compressorKeys());
+        keys.addAll(warmupKeys());
         return new ConfigSchema(keys);
     }
 
@@ -104,6 +109,30 @@ public final class ConfigSchema {
         return keys;
     }
 
+    /**
+     * The keys the warm-up compressors add to the {@code warmup} section, each with the types that read it: a
+     * compressor's own keys with its default, the shared ones taking the {@code compressor} section's value.
+     */
+    private static List<Key> warmupKeys() {
+        Methods registry = Methods.installed();
+        Map<String, List<String>> owners = new TreeMap<>();
+        Map<String, Object> defaults = new TreeMap<>();
+        for (String type : Warmup.types(registry)) {
+            CompressorProvider<?> p = registry.compressor(type);
+            Map<?, ?> given = p.defaults().map(d -> (Map<?, ?>) Section.plain(d)).orElse(Map.of());
+            for (String key : Warmup.compressorKeys(type, registry)) {
+                owners.computeIfAbsent(key, k -> new ArrayList<>()).add(type);
+                if (!CompressorConfig.SHARED_KEYS.contains(key) && given.get(key) != null) {
+                    defaults.put(key, given.get(key));
+                }
+            }
+        }
+        List<Key> keys = new ArrayList<>();
+        owners.forEach((key, types) -> keys.add(new Key("warmup." + key, defaults.get(key), List.of(),
+                types.stream().sorted().toList(), defaults.containsKey(key) ? null : "compressor." + key)));
+        return keys;
+    }
+
     /** The fixed values of the keys under {@code prefix} that a record of {@code type} binds. */
     private static void choicesOf(String prefix, Class<?> type, Map<String, List<String>> into) {
         if (type == CompressorConfig.class) {
@@ -111,6 +140,11 @@ public final class ConfigSchema {
             into.put(prefix + "codec", IndexCodecs.names());
             into.put(prefix + "values", ValueEncoding.names());
             choicesOf(prefix, CompressorKeys.class, into);
+            return;
+        }
+        if (type == WarmupConfig.class) {
+            into.put(prefix + "type", Warmup.types(Methods.installed()));
+            into.put(prefix + "values", WarmupSection.valueChoices());
             return;
         }
         if (type == TopologyConfig.class) {

@@ -8,6 +8,7 @@ import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.Topology;
+import io.lgc4j.core.warmup.Warmup;
 
 import java.util.Objects;
 
@@ -54,6 +55,14 @@ public record ConfiguredMethod(BoundCompressor<?> compressor, TopologyProvider t
         StageSchedule stages = compressor.schedule(config.stages().fullIterations(),
                 config.stages().aeTrainingIterations());
         return new ConfiguredMethod(compressor, provider, request, stages);
+    }
+
+    /**
+     * The FULL stage's warm-up the config names ({@code warmup} section; {@link Warmup#NONE} by default), as every
+     * topology provider reads it from the request.
+     */
+    public Warmup warmup() {
+        return Warmup.of(request);
     }
 
     /** A new topology for one run (topologies hold per-run state: build one per trainer). */

@@ -14,6 +14,7 @@ import io.lgc4j.core.settings.ResolvedConfig;
 import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.method.TopologyRequest;
+import io.lgc4j.core.warmup.Warmup;
 
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -38,14 +39,15 @@ import java.util.Map;
  * @param topology how the workers exchange gradients
  * @param compressor how the non-dense blocks are compressed after the FULL stage
  * @param stages     how many steps are dense first
+ * @param warmup     how those FULL steps travel: dense (the default), or through a compressor or value encoding
  * @param autoencoder the gradient autoencoders' architecture and training
  * @param runtime    where the ranks live (threads of one JVM, or one process each over TCP) and the deadlines
  */
-@JsonPropertyOrder({"run", "data", "model", "training", "topology", "compressor", "stages", "autoencoder",
+@JsonPropertyOrder({"run", "data", "model", "training", "topology", "compressor", "stages", "warmup", "autoencoder",
     "runtime"})
 public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
                                TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
-                               AutoencoderSection autoencoder, RuntimeConfig runtime) {
+                               WarmupConfig warmup, AutoencoderSection autoencoder, RuntimeConfig runtime) {
 
     /**
      * Checks every component; rejects a null section.
@@ -57,6 +59,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @param topology how the workers exchange gradients
      * @param compressor how the non-dense blocks are compressed after the FULL stage
      * @param stages     how many steps are dense first
+     * @param warmup     how those FULL steps travel
      * @param autoencoder the gradient autoencoders' architecture and training
      * @param runtime    where the ranks live and the deadlines
      * @throws ConfigException if a component is missing or out of range, or components disagree: the compressor's
@@ -77,9 +80,30 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
         Checks.required("topology", topology);
         Checks.required("compressor", compressor);
         Checks.required("stages", stages);
+        Checks.required("warmup", warmup);
         Checks.required("autoencoder", autoencoder);
         Checks.required("runtime", runtime);
-        checkAcrossSections(run, data, model, training, topology, compressor, stages, autoencoder);
+        checkAcrossSections(run, data, model, training, topology, compressor, stages, warmup, autoencoder);
+    }
+
+    /**
+     * A config with the default {@code warmup} section (dense).
+     *
+     * @param run         name, seed and output directory
+     * @param data        dataset, location, limits and preprocessing
+     * @param model       architecture and optimiser
+     * @param training    workers, batch size and length of training
+     * @param topology    how the workers exchange gradients
+     * @param compressor  how the non-dense blocks are compressed after the FULL stage
+     * @param stages      how many steps are dense first
+     * @param autoencoder the gradient autoencoders' architecture and training
+     * @param runtime     where the ranks live and the deadlines
+     */
+    public ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
+                            TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
+                            AutoencoderSection autoencoder, RuntimeConfig runtime) {
+        this(run, data, model, training, topology, compressor, stages, WarmupConfig.defaults(), autoencoder,
+                runtime);
     }
 
     /**
@@ -87,12 +111,12 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * each section as {@code config.yaml} writes it, every default filled in.
      */
     public ResolvedConfig resolved() {
-        return resolved(run, data, model, training, topology, compressor, stages, autoencoder);
+        return resolved(run, data, model, training, topology, compressor, stages, warmup, autoencoder);
     }
 
     private static ResolvedConfig resolved(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
                                            TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
-                                           AutoencoderSection autoencoder) {
+                                           WarmupConfig warmup, AutoencoderSection autoencoder) {
         Map<String, Object> sections = new LinkedHashMap<>();
         sections.put("run", run);
         sections.put("data", data);
@@ -101,6 +125,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
         sections.put("topology", topology);
         sections.put("compressor", compressor);
         sections.put("stages", stages);
+        sections.put("warmup", warmup);
         sections.put("autoencoder", autoencoder);
         return ConfigMethods.resolved(sections);
     }
@@ -111,16 +136,29 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      */
     private static void checkAcrossSections(RunConfig run, DataConfig data, ModelConfig model,
                                             TrainingConfig training, TopologyConfig topology,
-                                            CompressorConfig compressor, StagesConfig stages,
+                                            CompressorConfig compressor, StagesConfig stages, WarmupConfig warmup,
                                             AutoencoderSection autoencoder) {
         // the compressor's settings record checks its own keys (a registered compressor's extension keys included)
-        ResolvedConfig resolved = resolved(run, data, model, training, topology, compressor, stages, autoencoder);
+        ResolvedConfig resolved = resolved(run, data, model, training, topology, compressor, stages, warmup,
+                autoencoder);
         BoundCompressor<?> bound = ConfigMethods.bind(compressor.type(), resolved);
         boolean appliesMomentum = bound.create(run.seed()).map(Compressor::appliesMomentum).orElse(false);
         if (appliesMomentum && model.updater().type() != UpdaterType.SGD) {
             throw ConfigException.forKey("model.updater.type", "must be sgd with compressor.type " + compressor.type()
                     + ", found " + model.updater().type() + ": " + compressor.type().toString().toUpperCase(Locale.ROOT)
                     + " applies momentum itself (compressor.momentum), so the model's updater must not add its own");
+        }
+        Warmup fullStage;
+        try {
+            fullStage = Warmup.of(resolved, run.seed(), Methods.installed());
+        } catch (SettingsException e) {
+            throw ConfigException.forKey(e.key(), e.problem());
+        }
+        if (fullStage.compressor() != null && fullStage.compressor().appliesMomentum()
+                && model.updater().type() != UpdaterType.SGD) {
+            throw ConfigException.forKey("warmup.type", "cannot be " + warmup.type() + " with model.updater.type "
+                    + model.updater().type() + ": " + warmup.type().toUpperCase(Locale.ROOT) + " applies momentum"
+                    + " itself (compressor.momentum), so the model's updater must be sgd; or choose another warm-up");
         }
         long globalBatch = (long) training.workers() * training.batchSizePerWorker();
         if (data.trainLimit() != DataConfig.NO_LIMIT && data.trainLimit() < globalBatch) {
@@ -221,8 +259,8 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code run} replaced
      */
     public ExperimentConfig withRun(RunConfig newRun) {
-        return new ExperimentConfig(newRun, data, model, training, topology, compressor, stages, autoencoder,
-                runtime);
+        return new ExperimentConfig(newRun, data, model, training, topology, compressor, stages, warmup,
+                autoencoder, runtime);
     }
 
     /**
@@ -230,8 +268,8 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code data} replaced
      */
     public ExperimentConfig withData(DataConfig newData) {
-        return new ExperimentConfig(run, newData, model, training, topology, compressor, stages, autoencoder,
-                runtime);
+        return new ExperimentConfig(run, newData, model, training, topology, compressor, stages, warmup,
+                autoencoder, runtime);
     }
 
     /**
@@ -239,8 +277,8 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code training} replaced
      */
     public ExperimentConfig withTraining(TrainingConfig newTraining) {
-        return new ExperimentConfig(run, data, model, newTraining, topology, compressor, stages, autoencoder,
-                runtime);
+        return new ExperimentConfig(run, data, model, newTraining, topology, compressor, stages, warmup,
+                autoencoder, runtime);
     }
 
     /**
@@ -248,8 +286,8 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code topology} replaced
      */
     public ExperimentConfig withTopology(TopologyConfig newTopology) {
-        return new ExperimentConfig(run, data, model, training, newTopology, compressor, stages, autoencoder,
-                runtime);
+        return new ExperimentConfig(run, data, model, training, newTopology, compressor, stages, warmup,
+                autoencoder, runtime);
     }
 
     /**
@@ -257,7 +295,16 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code compressor} replaced
      */
     public ExperimentConfig withCompressor(CompressorConfig newCompressor) {
-        return new ExperimentConfig(run, data, model, training, topology, newCompressor, stages, autoencoder,
+        return new ExperimentConfig(run, data, model, training, topology, newCompressor, stages, warmup,
+                autoencoder, runtime);
+    }
+
+    /**
+     * @param newWarmup the warmup section
+     * @return this config with {@code warmup} replaced
+     */
+    public ExperimentConfig withWarmup(WarmupConfig newWarmup) {
+        return new ExperimentConfig(run, data, model, training, topology, compressor, stages, newWarmup, autoencoder,
                 runtime);
     }
 
@@ -266,8 +313,8 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code autoencoder} replaced
      */
     public ExperimentConfig withAutoencoder(AutoencoderSection newAutoencoder) {
-        return new ExperimentConfig(run, data, model, training, topology, compressor, stages, newAutoencoder,
-                runtime);
+        return new ExperimentConfig(run, data, model, training, topology, compressor, stages, warmup,
+                newAutoencoder, runtime);
     }
 
     /**
@@ -275,8 +322,8 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @return this config with {@code runtime} replaced
      */
     public ExperimentConfig withRuntime(RuntimeConfig newRuntime) {
-        return new ExperimentConfig(run, data, model, training, topology, compressor, stages, autoencoder,
-                newRuntime);
+        return new ExperimentConfig(run, data, model, training, topology, compressor, stages, warmup,
+                autoencoder, newRuntime);
     }
 
     /**
@@ -294,6 +341,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
                                              @JsonProperty("topology") TopologyConfig topology,
                                              @JsonProperty("compressor") CompressorConfig compressor,
                                              @JsonProperty("stages") StagesConfig stages,
+                                             @JsonProperty("warmup") WarmupConfig warmup,
                                              @JsonProperty("autoencoder") AutoencoderSection autoencoder,
                                              @JsonProperty("runtime") RuntimeConfig runtime) {
         if (run == null) {
@@ -307,6 +355,7 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
                 topology == null ? TopologyConfig.defaults() : topology,
                 compressor == null ? CompressorConfig.defaults() : compressor,
                 stages == null ? StagesConfig.defaults() : stages,
+                warmup == null ? WarmupConfig.defaults() : warmup,
                 autoencoder == null ? AutoencoderSection.DEFAULT : autoencoder,
                 runtime == null ? RuntimeConfig.defaults() : runtime);
     }

@@ -40,7 +40,8 @@ class ConfigLoaderErrorsTest {
     void shouldNameUnknownTopLevelKeyAndListTopLevelKeys() {
         Path file = fixture("unknown-top-level-key.yaml");
         assertEquals(file + ": unknown key 'trainer'; allowed keys at the top level: "
-                + "autoencoder, compressor, data, model, run, runtime, stages, topology, training", loadError(file));
+                + "autoencoder, compressor, data, model, run, runtime, stages, topology, training, warmup",
+                loadError(file));
     }
 
     @Test
@@ -238,9 +239,9 @@ class ConfigLoaderErrorsTest {
 
     @Test
     void shouldRejectTopLevelThatIsNotAMapping() {
-        assertEquals("x.yaml: the top level expects a mapping with keys autoencoder, compressor, data, model, run, runtime, stages, topology, training, "
+        assertEquals("x.yaml: the top level expects a mapping with keys autoencoder, compressor, data, model, run, runtime, stages, topology, training, warmup, "
                 + "found a list", parseError("- run\n- data\n"));
-        assertEquals("x.yaml: the top level expects a mapping with keys autoencoder, compressor, data, model, run, runtime, stages, topology, training, "
+        assertEquals("x.yaml: the top level expects a mapping with keys autoencoder, compressor, data, model, run, runtime, stages, topology, training, warmup, "
                 + "found \"quickstart\"", parseError("quickstart\n"));
     }
 

@@ -81,6 +81,10 @@ class ConfigWriterTest {
                 stages:
                   fullIterations: 200
                   aeTrainingIterations: 300
+                warmup:
+                  type: none
+                  values: inherit
+                  carryMemory: true
                 autoencoder:
                   encoderFilters:
                   - 64

@@ -26,10 +26,13 @@ import io.lgc4j.core.train.ServiceLoop;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TopologyChecks;
 import io.lgc4j.core.train.TopologyDescription;
+import io.lgc4j.core.warmup.Warmup;
+import io.lgc4j.core.warmup.WarmupExchange;
 import io.lgc4j.ps.exchange.PsServer;
 import io.lgc4j.ps.exchange.PsServerEnd;
 import io.lgc4j.ps.exchange.PsWorker;
 import io.lgc4j.ps.exchange.PsWorkerEnd;
+import io.lgc4j.ps.topology.ParameterServerTopology;
 import io.lgc4j.ps.topology.Shards;
 
 import java.util.List;
@@ -151,6 +154,14 @@ public final class LgcPsTopology implements Topology {
             Shards shards = Shards.of(topology);
             SupportPolicy support = topology.has("support") ? topology.choice("support", SupportPolicy.class)
                     : SupportPolicy.LEADER;
+            Warmup warmup = Warmup.of(request);
+            if (warmup.compressor() != null && shards.servers() > 1) {
+                // shard 0 takes LGC's compressible blocks whole, the generic compressed server cuts them by the plan
+                throw new SettingsException(Warmup.SECTION + ".type", "cannot be " + warmup.compressor().name()
+                        + " with compressor.type lgc on topology.servers " + shards.servers() + ": a sharded LGC-PS"
+                        + " takes a dense warm-up only; use warmup.type none (warmup.values may be fp16 or bf16) or"
+                        + " one server");
+            }
             Settings ps;
             try {
                 ps = new Settings(support, section.innovationShare());
@@ -159,7 +170,7 @@ public final class LgcPsTopology implements Topology {
             }
             try {
                 return builder().settings(lgc).codec(request.codec()).innovationShare(ps.innovationShare())
-                        .support(ps.support()).seed(request.seed()).shards(shards).build();
+                        .support(ps.support()).seed(request.seed()).shards(shards).warmup(warmup).build();
             } catch (SettingsException e) {
                 throw e.under(ae.path()); // the ablation or the linear code, keys of the autoencoder section
             }
@@ -182,6 +193,7 @@ public final class LgcPsTopology implements Topology {
     private final SupportPolicy policy;
     private final long seed;
     private final LgcControl control;
+    private final Warmup warmup;
     private StepNotes notes = new StepNotes();
     private volatile LgcPsServer server;
 
@@ -209,8 +221,20 @@ public final class LgcPsTopology implements Topology {
         private long seed;
         private LgcControl control = LgcControl.DEFAULT;
         private Shards shards = Shards.DEFAULT;
+        private Warmup warmup = Warmup.NONE;
 
         private Builder() {
+        }
+
+        /**
+         * The FULL stage's warm-up (default {@link Warmup#NONE}: dense): a compressor's runs through the generic
+         * compressed worker and server ({@link ParameterServerTopology#warmupWorker}), indices through this
+         * topology's codec; at the switch its residual goes into the support memory. A sharded LGC-PS takes a dense
+         * warm-up only (in any encoding).
+         */
+        public Builder warmup(Warmup warmup) {
+            this.warmup = warmup;
+            return this;
         }
 
         /** Fraction of each compressible block selected per step, in (0, 1] (default 0.001, the paper's). */
@@ -309,6 +333,12 @@ public final class LgcPsTopology implements Topology {
         this.shards = Objects.requireNonNull(shards, "shards");
         this.control = Objects.requireNonNull(control, "control");
         control.ablation().requireIn(ABLATIONS, "ps", "LGC-PS");
+        this.warmup = Objects.requireNonNull(b.warmup, "warmup");
+        if (warmup.compressor() != null && b.shards.servers() > 1) {
+            throw new IllegalArgumentException("a sharded LGC-PS (" + b.shards.servers() + " servers) takes a dense"
+                    + " warm-up only, found " + warmup.compressor().name() + ": shard 0 takes the compressible blocks"
+                    + " whole, the generic compressed server cuts them by the plan");
+        }
         this.support = new LgcSupportCompressor(ratio, seed, control.lowPass());
         this.ratio = ratio;
         this.codec = Objects.requireNonNull(codec, "codec");
@@ -353,6 +383,9 @@ public final class LgcPsTopology implements Topology {
     public void check(GradientLayout layout, StageSchedule stages, boolean stagesGiven) {
         TopologyChecks.requireLearnedBlock(layout);
         TopologyChecks.requireCompressedStage(stages, stagesGiven);
+        if (warmup.compressor() != null) {
+            warmup.compressor().check(layout.compressibleBlocks());
+        }
     }
 
     /**
@@ -397,7 +430,8 @@ public final class LgcPsTopology implements Topology {
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
         PsWorkerEnd end = new PsWorkerEnd(rank, workers, transport, shards.plan(layout), true);
-        return new PsWorker(end, new LgcPsWorker(end, layout, this));
+        return WarmupExchange.wrap(new PsWorker(end, new LgcPsWorker(end, layout, this)), warmup,
+                () -> ParameterServerTopology.warmupWorker(end, layout, warmup, codec));
     }
 
     @Override
@@ -418,7 +452,8 @@ public final class LgcPsTopology implements Topology {
         }
         LgcPsServer s = new LgcPsServer(end, layout, this);
         server = s;
-        return new PsServer(end, s);
+        return new PsServer(end, s, ParameterServerTopology.warmupServer(end, shards.plan(layout), index, layout,
+                warmup, codec));
     }
 
     double ratio() {

@@ -91,6 +91,18 @@ final class LgcPsWorker implements PsWorker.Step {
         memory.tap(tap);
     }
 
+    /** The support memory (what every TOP_K and COMPRESSED step selects from). */
+    @Override
+    public java.util.Optional<float[]> memory() {
+        return java.util.Optional.of(memory.residual());
+    }
+
+    /** Into the support memory: a warm-up's residual at the switch ({@link io.lgc4j.core.warmup.WarmupExchange}). */
+    @Override
+    public boolean absorb(float[] residual) {
+        return memory.absorb(residual);
+    }
+
     @Override
     public void run(StepTag tag, float[] gradient, PhaseClock clock) {
         LgcProtocolState.Plan plan = protocol.plan(tag.stage());

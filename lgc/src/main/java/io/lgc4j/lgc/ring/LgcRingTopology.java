@@ -21,7 +21,10 @@ import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TopologyChecks;
 import io.lgc4j.core.train.TopologyDescription;
+import io.lgc4j.core.warmup.Warmup;
+import io.lgc4j.core.warmup.WarmupExchange;
 import io.lgc4j.ring.exchange.RingEnd;
+import io.lgc4j.ring.topology.RingTopology;
 
 import java.util.List;
 import java.util.Objects;
@@ -78,7 +81,7 @@ public final class LgcRingTopology implements Topology {
             LgcSettings lgc = request.compressor().settings(LgcSettings.class);
             try {
                 return new LgcRingTopology(lgc.ratio(), request.codec(), lgc.spec(), lgc.training(), request.seed(),
-                        lgc.control()).withLinearCode(lgc.linearLatent());
+                        lgc.control()).withLinearCode(lgc.linearLatent()).withWarmup(Warmup.of(request));
             } catch (SettingsException e) {
                 throw e.under(request.config().section("autoencoder").path()); // the ablation
             }
@@ -99,6 +102,7 @@ public final class LgcRingTopology implements Topology {
     private final long seed;
     private final LgcControl control;
     private int linearLatent;
+    private Warmup warmup = Warmup.NONE;
     private StepNotes notes = new StepNotes();
 
     /**
@@ -149,6 +153,17 @@ public final class LgcRingTopology implements Topology {
         return this;
     }
 
+    /**
+     * @param fullStage the FULL stage's warm-up ({@link Warmup#NONE}, the default: dense): a compressor's runs through
+     *                  the generic compressed ring ({@link RingTopology#warmupExchange}), indices through this
+     *                  topology's codec; at the switch its residual goes into the support memory
+     * @return this topology
+     */
+    public LgcRingTopology withWarmup(Warmup fullStage) {
+        this.warmup = Objects.requireNonNull(fullStage, "fullStage");
+        return this;
+    }
+
     @Override
     public String name() {
         return "ring";
@@ -167,6 +182,9 @@ public final class LgcRingTopology implements Topology {
     public void check(GradientLayout layout, StageSchedule stages, boolean stagesGiven) {
         TopologyChecks.requireLearnedBlock(layout);
         TopologyChecks.requireCompressedStage(stages, stagesGiven);
+        if (warmup.compressor() != null) {
+            warmup.compressor().check(layout.compressibleBlocks());
+        }
         int mu = new CompactLayout(layout, ratio).mu();
         if (linearLatent > mu) {
             throw new IllegalArgumentException("autoencoder.linearLatent is " + linearLatent + " floats, more than the "
@@ -190,7 +208,8 @@ public final class LgcRingTopology implements Topology {
 
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-        return new LgcRingExchange(new RingEnd(rank, workers, transport, layout), layout, support, codec, spec, training,
-                seed, notes, control, linearLatent);
+        RingEnd end = new RingEnd(rank, workers, transport, layout);
+        return WarmupExchange.wrap(new LgcRingExchange(end, layout, support, codec, spec, training, seed, notes,
+                control, linearLatent), warmup, () -> RingTopology.warmupExchange(end, layout, warmup, codec));
     }
 }

@@ -53,7 +53,7 @@ class LgcRingTopologyContractTest extends TopologyContract {
      * The default controls (reconstruction feedback, low-pass 0.1) with a drift guard that checks every third
      * compressed step and never trips, so COMPRESSED steps are compressed steps.
      */
-    private static final LgcControl LENIENT = new LgcControl(1e9, 2, 3, 4, true, true, 0.1);
+    static final LgcControl LENIENT = new LgcControl(1e9, 2, 3, 4, true, true, 0.1);
     /** FULL for steps 0-3, TOP_K for 4-11, COMPRESSED from 12 on (24- and 50-step runs cross all three). */
     private static final StageSchedule STAGES = new StageSchedule(4, 8);
 

@@ -43,6 +43,7 @@ public final class PsServer implements ServiceLoop {
 
     private final PsServerEnd end;
     private final Step compressed;
+    private final Step warmup;
 
     /**
      * The step of a shard that serves only its DENSE pieces in TOP_K and COMPRESSED steps (another shard serves the
@@ -57,8 +58,25 @@ public final class PsServer implements ServiceLoop {
      * @param compressed the method's non-FULL step, or {@code null} for the dense server
      */
     public PsServer(PsServerEnd end, Step compressed) {
+        this(end, compressed, null);
+    }
+
+    /**
+     * A server whose FULL steps are a compressed warm-up's ({@link io.lgc4j.core.warmup.Warmup}): served by
+     * {@code warmup}, which must keep no state across steps (the generic compressed server keeps none), so the
+     * server's checkpoint is the method's alone.
+     *
+     * @param end        the server's end
+     * @param compressed the method's non-FULL step, or {@code null} for the dense server
+     * @param warmup     the FULL step, or {@code null} for the dense one
+     */
+    public PsServer(PsServerEnd end, Step compressed, Step warmup) {
         this.end = end;
         this.compressed = compressed;
+        this.warmup = warmup;
+        if (warmup != null && warmup.state() != Persistent.NONE) {
+            throw new IllegalArgumentException("a warm-up's server step must keep no state, found " + warmup.state());
+        }
     }
 
     @Override
@@ -82,7 +100,9 @@ public final class PsServer implements ServiceLoop {
     public int serveStep() {
         Frame first = end.open();
         int step = first.step();
-        if (compressed == null || first.stage() == Stage.FULL) {
+        if (first.stage() == Stage.FULL && warmup != null) {
+            warmup.serve(first, new StepTag(step, first.stage(), ValueEncoding.of(first)));
+        } else if (compressed == null || first.stage() == Stage.FULL) {
             end.serveFull(first);
         } else {
             compressed.serve(first, new StepTag(step, first.stage(), ValueEncoding.of(first)));

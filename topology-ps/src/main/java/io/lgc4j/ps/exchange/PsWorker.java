@@ -9,6 +9,8 @@ import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.comm.StepTag;
 
+import java.util.Objects;
+
 /**
  * A worker of the parameter server, for every method: FULL steps are dense (the whole gradient up, the mean down);
  * the other stages go to the method's {@link Step}, or are dense too when the method has none.
@@ -22,6 +24,55 @@ public final class PsWorker implements GradientExchange {
 
         /** As {@link GradientExchange#tap}: shows {@code tap} this rank's compressor's offers. */
         void tap(OfferTap tap);
+
+        /** As {@link GradientExchange#memory()}: this rank's error-feedback memory; by default none. */
+        default java.util.Optional<float[]> memory() {
+            return java.util.Optional.empty();
+        }
+
+        /** As {@link GradientExchange#absorb}: by default no memory, the residual dropped. */
+        default boolean absorb(float[] residual) {
+            return false;
+        }
+    }
+
+    /**
+     * An exchange that runs {@code step} at every stage, FULL included: a compressed warm-up's
+     * ({@link io.lgc4j.core.warmup.WarmupExchange}), whose FULL steps travel as the warm-up compressor's payload.
+     */
+    public static GradientExchange everyStage(Step step) {
+        Objects.requireNonNull(step, "step");
+        return new GradientExchange() {
+            @Override
+            public void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock) {
+                step.run(tag, gradient, clock);
+            }
+
+            @Override
+            public void tap(OfferTap tap) {
+                step.tap(tap);
+            }
+
+            @Override
+            public java.util.Optional<float[]> memory() {
+                return step.memory();
+            }
+
+            @Override
+            public boolean absorb(float[] residual) {
+                return step.absorb(residual);
+            }
+
+            @Override
+            public void save(CheckpointPart.Builder part, String prefix) {
+                step.save(part, prefix);
+            }
+
+            @Override
+            public void restore(CheckpointPart part, String prefix) throws CheckpointException {
+                step.restore(part, prefix);
+            }
+        };
     }
 
     private final PsWorkerEnd end;
@@ -64,5 +115,15 @@ public final class PsWorker implements GradientExchange {
         if (compressed != null) {
             compressed.tap(tap);
         }
+    }
+
+    @Override
+    public java.util.Optional<float[]> memory() {
+        return compressed == null ? java.util.Optional.empty() : compressed.memory();
+    }
+
+    @Override
+    public boolean absorb(float[] residual) {
+        return compressed != null && compressed.absorb(residual);
     }
 }

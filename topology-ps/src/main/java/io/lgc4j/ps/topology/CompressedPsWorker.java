@@ -66,6 +66,16 @@ final class CompressedPsWorker implements PsWorker.Step {
     }
 
     @Override
+    public java.util.Optional<float[]> memory() {
+        return java.util.Optional.of(state.state().residual());
+    }
+
+    @Override
+    public boolean absorb(float[] residual) {
+        return state.absorb(residual);
+    }
+
+    @Override
     public void run(StepTag tag, float[] gradient, PhaseClock clock) {
         state.values(tag.values());
         end.pushDense(tag, gradient, clock);

@@ -16,6 +16,8 @@ import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.ServiceLoop;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TopologyDescription;
+import io.lgc4j.core.warmup.Warmup;
+import io.lgc4j.core.warmup.WarmupExchange;
 import io.lgc4j.ps.exchange.PsServer;
 import io.lgc4j.ps.exchange.PsServerEnd;
 import io.lgc4j.ps.exchange.PsWorker;
@@ -63,13 +65,16 @@ public final class ParameterServerTopology implements Topology {
         public Topology create(TopologyRequest request) {
             Shards shards = Shards.of(request.config().section("topology"));
             Compressor compressor = request.compressor().create(request.seed()).orElse(null);
-            return new ParameterServerTopology(compressor, compressor == null ? null : request.codec(), shards);
+            return new ParameterServerTopology(compressor, compressor == null ? null : request.codec(), shards)
+                    .withWarmup(Warmup.of(request), request.codec());
         }
     }
 
     private final Compressor compressor;
     private final IndexCodec codec;
     private final Shards shards;
+    private final Warmup warmup;
+    private final IndexCodec warmupCodec;
 
     /** The dense parameter server. */
     public ParameterServerTopology() {
@@ -115,6 +120,13 @@ public final class ParameterServerTopology implements Topology {
      * @throws IllegalArgumentException for a compressor that cannot be sharded
      */
     public ParameterServerTopology(Compressor compressor, IndexCodec codec, Shards shards) {
+        this(compressor, codec, shards, Warmup.NONE, null);
+    }
+
+    private ParameterServerTopology(Compressor compressor, IndexCodec codec, Shards shards, Warmup warmup,
+                                    IndexCodec warmupCodec) {
+        this.warmup = Objects.requireNonNull(warmup, "warmup");
+        this.warmupCodec = warmupCodec == null ? IndexCodecs.defaultCodec() : warmupCodec;
         this.compressor = compressor;
         this.codec = compressor == null ? null : codec == null ? IndexCodecs.defaultCodec() : codec;
         this.shards = Objects.requireNonNull(shards, "shards");
@@ -125,6 +137,30 @@ public final class ParameterServerTopology implements Topology {
                     instanceof SketchCompressor ? "a sketch's counters" : "PowerSGD's factors") + " are not elements"
                     + " of the gradient").under("topology");
         }
+    }
+
+    /**
+     * The same topology with a compressed warm-up: its FULL steps travel as {@code warmup}'s compressor's payload (or
+     * dense in its encoding), through the same compressed worker and server as the method's later steps; the DENSE
+     * blocks stay dense.
+     *
+     * @param codec the warm-up's index codec ({@code null}: the default)
+     * @throws SettingsException naming {@code warmup.type} for a compressor a sharded server cannot carry
+     */
+    public ParameterServerTopology withWarmup(Warmup warmup, IndexCodec codec) {
+        Compressor w = warmup.compressor();
+        if (shards.servers() > 1 && (w instanceof SketchCompressor || w instanceof LowRankCompressor)) {
+            throw new SettingsException(Warmup.SECTION + ".type", "cannot be " + w.name() + " with topology.servers "
+                    + shards.servers() + ": a sharded server sums elements of its slices, and " + (w
+                    instanceof SketchCompressor ? "a sketch's counters" : "PowerSGD's factors") + " are not elements"
+                    + " of the gradient; use a sparse compressor (topk, dgc, scalecom, randomk) or one server");
+        }
+        return new ParameterServerTopology(compressor, this.codec, shards, warmup, codec);
+    }
+
+    /** @return the warm-up this topology's FULL steps run ({@link Warmup#NONE}: dense, today's) */
+    public Warmup warmup() {
+        return warmup;
     }
 
     /** S, the number of server shards. */
@@ -151,6 +187,9 @@ public final class ParameterServerTopology implements Topology {
     @Override
     public void check(GradientLayout layout, StageSchedule stages, boolean stagesGiven) {
         compressor().ifPresent(c -> c.check(layout.compressibleBlocks()));
+        if (warmup.compressor() != null) {
+            warmup.compressor().check(layout.compressibleBlocks());
+        }
     }
 
     @Override
@@ -185,7 +224,9 @@ public final class ParameterServerTopology implements Topology {
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
         PsWorkerEnd end = new PsWorkerEnd(rank, workers, transport, plan(layout));
-        return new PsWorker(end, compressor == null ? null : new CompressedPsWorker(end, layout, compressor, codec));
+        return WarmupExchange.wrap(
+                new PsWorker(end, compressor == null ? null : new CompressedPsWorker(end, layout, compressor, codec)),
+                warmup, () -> warmupWorker(end, layout, warmup, warmupCodec));
     }
 
     @Override
@@ -203,6 +244,27 @@ public final class ParameterServerTopology implements Topology {
         FusionPlan plan = plan(layout);
         PsServerEnd end = new PsServerEnd(transport, workers, plan, index);
         return new PsServer(end, compressor == null ? null : new CompressedServer(end,
-                plan.view(index, layout.compressibleBlocks()), compressor, codec));
+                plan.view(index, layout.compressibleBlocks()), compressor, codec),
+                warmupServer(end, plan, index, layout, warmup, warmupCodec));
+    }
+
+    /**
+     * A worker's FULL steps of a compressed warm-up: the generic compressed worker of {@code warmup}'s compressor, run
+     * at every stage it is given ({@link PsWorker#everyStage}). For topologies with a parameter server of their own
+     * (LGC-PS), which share this one's frames.
+     */
+    public static GradientExchange warmupWorker(PsWorkerEnd end, GradientLayout layout, Warmup warmup,
+                                                IndexCodec codec) {
+        return PsWorker.everyStage(new CompressedPsWorker(end, layout, warmup.compressor(), codec));
+    }
+
+    /**
+     * The server's FULL step of a compressed warm-up on shard {@code index} of {@code plan}: the generic compressed
+     * server of {@code warmup}'s compressor; {@code null} (the dense FULL step) without one.
+     */
+    public static PsServer.Step warmupServer(PsServerEnd end, FusionPlan plan, int index, GradientLayout layout,
+                                             Warmup warmup, IndexCodec codec) {
+        return warmup.compressor() == null ? null : new CompressedServer(end,
+                plan.view(index, layout.compressibleBlocks()), warmup.compressor(), codec);
     }
 }

@@ -43,8 +43,16 @@ final class CompressedRingExchange implements GradientExchange {
     private final List<ParamBlock> sparseBlocks;
     private final SparseMean mean;
     private final RankState state;
+    /** Whether FULL steps are compressed too: a compressed warm-up's exchange. */
+    private final boolean everyStage;
 
     CompressedRingExchange(RingEnd end, GradientLayout layout, Compressor compressor, IndexCodec codec) {
+        this(end, layout, compressor, codec, false);
+    }
+
+    CompressedRingExchange(RingEnd end, GradientLayout layout, Compressor compressor, IndexCodec codec,
+                           boolean everyStage) {
+        this.everyStage = everyStage;
         this.end = end;
         this.codec = codec;
         this.sparseBlocks = layout.compressibleBlocks();
@@ -69,8 +77,18 @@ final class CompressedRingExchange implements GradientExchange {
     }
 
     @Override
+    public java.util.Optional<float[]> memory() {
+        return java.util.Optional.of(state.state().residual());
+    }
+
+    @Override
+    public boolean absorb(float[] residual) {
+        return state.absorb(residual);
+    }
+
+    @Override
     public void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock) {
-        if (tag.stage() == Stage.FULL) {
+        if (tag.stage() == Stage.FULL && !everyStage) {
             end.fullStep(tag, gradient, clock);
             return;
         }

@@ -10,6 +10,8 @@ import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.Topology;
+import io.lgc4j.core.warmup.Warmup;
+import io.lgc4j.core.warmup.WarmupExchange;
 import io.lgc4j.core.train.TopologyDescription;
 import io.lgc4j.ring.exchange.RingEnd;
 
@@ -59,20 +61,20 @@ public final class RingTopology implements Topology {
         @Override
         public Topology create(TopologyRequest request) {
             return request.compressor().create(request.seed())
-                    .<Topology>map(c -> new RingTopology(c, request.codec(), GatherPolicy.ALL_GATHER))
-                    .orElseGet(RingTopology::new);
+                    .map(c -> new RingTopology(c, request.codec(), GatherPolicy.ALL_GATHER))
+                    .orElseGet(RingTopology::new).withWarmup(Warmup.of(request), request.codec());
         }
     }
 
     private final Compressor compressor;
     private final IndexCodec codec;
     private final GatherPolicy policy;
+    private final Warmup warmup;
+    private final IndexCodec warmupCodec;
 
     /** The dense ring. */
     public RingTopology() {
-        this.compressor = null;
-        this.codec = null;
-        this.policy = null;
+        this(null, null, null, Warmup.NONE, null);
     }
 
     /** A compressed ring that carries gather-only payloads by all-gather, indices through the default codec. */
@@ -86,15 +88,48 @@ public final class RingTopology implements Topology {
      * @throws IllegalArgumentException when {@code policy} is REFUSE and the compressor's payloads are not summable
      */
     public RingTopology(Compressor compressor, IndexCodec codec, GatherPolicy policy) {
-        this.compressor = Objects.requireNonNull(compressor, "compressor");
-        this.codec = Objects.requireNonNull(codec, "codec");
-        this.policy = Objects.requireNonNull(policy, "policy");
-        if (!compressor.summable() && policy == GatherPolicy.REFUSE) {
+        this(Objects.requireNonNull(compressor, "compressor"), codec, policy, Warmup.NONE, null);
+    }
+
+    private RingTopology(Compressor compressor, IndexCodec codec, GatherPolicy policy, Warmup warmup,
+                         IndexCodec warmupCodec) {
+        this.warmup = Objects.requireNonNull(warmup, "warmup");
+        this.warmupCodec = warmupCodec == null ? IndexCodecs.defaultCodec() : warmupCodec;
+        this.compressor = compressor; // null: dense, without codec or policy
+        this.codec = compressor == null ? null : Objects.requireNonNull(codec, "codec");
+        this.policy = compressor == null ? null : Objects.requireNonNull(policy, "policy");
+        if (compressor != null && !compressor.summable() && policy == GatherPolicy.REFUSE) {
             throw new IllegalArgumentException("the ring cannot carry compressor '" + compressor.name()
                     + "': its payloads are not summable (each rank picks its own support), and this ring refuses"
                     + " all-gather; use a summable compressor (scalecom), GatherPolicy.ALL_GATHER, or the"
                     + " parameter server");
         }
+    }
+
+    /**
+     * The same ring with a compressed warm-up: its FULL steps travel as {@code warmup}'s compressor's payload (the
+     * generic compressed ring carries every kind: gather-only payloads by all-gather), or dense in its encoding; the
+     * DENSE blocks stay dense.
+     *
+     * @param codec the warm-up's index codec ({@code null}: the default)
+     */
+    public RingTopology withWarmup(Warmup warmup, IndexCodec codec) {
+        return new RingTopology(compressor, this.codec, policy, warmup, codec);
+    }
+
+    /** @return the warm-up this ring's FULL steps run ({@link Warmup#NONE}: dense, today's) */
+    public Warmup warmup() {
+        return warmup;
+    }
+
+    /**
+     * A rank's FULL steps of a compressed warm-up on the ring: the generic compressed ring exchange of
+     * {@code warmup}'s compressor, compressing every stage it is given. For rings of their own (LGC-RAR), which share
+     * this one's frames.
+     */
+    public static GradientExchange warmupExchange(RingEnd end, GradientLayout layout, Warmup warmup,
+                                                  IndexCodec codec) {
+        return new CompressedRingExchange(end, layout, warmup.compressor(), codec, true);
     }
 
     @Override
@@ -111,6 +146,9 @@ public final class RingTopology implements Topology {
     @Override
     public void check(GradientLayout layout, StageSchedule stages, boolean stagesGiven) {
         compressor().ifPresent(c -> c.check(layout.compressibleBlocks()));
+        if (warmup.compressor() != null) {
+            warmup.compressor().check(layout.compressibleBlocks());
+        }
     }
 
     /** {@code ring}, the compressor and its settings, and when compressed the codec and the {@link Settings}. */
@@ -127,9 +165,8 @@ public final class RingTopology implements Topology {
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
         RingEnd end = new RingEnd(rank, workers, transport, layout);
-        if (compressor != null) {
-            return new CompressedRingExchange(end, layout, compressor, codec);
-        }
-        return end::fullStep;
+        GradientExchange main = compressor != null ? new CompressedRingExchange(end, layout, compressor, codec)
+                : end::fullStep;
+        return WarmupExchange.wrap(main, warmup, () -> warmupExchange(end, layout, warmup, warmupCodec));
     }
 }

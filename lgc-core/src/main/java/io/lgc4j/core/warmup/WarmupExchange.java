@@ -1,0 +1,134 @@
+package io.lgc4j.core.warmup;
+
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.comm.StepTag;
+import io.lgc4j.core.comm.ValueEncoding;
+import io.lgc4j.core.compress.OfferTap;
+import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.stage.Stage;
+import io.lgc4j.core.train.GradientExchange;
+
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * One rank's exchange with a compressed warm-up: FULL steps go to the warm-up exchange (the topology's generic
+ * compressed exchange of the warm-up compressor, which compresses whatever the stage), or, for a dense warm-up in
+ * another encoding, to the main exchange with the step's values in that encoding; every later step goes to the main
+ * exchange. A topology builds it with {@link #wrap}, which gives back the main exchange itself for
+ * {@link Warmup#NONE}: the default run is today's, object for object.
+ *
+ * <p><b>The switch.</b> Before the first step that is not FULL, with {@code carryMemory}, the warm-up exchange's
+ * residual (its compressor's error-feedback memory: what the FULL steps did not send) is added into the main
+ * exchange's ({@link GradientExchange#absorb}, one {@code ErrorFeedback} for every compressor), so error feedback is
+ * exact across the stage boundary. What is not carried: a PowerSGD warm-up's warm-start Qs and DGC's momentum u (the
+ * main compressor starts its own); and when the main method keeps no memory (dense, {@code compressor.type none}, or
+ * PowerSGD with {@code errorFeedback: false}) the residual is dropped, as with {@code carryMemory: false}. The
+ * warm-up exchange is not used again.
+ *
+ * <p><b>Checkpoints.</b> The main exchange saves under the prefix as before; the warm-up exchange under
+ * {@code prefix/warmup}, with whether the switch has happened ({@code prefix/warmup/switched}), so a resume inside the
+ * warm-up, or after the switch, goes on exactly as the uninterrupted run (the residual is absorbed once). A dense
+ * warm-up in another encoding keeps no state of its own and saves nothing more.
+ */
+public final class WarmupExchange implements GradientExchange {
+
+    private final GradientExchange warmup;
+    private final GradientExchange main;
+    private final ValueEncoding values;
+    private final boolean carryMemory;
+    private boolean switched;
+
+    private WarmupExchange(GradientExchange warmup, GradientExchange main, ValueEncoding values, boolean carryMemory) {
+        this.warmup = warmup;
+        this.main = Objects.requireNonNull(main, "main");
+        this.values = values;
+        this.carryMemory = carryMemory;
+    }
+
+    /**
+     * {@code main} with the FULL stage {@code warmup} describes.
+     *
+     * @param main          the method's exchange, which runs every stage but FULL (and FULL, for a dense warm-up)
+     * @param warmup        the warm-up
+     * @param warmupExchange builds the exchange of {@code warmup.compressor()} (called only when there is one): it must
+     *                      compress every step it is given, FULL ones included
+     * @return {@code main} itself for {@link Warmup#NONE}, else the exchange with the warm-up
+     */
+    public static GradientExchange wrap(GradientExchange main, Warmup warmup,
+                                        Supplier<? extends GradientExchange> warmupExchange) {
+        if (warmup.isNone()) {
+            return main;
+        }
+        return new WarmupExchange(warmup.compressor() == null ? null : warmupExchange.get(), main, warmup.values(),
+                warmup.carryMemory());
+    }
+
+    @Override
+    public void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock) {
+        if (tag.stage() == Stage.FULL) {
+            StepTag full = values == null ? tag : tag.withValues(values);
+            (warmup == null ? main : warmup).allReduceMean(full, gradient, clock);
+            return;
+        }
+        if (!switched) {
+            switched = true;
+            if (carryMemory && warmup != null) {
+                warmup.memory().ifPresent(main::absorb);
+            }
+        }
+        main.allReduceMean(tag, gradient, clock);
+    }
+
+    /** @return whether the first step after FULL has begun (the residual, if carried, is in the main memory) */
+    public boolean switched() {
+        return switched;
+    }
+
+    @Override
+    public void tap(OfferTap tap) {
+        main.tap(tap);
+    }
+
+    @Override
+    public boolean notesLag() {
+        return main.notesLag();
+    }
+
+    @Override
+    public void awaitNotes(int step) {
+        main.awaitNotes(step);
+    }
+
+    @Override
+    public Optional<float[]> memory() {
+        return main.memory();
+    }
+
+    @Override
+    public boolean absorb(float[] residual) {
+        return main.absorb(residual);
+    }
+
+    @Override
+    public void save(CheckpointPart.Builder part, String prefix) {
+        main.save(part, prefix);
+        if (warmup != null) {
+            warmup.save(part, prefix + "/" + Warmup.SECTION);
+            part.section(prefix + "/" + Warmup.SECTION + "/switched").putBoolean(switched);
+        }
+    }
+
+    @Override
+    public void restore(CheckpointPart part, String prefix) throws CheckpointException {
+        main.restore(part, prefix);
+        if (warmup != null) {
+            warmup.restore(part, prefix + "/" + Warmup.SECTION);
+            var s = part.section(prefix + "/" + Warmup.SECTION + "/switched");
+            switched = s.getBoolean();
+            s.end();
+        }
+    }
+}
