@@ -284,7 +284,12 @@ public final class ExperimentRunner {
         Nd4jEnvironment.configure();
         // one process computes at a time here: a launched one its rank (lgc launch resolved auto for all it started),
         // and one JVM's K ranks take turns computing (InProcessRuntime), so each pass may have every core
-        ComputeThreads threads = Nd4jEnvironment.threads(config.model().compute().threads(), 1);
+        ComputeThreads threads;
+        try {
+            threads = Nd4jEnvironment.threads(config.model().compute().threads(), 1);
+        } catch (IllegalStateException e) {
+            throw new RunInputException(e.getMessage(), e);
+        }
         DataConfig data = config.data();
         Path dataDir = Path.of(data.path());
         DataSource train = worker ? trainingData(data) : DataSource.countOnly(countOnly(data));
