@@ -1,5 +1,10 @@
 package io.lgc4j.lgc.autoencoder;
 
+import io.lgc4j.core.checkpoint.CheckpointException;
+
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -31,6 +36,8 @@ public final class AutoencoderLane {
     /** The lane's thread, or null for a lane that runs every use in place ({@link #inPlace()}). */
     private final ThreadPoolExecutor thread;
     private volatile Failure failure;
+    /** The steps' tasks no one has waited for yet ({@link #submitStep}), by step; the owner's thread only. */
+    private final NavigableMap<Integer, Ticket> steps = new TreeMap<>();
 
     private record Failure(String what, Throwable error) {
     }
@@ -81,6 +88,54 @@ public final class AutoencoderLane {
             return new Ticket(what, java.util.concurrent.CompletableFuture.completedFuture(null));
         }
         return new Ticket(what, thread.submit(guarded));
+    }
+
+    /**
+     * As {@link #submit}, for the work of step {@code step} (its training step, which notes the step's losses), so
+     * that {@link #awaitStep} can wait for it.
+     */
+    public void submitStep(int step, String what, Runnable task) {
+        steps.put(step, submit(what, task));
+    }
+
+    /**
+     * Waits until the work {@link #submitStep submitted} for every step up to {@code step} has run (the lane runs in
+     * order: the last such task suffices), not for later steps' work.
+     *
+     * @throws IllegalStateException when a task failed
+     */
+    public void awaitStep(int step) {
+        Map.Entry<Integer, Ticket> last = steps.floorEntry(step);
+        if (last != null) {
+            last.getValue().await();
+            steps.headMap(step, true).clear();
+        }
+    }
+
+    /** Work that restores state from a checkpoint. */
+    @FunctionalInterface
+    public interface Restore {
+        /** Restores; throws what a restore throws. */
+        void run() throws CheckpointException;
+    }
+
+    /**
+     * Runs {@code restore} as {@link #call(String, Runnable)} does, passing its {@link CheckpointException} on.
+     *
+     * @throws CheckpointException as {@code restore} throws it
+     */
+    public void restore(Restore restore) throws CheckpointException {
+        CheckpointException refused = call("restoring the autoencoder", () -> {
+            try {
+                restore.run();
+                return null;
+            } catch (CheckpointException e) {
+                return e;
+            }
+        });
+        if (refused != null) {
+            throw refused;
+        }
     }
 
     /** A task submitted to the lane. */

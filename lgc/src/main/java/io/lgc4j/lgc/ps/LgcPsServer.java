@@ -34,9 +34,6 @@ import io.lgc4j.ps.exchange.PsServerEnd;
 import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
 
 import java.util.List;
-import java.util.Map;
-import java.util.NavigableMap;
-import java.util.TreeMap;
 
 /**
  * The server of LGC-PS in TOP_K and COMPRESSED steps; see {@link LgcPsTopology} for the protocol. It owns the
@@ -63,8 +60,6 @@ final class LgcPsServer implements PsServer.Step, Persistent {
     private final PsAutoencoder autoencoder;
     private final AutoencoderTrainer trainer;
     private final AutoencoderLane lane;
-    /** The trainings submitted to the lane whose losses no report has waited for yet, by step. */
-    private final NavigableMap<Integer, AutoencoderLane.Ticket> training = new TreeMap<>();
     private final StepNotes notes;
     private final LgcControl control;
     private final DriftGuard guard;
@@ -111,11 +106,7 @@ final class LgcPsServer implements PsServer.Step, Persistent {
     /** Waits until the autoencoder's training step of {@code step}, if it had one, has noted its losses. */
     @Override
     public void awaitNotes(int step) {
-        Map.Entry<Integer, AutoencoderLane.Ticket> last = training.floorEntry(step);
-        if (last != null) {
-            last.getValue().await(); // the lane runs in order: every training through step is done
-            training.headMap(step, true).clear();
-        }
+        lane.awaitStep(step);
     }
 
     /** This server, whose {@link #save} carries what it keeps from step to step. */
@@ -147,18 +138,10 @@ final class LgcPsServer implements PsServer.Step, Persistent {
 
     @Override
     public void restore(CheckpointPart part, String prefix) throws CheckpointException {
-        CheckpointException refused = lane.call("restoring the autoencoder", () -> {
-            try {
-                autoencoder.restore(part, prefix + "/ae");
-                trainer.restore(part, prefix + "/trainer");
-                return null;
-            } catch (CheckpointException e) {
-                return e;
-            }
+        lane.restore(() -> {
+            autoencoder.restore(part, prefix + "/ae");
+            trainer.restore(part, prefix + "/trainer");
         });
-        if (refused != null) {
-            throw refused;
-        }
         if (guard != null) {
             guard.restore(part, prefix + "/guard");
         }
@@ -242,8 +225,7 @@ final class LgcPsServer implements PsServer.Step, Persistent {
 
     /** Trains on the lane; the step's losses are noted there. */
     private void submitTraining(StepTag tag, java.util.function.Supplier<AeLosses> step) {
-        training.put(tag.step(), lane.submit("the autoencoder's training step " + tag.step(),
-                () -> record(tag, step.get())));
+        lane.submitStep(tag.step(), "the autoencoder's training step " + tag.step(), () -> record(tag, step.get()));
     }
 
     private void record(StepTag tag, AeLosses losses) {

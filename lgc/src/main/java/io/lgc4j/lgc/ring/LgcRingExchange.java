@@ -41,9 +41,6 @@ import io.lgc4j.ring.collective.RingAllReduce;
 import io.lgc4j.ring.exchange.RingEnd;
 
 import java.util.List;
-import java.util.Map;
-import java.util.NavigableMap;
-import java.util.TreeMap;
 
 /**
  * One rank's side of LGC-RAR; see {@link LgcRingTopology} for the protocol. A TOP_K step is the ring's
@@ -84,8 +81,7 @@ final class LgcRingExchange implements GradientExchange {
     private final LinearRingCode linear;        // null with the autoencoder
     /** Where the autoencoder or linear code is used: its own thread on the trainer, in place elsewhere. */
     private final AutoencoderLane lane;
-    /** The trainer's trainings whose losses no step's metrics have waited for yet, by step. */
-    private final NavigableMap<Integer, AutoencoderLane.Ticket> training = new TreeMap<>();
+
     private final StepNotes notes;
     private final LgcControl control;
     private final DriftGuard guard;
@@ -132,11 +128,7 @@ final class LgcRingExchange implements GradientExchange {
 
     @Override
     public void awaitNotes(int step) {
-        Map.Entry<Integer, AutoencoderLane.Ticket> last = training.floorEntry(step);
-        if (last != null) {
-            last.getValue().await(); // the lane runs in order: every training through step is done
-            training.headMap(step, true).clear();
-        }
+        lane.awaitStep(step);
     }
 
     /**
@@ -168,24 +160,16 @@ final class LgcRingExchange implements GradientExchange {
     @Override
     public void restore(CheckpointPart part, String prefix) throws CheckpointException {
         memory.restore(part, prefix);
-        CheckpointException refused = lane.call("restoring the autoencoder", () -> {
-            try {
-                if (linear != null) {
-                    linear.restore(part, prefix + "/linear");
-                } else {
-                    autoencoder.restore(part, prefix + "/ae");
-                }
-                if (trainer != null) {
-                    trainer.restore(part, prefix + "/trainer");
-                }
-                return null;
-            } catch (CheckpointException e) {
-                return e;
+        lane.restore(() -> {
+            if (linear != null) {
+                linear.restore(part, prefix + "/linear");
+            } else {
+                autoencoder.restore(part, prefix + "/ae");
+            }
+            if (trainer != null) {
+                trainer.restore(part, prefix + "/trainer");
             }
         });
-        if (refused != null) {
-            throw refused;
-        }
         if (guard != null) {
             guard.restore(part, prefix + "/guard");
         }
@@ -281,7 +265,7 @@ final class LgcRingExchange implements GradientExchange {
                         meanEnergy(samples, leader)));
             } else {
                 // the ranks go on into the DENSE allreduce while it trains; the next use of the autoencoder waits
-                training.put(tag.step(), lane.submit(what, () -> train(tag, samples, leader)));
+                lane.submitStep(tag.step(), what, () -> train(tag, samples, leader));
             }
         }
         if (tag.stage() == Stage.COMPRESSED) {

@@ -47,6 +47,24 @@ class AutoencoderLaneTest {
     }
 
     @Test
+    void awaitStepShouldWaitForThatStepsWorkAndNotForLaterSteps() {
+        AutoencoderLane lane = new AutoencoderLane("lgc-ae-test");
+        List<String> done = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch second = new CountDownLatch(1);
+        lane.submitStep(3, "training step 3", () -> done.add("step 3"));
+        lane.submitStep(4, "training step 4", () -> {
+            await(second);
+            done.add("step 4");
+        });
+        lane.awaitStep(2); // nothing submitted up to step 2: returns at once
+        lane.awaitStep(3); // step 4's training still blocks the lane
+        assertEquals(List.of("step 3"), done);
+        second.countDown();
+        lane.awaitStep(10);
+        assertEquals(List.of("step 3", "step 4"), done);
+    }
+
+    @Test
     void aFailedTaskShouldFailEveryLaterUseNamingWhatFailedAndRunNothingAfterIt() {
         AutoencoderLane lane = new AutoencoderLane("lgc-ae-test");
         List<String> done = Collections.synchronizedList(new ArrayList<>());
