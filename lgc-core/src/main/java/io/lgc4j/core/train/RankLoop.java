@@ -17,6 +17,7 @@ import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.StepMetrics;
 import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.runtime.ControlPlane;
 import io.lgc4j.core.runtime.RunReport;
@@ -77,7 +78,8 @@ final class RankLoop {
     record Run(TrainingPlan plan, io.lgc4j.core.stage.StageSchedule stages, DataSource data, DataPlan dataPlan,
                long seed, int prefetch, int batchSize, EvaluationShares evalData,
                int evalEverySteps, List<TrainingListener> listeners, TopologyDescription method,
-               boolean diagnostics, io.lgc4j.core.comm.ValueEncoding values, Checkpointing checkpoints) {
+               boolean diagnostics, io.lgc4j.core.comm.ValueEncoding values, Checkpointing checkpoints,
+               io.lgc4j.core.metrics.TraceSettings trace) {
         int workers() {
             return plan.workers();
         }
@@ -97,11 +99,18 @@ final class RankLoop {
     private final Gate gate;
     private final UpdateFidelity fidelity; // the diagnostic mode's measurement, or null
     private final UpdateFidelity.Recorder offers;
+    private final Timeline timeline;
     private volatile int step = -1;
 
+    /**
+     * @param timeline where the rank's steps, phases and checkpoints are recorded ({@link Timeline#NOOP}: nowhere);
+     *                 its frames are recorded by the {@link io.lgc4j.core.comm.TracedTransport} the exchange was
+     *                 given
+     */
     RankLoop(Run run, int rank, ControlPlane link, ReplicaModel replica, GradientExchange exchange, StepNotes notes,
-             TrafficMeter meter, Gate gate) {
+             TrafficMeter meter, Gate gate, Timeline timeline) {
         this.run = run;
+        this.timeline = timeline;
         this.rank = rank;
         this.link = link;
         this.replica = replica;
@@ -142,7 +151,7 @@ final class RankLoop {
             reported = new long[TrafficMeter.ROW_LENGTH];
         }
         link.releaseReceived();
-        PhaseClock clock = new PhaseClock();
+        PhaseClock clock = new PhaseClock(timeline, Timeline.RANK_THREAD);
         float[] gradient = null;
         BatchReader batches = null;
         try {
@@ -155,8 +164,10 @@ final class RankLoop {
                 if (batches == null) {
                     int count = Math.min(plan.stepsPerEpoch() - inEpoch, plan.totalSteps() - s);
                     Shard shard = new Shard(rank, run.workers(), run.batchSize(), epoch, inEpoch, run.seed());
-                    batches = BatchReader.open(run.data(), shard, count, run.prefetch());
+                    batches = BatchReader.open(run.data(), shard, count, run.prefetch(), timeline);
                 }
+                boolean traced = timeline.covers(s);
+                clock.timeline(traced ? timeline : Timeline.NOOP);
                 clock.reset();
                 clock.enter(Phase.CPU_WAIT);
                 gate.beforeCompute();
@@ -207,12 +218,14 @@ final class RankLoop {
                 RunReport.StepReport own = new RunReport.StepReport(loss, clock.snapshot(), notes.take(s), delta);
                 long saveStart = System.nanoTime();
                 CheckpointPart.Builder saved = checkpoints != null && checkpoints.dueAfter(s) ? save(now) : null;
+                long[] written = saved == null ? null : new long[1];
                 if (rank == 0) {
                     collector.step(s, stage, own, evaluated, stepStart, saved,
                             saved == null ? null : checksum(replica));
                 } else {
                     if (saved != null) {
                         PartInfo info = checkpoints.writeRank(s, rank, saved.build());
+                        written[0] = info.size();
                         link.sendReport(0, s, stage, new RunReport.Saved(info.fileName(), info.size(), info.crc32c(),
                                 checksum(replica), System.nanoTime() - saveStart));
                     }
@@ -220,6 +233,15 @@ final class RankLoop {
                         link.sendReport(0, s, stage, evaluated);
                     }
                     link.sendReport(0, s, stage, own);
+                }
+                if (traced) {
+                    long end = System.nanoTime();
+                    if (saved != null) {
+                        timeline.span(Timeline.RANK_THREAD, "checkpoint", "io", saveStart, end, rank == 0
+                                ? Map.of("step", s) : Map.of("step", s, "bytes", written[0]));
+                    }
+                    timeline.span(Timeline.RANK_THREAD, "step", "step", stepStart, end,
+                            Map.of("step", s, "stage", stage.name(), "loss", loss));
                 }
             }
         } finally {

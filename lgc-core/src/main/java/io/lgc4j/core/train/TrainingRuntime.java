@@ -6,6 +6,7 @@ import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.comm.TransportClosedException;
 import io.lgc4j.core.compute.ComputeSettings;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.runtime.ClusterConnector;
 import io.lgc4j.core.runtime.LaunchEnvironment;
 import io.lgc4j.core.runtime.LauncherWatch;
@@ -93,14 +94,22 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
     /**
      * Runs a service step by step until rank 0 stops it, ending each step as soon as the service has served it (so
      * rank 0 can complete a checkpoint after that step at once), then waits for rank 0's word that the run is over.
+     * Each step is a {@code serve} span on {@code timeline}.
      *
      * @return rank 0's word, with the run's outcome
      */
-    static RunReport.Done serve(ServiceLoop loop, ServiceReporter reporter) {
+    static RunReport.Done serve(ServiceLoop loop, ServiceReporter reporter, Timeline timeline) {
         reporter.awaitAgreement();
         try {
             while (true) {
-                reporter.endStep(loop.serveStep());
+                long start = System.nanoTime();
+                int step = loop.serveStep();
+                if (timeline.covers(step)) {
+                    // a service's step: from waiting for its first frame to its work after the last one
+                    timeline.span(Timeline.RANK_THREAD, "serve", "step", start, System.nanoTime(),
+                            java.util.Map.of("step", step));
+                }
+                reporter.endStep(step);
             }
         } catch (TransportClosedException closed) {
             if (!reporter.stopped()) {
