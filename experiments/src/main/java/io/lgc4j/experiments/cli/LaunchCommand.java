@@ -3,6 +3,7 @@ package io.lgc4j.experiments.cli;
 import io.lgc4j.core.checkpoint.CheckpointDirectory;
 import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.runner.config.ConfigLoader;
+import io.lgc4j.runner.config.TraceSection;
 import io.lgc4j.runner.config.ConfiguredMethod;
 import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.experiments.netem.EmulatedHosts;
@@ -101,6 +102,9 @@ final class LaunchCommand implements Callable<Integer> {
     @Mixin
     private TrainingOptions options;
 
+    /** The run's trace (the config's, with --trace and --trace-steps), read when the config is. */
+    private TraceSection trace = TraceSection.OFF;
+
     @Option(names = "--master-port", description = "the port rank 0 listens on (default: a free port)")
     private Integer masterPort;
 
@@ -182,6 +186,7 @@ final class LaunchCommand implements Callable<Integer> {
                 cfg = cfg.withTopology(cfg.topology().withServers(servers));
             }
             services = ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(nproc);
+            trace = options.apply(cfg).training().trace();
             if (colocate && (services == 0 || services > nproc)) {
                 System.err.println("lgc launch: --colocate puts parameter-server shard s in worker s's process: it"
                         + " needs topology.type ps with 1 to " + nproc + " shards (topology.servers or --servers),"
@@ -197,8 +202,8 @@ final class LaunchCommand implements Callable<Integer> {
                     return 2;
                 }
                 System.out.println("lgc launch: resuming " + resume + " from step " + resumeStep);
-            } else if (cfg.training().checkpointEverySteps() > 0 || maxRestarts > 0) {
-                // every process must name the same directory: the launcher picks it
+            } else if (cfg.training().checkpointEverySteps() > 0 || maxRestarts > 0 || trace.on()) {
+                // every process must name the same directory (its checkpoints, its trace): the launcher picks it
                 runDir = ExperimentRunner.newRunDirectory(Path.of(options.outputDir != null ? options.outputDir
                         : cfg.run().outputDir()), cfg.run().name());
             }
@@ -233,9 +238,27 @@ final class LaunchCommand implements Callable<Integer> {
                 System.out.println("lgc launch: " + hosts.describe().values().stream().map(String::valueOf)
                         .collect(java.util.stream.Collectors.joining("; ")));
             }
-            return launchAttempts(hosts, services, runDir, resumeStep);
+            int status = launchAttempts(hosts, services, runDir, resumeStep);
+            return status == 0 && trace.on() ? mergeTrace(runDir) : status;
         } catch (FabricException e) {
             System.err.println("lgc launch: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /**
+     * Every process's trace file, merged into the run's trace with the clock offsets rank 0 probed: every process ran
+     * on this host, so the launcher finds them all.
+     */
+    private int mergeTrace(Path runDir) {
+        io.lgc4j.core.metrics.TraceSettings settings = ExperimentRunner.traceSettings(trace, runDir);
+        try {
+            long events = io.lgc4j.core.metrics.TraceMerge.merge(List.of(settings.directory()), settings.file(),
+                    java.util.Map.of("runtime", "launch", "workers", nproc, "steps", settings.steps().toString()));
+            System.out.println("lgc launch: trace of " + events + " events in " + settings.file());
+            return 0;
+        } catch (IOException e) {
+            System.err.println("lgc launch: cannot merge the trace into " + settings.file() + ": " + e);
             return 1;
         }
     }
@@ -391,7 +414,8 @@ final class LaunchCommand implements Callable<Integer> {
         }
         try (hosts) {
             program = command;
-            return launchAttempts(hosts, services, runDir, resumeStep);
+            int status = launchAttempts(hosts, services, runDir, resumeStep);
+            return status == 0 && trace.on() ? mergeTrace(runDir) : status;
         } catch (FabricException e) {
             System.err.println("lgc launch: " + e.getMessage());
             return 1;

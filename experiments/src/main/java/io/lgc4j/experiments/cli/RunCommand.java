@@ -32,7 +32,7 @@ import java.util.concurrent.Callable;
                 "With --resume RUN_DIR: go on from the latest complete checkpoint in RUN_DIR/checkpoints/ (saved with"
                         + " training.checkpointEverySteps) and end exactly where the run would have ended; CONFIG"
                         + " (default RUN_DIR/config.yaml) may change only training.epochs, training.maxSteps,"
-                        + " training.checkpointEverySteps, data.prefetch and runtime.*."})
+                        + " training.checkpointEverySteps, training.trace.*, data.prefetch and runtime.*."})
 final class RunCommand implements Callable<Integer> {
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "CONFIG",

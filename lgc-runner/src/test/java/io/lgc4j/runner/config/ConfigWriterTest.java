@@ -58,6 +58,9 @@ class ConfigWriterTest {
                   evalEverySteps: 100
                   diagnostics: false
                   checkpointEverySteps: 0
+                  trace:
+                    file: ""
+                    steps: "0.."
                 topology:
                   type: ring
                   support: leader
