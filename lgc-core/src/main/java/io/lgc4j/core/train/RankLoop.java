@@ -13,6 +13,7 @@ import io.lgc4j.core.data.DataPlan;
 import io.lgc4j.core.data.DataSource;
 import io.lgc4j.core.data.Shard;
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.metrics.CpuStat;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.StepMetrics;
@@ -152,6 +153,8 @@ final class RankLoop {
         }
         link.releaseReceived();
         PhaseClock clock = new PhaseClock(timeline, Timeline.RANK_THREAD);
+        // read only when tracing: the throttling and run-queue counters, sampled at every traced step boundary
+        CpuStat cpu = timeline.on() ? CpuStat.system() : null;
         float[] gradient = null;
         BatchReader batches = null;
         try {
@@ -168,6 +171,9 @@ final class RankLoop {
                 }
                 boolean traced = timeline.covers(s);
                 clock.timeline(traced ? timeline : Timeline.NOOP);
+                if (traced) {
+                    timeline.counter("cpu", stepStart, CpuStat.counterValues(cpu.sample()));
+                }
                 clock.reset();
                 clock.enter(Phase.CPU_WAIT);
                 gate.beforeCompute();
@@ -242,6 +248,10 @@ final class RankLoop {
                     }
                     timeline.span(Timeline.RANK_THREAD, "step", "step", stepStart, end,
                             Map.of("step", s, "stage", stage.name(), "loss", loss));
+                    if (s == plan.totalSteps() - 1 || !timeline.covers(s + 1)) {
+                        // closes the last traced step's interval of the counter
+                        timeline.counter("cpu", end, CpuStat.counterValues(cpu.sample()));
+                    }
                 }
             }
         } finally {
