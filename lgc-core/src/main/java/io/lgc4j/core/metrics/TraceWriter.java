@@ -90,6 +90,15 @@ public final class TraceWriter implements Timeline, AutoCloseable {
         put(new Event('M', 0, "process_sort_index", "", 0, 0, Map.of("sort_index", pid), 0));
     }
 
+    /**
+     * Records the process's {@link TraceClock} (a {@code trace_clock} metadata event, which viewers pass over): what
+     * lets a check on one host compare the probed offsets with the true ones.
+     */
+    public void clockAnchor() {
+        put(new Event('M', 0, "trace_clock", "", 0, 0, Map.of("anchor_ns", clock.anchorNanos(),
+                "anchor_epoch_us", clock.anchorEpochMicros()), 0));
+    }
+
     /** Names a thread track of this endpoint. */
     public void threadName(int tid, String name) {
         put(new Event('M', tid, "thread_name", "", 0, 0, Map.of("name", name), 0));

@@ -40,6 +40,9 @@ import java.util.function.IntFunction;
  */
 public final class ClusterRuntime extends TrainingRuntime {
 
+    /** Clock probes per endpoint of a traced run, before step 0 and after the last: the least RTT of them counts. */
+    private static final int CLOCK_PROBE_ROUNDS = 8;
+
     /** How long a finished or failed rank waits for its colocated shards to end. */
     private static final long SHARD_JOIN_SECONDS = 60;
 
@@ -166,10 +169,12 @@ public final class ClusterRuntime extends TrainingRuntime {
                 ControlPlane plane = new ControlPlane(new MeteredTransport(connection.transport(), meter, control));
                 loop = new RankLoop(run, endpoint, plane, replica, topology.worker(endpoint, workers,
                         EndpointTrace.wrap(plane, timeline), layout), notes, meter, RankLoop.OPEN, timeline);
+                loop.clockProbes(traceClock, run.trace() == null ? 0 : CLOCK_PROBE_ROUNDS);
                 result = loop.execute();
             } else {
                 replicas.clear(); // a service endpoint trains no replica
                 reporter = new ServiceReporter(connection.transport(), meter, notes, run.stages()::stageAt);
+                reporter.clockProbes(traceClock, run.trace() == null ? 0 : CLOCK_PROBE_ROUNDS);
                 ServiceLoop service = topology.service(endpoint - workers, workers,
                         EndpointTrace.wrap(new MeteredTransport(reporter, meter, control), timeline), layout);
                 attachService(run, endpoint - workers, service, reporter, meter);

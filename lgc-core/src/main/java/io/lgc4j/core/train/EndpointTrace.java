@@ -37,6 +37,7 @@ final class EndpointTrace {
                     + settings.directory() + ": " + e, e);
         }
         writer.processName(name);
+        writer.clockAnchor();
         writer.threadName(Timeline.RANK_THREAD, worker ? "rank loop" : "service loop");
         if (worker) {
             writer.threadName(Timeline.DATA_THREAD, "batch reader");

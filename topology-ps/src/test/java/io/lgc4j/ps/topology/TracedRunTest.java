@@ -34,7 +34,8 @@ class TracedRunTest {
     private static final String GOLDEN = "traced-run.golden";
     private static final Pattern FIELD = Pattern.compile("\"(ph|pid|tid|ts|dur|id)\":\"?([^,\"}]+)\"?");
     /** What differs between two runs of the same bits: times and waits (the loss is kept: it must not change). */
-    private static final Pattern TIMES = Pattern.compile(",\"(ts|dur)\":-?[0-9.]+|,?\"waited_us\":[0-9]+");
+    private static final Pattern TIMES = Pattern.compile(",\"(ts|dur)\":-?[0-9.]+|,?\"waited_us\":[0-9]+"
+            + "|\"anchor_[a-z_]+\":[0-9]+,?");
 
     private static TrainingResult train(Path trace) {
         DistributedTrainer.Builder b = DistributedTrainer.builder().model(TestModels.mlp(1))
