@@ -22,6 +22,7 @@ import java.util.TreeMap;
 /**
  * Where each worker's step went, read from a merged trace (docs/design/time.md §3.5). Per step and worker:
  * <ul>
+ *   <li>{@code cpu_wait}: the {@code cpu_wait} phase (in-process: a turn on the shared CPU, the aligned exchange);</li>
  *   <li>{@code compute}: the {@code compute} phase; {@code cpu}: the other CPU phases (select, encode, decode, apply,
  *       evaluate);</li>
  *   <li>{@code wire}: the worker's own bytes sent ÷ a given link rate (the floor's part; empty without a rate);</li>
@@ -41,14 +42,15 @@ import java.util.TreeMap;
 public final class TraceSummary {
 
     /** One worker's step. Times in milliseconds; {@code wireMs} and {@code throttledMs} NaN when not available. */
-    public record Row(int step, int worker, String stage, double stepMs, double computeMs, double cpuMs,
+    public record Row(int step, int worker, String stage, double stepMs, double cpuWaitMs, double computeMs,
+                      double cpuMs,
                       double wireMs, double waitMs, double stragglerMs, double serverMs, double chainedMs,
                       double latencyMs, double throttledMs, long bytesSent) {
     }
 
     /** The header of {@code timeline.csv}. */
-    public static final String CSV_HEADER = "step,worker,stage,step_ms,compute_ms,cpu_ms,wire_ms,wait_ms,straggler_ms,"
-            + "server_ms,chained_ms,latency_ms,throttled_ms,bytes_sent";
+    public static final String CSV_HEADER = "step,worker,stage,step_ms,cpu_wait_ms,compute_ms,cpu_ms,wire_ms,wait_ms,"
+            + "straggler_ms,server_ms,chained_ms,latency_ms,throttled_ms,bytes_sent";
 
     private static final List<String> CPU_PHASES = List.of("select", "encode", "decode", "apply", "evaluate");
 
@@ -134,7 +136,8 @@ public final class TraceSummary {
         for (List<Span> spans : byPid.values()) {
             for (Span s : spans) {
                 if (s.cat().equals("send")) {
-                    long id = TracedTransport.flowId(s.pid(), s.args().path("peer").asInt(), s.args().path("seq").asLong());
+                    long id = TracedTransport.flowId(s.pid(), s.args().path("peer").asInt(),
+                            s.args().path("seq").asLong());
                     sends.put(id, s);
                 }
             }
@@ -161,6 +164,7 @@ public final class TraceSummary {
 
     private static Row row(Span step, List<Span> spans, Map<Integer, List<Span>> byPid, Map<Long, Span> sends,
                            List<double[]> throttled, int givenWorkers, Map<Integer, String> names, double rateMbit) {
+        double cpuWait = 0;
         double compute = 0;
         double cpu = 0;
         double wait = 0;
@@ -176,6 +180,8 @@ public final class TraceSummary {
             if (s.cat().equals("phase")) {
                 if (s.name().equals("compute")) {
                     compute += s.dur();
+                } else if (s.name().equals("cpu_wait")) {
+                    cpuWait += s.dur();
                 } else if (CPU_PHASES.contains(s.name())) {
                     cpu += s.dur();
                 }
@@ -204,7 +210,8 @@ public final class TraceSummary {
         }
         double wire = Double.isNaN(rateMbit) ? Double.NaN : bytes * 8 / (rateMbit * 1e6) * 1e3;
         return new Row(step.args().path("step").asInt(), step.pid(), step.args().path("stage").asText(),
-                step.dur() / 1e3, compute / 1e3, cpu / 1e3, wire, wait / 1e3, straggler / 1e3, server / 1e3,
+                step.dur() / 1e3, cpuWait / 1e3, compute / 1e3, cpu / 1e3, wire, wait / 1e3, straggler / 1e3,
+                server / 1e3,
                 chained / 1e3, latency / 1e3, throttledOver(throttled, step), bytes);
     }
 
@@ -248,7 +255,7 @@ public final class TraceSummary {
         StringBuilder b = new StringBuilder(CSV_HEADER).append('\n');
         for (Row r : rows) {
             b.append(r.step()).append(',').append(r.worker()).append(',').append(r.stage());
-            for (double v : new double[] {r.stepMs(), r.computeMs(), r.cpuMs(), r.wireMs(), r.waitMs(),
+            for (double v : new double[] {r.stepMs(), r.cpuWaitMs(), r.computeMs(), r.cpuMs(), r.wireMs(), r.waitMs(),
                     r.stragglerMs(), r.serverMs(), r.chainedMs(), r.latencyMs(), r.throttledMs()}) {
                 b.append(',').append(Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.3f", v));
             }
@@ -272,14 +279,17 @@ public final class TraceSummary {
             byStage.computeIfAbsent(r.stage(), s -> new ArrayList<>()).add(r);
         }
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "%-10s %5s %9s %9s %7s %8s %8s %10s %8s %8s %8s %10s%n", "stage",
-                "steps", "step_ms", "compute", "cpu", "wire", "wait", "straggler", "server", "chained", "latency",
+        b.append(String.format(Locale.ROOT, "%-10s %5s %9s %9s %9s %7s %8s %8s %10s %8s %8s %8s %10s%n", "stage",
+                "steps", "step_ms", "cpu_wait", "compute", "cpu", "wire", "wait", "straggler", "server", "chained",
+                "latency",
                 "throttled"));
         for (Map.Entry<String, List<Row>> e : byStage.entrySet()) {
             List<Row> rs = e.getValue();
             long steps = rs.stream().mapToInt(Row::step).distinct().count();
-            b.append(String.format(Locale.ROOT, "%-10s %5d %9.1f %9.1f %7.1f %8s %8.1f %10.1f %8.1f %8.1f %8.1f %10s%n",
-                    e.getKey(), steps, mean(rs, Row::stepMs), mean(rs, Row::computeMs), mean(rs, Row::cpuMs),
+            b.append(String.format(Locale.ROOT,
+                    "%-10s %5d %9.1f %9.1f %9.1f %7.1f %8s %8.1f %10.1f %8.1f %8.1f %8.1f %10s%n",
+                    e.getKey(), steps, mean(rs, Row::stepMs), mean(rs, Row::cpuWaitMs), mean(rs, Row::computeMs),
+                    mean(rs, Row::cpuMs),
                     orNa(mean(rs, Row::wireMs)), mean(rs, Row::waitMs), mean(rs, Row::stragglerMs),
                     mean(rs, Row::serverMs), mean(rs, Row::chainedMs), mean(rs, Row::latencyMs),
                     orNa(mean(rs, Row::throttledMs))));

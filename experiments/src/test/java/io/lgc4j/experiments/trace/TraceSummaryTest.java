@@ -76,20 +76,21 @@ class TraceSummaryTest {
     void shouldSplitTheWaitIntoStragglerServerChainAndLatency(@TempDir Path dir) throws IOException {
         TraceSummary summary = TraceSummary.read(handMade(dir), 80.0);
         assertEquals(List.of(
-                new TraceSummary.Row(0, 0, "FULL", 100, 10, 10, 100, 79, 0, 39, 30, 10, 7, 1_000_000),
-                new TraceSummary.Row(0, 1, "FULL", 100, 40, 0, 50, 49, 0, 40, 0, 9, Double.NaN, 500_000),
-                new TraceSummary.Row(1, 0, "TOP_K", 60, 10, 0, 0, 40, 30, 0, 0, 10, 0.5, 0),
-                new TraceSummary.Row(1, 1, "TOP_K", 60, 40, 0, 0.1, 0, 0, 0, 0, 0, Double.NaN, 1_000)),
+                new TraceSummary.Row(0, 0, "FULL", 100, 0, 10, 10, 100, 79, 0, 39, 30, 10, 7, 1_000_000),
+                new TraceSummary.Row(0, 1, "FULL", 100, 0, 40, 0, 50, 49, 0, 40, 0, 9, Double.NaN, 500_000),
+                new TraceSummary.Row(1, 0, "TOP_K", 60, 0, 10, 0, 0, 40, 30, 0, 0, 10, 0.5, 0),
+                new TraceSummary.Row(1, 1, "TOP_K", 60, 0, 40, 0, 0.1, 0, 0, 0, 0, 0, Double.NaN, 1_000)),
                 summary.rows());
         Path csv = dir.resolve("timeline.csv");
         summary.writeCsv(csv);
         List<String> lines = Files.readAllLines(csv);
         assertEquals(TraceSummary.CSV_HEADER, lines.get(0));
-        assertEquals("0,0,FULL,100.000,10.000,10.000,100.000,79.000,0.000,39.000,30.000,10.000,7.000,1000000",
+        assertEquals("0,0,FULL,100.000,0.000,10.000,10.000,100.000,79.000,0.000,39.000,30.000,10.000,7.000,1000000",
                 lines.get(1));
-        assertEquals("0,1,FULL,100.000,40.000,0.000,50.000,49.000,0.000,40.000,0.000,9.000,,500000", lines.get(2));
+        assertEquals("0,1,FULL,100.000,0.000,40.000,0.000,50.000,49.000,0.000,40.000,0.000,9.000,,500000",
+                lines.get(2));
         String table = summary.stageTable();
-        assertTrue(table.contains("FULL           1     100.0      25.0     5.0     75.0     64.0        0.0"
+        assertTrue(table.contains("FULL           1     100.0       0.0      25.0     5.0     75.0     64.0        0.0"
                 + "     39.5     15.0      9.5        7.0"), table);
     }
 

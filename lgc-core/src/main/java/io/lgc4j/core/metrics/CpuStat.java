@@ -12,7 +12,8 @@ import java.util.Map;
  * How much CPU a process was denied: its cgroup's throttling under a CPU quota, and the sampling thread's time waiting
  * in the run queue. The cgroup is found from {@code /proc/self/cgroup}:
  * <ul>
- *   <li>v2 ({@code 0::/path}): {@code <mount>/path/cpu.stat}, keys {@code throttled_usec} and {@code nr_throttled};</li>
+ *   <li>v2 ({@code 0::/path}): {@code <mount>/path/cpu.stat}, keys {@code throttled_usec} and
+ *       {@code nr_throttled};</li>
  *   <li>v1 ({@code N:cpu,cpuacct:/path}): {@code <mount>/cpu,cpuacct/path/cpu.stat}, keys {@code throttled_time}
  *       (ns) and {@code nr_throttled}.</li>
  * </ul>

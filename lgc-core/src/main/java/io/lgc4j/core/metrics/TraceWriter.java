@@ -13,10 +13,10 @@ import java.util.concurrent.BlockingQueue;
 /**
  * A {@link Timeline} that streams one endpoint's events to a file in Chrome's JSON Array Format, one event per line:
  * {@code [} before the first event, a {@code ,} ending every line but the last event's, and {@code ]} on a line of its
- * own when closed. The format tolerates a missing {@code ]}, so the trace of a crashed run still opens. The emitting threads
- * only put a small record on a bounded queue; a daemon thread formats and writes, and a full queue makes the emitter
- * wait rather than lose events. Times are microseconds from the process's {@link TraceClock}; {@code pid} is the
- * endpoint.
+ * own when closed. The format tolerates a missing {@code ]}, so the trace of a crashed run still opens. The emitting
+ * threads only put a small record on a bounded queue; a daemon thread formats and writes, and a full queue makes the
+ * emitter wait rather than lose events. Times are microseconds from the process's {@link TraceClock}; {@code pid} is
+ * the endpoint.
  *
  * <pre>{@code
  * try (TraceWriter trace = TraceWriter.open(dir.resolve("e0.json"), 0, clock, StepRange.ALL)) {
