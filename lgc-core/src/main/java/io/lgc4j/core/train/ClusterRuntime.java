@@ -177,7 +177,7 @@ public final class ClusterRuntime extends TrainingRuntime {
                 reporter.clockProbes(traceClock, run.trace() == null ? 0 : CLOCK_PROBE_ROUNDS);
                 ServiceLoop service = topology.service(endpoint - workers, workers,
                         EndpointTrace.wrap(new MeteredTransport(reporter, meter, control), timeline), layout);
-                attachService(run, endpoint - workers, service, reporter, meter);
+                attachService(run, endpoint - workers, service, reporter, meter, timeline);
                 result = TrainingResult.of(serve(service, reporter, timeline), endpoint, run.method());
             }
             connection.close();

@@ -114,7 +114,7 @@ public final class InProcessRuntime extends TrainingRuntime {
                     + " service endpoints but returned " + services.size() + " loops");
         }
         for (int s = 0; s < serviceCount; s++) {
-            attachService(run, s, services.get(s), reporters.get(s), meter);
+            attachService(run, s, services.get(s), reporters.get(s), meter, timelines.get(workers + s));
         }
         // a Phaser rather than a barrier: a failure terminates it for good, so a rank arriving after the failure
         // does not wait for a generation that never fills

@@ -63,18 +63,28 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
                                 List<ReplicaModel> replicas);
 
     /**
-     * Service {@code index}'s checkpoints: saved between steps through its reporter, and restored (state, counters,
-     * first step) when the run resumes.
+     * Service {@code index}'s checkpoints: saved between steps through its reporter (a {@code checkpoint} span on
+     * {@code timeline}), and restored (state, counters, first step) when the run resumes.
      */
     static void attachService(RankLoop.Run run, int index, ServiceLoop service, ServiceReporter reporter,
-                              TrafficMeter meter) {
+                              TrafficMeter meter, Timeline timeline) {
         Checkpointing checkpoints = run.checkpoints();
         if (checkpoints == null) {
             return;
         }
         // the run's length is rank 0's (a service holds no data): it arrives before step 0, see serve
-        reporter.checkpoints((step, row) -> checkpoints.dueAfter(step, reporter.totalSteps())
-                ? checkpoints.writeService(step, index, service.state(), row) : null);
+        reporter.checkpoints((step, row) -> {
+            if (!checkpoints.dueAfter(step, reporter.totalSteps())) {
+                return null;
+            }
+            long start = System.nanoTime();
+            RunReport.Saved saved = checkpoints.writeService(step, index, service.state(), row);
+            if (timeline.covers(step)) {
+                timeline.span(Timeline.RANK_THREAD, "checkpoint", "io", start, System.nanoTime(),
+                        java.util.Map.of("step", step, "bytes", saved.size()));
+            }
+            return saved;
+        });
         int first = Checkpointing.firstStep(checkpoints);
         if (first == 0) {
             return;
