@@ -45,7 +45,7 @@ public final class TraceWriter implements Timeline, AutoCloseable {
     private final Thread thread;
     private volatile IOException failure;
     private boolean first = true;
-    private boolean closed;
+    private volatile boolean closed;
 
     private TraceWriter(Path file, int pid, TraceClock clock, StepRange steps) throws IOException {
         this.file = file;
@@ -135,6 +135,9 @@ public final class TraceWriter implements Timeline, AutoCloseable {
     }
 
     private void put(Event e) {
+        if (closed && e != END) {
+            return; // e.g. a batch reader still finishing its read when the run has ended: no one would write it
+        }
         try {
             queue.put(e);
         } catch (InterruptedException ie) {

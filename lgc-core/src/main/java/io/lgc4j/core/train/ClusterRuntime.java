@@ -160,8 +160,8 @@ public final class ClusterRuntime extends TrainingRuntime {
         RankLoop loop = null;
         ServiceReporter reporter = null;
         Timeline timeline = Timeline.NOOP;
+        TrainingResult result;
         try {
-            TrainingResult result;
             timeline = EndpointTrace.open(run.trace(), endpoint, endpoint < workers, traceClock,
                     names.apply(endpoint) + " (" + hostName() + ", pid " + ProcessHandle.current().pid() + ")");
             if (endpoint < workers) {
@@ -181,10 +181,8 @@ public final class ClusterRuntime extends TrainingRuntime {
                 result = TrainingResult.of(serve(service, reporter, timeline), endpoint, run.method());
             }
             connection.close();
-            EndpointTrace.close(timeline);
-            return result;
         } catch (RuntimeException e) {
-            EndpointTrace.close(timeline);
+            EndpointTrace.closeAll(java.util.List.of(timeline), true);
             int lost = e instanceof PeerLostException p ? p.peer() : endpoint;
             int step = loop != null ? loop.step() : -1;
             String where = names.apply(endpoint) + " stopped" + (step >= 0 ? " at step " + step + " ("
@@ -196,6 +194,9 @@ public final class ClusterRuntime extends TrainingRuntime {
             }
             throw new TrainingFailedException(message, e);
         }
+        // after the links are closed: a trace that cannot be written fails this endpoint, never the others
+        EndpointTrace.close(timeline);
+        return result;
     }
 
     private static String hostName() {

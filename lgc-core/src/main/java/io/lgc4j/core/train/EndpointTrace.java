@@ -56,4 +56,22 @@ final class EndpointTrace {
             w.close();
         }
     }
+
+    /**
+     * Closes every timeline, each even when another failed; a failure to write a trace is thrown only when
+     * {@code failed} is false, so it never hides the failure that ended the run.
+     */
+    static void closeAll(java.util.List<Timeline> timelines, boolean failed) {
+        UncheckedIOException first = null;
+        for (Timeline t : timelines) {
+            try {
+                close(t);
+            } catch (UncheckedIOException e) {
+                first = first == null ? e : first;
+            }
+        }
+        if (first != null && !failed) {
+            throw first;
+        }
+    }
 }

@@ -179,7 +179,7 @@ public final class InProcessRuntime extends TrainingRuntime {
                 await(f, failure, cluster);
             }
             pool.shutdownNow();
-            timelines.forEach(EndpointTrace::close);
+            EndpointTrace.closeAll(timelines, failure.get() != null);
         }
         Throwable t = failure.get();
         if (t != null) {
