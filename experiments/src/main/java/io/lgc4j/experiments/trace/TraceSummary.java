@@ -63,10 +63,20 @@ public final class TraceSummary {
 
     private final List<Row> rows;
     private final double rateMbit;
+    private final int misordered;
 
-    private TraceSummary(List<Row> rows, double rateMbit) {
+    private TraceSummary(List<Row> rows, double rateMbit, int misordered) {
         this.rows = List.copyOf(rows);
         this.rateMbit = rateMbit;
+        this.misordered = misordered;
+    }
+
+    /**
+     * Frames whose aligned receive ends before their send starts by more than the two clocks' bounds: the probed
+     * offsets are off (shaped queues are asymmetric under load), and the waits of those steps are suspect.
+     */
+    public int misorderedFrames() {
+        return misordered;
     }
 
     /** The rows, by step then worker. */
@@ -101,10 +111,17 @@ public final class TraceSummary {
                     + " e<endpoint>.json is merged first)");
         }
         int workers = root.path("otherData").path("workers").asInt(-1);
-        return new TraceSummary(summarise(events, workers, rateMbit), rateMbit);
+        Map<Integer, Double> bounds = new HashMap<>();
+        root.path("otherData").path("boundsMicros").fields().forEachRemaining(f -> bounds.put(
+                Integer.parseInt(f.getKey().substring(1)), f.getValue().asDouble()));
+        List<Row> rows = new ArrayList<>();
+        int misordered = summarise(events, workers, rateMbit, bounds, rows);
+        return new TraceSummary(rows, rateMbit, misordered);
     }
 
-    private static List<Row> summarise(JsonNode events, int givenWorkers, double rateMbit) {
+    /** Fills {@code rows}; returns the frames received before they were sent, beyond the clocks' bounds. */
+    private static int summarise(JsonNode events, int givenWorkers, double rateMbit, Map<Integer, Double> bounds,
+                                 List<Row> rows) {
         Map<Integer, List<Span>> byPid = new TreeMap<>();
         Map<Long, Span> sends = new HashMap<>();  // flow id (TracedTransport#flowId) → its send span
         Map<Integer, List<double[]>> throttled = new HashMap<>(); // pid → {ts, throttled_ms}
@@ -142,7 +159,20 @@ public final class TraceSummary {
                 }
             }
         }
-        List<Row> rows = new ArrayList<>();
+        int misordered = 0;
+        for (List<Span> spans : byPid.values()) {
+            for (Span s : spans) {
+                if (s.cat().equals("recv")) {
+                    Span send = sends.get(TracedTransport.flowId(s.args().path("peer").asInt(), s.pid(),
+                            s.args().path("seq").asLong()));
+                    double slack = bounds.getOrDefault(s.pid(), 0.0) + (send == null ? 0
+                            : bounds.getOrDefault(send.pid(), 0.0));
+                    if (send != null && s.end() + slack < send.ts()) {
+                        misordered++;
+                    }
+                }
+            }
+        }
         for (Map.Entry<Integer, List<Span>> entry : byPid.entrySet()) {
             int pid = entry.getKey();
             boolean worker = givenWorkers >= 0 ? pid < givenWorkers
@@ -159,7 +189,7 @@ public final class TraceSummary {
             }
         }
         rows.sort(Comparator.comparingInt(Row::step).thenComparingInt(Row::worker));
-        return rows;
+        return misordered;
     }
 
     private static Row row(Span step, List<Span> spans, Map<Integer, List<Span>> byPid, Map<Long, Span> sends,
@@ -297,6 +327,10 @@ public final class TraceSummary {
         b.append("(ms per worker and step; wait = straggler + server + chained + latency; throttled overlaps the"
                 + " rest").append(Double.isNaN(rateMbit) ? "; wire n/a: no --rate-mbit" : "; wire at " + rateMbit
                 + " Mbit/s").append(")\n");
+        if (misordered > 0) {
+            b.append("warning: ").append(misordered).append(" frame").append(misordered == 1 ? " was" : "s were")
+                    .append(" received before sent by more than the clocks' bounds: their waits are suspect\n");
+        }
         return b.toString();
     }
 

@@ -89,9 +89,22 @@ class TraceSummaryTest {
                 lines.get(1));
         assertEquals("0,1,FULL,100.000,0.000,40.000,0.000,50.000,49.000,0.000,40.000,0.000,9.000,,500000",
                 lines.get(2));
+        assertEquals(0, summary.misorderedFrames());
         String table = summary.stageTable();
         assertTrue(table.contains("FULL           1     100.0       0.0      25.0     5.0     75.0     64.0        0.0"
                 + "     39.5     15.0      9.5        7.0"), table);
+    }
+
+    @Test
+    void shouldFlagAFrameReceivedBeforeItWasSentBeyondTheClocksBounds(@TempDir Path dir) throws IOException {
+        // rank 1's clock put 35 ms late: its send to rank 0 in step 1 now starts after rank 0's receive ended
+        Path file = handMade(dir);
+        String text = Files.readString(file).replace("\"ts\":140000.0", "\"ts\":185000.0");
+        Files.writeString(file, text.replace("\"otherData\":{", "\"otherData\":{\"boundsMicros\":{\"e1\":2000.0},"));
+        TraceSummary summary = TraceSummary.read(file, Double.NaN);
+        assertEquals(1, summary.misorderedFrames());
+        assertTrue(summary.stageTable().endsWith("warning: 1 frame was received before sent by more than the clocks'"
+                + " bounds: their waits are suspect\n"), summary.stageTable());
     }
 
     @Test

@@ -45,6 +45,7 @@ public final class TraceMerge {
     public static long merge(List<Path> directories, Path out, Map<String, ?> otherData) throws IOException {
         Map<Integer, Path> files = new TreeMap<>();
         Map<Integer, Double> offsets = new HashMap<>();
+        Map<Integer, Double> bounds = new HashMap<>();
         for (Path dir : directories) {
             if (!Files.isDirectory(dir)) {
                 throw new NoSuchFileException(dir.toString(), null, "not a directory of endpoint traces (e<endpoint>"
@@ -62,7 +63,9 @@ public final class TraceMerge {
                     }
                 }
             }
-            offsets.putAll(readOffsets(dir.resolve(TraceSettings.CLOCK_FILE)));
+            Path clock = dir.resolve(TraceSettings.CLOCK_FILE);
+            offsets.putAll(readOffsets(clock, 2));
+            bounds.putAll(readOffsets(clock, 3));
         }
         if (files.isEmpty()) {
             throw new NoSuchFileException(directories.toString(), null, "no endpoint trace (e<endpoint>.json) there");
@@ -95,6 +98,9 @@ public final class TraceMerge {
             Map<String, Object> shifts = new TreeMap<>();
             offsets.forEach((endpoint, micros) -> shifts.put("e" + endpoint, micros));
             data.put("offsetsMicros", shifts);
+            Map<String, Object> errors = new TreeMap<>();
+            bounds.forEach((endpoint, micros) -> errors.put("e" + endpoint, micros));
+            data.put("boundsMicros", errors);
             Json.object(other, data);
             w.write("\n],\"displayTimeUnit\":\"ms\",\"otherData\":" + other + "}\n");
         }
@@ -126,15 +132,18 @@ public final class TraceMerge {
         return event.substring(0, m.start(1)) + ts + event.substring(m.end(1));
     }
 
-    /** Endpoint → microseconds to add to its times, from a {@code clock.json}; empty when there is none. */
-    static Map<Integer, Double> readOffsets(Path clockFile) throws IOException {
+    /**
+     * Endpoint → microseconds to add to its times ({@code group} 2) or their bound ({@code group} 3), from a
+     * {@code clock.json}; empty when there is none.
+     */
+    static Map<Integer, Double> readOffsets(Path clockFile, int group) throws IOException {
         Map<Integer, Double> offsets = new HashMap<>();
         if (!Files.isRegularFile(clockFile)) {
             return offsets;
         }
         Matcher m = OFFSET.matcher(Files.readString(clockFile, StandardCharsets.UTF_8));
         while (m.find()) {
-            offsets.put(Integer.parseInt(m.group(1)), Double.parseDouble(m.group(2)));
+            offsets.put(Integer.parseInt(m.group(1)), Double.parseDouble(m.group(group)));
         }
         return offsets;
     }

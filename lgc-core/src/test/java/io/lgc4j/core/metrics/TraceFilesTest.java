@@ -69,8 +69,8 @@ class TraceFilesTest {
         assertTrue(text.startsWith("{\"traceEvents\":[\n"), text);
         assertTrue(text.contains("{\"name\":\"frame\",\"cat\":\"flow\",\"ph\":\"f\",\"pid\":1,\"tid\":1,"
                 + "\"ts\":103.000,\"id\":42,\"bp\":\"e\"}"), text);
-        assertTrue(text.endsWith("],\"displayTimeUnit\":\"ms\",\"otherData\":{\"offsetsMicros\":{\"e1\":100.0},"
-                + "\"run\":\"test\"}}\n"), text);
+        assertTrue(text.endsWith("],\"displayTimeUnit\":\"ms\",\"otherData\":{\"boundsMicros\":{\"e1\":12.5},"
+                + "\"offsetsMicros\":{\"e1\":100.0},\"run\":\"test\"}}\n"), text);
     }
 
     @Test
