@@ -197,6 +197,10 @@ final class RankLoop {
                 clock.timeline(traced ? timeline : Timeline.NOOP);
                 if (traced) {
                     timeline.counter("cpu", stepStart, CpuStat.counterValues(cpu.sample()));
+                    if (s > first && run.stages().stageAt(s - 1) != stage) {
+                        timeline.instant(Timeline.RANK_THREAD, "stage", stepStart, Map.of("step", s, "stage",
+                                stage.name()));
+                    }
                 }
                 clock.reset();
                 clock.enter(Phase.CPU_WAIT);

@@ -136,6 +136,9 @@ final class LgcPsServer implements PsServer.Step, Persistent {
         if (plan.shipWeights()) {
             shipEncoder(tag);
             t = span(traced, "ship encoder", tag, t);
+            if (traced) {
+                timeline.instant(Timeline.RANK_THREAD, "weights shipped", t, java.util.Map.of("step", tag.step()));
+            }
         }
         int[][][] supports = supports(tag);
         t = span(traced, "relay support", tag, t);
@@ -174,7 +177,10 @@ final class LgcPsServer implements PsServer.Step, Persistent {
             // flag is taken first, so that nothing changes once the step's last frame has left (see save)
             protocol.nextStepCompressed(nextCompressed);
             end.sendToAll(new Flag(nextCompressed).encode(tag));
-            span(traced, "flag", tag, t);
+            t = span(traced, "flag", tag, t);
+            if (traced && !nextCompressed) {
+                timeline.instant(Timeline.RANK_THREAD, "fallback", t, java.util.Map.of("step", tag.step()));
+            }
         }
     }
 

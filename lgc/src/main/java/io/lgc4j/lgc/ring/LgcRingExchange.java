@@ -16,6 +16,7 @@ import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.TracedTransport;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.compress.CompactLayout;
 import io.lgc4j.core.compress.LgcSupportCompressor;
@@ -26,6 +27,7 @@ import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.protocol.AeSample;
 import io.lgc4j.core.protocol.Code;
 import io.lgc4j.core.protocol.Flag;
@@ -212,7 +214,13 @@ final class LgcRingExchange implements GradientExchange {
                 }
             }
             clock.enter(Phase.ENCODE); // training the autoencoder: the encoder side's cost of this stage
+            long start = System.nanoTime();
             AeLosses losses = linear != null ? linear.trainStep(samples, leader) : trainer.step(samples, leader);
+            Timeline timeline = TracedTransport.timelineOf(end.link().transport());
+            if (timeline.covers(tag.step())) {
+                timeline.span(Timeline.RANK_THREAD, "ae.train", "ae", start, System.nanoTime(),
+                        java.util.Map.of("step", tag.step(), "rec_loss", losses.reconstruction()));
+            }
             notes.put(tag.step(), StepNotes.AE_RECONSTRUCTION, losses.reconstruction());
             notes.put(tag.step(), StepNotes.AE_SIMILARITY, losses.similarity());
             if (tag.stage() == Stage.COMPRESSED) {
