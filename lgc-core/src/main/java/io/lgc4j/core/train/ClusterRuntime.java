@@ -162,8 +162,10 @@ public final class ClusterRuntime extends TrainingRuntime {
         Timeline timeline = Timeline.NOOP;
         TrainingResult result;
         try {
-            timeline = EndpointTrace.open(run.trace(), endpoint, endpoint < workers, traceClock,
-                    names.apply(endpoint) + " (" + hostName() + ", pid " + ProcessHandle.current().pid() + ")");
+            if (run.trace() != null) { // the host's name may take a lookup: only for a trace
+                timeline = EndpointTrace.open(run.trace(), endpoint, endpoint < workers, traceClock,
+                        names.apply(endpoint) + " (" + hostName() + ", pid " + ProcessHandle.current().pid() + ")");
+            }
             if (endpoint < workers) {
                 ReplicaModel replica = replicas.get(0);
                 ControlPlane plane = new ControlPlane(new MeteredTransport(connection.transport(), meter, control));
