@@ -252,14 +252,22 @@ final class RankLoop {
                 RunReport.StepReport own = new RunReport.StepReport(loss, clock.snapshot(), notes.take(s), delta);
                 long saveStart = System.nanoTime();
                 CheckpointPart.Builder saved = checkpoints != null && checkpoints.dueAfter(s) ? save(now) : null;
-                long[] written = saved == null ? null : new long[1];
                 if (rank == 0) {
+                    long collect = System.nanoTime();
                     collector.step(s, stage, own, evaluated, stepStart, saved,
                             saved == null ? null : checksum(replica));
+                    if (traced) {
+                        // the other ranks' reports, and when a checkpoint is due rank 0's part and the manifest
+                        timeline.span(Timeline.RANK_THREAD, saved == null ? "collect" : "collect + checkpoint",
+                                "report", saved == null ? collect : saveStart, System.nanoTime(), Map.of("step", s));
+                    }
                 } else {
                     if (saved != null) {
                         PartInfo info = checkpoints.writeRank(s, rank, saved.build());
-                        written[0] = info.size();
+                        if (traced) {
+                            timeline.span(Timeline.RANK_THREAD, "checkpoint", "io", saveStart, System.nanoTime(),
+                                    Map.of("step", s, "bytes", info.size()));
+                        }
                         link.sendReport(0, s, stage, new RunReport.Saved(info.fileName(), info.size(), info.crc32c(),
                                 checksum(replica), System.nanoTime() - saveStart));
                     }
@@ -270,10 +278,6 @@ final class RankLoop {
                 }
                 if (traced) {
                     long end = System.nanoTime();
-                    if (saved != null) {
-                        timeline.span(Timeline.RANK_THREAD, "checkpoint", "io", saveStart, end, rank == 0
-                                ? Map.of("step", s) : Map.of("step", s, "bytes", written[0]));
-                    }
                     timeline.span(Timeline.RANK_THREAD, "step", "step", stepStart, end,
                             Map.of("step", s, "stage", stage.name(), "loss", loss));
                     if (s == plan.totalSteps() - 1 || !timeline.covers(s + 1)) {
