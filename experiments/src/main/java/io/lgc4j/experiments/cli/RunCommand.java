@@ -79,6 +79,12 @@ final class RunCommand implements Callable<Integer> {
                         + ", e.g. --seeds 1,2,3");
                 return 2;
             }
+            if (cfg.training().trace().on() && java.nio.file.Path.of(cfg.training().trace().file()).isAbsolute()) {
+                System.err.println("lgc: the trace " + cfg.training().trace().file() + " is one file, and --seeds"
+                        + " trains " + seeds.size() + " runs: trace one seed at a time, or give training.trace.file"
+                        + " a relative path (each run writes it in its own directory)");
+                return 2;
+            }
             for (long seed : seeds) {
                 runs.add(cfg.withRun(cfg.run().withSeed(seed, "-s" + seed)));
             }

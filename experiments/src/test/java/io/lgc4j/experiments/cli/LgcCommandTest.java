@@ -115,6 +115,10 @@ class LgcCommandTest {
         assertEquals("lgc: --trace-steps: '5..2': the last step 2 is before the first 5; expected first..last with"
                 + " 0 <= first <= last (e.g. 0..99), first.. or one step", error());
         err.reset();
+        assertEquals(2, LgcCommand.execute("run", config.toString(), "--trace", trace.toString(), "--seeds", "1,2"));
+        assertEquals("lgc: the trace " + trace + " is one file, and --seeds trains 2 runs: trace one seed at a time,"
+                + " or give training.trace.file a relative path (each run writes it in its own directory)", error());
+        err.reset();
         assertEquals(2, LgcCommand.execute("launch", config.toString(), "--trace-steps", "3"));
         assertEquals("lgc launch: key 'training.trace.file' is not set, so --trace-steps 3 has no trace to bound: add"
                 + " --trace FILE", error());
