@@ -11,6 +11,7 @@ import io.lgc4j.core.checkpoint.CheckpointManifest;
 import io.lgc4j.core.data.DataSource;
 import io.lgc4j.core.data.MemorySource;
 import io.lgc4j.core.metrics.StepMetrics;
+import io.lgc4j.core.metrics.TraceSettings;
 import io.lgc4j.core.runtime.ClusterConnector;
 import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.train.CheckpointMismatchException;
@@ -27,6 +28,7 @@ import io.lgc4j.runner.config.DatasetName;
 import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.runner.config.RuntimeType;
 import io.lgc4j.runner.config.SourceKind;
+import io.lgc4j.runner.config.TraceSection;
 import io.lgc4j.runner.config.ModelConfig;
 import io.lgc4j.runner.config.UpdaterConfig;
 import io.lgc4j.data.DatasetNotFoundException;
@@ -102,7 +104,7 @@ public final class ExperimentRunner {
         Path root = Path.of(config.run().outputDir());
         checkCanCreate(root, "run.outputDir " + root);
         Path dir = newRunDirectory(root, config.run().name());
-        Prepared prepared = prepare(config, extraListeners, null, dir, null, true);
+        Prepared prepared = prepare(config, extraListeners, null, dir, null, true, dir);
         Files.createDirectories(dir);
         return execute(prepared, dir, true, config, configSource, 0);
     }
@@ -192,7 +194,8 @@ public final class ExperimentRunner {
             }
         }
         if (endpoint != 0) {
-            Prepared prepared = prepare(tcp, List.of(), connector, runDir, from, endpoint < tcp.training().workers());
+            Prepared prepared = prepare(tcp, List.of(), connector, runDir, from, endpoint < tcp.training().workers(),
+                    runDir);
             prepared.csv().target = new TrainingListener() {
                 @Override
                 public void onStep(StepMetrics metrics) {
@@ -209,7 +212,7 @@ public final class ExperimentRunner {
         Path root = Path.of(tcp.run().outputDir());
         checkCanCreate(root, "run.outputDir " + root);
         Path dir = newRunDirectory(root, tcp.run().name());
-        Prepared prepared = prepare(tcp, extraListeners, connector, null, null, true);
+        Prepared prepared = prepare(tcp, extraListeners, connector, null, null, true, dir);
         Files.createDirectories(dir);
         return execute(prepared, dir, true, tcp, configSource, 0);
     }
@@ -235,7 +238,7 @@ public final class ExperimentRunner {
                                     List<TrainingListener> extraListeners, ClusterConnector connector,
                                     Checkpoint from) throws IOException {
         checkCanCreate(dir, "result directory " + dir);
-        Prepared prepared = prepare(config, extraListeners, connector, dir, from, true);
+        Prepared prepared = prepare(config, extraListeners, connector, dir, from, true, dir);
         boolean created = !Files.isDirectory(dir);
         Files.createDirectories(dir);
         Files.deleteIfExists(dir.resolve(SUMMARY));
@@ -275,11 +278,14 @@ public final class ExperimentRunner {
      * @param resume the checkpoint to resume from, or null
      */
     /**
-     * @param worker whether this process hosts a worker rank: a process hosting only a service endpoint reads no
-     *               example (it counts them from the files' headers) and no test data
+     * @param worker    whether this process hosts a worker rank: a process hosting only a service endpoint reads no
+     *                  example (it counts them from the files' headers) and no test data
+     * @param resultDir the run's directory, where a relative {@code training.trace.file} goes; null: the working
+     *                  directory
      */
     private static Prepared prepare(ExperimentConfig config, List<TrainingListener> extraListeners,
-                                    ClusterConnector connector, Path runDir, Checkpoint resume, boolean worker)
+                                    ClusterConnector connector, Path runDir, Checkpoint resume, boolean worker,
+                                    Path resultDir)
             throws IOException {
         Nd4jEnvironment.configure();
         // one process computes at a time here: a launched one its rank (lgc launch resolved auto for all it started),
@@ -326,6 +332,10 @@ public final class ExperimentRunner {
         if (resume != null) {
             builder.resumeFrom(resume);
         }
+        TraceSection trace = config.training().trace();
+        if (trace.on()) {
+            builder.trace(traceSettings(trace, resultDir));
+        }
         extraListeners.forEach(builder::listener);
         if (connector != null) {
             builder.cluster(connector);
@@ -345,6 +355,20 @@ public final class ExperimentRunner {
             // a file source that cannot read its files (missing, gzipped, malformed), found by the trainer's plan
             throw new RunInputException("cannot train on " + dataDir + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Where the run's trace goes: {@code training.trace.file} (relative to the run's directory, else absolute), the
+     * endpoints' own files in {@code trace/} beside it, so every process of a job finds the same directory when the
+     * path is absolute (as {@code lgc launch} makes it).
+     */
+    public static TraceSettings traceSettings(TraceSection trace, Path resultDir) {
+        Path file = Path.of(trace.file());
+        if (!file.isAbsolute() && resultDir != null) {
+            file = resultDir.resolve(file);
+        }
+        file = file.toAbsolutePath();
+        return new TraceSettings(file, file.resolveSibling("trace"), trace.range());
     }
 
     /**

@@ -5,6 +5,7 @@ import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.core.compute.ComputeThreads;
 import io.lgc4j.core.compute.CpuLimits;
 import io.lgc4j.runner.config.ConfigLoader;
+import io.lgc4j.runner.config.TraceSection;
 import io.lgc4j.runner.config.ConfiguredMethod;
 import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.experiments.netem.EmulatedHosts;
@@ -103,6 +104,9 @@ final class LaunchCommand implements Callable<Integer> {
     @Mixin
     private TrainingOptions options;
 
+    /** The run's trace (the config's, with --trace and --trace-steps), read when the config is. */
+    private TraceSection trace = TraceSection.OFF;
+
     @Option(names = "--master-port", description = "the port rank 0 listens on (default: a free port)")
     private Integer masterPort;
 
@@ -195,6 +199,7 @@ final class LaunchCommand implements Callable<Integer> {
             }
             services = ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(nproc);
             threadsOption = cfg.model().compute().threads();
+            trace = options.apply(cfg).training().trace();
             if (colocate && (services == 0 || services > nproc)) {
                 System.err.println("lgc launch: --colocate puts parameter-server shard s in worker s's process: it"
                         + " needs topology.type ps with 1 to " + nproc + " shards (topology.servers or --servers),"
@@ -210,8 +215,8 @@ final class LaunchCommand implements Callable<Integer> {
                     return 2;
                 }
                 System.out.println("lgc launch: resuming " + resume + " from step " + resumeStep);
-            } else if (cfg.training().checkpointEverySteps() > 0 || maxRestarts > 0) {
-                // every process must name the same directory: the launcher picks it
+            } else if (cfg.training().checkpointEverySteps() > 0 || maxRestarts > 0 || trace.on()) {
+                // every process must name the same directory (its checkpoints, its trace): the launcher picks it
                 runDir = ExperimentRunner.newRunDirectory(Path.of(options.outputDir != null ? options.outputDir
                         : cfg.run().outputDir()), cfg.run().name());
             }
@@ -247,9 +252,27 @@ final class LaunchCommand implements Callable<Integer> {
                 System.out.println("lgc launch: " + hosts.describe().values().stream().map(String::valueOf)
                         .collect(java.util.stream.Collectors.joining("; ")));
             }
-            return launchAttempts(hosts, services, runDir, resumeStep);
+            int status = launchAttempts(hosts, services, runDir, resumeStep);
+            return status == 0 && trace.on() ? mergeTrace(runDir) : status;
         } catch (FabricException e) {
             System.err.println("lgc launch: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /**
+     * Every process's trace file, merged into the run's trace with the clock offsets rank 0 probed: every process ran
+     * on this host, so the launcher finds them all.
+     */
+    private int mergeTrace(Path runDir) {
+        io.lgc4j.core.metrics.TraceSettings settings = ExperimentRunner.traceSettings(trace, runDir);
+        try {
+            long events = io.lgc4j.core.metrics.TraceMerge.merge(List.of(settings.directory()), settings.file(),
+                    java.util.Map.of("runtime", "launch", "workers", nproc, "steps", settings.steps().toString()));
+            System.out.println("lgc launch: trace of " + events + " events in " + settings.file());
+            return 0;
+        } catch (IOException e) {
+            System.err.println("lgc launch: cannot merge the trace into " + settings.file() + ": " + e);
             return 1;
         }
     }
@@ -410,7 +433,8 @@ final class LaunchCommand implements Callable<Integer> {
                 threads = resolveThreads(nproc + services);
             }
             program = command;
-            return launchAttempts(hosts, services, runDir, resumeStep);
+            int status = launchAttempts(hosts, services, runDir, resumeStep);
+            return status == 0 && trace.on() ? mergeTrace(runDir) : status;
         } catch (FabricException e) {
             System.err.println("lgc launch: " + e.getMessage());
             return 1;

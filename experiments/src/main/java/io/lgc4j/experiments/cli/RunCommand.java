@@ -32,7 +32,7 @@ import java.util.concurrent.Callable;
                 "With --resume RUN_DIR: go on from the latest complete checkpoint in RUN_DIR/checkpoints/ (saved with"
                         + " training.checkpointEverySteps) and end exactly where the run would have ended; CONFIG"
                         + " (default RUN_DIR/config.yaml) may change only training.epochs, training.maxSteps,"
-                        + " training.checkpointEverySteps, data.prefetch and runtime.*."})
+                        + " training.checkpointEverySteps, training.trace.*, data.prefetch and runtime.*."})
 final class RunCommand implements Callable<Integer> {
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "CONFIG",
@@ -77,6 +77,12 @@ final class RunCommand implements Callable<Integer> {
             if (seeds.stream().distinct().count() != seeds.size() || seeds.stream().anyMatch(s -> s < 0)) {
                 System.err.println("lgc: --seeds expects distinct integers >= 0, found " + seeds
                         + ", e.g. --seeds 1,2,3");
+                return 2;
+            }
+            if (cfg.training().trace().on() && java.nio.file.Path.of(cfg.training().trace().file()).isAbsolute()) {
+                System.err.println("lgc: the trace " + cfg.training().trace().file() + " is one file, and --seeds"
+                        + " trains " + seeds.size() + " runs: trace one seed at a time, or give training.trace.file"
+                        + " a relative path (each run writes it in its own directory)");
                 return 2;
             }
             for (long seed : seeds) {

@@ -103,10 +103,36 @@ class LgcCommandTest {
         picocli.CommandLine lgc = new picocli.CommandLine(new LgcCommand());
         for (String command : List.of("run", "launch", "worker")) {
             picocli.CommandLine.Model.CommandSpec spec = lgc.getSubcommands().get(command).getCommandSpec();
-            for (String flag : List.of("--max-steps", "--output-dir", "--no-progress")) {
+            for (String flag : List.of("--max-steps", "--output-dir", "--no-progress", "--trace", "--trace-steps")) {
                 assertTrue(spec.findOption(flag) != null, "lgc " + command + " takes " + flag);
             }
         }
+    }
+
+    @Test
+    void traceFlagsShouldNameWhatIsWrongAndWhatIsExpected(@TempDir Path dir) throws IOException {
+        Path config = psConfig(dir);
+        Path trace = dir.resolve("t.json");
+        assertEquals(2, LgcCommand.execute("run", config.toString(), "--trace", trace.toString(), "--trace-steps",
+                "5..2"));
+        assertEquals("lgc: --trace-steps: '5..2': the last step 2 is before the first 5; expected first..last with"
+                + " 0 <= first <= last (e.g. 0..99), first.. or one step", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("run", config.toString(), "--trace", trace.toString(), "--seeds", "1,2"));
+        assertEquals("lgc: the trace " + trace + " is one file, and --seeds trains 2 runs: trace one seed at a time,"
+                + " or give training.trace.file a relative path (each run writes it in its own directory)", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("launch", config.toString(), "--trace-steps", "3"));
+        assertEquals("lgc launch: key 'training.trace.file' is not set, so --trace-steps 3 has no trace to bound: add"
+                + " --trace FILE", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("trace", "summary", trace.toString()));
+        assertEquals("lgc trace summary: " + trace + ": no such file; expected a merged trace (lgc run --trace FILE,"
+                + " or lgc trace merge DIR... -o FILE)", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("trace", "merge", dir.resolve("none").toString(), "-o", trace.toString()));
+        assertEquals("lgc trace merge: " + dir.resolve("none") + ": not a directory of endpoint traces"
+                + " (e<endpoint>.json)", error());
     }
 
     @Test
@@ -190,7 +216,8 @@ class LgcCommandTest {
         Files.writeString(config, "run: {name: x}\ntraining: {wrokers: 4}\n");
         assertEquals(2, LgcCommand.execute("run", config.toString()));
         assertEquals("lgc: " + config + ": unknown key 'training.wrokers'; allowed keys under 'training':"
-                + " batchSizePerWorker, checkpointEverySteps, diagnostics, epochs, evalEverySteps, maxSteps, workers",
+                + " batchSizePerWorker, checkpointEverySteps, diagnostics, epochs, evalEverySteps, maxSteps, trace,"
+                + " workers",
                 err.toString(StandardCharsets.UTF_8).trim());
     }
 

@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -90,6 +91,9 @@ class MultiProcessRunTest {
         Launch launch = method.endsWith("colocated")
                 ? Launch.start(tmp, config, 3, "--output-dir", launched.toString(), "--colocate")
                 : method.equals("dense-ring") ? Launch.start(tmp, config, 0, "--output-dir", launched.toString())
+                : method.equals("lgc-ps") // traced: the same bits, and clocks aligned within their bounds
+                ? Launch.start(tmp, config, 3, "--output-dir", launched.toString(), "--trace",
+                        tmp.resolve("trace.json").toString(), "--trace-steps", "2..")
                 : Launch.start(tmp, config, 3, "--output-dir", launched.toString());
         assertEquals(0, launch.process().waitFor(), launch.output());
         assertTrue(launch.output().contains("[rank 0] test accuracy"), launch.output());
@@ -103,6 +107,9 @@ class MultiProcessRunTest {
         assertEquals(1, sums.stream().distinct().count(), "replicas differ: " + sums);
         assertEquals("tcp", ConfigLoader.load(b.resolve("config.yaml")).runtime().type().toString());
         assertEquals(method.equals("lgc-ps") ? "fp16" : "fp32", sb.get("method").get("values").asText());
+        if (method.equals("lgc-ps")) {
+            assertTracedAcrossProcesses(tmp, 4);
+        }
         if (method.startsWith("dgc-ps-2-shards")) {
             // the two shard processes computed what one server computes: the same model, step for step
             Path oneServer = tmp.resolve("one-server");
@@ -116,6 +123,37 @@ class MultiProcessRunTest {
             assertTrue(launch.output().contains(method.endsWith("colocated")
                     ? "3 worker processes (2 of them also run a parameter-server shard)"
                     : "3 worker processes and 2 parameter-server processes"), launch.output());
+        }
+    }
+
+    /**
+     * The launched run's trace: every endpoint's file merged, and each endpoint's probed clock offset within its bound
+     * of the true one. On one host every process reads the same monotonic clock, so the true offset is the difference
+     * of the processes' trace-clock anchors, which each file records.
+     */
+    private static void assertTracedAcrossProcesses(Path tmp, int endpoints) throws IOException {
+        Path merged = tmp.resolve("trace.json");
+        JsonNode trace = new ObjectMapper().readTree(merged.toFile());
+        Map<Integer, Long> anchors = new java.util.HashMap<>();
+        java.util.Set<Integer> pids = new java.util.TreeSet<>();
+        for (JsonNode e : trace.get("traceEvents")) {
+            pids.add(e.get("pid").asInt());
+            if (e.get("name").asText().equals("trace_clock")) {
+                anchors.put(e.get("pid").asInt(), e.get("args").get("anchor_ns").asLong());
+            }
+            if (e.has("args") && e.get("args").has("step")) {
+                assertTrue(e.get("args").get("step").asInt() >= 2, "--trace-steps 2.. recorded " + e);
+            }
+        }
+        assertEquals(endpoints, pids.size(), "every endpoint's events: " + pids);
+        JsonNode clock = new ObjectMapper().readTree(tmp.resolve("trace").resolve("clock.json").toFile());
+        assertEquals(endpoints - 1, clock.get("endpoints").size(), clock.toString());
+        for (JsonNode o : clock.get("endpoints")) {
+            int e = o.get("endpoint").asInt();
+            double truth = (anchors.get(e) - anchors.get(0)) / 1_000.0;
+            double bound = o.get("boundMicros").asDouble();
+            assertTrue(Math.abs(o.get("offsetMicros").asDouble() - truth) <= bound + 0.002, "endpoint " + e
+                    + ": probed offset " + o.get("offsetMicros") + " µs, true " + truth + " µs, bound ± " + bound);
         }
     }
 

@@ -54,7 +54,8 @@ public record CheckpointManifest(String runName, long nextStep, Stage stage, Run
      * Remove a key from this list if a step ever comes to depend on it.
      */
     public static final List<String> DEFAULT_IGNORED_KEYS = List.of("runtime.*", "run.outputDir",
-            "training.epochs", "training.maxSteps", "training.checkpointEverySteps", "data.prefetch");
+            "training.epochs", "training.maxSteps", "training.checkpointEverySteps", "training.trace.*",
+            "data.prefetch");
 
     /**
      * Config keys added after checkpoints had been written, each with its default as the flattened config spells it:

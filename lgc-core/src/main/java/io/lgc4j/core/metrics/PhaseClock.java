@@ -10,17 +10,55 @@ package io.lgc4j.core.metrics;
  * clock.stop();
  * long encodeNanos = clock.nanos(Phase.ENCODE);
  * }</pre>
+ *
+ * <p>Given a {@link Timeline}, the clock also records each closed interval as a span named after its phase
+ * ({@code compute}, {@code communicate}, …) on thread {@code tid}: the sequence a trace needs, which the sums alone
+ * throw away. Off ({@link Timeline#NOOP}, the default) it costs one branch per interval.
  */
 public final class PhaseClock {
+    private static final String[] NAMES = new String[Phase.values().length];
+
+    static {
+        for (Phase p : Phase.values()) {
+            NAMES[p.ordinal()] = p.name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
     private final long[] nanos = new long[Phase.values().length];
+    private final int tid;
+    private Timeline timeline;
+    private boolean tracing;
     private Phase current;
     private long since;
+
+    /** A clock that records no spans. */
+    public PhaseClock() {
+        this(Timeline.NOOP, Timeline.RANK_THREAD);
+    }
+
+    /** A clock that also records each closed interval on {@code timeline}'s thread {@code tid}. */
+    public PhaseClock(Timeline timeline, int tid) {
+        this.tid = tid;
+        timeline(timeline);
+    }
+
+    /**
+     * Records the following intervals on {@code timeline} (e.g. {@link Timeline#NOOP} for steps outside
+     * {@code --trace-steps}).
+     */
+    public void timeline(Timeline timeline) {
+        this.timeline = java.util.Objects.requireNonNull(timeline, "timeline");
+        this.tracing = timeline.on();
+    }
 
     /** Starts timing {@code phase}, closing the phase that was running. */
     public void enter(Phase phase) {
         long now = System.nanoTime();
         if (current != null) {
             nanos[current.ordinal()] += now - since;
+            if (tracing) {
+                timeline.span(tid, NAMES[current.ordinal()], "phase", since, now, null);
+            }
         }
         current = phase;
         since = now;
@@ -29,7 +67,11 @@ public final class PhaseClock {
     /** Closes the running phase, if any. */
     public void stop() {
         if (current != null) {
-            nanos[current.ordinal()] += System.nanoTime() - since;
+            long now = System.nanoTime();
+            nanos[current.ordinal()] += now - since;
+            if (tracing) {
+                timeline.span(tid, NAMES[current.ordinal()], "phase", since, now, null);
+            }
             current = null;
         }
     }

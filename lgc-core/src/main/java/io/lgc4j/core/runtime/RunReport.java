@@ -19,7 +19,8 @@ import java.util.TreeMap;
  * counted apart from training traffic.
  *
  * <pre>
- *  payload byte 0: type (1 step, 2 final, 3 stop, 4 done, 5 offer, 6 saved, 7 evaluated, 8 data, 9 agreed), then
+ *  payload byte 0: type (1 step, 2 final, 3 stop, 4 done, 5 offer, 6 saved, 7 evaluated, 8 data, 9 agreed,
+ *                  10 clock probe, 11 clock echo), then
  *  step:  f64 loss, u8 phases, i64 nanos × phases, u16 notes, (u16 length, UTF-8 name, f64 value) × notes, traffic
  *  final: u16 length, UTF-8 replica checksum (length 0: a service endpoint), traffic
  *  offer: u32 n, f32 × n values, (n + 63) / 64 × i64 taken bits
@@ -27,6 +28,8 @@ import java.util.TreeMap;
  *  evaluated: i64 correct, i64 examples
  *  data: i64 examples, i32 steps per epoch, i64 fingerprint
  *  agreed: i32 steps per epoch, i32 total steps
+ *  clock probe: i64 rank 0's trace nanos
+ *  clock echo: i64 rank 0's trace nanos (echoed), i64 the endpoint's trace nanos
  *  done:  f64 accuracy, i32 steps, i64 wall nanos, u16 n, (u16 length, UTF-8 checksum) × n, u16 rows, traffic × rows
  *  traffic: u16 non-zero counters, (u16 index, i64 value) × counters — a {@link TrafficMeter.Snapshot#row}
  * </pre>
@@ -183,6 +186,24 @@ public sealed interface RunReport {
         }
     }
 
+    /**
+     * Rank 0 to an endpoint of a traced cluster run, before step 0 and after the last: its trace clock now, to be
+     * echoed at once with the endpoint's ({@link ClockEcho}), which estimates how far apart the two clocks are.
+     *
+     * @param rank0Nanos rank 0's {@code nanoTime} less its trace clock's anchor
+     */
+    record ClockProbe(long rank0Nanos) implements RunReport {
+    }
+
+    /**
+     * An endpoint's answer to a {@link ClockProbe}.
+     *
+     * @param rank0Nanos    the probe's time, echoed
+     * @param endpointNanos the endpoint's {@code nanoTime} less its trace clock's anchor, when it answered
+     */
+    record ClockEcho(long rank0Nanos, long endpointNanos) implements RunReport {
+    }
+
     /** Rank 0 to a service endpoint: the last step is over; report it and your totals. */
     record Stop() implements RunReport {
     }
@@ -265,6 +286,10 @@ public sealed interface RunReport {
             out.put((byte) 8).putLong(d.examples()).putInt(d.stepsPerEpoch()).putLong(d.fingerprint());
         } else if (this instanceof Agreed a) {
             out.put((byte) 9).putInt(a.stepsPerEpoch()).putInt(a.totalSteps());
+        } else if (this instanceof ClockProbe p) {
+            out.put((byte) 10).putLong(p.rank0Nanos());
+        } else if (this instanceof ClockEcho e) {
+            out.put((byte) 11).putLong(e.rank0Nanos()).putLong(e.endpointNanos());
         } else if (this instanceof Done d) {
             out.put((byte) 4).putDouble(d.finalAccuracy()).putInt(d.stepCount()).putLong(d.wallNanos());
             out.putShort((short) d.replicaChecksums().size());
@@ -308,6 +333,12 @@ public sealed interface RunReport {
         }
         if (this instanceof Agreed) {
             return 1 + 4 + 4;
+        }
+        if (this instanceof ClockProbe) {
+            return 1 + 8;
+        }
+        if (this instanceof ClockEcho) {
+            return 1 + 8 + 8;
         }
         if (this instanceof Done d) {
             int n = 1 + 8 + 4 + 8 + 2 + 2;
@@ -356,7 +387,9 @@ public sealed interface RunReport {
                 case 7 -> getEvaluated(in);
                 case 8 -> new Data(in.getLong(), in.getInt(), in.getLong());
                 case 9 -> getAgreed(in);
-                default -> throw new FrameException("unknown report type: expected 1..9, found " + type);
+                case 10 -> new ClockProbe(in.getLong());
+                case 11 -> new ClockEcho(in.getLong(), in.getLong());
+                default -> throw new FrameException("unknown report type: expected 1..11, found " + type);
             };
             if (in.hasRemaining()) {
                 throw new FrameException("report of step " + frame.step() + " has " + in.remaining()

@@ -8,6 +8,7 @@ import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.comm.TransportClosedException;
 import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.metrics.TraceClock;
 import io.lgc4j.core.stage.Stage;
 
 import java.util.Objects;
@@ -54,6 +55,8 @@ public final class ServiceReporter extends ForwardingTransport {
     /** A step ended: its traffic, counted when it ended, and the checkpoint part saved after it. */
     private record Ended(int step, long[] traffic, RunReport.Saved saved) {
     }
+    private TraceClock probeClock;
+    private int probeRounds;
 
     /** Saves the service's part of a checkpoint after a step, when one is due. */
     @FunctionalInterface
@@ -98,6 +101,15 @@ public final class ServiceReporter extends ForwardingTransport {
      */
     public void lagNotes(IntConsumer awaitNotes) {
         this.awaitNotes = Objects.requireNonNull(awaitNotes, "awaitNotes");
+    }
+
+    /**
+     * A traced cluster run: answers rank 0's {@code rounds} clock probes after its agreement and any probes before its
+     * Done, with {@code clock}'s time ({@link RunReport.ClockEcho}).
+     */
+    public void clockProbes(TraceClock clock, int rounds) {
+        this.probeClock = Objects.requireNonNull(clock, "clock");
+        this.probeRounds = rounds;
     }
 
     /** A resumed run: the service's first step is {@code step}, and its counters so far are {@code trafficRow}. */
@@ -161,6 +173,16 @@ public final class ServiceReporter extends ForwardingTransport {
                     + " frame of step " + f.step());
         }
         totalSteps = agreed.totalSteps();
+        for (int i = 0; i < probeRounds; i++) {
+            Frame probe = inner.receive(RANK0);
+            RunReport r = probe.kind() == TrafficKind.REPORT ? RunReport.decode(probe) : null;
+            if (!(r instanceof RunReport.ClockProbe p)) {
+                throw new FrameException("service endpoint " + endpoint() + " expected rank 0's clock probe "
+                        + (i + 1) + " of " + probeRounds + " before step 0 (is --trace given to every process?),"
+                        + " found a " + (r != null ? r.getClass().getSimpleName() : probe.kind()) + " frame");
+            }
+            echo(p, probe);
+        }
         return totalSteps;
     }
 
@@ -182,11 +204,21 @@ public final class ServiceReporter extends ForwardingTransport {
      */
     public RunReport.Done awaitDone() {
         Frame f = inner.receive(RANK0);
+        while (probeClock != null && f.kind() == TrafficKind.REPORT
+                && RunReport.decode(f) instanceof RunReport.ClockProbe p) {
+            echo(p, f);
+            f = inner.receive(RANK0);
+        }
         if (f.kind() != TrafficKind.REPORT || !(RunReport.decode(f) instanceof RunReport.Done done)) {
             throw new FrameException("service endpoint " + endpoint() + " expected rank 0's Done, found a " + f.kind()
                     + " frame of step " + f.step());
         }
         return done;
+    }
+
+    private void echo(RunReport.ClockProbe probe, Frame frame) {
+        inner.send(RANK0, new RunReport.ClockEcho(probe.rank0Nanos(), System.nanoTime() - probeClock.anchorNanos())
+                .encode(frame.step(), frame.stage()));
     }
 
     /**

@@ -2,6 +2,7 @@ package io.lgc4j.core.train;
 
 import io.lgc4j.core.data.DataSource;
 import io.lgc4j.core.data.Shard;
+import io.lgc4j.core.metrics.Timeline;
 
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
@@ -29,10 +30,12 @@ final class BatchReader implements AutoCloseable {
     private final DataSetIterator direct;     // prefetch 0
     private final BlockingQueue<Object> queue; // prefetch > 0: DataSet or Failure
     private final Thread thread;
+    private final Timeline timeline;
     private int taken;
 
-    private BatchReader(DataSource source, Shard shard, int batches, int prefetch) {
+    private BatchReader(DataSource source, Shard shard, int batches, int prefetch, Timeline timeline) {
         this.shard = shard;
+        this.timeline = timeline;
         this.batches = batches;
         if (prefetch == 0) {
             this.direct = open(source, shard);
@@ -51,7 +54,12 @@ final class BatchReader implements AutoCloseable {
      * Opens rank {@code shard.rank()}'s shard and reads its first {@code batches} batches, ahead by {@code prefetch}.
      */
     static BatchReader open(DataSource source, Shard shard, int batches, int prefetch) {
-        return new BatchReader(source, shard, batches, prefetch);
+        return open(source, shard, batches, prefetch, Timeline.NOOP);
+    }
+
+    /** As {@link #open(DataSource, Shard, int, int)}, recording each read as a {@code read batch} span. */
+    static BatchReader open(DataSource source, Shard shard, int batches, int prefetch, Timeline timeline) {
+        return new BatchReader(source, shard, batches, prefetch, timeline);
     }
 
     /** The next batch, checked. */
@@ -59,7 +67,7 @@ final class BatchReader implements AutoCloseable {
         int step = shard.fromStep() + taken;
         DataSet batch;
         if (direct != null) {
-            batch = read(direct, step);
+            batch = read(direct, step, Timeline.RANK_THREAD);
         } else {
             Object item;
             try {
@@ -81,7 +89,7 @@ final class BatchReader implements AutoCloseable {
         try {
             DataSetIterator it = open(source, shard);
             for (int i = 0; i < batches; i++) {
-                queue.put(read(it, shard.fromStep() + i));
+                queue.put(read(it, shard.fromStep() + i, Timeline.DATA_THREAD));
             }
         } catch (InterruptedException e) {
             // closed
@@ -102,6 +110,17 @@ final class BatchReader implements AutoCloseable {
             throw new UncheckedIOException("rank " + shard.rank() + " cannot open its data for epoch "
                     + shard.epoch() + " (" + source.describe() + "): " + e.getMessage(), e);
         }
+    }
+
+    /** Reads and checks the batch of {@code step}, recorded on thread {@code tid} of the timeline. */
+    private DataSet read(DataSetIterator it, int step, int tid) {
+        if (!timeline.covers(step)) {
+            return read(it, step);
+        }
+        long start = System.nanoTime();
+        DataSet batch = read(it, step);
+        timeline.span(tid, "read batch", "data", start, System.nanoTime(), java.util.Map.of("step", step));
+        return batch;
     }
 
     /** Reads and checks the batch of {@code step}. */

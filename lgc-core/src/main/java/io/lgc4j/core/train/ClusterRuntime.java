@@ -6,6 +6,8 @@ import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.compute.ComputeSettings;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.metrics.Timeline;
+import io.lgc4j.core.metrics.TraceClock;
 import io.lgc4j.core.runtime.ClusterConnection;
 import io.lgc4j.core.runtime.ClusterConnector;
 import io.lgc4j.core.runtime.ControlPlane;
@@ -37,6 +39,9 @@ import java.util.function.IntFunction;
  * }</pre>
  */
 public final class ClusterRuntime extends TrainingRuntime {
+
+    /** Clock probes per endpoint of a traced run, before step 0 and after the last: the least RTT of them counts. */
+    private static final int CLOCK_PROBE_ROUNDS = 8;
 
     /** How long a finished or failed rank waits for its colocated shards to end. */
     private static final long SHARD_JOIN_SECONDS = 60;
@@ -86,13 +91,14 @@ public final class ClusterRuntime extends TrainingRuntime {
         AtomicReference<RuntimeException> shardFailure = new AtomicReference<>();
         StepNotes notes = new StepNotes();
         topology.attachNotes(notes);
+        TraceClock traceClock = TraceClock.start(); // shared by the colocated shards: one process, one clock
         if (colocated && own >= 0) {
             for (int s = own; s < services; s += workers) {
                 int endpoint = workers + s;
                 ClusterConnector links = connector.forEndpoint(endpoint);
                 Thread thread = new Thread(() -> {
                     try {
-                        runEndpoint(run, topology, layout, new ArrayList<>(), links, names, notes);
+                        runEndpoint(run, topology, layout, new ArrayList<>(), links, names, notes, traceClock);
                     } catch (RuntimeException e) {
                         shardFailure.compareAndSet(null, e);
                     }
@@ -104,7 +110,7 @@ public final class ClusterRuntime extends TrainingRuntime {
         }
         TrainingResult result;
         try {
-            result = runEndpoint(run, topology, layout, replicas, connector, names, notes);
+            result = runEndpoint(run, topology, layout, replicas, connector, names, notes, traceClock);
         } catch (RuntimeException e) {
             join(shards);
             throw e;
@@ -142,7 +148,8 @@ public final class ClusterRuntime extends TrainingRuntime {
     /** Runs {@code connector}'s endpoint to its end on this thread. */
     private static TrainingResult runEndpoint(RankLoop.Run run, Topology topology, GradientLayout layout,
                                               List<ReplicaModel> replicas, ClusterConnector connector,
-                                              IntFunction<String> names, StepNotes notes) {
+                                              IntFunction<String> names, StepNotes notes,
+                                              TraceClock traceClock) {
         int workers = run.workers();
         int endpoints = run.endpoints();
         ClusterConnection connection = connector.connect(endpoints, names, topology.fingerprint(layout),
@@ -152,25 +159,32 @@ public final class ClusterRuntime extends TrainingRuntime {
         TrafficMeter control = new TrafficMeter(endpoints);
         RankLoop loop = null;
         ServiceReporter reporter = null;
+        Timeline timeline = Timeline.NOOP;
+        TrainingResult result;
         try {
-            TrainingResult result;
+            if (run.trace() != null) { // the host's name may take a lookup: only for a trace
+                timeline = EndpointTrace.open(run.trace(), endpoint, endpoint < workers, traceClock,
+                        names.apply(endpoint) + " (" + hostName() + ", pid " + ProcessHandle.current().pid() + ")");
+            }
             if (endpoint < workers) {
                 ReplicaModel replica = replicas.get(0);
                 ControlPlane plane = new ControlPlane(new MeteredTransport(connection.transport(), meter, control));
-                loop = new RankLoop(run, endpoint, plane, replica, topology.worker(endpoint, workers, plane, layout),
-                        notes, meter, RankLoop.OPEN);
+                loop = new RankLoop(run, endpoint, plane, replica, topology.worker(endpoint, workers,
+                        EndpointTrace.wrap(plane, timeline), layout), notes, meter, RankLoop.OPEN, timeline);
+                loop.clockProbes(traceClock, run.trace() == null ? 0 : CLOCK_PROBE_ROUNDS);
                 result = loop.execute();
             } else {
                 replicas.clear(); // a service endpoint trains no replica
                 reporter = new ServiceReporter(connection.transport(), meter, notes, run.stages()::stageAt);
+                reporter.clockProbes(traceClock, run.trace() == null ? 0 : CLOCK_PROBE_ROUNDS);
                 ServiceLoop service = topology.service(endpoint - workers, workers,
-                        new MeteredTransport(reporter, meter, control), layout);
-                attachService(run, endpoint - workers, service, reporter, meter);
-                result = TrainingResult.of(serve(service, reporter), endpoint, run.method());
+                        EndpointTrace.wrap(new MeteredTransport(reporter, meter, control), timeline), layout);
+                attachService(run, endpoint - workers, service, reporter, meter, timeline);
+                result = TrainingResult.of(serve(service, reporter, timeline), endpoint, run.method());
             }
             connection.close();
-            return result;
         } catch (RuntimeException e) {
+            EndpointTrace.closeAll(java.util.List.of(timeline), true);
             int lost = e instanceof PeerLostException p ? p.peer() : endpoint;
             int step = loop != null ? loop.step() : -1;
             String where = names.apply(endpoint) + " stopped" + (step >= 0 ? " at step " + step + " ("
@@ -181,6 +195,17 @@ public final class ClusterRuntime extends TrainingRuntime {
                 throw n;
             }
             throw new TrainingFailedException(message, e);
+        }
+        // after the links are closed: a trace that cannot be written fails this endpoint, never the others
+        EndpointTrace.close(timeline);
+        return result;
+    }
+
+    private static String hostName() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            return "unknown host";
         }
     }
 

@@ -6,6 +6,7 @@ import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointManifest;
 import io.lgc4j.core.checkpoint.ModelIdentity;
 import io.lgc4j.core.checkpoint.RunSignature;
+import io.lgc4j.core.metrics.TraceSettings;
 import io.lgc4j.core.compute.ComputeReport;
 import io.lgc4j.core.compute.ComputeSettings;
 import io.lgc4j.core.data.DataPlan;
@@ -86,6 +87,7 @@ public final class DistributedTrainer {
     private final String runName;
     private final Map<String, String> runConfig;
     private final Collection<String> resumeIgnoredKeys;
+    private final TraceSettings trace;
     private boolean used;
     private TrainingResult result;
 
@@ -122,6 +124,7 @@ public final class DistributedTrainer {
         this.runName = b.runName;
         this.runConfig = b.runConfig != null ? b.runConfig : ownConfig();
         this.resumeIgnoredKeys = b.resumeIgnoredKeys;
+        this.trace = b.trace;
         if (resume != null) {
             try {
                 resume.manifest().checkCompatible(signature(), resumeIgnoredKeys);
@@ -285,7 +288,7 @@ public final class DistributedTrainer {
         }
         EvaluationShares evaluation = evalData == null ? null : EvaluationShares.lazy(evalData);
         RankLoop.Run run = new RankLoop.Run(plan, stages, data, dataPlan, seed, prefetch, batchSize, evaluation,
-                evalEverySteps, listeners, method(), diagnostics, values, checkpoints);
+                evalEverySteps, listeners, method(), diagnostics, values, checkpoints, trace);
         listeners.forEach(l -> l.onStart(plan));
         TrainingResult outcome = null;
         try {
@@ -330,6 +333,7 @@ public final class DistributedTrainer {
         private String runName = "run";
         private Map<String, String> runConfig;
         private Collection<String> resumeIgnoredKeys = CheckpointManifest.DEFAULT_IGNORED_KEYS;
+        private TraceSettings trace;
 
         private Builder() {
         }
@@ -524,6 +528,23 @@ public final class DistributedTrainer {
         public Builder checkpoints(Path runDirectory, int everySteps) {
             this.checkpointRunDir = Objects.requireNonNull(runDirectory, "runDirectory");
             this.checkpointEverySteps = everySteps;
+            return this;
+        }
+
+        /**
+         * Writes a trace of the run to {@code file} (Chrome's JSON, for Perfetto or {@code chrome://tracing}): every
+         * step, phase, frame sent and received (with arrows from each send to its receive), the services' work, the
+         * batch reads and checkpoints, per endpoint. Each endpoint streams its own events to
+         * {@code trace/e<endpoint>.json} beside {@code file}; in-process they are merged into {@code file} at the end
+         * (a cluster's by {@code lgc launch} or {@code lgc trace merge}). It changes no bit of the run.
+         */
+        public Builder trace(Path file) {
+            return trace(TraceSettings.of(file));
+        }
+
+        /** As {@link #trace(Path)}, with the endpoints' directory and the steps recorded given. */
+        public Builder trace(TraceSettings settings) {
+            this.trace = Objects.requireNonNull(settings, "settings");
             return this;
         }
 

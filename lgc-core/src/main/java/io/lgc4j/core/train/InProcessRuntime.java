@@ -10,6 +10,9 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.metrics.Timeline;
+import io.lgc4j.core.metrics.TraceClock;
+import io.lgc4j.core.metrics.TraceMerge;
 import io.lgc4j.core.runtime.ControlPlane;
 import io.lgc4j.core.runtime.ServiceReporter;
 
@@ -92,11 +95,18 @@ public final class InProcessRuntime extends TrainingRuntime {
         topology.attachNotes(notes);
         List<ServiceReporter> reporters = new ArrayList<>();
         List<Transport> serviceTransports = new ArrayList<>();
+        List<Timeline> timelines = new ArrayList<>();
+        TraceClock traceClock = TraceClock.start(); // one clock: in-process traces need no alignment
+        for (int e = 0; e < workers + serviceCount; e++) {
+            timelines.add(EndpointTrace.open(run.trace(), e, e < workers, traceClock,
+                    e < workers ? "rank " + e : "service endpoint " + e + " (in-process)"));
+        }
         for (int s = 0; s < serviceCount; s++) {
             ServiceReporter reporter = new ServiceReporter(cluster.unmetered(workers + s), meter, notes,
                     run.stages()::stageAt);
             reporters.add(reporter);
-            serviceTransports.add(new MeteredTransport(reporter, meter, cluster.controlMeter()));
+            serviceTransports.add(EndpointTrace.wrap(new MeteredTransport(reporter, meter, cluster.controlMeter()),
+                    timelines.get(workers + s)));
         }
         List<ServiceLoop> services = topology.services(workers, serviceTransports, layout);
         if (services.size() != serviceCount) {
@@ -104,7 +114,7 @@ public final class InProcessRuntime extends TrainingRuntime {
                     + " service endpoints but returned " + services.size() + " loops");
         }
         for (int s = 0; s < serviceCount; s++) {
-            attachService(run, s, services.get(s), reporters.get(s), meter);
+            attachService(run, s, services.get(s), reporters.get(s), meter, timelines.get(workers + s));
         }
         // a Phaser rather than a barrier: a failure terminates it for good, so a rank arriving after the failure
         // does not wait for a generation that never fills
@@ -143,14 +153,17 @@ public final class InProcessRuntime extends TrainingRuntime {
             for (int s = 0; s < serviceCount; s++) {
                 ServiceLoop loop = services.get(s);
                 ServiceReporter reporter = reporters.get(s);
-                futures.add(pool.submit(() -> guard(failure, onFailure, () -> serve(loop, reporter))));
+                Timeline timeline = timelines.get(workers + s);
+                futures.add(pool.submit(() -> guard(failure, onFailure, () -> serve(loop, reporter, timeline))));
             }
             for (int r = 0; r < workers; r++) {
                 int rank = r;
                 futures.add(pool.submit(() -> guard(failure, onFailure, () -> {
                     ControlPlane plane = new ControlPlane(cluster.transport(rank));
+                    Timeline timeline = timelines.get(rank);
                     RankLoop loop = new RankLoop(run, rank, plane, replicas.get(rank),
-                            topology.worker(rank, workers, plane, layout), notes, meter, gate);
+                            topology.worker(rank, workers, EndpointTrace.wrap(plane, timeline), layout), notes, meter,
+                            gate, timeline);
                     TrainingResult r0 = loop.execute();
                     if (rank == 0) {
                         result.set(r0);
@@ -166,6 +179,7 @@ public final class InProcessRuntime extends TrainingRuntime {
                 await(f, failure, cluster);
             }
             pool.shutdownNow();
+            EndpointTrace.closeAll(timelines, failure.get() != null);
         }
         Throwable t = failure.get();
         if (t != null) {
@@ -174,7 +188,21 @@ public final class InProcessRuntime extends TrainingRuntime {
             }
             throw new TrainingFailedException("training failed: " + t.getMessage(), t);
         }
+        if (run.trace() != null) {
+            mergeTrace(run, topology);
+        }
         return result.get();
+    }
+
+    /** Every endpoint's trace file, merged into the run's trace: one clock, so no offsets. */
+    private static void mergeTrace(RankLoop.Run run, Topology topology) {
+        try {
+            TraceMerge.merge(List.of(run.trace().directory()), run.trace().file(), java.util.Map.of("runtime",
+                    "in-process", "topology", topology.name(), "workers", run.workers(), "services",
+                    run.plan().serviceEndpoints(), "steps", run.trace().steps().toString()));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot merge the trace into " + run.trace().file() + ": " + e, e);
+        }
     }
 
     private static void guard(AtomicReference<Throwable> failure, Runnable onFailure, Runnable body) {

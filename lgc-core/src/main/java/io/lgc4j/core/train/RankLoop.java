@@ -13,10 +13,15 @@ import io.lgc4j.core.data.DataPlan;
 import io.lgc4j.core.data.DataSource;
 import io.lgc4j.core.data.Shard;
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.metrics.ClockOffset;
+import io.lgc4j.core.metrics.CpuStat;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.StepMetrics;
 import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.metrics.Timeline;
+import io.lgc4j.core.metrics.TraceClock;
+import io.lgc4j.core.metrics.TraceMerge;
 import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.runtime.ControlPlane;
 import io.lgc4j.core.runtime.RunReport;
@@ -77,7 +82,8 @@ final class RankLoop {
     record Run(TrainingPlan plan, io.lgc4j.core.stage.StageSchedule stages, DataSource data, DataPlan dataPlan,
                long seed, int prefetch, int batchSize, EvaluationShares evalData,
                int evalEverySteps, List<TrainingListener> listeners, TopologyDescription method,
-               boolean diagnostics, io.lgc4j.core.comm.ValueEncoding values, Checkpointing checkpoints) {
+               boolean diagnostics, io.lgc4j.core.comm.ValueEncoding values, Checkpointing checkpoints,
+               io.lgc4j.core.metrics.TraceSettings trace) {
         int workers() {
             return plan.workers();
         }
@@ -97,11 +103,21 @@ final class RankLoop {
     private final Gate gate;
     private final UpdateFidelity fidelity; // the diagnostic mode's measurement, or null
     private final UpdateFidelity.Recorder offers;
+    private final Timeline timeline;
+    private TraceClock probeClock;
+    private int probeRounds;
+    private long[][] startProbes; // rank 0: per endpoint {θ ns, RTT ns, at ns} of the least-RTT round before step 0
     private volatile int step = -1;
 
+    /**
+     * @param timeline where the rank's steps, phases and checkpoints are recorded ({@link Timeline#NOOP}: nowhere);
+     *                 its frames are recorded by the {@link io.lgc4j.core.comm.TracedTransport} the exchange was
+     *                 given
+     */
     RankLoop(Run run, int rank, ControlPlane link, ReplicaModel replica, GradientExchange exchange, StepNotes notes,
-             TrafficMeter meter, Gate gate) {
+             TrafficMeter meter, Gate gate, Timeline timeline) {
         this.run = run;
+        this.timeline = timeline;
         this.rank = rank;
         this.link = link;
         this.replica = replica;
@@ -115,6 +131,17 @@ final class RankLoop {
         if (offers != null) {
             exchange.tap(offers);
         }
+    }
+
+    /**
+     * A traced cluster run: rank 0 probes every endpoint's trace clock {@code rounds} times before step 0 and after
+     * the last step ({@link RunReport.ClockProbe}), and writes the offsets to the trace's {@code clock.json}; the other
+     * ranks answer. Every process must be told the same (the same {@code --trace} on every process). In-process, no
+     * probes: every endpoint shares one clock.
+     */
+    void clockProbes(TraceClock clock, int rounds) {
+        this.probeClock = clock;
+        this.probeRounds = rounds;
     }
 
     /** The step this rank is in (-1 before the first), for messages about a failure. */
@@ -134,6 +161,13 @@ final class RankLoop {
         Checkpointing checkpoints = run.checkpoints();
         int first = Checkpointing.firstStep(checkpoints);
         agreeOnData();
+        if (probeRounds > 0) {
+            if (rank == 0) {
+                startProbes = probeClocks(-1);
+            } else {
+                answerProbes(-1);
+            }
+        }
         long[] reported;
         if (first > 0) {
             reported = resume(checkpoints, collector);
@@ -142,7 +176,9 @@ final class RankLoop {
             reported = new long[TrafficMeter.ROW_LENGTH];
         }
         link.releaseReceived();
-        PhaseClock clock = new PhaseClock();
+        PhaseClock clock = new PhaseClock(timeline, Timeline.RANK_THREAD);
+        // read only when tracing: the throttling and run-queue counters, sampled at every traced step boundary
+        CpuStat cpu = timeline.on() ? CpuStat.system() : null;
         float[] gradient = null;
         BatchReader batches = null;
         try {
@@ -155,7 +191,16 @@ final class RankLoop {
                 if (batches == null) {
                     int count = Math.min(plan.stepsPerEpoch() - inEpoch, plan.totalSteps() - s);
                     Shard shard = new Shard(rank, run.workers(), run.batchSize(), epoch, inEpoch, run.seed());
-                    batches = BatchReader.open(run.data(), shard, count, run.prefetch());
+                    batches = BatchReader.open(run.data(), shard, count, run.prefetch(), timeline);
+                }
+                boolean traced = timeline.covers(s);
+                clock.timeline(traced ? timeline : Timeline.NOOP);
+                if (traced) {
+                    timeline.counter("cpu", stepStart, CpuStat.counterValues(cpu.sample()));
+                    if (s > first && run.stages().stageAt(s - 1) != stage) {
+                        timeline.instant(Timeline.RANK_THREAD, "stage", stepStart, Map.of("step", s, "stage",
+                                stage.name()));
+                    }
                 }
                 clock.reset();
                 clock.enter(Phase.CPU_WAIT);
@@ -208,11 +253,21 @@ final class RankLoop {
                 long saveStart = System.nanoTime();
                 CheckpointPart.Builder saved = checkpoints != null && checkpoints.dueAfter(s) ? save(now) : null;
                 if (rank == 0) {
+                    long collect = System.nanoTime();
                     collector.step(s, stage, own, evaluated, stepStart, saved,
                             saved == null ? null : checksum(replica));
+                    if (traced) {
+                        // the other ranks' reports, and when a checkpoint is due rank 0's part and the manifest
+                        timeline.span(Timeline.RANK_THREAD, saved == null ? "collect" : "collect + checkpoint",
+                                "report", saved == null ? collect : saveStart, System.nanoTime(), Map.of("step", s));
+                    }
                 } else {
                     if (saved != null) {
                         PartInfo info = checkpoints.writeRank(s, rank, saved.build());
+                        if (traced) {
+                            timeline.span(Timeline.RANK_THREAD, "checkpoint", "io", saveStart, System.nanoTime(),
+                                    Map.of("step", s, "bytes", info.size()));
+                        }
                         link.sendReport(0, s, stage, new RunReport.Saved(info.fileName(), info.size(), info.crc32c(),
                                 checksum(replica), System.nanoTime() - saveStart));
                     }
@@ -220,6 +275,15 @@ final class RankLoop {
                         link.sendReport(0, s, stage, evaluated);
                     }
                     link.sendReport(0, s, stage, own);
+                }
+                if (traced) {
+                    long end = System.nanoTime();
+                    timeline.span(Timeline.RANK_THREAD, "step", "step", stepStart, end,
+                            Map.of("step", s, "stage", stage.name(), "loss", loss));
+                    if (s == plan.totalSteps() - 1 || !timeline.covers(s + 1)) {
+                        // closes the last traced step's interval of the counter
+                        timeline.counter("cpu", end, CpuStat.counterValues(cpu.sample()));
+                    }
                 }
             }
         } finally {
@@ -229,6 +293,9 @@ final class RankLoop {
         }
         RunReport.FinalReport last = new RunReport.FinalReport(checksum(replica), meter.snapshot().row(rank));
         if (rank != 0) {
+            if (probeRounds > 0) {
+                answerProbes(plan.totalSteps() - 1);
+            }
             link.sendReport(0, plan.totalSteps() - 1, Stage.SETUP, last);
             RunReport.Done done = link.receiveReport(0, RunReport.Done.class, plan.totalSteps() - 1, "rank 0");
             return TrainingResult.of(done, rank, run.method());
@@ -387,6 +454,10 @@ final class RankLoop {
                 totals[e] = link.receiveReport(e, RunReport.FinalReport.class, lastStep, "service endpoint " + e)
                         .traffic();
             }
+            if (probeRounds > 0) {
+                // the links are idle: the workers wait to send their totals, the services for rank 0's word
+                writeClockOffsets(startProbes, probeClocks(lastStep));
+            }
             for (int r = 1; r < run.workers(); r++) {
                 RunReport.FinalReport f = link.receiveReport(r, RunReport.FinalReport.class, lastStep, "rank " + r);
                 totals[r] = f.traffic();
@@ -462,6 +533,58 @@ final class RankLoop {
             all.add(link.receiveReport(r, RunReport.Offer.class, s, "rank " + r));
         }
         fidelity.measure(all, applied).forEach((name, value) -> notes.put(s, name, value));
+    }
+
+    /**
+     * Rank 0: {@link #probeRounds} probes to every other endpoint, one at a time.
+     *
+     * @return per endpoint (0: null) {θ, RTT, midpoint} in nanoseconds of the round with the least round trip, θ being
+     *         how far the endpoint's trace clock is ahead of rank 0's
+     */
+    private long[][] probeClocks(int s) {
+        long anchor = probeClock.anchorNanos();
+        long[][] best = new long[run.endpoints()][];
+        for (int e = 1; e < run.endpoints(); e++) {
+            String who = e < run.workers() ? "rank " + e : "service endpoint " + e;
+            for (int i = 0; i < probeRounds; i++) {
+                long t0 = System.nanoTime() - anchor;
+                link.sendReport(e, s, Stage.SETUP, new RunReport.ClockProbe(t0));
+                RunReport.ClockEcho echo = link.receiveReport(e, RunReport.ClockEcho.class, s, who);
+                long t3 = System.nanoTime() - anchor;
+                long mid = t0 + (t3 - t0) / 2;
+                if (best[e] == null || t3 - t0 < best[e][1]) {
+                    best[e] = new long[] {echo.endpointNanos() - mid, t3 - t0, mid};
+                }
+            }
+        }
+        return best;
+    }
+
+    /** Not rank 0: answers rank 0's probes at once with this process's trace clock. */
+    private void answerProbes(int s) {
+        for (int i = 0; i < probeRounds; i++) {
+            RunReport.ClockProbe probe = link.receiveReport(0, RunReport.ClockProbe.class, s, "rank 0");
+            link.sendReport(0, s, Stage.SETUP, new RunReport.ClockEcho(probe.rank0Nanos(),
+                    System.nanoTime() - probeClock.anchorNanos()));
+        }
+    }
+
+    /** Rank 0: {@code clock.json} from the estimates before step 0 and after the last step. */
+    private void writeClockOffsets(long[][] before, long[][] after) {
+        List<ClockOffset> offsets = new ArrayList<>();
+        for (int e = 1; e < run.endpoints(); e++) {
+            long[] a = before[e];
+            long[] b = after[e];
+            double drift = b[2] == a[2] ? 0 : (b[0] - a[0]) * 1e6 / (b[2] - a[2]);
+            // the merge shifts by the estimate before step 0: drift over a run is within the bound on one host
+            offsets.add(new ClockOffset(e, -a[0] / 1_000.0, a[1] / 2_000.0, drift));
+        }
+        try {
+            TraceMerge.writeOffsets(run.trace().directory(), offsets);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot write the trace's clock offsets into "
+                    + run.trace().directory() + ": " + e, e);
+        }
     }
 
     /**

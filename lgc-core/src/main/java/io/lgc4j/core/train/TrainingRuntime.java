@@ -6,6 +6,7 @@ import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.comm.TransportClosedException;
 import io.lgc4j.core.compute.ComputeSettings;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.runtime.ClusterConnector;
 import io.lgc4j.core.runtime.LaunchEnvironment;
 import io.lgc4j.core.runtime.LauncherWatch;
@@ -62,18 +63,28 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
                                 List<ReplicaModel> replicas);
 
     /**
-     * Service {@code index}'s checkpoints: saved between steps through its reporter, and restored (state, counters,
-     * first step) when the run resumes.
+     * Service {@code index}'s checkpoints: saved between steps through its reporter (a {@code checkpoint} span on
+     * {@code timeline}), and restored (state, counters, first step) when the run resumes.
      */
     static void attachService(RankLoop.Run run, int index, ServiceLoop service, ServiceReporter reporter,
-                              TrafficMeter meter) {
+                              TrafficMeter meter, Timeline timeline) {
         Checkpointing checkpoints = run.checkpoints();
         if (checkpoints == null) {
             return;
         }
         // the run's length is rank 0's (a service holds no data): it arrives before step 0, see serve
-        reporter.checkpoints((step, row) -> checkpoints.dueAfter(step, reporter.totalSteps())
-                ? checkpoints.writeService(step, index, service.state(), row) : null);
+        reporter.checkpoints((step, row) -> {
+            if (!checkpoints.dueAfter(step, reporter.totalSteps())) {
+                return null;
+            }
+            long start = System.nanoTime();
+            RunReport.Saved saved = checkpoints.writeService(step, index, service.state(), row);
+            if (timeline.covers(step)) {
+                timeline.span(Timeline.RANK_THREAD, "checkpoint", "io", start, System.nanoTime(),
+                        java.util.Map.of("step", step, "bytes", saved.size()));
+            }
+            return saved;
+        });
         int first = Checkpointing.firstStep(checkpoints);
         if (first == 0) {
             return;
@@ -93,17 +104,25 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
     /**
      * Runs a service step by step until rank 0 stops it, ending each step as soon as the service has served it (so
      * rank 0 can complete a checkpoint after that step at once), then waits for rank 0's word that the run is over.
+     * Each step is a {@code serve} span on {@code timeline}.
      *
      * @return rank 0's word, with the run's outcome
      */
-    static RunReport.Done serve(ServiceLoop loop, ServiceReporter reporter) {
+    static RunReport.Done serve(ServiceLoop loop, ServiceReporter reporter, Timeline timeline) {
         if (loop.notesLag()) {
             reporter.lagNotes(loop::awaitNotes);
         }
         reporter.awaitAgreement();
         try {
             while (true) {
-                reporter.endStep(loop.serveStep());
+                long start = System.nanoTime();
+                int step = loop.serveStep();
+                if (timeline.covers(step)) {
+                    // a service's step: from waiting for its first frame to its work after the last one
+                    timeline.span(Timeline.RANK_THREAD, "serve", "step", start, System.nanoTime(),
+                            java.util.Map.of("step", step));
+                }
+                reporter.endStep(step);
             }
         } catch (TransportClosedException closed) {
             if (!reporter.stopped()) {

@@ -95,6 +95,9 @@ class CheckpointManifestTest {
         m.checkCompatible(new RunSignature(4, 1, MODEL, CONFIG));
         m.checkCompatible(new RunSignature(4, 1, MODEL, config("runtime.type", "launch", "runtime.timeoutMs", null,
                 "run.outputDir", "/tmp/elsewhere", "training.epochs", "5", "training.maxSteps", "900")));
+        // a trace changes no bit: a checkpoint written without one resumes with one, and the other way round
+        m.checkCompatible(new RunSignature(4, 1, MODEL, config("training.trace.file", "/tmp/t.json",
+                "training.trace.steps", "10..19")));
     }
 
     @Test
@@ -123,7 +126,7 @@ class CheckpointManifestTest {
                 "data.csv.delimiter", ",", "data.csv.classes", "0")));
         assertEquals("checkpoint step-000124 of run 'lgc-ps' does not fit this run:\n"
                 + "  config keys differ (ignoring runtime.*, run.outputDir, training.epochs, training.maxSteps, "
-                + "training.checkpointEverySteps, data.prefetch):\n"
+                + "training.checkpointEverySteps, training.trace.*, data.prefetch):\n"
                 + "    data.csv.classes: only in this run (10)\n"
                 + "    data.source: only in this run (files)",
                 message(() -> manifest(4, 1).checkCompatible(new RunSignature(4, 1, MODEL, config("data.source",
@@ -143,7 +146,7 @@ class CheckpointManifestTest {
                 manifest(4, 1).parts());
         assertEquals("checkpoint step-000124 of run 'lgc-ps' does not fit this run:\n"
                 + "  config keys differ (ignoring runtime.*, run.outputDir, training.epochs, training.maxSteps, "
-                + "training.checkpointEverySteps, data.prefetch):\n"
+                + "training.checkpointEverySteps, training.trace.*, data.prefetch):\n"
                 + "    data.source: only in the checkpoint (memory)",
                 message(() -> newer.checkCompatible(new RunSignature(4, 1, MODEL, CONFIG))));
     }
@@ -154,7 +157,7 @@ class CheckpointManifestTest {
                 "training.seed", "7", "runtime.type", "launch", "training.epochs", "9"));
         assertEquals("checkpoint step-000124 of run 'lgc-ps' does not fit this run:\n"
                 + "  config keys differ (ignoring runtime.*, run.outputDir, training.epochs, training.maxSteps, "
-                + "training.checkpointEverySteps, data.prefetch):\n"
+                + "training.checkpointEverySteps, training.trace.*, data.prefetch):\n"
                 + "    compressor.ratio: checkpoint 0.01, this run 0.001\n"
                 + "    run.name: only in the checkpoint (lgc-ps)\n"
                 + "    training.seed: only in this run (7)", message(() -> manifest(4, 1).checkCompatible(other)));

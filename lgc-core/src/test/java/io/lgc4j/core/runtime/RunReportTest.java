@@ -56,6 +56,9 @@ class RunReportTest {
             new RunReport.Data(60_000, 1_875, 0x1_8badf00dL),
             new RunReport.Data(3_000_000_000L, Integer.MAX_VALUE, 0),
             new RunReport.Agreed(1_875, 3_750),
+            new RunReport.ClockProbe(123_456_789_012L),
+            new RunReport.ClockProbe(-1),
+            new RunReport.ClockEcho(123_456_789_012L, -5),
         };
         for (RunReport r : reports) {
             var frame = FrameCodec.decode(r.encode(17, Stage.TOP_K));
@@ -66,11 +69,28 @@ class RunReportTest {
         }
     }
 
+    /** The clock reports' payloads, byte for byte: type, then little-endian longs. */
+    @Test
+    void clockReportsShouldHaveTheirGoldenBytes() {
+        assertEquals("0a 15 cd 5b 07 00 00 00 00", payloadHex(new RunReport.ClockProbe(123_456_789)));
+        assertEquals("0b 15 cd 5b 07 00 00 00 00 fe ff ff ff ff ff ff ff",
+                payloadHex(new RunReport.ClockEcho(123_456_789, -2)));
+    }
+
+    private static String payloadHex(RunReport report) {
+        ByteBuffer payload = FrameCodec.decode(report.encode(-1, Stage.SETUP)).payload().duplicate();
+        StringBuilder hex = new StringBuilder();
+        while (payload.hasRemaining()) {
+            hex.append(hex.length() == 0 ? "" : " ").append(String.format("%02x", payload.get() & 0xFF));
+        }
+        return hex.toString();
+    }
+
     @Test
     void shouldRejectMalformedReportsWithTheirReason() {
         var unknown = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3,
-                ByteBuffer.wrap(new byte[] {10})));
-        assertEquals("unknown report type: expected 1..9, found 10",
+                ByteBuffer.wrap(new byte[] {12})));
+        assertEquals("unknown report type: expected 1..11, found 12",
                 assertThrows(FrameException.class, () -> RunReport.decode(unknown)).getMessage());
         var truncated = FrameCodec.decode(FrameCodec.encode(TrafficKind.REPORT, Stage.FULL, 3,
                 ByteBuffer.wrap(new byte[] {1, 0, 0})));

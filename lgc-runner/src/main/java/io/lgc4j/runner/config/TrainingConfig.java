@@ -16,6 +16,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  *   evalEverySteps: 100      # evaluate on the test set every N steps; 0 = only at epoch ends
  *   diagnostics: false       # measure the fidelity of each applied update (notes applied_*; run unchanged)
  *   checkpointEverySteps: 0  # save a checkpoint every N steps and at the end (lgc run --resume); 0 = none
+ *   trace: {file: "", steps: "0.."}   # a Chrome/Perfetto trace of the run (TraceSection); "" = none
  * }</pre>
  *
  * <pre>{@code
@@ -31,11 +32,12 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  *                           say how faithfully the applied LEARNED update carries what the ranks offered
  * @param checkpointEverySteps a checkpoint into {@code <run dir>/checkpoints/} after every this many steps and after
  *                           the last; 0 for none. It changes no result, and a resume ignores it
+ * @param trace              the run's trace ({@link TraceSection}); it changes no result, and a resume ignores it
  */
 @JsonPropertyOrder({"workers", "batchSizePerWorker", "epochs", "maxSteps", "evalEverySteps", "diagnostics",
-        "checkpointEverySteps"})
+        "checkpointEverySteps", "trace"})
 public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, int maxSteps, int evalEverySteps,
-                             boolean diagnostics, int checkpointEverySteps) {
+                             boolean diagnostics, int checkpointEverySteps, TraceSection trace) {
 
     /** Default of {@code training.workers}. */
     public static final int DEFAULT_WORKERS = 4;
@@ -60,6 +62,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      * @param evalEverySteps     steps between evaluations, 0 to evaluate only at the end of each epoch
      * @param diagnostics        the diagnostic mode
      * @param checkpointEverySteps a checkpoint after every this many steps and at the end; 0 for none
+     * @param trace              the run's trace
      * @throws ConfigException if a component is missing or out of range
      */
     public TrainingConfig {
@@ -71,6 +74,14 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
         Checks.atLeast("training.maxSteps", maxSteps, 0);
         Checks.atLeast("training.evalEverySteps", evalEverySteps, 0);
         Checks.atLeast("training.checkpointEverySteps", checkpointEverySteps, 0);
+        Checks.required("training.trace", trace);
+    }
+
+    /** The section without a trace. */
+    public TrainingConfig(int workers, int batchSizePerWorker, int epochs, int maxSteps, int evalEverySteps,
+                          boolean diagnostics, int checkpointEverySteps) {
+        this(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics, checkpointEverySteps,
+                TraceSection.OFF);
     }
 
     /** The section without checkpoints. */
@@ -96,7 +107,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      */
     public TrainingConfig withMaxSteps(int newMaxSteps) {
         return new TrainingConfig(workers, batchSizePerWorker, epochs, newMaxSteps, evalEverySteps, diagnostics,
-                checkpointEverySteps);
+                checkpointEverySteps, trace);
     }
 
     /**
@@ -105,7 +116,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      */
     public TrainingConfig withWorkers(int newWorkers) {
         return new TrainingConfig(newWorkers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics,
-                checkpointEverySteps);
+                checkpointEverySteps, trace);
     }
 
     /**
@@ -114,7 +125,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      */
     public TrainingConfig withEpochs(int newEpochs) {
         return new TrainingConfig(workers, batchSizePerWorker, newEpochs, maxSteps, evalEverySteps, diagnostics,
-                checkpointEverySteps);
+                checkpointEverySteps, trace);
     }
 
     /**
@@ -123,7 +134,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      */
     public TrainingConfig withDiagnostics(boolean on) {
         return new TrainingConfig(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, on,
-                checkpointEverySteps);
+                checkpointEverySteps, trace);
     }
 
     /**
@@ -131,7 +142,17 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      * @return this section with {@code checkpointEverySteps} replaced
      */
     public TrainingConfig withCheckpointEverySteps(int steps) {
-        return new TrainingConfig(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics, steps);
+        return new TrainingConfig(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics, steps,
+                trace);
+    }
+
+    /**
+     * @param newTrace the run's trace
+     * @return this section with {@code trace} replaced
+     */
+    public TrainingConfig withTrace(TraceSection newTrace) {
+        return new TrainingConfig(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics,
+                checkpointEverySteps, newTrace);
     }
 
     @JsonCreator
@@ -141,7 +162,8 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
                                            @JsonProperty("maxSteps") Integer maxSteps,
                                            @JsonProperty("evalEverySteps") Integer evalEverySteps,
                                            @JsonProperty("diagnostics") Boolean diagnostics,
-                                           @JsonProperty("checkpointEverySteps") Integer checkpointEverySteps) {
+                                           @JsonProperty("checkpointEverySteps") Integer checkpointEverySteps,
+                                           @JsonProperty("trace") TraceSection trace) {
         return new TrainingConfig(
                 Checks.orDefault(workers, DEFAULT_WORKERS),
                 Checks.orDefault(batchSizePerWorker, DEFAULT_BATCH_SIZE_PER_WORKER),
@@ -149,6 +171,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
                 Checks.orDefault(maxSteps, NO_STEP_CAP),
                 Checks.orDefault(evalEverySteps, DEFAULT_EVAL_EVERY_STEPS),
                 diagnostics != null && diagnostics,
-                Checks.orDefault(checkpointEverySteps, 0));
+                Checks.orDefault(checkpointEverySteps, 0),
+                trace == null ? TraceSection.OFF : trace);
     }
 }

@@ -65,6 +65,7 @@ final class YamlMapping {
         });
         // sections whose schema is a settings record of the library: bound and written through Section
         sectionRecord(enums, AutoencoderSection.class, "autoencoder", AutoencoderSection.DEFAULT);
+        sectionRecord(enums, TraceSection.class, "training.trace", TraceSection.OFF);
         YAMLFactory factory = YAMLFactory.builder().stringQuotingChecker(new PlainOnlyWhenSafe()).build();
         return YAMLMapper.builder(factory)
                 // "key:" with no value is YAML's null, meaning "take the default"; a quoted '' stays text.

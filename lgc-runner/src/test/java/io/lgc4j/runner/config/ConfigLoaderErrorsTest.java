@@ -33,7 +33,8 @@ class ConfigLoaderErrorsTest {
     void shouldNameUnknownKeyAndListAllowedKeysSortedUnderItsSection() {
         Path file = fixture("unknown-key.yaml");
         assertEquals(file + ": unknown key 'training.wrokers'; allowed keys under 'training': "
-                + "batchSizePerWorker, checkpointEverySteps, diagnostics, epochs, evalEverySteps, maxSteps, workers", loadError(file));
+                + "batchSizePerWorker, checkpointEverySteps, diagnostics, epochs, evalEverySteps, maxSteps, trace,"
+                + " workers", loadError(file));
     }
 
     @Test
@@ -48,6 +49,15 @@ class ConfigLoaderErrorsTest {
     void shouldGiveFullPathOfUnknownKeyInNestedSection() {
         assertEquals("x.yaml: unknown key 'model.updater.lr'; allowed keys under 'model.updater': "
                 + "learningRate, momentum, type", parseError(RUN + "model:\n  updater:\n    lr: 0.1\n"));
+    }
+
+    @Test
+    void shouldNameTheTraceStepsKeyWhenTheRangeEndsBeforeItStarts() {
+        assertEquals("x.yaml: key 'training.trace.steps' '5..2': the last step 2 is before the first 5; expected"
+                + " first..last with 0 <= first <= last (e.g. 0..99), first.. or one step",
+                parseError(RUN + "training:\n  trace: {file: t.json, steps: \"5..2\"}\n"));
+        assertEquals("t.json", ConfigLoader.parse(RUN + "training:\n  trace: {file: t.json}\n", "x.yaml").training()
+                .trace().file());
     }
 
     @Test

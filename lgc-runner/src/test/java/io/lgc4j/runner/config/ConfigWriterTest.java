@@ -59,6 +59,9 @@ class ConfigWriterTest {
                   evalEverySteps: 100
                   diagnostics: false
                   checkpointEverySteps: 0
+                  trace:
+                    file: ""
+                    steps: "0.."
                 topology:
                   type: ring
                   support: leader

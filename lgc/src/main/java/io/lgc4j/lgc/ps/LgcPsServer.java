@@ -20,6 +20,7 @@ import io.lgc4j.core.compress.SparseMean;
 import io.lgc4j.core.exchange.Averages;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.protocol.Code;
 import io.lgc4j.core.protocol.Flag;
 import io.lgc4j.core.protocol.Innovation;
@@ -66,9 +67,11 @@ final class LgcPsServer implements PsServer.Step, Persistent {
     private final LgcProtocolState protocol;
     private final LgcAblation ablation;
     private final long seed;
+    private final Timeline timeline;
 
     LgcPsServer(PsServerEnd end, GradientLayout layout, LgcPsTopology config) {
         this.end = end;
+        this.timeline = end.timeline();
         this.workers = end.workers();
         this.support = config.supportCompressor();
         this.policy = config.policy();
@@ -150,21 +153,32 @@ final class LgcPsServer implements PsServer.Step, Persistent {
 
     @Override
     public void serve(Frame first, StepTag tag) {
+        // the server's sub-steps as spans of a traced run; off, one branch per sub-step and no clock read
+        boolean traced = timeline.covers(tag.step());
+        long t = traced ? System.nanoTime() : 0;
         LgcProtocolState.Plan plan = protocol.plan(tag.stage());
         byte[] denseMean = end.denseMean(first, tag);
+        t = span(traced, "dense mean", tag, t);
         if (plan.shipWeights()) {
             shipEncoder(tag);
+            t = span(traced, "ship encoder", tag, t);
+            if (traced) {
+                timeline.instant(Timeline.RANK_THREAD, "weights shipped", t, java.util.Map.of("step", tag.step()));
+            }
         }
         int[][][] supports = supports(tag);
+        t = span(traced, "relay support", tag, t);
         float[][] values;  // the K ranks' values as the method has them: received, or reconstructed
         float[][] applied; // what the mean is taken of: the same, but in a compressed step of a control run
         if (plan.compressed()) {
             Decoded decoded = reconstructions(tag);
             values = decoded.reconstructions();
             applied = decoded.applied();
+            t = span(traced, "decode K", tag, t);
         } else {
             values = end.receiveValues(compact.total(), tag);
             applied = values;
+            t = span(traced, "values", tag, t);
         }
         byte[][] mean = policy == SupportPolicy.LEADER ? new byte[][] {end.alignedMean(applied, tag)}
                 : unionMean(supports, applied, tag);
@@ -173,7 +187,9 @@ final class LgcPsServer implements PsServer.Step, Persistent {
             // the method's reconstructions, not the control's: the guard trips where the method's would
             nextCompressed = !checkDrift(tag, values);
         }
+        t = span(traced, "mean", tag, t);
         end.broadcast(denseMean, mean);
+        t = span(traced, "broadcast", tag, t);
         if (!plan.check() && !plan.compressed()) {
             // after the broadcast, on the lane: the workers apply the mean and compute their next gradient, and the
             // server serves their next step, while the autoencoder trains on this step's vectors. Nothing the workers
@@ -181,13 +197,28 @@ final class LgcPsServer implements PsServer.Step, Persistent {
             // before the training) or the next use of the autoencoder, which waits for it on the lane; its losses
             // reach the step's metrics because the step is reported only once they are noted (awaitNotes)
             nextCompressed = train(tag, values);
+            t = span(traced, "ae.submit", tag, t);
         }
         if (plan.flag()) {
             // after a check or a fallback step: one CONTROL byte per worker, 1 if the next step is compressed; the
             // flag is taken first, so that nothing changes once the step's last frame has left (see save)
             protocol.nextStepCompressed(nextCompressed);
             end.sendToAll(new Flag(nextCompressed).encode(tag));
+            t = span(traced, "flag", tag, t);
+            if (traced && !nextCompressed) {
+                timeline.instant(Timeline.RANK_THREAD, "fallback", t, java.util.Map.of("step", tag.step()));
+            }
         }
+    }
+
+    /** Records {@code name} from {@code start} to now when {@code traced}; returns now (0 when not traced). */
+    private long span(boolean traced, String name, StepTag tag, long start) {
+        if (!traced) {
+            return 0;
+        }
+        long now = System.nanoTime();
+        timeline.span(Timeline.RANK_THREAD, name, "server", start, now, java.util.Map.of("step", tag.step()));
+        return now;
     }
 
     /**
@@ -225,7 +256,15 @@ final class LgcPsServer implements PsServer.Step, Persistent {
 
     /** Trains on the lane; the step's losses are noted there. */
     private void submitTraining(StepTag tag, java.util.function.Supplier<AeLosses> step) {
-        lane.submitStep(tag.step(), "the autoencoder's training step " + tag.step(), () -> record(tag, step.get()));
+        lane.submitStep(tag.step(), "the autoencoder's training step " + tag.step(), () -> {
+            long start = System.nanoTime();
+            AeLosses losses = step.get();
+            if (timeline.covers(tag.step())) {
+                timeline.span(Timeline.AE_THREAD, "ae.train", "ae", start, System.nanoTime(),
+                        java.util.Map.of("step", tag.step(), "rec_loss", losses.reconstruction()));
+            }
+            record(tag, losses);
+        });
     }
 
     private void record(StepTag tag, AeLosses losses) {

@@ -17,6 +17,7 @@ import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.TracedTransport;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.compress.CompactLayout;
 import io.lgc4j.core.compress.LgcSupportCompressor;
@@ -27,6 +28,7 @@ import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.protocol.AeSample;
 import io.lgc4j.core.protocol.Code;
 import io.lgc4j.core.protocol.Flag;
@@ -41,6 +43,7 @@ import io.lgc4j.ring.collective.RingAllReduce;
 import io.lgc4j.ring.exchange.RingEnd;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * One rank's side of LGC-RAR; see {@link LgcRingTopology} for the protocol. A TOP_K step is the ring's
@@ -276,7 +279,13 @@ final class LgcRingExchange implements GradientExchange {
 
     /** One training step, its losses noted for the step; on the trainer's lane. */
     private AeLosses train(StepTag tag, float[][] samples, int leader) {
+        long start = System.nanoTime();
         AeLosses losses = linear != null ? linear.trainStep(samples, leader) : trainer.step(samples, leader);
+        Timeline timeline = TracedTransport.timelineOf(end.link().transport());
+        if (timeline.covers(tag.step())) {
+            timeline.span(Timeline.AE_THREAD, "ae.train", "ae", start, System.nanoTime(),
+                    Map.of("step", tag.step(), "rec_loss", losses.reconstruction()));
+        }
         notes.put(tag.step(), StepNotes.AE_RECONSTRUCTION, losses.reconstruction());
         notes.put(tag.step(), StepNotes.AE_SIMILARITY, losses.similarity());
         return losses;

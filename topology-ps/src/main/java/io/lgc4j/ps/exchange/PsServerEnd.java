@@ -132,6 +132,14 @@ public final class PsServerEnd {
         link.sendToAll(workers, frame);
     }
 
+    /**
+     * Where the server records its own spans: the timeline of a traced endpoint
+     * ({@link io.lgc4j.core.comm.TracedTransport#timelineOf}), else {@link io.lgc4j.core.metrics.Timeline#NOOP}.
+     */
+    public io.lgc4j.core.metrics.Timeline timeline() {
+        return io.lgc4j.core.comm.TracedTransport.timelineOf(link.transport());
+    }
+
     /** The step's frames are decoded: a network transport may reuse their receive buffers. */
     public void releaseReceived() {
         link.transport().releaseReceived();

@@ -1,0 +1,40 @@
+package io.lgc4j.core.metrics;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * Where a run's trace goes: every endpoint streams {@code directory/e<endpoint>.json} ({@link TraceWriter}), and the
+ * merged trace of every endpoint is {@code file} ({@link TraceMerge}), to open in Perfetto or
+ * {@code chrome://tracing}. Tracing changes no bit of a run: it only reads clocks, and on a cluster adds control-plane
+ * reports (the clock probes), which no training byte count includes.
+ *
+ * <pre>{@code
+ * new TraceSettings(runDir.resolve("trace.json"), runDir.resolve("trace"), StepRange.parse("0..49", "steps"))
+ * }</pre>
+ *
+ * @param file      the merged trace
+ * @param directory the endpoints' own files and {@code clock.json}
+ * @param steps     the steps recorded
+ */
+public record TraceSettings(Path file, Path directory, StepRange steps) {
+    /** The name of rank 0's clock offsets in {@link #directory}. */
+    public static final String CLOCK_FILE = "clock.json";
+
+    public TraceSettings {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(directory, "directory");
+        Objects.requireNonNull(steps, "steps");
+    }
+
+    /** Every step, the endpoints' files in {@code trace/} beside {@code file}. */
+    public static TraceSettings of(Path file) {
+        Path abs = file.toAbsolutePath();
+        return new TraceSettings(file, abs.resolveSibling("trace"), StepRange.ALL);
+    }
+
+    /** Endpoint {@code endpoint}'s own file. */
+    public Path endpointFile(int endpoint) {
+        return directory.resolve("e" + endpoint + ".json");
+    }
+}
