@@ -3,7 +3,7 @@ package io.lgc4j.experiments.trace;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lgc4j.core.comm.TracedTransport;
+import io.lgc4j.core.metrics.TracedTransport;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package io.lgc4j.experiments.trace;
 
-import io.lgc4j.core.comm.TracedTransport;
+import io.lgc4j.core.metrics.TracedTransport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,6 +1,6 @@
 package io.lgc4j.core.train;
 
-import io.lgc4j.core.comm.TracedTransport;
+import io.lgc4j.core.metrics.TracedTransport;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.metrics.TraceClock;

@@ -111,7 +111,7 @@ final class RankLoop {
 
     /**
      * @param timeline where the rank's steps, phases and checkpoints are recorded ({@link Timeline#NOOP}: nowhere);
-     *                 its frames are recorded by the {@link io.lgc4j.core.comm.TracedTransport} the exchange was
+     *                 its frames are recorded by the {@link io.lgc4j.core.metrics.TracedTransport} the exchange was
      *                 given
      */
     RankLoop(Run run, int rank, ControlPlane link, ReplicaModel replica, GradientExchange exchange, StepNotes notes,

@@ -134,9 +134,11 @@ class CheckpointManifestTest {
         // a checkpoint written before the warmup section (issue 41): the dense warm-up resumes it, another does not
         manifest(4, 1).checkCompatible(new RunSignature(4, 1, MODEL, config("warmup.type", "none", "warmup.values",
                 "inherit", "warmup.carryMemory", "true")));
+        // nor before model.compute.threads: one thread is what it ran
+        manifest(4, 1).checkCompatible(new RunSignature(4, 1, MODEL, config("model.compute.threads", "1")));
         assertEquals("checkpoint step-000124 of run 'lgc-ps' does not fit this run:\n"
                 + "  config keys differ (ignoring runtime.*, run.outputDir, training.epochs, training.maxSteps, "
-                + "training.checkpointEverySteps, data.prefetch):\n"
+                + "training.checkpointEverySteps, training.trace.*, data.prefetch):\n"
                 + "    warmup.type: only in this run (powersgd)",
                 message(() -> manifest(4, 1).checkCompatible(new RunSignature(4, 1, MODEL, config("warmup.type",
                         "powersgd", "warmup.values", "inherit", "warmup.carryMemory", "true")))));

@@ -17,7 +17,7 @@ import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
-import io.lgc4j.core.comm.TracedTransport;
+import io.lgc4j.core.metrics.TracedTransport;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.compress.CompactLayout;
 import io.lgc4j.core.compress.LgcSupportCompressor;

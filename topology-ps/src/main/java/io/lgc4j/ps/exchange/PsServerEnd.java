@@ -134,10 +134,10 @@ public final class PsServerEnd {
 
     /**
      * Where the server records its own spans: the timeline of a traced endpoint
-     * ({@link io.lgc4j.core.comm.TracedTransport#timelineOf}), else {@link io.lgc4j.core.metrics.Timeline#NOOP}.
+     * ({@link io.lgc4j.core.metrics.TracedTransport#timelineOf}), else {@link io.lgc4j.core.metrics.Timeline#NOOP}.
      */
     public io.lgc4j.core.metrics.Timeline timeline() {
-        return io.lgc4j.core.comm.TracedTransport.timelineOf(link.transport());
+        return io.lgc4j.core.metrics.TracedTransport.timelineOf(link.transport());
     }
 
     /** The step's frames are decoded: a network transport may reuse their receive buffers. */

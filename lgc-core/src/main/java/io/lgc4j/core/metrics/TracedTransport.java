@@ -1,6 +1,9 @@
-package io.lgc4j.core.comm;
+package io.lgc4j.core.metrics;
 
-import io.lgc4j.core.metrics.Timeline;
+import io.lgc4j.core.comm.ForwardingTransport;
+import io.lgc4j.core.comm.Frame;
+import io.lgc4j.core.comm.FrameBuffer;
+import io.lgc4j.core.comm.Transport;
 
 import java.util.Map;
 import java.util.Objects;
