@@ -80,4 +80,8 @@ public interface Timeline {
      * bound to the enclosing slice). Both ends carry the same {@code id}.
      */
     void flow(int tid, long id, boolean out, long atNanos);
+
+    /** Names thread track {@code tid} of this endpoint (one only some endpoints have: {@link #AE_THREAD}). */
+    default void threadName(int tid, String name) {
+    }
 }

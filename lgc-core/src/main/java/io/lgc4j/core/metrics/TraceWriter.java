@@ -100,6 +100,7 @@ public final class TraceWriter implements Timeline, AutoCloseable {
     }
 
     /** Names a thread track of this endpoint. */
+    @Override
     public void threadName(int tid, String name) {
         put(new Event('M', tid, "thread_name", "", 0, 0, Map.of("name", name), 0));
     }

@@ -42,7 +42,6 @@ final class EndpointTrace {
         if (worker) {
             writer.threadName(Timeline.DATA_THREAD, "batch reader");
         }
-        writer.threadName(Timeline.AE_THREAD, "autoencoder");
         return writer;
     }
 

@@ -82,6 +82,7 @@ final class LgcPsServer implements PsServer.Step, Persistent {
         this.trainer = AutoencoderTrainer.ps(autoencoder, config.seed());
         this.lane = new AutoencoderLane("lgc-ae-server-" + System.identityHashCode(this));
         lane.submit("building the autoencoder's graphs", autoencoder::prepare);
+        timeline.threadName(Timeline.AE_THREAD, "autoencoder");
         this.notes = config.notes();
         this.control = config.control();
         this.guard = control.newGuard();

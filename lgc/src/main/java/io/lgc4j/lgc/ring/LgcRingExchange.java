@@ -122,6 +122,9 @@ final class LgcRingExchange implements GradientExchange {
             lane.submit("building the autoencoder's graphs", rank == TRAINER ? autoencoder::prepare
                     : autoencoder::prepareCoding);
         }
+        if (rank == TRAINER) {
+            TracedTransport.timelineOf(end.link().transport()).threadName(Timeline.AE_THREAD, "autoencoder");
+        }
     }
 
     @Override
