@@ -30,7 +30,7 @@ import java.util.Set;
 record MethodSpec(TopologyFactory factory, String yaml) implements Serializable {
     private static final long serialVersionUID = 1L;
     /** The sections a method snippet may hold. */
-    static final Set<String> SECTIONS = Set.of("topology", "compressor", "stages", "autoencoder", "runtime");
+    static final Set<String> SECTIONS = Set.of("topology", "compressor", "stages", "warmup", "autoencoder", "runtime");
     static final String SOURCE = "method";
 
     /** What one endpoint trains with. */

@@ -106,6 +106,16 @@ public final class RecordingTopology implements Topology {
             public void tap(OfferTap tap) {
                 exchange.tap(tap);
             }
+
+            @Override
+            public boolean notesLag() {
+                return exchange.notesLag();
+            }
+
+            @Override
+            public void awaitNotes(int step) {
+                exchange.awaitNotes(step);
+            }
         };
     }
 
