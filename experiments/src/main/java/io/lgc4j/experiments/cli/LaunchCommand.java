@@ -3,6 +3,8 @@ package io.lgc4j.experiments.cli;
 import io.lgc4j.core.checkpoint.CheckpointDirectory;
 import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.core.compute.ComputeThreads;
+import io.lgc4j.core.metrics.TraceSettings;
+import io.lgc4j.core.metrics.StepRange;
 import io.lgc4j.core.compute.CpuLimits;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.TraceSection;
@@ -381,10 +383,26 @@ final class LaunchCommand implements Callable<Integer> {
                     + " --servers starts them as processes of their own";
         } else if (threadsOption != null && ComputeThreads.problem(threadsOption) != null) {
             usage = "--threads " + ComputeThreads.problem(threadsOption);
+        } else if (options.trace == null && options.traceSteps != null) {
+            usage = "--trace-steps " + options.traceSteps + " has no trace to bound: add --trace FILE";
         }
         if (usage != null) {
             System.err.println("lgc launch: " + usage);
             return 2;
+        }
+        if (options.trace != null) {
+            // absolute, so that every process writes beside the same file; the program reads it from the environment
+            // (DistributedTrainer.Builder#fromEnvironment) and the launcher merges the processes' files at the end
+            String steps = StepRange.ALL.toString();
+            if (options.traceSteps != null) {
+                try {
+                    steps = StepRange.parse(options.traceSteps, "--trace-steps").toString();
+                } catch (IllegalArgumentException e) {
+                    System.err.println("lgc launch: " + e.getMessage());
+                    return 2;
+                }
+            }
+            trace = new TraceSection(Path.of(options.trace).toAbsolutePath().toString(), steps);
         }
         nproc = nprocOption;
         List<String> command = new ArrayList<>();
@@ -462,6 +480,10 @@ final class LaunchCommand implements Callable<Integer> {
             env.put("LGC_TLS_CERT", tlsDir.resolve("localhost.crt").toString());
             env.put("LGC_TLS_KEY", tlsDir.resolve("localhost.key").toString());
             env.put("LGC_TLS_CA", tlsDir.resolve("ca.crt").toString());
+        }
+        if (program != null && trace.on()) {
+            env.put(TraceSettings.ENV_FILE, trace.file());
+            env.put(TraceSettings.ENV_STEPS, trace.steps());
         }
         if (threads == null) {
             env.putIfAbsent("OMP_NUM_THREADS", "1");

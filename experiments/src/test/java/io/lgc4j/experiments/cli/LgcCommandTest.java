@@ -93,6 +93,9 @@ class LgcCommandTest {
         assertEquals(2, LgcCommand.execute("launch", "--nproc", "2", "--threads", "0", "--", "java", "Train"));
         assertEquals("lgc launch: --threads must be 'auto' or a number of threads of at least 1, found '0'", error());
         err.reset();
+        assertEquals(2, LgcCommand.execute("launch", "--nproc", "2", "--trace-steps", "0..9", "--", "java", "Train"));
+        assertEquals("lgc launch: --trace-steps 0..9 has no trace to bound: add --trace FILE", error());
+        err.reset();
         assertEquals(2, LgcCommand.execute("launch", "a.yaml", "b.yaml"));
         assertEquals("lgc launch: launch takes one CONFIG, found 2 arguments [a.yaml, b.yaml] (to start a program:"
                 + " lgc launch --nproc K -- java -cp app.jar your.Main)", error());

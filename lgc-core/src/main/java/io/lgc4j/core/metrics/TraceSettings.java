@@ -20,6 +20,10 @@ import java.util.Objects;
 public record TraceSettings(Path file, Path directory, StepRange steps) {
     /** The name of rank 0's clock offsets in {@link #directory}. */
     public static final String CLOCK_FILE = "clock.json";
+    /** Where a launcher tells a program the merged trace's file ({@code lgc launch --trace FILE -- …}). */
+    public static final String ENV_FILE = "LGC_TRACE_FILE";
+    /** Where a launcher tells a program the steps to record ({@code --trace-steps a..b}). */
+    public static final String ENV_STEPS = "LGC_TRACE_STEPS";
 
     public TraceSettings {
         Objects.requireNonNull(file, "file");
@@ -31,6 +35,23 @@ public record TraceSettings(Path file, Path directory, StepRange steps) {
     public static TraceSettings of(Path file) {
         Path abs = file.toAbsolutePath();
         return new TraceSettings(file, abs.resolveSibling("trace"), StepRange.ALL);
+    }
+
+    /**
+     * The trace a launcher asked for in {@code variables} ({@link #ENV_FILE}, {@link #ENV_STEPS}), or null when it
+     * asked for none.
+     *
+     * @throws IllegalArgumentException naming {@link #ENV_STEPS} when its steps are not a range
+     */
+    public static TraceSettings fromEnvironment(java.util.Map<String, String> variables) {
+        String file = variables.get(ENV_FILE);
+        if (file == null || file.isBlank()) {
+            return null;
+        }
+        String steps = variables.get(ENV_STEPS);
+        Path abs = Path.of(file).toAbsolutePath();
+        return new TraceSettings(abs, abs.resolveSibling("trace"), steps == null || steps.isBlank() ? StepRange.ALL
+                : StepRange.parse(steps, ENV_STEPS));
     }
 
     /** Endpoint {@code endpoint}'s own file. */

@@ -495,8 +495,9 @@ public final class DistributedTrainer {
          * ({@code LGC_RANK} unset): nothing changes, the run is in-process with {@link #workers}. Launched: the
          * runtime is {@link TrainingRuntime#fromEnvironment()}, K is {@code LGC_WORLD_SIZE} (a different
          * {@link #workers} is refused, naming both), checkpoints go under {@code LGC_RUN_DIR} every
-         * {@link #checkpoints} steps already asked for (else at the end only), and {@code LGC_RESUME_STEP} resumes
-         * from that checkpoint. Call it after the other settings.
+         * {@link #checkpoints} steps already asked for (else at the end only), {@code LGC_RESUME_STEP} resumes
+         * from that checkpoint, and {@code LGC_TRACE_FILE} ({@code lgc launch --trace}) traces the run unless
+         * {@link #trace} was given. Call it after the other settings.
          */
         public Builder fromEnvironment() {
             io.lgc4j.core.runtime.LaunchEnvironment env = io.lgc4j.core.runtime.LaunchEnvironment.current();
@@ -512,6 +513,11 @@ public final class DistributedTrainer {
                 if (env.runDir() != null) {
                     checkpoints(env.runDir(), checkpointEverySteps);
                     resume = env.resumeStep() < 0 ? resume : Checkpointing.load(env.runDir(), env.resumeStep());
+                }
+                // lgc launch --trace FILE -- …: every process records, the launcher merges (a trace set here wins)
+                TraceSettings asked = TraceSettings.fromEnvironment(System.getenv());
+                if (trace == null && asked != null) {
+                    trace = asked;
                 }
             }
             return this;

@@ -20,6 +20,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TraceFilesTest {
 
     @Test
+    void aLaunchedProgramShouldReadItsTraceFromTheEnvironment() {
+        assertEquals(null, TraceSettings.fromEnvironment(Map.of()));
+        TraceSettings t = TraceSettings.fromEnvironment(Map.of(TraceSettings.ENV_FILE, "/runs/t.json",
+                TraceSettings.ENV_STEPS, "5..9"));
+        assertEquals(new TraceSettings(Path.of("/runs/t.json"), Path.of("/runs/trace"), StepRange.parse("5..9", "")),
+                t);
+        assertEquals(StepRange.ALL, TraceSettings.fromEnvironment(Map.of(TraceSettings.ENV_FILE, "/runs/t.json"))
+                .steps());
+        assertEquals("LGC_TRACE_STEPS '9..5': the last step 5 is before the first 9; expected first..last with 0 <="
+                + " first <= last (e.g. 0..99), first.. or one step", assertThrows(IllegalArgumentException.class,
+                () -> TraceSettings.fromEnvironment(Map.of(TraceSettings.ENV_FILE, "t.json", TraceSettings.ENV_STEPS,
+                        "9..5"))).getMessage());
+    }
+
+    @Test
     void shouldRejectAStepRangeThatEndsBeforeItStartsNamingBoth() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> StepRange.parse("5..2", "--trace-steps"));
