@@ -318,6 +318,7 @@ public final class ExperimentRunner {
                 .topology(topology)
                 .maxSteps(config.training().maxSteps())
                 .diagnostics(config.training().diagnostics())
+                .overlap(config.training().overlapMode())
                 .compute(config.model().compute().settings())
                 .values(config.compressor().valueEncoding())
                 .stages(method.stages())

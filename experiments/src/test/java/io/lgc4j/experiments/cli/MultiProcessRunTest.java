@@ -50,7 +50,7 @@ class MultiProcessRunTest {
                     stages: {fullIterations: 4, aeTrainingIterations: 4}
                     autoencoder: {optimizer: adam, learningRate: 0.001, checkEvery: 3}
                     """;
-            case "powersgd-ps" -> """
+            case "powersgd-ps", "powersgd-ps-delayed" -> """
                     topology: {type: ps}
                     compressor: {type: powersgd, rank: 2}
                     stages: {fullIterations: 4}
@@ -69,15 +69,17 @@ class MultiProcessRunTest {
                 run: {name: mp-%s, seed: 11, outputDir: %s}
                 data: {trainLimit: 1920, testLimit: 500}
                 model: %s
-                training: {workers: 3, batchSizePerWorker: 16, epochs: 1, maxSteps: %d, evalEverySteps: 6}
-                %s%s""".formatted(method, out, model, method.startsWith("lgc") ? 14 : 10, methodKeys, runtime);
+                training: {workers: 3, batchSizePerWorker: 16, epochs: 1, maxSteps: %d, evalEverySteps: 6%s}
+                %s%s""".formatted(method, out, model, method.startsWith("lgc") ? 14 : 10,
+                method.endsWith("-delayed") ? ", overlap: delayed" : "", methodKeys, runtime);
     }
 
     @ParameterizedTest(name = "{0}")
     // separate shard processes: aRunShouldSurvive... (LGC-PS on two shard processes, shard 0 killed); LGC-RAR over
     // TCP: lgc-spark's SparkBarrierRunTest (the same runtime, the ranks in one JVM); every shipped config with one
     // process per rank: scripts/fingerprint.py run --launch 4
-    @ValueSource(strings = {"dense-ring", "lgc-ps", "powersgd-ps", "dgc-ps-2-shards-colocated"})
+    // powersgd-ps-delayed: delayed application (a second thread computing ahead in every worker process)
+    @ValueSource(strings = {"dense-ring", "lgc-ps", "powersgd-ps-delayed", "dgc-ps-2-shards-colocated"})
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void launchShouldComputeWhatTheInProcessRunComputesBitForBit(String method, @TempDir Path tmp)
             throws IOException, InterruptedException {

@@ -62,7 +62,8 @@ public record CheckpointManifest(String runName, long nextStep, Stage stage, Run
      * a key that only the resuming run has, at this value, is no difference, since the run that wrote the checkpoint
      * behaved as the default does (the file sources of issue 40: {@code data.source: memory} is the old path; the
      * dense warm-up of issue 41: {@code warmup.type: none, values: inherit}; one thread,
-     * {@code model.compute.threads: 1}, is what every launcher ran). A key added later goes here with its default, or
+     * {@code model.compute.threads: 1}, is what every launcher ran; {@code training.overlap: none}, compute, exchange
+     * and apply in turn). A key added later goes here with its default, or
      * every older checkpoint becomes unresumable.
      */
     public static final Map<String, String> ADDED_KEYS = Map.ofEntries(Map.entry("data.source", "memory"),
@@ -70,7 +71,7 @@ public record CheckpointManifest(String runName, long nextStep, Stage stage, Run
             Map.entry("data.csv.classes", "0"), Map.entry("data.csv.skipLines", "0"),
             Map.entry("data.csv.delimiter", ","), Map.entry("warmup.type", "none"),
             Map.entry("warmup.values", "inherit"), Map.entry("warmup.carryMemory", "true"),
-            Map.entry("model.compute.threads", "1"));
+            Map.entry("model.compute.threads", "1"), Map.entry("training.overlap", "none"));
 
     /** Section names. */
     static final String RUN = "run";

@@ -16,7 +16,7 @@ import java.util.Map;
  *
  * <p>Thread ids ({@code tid}) are fixed per role, not per Java thread, so traces of two runs line up:
  * {@link #RANK_THREAD} (the rank's or the service's loop), {@link #DATA_THREAD} (the batch reader),
- * {@link #AE_THREAD} (the autoencoder's lane).
+ * {@link #AE_THREAD} (the autoencoder's lane), {@link #COMPUTE_THREAD} (the gradient computed ahead).
  */
 public interface Timeline {
     /** The rank's training loop, or a service's loop. */
@@ -25,6 +25,8 @@ public interface Timeline {
     int DATA_THREAD = 2;
     /** The thread an endpoint trains its autoencoder on (LGC-PS's server, LGC-RAR's rank 0). */
     int AE_THREAD = 3;
+    /** A worker's thread computing the next step's gradient while the rank exchanges (delayed application). */
+    int COMPUTE_THREAD = 4;
 
     /** Records nothing. */
     Timeline NOOP = new Timeline() {
@@ -81,7 +83,7 @@ public interface Timeline {
      */
     void flow(int tid, long id, boolean out, long atNanos);
 
-    /** Names thread track {@code tid} of this endpoint (one only some endpoints have: {@link #AE_THREAD}). */
+    /** Names thread track {@code tid} of this endpoint (one only some endpoints have: {@link #AE_THREAD}, {@link #COMPUTE_THREAD}). */
     default void threadName(int tid, String name) {
     }
 }

@@ -38,6 +38,8 @@ record Checkpointing(CheckpointDirectory directory, int everySteps, boolean atEn
     /** Sections every part has besides its state. */
     static final String TRAFFIC = "traffic";
     static final String REPLICA = "replica";
+    /** Delayed application: the mean exchanged in the checkpoint's last step, not yet applied (rank 0's part). */
+    static final String PENDING = "replica/pending";
     static final String EXCHANGE = "exchange";
     static final String SERVICE = "service";
     static final String HISTORY = "history";

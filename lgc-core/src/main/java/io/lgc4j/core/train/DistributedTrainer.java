@@ -88,6 +88,7 @@ public final class DistributedTrainer {
     private final Map<String, String> runConfig;
     private final Collection<String> resumeIgnoredKeys;
     private final TraceSettings trace;
+    private final Overlap overlap;
     private boolean used;
     private TrainingResult result;
 
@@ -122,6 +123,7 @@ public final class DistributedTrainer {
         this.checkpointAtEnd = b.checkpointAtEnd;
         this.resume = b.resume;
         this.runName = b.runName;
+        this.overlap = b.overlap;
         this.runConfig = b.runConfig != null ? b.runConfig : ownConfig();
         this.resumeIgnoredKeys = b.resumeIgnoredKeys;
         this.trace = b.trace;
@@ -149,6 +151,7 @@ public final class DistributedTrainer {
         config.put("training.batchSizePerWorker", String.valueOf(batchSize));
         config.put("run.seed", String.valueOf(seed));
         config.put("compressor.values", values.toString());
+        config.put("training.overlap", overlap.configName());
         // oneDNN sums in another order: a resume on the other path would not end where the run would have
         config.put("compute.oneDnn", String.valueOf(compute.oneDnn()));
         flatten("method", method().toMap(), config);
@@ -288,7 +291,7 @@ public final class DistributedTrainer {
         }
         EvaluationShares evaluation = evalData == null ? null : EvaluationShares.lazy(evalData);
         RankLoop.Run run = new RankLoop.Run(plan, stages, data, dataPlan, seed, prefetch, batchSize, evaluation,
-                evalEverySteps, listeners, method(), diagnostics, values, checkpoints, trace);
+                evalEverySteps, listeners, method(), diagnostics, values, checkpoints, trace, overlap);
         listeners.forEach(l -> l.onStart(plan));
         TrainingResult outcome = null;
         try {
@@ -334,6 +337,7 @@ public final class DistributedTrainer {
         private Map<String, String> runConfig;
         private Collection<String> resumeIgnoredKeys = CheckpointManifest.DEFAULT_IGNORED_KEYS;
         private TraceSettings trace;
+        private Overlap overlap = Overlap.NONE;
 
         private Builder() {
         }
@@ -427,6 +431,18 @@ public final class DistributedTrainer {
          */
         public Builder compute(ComputeSettings compute) {
             this.compute = Objects.requireNonNull(compute, "compute");
+            return this;
+        }
+
+        /**
+         * What a rank's step overlaps (default {@link Overlap#NONE}: compute, exchange, apply in turn).
+         * {@link Overlap#DELAYED} computes step t + 1's gradient while step t's is exchanged and applies step t's mean
+         * one step late: it hides the exchange behind the next forward and backward pass where the two fit in the
+         * process's cores, at the price of gradients one step stale (the math changes; every method and topology
+         * takes it, and a run stays bit-identical across runtimes and resumes exactly).
+         */
+        public Builder overlap(Overlap overlap) {
+            this.overlap = Objects.requireNonNull(overlap, "overlap");
             return this;
         }
 

@@ -7,6 +7,7 @@ import io.lgc4j.core.checkpoint.PartKind;
 import io.lgc4j.core.checkpoint.SectionReader;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.StepTag;
+import io.lgc4j.core.comm.TransportClosedException;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.data.DataPlan;
@@ -38,6 +39,11 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 
 /**
@@ -83,7 +89,7 @@ final class RankLoop {
                long seed, int prefetch, int batchSize, EvaluationShares evalData,
                int evalEverySteps, List<TrainingListener> listeners, TopologyDescription method,
                boolean diagnostics, io.lgc4j.core.comm.ValueEncoding values, Checkpointing checkpoints,
-               io.lgc4j.core.metrics.TraceSettings trace) {
+               io.lgc4j.core.metrics.TraceSettings trace, Overlap overlap) {
         int workers() {
             return plan.workers();
         }
@@ -108,6 +114,12 @@ final class RankLoop {
     private int probeRounds;
     private long[][] startProbes; // rank 0: per endpoint {θ ns, RTT ns, at ns} of the least-RTT round before step 0
     private volatile int step = -1;
+    /** The reader of the current epoch's batches; used by one thread at a time (the compute-ahead thread in turn). */
+    private BatchReader batches;
+    /** Delayed application: the mean of the last exchanged step, not yet applied (null when none is due). */
+    private float[] pending;
+    /** Delayed application: a gradient array free for the next step computed ahead. */
+    private float[] spare;
 
     /**
      * @param timeline where the rank's steps, phases and checkpoints are recorded ({@link Timeline#NOOP}: nowhere);
@@ -180,19 +192,14 @@ final class RankLoop {
         // read only when tracing: the throttling and run-queue counters, sampled at every traced step boundary
         CpuStat cpu = timeline.on() ? CpuStat.system() : null;
         float[] gradient = null;
-        BatchReader batches = null;
+        boolean delayed = run.overlap() == Overlap.DELAYED;
+        ComputeAhead ahead = delayed ? new ComputeAhead() : null;
         try {
             for (int s = first; s < plan.totalSteps(); s++) {
                 step = s;
-                int epoch = s / plan.stepsPerEpoch();
                 int inEpoch = s % plan.stepsPerEpoch();
                 Stage stage = run.stages().stageAt(s);
                 long stepStart = System.nanoTime();
-                if (batches == null) {
-                    int count = Math.min(plan.stepsPerEpoch() - inEpoch, plan.totalSteps() - s);
-                    Shard shard = new Shard(rank, run.workers(), run.batchSize(), epoch, inEpoch, run.seed());
-                    batches = BatchReader.open(run.data(), shard, count, run.prefetch(), timeline);
-                }
                 boolean traced = timeline.covers(s);
                 clock.timeline(traced ? timeline : Timeline.NOOP);
                 if (traced) {
@@ -203,21 +210,40 @@ final class RankLoop {
                     }
                 }
                 clock.reset();
-                clock.enter(Phase.CPU_WAIT);
-                gate.beforeCompute();
-                double loss;
-                try {
-                    clock.enter(Phase.COMPUTE);
-                    DataSet batch = batches.next();
-                    loss = replica.computeGradient(batch.getFeatures(), batch.getLabels());
-                } finally {
-                    gate.afterCompute();
+                boolean epochEnd = inEpoch == plan.stepsPerEpoch() - 1;
+                boolean last = s == plan.totalSteps() - 1;
+                boolean evaluates = run.evalData() != null
+                        && (last || epochEnd || (run.evalEverySteps() > 0 && (s + 1) % run.evalEverySteps() == 0));
+                boolean saves = checkpoints != null && checkpoints.dueAfter(s);
+                Computed computed;
+                RunReport.Evaluated evaluated = null;
+                if (!delayed) {
+                    computed = compute(s, clock, gradient);
+                    gradient = computed.gradient();
+                } else {
+                    computed = ahead.take(s, clock);
+                    if (pending != null) {
+                        // the mean of step s − 1, once step s's gradient is taken: it shares the model's gradient view
+                        clock.enter(Phase.APPLY);
+                        replica.applyGradient(pending, run.batchSize());
+                        spare = pending;
+                        pending = null;
+                    }
+                    if (epochEnd) {
+                        replica.endEpoch();
+                    }
+                    if (evaluates && !last) {
+                        clock.enter(Phase.EVALUATE);
+                        evaluated = run.evalData().evaluate(replica, rank, run.workers());
+                    }
+                    if (!last && !saves) {
+                        // a checkpoint saves the replica: the next gradient is then computed after it, in turn
+                        ahead.start(s + 1, spare);
+                        spare = null;
+                    }
+                    gradient = computed.gradient();
                 }
-                INDArray view = replica.gradient();
-                if (gradient == null) {
-                    gradient = new float[(int) view.length()];
-                }
-                copyChecked(view, gradient, s);
+                double loss = computed.loss();
                 gate.beforeExchange(clock, rank, s);
                 if (offers != null) {
                     offers.begin(gradient);
@@ -228,20 +254,18 @@ final class RankLoop {
                     clock.enter(Phase.EVALUATE);
                     diagnose(s, stage, gradient);
                 }
-                clock.enter(Phase.APPLY);
-                // DL4J's gradient is a sum over the mini-batch and its updater divides by the batch size; the mean over
-                // ranks of per-rank sums divided by b is the mean over all K·b examples.
-                replica.applyGradient(gradient, run.batchSize());
-                boolean epochEnd = inEpoch == plan.stepsPerEpoch() - 1;
-                if (epochEnd) {
-                    replica.endEpoch();
-                    batches.close();
-                    batches = null;
+                if (!delayed || last) {
+                    clock.enter(Phase.APPLY);
+                    // DL4J's gradient is a sum over the mini-batch and its updater divides by the batch size; the mean
+                    // over ranks of per-rank sums divided by b is the mean over all K·b examples.
+                    replica.applyGradient(gradient, run.batchSize());
+                    if (epochEnd && !delayed) {
+                        replica.endEpoch();
+                    }
+                } else {
+                    pending = gradient;
                 }
-                boolean last = s == plan.totalSteps() - 1;
-                RunReport.Evaluated evaluated = null;
-                if (run.evalData() != null
-                        && (last || epochEnd || (run.evalEverySteps() > 0 && (s + 1) % run.evalEverySteps() == 0))) {
+                if (evaluates && (!delayed || last)) {
                     clock.enter(Phase.EVALUATE);
                     evaluated = run.evalData().evaluate(replica, rank, run.workers());
                 }
@@ -251,7 +275,7 @@ final class RankLoop {
                 reported = now;
                 RunReport.StepReport own = new RunReport.StepReport(loss, clock.snapshot(), notes.take(s), delta);
                 long saveStart = System.nanoTime();
-                CheckpointPart.Builder saved = checkpoints != null && checkpoints.dueAfter(s) ? save(now) : null;
+                CheckpointPart.Builder saved = saves ? save(now) : null;
                 if (rank == 0) {
                     long collect = System.nanoTime();
                     collector.step(s, stage, own, evaluated, stepStart, saved,
@@ -287,6 +311,9 @@ final class RankLoop {
                 }
             }
         } finally {
+            if (ahead != null) {
+                ahead.close();
+            }
             if (batches != null) {
                 batches.close();
             }
@@ -301,6 +328,127 @@ final class RankLoop {
             return TrainingResult.of(done, rank, run.method());
         }
         return collector.finish(last, System.nanoTime() - start);
+    }
+
+    /** A step's loss and gradient, copied out of the model and checked finite. */
+    private record Computed(int step, double loss, float[] gradient) {
+    }
+
+    /**
+     * Step {@code s}'s forward and backward pass on this rank's shard: its batch (the epoch's reader opened at its
+     * first step here and closed after its last), the in-process gate's turn on the CPU, the gradient copied into
+     * {@code into} (a new array when null). {@code clock} times the turn and the pass on the rank's thread.
+     */
+    private Computed compute(int s, PhaseClock clock, float[] into) {
+        TrainingPlan plan = run.plan();
+        int inEpoch = s % plan.stepsPerEpoch();
+        if (batches == null) {
+            int count = Math.min(plan.stepsPerEpoch() - inEpoch, plan.totalSteps() - s);
+            Shard shard = new Shard(rank, run.workers(), run.batchSize(), s / plan.stepsPerEpoch(), inEpoch,
+                    run.seed());
+            batches = BatchReader.open(run.data(), shard, count, run.prefetch(), timeline);
+        }
+        clock.enter(Phase.CPU_WAIT);
+        gate.beforeCompute();
+        double loss;
+        try {
+            clock.enter(Phase.COMPUTE);
+            DataSet batch = batches.next();
+            loss = replica.computeGradient(batch.getFeatures(), batch.getLabels());
+        } finally {
+            gate.afterCompute();
+        }
+        if (inEpoch == plan.stepsPerEpoch() - 1 || s == plan.totalSteps() - 1) {
+            batches.close();
+            batches = null;
+        }
+        INDArray view = replica.gradient();
+        float[] gradient = into != null ? into : new float[(int) view.length()];
+        copyChecked(view, gradient, s);
+        return new Computed(s, loss, gradient);
+    }
+
+    /**
+     * Delayed application ({@link Overlap#DELAYED}): the thread that computes step s + 1's gradient while the rank's
+     * thread exchanges step s's. It touches only the replica's forward and backward pass, the batch reader and its
+     * own gradient array; the rank's thread does not touch them until it has taken the result ({@link #take}), and
+     * every send and receive stays on the rank's thread.
+     */
+    private final class ComputeAhead implements AutoCloseable {
+        private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "lgc-compute-ahead-rank-" + rank);
+            t.setDaemon(true);
+            return t;
+        });
+        private Future<Computed> next;
+
+        ComputeAhead() {
+            timeline.threadName(Timeline.COMPUTE_THREAD, "compute ahead");
+        }
+
+        /** Starts computing step {@code s}'s gradient into {@code into} (a new array when null). */
+        void start(int s, float[] into) {
+            next = thread.submit(() -> {
+                long start = System.nanoTime();
+                PhaseClock own = new PhaseClock(Timeline.NOOP, Timeline.COMPUTE_THREAD);
+                Computed c = compute(s, own, into);
+                if (timeline.covers(s)) {
+                    timeline.span(Timeline.COMPUTE_THREAD, "compute", "compute", start, System.nanoTime(),
+                            Map.of("step", s));
+                }
+                return c;
+            });
+        }
+
+        /**
+         * Step {@code s}'s gradient: the one computed ahead (the wait timed as {@link Phase#COMPUTE}), or, when none
+         * was started (the first step, the step after a checkpoint), computed now on this thread.
+         */
+        Computed take(int s, PhaseClock clock) {
+            if (next == null) {
+                Computed c = compute(s, clock, spare);
+                spare = null;
+                return c;
+            }
+            clock.enter(Phase.COMPUTE);
+            Future<Computed> f = next;
+            next = null;
+            Computed c;
+            try {
+                c = f.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TransportClosedException("rank " + rank + " was interrupted waiting for step " + s
+                        + "'s gradient");
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof RuntimeException r) {
+                    throw r;
+                }
+                if (e.getCause() instanceof Error err) {
+                    throw err;
+                }
+                throw new IllegalStateException("rank " + rank + " step " + s + ": " + e.getCause(), e.getCause());
+            }
+            if (c.step() != s) {
+                throw new IllegalStateException("rank " + rank + " expected step " + s + "'s gradient, got step "
+                        + c.step() + "'s");
+            }
+            return c;
+        }
+
+        /** Waits for a computation still running (a failed step's), so the batch reader can be closed after. */
+        @Override
+        public void close() {
+            thread.shutdown();
+            try {
+                if (!thread.awaitTermination(60, TimeUnit.SECONDS)) {
+                    thread.shutdownNow();
+                }
+            } catch (InterruptedException e) {
+                thread.shutdownNow();
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** Rank 0's side: the reports of every endpoint, assembled into step metrics and the result. */
@@ -481,6 +629,10 @@ final class RankLoop {
         CheckpointPart.Builder part = CheckpointPart.builder(PartKind.RANK);
         if (rank == 0) {
             replica.save(part, Checkpointing.REPLICA);
+            if (pending != null) {
+                // delayed application: the mean of this step, applied after the next step's gradient is taken
+                part.section(Checkpointing.PENDING).putFloats(pending);
+            }
         }
         exchange.save(part, Checkpointing.EXCHANGE);
         part.section(Checkpointing.TRAFFIC).putLongs(trafficRow);
@@ -497,7 +649,11 @@ final class RankLoop {
         CheckpointPart part = checkpoints.rankPart(rank);
         try {
             // the replica is in rank 0's part (a checkpoint of an earlier build has it in every part, all the same)
-            replica.restore(rank == 0 ? part : checkpoints.rankPart(0), Checkpointing.REPLICA);
+            CheckpointPart rank0 = rank == 0 ? part : checkpoints.rankPart(0);
+            replica.restore(rank0, Checkpointing.REPLICA);
+            if (run.overlap() == Overlap.DELAYED && rank0.has(Checkpointing.PENDING)) {
+                pending = rank0.floats(Checkpointing.PENDING, run.plan().layout().length());
+            }
             exchange.restore(part, Checkpointing.EXCHANGE);
             long[] row = part.longs(Checkpointing.TRAFFIC, TrafficMeter.ROW_LENGTH);
             if (collector != null) {

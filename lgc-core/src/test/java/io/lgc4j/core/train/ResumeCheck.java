@@ -106,10 +106,18 @@ public final class ResumeCheck {
      */
     public static void assertCompleteWhenItsStepEnds(DistributedTrainer.Builder builder, Path dir)
             throws IOException {
+        assertCompleteWhenItsStepEnds(builder, dir, 6);
+    }
+
+    /**
+     * As {@link #assertCompleteWhenItsStepEnds(DistributedTrainer.Builder, Path)}, rank 0 diverging in step
+     * {@code diverging}: the checkpoint after step 5 is the latest complete one for a step 6, 7 or 8.
+     */
+    public static void assertCompleteWhenItsStepEnds(DistributedTrainer.Builder builder, Path dir, int diverging)
+            throws IOException {
         int workers = 3;
         int batch = 8;
         int seed = 5;
-        int diverging = 6;
         DataSet data = TestModels.data(workers * batch * 12, 3);
         for (int row : new ShardPlan(data.numExamples(), workers, batch, seed).batch(0, diverging, 0)) {
             data.getFeatures().getRow(row).assign(Float.NaN);
@@ -119,7 +127,7 @@ public final class ResumeCheck {
         NonFiniteGradientException e = assertThrows(NonFiniteGradientException.class, () -> trainer.fit(1));
         assertTrue(e.getMessage().startsWith("rank 0 step " + diverging + ":"), e.getMessage());
         CheckpointDirectory checkpoints = CheckpointDirectory.in(dir);
-        assertEquals(Optional.of((long) diverging), checkpoints.latest().map(Checkpoint::nextStep),
+        assertEquals(Optional.of((long) (diverging / 3 * 3)), checkpoints.latest().map(Checkpoint::nextStep),
                 "the latest complete checkpoint, among " + checkpoints.steps());
     }
 

@@ -12,6 +12,7 @@ import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.factory.Nd4j;
 import org.junit.jupiter.api.Test;
@@ -287,6 +288,100 @@ public abstract class TopologyContract {
         for (int i = 0; i < expected.length; i++) {
             assertEquals(expected[i], actual[i], 1e-5f * (1 + Math.abs(expected[i])), "parameter " + i);
         }
+    }
+
+    /**
+     * Delayed application ({@link Overlap#DELAYED}) when every step is dense: the replicas train like one model on the
+     * union of the ranks' batches whose gradient of step t is applied after step t + 1's is taken (step 0 applies
+     * nothing, the last step's gradient lands before the run ends), and not like the synchronous run.
+     */
+    @Test
+    void delayedApplicationShouldTrainLikeOneModelWithGradientsOneStepStale() {
+        int k = 3;
+        int b = 8;
+        DataSet data = TestModels.data(k * b * 6, 4);
+        MultiLayerNetwork model = TestModels.mlp(21);
+        ReplicaModel stale = ReplicaModel.wrap(model.clone());
+        ReplicaModel synchronous = ReplicaModel.wrap(model.clone());
+        DistributedTrainer.Builder builder = DistributedTrainer.builder().model(model).data(data).workers(k)
+                .batchSizePerWorker(b).topology(topology()).seed(9).overlap(Overlap.DELAYED);
+        if (unionStages() != null) {
+            builder.stages(unionStages());
+        }
+        DistributedTrainer trainer = builder.build();
+        TrainingResult result = trainer.fit(1);
+        ShardPlan plan = new ShardPlan(data.numExamples(), k, b, 9);
+        float[] previous = null;
+        for (int s = 0; s < plan.stepsPerEpoch(); s++) {
+            int[] rows = new int[k * b];
+            for (int r = 0; r < k; r++) {
+                System.arraycopy(plan.batch(0, s, r), 0, rows, r * b, b);
+            }
+            INDArray features = Nd4j.pullRows(data.getFeatures(), 1, rows);
+            INDArray labels = Nd4j.pullRows(data.getLabels(), 1, rows);
+            stale.computeGradient(features, labels);
+            float[] gradient = stale.gradient().toFloatVector();
+            if (previous != null) {
+                stale.applyGradient(previous, k * b);
+            }
+            previous = gradient;
+            synchronous.computeGradient(features, labels);
+            synchronous.applyGradient(synchronous.gradient().toFloatVector(), k * b);
+        }
+        stale.applyGradient(previous, k * b);
+        float[] expected = stale.params().toFloatVector();
+        float[] notExpected = synchronous.params().toFloatVector();
+        float[] actual = trainer.replicas().get(0).params().toFloatVector();
+        boolean differsFromSynchronous = false;
+        for (int i = 0; i < expected.length; i++) {
+            float tolerance = 1e-5f * (1 + Math.abs(expected[i]));
+            assertEquals(expected[i], actual[i], tolerance, "parameter " + i);
+            differsFromSynchronous |= Math.abs(notExpected[i] - actual[i]) > 10 * tolerance;
+        }
+        assertTrue(differsFromSynchronous, "the delayed run trained like the synchronous one");
+        for (int r = 1; r < k; r++) {
+            assertArrayEquals(actual, trainer.replicas().get(r).params().toFloatVector(), "replica " + r);
+        }
+        assertEquals(plan.stepsPerEpoch(), trainer.replicas().get(0).counts()[0], "one application per step");
+        assertEquals(plan.stepsPerEpoch(), result.steps().size());
+    }
+
+    /**
+     * Delayed application resumes exactly: a checkpoint holds the mean not yet applied (rank 0's part), and a run
+     * of two epochs through every stage the topology runs, resumed after steps 6 and 12, ends where it ends
+     * uninterrupted, every replica the same.
+     */
+    @Test
+    void delayedApplicationShouldResumeExactlyWithTheMeanNotYetApplied(@TempDir Path dir) throws Exception {
+        TrainingResult result = ResumeCheck.run(() -> {
+            DistributedTrainer.Builder b = DistributedTrainer.builder().model(TestModels.mlp(43))
+                    .data(TestModels.data(3 * 8 * 12, 3)).workers(3).batchSizePerWorker(8).topology(topology())
+                    .seed(5).evaluation(evalData(), 5).overlap(Overlap.DELAYED);
+            if (replicaStages() != null) {
+                b.stages(replicaStages());
+            }
+            return b;
+        }, 2, 6, dir, 6, 12);
+        assertEquals(1, new java.util.HashSet<>(result.replicaChecksums()).size(), result.replicaChecksums().toString());
+        io.lgc4j.core.checkpoint.Checkpoint after6 = io.lgc4j.core.checkpoint.CheckpointDirectory.in(dir.resolve("full"))
+                .load(6);
+        assertTrue(after6.rankPart(0).has(Checkpointing.PENDING), "the mean of step 5 is in rank 0's part");
+        assertEquals("delayed", after6.manifest().run().config().get("training.overlap"));
+    }
+
+    /**
+     * Delayed application: a gradient that is not finite, computed ahead on the second thread, fails the run with
+     * the message the synchronous run gives, and a checkpoint before it is complete.
+     */
+    @Test
+    void delayedApplicationShouldFailOnAGradientComputedAheadAsTheSynchronousRunDoes(@TempDir Path dir)
+            throws Exception {
+        DistributedTrainer.Builder b = DistributedTrainer.builder().model(TestModels.mlp(43)).topology(topology())
+                .overlap(Overlap.DELAYED);
+        if (replicaStages() != null) {
+            b.stages(replicaStages());
+        }
+        ResumeCheck.assertCompleteWhenItsStepEnds(b, dir, 7);
     }
 
     /** Trains {@code model} on {@code workers} ranks for {@code epochs} epochs of {@code steps} steps. */

@@ -17,6 +17,8 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  *   diagnostics: false       # measure the fidelity of each applied update (notes applied_*; run unchanged)
  *   checkpointEverySteps: 0  # save a checkpoint every N steps and at the end (lgc run --resume); 0 = none
  *   trace: {file: "", steps: "0.."}   # a Chrome/Perfetto trace of the run (TraceSection); "" = none
+ *   overlap: none            # none | delayed: step t + 1's gradient computed while step t's is exchanged, step
+ *                            # t's mean applied one step late (changes the math; opt-in)
  * }</pre>
  *
  * <pre>{@code
@@ -33,11 +35,13 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param checkpointEverySteps a checkpoint into {@code <run dir>/checkpoints/} after every this many steps and after
  *                           the last; 0 for none. It changes no result, and a resume ignores it
  * @param trace              the run's trace ({@link TraceSection}); it changes no result, and a resume ignores it
+ * @param overlap            {@code none} or {@code delayed} ({@code io.lgc4j.core.train.Overlap}): part of the run's
+ *                           identity, a checkpoint resumes only in its own mode
  */
 @JsonPropertyOrder({"workers", "batchSizePerWorker", "epochs", "maxSteps", "evalEverySteps", "diagnostics",
-        "checkpointEverySteps", "trace"})
+        "checkpointEverySteps", "trace", "overlap"})
 public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, int maxSteps, int evalEverySteps,
-                             boolean diagnostics, int checkpointEverySteps, TraceSection trace) {
+                             boolean diagnostics, int checkpointEverySteps, TraceSection trace, String overlap) {
 
     /** Default of {@code training.workers}. */
     public static final int DEFAULT_WORKERS = 4;
@@ -51,6 +55,8 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
     public static final int NO_STEP_CAP = 0;
     /** Default of {@code training.evalEverySteps}. */
     public static final int DEFAULT_EVAL_EVERY_STEPS = 100;
+    /** Default of {@code training.overlap}: compute, exchange and apply in turn. */
+    public static final String DEFAULT_OVERLAP = "none";
 
     /**
      * Checks every component; the first bad one is reported by its key.
@@ -63,6 +69,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      * @param diagnostics        the diagnostic mode
      * @param checkpointEverySteps a checkpoint after every this many steps and at the end; 0 for none
      * @param trace              the run's trace
+     * @param overlap            {@code none} or {@code delayed}
      * @throws ConfigException if a component is missing or out of range
      */
     public TrainingConfig {
@@ -75,6 +82,23 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
         Checks.atLeast("training.evalEverySteps", evalEverySteps, 0);
         Checks.atLeast("training.checkpointEverySteps", checkpointEverySteps, 0);
         Checks.required("training.trace", trace);
+        Checks.required("training.overlap", overlap);
+        if (!overlap.equals("none") && !overlap.equals("delayed")) {
+            throw ConfigException.forKey("training.overlap", "expects one of [delayed, none], found \""
+                    + overlap + "\"");
+        }
+    }
+
+    /** The section with compute, exchange and apply in turn ({@code overlap: none}). */
+    public TrainingConfig(int workers, int batchSizePerWorker, int epochs, int maxSteps, int evalEverySteps,
+                          boolean diagnostics, int checkpointEverySteps, TraceSection trace) {
+        this(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics, checkpointEverySteps, trace,
+                DEFAULT_OVERLAP);
+    }
+
+    /** {@code training.overlap} as the trainer takes it. */
+    public io.lgc4j.core.train.Overlap overlapMode() {
+        return io.lgc4j.core.train.Overlap.parse(overlap);
     }
 
     /** The section without a trace. */
@@ -107,7 +131,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      */
     public TrainingConfig withMaxSteps(int newMaxSteps) {
         return new TrainingConfig(workers, batchSizePerWorker, epochs, newMaxSteps, evalEverySteps, diagnostics,
-                checkpointEverySteps, trace);
+                checkpointEverySteps, trace, overlap);
     }
 
     /**
@@ -116,7 +140,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      */
     public TrainingConfig withWorkers(int newWorkers) {
         return new TrainingConfig(newWorkers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics,
-                checkpointEverySteps, trace);
+                checkpointEverySteps, trace, overlap);
     }
 
     /**
@@ -125,7 +149,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      */
     public TrainingConfig withEpochs(int newEpochs) {
         return new TrainingConfig(workers, batchSizePerWorker, newEpochs, maxSteps, evalEverySteps, diagnostics,
-                checkpointEverySteps, trace);
+                checkpointEverySteps, trace, overlap);
     }
 
     /**
@@ -134,7 +158,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      */
     public TrainingConfig withDiagnostics(boolean on) {
         return new TrainingConfig(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, on,
-                checkpointEverySteps, trace);
+                checkpointEverySteps, trace, overlap);
     }
 
     /**
@@ -143,7 +167,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      */
     public TrainingConfig withCheckpointEverySteps(int steps) {
         return new TrainingConfig(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics, steps,
-                trace);
+                trace, overlap);
     }
 
     /**
@@ -152,7 +176,16 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      */
     public TrainingConfig withTrace(TraceSection newTrace) {
         return new TrainingConfig(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics,
-                checkpointEverySteps, newTrace);
+                checkpointEverySteps, newTrace, overlap);
+    }
+
+    /**
+     * @param newOverlap {@code none} or {@code delayed}
+     * @return this section with {@code overlap} replaced
+     */
+    public TrainingConfig withOverlap(String newOverlap) {
+        return new TrainingConfig(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics,
+                checkpointEverySteps, trace, newOverlap);
     }
 
     @JsonCreator
@@ -163,7 +196,8 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
                                            @JsonProperty("evalEverySteps") Integer evalEverySteps,
                                            @JsonProperty("diagnostics") Boolean diagnostics,
                                            @JsonProperty("checkpointEverySteps") Integer checkpointEverySteps,
-                                           @JsonProperty("trace") TraceSection trace) {
+                                           @JsonProperty("trace") TraceSection trace,
+                                           @JsonProperty("overlap") String overlap) {
         return new TrainingConfig(
                 Checks.orDefault(workers, DEFAULT_WORKERS),
                 Checks.orDefault(batchSizePerWorker, DEFAULT_BATCH_SIZE_PER_WORKER),
@@ -172,6 +206,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
                 Checks.orDefault(evalEverySteps, DEFAULT_EVAL_EVERY_STEPS),
                 diagnostics != null && diagnostics,
                 Checks.orDefault(checkpointEverySteps, 0),
-                trace == null ? TraceSection.OFF : trace);
+                trace == null ? TraceSection.OFF : trace,
+                Checks.orDefault(overlap, DEFAULT_OVERLAP));
     }
 }

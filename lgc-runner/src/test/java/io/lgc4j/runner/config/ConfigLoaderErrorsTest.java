@@ -33,8 +33,8 @@ class ConfigLoaderErrorsTest {
     void shouldNameUnknownKeyAndListAllowedKeysSortedUnderItsSection() {
         Path file = fixture("unknown-key.yaml");
         assertEquals(file + ": unknown key 'training.wrokers'; allowed keys under 'training': "
-                + "batchSizePerWorker, checkpointEverySteps, diagnostics, epochs, evalEverySteps, maxSteps, trace,"
-                + " workers", loadError(file));
+                + "batchSizePerWorker, checkpointEverySteps, diagnostics, epochs, evalEverySteps, maxSteps, overlap,"
+                + " trace, workers", loadError(file));
     }
 
     @Test
@@ -58,6 +58,15 @@ class ConfigLoaderErrorsTest {
                 parseError(RUN + "training:\n  trace: {file: t.json, steps: \"5..2\"}\n"));
         assertEquals("t.json", ConfigLoader.parse(RUN + "training:\n  trace: {file: t.json}\n", "x.yaml").training()
                 .trace().file());
+    }
+
+    @Test
+    void shouldNameTheOverlapKeyAndItsAllowedValues() {
+        assertEquals("x.yaml: key 'training.overlap' expects one of [delayed, none], found \"backward\"",
+                parseError(RUN + "training:\n  overlap: backward\n"));
+        assertEquals(io.lgc4j.core.train.Overlap.DELAYED,
+                ConfigLoader.parse(RUN + "training:\n  overlap: delayed\n", "x.yaml").training().overlapMode());
+        assertEquals(io.lgc4j.core.train.Overlap.NONE, ConfigLoader.parse(RUN, "x.yaml").training().overlapMode());
     }
 
     @Test

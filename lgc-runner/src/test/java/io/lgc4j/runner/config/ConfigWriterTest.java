@@ -62,6 +62,7 @@ class ConfigWriterTest {
                   trace:
                     file: ""
                     steps: "0.."
+                  overlap: none
                 topology:
                   type: ring
                   support: leader

@@ -1,0 +1,47 @@
+package io.lgc4j.core.train;
+
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * What a rank's step overlaps ({@code training.overlap}, {@link DistributedTrainer.Builder#overlap}).
+ *
+ * <ul>
+ *   <li>{@link #NONE} (the default): compute the gradient, exchange it, apply the mean, in turn. Step t's gradient
+ *       is taken at the parameters every earlier step's mean has updated.</li>
+ *   <li>{@link #DELAYED}: one-step-delayed application. While the rank exchanges step t's gradient, a second thread
+ *       already computes step t + 1's, at parameters that hold the means of steps 0..t − 1 only; the mean of step t
+ *       is applied once step t + 1's gradient is ready. Step 0's gradient is taken at the initial parameters like
+ *       step 1's, and after the last step its mean is applied before the run ends, so every mean lands exactly
+ *       once. It changes the math (every gradient is one step stale) but not the exchange: each compressor's error
+ *       feedback is updated when it compresses, in step order, on the rank's own thread. Replicas stay
+ *       bit-identical and a run is the same bits in process and one process per rank; a checkpoint holds the mean
+ *       not yet applied, so a resume is exact.</li>
+ * </ul>
+ */
+public enum Overlap {
+    /** Compute, exchange, apply, in turn. */
+    NONE,
+    /** Step t + 1's gradient computed while step t's is exchanged; step t's mean applied one step late. */
+    DELAYED;
+
+    /** The name in a configuration: {@code none}, {@code delayed}. */
+    public String configName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * The mode named {@code name} in a configuration.
+     *
+     * @throws IllegalArgumentException naming the allowed values when there is none of that name
+     */
+    public static Overlap parse(String name) {
+        for (Overlap o : values()) {
+            if (o.configName().equals(name)) {
+                return o;
+            }
+        }
+        throw new IllegalArgumentException("'" + name + "' is no overlap mode; allowed: "
+                + Arrays.stream(values()).map(Overlap::configName).toList());
+    }
+}
