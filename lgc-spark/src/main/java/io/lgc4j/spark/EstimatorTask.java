@@ -44,6 +44,7 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
     private final int epochs;
     private final long seed;
     private final int maxSteps;
+    private final io.lgc4j.core.train.Overlap overlap;
     private final int[] rows;
     private final int stepsPerEpoch;
     private final byte[] token;
@@ -60,7 +61,8 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
      * @param checkpoints     where and how often to checkpoint, and the fault of tests; null for none (no resume)
      */
     EstimatorTask(Columns columns, ModelFactory factory, String initialChecksum, MethodSpec method, int workers,
-                  int services, boolean colocate, int batchSize, int epochs, long seed, int maxSteps, int[] rows,
+                  int services, boolean colocate, int batchSize, int epochs, long seed, int maxSteps,
+                  io.lgc4j.core.train.Overlap overlap, int[] rows,
                   int stepsPerEpoch, byte[] token, int job, boolean tls, TaskCheckpoints checkpoints) {
         this.columns = columns;
         this.factory = factory;
@@ -73,6 +75,7 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
         this.epochs = epochs;
         this.seed = seed;
         this.maxSteps = maxSteps;
+        this.overlap = overlap;
         this.rows = rows.clone();
         this.stepsPerEpoch = stepsPerEpoch;
         this.token = token.clone();
@@ -177,6 +180,7 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
                     .topology(m.topology())
                     .values(m.values())
                     .maxSteps(maxSteps)
+                    .overlap(overlap)
                     .cluster(connectors.get(index));
             if (m.stages() != null) {
                 builder.stages(m.stages());

@@ -1,5 +1,6 @@
 package io.lgc4j.spark;
 
+import io.lgc4j.core.train.Overlap;
 import io.lgc4j.core.train.Topology;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
@@ -103,6 +104,7 @@ public final class LgcEstimator extends Estimator<LgcModel> {
     private final IntParam epochs;
     private final LongParam seed;
     private final IntParam maxSteps;
+    private final Param<String> overlap;
     private final BooleanParam forceRepartition;
     private final IntParam slotWaitSeconds;
     private final BooleanParam tls;
@@ -139,6 +141,9 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         epochs = new IntParam(this, "epochs", "passes over the smallest partition's batches", ParamValidators.gtEq(1));
         seed = new LongParam(this, "seed", "seed of each rank's data order and of the method");
         maxSteps = new IntParam(this, "maxSteps", "stop after this many steps (0: no cap)", ParamValidators.gtEq(0));
+        overlap = new Param<>(this, "overlap", "none: compute, exchange and apply in turn; delayed: step t + 1's"
+                + " gradient computed while step t's is exchanged, step t's mean applied one step late",
+                ParamValidators.inArray(new String[] {"none", "delayed"}));
         forceRepartition = new BooleanParam(this, "forceRepartition", "repartition to K even when the DataFrame has"
                 + " K partitions already");
         slotWaitSeconds = new IntParam(this, "slotWaitSeconds", "how long to wait for K task slots before refusing",
@@ -159,6 +164,7 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         setDefault(epochs, 1);
         setDefault(seed, 42L);
         setDefault(maxSteps, 0);
+        setDefault(overlap, "none");
         setDefault(forceRepartition, false);
         setDefault(slotWaitSeconds, 60);
         setDefault(tls, false);
@@ -337,6 +343,17 @@ public final class LgcEstimator extends Estimator<LgcModel> {
     /** Sets the seed of the data order and the method. */
     public LgcEstimator setSeed(long value) {
         set(seed, value);
+        return this;
+    }
+
+    /** {@code none} (the default) or {@code delayed}: see {@code training.overlap}. */
+    public Param<String> overlap() {
+        return overlap;
+    }
+
+    /** {@code none} (the default) or {@code delayed} ({@link io.lgc4j.core.train.Overlap}). */
+    public LgcEstimator setOverlap(String value) {
+        set(overlap, value);
         return this;
     }
 
@@ -528,7 +545,8 @@ public final class LgcEstimator extends Estimator<LgcModel> {
                     identity(columns, initialChecksum, MethodSpec.describe(probe), perPartition), fault);
         }
         EstimatorTask task = new EstimatorTask(columns, factory, initialChecksum, spec, k, services, true, b,
-                intOf(epochs), seedValue, intOf(maxSteps), perPartition, steps, token, job,
+                intOf(epochs), seedValue, intOf(maxSteps), Overlap.parse(getOrDefault(overlap)), perPartition, steps,
+                token, job,
                 (Boolean) getOrDefault(tls), checkpoints);
         ClassTag<TaskOutcome> tag = ClassTag$.MODULE$.apply(TaskOutcome.class);
         sc.setJobDescription("lgc4j estimator " + uid + ": " + what);
@@ -604,6 +622,7 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         id.put("training.batchSizePerWorker", String.valueOf(intOf(batchSizePerWorker)));
         id.put("training.epochs", String.valueOf(intOf(epochs)));
         id.put("training.maxSteps", String.valueOf(intOf(maxSteps)));
+        id.put("training.overlap", getOrDefault(overlap));
         id.put("training.checkpointEverySteps", String.valueOf(intOf(checkpointEverySteps)));
         id.put("run.seed", String.valueOf(getOrDefault(seed)));
         id.put("model.initialChecksum", initialChecksum);

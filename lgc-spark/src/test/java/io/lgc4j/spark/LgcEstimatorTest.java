@@ -18,6 +18,8 @@ import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.nd4j.linalg.dataset.DataSet;
@@ -92,19 +94,21 @@ class LgcEstimatorTest {
         assertTrue(accuracy > 0.8, "accuracy " + accuracy + ", chance 1/3");
     }
 
-    @Test
+    @ParameterizedTest(name = "overlap {0}")
+    @ValueSource(strings = {"none", "delayed"})
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
-    void theEstimatorShouldTrainWhatDistributedTrainerTrainsInOneJvmOverTheSamePartitionsBitForBit() {
+    void theEstimatorShouldTrainWhatDistributedTrainerTrainsInOneJvmOverTheSamePartitionsBitForBit(String overlap) {
         Dataset<Row> train = EstimatorData.frame(spark, EstimatorData.rows(170, 3), EstimatorData.SCHEMA, 100, 70);
         TopologyFactory topology = () -> new RingTopology(new TopKCompressor(0.25));
-        LgcModel model = estimator().setEpochs(2).setTopologyFactory(topology).fit(train);
+        LgcModel model = estimator().setEpochs(2).setTopologyFactory(topology).setOverlap(overlap).fit(train);
         assertEquals(2 * (70 / 16), model.trainingSteps());
 
         // the same partitions, each sorted by id, as one JVM's ranks read them
         List<DataSet> perRank = EstimatorData.partitions(train);
         DistributedTrainer inProcess = DistributedTrainer.builder().model(EstimatorData.graph())
                 .data(RankLocalSource.of(170, 70 / 16, perRank::get)).workers(2).batchSizePerWorker(16).seed(7)
-                .topology(topology.create()).runtime(TrainingRuntime.inProcess()).build();
+                .topology(topology.create()).runtime(TrainingRuntime.inProcess())
+                .overlap(io.lgc4j.core.train.Overlap.parse(overlap)).build();
         inProcess.fit(2);
         Model expected = inProcess.trainedModel();
         assertArrayEquals(expected.params().toFloatVector(), model.model().params().toFloatVector());
