@@ -142,8 +142,9 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         seed = new LongParam(this, "seed", "seed of each rank's data order and of the method");
         maxSteps = new IntParam(this, "maxSteps", "stop after this many steps (0: no cap)", ParamValidators.gtEq(0));
         overlap = new Param<>(this, "overlap", "none: compute, exchange and apply in turn; delayed: step t + 1's"
-                + " gradient computed while step t's is exchanged, step t's mean applied one step late",
-                ParamValidators.inArray(new String[] {"none", "delayed"}));
+                + " gradient computed while step t's is exchanged, step t's mean applied one step late; predicted: delayed,"
+                + " the gradient taken at predicted parameters",
+                ParamValidators.inArray(new String[] {"none", "delayed", "predicted"}));
         forceRepartition = new BooleanParam(this, "forceRepartition", "repartition to K even when the DataFrame has"
                 + " K partitions already");
         slotWaitSeconds = new IntParam(this, "slotWaitSeconds", "how long to wait for K task slots before refusing",
@@ -346,12 +347,12 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         return this;
     }
 
-    /** {@code none} (the default) or {@code delayed}: see {@code training.overlap}. */
+    /** {@code none} (the default), {@code delayed} or {@code predicted}: see {@code training.overlap}. */
     public Param<String> overlap() {
         return overlap;
     }
 
-    /** {@code none} (the default) or {@code delayed} ({@link io.lgc4j.core.train.Overlap}). */
+    /** {@code none} (the default), {@code delayed} or {@code predicted} ({@link io.lgc4j.core.train.Overlap}). */
     public LgcEstimator setOverlap(String value) {
         set(overlap, value);
         return this;

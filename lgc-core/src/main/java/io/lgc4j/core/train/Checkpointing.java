@@ -40,6 +40,8 @@ record Checkpointing(CheckpointDirectory directory, int everySteps, boolean atEn
     static final String REPLICA = "replica";
     /** Delayed application: the mean exchanged in the checkpoint's last step, not yet applied (rank 0's part). */
     static final String PENDING = "replica/pending";
+    /** Predicted overlap: the mean applied in the checkpoint's last step, the next pass's predictor. */
+    static final String PREDICTOR = "replica/predictor";
     static final String EXCHANGE = "exchange";
     static final String SERVICE = "service";
     static final String HISTORY = "history";

@@ -17,15 +17,23 @@ import java.util.Locale;
  *       feedback is updated when it compresses, in step order, on the rank's own thread. Replicas stay
  *       bit-identical and a run is the same bits in process and one process per rank; a checkpoint holds the mean
  *       not yet applied, so a resume is exact.</li>
+ *   <li>{@link #PREDICTED}: {@link #DELAYED} with step t + 1's gradient taken at predicted parameters.</li>
  * </ul>
  */
 public enum Overlap {
     /** Compute, exchange, apply, in turn. */
     NONE,
     /** Step t + 1's gradient computed while step t's is exchanged; step t's mean applied one step late. */
-    DELAYED;
+    DELAYED,
+    /**
+     * {@link #DELAYED}, step t + 1's gradient taken at predicted parameters: those that hold step t − 1's mean
+     * applied once more in place of step t's, which is not known yet (weight prediction, as SpecTrain and pipelined
+     * backpropagation do against staleness; with momentum most of the step to come is known). The parameters go
+     * back before step t's mean is applied, so every replica still applies only the means, in order.
+     */
+    PREDICTED;
 
-    /** The name in a configuration: {@code none}, {@code delayed}. */
+    /** The name in a configuration: {@code none}, {@code delayed}, {@code predicted}. */
     public String configName() {
         return name().toLowerCase(Locale.ROOT);
     }

@@ -120,6 +120,8 @@ final class RankLoop {
     private float[] pending;
     /** Delayed application: a gradient array free for the next step computed ahead. */
     private float[] spare;
+    /** {@link Overlap#PREDICTED}: the mean applied last, applied once more to predict the parameters (else null). */
+    private float[] predictor;
 
     /**
      * @param timeline where the rank's steps, phases and checkpoints are recorded ({@link Timeline#NOOP}: nowhere);
@@ -192,7 +194,8 @@ final class RankLoop {
         // read only when tracing: the throttling and run-queue counters, sampled at every traced step boundary
         CpuStat cpu = timeline.on() ? CpuStat.system() : null;
         float[] gradient = null;
-        boolean delayed = run.overlap() == Overlap.DELAYED;
+        boolean delayed = run.overlap() != Overlap.NONE;
+        boolean predicts = run.overlap() == Overlap.PREDICTED;
         ComputeAhead ahead = delayed ? new ComputeAhead() : null;
         try {
             for (int s = first; s < plan.totalSteps(); s++) {
@@ -218,7 +221,7 @@ final class RankLoop {
                 Computed computed;
                 RunReport.Evaluated evaluated = null;
                 if (!delayed) {
-                    computed = compute(s, clock, gradient);
+                    computed = compute(s, clock, gradient, null);
                     gradient = computed.gradient();
                 } else {
                     computed = ahead.take(s, clock);
@@ -227,6 +230,7 @@ final class RankLoop {
                         clock.enter(Phase.APPLY);
                         replica.applyGradient(pending, run.batchSize());
                         spare = pending;
+                        predictor = predicts ? pending : null;
                         pending = null;
                     }
                     if (epochEnd) {
@@ -237,8 +241,8 @@ final class RankLoop {
                         evaluated = run.evalData().evaluate(replica, rank, run.workers());
                     }
                     if (!last && !saves) {
-                        // a checkpoint saves the replica: the next gradient is then computed after it, in turn
-                        ahead.start(s + 1, spare);
+                        // a checkpoint saves the replica: the next gradient is then started after the save
+                        ahead.start(s + 1, spare, predictor);
                         spare = null;
                     }
                     gradient = computed.gradient();
@@ -300,6 +304,10 @@ final class RankLoop {
                     }
                     link.sendReport(0, s, stage, own);
                 }
+                if (delayed && saves && !last) {
+                    ahead.start(s + 1, spare, predictor);
+                    spare = null;
+                }
                 if (traced) {
                     long end = System.nanoTime();
                     timeline.span(Timeline.RANK_THREAD, "step", "step", stepStart, end,
@@ -337,9 +345,11 @@ final class RankLoop {
     /**
      * Step {@code s}'s forward and backward pass on this rank's shard: its batch (the epoch's reader opened at its
      * first step here and closed after its last), the in-process gate's turn on the CPU, the gradient copied into
-     * {@code into} (a new array when null). {@code clock} times the turn and the pass on the rank's thread.
+     * {@code into} (a new array when null). {@code clock} times the turn and the pass on the rank's thread. With a
+     * {@code predictor} (a mean, {@link Overlap#PREDICTED}) the pass runs at the parameters that mean would give,
+     * and the replica is put back after it.
      */
-    private Computed compute(int s, PhaseClock clock, float[] into) {
+    private Computed compute(int s, PhaseClock clock, float[] into, float[] predictor) {
         TrainingPlan plan = run.plan();
         int inEpoch = s % plan.stepsPerEpoch();
         if (batches == null) {
@@ -347,6 +357,12 @@ final class RankLoop {
             Shard shard = new Shard(rank, run.workers(), run.batchSize(), s / plan.stepsPerEpoch(), inEpoch,
                     run.seed());
             batches = BatchReader.open(run.data(), shard, count, run.prefetch(), timeline);
+        }
+        ReplicaModel.Snapshot current = null;
+        if (predictor != null) {
+            clock.enter(Phase.COMPUTE);
+            current = replica.snapshot();
+            replica.applyGradient(predictor, run.batchSize());
         }
         clock.enter(Phase.CPU_WAIT);
         gate.beforeCompute();
@@ -365,6 +381,9 @@ final class RankLoop {
         INDArray view = replica.gradient();
         float[] gradient = into != null ? into : new float[(int) view.length()];
         copyChecked(view, gradient, s);
+        if (current != null) {
+            replica.reset(current);
+        }
         return new Computed(s, loss, gradient);
     }
 
@@ -386,12 +405,15 @@ final class RankLoop {
             timeline.threadName(Timeline.COMPUTE_THREAD, "compute ahead");
         }
 
-        /** Starts computing step {@code s}'s gradient into {@code into} (a new array when null). */
-        void start(int s, float[] into) {
+        /**
+         * Starts computing step {@code s}'s gradient into {@code into} (a new array when null), at the parameters
+         * {@code predictor} would give when not null.
+         */
+        void start(int s, float[] into, float[] predictor) {
             next = thread.submit(() -> {
                 long start = System.nanoTime();
                 PhaseClock own = new PhaseClock(Timeline.NOOP, Timeline.COMPUTE_THREAD);
-                Computed c = compute(s, own, into);
+                Computed c = compute(s, own, into, predictor);
                 if (timeline.covers(s)) {
                     timeline.span(Timeline.COMPUTE_THREAD, "compute", "compute", start, System.nanoTime(),
                             Map.of("step", s));
@@ -406,7 +428,7 @@ final class RankLoop {
          */
         Computed take(int s, PhaseClock clock) {
             if (next == null) {
-                Computed c = compute(s, clock, spare);
+                Computed c = compute(s, clock, spare, predictor);
                 spare = null;
                 return c;
             }
@@ -633,6 +655,10 @@ final class RankLoop {
                 // delayed application: the mean of this step, applied after the next step's gradient is taken
                 part.section(Checkpointing.PENDING).putFloats(pending);
             }
+            if (predictor != null) {
+                // predicted: the mean applied in this step, which predicts the parameters of the next step's pass
+                part.section(Checkpointing.PREDICTOR).putFloats(predictor);
+            }
         }
         exchange.save(part, Checkpointing.EXCHANGE);
         part.section(Checkpointing.TRAFFIC).putLongs(trafficRow);
@@ -651,8 +677,11 @@ final class RankLoop {
             // the replica is in rank 0's part (a checkpoint of an earlier build has it in every part, all the same)
             CheckpointPart rank0 = rank == 0 ? part : checkpoints.rankPart(0);
             replica.restore(rank0, Checkpointing.REPLICA);
-            if (run.overlap() == Overlap.DELAYED && rank0.has(Checkpointing.PENDING)) {
+            if (run.overlap() != Overlap.NONE && rank0.has(Checkpointing.PENDING)) {
                 pending = rank0.floats(Checkpointing.PENDING, run.plan().layout().length());
+            }
+            if (run.overlap() == Overlap.PREDICTED && rank0.has(Checkpointing.PREDICTOR)) {
+                predictor = rank0.floats(Checkpointing.PREDICTOR, run.plan().layout().length());
             }
             exchange.restore(part, Checkpointing.EXCHANGE);
             long[] row = part.longs(Checkpointing.TRAFFIC, TrafficMeter.ROW_LENGTH);

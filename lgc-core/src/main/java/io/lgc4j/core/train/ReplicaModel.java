@@ -91,6 +91,25 @@ public sealed interface ReplicaModel extends Persistent permits ReplicaModel.Net
     /** Sets the iteration and epoch counts. */
     void counts(int iteration, int epoch);
 
+    /** The parameters, the updater's state and the counts at one moment, copied ({@link #snapshot}). */
+    record Snapshot(INDArray params, INDArray updater, int[] counts) {
+    }
+
+    /** A copy of everything {@link #applyGradient} changes, for {@link #reset}. */
+    default Snapshot snapshot() {
+        INDArray state = updaterState();
+        return new Snapshot(params().dup(), state == null ? null : state.dup(), counts().clone());
+    }
+
+    /** Puts back the parameters, the updater's state and the counts of {@code snapshot}. */
+    default void reset(Snapshot snapshot) {
+        params().assign(snapshot.params());
+        if (snapshot.updater() != null) {
+            updaterState().assign(snapshot.updater());
+        }
+        counts(snapshot.counts()[0], snapshot.counts()[1]);
+    }
+
     /**
      * The parameters ({@code params}: float32, in {@link #params()} order), the updater's state
      * ({@code updater}: float32, absent for a stateless updater) and the counts ({@code counts}: iteration, epoch).
@@ -142,7 +161,24 @@ public sealed interface ReplicaModel extends Persistent permits ReplicaModel.Net
      * The model's last gradient re-pointed at its own flattened gradient array. DL4J's updater compares that array
      * by identity: any other array takes its "external gradient" path, which steps differently from {@code fit}.
      */
-    private static Gradient standardGradient(Gradient computed, INDArray flat) {
+    private static Gradient standardGradient(Gradient computed, INDArray flat,
+                                             org.deeplearning4j.nn.api.Layer[] layers, boolean graph) {
+        if (computed == null) {
+            // no gradient computed yet in this model (a predicted step right after a resume): the same views, by
+            // the names DL4J gives them, from each layer's parameter initializer
+            DefaultGradient g = new DefaultGradient(flat);
+            for (int i = 0; i < layers.length; i++) {
+                org.deeplearning4j.nn.api.Layer layer = layers[i];
+                INDArray view = layer.getGradientsViewArray();
+                if (view == null || layer.numParams() == 0) {
+                    continue;
+                }
+                String prefix = graph ? layer.conf().getLayer().getLayerName() : String.valueOf(i);
+                layer.conf().getLayer().initializer().getGradientsFromFlattened(layer.conf(), view)
+                        .forEach((name, v) -> g.setGradientFor(prefix + "_" + name, v));
+            }
+            return g;
+        }
         if (computed.gradient() == flat) {
             return computed;
         }
@@ -191,7 +227,7 @@ public sealed interface ReplicaModel extends Persistent permits ReplicaModel.Net
         public void applyGradient(float[] aggregate, int batchSize) {
             INDArray flat = net.getFlattenedGradients();
             flat.assign(Nd4j.createFromArray(aggregate).reshape(flat.shape()));
-            Gradient g = standardGradient(net.gradient(), flat);
+            Gradient g = standardGradient(net.gradient(), flat, net.getLayers(), false);
             int iteration = net.getIterationCount();
             int epoch = net.getEpochCount();
             net.getUpdater().update(net, g, iteration, epoch, batchSize, LayerWorkspaceMgr.noWorkspaces());
@@ -264,7 +300,7 @@ public sealed interface ReplicaModel extends Persistent permits ReplicaModel.Net
         public void applyGradient(float[] aggregate, int batchSize) {
             INDArray flat = graph.getFlattenedGradients();
             flat.assign(Nd4j.createFromArray(aggregate).reshape(flat.shape()));
-            Gradient g = standardGradient(graph.gradient(), flat);
+            Gradient g = standardGradient(graph.gradient(), flat, graph.getLayers(), true);
             int iteration = graph.getIterationCount();
             int epoch = graph.getEpochCount();
             graph.getUpdater().update(g, iteration, epoch, batchSize, LayerWorkspaceMgr.noWorkspaces());

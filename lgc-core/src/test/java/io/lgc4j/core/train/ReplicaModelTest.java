@@ -7,6 +7,8 @@ import org.junit.jupiter.api.Test;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.factory.Nd4j;
 
+import java.util.List;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -15,6 +17,34 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReplicaModelTest {
     /** K = 1: the aggregate is the rank's own gradient. */
     private static final Topology SINGLE = TestModels.ownGradient();
+
+    /**
+     * A model that has not computed a gradient yet (a predicted step right after a resume) applies a mean exactly
+     * as one that has: the network's and the graph's gradient views are named as DL4J names them, and a snapshot
+     * puts back parameters, updater state and counts.
+     */
+    @Test
+    void aFreshModelShouldApplyAMeanAsOneThatComputedAGradientAndASnapshotShouldPutItBack() {
+        DataSet data = TestModels.data(16, 7);
+        for (org.deeplearning4j.nn.api.Model model : List.of(TestModels.mlp(3), TestModels.graph(3))) {
+            ReplicaModel computed = ReplicaModel.wrap(model).copy(ComputeSettings.DEFAULT);
+            ReplicaModel fresh = ReplicaModel.wrap(model).copy(ComputeSettings.DEFAULT);
+            computed.computeGradient(data.getFeatures(), data.getLabels());
+            float[] mean = computed.gradient().toFloatVector();
+            ReplicaModel.Snapshot before = fresh.snapshot();
+            for (int i = 0; i < 2; i++) {
+                computed.applyGradient(mean, 16);
+                fresh.applyGradient(mean, 16);
+            }
+            assertArrayEquals(computed.params().toFloatVector(), fresh.params().toFloatVector(), model.getClass()
+                    .getSimpleName());
+            assertArrayEquals(computed.updaterState().toFloatVector(), fresh.updaterState().toFloatVector());
+            fresh.reset(before);
+            assertArrayEquals(before.params().toFloatVector(), fresh.params().toFloatVector());
+            assertArrayEquals(before.updater().toFloatVector(), fresh.updaterState().toFloatVector());
+            assertArrayEquals(new int[] {0, 0}, fresh.counts());
+        }
+    }
 
     @Test
     void shouldTrainExactlyAsDl4jFitWhenOneWorkerAppliesItsOwnGradient() {

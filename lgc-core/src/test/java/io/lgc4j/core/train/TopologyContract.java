@@ -293,10 +293,13 @@ public abstract class TopologyContract {
     /**
      * Delayed application ({@link Overlap#DELAYED}) when every step is dense: the replicas train like one model on the
      * union of the ranks' batches whose gradient of step t is applied after step t + 1's is taken (step 0 applies
-     * nothing, the last step's gradient lands before the run ends), and not like the synchronous run.
+     * nothing, the last step's gradient lands before the run ends), and not like the synchronous run. Predicted
+     * ({@link Overlap#PREDICTED}): the same, each gradient from step 2 on taken at the parameters the mean applied
+     * last gives when applied once more, and the parameters put back after.
      */
-    @Test
-    void delayedApplicationShouldTrainLikeOneModelWithGradientsOneStepStale() {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Overlap.class, names = {"DELAYED", "PREDICTED"})
+    void delayedApplicationShouldTrainLikeOneModelWithGradientsOneStepStale(Overlap overlap) {
         int k = 3;
         int b = 8;
         DataSet data = TestModels.data(k * b * 6, 4);
@@ -304,7 +307,7 @@ public abstract class TopologyContract {
         ReplicaModel stale = ReplicaModel.wrap(model.clone());
         ReplicaModel synchronous = ReplicaModel.wrap(model.clone());
         DistributedTrainer.Builder builder = DistributedTrainer.builder().model(model).data(data).workers(k)
-                .batchSizePerWorker(b).topology(topology()).seed(9).overlap(Overlap.DELAYED);
+                .batchSizePerWorker(b).topology(topology()).seed(9).overlap(overlap);
         if (unionStages() != null) {
             builder.stages(unionStages());
         }
@@ -312,6 +315,7 @@ public abstract class TopologyContract {
         TrainingResult result = trainer.fit(1);
         ShardPlan plan = new ShardPlan(data.numExamples(), k, b, 9);
         float[] previous = null;
+        float[] applied = null;
         for (int s = 0; s < plan.stepsPerEpoch(); s++) {
             int[] rows = new int[k * b];
             for (int r = 0; r < k; r++) {
@@ -319,10 +323,19 @@ public abstract class TopologyContract {
             }
             INDArray features = Nd4j.pullRows(data.getFeatures(), 1, rows);
             INDArray labels = Nd4j.pullRows(data.getLabels(), 1, rows);
+            ReplicaModel.Snapshot current = null;
+            if (overlap == Overlap.PREDICTED && applied != null) {
+                current = stale.snapshot();
+                stale.applyGradient(applied, k * b);
+            }
             stale.computeGradient(features, labels);
             float[] gradient = stale.gradient().toFloatVector();
+            if (current != null) {
+                stale.reset(current);
+            }
             if (previous != null) {
                 stale.applyGradient(previous, k * b);
+                applied = previous;
             }
             previous = gradient;
             synchronous.computeGradient(features, labels);
@@ -347,16 +360,16 @@ public abstract class TopologyContract {
     }
 
     /**
-     * Delayed application resumes exactly: a checkpoint holds the mean not yet applied (rank 0's part), and a run
-     * of two epochs through every stage the topology runs, resumed after steps 6 and 12, ends where it ends
-     * uninterrupted, every replica the same.
+     * Delayed application resumes exactly: a checkpoint holds the mean not yet applied and, predicted, the mean
+     * applied last (rank 0's part), and a run of two epochs through every stage the topology runs, resumed after
+     * steps 6 and 12, ends where it ends uninterrupted, every replica the same.
      */
     @Test
     void delayedApplicationShouldResumeExactlyWithTheMeanNotYetApplied(@TempDir Path dir) throws Exception {
         TrainingResult result = ResumeCheck.run(() -> {
             DistributedTrainer.Builder b = DistributedTrainer.builder().model(TestModels.mlp(43))
                     .data(TestModels.data(3 * 8 * 12, 3)).workers(3).batchSizePerWorker(8).topology(topology())
-                    .seed(5).evaluation(evalData(), 5).overlap(Overlap.DELAYED);
+                    .seed(5).evaluation(evalData(), 5).overlap(Overlap.PREDICTED);
             if (replicaStages() != null) {
                 b.stages(replicaStages());
             }
@@ -366,7 +379,8 @@ public abstract class TopologyContract {
         io.lgc4j.core.checkpoint.Checkpoint after6 = io.lgc4j.core.checkpoint.CheckpointDirectory.in(dir.resolve("full"))
                 .load(6);
         assertTrue(after6.rankPart(0).has(Checkpointing.PENDING), "the mean of step 5 is in rank 0's part");
-        assertEquals("delayed", after6.manifest().run().config().get("training.overlap"));
+        assertTrue(after6.rankPart(0).has(Checkpointing.PREDICTOR), "the mean of step 4 is in rank 0's part");
+        assertEquals("predicted", after6.manifest().run().config().get("training.overlap"));
     }
 
     /**

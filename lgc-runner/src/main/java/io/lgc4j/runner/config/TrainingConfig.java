@@ -18,7 +18,8 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  *   checkpointEverySteps: 0  # save a checkpoint every N steps and at the end (lgc run --resume); 0 = none
  *   trace: {file: "", steps: "0.."}   # a Chrome/Perfetto trace of the run (TraceSection); "" = none
  *   overlap: none            # none | delayed: step t + 1's gradient computed while step t's is exchanged, step
- *                            # t's mean applied one step late (changes the math; opt-in)
+ *                            # t's mean applied one step late | predicted: delayed, at predicted parameters
+ *                            # (both change the math; opt-in)
  * }</pre>
  *
  * <pre>{@code
@@ -35,7 +36,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param checkpointEverySteps a checkpoint into {@code <run dir>/checkpoints/} after every this many steps and after
  *                           the last; 0 for none. It changes no result, and a resume ignores it
  * @param trace              the run's trace ({@link TraceSection}); it changes no result, and a resume ignores it
- * @param overlap            {@code none} or {@code delayed} ({@code io.lgc4j.core.train.Overlap}): part of the run's
+ * @param overlap            {@code none}, {@code delayed} or {@code predicted} ({@code io.lgc4j.core.train.Overlap}): part of the run's
  *                           identity, a checkpoint resumes only in its own mode
  */
 @JsonPropertyOrder({"workers", "batchSizePerWorker", "epochs", "maxSteps", "evalEverySteps", "diagnostics",
@@ -69,7 +70,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      * @param diagnostics        the diagnostic mode
      * @param checkpointEverySteps a checkpoint after every this many steps and at the end; 0 for none
      * @param trace              the run's trace
-     * @param overlap            {@code none} or {@code delayed}
+     * @param overlap            {@code none}, {@code delayed} or {@code predicted}
      * @throws ConfigException if a component is missing or out of range
      */
     public TrainingConfig {
@@ -83,8 +84,8 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
         Checks.atLeast("training.checkpointEverySteps", checkpointEverySteps, 0);
         Checks.required("training.trace", trace);
         Checks.required("training.overlap", overlap);
-        if (!overlap.equals("none") && !overlap.equals("delayed")) {
-            throw ConfigException.forKey("training.overlap", "expects one of [delayed, none], found \""
+        if (!overlap.equals("none") && !overlap.equals("delayed") && !overlap.equals("predicted")) {
+            throw ConfigException.forKey("training.overlap", "expects one of [delayed, none, predicted], found \""
                     + overlap + "\"");
         }
     }
@@ -180,7 +181,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
     }
 
     /**
-     * @param newOverlap {@code none} or {@code delayed}
+     * @param newOverlap {@code none}, {@code delayed} or {@code predicted}
      * @return this section with {@code overlap} replaced
      */
     public TrainingConfig withOverlap(String newOverlap) {

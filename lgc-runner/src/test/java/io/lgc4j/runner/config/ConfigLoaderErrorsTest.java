@@ -62,10 +62,12 @@ class ConfigLoaderErrorsTest {
 
     @Test
     void shouldNameTheOverlapKeyAndItsAllowedValues() {
-        assertEquals("x.yaml: key 'training.overlap' expects one of [delayed, none], found \"backward\"",
+        assertEquals("x.yaml: key 'training.overlap' expects one of [delayed, none, predicted], found \"backward\"",
                 parseError(RUN + "training:\n  overlap: backward\n"));
         assertEquals(io.lgc4j.core.train.Overlap.DELAYED,
                 ConfigLoader.parse(RUN + "training:\n  overlap: delayed\n", "x.yaml").training().overlapMode());
+        assertEquals(io.lgc4j.core.train.Overlap.PREDICTED,
+                ConfigLoader.parse(RUN + "training:\n  overlap: predicted\n", "x.yaml").training().overlapMode());
         assertEquals(io.lgc4j.core.train.Overlap.NONE, ConfigLoader.parse(RUN, "x.yaml").training().overlapMode());
     }
 
