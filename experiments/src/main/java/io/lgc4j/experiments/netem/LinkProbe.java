@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * from host {@code from} to host {@code to} of a {@link NetnsFabric} for a few seconds, plain sockets, 64 KiB writes.
  * The receiver counts the bytes between the first and the last it reads, so neither the connection's start nor the
  * queue draining after the sender stops is counted. Both ends are this class's {@link #main} in a JVM of their own,
- * each started in its namespace with {@code ip netns exec}.
+ * each started in its namespace ({@link NetnsFabric#wrap}).
  *
  * <pre>{@code
  * LinkProbe.Result r = LinkProbe.measure(fabric, 0, 1, 3);

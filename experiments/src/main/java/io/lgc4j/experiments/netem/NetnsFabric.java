@@ -161,9 +161,13 @@ public final class NetnsFabric implements AutoCloseable {
         return SUBNET + (check(i) + 1);
     }
 
-    /** {@code command} run in host {@code i}'s namespace: {@code ip netns exec <ns> command...} (same pid). */
+    /**
+     * {@code command} run in host {@code i}'s namespace: {@code nsenter --net=/run/netns/<ns> -- command...} (same
+     * pid). Not {@code ip netns exec}, which also gives the command a mount namespace with a fresh {@code /sys}
+     * (no cgroup file system there), so a process could not read its own CPU throttling ({@code CpuStat}).
+     */
     public List<String> wrap(int i, List<String> command) {
-        List<String> wrapped = new ArrayList<>(List.of("ip", "netns", "exec", namespace(i)));
+        List<String> wrapped = new ArrayList<>(List.of("nsenter", "--net=/run/netns/" + namespace(i), "--"));
         wrapped.addAll(command);
         return wrapped;
     }

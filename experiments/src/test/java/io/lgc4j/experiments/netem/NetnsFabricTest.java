@@ -68,6 +68,25 @@ class NetnsFabricTest {
         }
     }
 
+    /**
+     * A wrapped process is in its namespace (it sees the fabric's interface, not the host's) and still sees the
+     * cgroup file system, where a traced process reads its CPU throttling (CpuStat): {@code ip netns exec} would give
+     * it a fresh {@code /sys} without it.
+     */
+    @Test
+    void shouldRunAWrappedProcessInTheNamespaceWithTheCgroupFileSystemInView() throws Exception {
+        try (NetnsFabric fabric = NetnsFabric.create(1, LinkShape.parse("unshaped", 400))) {
+            Process p = new ProcessBuilder(fabric.wrap(0, List.of("sh", "-c", "ip -o link; ls /sys/fs/cgroup")))
+                    .redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes());
+            assertEquals(0, p.waitFor(), out);
+            assertTrue(out.contains(NetnsFabric.HOST_INTERFACE), out);
+            assertEquals(2, out.lines().filter(l -> l.contains("link/")).count(),
+                    "the namespace's loopback and its veth end, none of the host's links: " + out);
+            assertTrue(out.contains("cpu"), "the cgroup file system in view: " + out);
+        }
+    }
+
     @Test
     void shouldRunAWrappedProcessInItsCgroupAndRemoveTheCgroups() throws Exception {
         HostCapabilities.assumeCpuShares();
