@@ -12,8 +12,9 @@ import java.util.Locale;
  *   <li>{@link #DELAYED}: one-step-delayed application. While the rank exchanges step t's gradient, a second thread
  *       already computes step t + 1's, at parameters that hold the means of steps 0..t − 1 only; the mean of step t
  *       is applied once step t + 1's gradient is ready. Step 0's gradient is taken at the initial parameters like
- *       step 1's, and after the last step its mean is applied before the run ends, so every mean lands exactly
- *       once. It changes the math (every gradient is one step stale) but not the exchange: each compressor's error
+ *       step 1's. The last step's mean is not applied: it is kept in the run's last checkpoint (a resume that
+ *       extends the run applies it where a longer run would), so the state after step t is the same however long
+ *       the run. It changes the math (every gradient is one step stale) but not the exchange: each compressor's error
  *       feedback is updated when it compresses, in step order, on the rank's own thread. Replicas stay
  *       bit-identical and a run is the same bits in process and one process per rank; a checkpoint holds the mean
  *       not yet applied, so a resume is exact.</li>

@@ -236,7 +236,7 @@ final class RankLoop {
                     if (epochEnd) {
                         replica.endEpoch();
                     }
-                    if (evaluates && !last) {
+                    if (evaluates) {
                         clock.enter(Phase.EVALUATE);
                         evaluated = run.evalData().evaluate(replica, rank, run.workers());
                     }
@@ -258,18 +258,21 @@ final class RankLoop {
                     clock.enter(Phase.EVALUATE);
                     diagnose(s, stage, gradient);
                 }
-                if (!delayed || last) {
+                if (!delayed) {
                     clock.enter(Phase.APPLY);
                     // DL4J's gradient is a sum over the mini-batch and its updater divides by the batch size; the mean
                     // over ranks of per-rank sums divided by b is the mean over all K·b examples.
                     replica.applyGradient(gradient, run.batchSize());
-                    if (epochEnd && !delayed) {
+                    if (epochEnd) {
                         replica.endEpoch();
                     }
                 } else {
+                    // applied after the next step's pass; after the last step, kept in its checkpoint only, so that
+                    // the state after step s is the same however long the run (the table's capped runs, an
+                    // extended resume)
                     pending = gradient;
                 }
-                if (evaluates && (!delayed || last)) {
+                if (evaluates && !delayed) {
                     clock.enter(Phase.EVALUATE);
                     evaluated = run.evalData().evaluate(replica, rank, run.workers());
                 }
