@@ -144,7 +144,8 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         overlap = new Param<>(this, "overlap", "none: compute, exchange and apply in turn; delayed: step t + 1's"
                 + " gradient computed while step t's is exchanged, step t's mean applied one step late; predicted: delayed,"
                 + " the gradient taken at predicted parameters",
-                ParamValidators.inArray(new String[] {"none", "delayed", "predicted"}));
+                ParamValidators.inArray(java.util.Arrays.stream(Overlap.values()).map(Overlap::configName)
+                        .toArray(String[]::new)));
         forceRepartition = new BooleanParam(this, "forceRepartition", "repartition to K even when the DataFrame has"
                 + " K partitions already");
         slotWaitSeconds = new IntParam(this, "slotWaitSeconds", "how long to wait for K task slots before refusing",

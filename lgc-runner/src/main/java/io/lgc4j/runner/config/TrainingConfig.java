@@ -84,9 +84,11 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
         Checks.atLeast("training.checkpointEverySteps", checkpointEverySteps, 0);
         Checks.required("training.trace", trace);
         Checks.required("training.overlap", overlap);
-        if (!overlap.equals("none") && !overlap.equals("delayed") && !overlap.equals("predicted")) {
-            throw ConfigException.forKey("training.overlap", "expects one of [delayed, none, predicted], found \""
-                    + overlap + "\"");
+        java.util.List<String> modes = java.util.Arrays.stream(io.lgc4j.core.train.Overlap.values())
+                .map(io.lgc4j.core.train.Overlap::configName).sorted().toList();
+        if (!modes.contains(overlap)) {
+            throw ConfigException.forKey("training.overlap", "expects one of " + modes + ", found \"" + overlap
+                    + "\"");
         }
     }
 
