@@ -118,6 +118,15 @@ class LgcEstimatorTest {
     }
 
     @Test
+    void anUnknownOverlapModeShouldBeRefusedWhenSetNamingTheParameter() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> estimator().setOverlap("backward"));
+        assertTrue(e.getMessage().contains("overlap given invalid value backward"), e.getMessage());
+        LgcEstimator predicted = estimator().setOverlap("predicted");
+        assertEquals("predicted", predicted.getOrDefault(predicted.overlap()));
+    }
+
+    @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void mutualTlsShouldChangeTheLinksOnlyTheSameParametersBitForBit() throws java.io.IOException {
         Dataset<Row> train = EstimatorData.frame(spark, EstimatorData.rows(170, 6), EstimatorData.SCHEMA, 100, 70);
