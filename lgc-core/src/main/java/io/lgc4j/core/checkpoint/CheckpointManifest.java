@@ -71,7 +71,8 @@ public record CheckpointManifest(String runName, long nextStep, Stage stage, Run
             Map.entry("data.csv.classes", "0"), Map.entry("data.csv.skipLines", "0"),
             Map.entry("data.csv.delimiter", ","), Map.entry("warmup.type", "none"),
             Map.entry("warmup.values", "inherit"), Map.entry("warmup.carryMemory", "true"),
-            Map.entry("model.compute.threads", "1"), Map.entry("training.overlap", "none"));
+            Map.entry("model.compute.threads", "1"), Map.entry("training.overlap", "none"),
+            Map.entry("topology.supportPath", "relay"), Map.entry("topology.directBelowBytes", "0"));
 
     /** Section names. */
     static final String RUN = "run";

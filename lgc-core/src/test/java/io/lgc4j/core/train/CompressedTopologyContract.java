@@ -85,6 +85,44 @@ public abstract class CompressedTopologyContract {
     /** The same topology without compression. */
     protected abstract Topology denseTopology();
 
+    /**
+     * The topology under test carrying {@code compressor} and taking every shortcut it has for it ({@link Routes}: the
+     * leader's support sent directly, small allreduces in one leg); by default it has none, and the shortcut test is
+     * skipped.
+     */
+    protected Topology routedTopology(Compressor compressor) {
+        org.junit.jupiter.api.Assumptions.assumeTrue(false, "this topology takes no shortcuts");
+        return null;
+    }
+
+    /**
+     * The shortcuts keep the math: on K = 3 and 4 ranks, through 6 steps with memory, every rank holds the same bits
+     * after every step with and without them; and every worker receives as many support bytes (the same indices, from
+     * another endpoint).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("sparse")
+    void shortcutsShouldChangeNoBit(Compressor compressor) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeFalse(compressor instanceof LowRankCompressor,
+                "PowerSGD factors no block of the hand-driven layout (its vectors); the fingerprint's runs cover it");
+        Topology routed = routedTopology(compressor);
+        for (int k = 3; k <= 4; k++) {
+            float[][][] inputs = gaussianSteps(6, k, POLICIES.length(), 40 + k);
+            Steps plain = exchangeSteps(topology(compressor), POLICIES, inputs);
+            Steps shortcut = exchangeSteps(routed, POLICIES, inputs);
+            for (int step = 0; step < inputs.length; step++) {
+                for (int r = 0; r < k; r++) {
+                    assertArrayEquals(plain.outputs()[step][r], shortcut.outputs()[step][r],
+                            "K=" + k + ", step " + step + ", rank " + r);
+                }
+            }
+            for (int r = 0; r < k; r++) {
+                assertEquals(plain.traffic().bytes(r, Direction.RECEIVED, TrafficKind.INDICES),
+                        shortcut.traffic().bytes(r, Direction.RECEIVED, TrafficKind.INDICES), "K=" + k + ", rank " + r);
+            }
+        }
+    }
+
     static Stream<Arguments> lossless() {
         return Stream.of(Arguments.of(new TopKCompressor(1.0)), Arguments.of(new ScaleComCompressor(1.0, 1.0)),
                 Arguments.of(new DgcCompressor(1.0, 0.0, 0, 0)), Arguments.of(new RandomKCompressor(1.0, 3)),

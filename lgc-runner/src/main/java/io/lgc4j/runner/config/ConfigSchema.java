@@ -151,6 +151,7 @@ public final class ConfigSchema {
             into.put(prefix + "type", TopologyType.names());
             choicesOf(prefix + "support", LgcPsTopology.SupportPolicy.class, into);
             choicesOf(prefix, Shards.class, into);
+            choicesOf(prefix, io.lgc4j.core.exchange.Routes.class, into);
             return;
         }
         if (type.isEnum()) {

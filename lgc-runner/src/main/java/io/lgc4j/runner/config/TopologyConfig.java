@@ -2,6 +2,7 @@ package io.lgc4j.runner.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import io.lgc4j.core.exchange.Routes;
 import io.lgc4j.core.settings.Section;
 import io.lgc4j.core.shard.FusionPlan;
 import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
@@ -24,6 +25,8 @@ import java.util.stream.Stream;
  *   fusionBufferBytes: 1048576   # ps: a fusion buffer's bytes, a positive multiple of 4
  *   shardBy: buffers             # ps: buffers (Herring's) | blocks (every block split evenly) | layers (each layer
  *                                # whole on one shard, the contrast)
+ *   supportPath: relay           # relay (through the server / round the ring) | direct (the leader to each worker)
+ *   directBelowBytes: 0          # ring: fp32 allreduces below this many bytes go to every rank in one leg (0: never)
  * }</pre>
  *
  * <pre>{@code
@@ -32,13 +35,15 @@ import java.util.stream.Stream;
  *
  * <p>The keys are the topologies' own: {@code support} is LGC-PS's ({@link SupportPolicy}), {@code servers},
  * {@code fusionBufferBytes} and {@code shardBy} the sharded parameter server's ({@link Shards}, which defines their
- * defaults and checks); this record only holds them.
+ * defaults and checks), {@code supportPath} and {@code directBelowBytes} the shortcuts every topology may take
+ * ({@link Routes}); this record only holds them.
  *
  * @param type    ring allreduce or parameter server
  * @param support how LGC on the parameter server picks the support
  * @param shards  the parameter server's shards (one with a ring)
+ * @param routes  the shortcuts through the mesh
  */
-public record TopologyConfig(TopologyType type, SupportPolicy support, Shards shards) {
+public record TopologyConfig(TopologyType type, SupportPolicy support, Shards shards, Routes routes) {
 
     /** Default of {@code topology.type}. */
     public static final TopologyType DEFAULT_TYPE = TopologyType.RING;
@@ -56,6 +61,12 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
         Checks.required("topology.type", type);
         Checks.required("topology.support", support);
         Checks.required("topology.shards", shards);
+        Checks.required("topology.routes", routes);
+    }
+
+    /** A topology section without shortcuts ({@link Routes#DEFAULT}). */
+    public TopologyConfig(TopologyType type, SupportPolicy support, Shards shards) {
+        this(type, support, shards, Routes.DEFAULT);
     }
 
     /**
@@ -104,10 +115,12 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
      */
     public TopologyConfig withServers(int count) {
         return new TopologyConfig(type, support, Checks.check("topology",
-                () -> new Shards(count, shards.fusionBufferBytes(), shards.shardBy())));
+                () -> new Shards(count, shards.fusionBufferBytes(), shards.shardBy())), routes);
     }
 
-    /** The section as {@code config.yaml} writes it: {@code type}, {@code support}, then the shards' keys. */
+    /**
+     * The section as {@code config.yaml} writes it: {@code type}, {@code support}, the shards' keys, then the routes'.
+     */
     @JsonValue
     private Map<String, Object> yaml() {
         Map<String, Object> map = new LinkedHashMap<>();
@@ -116,6 +129,9 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
         @SuppressWarnings("unchecked")
         Map<String, Object> shardKeys = (Map<String, Object>) Section.plain(shards);
         map.putAll(shardKeys);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> routeKeys = (Map<String, Object>) Section.plain(routes);
+        map.putAll(routeKeys);
         return map;
     }
 
@@ -131,16 +147,24 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
         Map<String, Object> shardKeys = new LinkedHashMap<>(given);
         shardKeys.remove("type");
         Object support = shardKeys.remove("support");
-        List<String> allowed = Stream.concat(Stream.of("type", "support"),
-                Stream.of(Shards.class.getRecordComponents()).map(c -> c.getName())).toList();
+        List<String> allowed = Stream.of(Stream.of("type", "support"),
+                Stream.of(Shards.class.getRecordComponents()).map(c -> c.getName()),
+                Stream.of(Routes.class.getRecordComponents()).map(c -> c.getName())).flatMap(k -> k).toList();
         for (String key : shardKeys.keySet()) {
             if (!allowed.contains(key)) {
                 throw ConfigException.unknownKey("topology." + key, allowed);
             }
         }
+        Map<String, Object> routeKeys = new LinkedHashMap<>();
+        for (var c : Routes.class.getRecordComponents()) {
+            if (shardKeys.containsKey(c.getName())) {
+                routeKeys.put(c.getName(), shardKeys.remove(c.getName()));
+            }
+        }
         SupportPolicy policy = support == null ? DEFAULT_SUPPORT : Checks.check(
                 () -> Section.of("topology", Map.of("support", support)).choice("support", SupportPolicy.class));
         Shards shards = SectionBinding.bind("topology", shardKeys, Shards.class, Shards.DEFAULT);
-        return new TopologyConfig(type, policy, shards);
+        Routes routes = SectionBinding.bind("topology", routeKeys, Routes.class, Routes.DEFAULT);
+        return new TopologyConfig(type, policy, shards, routes);
     }
 }

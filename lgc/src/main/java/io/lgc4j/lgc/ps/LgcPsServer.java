@@ -323,10 +323,13 @@ final class LgcPsServer implements PsServer.Step, Persistent {
     private int[][][] supports(StepTag tag) {
         int[][][] supports = new int[workers][][];
         if (policy == SupportPolicy.LEADER) {
+            // the server needs no support with the leader's (values are aligned, counts fixed by the step); it only
+            // sees the indices when they pass through it (relay), and checks them there; direct, the workers do
             int leader = support.leader(tag.step(), workers);
-            int[][] supp = end.relaySupport(leader, compact.blocks(), codec, compact.counts(), tag);
-            compact.requireFullSupport(supp, "leader " + leader, tag.step());
-            java.util.Arrays.fill(supports, supp);
+            java.util.Optional<int[][]> supp = end.leadersSupport(leader, compact.blocks(), codec, compact.counts(),
+                    tag);
+            supp.ifPresent(s -> compact.requireFullSupport(s, "leader " + leader, tag.step()));
+            java.util.Arrays.fill(supports, supp.orElse(null));
         } else {
             for (int w = 0; w < workers; w++) {
                 supports[w] = Support.decode(end.receive(w, Support.KIND, tag), compact.blocks(), codec,

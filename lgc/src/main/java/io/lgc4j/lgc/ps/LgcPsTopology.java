@@ -34,6 +34,7 @@ import io.lgc4j.ps.exchange.PsWorker;
 import io.lgc4j.ps.exchange.PsWorkerEnd;
 import io.lgc4j.ps.topology.ParameterServerTopology;
 import io.lgc4j.ps.topology.Shards;
+import io.lgc4j.core.exchange.Routes;
 
 import java.util.List;
 import java.util.Objects;
@@ -170,7 +171,8 @@ public final class LgcPsTopology implements Topology {
             }
             try {
                 return builder().settings(lgc).codec(request.codec()).innovationShare(ps.innovationShare())
-                        .support(ps.support()).seed(request.seed()).shards(shards).warmup(warmup).build();
+                        .support(ps.support()).seed(request.seed()).shards(shards).warmup(warmup)
+                        .routes(Routes.of(topology).checkNoRing("ps")).build();
             } catch (SettingsException e) {
                 throw e.under(ae.path()); // the ablation or the linear code, keys of the autoencoder section
             }
@@ -194,6 +196,7 @@ public final class LgcPsTopology implements Topology {
     private final long seed;
     private final LgcControl control;
     private final Warmup warmup;
+    private final Routes routes;
     private StepNotes notes = new StepNotes();
     private volatile LgcPsServer server;
 
@@ -222,8 +225,21 @@ public final class LgcPsTopology implements Topology {
         private LgcControl control = LgcControl.DEFAULT;
         private Shards shards = Shards.DEFAULT;
         private Warmup warmup = Warmup.NONE;
+        private Routes routes = Routes.DEFAULT;
 
         private Builder() {
+        }
+
+        /**
+         * The shortcuts the topology takes (default {@link Routes#DEFAULT}: none). With a direct support path the
+         * step's leader sends its indices (and, in the compressed stage, its scale rides with its code as before) to
+         * every other worker itself instead of through the server: the same bits, one leg less. Support policy
+         * {@code leader} only ({@link #build()} refuses {@code own}: every rank sends its own support to the server,
+         * there is no leader's to send).
+         */
+        public Builder routes(Routes routes) {
+            this.routes = routes;
+            return this;
         }
 
         /**
@@ -334,6 +350,12 @@ public final class LgcPsTopology implements Topology {
         this.control = Objects.requireNonNull(control, "control");
         control.ablation().requireIn(ABLATIONS, "ps", "LGC-PS");
         this.warmup = Objects.requireNonNull(b.warmup, "warmup");
+        this.routes = Objects.requireNonNull(b.routes, "routes").checkNoRing("ps");
+        if (routes.directSupport() && policy == SupportPolicy.OWN) {
+            throw new SettingsException("topology.supportPath", "direct applies to topology.support leader (the"
+                    + " leader's indices sent to every worker), found own: every rank sends its own support to the"
+                    + " server; remove it or use support: leader");
+        }
         if (warmup.compressor() != null && b.shards.servers() > 1) {
             throw new IllegalArgumentException("a sharded LGC-PS (" + b.shards.servers() + " servers) takes a dense"
                     + " warm-up only, found " + warmup.compressor().name() + ": shard 0 takes the compressible blocks"
@@ -429,7 +451,7 @@ public final class LgcPsTopology implements Topology {
 
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-        PsWorkerEnd end = new PsWorkerEnd(rank, workers, transport, shards.plan(layout), true);
+        PsWorkerEnd end = new PsWorkerEnd(rank, workers, transport, shards.plan(layout), true, routes);
         return WarmupExchange.wrap(new PsWorker(end, new LgcPsWorker(end, layout, this)), warmup,
                 () -> ParameterServerTopology.warmupWorker(end, layout, warmup, codec));
     }
@@ -446,7 +468,7 @@ public final class LgcPsTopology implements Topology {
     /** Shard 0: LGC-PS's server on the compressible blocks and its DENSE pieces; any other: its pieces alone. */
     @Override
     public ServiceLoop service(int index, int workers, Transport transport, GradientLayout layout) {
-        PsServerEnd end = new PsServerEnd(transport, workers, shards.plan(layout), index);
+        PsServerEnd end = new PsServerEnd(transport, workers, shards.plan(layout), index, routes);
         if (index > 0) {
             return new PsServer(end, PsServer.denseOnly(end));
         }

@@ -118,9 +118,11 @@ final class LgcPsWorker implements PsWorker.Step {
         clock.enter(Phase.SELECT);
         memory.compensate(gradient, tag.step());
         boolean chooses = policy == SupportPolicy.OWN || end.rank() == leader;
-        int[][] supp = end.exchangeSupport(memory, chooses, codec, compact.counts(), tag, clock);
+        int[][] supp = policy == SupportPolicy.OWN ? end.exchangeSupport(memory, true, codec, compact.counts(), tag,
+                clock) : end.leadersSupport(memory, leader, codec, compact.counts(), tag, clock);
         if (!chooses) {
-            compact.requireFullSupport(supp, "the server (relaying leader " + leader + ")", tag.step());
+            compact.requireFullSupport(supp, end.directSupport() ? "leader " + leader
+                    : "the server (relaying leader " + leader + ")", tag.step());
         }
         clock.enter(Phase.SELECT);
         float[] values = memory.take(supp);

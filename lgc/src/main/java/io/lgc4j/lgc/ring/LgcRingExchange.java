@@ -237,17 +237,18 @@ final class LgcRingExchange implements GradientExchange {
             values = memory.take(supp);
         }
         float[] compact = compactLayout.learnedPart(values);
-        float[] mean = plan.compressed() ? compressedMean(tag, plan, supp, values, compact, scale, clock)
-                : topKMean(tag, values, compact, leader, clock);
+        // the DENSE blocks' mean rides the hops of the values' allreduce in either stage
+        float[] mean = plan.compressed() ? compressedMean(tag, plan, supp, values, compact, scale, gradient, clock)
+                : topKMean(tag, values, compact, leader, gradient, clock);
         clock.enter(Phase.DECODE);
         compactLayout.toSparse(supp, mean).writeInto(gradient, sparseBlocks);
-        end.denseMean(tag, gradient, clock);
     }
 
     /** TOP_K: the values ride the allreduce; the LEARNED part goes to the trainer, which takes one step. */
-    private float[] topKMean(StepTag tag, float[] values, float[] compact, int leader, PhaseClock clock) {
+    private float[] topKMean(StepTag tag, float[] values, float[] compact, int leader, float[] gradient,
+                             PhaseClock clock) {
         boolean recovered = false;
-        end.mean(values, TrafficKind.VALUES, tag, clock);
+        end.meanWithDense(values, TrafficKind.VALUES, tag, gradient, clock);
         if (rank != TRAINER) {
             clock.enter(Phase.COMMUNICATE);
             end.link().send(TRAINER, new AeSample(compact).encode(tag));
@@ -326,17 +327,18 @@ final class LgcRingExchange implements GradientExchange {
         protocol.nextStepCompressed(resume);
     }
 
-    /** COMPRESSED: TOP_K blocks' values ride the allreduce; the LEARNED part rides it as a latent. */
+    /**
+     * COMPRESSED: TOP_K blocks' values ride the allreduce; the LEARNED part rides it as a latent, in the same hops
+     * (and the DENSE blocks' mean with them).
+     */
     private float[] compressedMean(StepTag tag, LgcProtocolState.Plan plan, int[][] supp, float[] values,
-                                   float[] compact, float scale, PhaseClock clock) {
+                                   float[] compact, float scale, float[] gradient, PhaseClock clock) {
         float[] plain = compactLayout.plainPart(values);
-        if (plain.length > 0) {
-            ring.sum(plain, TrafficKind.VALUES, tag, clock);
-        }
         clock.enter(Phase.ENCODE);
         float[] latent = lane.call("encoding step " + tag.step(), () -> linear != null ? linear.encode(compact, scale)
                 : autoencoder.encode(compact, scale));
-        ring.sum(latent, TrafficKind.LATENT, tag, clock);
+        ring.run(clock, plain.length > 0 ? ring.sumPass(plain, TrafficKind.VALUES, tag) : null,
+                ring.sumPass(latent, TrafficKind.LATENT, tag), end.densePass(tag, gradient));
         clock.enter(Phase.DECODE);
         Averages.divide(plain, workers);
         Averages.divide(latent, workers);

@@ -24,6 +24,7 @@ import io.lgc4j.core.train.TopologyDescription;
 import io.lgc4j.core.warmup.Warmup;
 import io.lgc4j.core.warmup.WarmupExchange;
 import io.lgc4j.ring.exchange.RingEnd;
+import io.lgc4j.core.exchange.Routes;
 import io.lgc4j.ring.topology.RingTopology;
 
 import java.util.List;
@@ -81,7 +82,8 @@ public final class LgcRingTopology implements Topology {
             LgcSettings lgc = request.compressor().settings(LgcSettings.class);
             try {
                 return new LgcRingTopology(lgc.ratio(), request.codec(), lgc.spec(), lgc.training(), request.seed(),
-                        lgc.control()).withLinearCode(lgc.linearLatent()).withWarmup(Warmup.of(request));
+                        lgc.control()).withLinearCode(lgc.linearLatent()).withWarmup(Warmup.of(request))
+                        .withRoutes(Routes.of(request.config().section("topology")));
             } catch (SettingsException e) {
                 throw e.under(request.config().section("autoencoder").path()); // the ablation
             }
@@ -103,6 +105,7 @@ public final class LgcRingTopology implements Topology {
     private final LgcControl control;
     private int linearLatent;
     private Warmup warmup = Warmup.NONE;
+    private Routes routes = Routes.DEFAULT;
     private StepNotes notes = new StepNotes();
 
     /**
@@ -164,6 +167,16 @@ public final class LgcRingTopology implements Topology {
         return this;
     }
 
+    /**
+     * @param shortcuts the ring's shortcuts ({@link Routes}: the leader's support and scale sent to every rank
+     *                  directly, small fp32 allreduces in one leg); the same bits as without them
+     * @return this topology
+     */
+    public LgcRingTopology withRoutes(Routes shortcuts) {
+        this.routes = Objects.requireNonNull(shortcuts, "shortcuts");
+        return this;
+    }
+
     @Override
     public String name() {
         return "ring";
@@ -208,7 +221,7 @@ public final class LgcRingTopology implements Topology {
 
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-        RingEnd end = new RingEnd(rank, workers, transport, layout);
+        RingEnd end = new RingEnd(rank, workers, transport, layout, routes);
         return WarmupExchange.wrap(new LgcRingExchange(end, layout, support, codec, spec, training, seed, notes,
                 control, linearLatent), warmup, () -> RingTopology.warmupExchange(end, layout, warmup, codec));
     }

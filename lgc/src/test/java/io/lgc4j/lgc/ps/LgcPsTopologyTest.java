@@ -1,5 +1,7 @@
 package io.lgc4j.lgc.ps;
 
+import io.lgc4j.core.exchange.Routes;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.train.TopologyDescription;
 import io.lgc4j.lgc.LgcAblation;
 import io.lgc4j.lgc.LgcSettings;
@@ -298,6 +300,33 @@ class LgcPsTopologyTest {
             sb.append(c.getMessage()).append(" | ");
         }
         return sb.toString();
+    }
+
+    /**
+     * The direct support path keeps LGC-PS's math through all three stages (with the drift guard's checks): the
+     * parameters of the relayed run bit for bit; the server receives no INDICES; and {@code support: own}, which has
+     * no leader's support, is refused naming the key.
+     */
+    @Test
+    void aDirectSupportShouldGiveTheSameParametersWithoutTheServerSeeingIndices() {
+        LgcControl guarded = new LgcControl(10, 2, 4, 4, true, true, 1.0);
+        DistributedTrainer relayed = trainer(12, topology(SupportPolicy.LEADER, guarded));
+        DistributedTrainer direct = trainer(12, LgcPsTopology.builder().ratio(RATIO).support(SupportPolicy.LEADER)
+                .seed(TOPOLOGY_SEED).control(guarded).routes(new Routes(Routes.SupportPath.DIRECT, 0)).build());
+        relayed.fit(1);
+        TrainingResult result = direct.fit(1);
+        for (int r = 0; r < K; r++) {
+            assertArrayEquals(relayed.replicas().get(r).params().toFloatVector(),
+                    direct.replicas().get(r).params().toFloatVector(), "replica " + r);
+        }
+        for (Direction d : Direction.values()) {
+            assertEquals(0, result.traffic().bytes(SERVER, d, TrafficKind.INDICES), "server, " + d);
+        }
+        SettingsException e = assertThrows(SettingsException.class, () -> LgcPsTopology.builder()
+                .support(SupportPolicy.OWN).routes(new Routes(Routes.SupportPath.DIRECT, 0)).build());
+        assertEquals("topology.supportPath direct applies to topology.support leader (the leader's indices sent"
+                + " to every worker), found own: every rank sends its own support to the server; remove it or use"
+                + " support: leader", e.getMessage());
     }
 
     private static void assertReplicasIdentical(DistributedTrainer trainer) {

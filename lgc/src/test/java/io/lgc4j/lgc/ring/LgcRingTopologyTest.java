@@ -117,6 +117,34 @@ class LgcRingTopologyTest {
         assertArrayEquals(a.replicas().get(0).params().toFloatVector(), b.replicas().get(0).params().toFloatVector());
     }
 
+    /**
+     * The shortcuts keep LGC-RAR's math through all three stages: the leader's support and scale sent to every rank
+     * directly, and every allreduce of this small model in one leg, give the parameters of the plain ring bit for bit
+     * (with the drift guard's check steps, so its sample's allreduce goes direct too); fewer frames travel.
+     */
+    @Test
+    void shortcutsShouldGiveTheSameParametersWithFewerFrames() {
+        io.lgc4j.lgc.LgcControl guarded = new io.lgc4j.lgc.LgcControl(10, 2, 4, 4, true, true, 1.0);
+        DistributedTrainer plain = trainer(11, new LgcRingTopology(0.05, IndexCodecs.defaultCodec(),
+                AutoencoderSpec.PAPER, AeTraining.DEFAULT, 42, guarded));
+        DistributedTrainer routed = trainer(11, new LgcRingTopology(0.05, IndexCodecs.defaultCodec(),
+                AutoencoderSpec.PAPER, AeTraining.DEFAULT, 42, guarded).withRoutes(
+                new io.lgc4j.core.exchange.Routes(io.lgc4j.core.exchange.Routes.SupportPath.DIRECT, 1 << 16)));
+        TrainingResult a = plain.fit(1);
+        TrainingResult b = routed.fit(1);
+        for (int r = 0; r < K; r++) {
+            assertArrayEquals(plain.replicas().get(r).params().toFloatVector(),
+                    routed.replicas().get(r).params().toFloatVector(), "replica " + r);
+        }
+        long framesA = 0;
+        long framesB = 0;
+        for (int r = 0; r < K; r++) {
+            framesA += a.traffic().bytes(r, Direction.SENT, TrafficKind.HEADER);
+            framesB += b.traffic().bytes(r, Direction.SENT, TrafficKind.HEADER);
+        }
+        assertTrue(framesB < framesA, "header bytes " + framesB + " with the shortcuts, " + framesA + " without");
+    }
+
     @Test
     void shouldRefuseALayoutWithoutLearnedBlocks() {
         // at build(), with the same exception type as LGC-PS (Topology.check; TopologyChecks)
@@ -141,8 +169,12 @@ class LgcRingTopologyTest {
     }
 
     private static DistributedTrainer trainer(long seed) {
+        return trainer(seed, topology());
+    }
+
+    private static DistributedTrainer trainer(long seed, LgcRingTopology topology) {
         return DistributedTrainer.builder().model(TestModels.mlp(seed, new Sgd(0.1)))
-                .data(TestModels.data(K * 8 * STEPS, 3)).workers(K).batchSizePerWorker(8).topology(topology())
+                .data(TestModels.data(K * 8 * STEPS, 3)).workers(K).batchSizePerWorker(8).topology(topology)
                 .seed(seed).stages(new StageSchedule(FULL, TOP_K)).build();
     }
 }

@@ -6,7 +6,9 @@ import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.exchange.Averages;
+import io.lgc4j.core.exchange.Routes;
 import io.lgc4j.core.exchange.StepLink;
+import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
@@ -30,6 +32,7 @@ public final class PsServerEnd {
     private final BlockRegion dense;
     private final float[] denseSum;
     private final float[] fullSum;
+    private final Routes routes;
 
     /** The unsharded server. */
     public PsServerEnd(Transport transport, int workers, GradientLayout layout) {
@@ -43,6 +46,12 @@ public final class PsServerEnd {
      * @param shard     which shard this is
      */
     public PsServerEnd(Transport transport, int workers, FusionPlan plan, int shard) {
+        this(transport, workers, plan, shard, Routes.DEFAULT);
+    }
+
+    /** @param routes whether the leader's support passes through this server ({@link #leadersSupport}) */
+    public PsServerEnd(Transport transport, int workers, FusionPlan plan, int shard, Routes routes) {
+        this.routes = java.util.Objects.requireNonNull(routes, "routes");
         this.workers = workers;
         this.link = StepLink.psServer(workers, plan.shards(), shard, transport);
         this.dense = new BlockRegion(plan.view(shard, plan.layout().blocks(LayerPolicy.DENSE)).blocks());
@@ -100,6 +109,38 @@ public final class PsServerEnd {
         int[][] support = Support.decode(indices, blocks, codec, maxCounts).indices();
         link.sendToAllBut(workers, leader, StepLink.forward(link.transport(), indices));
         return support;
+    }
+
+    /**
+     * The leader's support when it passes through this server ({@link #relaySupport}); empty when the leader sends
+     * it to the workers itself ({@link Routes.SupportPath#DIRECT}), and then the values frames say their lengths
+     * ({@link #receiveAlignedValues}).
+     */
+    public java.util.Optional<int[][]> leadersSupport(int leader, List<ParamBlock> blocks, IndexCodec codec,
+                                                      int[] maxCounts, StepTag tag) {
+        return routes.directSupport() ? java.util.Optional.empty()
+                : java.util.Optional.of(relaySupport(leader, blocks, codec, maxCounts, tag));
+    }
+
+    /**
+     * One VALUES frame from every worker, in rank order, of the length worker 0's frame has: values on a support this
+     * server did not see.
+     *
+     * @throws FrameException naming the worker whose frame has another length (the workers' supports differ)
+     */
+    public float[][] receiveAlignedValues(StepTag tag) {
+        float[][] values = new float[workers][];
+        for (int w = 0; w < workers; w++) {
+            Frame frame = receive(w, TrafficKind.VALUES, tag);
+            int count = FloatFrames.count(frame);
+            if (w > 0 && count != values[0].length) {
+                throw new FrameException("worker " + w + " sent " + count + " values at step " + tag.step()
+                        + ", worker 0 sent " + values[0].length + ": values on one support must align");
+            }
+            values[w] = new float[count];
+            FloatFrames.copyInto(frame, values[w], 0, count);
+        }
+        return values;
     }
 
     /** One VALUES frame of {@code length} floats from every worker, in rank order. */

@@ -7,6 +7,7 @@ import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.compress.SharedSupportCompressor;
+import io.lgc4j.core.exchange.Routes;
 import io.lgc4j.core.exchange.StepLink;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
@@ -37,6 +38,7 @@ public final class PsWorkerEnd {
     /** Where the compressible blocks' frames go: every shard its pieces, or shard 0 all of them. */
     private final List<Shard> compressible;
     private final boolean oneCompressibleShard;
+    private final Routes routes;
 
     /** What this worker sends shard s and gets back from it: its slices, DENSE pieces and compressible pieces. */
     private record Shard(int endpoint, BlockRegion all, BlockRegion dense, float[] allBuffer, float[] denseBuffer,
@@ -65,6 +67,15 @@ public final class PsWorkerEnd {
      *                                its slices of the dense gradient (FULL) and of the DENSE blocks
      */
     public PsWorkerEnd(int rank, int workers, Transport transport, FusionPlan plan, boolean compressibleOnShardZero) {
+        this(rank, workers, transport, plan, compressibleOnShardZero, Routes.DEFAULT);
+    }
+
+    /**
+     * @param routes how the step leader's support reaches the other workers ({@link #leadersSupport})
+     */
+    public PsWorkerEnd(int rank, int workers, Transport transport, FusionPlan plan, boolean compressibleOnShardZero,
+                       Routes routes) {
+        this.routes = java.util.Objects.requireNonNull(routes, "routes");
         this.rank = rank;
         this.workers = workers;
         this.plan = plan;
@@ -85,6 +96,11 @@ public final class PsWorkerEnd {
                 ? List.of(new Shard(first.endpoint(), first.all(), first.dense(), first.allBuffer(), first.denseBuffer(),
                         ShardView.whole(0, layout.compressibleBlocks()), first.contiguous()))
                 : shards;
+    }
+
+    /** Whether the step leader sends its support to the workers itself ({@link #leadersSupport}). */
+    public boolean directSupport() {
+        return routes.directSupport();
     }
 
     /** This worker's rank. */
@@ -186,10 +202,42 @@ public final class PsWorkerEnd {
             }
             return support;
         }
+        return receiveSupport(-1, codec, maxCounts, tag, clock);
+    }
+
+    /**
+     * The step leader's support, by the configured route: relayed by the shards ({@link #exchangeSupport}: the leader
+     * sends each shard its pieces' indices, the shards relay them, two legs), or with
+     * {@link Routes.SupportPath#DIRECT} sent by the leader to every other worker itself (the same frames, one leg;
+     * the shards never see them).
+     *
+     * @param maxCounts per block, the most indices a received support may have
+     */
+    public int[][] leadersSupport(SharedSupportCompressor.State memory, int leader, IndexCodec codec, int[] maxCounts,
+                                  StepTag tag, PhaseClock clock) {
+        if (!routes.directSupport()) {
+            return exchangeSupport(memory, rank == leader, codec, maxCounts, tag, clock);
+        }
+        if (rank == leader) {
+            int[][] support = memory.chooseSupport(tag.step());
+            for (Shard s : compressible) {
+                clock.enter(Phase.ENCODE);
+                byte[] frame = new Support(s.compressible().split(support)).encode(s.compressible().blocks(), codec,
+                        tag);
+                clock.enter(Phase.COMMUNICATE);
+                link.sendToAllBut(workers, rank, frame);
+            }
+            return support;
+        }
+        return receiveSupport(leader, codec, maxCounts, tag, clock);
+    }
+
+    /** The pieces of a support, one frame per compressible shard from {@code from}, put together. */
+    private int[][] receiveSupport(int from, IndexCodec codec, int[] maxCounts, StepTag tag, PhaseClock clock) {
         List<int[][]> pieces = new ArrayList<>(compressible.size());
         for (Shard s : compressible) {
             clock.enter(Phase.COMMUNICATE);
-            Frame frame = link.receive(s.endpoint(), Support.KIND, tag);
+            Frame frame = link.receive(from < 0 ? s.endpoint() : from, Support.KIND, tag);
             clock.enter(Phase.DECODE);
             pieces.add(Support.decode(frame, s.compressible().blocks(), codec,
                     s.compressible().bounds(maxCounts)).indices());

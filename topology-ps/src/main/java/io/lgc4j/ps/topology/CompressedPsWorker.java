@@ -174,8 +174,7 @@ final class CompressedPsWorker implements PsWorker.Step {
         if (shared.compressor() instanceof SeededSupportCompressor) {
             return shared.state().chooseSupport(tag.step());
         }
-        boolean leader = end.rank() == shared.compressor().leader(tag.step(), end.workers());
-        return end.exchangeSupport(shared.state(), leader, codec,
+        return end.leadersSupport(shared.state(), shared.compressor().leader(tag.step(), end.workers()), codec,
                 PsSupport.maxCounts(sparseBlocks, shared.compressor(), tag.step()), tag, clock);
     }
 }

@@ -109,11 +109,13 @@ final class CompressedServer implements PsServer.Step {
     }
 
     private byte[][] shared(StepTag tag) {
-        int[][] support = compressor instanceof SeededSupportCompressor seeded
+        java.util.Optional<int[][]> support = compressor instanceof SeededSupportCompressor seeded
                 // drawn here as on every worker (on whole blocks, then cut to this shard's pieces): nothing to relay
-                ? view.split(seeded.support(tag.step(), view.parents()))
-                : end.relaySupport(((SharedSupportCompressor) compressor).leader(tag.step(), end.workers()),
-                        sparseBlocks, codec, maxCounts(tag), tag);
-        return new byte[][] {end.alignedMean(end.receiveValues(PsSupport.total(support), tag), tag)};
+                ? java.util.Optional.of(view.split(seeded.support(tag.step(), view.parents())))
+                : end.leadersSupport(((SharedSupportCompressor) compressor).leader(tag.step(), end.workers()),
+                        sparseBlocks, codec, maxCounts(tag), tag); // empty: the leader sent it to the workers
+        float[][] values = support.isPresent() ? end.receiveValues(PsSupport.total(support.get()), tag)
+                : end.receiveAlignedValues(tag);
+        return new byte[][] {end.alignedMean(values, tag)};
     }
 }

@@ -4,6 +4,7 @@ import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.exchange.Routes;
 import io.lgc4j.core.compress.LowRankCompressor;
 import io.lgc4j.core.compress.SketchCompressor;
 import io.lgc4j.core.layout.GradientLayout;
@@ -65,8 +66,11 @@ public final class ParameterServerTopology implements Topology {
         public Topology create(TopologyRequest request) {
             Shards shards = Shards.of(request.config().section("topology"));
             Compressor compressor = request.compressor().create(request.seed()).orElse(null);
+            Warmup warmup = Warmup.of(request);
+            Routes routes = Routes.of(request.config().section("topology")).checkNoRing("ps")
+                    .checkSupport(compressor, warmup.compressor());
             return new ParameterServerTopology(compressor, compressor == null ? null : request.codec(), shards)
-                    .withWarmup(Warmup.of(request), request.codec());
+                    .withWarmup(warmup, request.codec()).withRoutes(routes);
         }
     }
 
@@ -75,6 +79,7 @@ public final class ParameterServerTopology implements Topology {
     private final Shards shards;
     private final Warmup warmup;
     private final IndexCodec warmupCodec;
+    private final Routes routes;
 
     /** The dense parameter server. */
     public ParameterServerTopology() {
@@ -120,12 +125,13 @@ public final class ParameterServerTopology implements Topology {
      * @throws IllegalArgumentException for a compressor that cannot be sharded
      */
     public ParameterServerTopology(Compressor compressor, IndexCodec codec, Shards shards) {
-        this(compressor, codec, shards, Warmup.NONE, null);
+        this(compressor, codec, shards, Warmup.NONE, null, Routes.DEFAULT);
     }
 
     private ParameterServerTopology(Compressor compressor, IndexCodec codec, Shards shards, Warmup warmup,
-                                    IndexCodec warmupCodec) {
+                                    IndexCodec warmupCodec, Routes routes) {
         this.warmup = Objects.requireNonNull(warmup, "warmup");
+        this.routes = Objects.requireNonNull(routes, "routes").checkNoRing("ps");
         this.warmupCodec = warmupCodec == null ? IndexCodecs.defaultCodec() : warmupCodec;
         this.compressor = compressor;
         this.codec = compressor == null ? null : codec == null ? IndexCodecs.defaultCodec() : codec;
@@ -155,7 +161,23 @@ public final class ParameterServerTopology implements Topology {
                     instanceof SketchCompressor ? "a sketch's counters" : "PowerSGD's factors") + " are not elements"
                     + " of the gradient; use a sparse compressor (topk, dgc, scalecom, randomk) or one server");
         }
-        return new ParameterServerTopology(compressor, this.codec, shards, warmup, codec);
+        return new ParameterServerTopology(compressor, this.codec, shards, warmup, codec, routes);
+    }
+
+    /**
+     * The same topology taking {@code routes}' shortcut: the step leader's support sent to every other worker by the
+     * leader itself instead of relayed by the server. The same bits as without it; not part of {@link #describe()},
+     * since the method is the same.
+     *
+     * @throws SettingsException naming {@code topology.directBelowBytes} when it is set (a ring's route)
+     */
+    public ParameterServerTopology withRoutes(Routes routes) {
+        return new ParameterServerTopology(compressor, codec, shards, warmup, warmupCodec, routes);
+    }
+
+    /** @return the shortcuts this topology takes ({@link Routes#DEFAULT}: none) */
+    public Routes routes() {
+        return routes;
     }
 
     /** @return the warm-up this topology's FULL steps run ({@link Warmup#NONE}: dense, today's) */
@@ -223,7 +245,7 @@ public final class ParameterServerTopology implements Topology {
 
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-        PsWorkerEnd end = new PsWorkerEnd(rank, workers, transport, plan(layout));
+        PsWorkerEnd end = new PsWorkerEnd(rank, workers, transport, plan(layout), false, routes);
         return WarmupExchange.wrap(
                 new PsWorker(end, compressor == null ? null : new CompressedPsWorker(end, layout, compressor, codec)),
                 warmup, () -> warmupWorker(end, layout, warmup, warmupCodec));
@@ -242,7 +264,7 @@ public final class ParameterServerTopology implements Topology {
     @Override
     public ServiceLoop service(int index, int workers, Transport transport, GradientLayout layout) {
         FusionPlan plan = plan(layout);
-        PsServerEnd end = new PsServerEnd(transport, workers, plan, index);
+        PsServerEnd end = new PsServerEnd(transport, workers, plan, index, routes);
         return new PsServer(end, compressor == null ? null : new CompressedServer(end,
                 plan.view(index, layout.compressibleBlocks()), compressor, codec),
                 warmupServer(end, plan, index, layout, warmup, warmupCodec));

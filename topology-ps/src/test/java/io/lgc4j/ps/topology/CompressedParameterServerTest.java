@@ -1,5 +1,10 @@
 package io.lgc4j.ps.topology;
 
+import io.lgc4j.core.compress.ScaleComCompressor;
+import io.lgc4j.core.compress.SeededSupportCompressor;
+import io.lgc4j.core.compress.SharedSupportCompressor;
+import io.lgc4j.core.exchange.Routes;
+import org.junit.jupiter.api.Assumptions;
 import io.lgc4j.core.comm.Direction;
 import io.lgc4j.core.comm.FrameDescriptor;
 import io.lgc4j.core.comm.TrafficKind;
@@ -29,6 +34,15 @@ class CompressedParameterServerTest extends CompressedTopologyContract {
     @Override
     protected Topology topology(Compressor compressor) {
         return new ParameterServerTopology(compressor);
+    }
+
+    /** A leader's support goes to the workers directly (the server relays nothing); other compressors: skipped. */
+    @Override
+    protected Topology routedTopology(Compressor compressor) {
+        Assumptions.assumeTrue(compressor instanceof SharedSupportCompressor
+                && !(compressor instanceof SeededSupportCompressor),
+                "only a leader's support has a shortcut on the parameter server");
+        return ((ParameterServerTopology) topology(compressor)).withRoutes(new Routes(Routes.SupportPath.DIRECT, 0));
     }
 
     @Override
@@ -74,6 +88,34 @@ class CompressedParameterServerTest extends CompressedTopologyContract {
         }
         for (int r = 1; r < K; r++) {
             assertArrayEquals(run.outputs()[steps - 1][0], run.outputs()[steps - 1][r], "rank " + r);
+        }
+    }
+
+    /**
+     * ScaleCom with the direct support path: the server receives and sends no INDICES frame; the step's leader sends
+     * its support to each of the K − 1 other workers, who receive exactly the bytes the server would have relayed.
+     */
+    @Test
+    void aDirectSupportShouldBypassTheServer() throws Exception {
+        int steps = 3;
+        ScaleComCompressor scalecom = new ScaleComCompressor(0.05, 1.0);
+        float[][][] inputs = gaussianSteps(steps, K, 477, 12);
+        Steps relayed = exchangeSteps(topology(scalecom), POLICIES, inputs);
+        Steps direct = exchangeSteps(routedTopology(scalecom), POLICIES, inputs);
+        TrafficMeter.Snapshot t = direct.traffic();
+        for (Direction d : Direction.values()) {
+            assertEquals(0, t.bytes(K, d, TrafficKind.INDICES), "server, " + d);
+        }
+        long sentByWorkers = 0;
+        for (int w = 0; w < K; w++) {
+            sentByWorkers += t.bytes(w, Direction.SENT, TrafficKind.INDICES);
+            assertEquals(relayed.traffic().bytes(w, Direction.RECEIVED, TrafficKind.INDICES),
+                    t.bytes(w, Direction.RECEIVED, TrafficKind.INDICES), "worker " + w);
+        }
+        assertEquals(relayed.traffic().bytes(K, Direction.SENT, TrafficKind.INDICES), sentByWorkers,
+                "the leaders send what the server relayed");
+        for (int w = 0; w < K; w++) {
+            assertArrayEquals(relayed.outputs()[steps - 1][w], direct.outputs()[steps - 1][w], "worker " + w);
         }
     }
 }

@@ -1,5 +1,9 @@
 package io.lgc4j.ps.topology;
 
+import io.lgc4j.core.compress.SeededSupportCompressor;
+import io.lgc4j.core.compress.SharedSupportCompressor;
+import io.lgc4j.core.exchange.Routes;
+import org.junit.jupiter.api.Assumptions;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Direction;
 import io.lgc4j.core.comm.TrafficKind;
@@ -49,6 +53,15 @@ class ShardedParameterServerTest extends CompressedTopologyContract {
         assumeTrue(!(compressor instanceof SketchCompressor) && !(compressor instanceof LowRankCompressor),
                 "a sharded server carries no sketch and no PowerSGD factors (refused; see shouldRefuse...)");
         return new ParameterServerTopology(compressor, IndexCodecs.defaultCodec(), 3, BUFFER_BYTES);
+    }
+
+    /** A leader's support goes to the workers directly (the server relays nothing); other compressors: skipped. */
+    @Override
+    protected Topology routedTopology(Compressor compressor) {
+        Assumptions.assumeTrue(compressor instanceof SharedSupportCompressor
+                && !(compressor instanceof SeededSupportCompressor),
+                "only a leader's support has a shortcut on the parameter server");
+        return ((ParameterServerTopology) topology(compressor)).withRoutes(new Routes(Routes.SupportPath.DIRECT, 0));
     }
 
     @Override

@@ -10,6 +10,7 @@ import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.protocol.SketchFrames;
 import io.lgc4j.core.comm.StepTag;
+import io.lgc4j.core.comm.ValueEncoding;
 
 /**
  * Bandwidth-optimal ring allreduce (Patarasuk and Yuan) of a float vector over K ranks: the vector is cut into K
@@ -33,6 +34,7 @@ public final class RingAllReduce {
     private final Transport transport;
     private final int rank;
     private final int size;
+    private final int directBelowBytes;
 
     /**
      * @param transport this rank's transport; ranks 0..size-1 are its ring in order
@@ -40,6 +42,14 @@ public final class RingAllReduce {
      * @param size      ring size K
      */
     public RingAllReduce(Transport transport, int rank, int size) {
+        this(transport, rank, size, 0);
+    }
+
+    /**
+     * @param directBelowBytes an fp32 sum whose payload is below this many bytes goes to every rank in one leg
+     *                         ({@link #sumPass}); 0: every sum rides the ring
+     */
+    public RingAllReduce(Transport transport, int rank, int size, int directBelowBytes) {
         if (size < 1 || rank < 0 || rank >= size) {
             throw new IllegalArgumentException("rank must be in 0.." + (size - 1) + " of a ring of size >= 1, found"
                     + " rank " + rank + " of " + size);
@@ -48,9 +58,13 @@ public final class RingAllReduce {
             throw new IllegalArgumentException("a ring of " + size + " ranks needs " + size + " endpoints, the"
                     + " transport has " + transport.endpointCount());
         }
+        if (directBelowBytes < 0) {
+            throw new IllegalArgumentException("directBelowBytes must be >= 0, found " + directBelowBytes);
+        }
         this.transport = transport;
         this.rank = rank;
         this.size = size;
+        this.directBelowBytes = directBelowBytes;
     }
 
     /** First element of chunk {@code c} of a vector of {@code n} elements cut into {@code k} chunks. */
@@ -65,24 +79,7 @@ public final class RingAllReduce {
 
     /** As {@link #sum(float[], StepTag, PhaseClock)}, stamping frames with {@code kind} (values, latents). */
     public void sum(float[] data, TrafficKind kind, StepTag tag, PhaseClock clock) {
-        if (size == 1) {
-            return;
-        }
-        int n = data.length;
-        int right = (rank + 1) % size;
-        int left = (rank + size - 1) % size;
-        for (int round = 0; round < size - 1; round++) {
-            int send = Math.floorMod(rank - round, size);
-            int receive = Math.floorMod(rank - round - 1, size);
-            exchange(data, kind, tag, clock, right, left, send, receive, n, true);
-        }
-        int owned = (rank + 1) % size; // the chunk whose sum this rank completed: the others get it rounded
-        tag.values().round(data, chunkStart(n, size, owned), chunkStart(n, size, owned + 1));
-        for (int round = 0; round < size - 1; round++) {
-            int send = Math.floorMod(rank + 1 - round, size);
-            int receive = Math.floorMod(rank - round, size);
-            exchange(data, kind, tag, clock, right, left, send, receive, n, false);
-        }
+        run(clock, sumPass(data, kind, tag));
     }
 
     /**
@@ -91,62 +88,232 @@ public final class RingAllReduce {
      * {@link SketchFrames}.
      */
     public void or(long[] words, TrafficKind kind, StepTag tag, PhaseClock clock) {
-        if (size == 1) {
-            return;
+        run(clock, orPass(words, kind, tag));
+    }
+
+    /**
+     * One collective that rides the ring's hops: in its round r it sends this rank's frames of the round to the right
+     * and then receives the left's. {@link #run} drives several in the same hops.
+     */
+    public interface Pass {
+        /** How many hops this pass takes. */
+        int rounds();
+
+        /** Sends round {@code round}'s frames to the right. */
+        void send(int round, PhaseClock clock);
+
+        /** Receives round {@code round}'s frames from the left and takes them in. */
+        void receive(int round, PhaseClock clock);
+
+        /** After the last round (a mean divides here); nothing by default. */
+        default void finish(PhaseClock clock) {
         }
-        int n = words.length;
-        int right = (rank + 1) % size;
-        int left = (rank + size - 1) % size;
-        for (int phase = 0; phase < 2; phase++) {
-            boolean reduce = phase == 0;
-            for (int round = 0; round < size - 1; round++) {
-                int sendChunk = reduce ? Math.floorMod(rank - round, size) : Math.floorMod(rank + 1 - round, size);
-                int receiveChunk = reduce ? Math.floorMod(rank - round - 1, size) : Math.floorMod(rank - round, size);
-                int from = chunkStart(n, size, sendChunk);
-                int to = chunkStart(n, size, sendChunk + 1);
-                clock.enter(Phase.ENCODE);
-                FrameBuffer frame = SketchFrames.encodeWords(transport, words, from, to, kind, tag.stage(),
-                        tag.step());
-                clock.enter(Phase.COMMUNICATE);
-                transport.send(right, frame);
-                Frame in = receive(left, kind, tag);
-                clock.enter(Phase.DECODE);
-                int rFrom = chunkStart(n, size, receiveChunk);
-                int rTo = chunkStart(n, size, receiveChunk + 1);
-                if (reduce) {
-                    SketchFrames.orInto(in, words, rFrom, rTo);
-                } else {
-                    SketchFrames.copyInto(in, words, rFrom, rTo);
+    }
+
+    /**
+     * Runs {@code passes} together: in every hop each pass still running sends its round's frames, in the order
+     * given, then each receives its round's frames in the same order, so a hop costs one wait however many passes
+     * ride it. Every pass computes exactly what it computes alone (its frames, bytes and sums are the same; only
+     * their order on the link interleaves), so fusing changes no bit. Null passes are skipped; every rank must give
+     * the same passes in the same order.
+     */
+    public void run(PhaseClock clock, Pass... passes) {
+        int rounds = 0;
+        for (Pass p : passes) {
+            if (p != null) {
+                rounds = Math.max(rounds, p.rounds());
+            }
+        }
+        for (int round = 0; round < rounds; round++) {
+            for (Pass p : passes) {
+                if (p != null && round < p.rounds()) {
+                    p.send(round, clock);
                 }
+            }
+            for (Pass p : passes) {
+                if (p != null && round < p.rounds()) {
+                    p.receive(round, clock);
+                }
+            }
+        }
+        for (Pass p : passes) {
+            if (p != null) {
+                p.finish(clock);
             }
         }
     }
 
-    /** The next chunk from {@code left}, of {@code kind}, which must be of the tag's step. */
-    private Frame receive(int left, TrafficKind kind, StepTag tag) {
-        Frame in = transport.receive(left, kind);
-        if (in.step() != tag.step()) {
-            throw new FrameException("rank " + rank + " expected a frame of step " + tag.step() + " from rank "
-                    + left + ", found step " + in.step());
+    /**
+     * The sum of {@code data} over the ranks as a pass: K−1 reduce-scatter rounds, then the owner of each completed
+     * chunk rounds it to the tag's encoding, then K−1 all-gather rounds. Nothing to do on a ring of one. An fp32
+     * payload below {@code directBelowBytes} goes direct instead ({@link #directPass}): the same bits in one leg.
+     */
+    public Pass sumPass(float[] data, TrafficKind kind, StepTag tag) {
+        if (size > 1 && tag.values() == ValueEncoding.FP32 && (long) data.length * Float.BYTES < directBelowBytes) {
+            return directPass(data, kind, tag);
         }
-        return in;
+        return new RingPass(size == 1 ? 0 : 2 * (size - 1)) {
+            @Override
+            public void send(int round, PhaseClock clock) {
+                int n = data.length;
+                if (round == size - 1) { // the chunk this rank completed: the others get it rounded
+                    int owned = (rank + 1) % size;
+                    tag.values().round(data, chunkStart(n, size, owned), chunkStart(n, size, owned + 1));
+                }
+                int chunk = reduce(round) ? Math.floorMod(rank - round, size)
+                        : Math.floorMod(rank + 1 - (round - size + 1), size);
+                clock.enter(Phase.ENCODE);
+                FrameBuffer frame = FloatFrames.encode(transport, data, chunkStart(n, size, chunk),
+                        chunkStart(n, size, chunk + 1), kind, tag.stage(), tag.step(), tag.values());
+                clock.enter(Phase.COMMUNICATE);
+                transport.send(right(), frame);
+            }
+
+            @Override
+            public void receive(int round, PhaseClock clock) {
+                int n = data.length;
+                int chunk = reduce(round) ? Math.floorMod(rank - round - 1, size)
+                        : Math.floorMod(rank - (round - size + 1), size);
+                clock.enter(Phase.COMMUNICATE);
+                Frame in = RingAllReduce.this.receive(left(), kind, tag);
+                clock.enter(Phase.DECODE);
+                if (reduce(round)) {
+                    FloatFrames.addInto(in, data, chunkStart(n, size, chunk), chunkStart(n, size, chunk + 1));
+                } else {
+                    FloatFrames.copyInto(in, data, chunkStart(n, size, chunk), chunkStart(n, size, chunk + 1));
+                }
+            }
+        };
     }
 
-    private void exchange(float[] data, TrafficKind kind, StepTag tag, PhaseClock clock, int right, int left,
-                          int sendChunk, int receiveChunk, int n, boolean accumulate) {
-        clock.enter(Phase.ENCODE);
-        FrameBuffer frame = FloatFrames.encode(transport, data, chunkStart(n, size, sendChunk),
-                chunkStart(n, size, sendChunk + 1), kind, tag.stage(), tag.step(), tag.values());
-        clock.enter(Phase.COMMUNICATE);
-        transport.send(right, frame);
-        Frame in = receive(left, kind, tag);
-        clock.enter(Phase.DECODE);
-        int from = chunkStart(n, size, receiveChunk);
-        int to = chunkStart(n, size, receiveChunk + 1);
-        if (accumulate) {
-            FloatFrames.addInto(in, data, from, to);
-        } else {
-            FloatFrames.copyInto(in, data, from, to);
+    /**
+     * The sum of an fp32 {@code data} as one leg: every rank sends its whole vector to every other and sums chunk c
+     * as the ring does, starting from rank c's elements and adding rank c+1's, c+2's, ... in ring order
+     * (((g_c + g_{c+1}) + g_{c+2}) + ...), so every rank ends with the ring's bits. Each rank sends (K−1)·n floats
+     * instead of 2(K−1)/K·n, in one leg instead of 2(K−1) hops: for payloads whose hops cost more than their bytes.
+     * fp32 only: in half precision the ring rounds its partial sums, which no rank could redo from rounded inputs.
+     */
+    Pass directPass(float[] data, TrafficKind kind, StepTag tag) {
+        if (tag.values() != ValueEncoding.FP32) {
+            throw new IllegalArgumentException("a direct sum carries fp32 values only, found " + tag.values());
         }
+        return new Pass() {
+            @Override
+            public int rounds() {
+                return 1;
+            }
+
+            @Override
+            public void send(int round, PhaseClock clock) {
+                clock.enter(Phase.ENCODE);
+                FrameBuffer frame = FloatFrames.encode(transport, data, 0, data.length, kind, tag.stage(), tag.step(),
+                        ValueEncoding.FP32);
+                clock.enter(Phase.COMMUNICATE);
+                for (int i = 2; i < size; i++) {
+                    frame.retain(); // one reference per peer, all taken before the first send gives one back
+                }
+                for (int peer = 0; peer < size; peer++) {
+                    if (peer != rank) {
+                        transport.send(peer, frame);
+                    }
+                }
+            }
+
+            @Override
+            public void receive(int round, PhaseClock clock) {
+                int n = data.length;
+                float[][] all = new float[size][];
+                all[rank] = data.clone();
+                for (int peer = 0; peer < size; peer++) {
+                    if (peer != rank) {
+                        clock.enter(Phase.COMMUNICATE);
+                        Frame in = RingAllReduce.this.receive(peer, kind, tag);
+                        clock.enter(Phase.DECODE);
+                        all[peer] = new float[n];
+                        FloatFrames.copyInto(in, all[peer], 0, n);
+                    }
+                }
+                clock.enter(Phase.DECODE);
+                for (int c = 0; c < size; c++) {
+                    for (int i = chunkStart(n, size, c); i < chunkStart(n, size, c + 1); i++) {
+                        float sum = all[c][i];
+                        for (int j = 1; j < size; j++) {
+                            sum += all[(c + j) % size][i];
+                        }
+                        data[i] = sum;
+                    }
+                }
+            }
+        };
+    }
+
+    /** The bitwise OR of {@code words} over the ranks as a pass, in the rounds of {@link #sumPass}. */
+    public Pass orPass(long[] words, TrafficKind kind, StepTag tag) {
+        return new RingPass(size == 1 ? 0 : 2 * (size - 1)) {
+            @Override
+            public void send(int round, PhaseClock clock) {
+                int n = words.length;
+                int chunk = reduce(round) ? Math.floorMod(rank - round, size)
+                        : Math.floorMod(rank + 1 - (round - size + 1), size);
+                clock.enter(Phase.ENCODE);
+                FrameBuffer frame = SketchFrames.encodeWords(transport, words, chunkStart(n, size, chunk),
+                        chunkStart(n, size, chunk + 1), kind, tag.stage(), tag.step());
+                clock.enter(Phase.COMMUNICATE);
+                transport.send(right(), frame);
+            }
+
+            @Override
+            public void receive(int round, PhaseClock clock) {
+                int n = words.length;
+                int chunk = reduce(round) ? Math.floorMod(rank - round - 1, size)
+                        : Math.floorMod(rank - (round - size + 1), size);
+                clock.enter(Phase.COMMUNICATE);
+                Frame in = RingAllReduce.this.receive(left(), kind, tag);
+                clock.enter(Phase.DECODE);
+                if (reduce(round)) {
+                    SketchFrames.orInto(in, words, chunkStart(n, size, chunk), chunkStart(n, size, chunk + 1));
+                } else {
+                    SketchFrames.copyInto(in, words, chunkStart(n, size, chunk), chunkStart(n, size, chunk + 1));
+                }
+            }
+        };
+    }
+
+    /** This rank's right neighbour, to which it sends. */
+    public int right() {
+        return (rank + 1) % size;
+    }
+
+    /** This rank's left neighbour, from which it receives. */
+    public int left() {
+        return (rank + size - 1) % size;
+    }
+
+    /** A pass of reduce-scatter rounds 0..K-2 followed by all-gather rounds. */
+    private abstract class RingPass implements Pass {
+        private final int rounds;
+
+        RingPass(int rounds) {
+            this.rounds = rounds;
+        }
+
+        @Override
+        public int rounds() {
+            return rounds;
+        }
+
+        boolean reduce(int round) {
+            return round < size - 1;
+        }
+    }
+
+    /** The next frame from rank {@code from}, of {@code kind}, which must be of the tag's step. */
+    private Frame receive(int from, TrafficKind kind, StepTag tag) {
+        Frame in = transport.receive(from, kind);
+        if (in.step() != tag.step()) {
+            throw new FrameException("rank " + rank + " expected a frame of step " + tag.step() + " from rank "
+                    + from + ", found step " + in.step());
+        }
+        return in;
     }
 }

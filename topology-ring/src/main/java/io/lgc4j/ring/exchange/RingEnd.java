@@ -5,6 +5,7 @@ import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.exchange.Averages;
+import io.lgc4j.core.exchange.Routes;
 import io.lgc4j.core.exchange.StepLink;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
@@ -24,6 +25,7 @@ public final class RingEnd {
     private final RingAllReduce ring;
     private final BlockRegion dense;
     private final float[] denseBuffer;
+    private final Routes routes;
 
     /**
      * @param rank      this rank
@@ -32,10 +34,19 @@ public final class RingEnd {
      * @param layout    the gradient's blocks (its DENSE blocks always ride the allreduce dense)
      */
     public RingEnd(int rank, int workers, Transport transport, GradientLayout layout) {
+        this(rank, workers, transport, layout, Routes.DEFAULT);
+    }
+
+    /**
+     * @param routes the shortcuts this ring takes: the leader's frames sent to every rank directly, small fp32
+     *               allreduces in one leg
+     */
+    public RingEnd(int rank, int workers, Transport transport, GradientLayout layout, Routes routes) {
         this.rank = rank;
         this.workers = workers;
+        this.routes = java.util.Objects.requireNonNull(routes, "routes");
         this.link = StepLink.ringRank(rank, transport);
-        this.ring = new RingAllReduce(transport, rank, workers);
+        this.ring = new RingAllReduce(transport, rank, workers, routes.directBelowBytes());
         this.dense = new BlockRegion(layout.blocks(LayerPolicy.DENSE));
         this.denseBuffer = new float[dense.length()];
     }
@@ -62,34 +73,80 @@ public final class RingEnd {
 
     /** A dense step: the whole gradient summed around the ring, then divided by K on every rank. */
     public void fullStep(StepTag tag, float[] gradient, PhaseClock clock) {
-        ring.sum(gradient, tag, clock);
-        clock.enter(Phase.DECODE);
-        Averages.divide(gradient, workers);
+        mean(gradient, TrafficKind.VALUES, tag, clock);
     }
 
     /** The DENSE blocks' mean through the allreduce, written into {@code gradient}; nothing when there are none. */
     public void denseMean(StepTag tag, float[] gradient, PhaseClock clock) {
+        ring.run(clock, densePass(tag, gradient));
+    }
+
+    /**
+     * The DENSE blocks' mean as a pass, to ride the hops of a compressed payload's collective ({@link
+     * RingAllReduce#run}): the blocks are taken from {@code gradient} now and their mean written back into it when the
+     * pass finishes. Null when the layout has no DENSE blocks.
+     */
+    public RingAllReduce.Pass densePass(StepTag tag, float[] gradient) {
         if (dense.length() == 0) {
-            return;
+            return null;
         }
         dense.gather(gradient, denseBuffer);
-        ring.sum(denseBuffer, tag, clock);
-        clock.enter(Phase.DECODE);
-        Averages.divide(denseBuffer, workers);
-        dense.scatter(denseBuffer, gradient);
+        RingAllReduce.Pass sum = ring.sumPass(denseBuffer, TrafficKind.VALUES, tag);
+        return new Finishing(sum, clock -> {
+            Averages.divide(denseBuffer, workers);
+            dense.scatter(denseBuffer, gradient);
+        });
     }
 
     /** The mean of {@code values} over the ranks, in place: summed around the ring as {@code kind}, divided by K. */
     public void mean(float[] values, TrafficKind kind, StepTag tag, PhaseClock clock) {
-        ring.sum(values, kind, tag, clock);
-        clock.enter(Phase.DECODE);
-        Averages.divide(values, workers);
+        ring.run(clock, meanPass(values, kind, tag));
+    }
+
+    /**
+     * The mean of {@code values} and the DENSE blocks' mean in the same hops ({@link #meanPass}, {@link #densePass}):
+     * 2(K−1) hops instead of 4(K−1), the same bits.
+     */
+    public void meanWithDense(float[] values, TrafficKind kind, StepTag tag, float[] gradient, PhaseClock clock) {
+        ring.run(clock, meanPass(values, kind, tag), densePass(tag, gradient));
+    }
+
+    /** The mean of {@code values} as a pass: summed as {@code kind}, divided by K when the pass finishes. */
+    public RingAllReduce.Pass meanPass(float[] values, TrafficKind kind, StepTag tag) {
+        return new Finishing(ring.sumPass(values, kind, tag), clock -> Averages.divide(values, workers));
+    }
+
+    /** A pass, then a last piece of work in the DECODE phase. */
+    private record Finishing(RingAllReduce.Pass pass, java.util.function.Consumer<PhaseClock> then)
+            implements RingAllReduce.Pass {
+        @Override
+        public int rounds() {
+            return pass.rounds();
+        }
+
+        @Override
+        public void send(int round, PhaseClock clock) {
+            pass.send(round, clock);
+        }
+
+        @Override
+        public void receive(int round, PhaseClock clock) {
+            pass.receive(round, clock);
+        }
+
+        @Override
+        public void finish(PhaseClock clock) {
+            pass.finish(clock);
+            clock.enter(Phase.DECODE);
+            then.accept(clock);
+        }
     }
 
     /**
      * Frames the step's leader sends to every rank, passed around the ring: the leader sends {@code frames} to its
      * right; every other rank receives one frame of each of {@code kinds} from its left and forwards them unchanged
-     * unless its right is the leader.
+     * unless its right is the leader (K−1 hops). With {@link Routes.SupportPath#DIRECT} the leader sends them to every
+     * other rank itself (one leg; the same bytes arrive).
      *
      * @param frames the leader's frames (ignored on the other ranks)
      * @return on the other ranks the frames received, in order; on the leader {@code frames}' count of nulls
@@ -99,6 +156,18 @@ public final class RingEnd {
         int right = (rank + 1) % workers;
         int left = (rank + workers - 1) % workers;
         Frame[] received = new Frame[kinds.length];
+        if (routes.directSupport()) {
+            if (rank == leader) {
+                for (byte[] f : frames) {
+                    link.sendToAllBut(workers, leader, f);
+                }
+            } else {
+                for (int i = 0; i < kinds.length; i++) {
+                    received[i] = link.receive(leader, kinds[i], tag);
+                }
+            }
+            return received;
+        }
         if (rank == leader) {
             if (workers > 1) {
                 for (byte[] f : frames) {

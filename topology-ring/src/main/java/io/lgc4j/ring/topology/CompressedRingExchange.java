@@ -25,6 +25,7 @@ import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.comm.StepTag;
+import io.lgc4j.ring.collective.RingAllReduce;
 import io.lgc4j.ring.exchange.RingEnd;
 
 import java.util.List;
@@ -95,7 +96,6 @@ final class CompressedRingExchange implements GradientExchange {
         state.values(tag.values());
         if (state instanceof RankState.LowRank l) {
             lowRank(l, tag, gradient, clock);
-            end.denseMean(tag, gradient, clock);
             return;
         }
         SparseSet aggregate = state instanceof RankState.Gather g ? allGather(g, tag, gradient, clock)
@@ -103,9 +103,12 @@ final class CompressedRingExchange implements GradientExchange {
                 : sharedSupport((RankState.Shared) state, tag, gradient, clock);
         clock.enter(Phase.DECODE);
         aggregate.writeInto(gradient, sparseBlocks);
-        end.denseMean(tag, gradient, clock);
     }
 
+    /**
+     * Every rank's set visits every other (K−1 hops, the DENSE blocks' mean riding the same hops); every rank sums
+     * the K sets in rank order.
+     */
     private SparseSet allGather(RankState.Gather g, StepTag tag, float[] gradient, PhaseClock clock) {
         int rank = end.rank();
         int workers = end.workers();
@@ -119,19 +122,33 @@ final class CompressedRingExchange implements GradientExchange {
         int right = (rank + 1) % workers;
         int left = (rank + workers - 1) % workers;
         int[] maxCounts = maxCounts(g.compressor(), tag.step());
-        for (int round = 0; round < workers - 1; round++) {
-            int sendSlot = Math.floorMod(rank - round, workers);
-            int receiveSlot = Math.floorMod(rank - round - 1, workers);
-            clock.enter(Phase.COMMUNICATE);
-            end.link().send(right, slots[sendSlot][0]);
-            end.link().send(right, slots[sendSlot][1]);
-            Frame indices = end.link().receive(left, TrafficKind.INDICES, tag);
-            Frame values = end.link().receive(left, TrafficKind.VALUES, tag);
-            clock.enter(Phase.DECODE);
-            int[][] supports = SparseFrames.decodeIndices(indices, sparseBlocks, codec, maxCounts);
-            sets[receiveSlot] = SparseFrames.decode(supports, values, sparseBlocks);
-            slots[receiveSlot] = new byte[][] {StepLink.forward(indices), StepLink.forward(values)};
-        }
+        RingAllReduce.Pass gather = new RingAllReduce.Pass() {
+            @Override
+            public int rounds() {
+                return workers - 1;
+            }
+
+            @Override
+            public void send(int round, PhaseClock c) {
+                int sendSlot = Math.floorMod(rank - round, workers);
+                c.enter(Phase.COMMUNICATE);
+                end.link().send(right, slots[sendSlot][0]);
+                end.link().send(right, slots[sendSlot][1]);
+            }
+
+            @Override
+            public void receive(int round, PhaseClock c) {
+                int receiveSlot = Math.floorMod(rank - round - 1, workers);
+                c.enter(Phase.COMMUNICATE);
+                Frame indices = end.link().receive(left, TrafficKind.INDICES, tag);
+                Frame values = end.link().receive(left, TrafficKind.VALUES, tag);
+                c.enter(Phase.DECODE);
+                int[][] supports = SparseFrames.decodeIndices(indices, sparseBlocks, codec, maxCounts);
+                sets[receiveSlot] = SparseFrames.decode(supports, values, sparseBlocks);
+                slots[receiveSlot] = new byte[][] {StepLink.forward(indices), StepLink.forward(values)};
+            }
+        };
+        end.ring().run(clock, gather, end.densePass(tag, gradient));
         clock.enter(Phase.DECODE);
         mean.reset();
         for (SparseSet s : sets) {
@@ -140,11 +157,13 @@ final class CompressedRingExchange implements GradientExchange {
         return mean.mean(workers);
     }
 
+    /** S2: the counters summed and the bitmaps OR-ed in the same hops, and the DENSE blocks' mean with them. */
     private SparseSet sketch(RankState.Sketch s, StepTag tag, float[] gradient, PhaseClock clock) {
         clock.enter(Phase.SELECT);
         Sketch own = s.state().compress(gradient, tag.step());
-        end.ring().sum(own.counters(), SketchPayload.COUNTERS_KIND, tag.withValues(ValueEncoding.FP32), clock);
-        end.ring().or(own.bitmap(), SketchPayload.BITMAP_KIND, tag, clock);
+        RingAllReduce ring = end.ring();
+        ring.run(clock, ring.sumPass(own.counters(), SketchPayload.COUNTERS_KIND, tag.withValues(ValueEncoding.FP32)),
+                ring.orPass(own.bitmap(), SketchPayload.BITMAP_KIND, tag), end.densePass(tag, gradient));
         clock.enter(Phase.DECODE);
         return s.state().decompress(own, end.workers(), tag.step());
     }
@@ -156,7 +175,7 @@ final class CompressedRingExchange implements GradientExchange {
         end.mean(first, Values.KIND, tag, clock);
         clock.enter(Phase.ENCODE);
         float[] second = l.state().back(first, tag.step());
-        end.mean(second, Values.KIND, tag, clock);
+        end.meanWithDense(second, Values.KIND, tag, gradient, clock); // the DENSE blocks' mean in the same hops
         clock.enter(Phase.DECODE);
         l.state().finish(second, tag.step(), gradient);
     }
@@ -169,7 +188,7 @@ final class CompressedRingExchange implements GradientExchange {
                 : leadersSupport(shared, tag, clock);
         clock.enter(Phase.SELECT);
         float[] values = shared.state().take(support);
-        end.mean(values, TrafficKind.VALUES, tag, clock);
+        end.meanWithDense(values, TrafficKind.VALUES, tag, gradient, clock);
         return SparseSet.onSupport(sparseBlocks, support, values);
     }
 

@@ -4,6 +4,7 @@ import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.exchange.Routes;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.method.TopologyProvider;
@@ -60,9 +61,11 @@ public final class RingTopology implements Topology {
 
         @Override
         public Topology create(TopologyRequest request) {
-            return request.compressor().create(request.seed())
-                    .map(c -> new RingTopology(c, request.codec(), GatherPolicy.ALL_GATHER))
-                    .orElseGet(RingTopology::new).withWarmup(Warmup.of(request), request.codec());
+            Compressor compressor = request.compressor().create(request.seed()).orElse(null);
+            Routes routes = Routes.of(request.config().section("topology")).checkSupport(compressor);
+            return (compressor == null ? new RingTopology()
+                    : new RingTopology(compressor, request.codec(), GatherPolicy.ALL_GATHER))
+                    .withWarmup(Warmup.of(request), request.codec()).withRoutes(routes);
         }
     }
 
@@ -71,10 +74,11 @@ public final class RingTopology implements Topology {
     private final GatherPolicy policy;
     private final Warmup warmup;
     private final IndexCodec warmupCodec;
+    private final Routes routes;
 
     /** The dense ring. */
     public RingTopology() {
-        this(null, null, null, Warmup.NONE, null);
+        this(null, null, null, Warmup.NONE, null, Routes.DEFAULT);
     }
 
     /** A compressed ring that carries gather-only payloads by all-gather, indices through the default codec. */
@@ -88,12 +92,13 @@ public final class RingTopology implements Topology {
      * @throws IllegalArgumentException when {@code policy} is REFUSE and the compressor's payloads are not summable
      */
     public RingTopology(Compressor compressor, IndexCodec codec, GatherPolicy policy) {
-        this(Objects.requireNonNull(compressor, "compressor"), codec, policy, Warmup.NONE, null);
+        this(Objects.requireNonNull(compressor, "compressor"), codec, policy, Warmup.NONE, null, Routes.DEFAULT);
     }
 
     private RingTopology(Compressor compressor, IndexCodec codec, GatherPolicy policy, Warmup warmup,
-                         IndexCodec warmupCodec) {
+                         IndexCodec warmupCodec, Routes routes) {
         this.warmup = Objects.requireNonNull(warmup, "warmup");
+        this.routes = Objects.requireNonNull(routes, "routes");
         this.warmupCodec = warmupCodec == null ? IndexCodecs.defaultCodec() : warmupCodec;
         this.compressor = compressor; // null: dense, without codec or policy
         this.codec = compressor == null ? null : Objects.requireNonNull(codec, "codec");
@@ -114,7 +119,21 @@ public final class RingTopology implements Topology {
      * @param codec the warm-up's index codec ({@code null}: the default)
      */
     public RingTopology withWarmup(Warmup warmup, IndexCodec codec) {
-        return new RingTopology(compressor, this.codec, policy, warmup, codec);
+        return new RingTopology(compressor, this.codec, policy, warmup, codec, routes);
+    }
+
+    /**
+     * The same ring taking {@code routes}' shortcuts: the leader's support sent to every rank directly, small fp32
+     * allreduces in one leg. The same bits on every rank as without them; not part of {@link #describe()}, since the
+     * method is the same.
+     */
+    public RingTopology withRoutes(Routes routes) {
+        return new RingTopology(compressor, codec, policy, warmup, warmupCodec, routes);
+    }
+
+    /** @return the shortcuts this ring takes ({@link Routes#DEFAULT}: none) */
+    public Routes routes() {
+        return routes;
     }
 
     /** @return the warm-up this ring's FULL steps run ({@link Warmup#NONE}: dense, today's) */
@@ -164,7 +183,7 @@ public final class RingTopology implements Topology {
 
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-        RingEnd end = new RingEnd(rank, workers, transport, layout);
+        RingEnd end = new RingEnd(rank, workers, transport, layout, routes);
         GradientExchange main = compressor != null ? new CompressedRingExchange(end, layout, compressor, codec)
                 : end::fullStep;
         return WarmupExchange.wrap(main, warmup, () -> warmupExchange(end, layout, warmup, warmupCodec));

@@ -138,4 +138,135 @@ class RingAllReduceTest {
         }
         assertEquals(2L * (k - 1) * (2L * n + values.headerLength() * k), totalPayload);
     }
+
+    /** What every rank holds after running {@code each} on its copy of the inputs, and the run's traffic. */
+    private record Run(float[][][] outputs, TrafficMeter.Snapshot traffic) {
+    }
+
+    /** One rank's work: given its allreduce and its copies of the vectors, runs the collective(s) on them. */
+    private interface RankWork {
+        void run(RingAllReduce ring, float[][] vectors);
+    }
+
+    private static Run run(int k, float[][][] inputs, int directBelowBytes, RankWork work) throws Exception {
+        float[][][] outputs = new float[k][][];
+        try (InProcessCluster cluster = new InProcessCluster(k)) {
+            ExecutorService pool = Executors.newFixedThreadPool(k);
+            List<Future<float[][]>> futures = new ArrayList<>();
+            for (int r = 0; r < k; r++) {
+                int rank = r;
+                futures.add(pool.submit(() -> {
+                    float[][] vectors = new float[inputs.length][];
+                    for (int v = 0; v < inputs.length; v++) {
+                        vectors[v] = inputs[v][rank].clone();
+                    }
+                    work.run(new RingAllReduce(cluster.transport(rank), rank, k, directBelowBytes), vectors);
+                    return vectors;
+                }));
+            }
+            for (int r = 0; r < k; r++) {
+                outputs[r] = futures.get(r).get(60, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            pool.shutdown();
+            return new Run(outputs, cluster.meter().snapshot());
+        }
+    }
+
+    private static float[][] gaussian(int k, int n, long seed) {
+        Random random = new Random(seed);
+        float[][] x = new float[k][n];
+        for (float[] rank : x) {
+            for (int i = 0; i < n; i++) {
+                rank[i] = (float) (random.nextGaussian() * Math.pow(10, random.nextInt(7) - 3));
+            }
+        }
+        return x;
+    }
+
+    /**
+     * Sums run together in the same hops ({@link RingAllReduce#run}) give each rank the bits each gives alone, with the
+     * same frames and bytes, in 2(K−1) hops instead of 2(K−1) per sum; a pass of a ring of one does nothing.
+     */
+    @ParameterizedTest(name = "{2}, K={0}, n={1}")
+    @CsvSource({"1, 17, FP32", "2, 1001, FP32", "3, 40, FP16", "4, 1001, FP32", "4, 7, BF16", "7, 300, FP16"})
+    void passesRunTogetherShouldGiveTheBitsOfEachAlone(int k, int n, ValueEncoding values) throws Exception {
+        float[][][] inputs = {gaussian(k, n, 1), gaussian(k, n / 3 + 1, 2)};
+        StepTag tag = new StepTag(3, Stage.TOP_K, values);
+        Run alone = run(k, inputs, 0, (ring, v) -> {
+            ring.sum(v[0], TrafficKind.VALUES, tag, new PhaseClock());
+            ring.sum(v[1], TrafficKind.LATENT, tag, new PhaseClock());
+        });
+        Run together = run(k, inputs, 0, (ring, v) -> ring.run(new PhaseClock(),
+                ring.sumPass(v[0], TrafficKind.VALUES, tag), null, ring.sumPass(v[1], TrafficKind.LATENT, tag)));
+        for (int r = 0; r < k; r++) {
+            for (int v = 0; v < inputs.length; v++) {
+                assertArrayEquals(alone.outputs()[r][v], together.outputs()[r][v], "rank " + r + ", vector " + v);
+                assertArrayEquals(together.outputs()[0][v], together.outputs()[r][v], "rank " + r + " vs rank 0");
+            }
+            for (TrafficKind kind : new TrafficKind[] {TrafficKind.VALUES, TrafficKind.LATENT, TrafficKind.HEADER}) {
+                assertEquals(alone.traffic().bytes(r, Direction.SENT, kind),
+                        together.traffic().bytes(r, Direction.SENT, kind), "rank " + r + ", " + kind);
+            }
+        }
+    }
+
+    /**
+     * An fp32 sum below the threshold goes direct: every rank sends its vector once to each other rank (K−1 frames,
+     * (K−1)·n floats) and sums each chunk in the ring's order, so it holds exactly the ring's bits. At or above the
+     * threshold, and in half precision, the sum rides the ring.
+     */
+    @ParameterizedTest(name = "K={0}, n={1}")
+    @CsvSource({"2, 1001", "3, 40", "4, 1001", "4, 3", "5, 257", "7, 300", "1, 9"})
+    void aDirectSumShouldHoldTheRingsBits(int k, int n) throws Exception {
+        float[][][] inputs = {gaussian(k, n, 7)};
+        StepTag tag = new StepTag(5, Stage.TOP_K);
+        RankWork sum = (ring, v) -> ring.sum(v[0], TrafficKind.VALUES, tag, new PhaseClock());
+        Run ring = run(k, inputs, 0, sum);
+        Run direct = run(k, inputs, 4 * n + 1, sum);
+        Run atThreshold = run(k, inputs, 4 * n, sum);
+        for (int r = 0; r < k; r++) {
+            assertArrayEquals(ring.outputs()[r][0], direct.outputs()[r][0], "rank " + r);
+            long frames = k == 1 ? 0 : k - 1;
+            assertEquals(frames * FrameDescriptor.OVERHEAD, direct.traffic().bytes(r, Direction.SENT,
+                    TrafficKind.HEADER), "rank " + r + ": one frame to each other rank");
+            assertEquals(frames * 4L * n, direct.traffic().bytes(r, Direction.SENT, TrafficKind.VALUES));
+            assertEquals(ring.traffic().bytes(r, Direction.SENT, TrafficKind.HEADER),
+                    atThreshold.traffic().bytes(r, Direction.SENT, TrafficKind.HEADER), "not below: the ring");
+        }
+        StepTag half = new StepTag(5, Stage.TOP_K, ValueEncoding.FP16);
+        RankWork halfSum = (r, v) -> r.sum(v[0], TrafficKind.VALUES, half, new PhaseClock());
+        Run halfRing = run(k, inputs, 0, halfSum);
+        Run halfDirect = run(k, inputs, 4 * n + 1, halfSum);
+        for (int r = 0; r < k; r++) {
+            assertArrayEquals(halfRing.outputs()[r][0], halfDirect.outputs()[r][0], "fp16 rank " + r);
+            assertEquals(halfRing.traffic().bytes(r, Direction.SENT, TrafficKind.HEADER),
+                    halfDirect.traffic().bytes(r, Direction.SENT, TrafficKind.HEADER), "fp16 rides the ring");
+        }
+    }
+
+    /** A direct sum riding the same hop as ring sums (DENSE blocks, say) keeps every sum's bits. */
+    @ParameterizedTest(name = "K={0}")
+    @CsvSource({"3", "4"})
+    void aDirectSumShouldRideBesideRingSums(int k) throws Exception {
+        float[][][] inputs = {gaussian(k, 2000, 11), gaussian(k, 30, 12), gaussian(k, 500, 13)};
+        StepTag tag = new StepTag(9, Stage.COMPRESSED);
+        RankWork three = (ring, v) -> ring.run(new PhaseClock(), ring.sumPass(v[0], TrafficKind.VALUES, tag),
+                ring.sumPass(v[1], TrafficKind.LATENT, tag), ring.sumPass(v[2], TrafficKind.VALUES, tag));
+        Run ring = run(k, inputs, 0, three);
+        Run mixed = run(k, inputs, 4 * 500 + 1, three); // the 30 and the 500 go direct, the 2000 rides the ring
+        for (int r = 0; r < k; r++) {
+            for (int v = 0; v < inputs.length; v++) {
+                assertArrayEquals(ring.outputs()[r][v], mixed.outputs()[r][v], "rank " + r + ", vector " + v);
+            }
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void shouldRefuseANegativeThreshold() {
+        try (InProcessCluster cluster = new InProcessCluster(2)) {
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> new RingAllReduce(cluster.transport(0), 0, 2, -1));
+            assertEquals("directBelowBytes must be >= 0, found -1", e.getMessage());
+        }
+    }
 }

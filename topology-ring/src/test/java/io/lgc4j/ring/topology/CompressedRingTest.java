@@ -10,6 +10,7 @@ import io.lgc4j.core.compress.DgcCompressor;
 import io.lgc4j.core.compress.GatherCompressor;
 import io.lgc4j.core.compress.RandomKCompressor;
 import io.lgc4j.core.compress.ScaleComCompressor;
+import io.lgc4j.core.exchange.Routes;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.CompressedTopologyContract;
 import io.lgc4j.core.train.Topology;
@@ -39,6 +40,15 @@ class CompressedRingTest extends CompressedTopologyContract {
     @Override
     protected Topology denseTopology() {
         return new RingTopology();
+    }
+
+    /** Every allreduce of the test layout under 4 KiB goes direct; a leader's support goes direct too. */
+    @Override
+    protected Topology routedTopology(Compressor compressor) {
+        boolean leader = compressor instanceof io.lgc4j.core.compress.SharedSupportCompressor
+                && !(compressor instanceof io.lgc4j.core.compress.SeededSupportCompressor);
+        return new RingTopology(compressor).withRoutes(new Routes(leader ? Routes.SupportPath.DIRECT
+                : Routes.SupportPath.RELAY, 4096));
     }
 
     @Test
