@@ -362,8 +362,15 @@ class ConfigLoaderErrorsTest {
         assertEquals("x.yaml: key 'topology.type' expects one of [ps, ring], found 3",
                 parseError(RUN + "topology: {type: 3}\n"));
         assertEquals("x.yaml: key 'topology' expects a mapping, found 5", parseError(RUN + "topology: 5\n"));
-        assertEquals("x.yaml: unknown key 'topology.shards'; allowed keys under 'topology': fusionBufferBytes,"
-                + " servers, shardBy, support, type", parseError(RUN + "topology: {type: ps, shards: 2}\n"));
+        assertEquals("x.yaml: unknown key 'topology.shards'; allowed keys under 'topology': directBelowBytes,"
+                + " fusionBufferBytes, servers, shardBy, support, supportPath, type",
+                parseError(RUN + "topology: {type: ps, shards: 2}\n"));
+        assertEquals("x.yaml: key 'topology.supportPath' expects one of [direct, relay], found \"sideways\"",
+                parseError(RUN + "topology: {type: ring, supportPath: sideways}\n"));
+        assertEquals("x.yaml: key 'topology.directBelowBytes' must be >= 0, found -1",
+                parseError(RUN + "topology: {type: ring, directBelowBytes: -1}\n"));
+        assertEquals("x.yaml: key 'topology.directBelowBytes' expects an integer, found \"4k\"",
+                parseError(RUN + "topology: {type: ring, directBelowBytes: 4k}\n"));
         assertEquals("x.yaml: key 'autoencoder' expects a mapping, found a list",
                 parseError(RUN + "autoencoder: [1, 2]\n"));
         assertEquals("x.yaml: unknown key 'autoencoder.lambda'; allowed keys under 'autoencoder': ablation,"

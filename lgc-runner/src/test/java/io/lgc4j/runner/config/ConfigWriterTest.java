@@ -69,6 +69,8 @@ class ConfigWriterTest {
                   servers: 1
                   fusionBufferBytes: 1048576
                   shardBy: buffers
+                  supportPath: relay
+                  directBelowBytes: 0
                 compressor:
                   type: none
                   ratio: 0.001
