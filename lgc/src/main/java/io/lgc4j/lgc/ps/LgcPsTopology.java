@@ -169,11 +169,15 @@ public final class LgcPsTopology implements Topology {
             } catch (SettingsException e) {
                 throw e.key().equals("support") ? e.under(topology.path()) : e.under(ae.path());
             }
+            Routes routes = Routes.of(topology).checkNoRing("ps");
             try {
                 return builder().settings(lgc).codec(request.codec()).innovationShare(ps.innovationShare())
-                        .support(ps.support()).seed(request.seed()).shards(shards).warmup(warmup)
-                        .routes(Routes.of(topology).checkNoRing("ps")).build();
+                        .support(ps.support()).seed(request.seed()).shards(shards).warmup(warmup).routes(routes)
+                        .build();
             } catch (SettingsException e) {
+                if (e.key().startsWith(topology.path() + ".")) {
+                    throw e; // the routes' check names its key whole
+                }
                 throw e.under(ae.path()); // the ablation or the linear code, keys of the autoencoder section
             }
         }
