@@ -30,7 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The network runtime end to end on real Fashion-MNIST: {@code lgc launch} (one OS process per rank and the server,
  * over authenticated loopback TCP) computes what {@code lgc run} computes in one JVM, bit for bit (LGC-PS with its
- * values in fp16: the server reads the encoding from the frames); and a process that
+ * values in fp16: the server reads the encoding from the frames; and its leader's support sent to the workers
+ * directly); and a process that
  * dies or stalls stops every other process within seconds, with a message naming it.
  */
 class MultiProcessRunTest {
@@ -39,7 +40,7 @@ class MultiProcessRunTest {
         String methodKeys = switch (method) {
             case "dense-ring" -> "topology: {type: ring}\n";
             case "lgc-ps" -> """
-                    topology: {type: ps}
+                    topology: {type: ps, supportPath: direct}
                     compressor: {type: lgc, ratio: 0.01, values: fp16}
                     stages: {fullIterations: 4, aeTrainingIterations: 4}
                     autoencoder: {optimizer: adam, learningRate: 0.001, checkEvery: 3}
@@ -78,7 +79,8 @@ class MultiProcessRunTest {
     // separate shard processes: aRunShouldSurvive... (LGC-PS on two shard processes, shard 0 killed); LGC-RAR over
     // TCP: lgc-spark's SparkBarrierRunTest (the same runtime, the ranks in one JVM); every shipped config with one
     // process per rank: scripts/fingerprint.py run --launch 4
-    // powersgd-ps-delayed: delayed application (a second thread computing ahead in every worker process)
+    // powersgd-ps-delayed: delayed application (a second thread computing ahead in every worker process); lgc-ps: the
+    // leader sends its support to the other worker processes directly (topology.supportPath), over the worker mesh
     @ValueSource(strings = {"dense-ring", "lgc-ps", "powersgd-ps-delayed", "dgc-ps-2-shards-colocated"})
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void launchShouldComputeWhatTheInProcessRunComputesBitForBit(String method, @TempDir Path tmp)

@@ -14,6 +14,8 @@ import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.ring.collective.RingAllReduce;
 
+import java.util.Objects;
+
 /**
  * One rank's end of the ring: the pieces every method's ring step is made of. Ranks 0..K-1 form the ring in order;
  * every frame received is checked for the step's kind, step and stage.
@@ -44,7 +46,7 @@ public final class RingEnd {
     public RingEnd(int rank, int workers, Transport transport, GradientLayout layout, Routes routes) {
         this.rank = rank;
         this.workers = workers;
-        this.routes = java.util.Objects.requireNonNull(routes, "routes");
+        this.routes = Objects.requireNonNull(routes, "routes");
         this.link = StepLink.ringRank(rank, transport);
         this.ring = new RingAllReduce(transport, rank, workers, routes.directBelowBytes());
         this.dense = new BlockRegion(layout.blocks(LayerPolicy.DENSE));
@@ -92,7 +94,7 @@ public final class RingEnd {
         }
         dense.gather(gradient, denseBuffer);
         RingAllReduce.Pass sum = ring.sumPass(denseBuffer, TrafficKind.VALUES, tag);
-        return new Finishing(sum, clock -> {
+        return new Finishing(sum, () -> {
             Averages.divide(denseBuffer, workers);
             dense.scatter(denseBuffer, gradient);
         });
@@ -113,11 +115,11 @@ public final class RingEnd {
 
     /** The mean of {@code values} as a pass: summed as {@code kind}, divided by K when the pass finishes. */
     public RingAllReduce.Pass meanPass(float[] values, TrafficKind kind, StepTag tag) {
-        return new Finishing(ring.sumPass(values, kind, tag), clock -> Averages.divide(values, workers));
+        return new Finishing(ring.sumPass(values, kind, tag), () -> Averages.divide(values, workers));
     }
 
     /** A pass, then a last piece of work in the DECODE phase. */
-    private record Finishing(RingAllReduce.Pass pass, java.util.function.Consumer<PhaseClock> then)
+    private record Finishing(RingAllReduce.Pass pass, Runnable then)
             implements RingAllReduce.Pass {
         @Override
         public int rounds() {
@@ -138,7 +140,7 @@ public final class RingEnd {
         public void finish(PhaseClock clock) {
             pass.finish(clock);
             clock.enter(Phase.DECODE);
-            then.accept(clock);
+            then.run();
         }
     }
 
