@@ -95,6 +95,12 @@ public abstract class CompressedTopologyContract {
         return null;
     }
 
+    /** Whether {@code compressor}'s step leader chooses a support that travels (the direct support path's case). */
+    protected static boolean leaderChoosesSupport(Compressor compressor) {
+        return compressor instanceof io.lgc4j.core.compress.SharedSupportCompressor
+                && !(compressor instanceof SeededSupportCompressor);
+    }
+
     /**
      * The shortcuts keep the math: on K = 3 and 4 ranks, through 6 steps with memory, every rank holds the same bits
      * after every step with and without them; and every worker receives as many support bytes (the same indices, from

@@ -21,6 +21,8 @@ import io.lgc4j.core.comm.StepTag;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.BiConsumer;
 
 /**
  * A worker's end of the parameter server: the pieces every method's worker step is made of. The server is S shards,
@@ -75,7 +77,7 @@ public final class PsWorkerEnd {
      */
     public PsWorkerEnd(int rank, int workers, Transport transport, FusionPlan plan, boolean compressibleOnShardZero,
                        Routes routes) {
-        this.routes = java.util.Objects.requireNonNull(routes, "routes");
+        this.routes = Objects.requireNonNull(routes, "routes");
         this.rank = rank;
         this.workers = workers;
         this.plan = plan;
@@ -192,15 +194,7 @@ public final class PsWorkerEnd {
     public int[][] exchangeSupport(SharedSupportCompressor.State memory, boolean chooses, IndexCodec codec,
                                    int[] maxCounts, StepTag tag, PhaseClock clock) {
         if (chooses) {
-            int[][] support = memory.chooseSupport(tag.step());
-            for (Shard s : compressible) {
-                clock.enter(Phase.ENCODE);
-                byte[] frame = new Support(s.compressible().split(support)).encode(s.compressible().blocks(), codec,
-                        tag);
-                clock.enter(Phase.COMMUNICATE);
-                link.send(s.endpoint(), frame);
-            }
-            return support;
+            return sendSupport(memory, codec, tag, clock, (s, frame) -> link.send(s.endpoint(), frame));
         }
         return receiveSupport(-1, codec, maxCounts, tag, clock);
     }
@@ -219,17 +213,22 @@ public final class PsWorkerEnd {
             return exchangeSupport(memory, rank == leader, codec, maxCounts, tag, clock);
         }
         if (rank == leader) {
-            int[][] support = memory.chooseSupport(tag.step());
-            for (Shard s : compressible) {
-                clock.enter(Phase.ENCODE);
-                byte[] frame = new Support(s.compressible().split(support)).encode(s.compressible().blocks(), codec,
-                        tag);
-                clock.enter(Phase.COMMUNICATE);
-                link.sendToAllBut(workers, rank, frame);
-            }
-            return support;
+            return sendSupport(memory, codec, tag, clock, (s, frame) -> link.sendToAllBut(workers, rank, frame));
         }
         return receiveSupport(leader, codec, maxCounts, tag, clock);
+    }
+
+    /** Chooses the step's support and gives {@code to} each compressible shard's frame of its pieces' indices. */
+    private int[][] sendSupport(SharedSupportCompressor.State memory, IndexCodec codec, StepTag tag, PhaseClock clock,
+                                BiConsumer<Shard, byte[]> to) {
+        int[][] support = memory.chooseSupport(tag.step());
+        for (Shard s : compressible) {
+            clock.enter(Phase.ENCODE);
+            byte[] frame = new Support(s.compressible().split(support)).encode(s.compressible().blocks(), codec, tag);
+            clock.enter(Phase.COMMUNICATE);
+            to.accept(s, frame);
+        }
+        return support;
     }
 
     /** The pieces of a support, one frame per compressible shard from {@code from}, put together. */

@@ -1,8 +1,6 @@
 package io.lgc4j.ps.topology;
 
 import io.lgc4j.core.compress.ScaleComCompressor;
-import io.lgc4j.core.compress.SeededSupportCompressor;
-import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.exchange.Routes;
 import org.junit.jupiter.api.Assumptions;
 import io.lgc4j.core.comm.Direction;
@@ -39,8 +37,7 @@ class CompressedParameterServerTest extends CompressedTopologyContract {
     /** A leader's support goes to the workers directly (the server relays nothing); other compressors: skipped. */
     @Override
     protected Topology routedTopology(Compressor compressor) {
-        Assumptions.assumeTrue(compressor instanceof SharedSupportCompressor
-                && !(compressor instanceof SeededSupportCompressor),
+        Assumptions.assumeTrue(leaderChoosesSupport(compressor),
                 "only a leader's support has a shortcut on the parameter server");
         return ((ParameterServerTopology) topology(compressor)).withRoutes(new Routes(Routes.SupportPath.DIRECT, 0));
     }

@@ -1,7 +1,5 @@
 package io.lgc4j.ps.topology;
 
-import io.lgc4j.core.compress.SeededSupportCompressor;
-import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.exchange.Routes;
 import org.junit.jupiter.api.Assumptions;
 import io.lgc4j.core.codec.IndexCodecs;
@@ -58,8 +56,7 @@ class ShardedParameterServerTest extends CompressedTopologyContract {
     /** A leader's support goes to the workers directly (the server relays nothing); other compressors: skipped. */
     @Override
     protected Topology routedTopology(Compressor compressor) {
-        Assumptions.assumeTrue(compressor instanceof SharedSupportCompressor
-                && !(compressor instanceof SeededSupportCompressor),
+        Assumptions.assumeTrue(leaderChoosesSupport(compressor),
                 "only a leader's support has a shortcut on the parameter server");
         return ((ParameterServerTopology) topology(compressor)).withRoutes(new Routes(Routes.SupportPath.DIRECT, 0));
     }

@@ -152,36 +152,27 @@ public final class RingAllReduce {
         if (size > 1 && tag.values() == ValueEncoding.FP32 && (long) data.length * Float.BYTES < directBelowBytes) {
             return directPass(data, kind, tag);
         }
-        return new RingPass(size == 1 ? 0 : 2 * (size - 1)) {
+        return new RingPass(data.length, kind, tag) {
             @Override
-            public void send(int round, PhaseClock clock) {
-                int n = data.length;
-                if (round == size - 1) { // the chunk this rank completed: the others get it rounded
-                    int owned = (rank + 1) % size;
-                    tag.values().round(data, chunkStart(n, size, owned), chunkStart(n, size, owned + 1));
-                }
-                int chunk = reduce(round) ? Math.floorMod(rank - round, size)
-                        : Math.floorMod(rank + 1 - (round - size + 1), size);
-                clock.enter(Phase.ENCODE);
-                FrameBuffer frame = FloatFrames.encode(transport, data, chunkStart(n, size, chunk),
-                        chunkStart(n, size, chunk + 1), kind, tag.stage(), tag.step(), tag.values());
-                clock.enter(Phase.COMMUNICATE);
-                transport.send(right(), frame);
+            void beforeGather() { // the chunk this rank completed: the others get it rounded
+                int owned = (rank + 1) % size;
+                tag.values().round(data, chunkStart(data.length, size, owned),
+                        chunkStart(data.length, size, owned + 1));
             }
 
             @Override
-            public void receive(int round, PhaseClock clock) {
-                int n = data.length;
-                int chunk = reduce(round) ? Math.floorMod(rank - round - 1, size)
-                        : Math.floorMod(rank - (round - size + 1), size);
-                clock.enter(Phase.COMMUNICATE);
-                Frame in = RingAllReduce.this.receive(left(), kind, tag);
-                clock.enter(Phase.DECODE);
-                if (reduce(round)) {
-                    FloatFrames.addInto(in, data, chunkStart(n, size, chunk), chunkStart(n, size, chunk + 1));
-                } else {
-                    FloatFrames.copyInto(in, data, chunkStart(n, size, chunk), chunkStart(n, size, chunk + 1));
-                }
+            FrameBuffer encode(int from, int to) {
+                return FloatFrames.encode(transport, data, from, to, kind, tag.stage(), tag.step(), tag.values());
+            }
+
+            @Override
+            void reduce(Frame in, int from, int to) {
+                FloatFrames.addInto(in, data, from, to);
+            }
+
+            @Override
+            void copy(Frame in, int from, int to) {
+                FloatFrames.copyInto(in, data, from, to);
             }
         };
     }
@@ -249,32 +240,20 @@ public final class RingAllReduce {
 
     /** The bitwise OR of {@code words} over the ranks as a pass, in the rounds of {@link #sumPass}. */
     public Pass orPass(long[] words, TrafficKind kind, StepTag tag) {
-        return new RingPass(size == 1 ? 0 : 2 * (size - 1)) {
+        return new RingPass(words.length, kind, tag) {
             @Override
-            public void send(int round, PhaseClock clock) {
-                int n = words.length;
-                int chunk = reduce(round) ? Math.floorMod(rank - round, size)
-                        : Math.floorMod(rank + 1 - (round - size + 1), size);
-                clock.enter(Phase.ENCODE);
-                FrameBuffer frame = SketchFrames.encodeWords(transport, words, chunkStart(n, size, chunk),
-                        chunkStart(n, size, chunk + 1), kind, tag.stage(), tag.step());
-                clock.enter(Phase.COMMUNICATE);
-                transport.send(right(), frame);
+            FrameBuffer encode(int from, int to) {
+                return SketchFrames.encodeWords(transport, words, from, to, kind, tag.stage(), tag.step());
             }
 
             @Override
-            public void receive(int round, PhaseClock clock) {
-                int n = words.length;
-                int chunk = reduce(round) ? Math.floorMod(rank - round - 1, size)
-                        : Math.floorMod(rank - (round - size + 1), size);
-                clock.enter(Phase.COMMUNICATE);
-                Frame in = RingAllReduce.this.receive(left(), kind, tag);
-                clock.enter(Phase.DECODE);
-                if (reduce(round)) {
-                    SketchFrames.orInto(in, words, chunkStart(n, size, chunk), chunkStart(n, size, chunk + 1));
-                } else {
-                    SketchFrames.copyInto(in, words, chunkStart(n, size, chunk), chunkStart(n, size, chunk + 1));
-                }
+            void reduce(Frame in, int from, int to) {
+                SketchFrames.orInto(in, words, from, to);
+            }
+
+            @Override
+            void copy(Frame in, int from, int to) {
+                SketchFrames.copyInto(in, words, from, to);
             }
         };
     }
@@ -289,21 +268,65 @@ public final class RingAllReduce {
         return (rank + size - 1) % size;
     }
 
-    /** A pass of reduce-scatter rounds 0..K-2 followed by all-gather rounds. */
+    /**
+     * A pass over a vector of {@code n} elements cut into K chunks: reduce-scatter rounds 0..K-2, in which rank r sends
+     * chunk r − round and reduces chunk r − round − 1 into its own, then all-gather rounds, in which it sends chunk
+     * r + 1 − g and copies chunk r − g (g = round − (K − 1)). Nothing on a ring of one.
+     */
     private abstract class RingPass implements Pass {
-        private final int rounds;
+        private final int n;
+        private final TrafficKind kind;
+        private final StepTag tag;
 
-        RingPass(int rounds) {
-            this.rounds = rounds;
+        RingPass(int n, TrafficKind kind, StepTag tag) {
+            this.n = n;
+            this.kind = kind;
+            this.tag = tag;
+        }
+
+        /** Elements from..to of the vector as one frame. */
+        abstract FrameBuffer encode(int from, int to);
+
+        /** Elements from..to of a received chunk reduced into the vector. */
+        abstract void reduce(Frame in, int from, int to);
+
+        /** Elements from..to of a received chunk copied into the vector. */
+        abstract void copy(Frame in, int from, int to);
+
+        /** Between the last reduce-scatter round and the first all-gather round; nothing by default. */
+        void beforeGather() {
         }
 
         @Override
         public int rounds() {
-            return rounds;
+            return size == 1 ? 0 : 2 * (size - 1);
         }
 
-        boolean reduce(int round) {
-            return round < size - 1;
+        @Override
+        public void send(int round, PhaseClock clock) {
+            if (round == size - 1) {
+                beforeGather();
+            }
+            int chunk = round < size - 1 ? Math.floorMod(rank - round, size)
+                    : Math.floorMod(rank + 1 - (round - size + 1), size);
+            clock.enter(Phase.ENCODE);
+            FrameBuffer frame = encode(chunkStart(n, size, chunk), chunkStart(n, size, chunk + 1));
+            clock.enter(Phase.COMMUNICATE);
+            transport.send(right(), frame);
+        }
+
+        @Override
+        public void receive(int round, PhaseClock clock) {
+            boolean reducing = round < size - 1;
+            int chunk = reducing ? Math.floorMod(rank - round - 1, size) : Math.floorMod(rank - (round - size + 1), size);
+            clock.enter(Phase.COMMUNICATE);
+            Frame in = RingAllReduce.this.receive(left(), kind, tag);
+            clock.enter(Phase.DECODE);
+            if (reducing) {
+                reduce(in, chunkStart(n, size, chunk), chunkStart(n, size, chunk + 1));
+            } else {
+                copy(in, chunkStart(n, size, chunk), chunkStart(n, size, chunk + 1));
+            }
         }
     }
 

@@ -45,10 +45,8 @@ class CompressedRingTest extends CompressedTopologyContract {
     /** Every allreduce of the test layout under 4 KiB goes direct; a leader's support goes direct too. */
     @Override
     protected Topology routedTopology(Compressor compressor) {
-        boolean leader = compressor instanceof io.lgc4j.core.compress.SharedSupportCompressor
-                && !(compressor instanceof io.lgc4j.core.compress.SeededSupportCompressor);
-        return new RingTopology(compressor).withRoutes(new Routes(leader ? Routes.SupportPath.DIRECT
-                : Routes.SupportPath.RELAY, 4096));
+        return new RingTopology(compressor).withRoutes(new Routes(leaderChoosesSupport(compressor)
+                ? Routes.SupportPath.DIRECT : Routes.SupportPath.RELAY, 4096));
     }
 
     @Test
