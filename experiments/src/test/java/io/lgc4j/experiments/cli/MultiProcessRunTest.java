@@ -229,7 +229,7 @@ class MultiProcessRunTest {
         String body = yaml(method, tmp.resolve("in-process"), "").replace("maxSteps: 14", "maxSteps: 24")
                 .replace("evalEverySteps: 6}", "evalEverySteps: 6, checkpointEverySteps: 4}");
         if (victimName.startsWith("server")) {
-            body = body.replace("topology: {type: ps}", "topology: {type: ps, servers: 2, fusionBufferBytes: 65536}");
+            body = body.replace("topology: {type: ps,", "topology: {type: ps, servers: 2, fusionBufferBytes: 65536,");
         }
         new ExperimentRunner().run(ConfigLoader.parse(body, method + ".yaml"), method + ".yaml", List.of());
         Path launched = tmp.resolve("launched");
