@@ -135,12 +135,23 @@ final class LaunchCommand implements Callable<Integer> {
                     + " processes on 2 cores: every method's ranks get the same compute (default 0: no cap)")
     private double cpuShare;
 
+    @Option(names = "--cpu-period-ms", defaultValue = "100", paramLabel = "MS",
+            description = "with --cpu-share: the CFS period the share is enforced over, 1 to 1000 ms (default 100, the"
+                    + " kernel's): a process that used its share waits for the next period, so a shorter one makes"
+                    + " shorter, more frequent pauses")
+    private double cpuPeriodMs;
+
     @Option(names = "--threads", paramLabel = "N|auto",
             description = "program mode: ND4J's OpenMP threads in every process (OMP_NUM_THREADS): a count, or auto"
                     + " (the cores each process really has: its --cpu-share, else this machine's CPUs it may use"
                     + " shared among the processes); default: the caller's OMP_NUM_THREADS, else 1. A config says it"
                     + " in model.compute.threads")
     private String threadsOption;
+
+    /** --cpu-period-ms in microseconds. */
+    private long periodUs() {
+        return Math.round(cpuPeriodMs * 1000);
+    }
 
     /** The threads every process computes with, resolved before any starts; null: the caller's, else 1. */
     private ComputeThreads threads;
@@ -241,9 +252,14 @@ final class LaunchCommand implements Callable<Integer> {
             System.err.println("lgc launch: --cpu-share must be >= 0 cores, found " + cpuShare);
             return 2;
         }
+        if (!(cpuPeriodMs >= 1 && cpuPeriodMs <= 1000)) {
+            System.err.println("lgc launch: --cpu-period-ms must be 1 to 1000 ms (the kernel's bounds), found "
+                    + cpuPeriodMs);
+            return 2;
+        }
         EmulatedHosts hosts;
         try {
-            hosts = EmulatedHosts.create(colocate ? nproc : nproc + services, shape, cpuShare);
+            hosts = EmulatedHosts.create(colocate ? nproc : nproc + services, shape, cpuShare, periodUs());
         } catch (FabricException | IllegalArgumentException e) {
             System.err.println("lgc launch: " + e.getMessage());
             return 2;
@@ -441,7 +457,7 @@ final class LaunchCommand implements Callable<Integer> {
         }
         EmulatedHosts hosts;
         try {
-            hosts = EmulatedHosts.create(nproc + services, shape, cpuShare);
+            hosts = EmulatedHosts.create(nproc + services, shape, cpuShare, periodUs());
         } catch (FabricException | IllegalArgumentException e) {
             System.err.println("lgc launch: " + e.getMessage());
             return 2;

@@ -38,8 +38,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class CpuShares implements AutoCloseable {
 
-    /** The CFS period, microseconds. */
+    /** The CFS period, microseconds, unless one is given: the kernel's default. */
     public static final long PERIOD_US = 100_000;
+    /** The shortest period the kernel accepts, microseconds. */
+    public static final long MIN_PERIOD_US = 1_000;
+    /** The longest period the kernel accepts, microseconds. */
+    public static final long MAX_PERIOD_US = 1_000_000;
 
     private static final AtomicInteger GROUPS = new AtomicInteger();
 
@@ -53,14 +57,16 @@ public final class CpuShares implements AutoCloseable {
 
     private final Mechanism mechanism;
     private final double coresEach;
+    private final long periodUs;
     /** The cgroups made so far, removed at close. */
     private final List<Path> groups = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread hook;
 
-    private CpuShares(Mechanism mechanism, double coresEach) {
+    private CpuShares(Mechanism mechanism, double coresEach, long periodUs) {
         this.mechanism = mechanism;
         this.coresEach = coresEach;
+        this.periodUs = periodUs;
         this.hook = new Thread(this::teardown, "lgc-cpu-shares-teardown");
     }
 
@@ -70,6 +76,18 @@ public final class CpuShares implements AutoCloseable {
      * @throws FabricException when not root, when no cgroup cpu controller is writable, or a write fails
      */
     public static CpuShares create(int processes, double coresEach) {
+        return create(processes, coresEach, PERIOD_US);
+    }
+
+    /**
+     * Creates {@code processes} cgroups, each capped at {@code coresEach} cores over CFS periods of {@code periodUs}:
+     * a shorter period throttles in shorter, more frequent pauses (the same share), a longer one in fewer, longer.
+     *
+     * @throws IllegalArgumentException naming the period when it is outside the kernel's 1 ms .. 1 s
+     * @throws FabricException          when not root, when no cgroup cpu controller is writable, or a write fails
+     */
+    public static CpuShares create(int processes, double coresEach, long periodUs) {
+        checkPeriod(periodUs);
         HostCommands.requireRoot("fixed CPU shares");
         if (processes < 1 || !(coresEach >= 0.01)) {
             throw new IllegalArgumentException("CPU shares need processes >= 1 and at least 0.01 cores each, found "
@@ -84,7 +102,7 @@ public final class CpuShares implements AutoCloseable {
                     + " (/proc/self/mountinfo)");
         }
         String prefix = "lgc" + ProcessHandle.current().pid() + "c" + GROUPS.incrementAndGet();
-        CpuShares shares = new CpuShares(mechanism, coresEach);
+        CpuShares shares = new CpuShares(mechanism, coresEach, periodUs);
         Runtime.getRuntime().addShutdownHook(shares.hook);
         long quota = shares.quotaUs();
         try {
@@ -100,9 +118,9 @@ public final class CpuShares implements AutoCloseable {
                 }
                 shares.groups.add(g);
                 if (mechanism == Mechanism.CGROUP_V2) {
-                    write(g.resolve("cpu.max"), quota + " " + PERIOD_US);
+                    write(g.resolve("cpu.max"), quota + " " + periodUs);
                 } else {
-                    write(g.resolve("cpu.cfs_period_us"), String.valueOf(PERIOD_US));
+                    write(g.resolve("cpu.cfs_period_us"), String.valueOf(periodUs));
                     write(g.resolve("cpu.cfs_quota_us"), String.valueOf(quota));
                 }
             }
@@ -117,8 +135,25 @@ public final class CpuShares implements AutoCloseable {
         }
     }
 
+    /**
+     * Checks a CFS period against the kernel's bounds.
+     *
+     * @throws IllegalArgumentException naming the period and the bounds
+     */
+    public static void checkPeriod(long periodUs) {
+        if (periodUs < MIN_PERIOD_US || periodUs > MAX_PERIOD_US) {
+            throw new IllegalArgumentException("the CFS period must be 1 to 1000 ms (the kernel's bounds), found "
+                    + periodUs / 1000.0 + " ms");
+        }
+    }
+
     private long quotaUs() {
-        return Math.max(1_000, Math.round(coresEach * PERIOD_US));
+        return Math.max(1_000, Math.round(coresEach * periodUs));
+    }
+
+    /** The CFS period, microseconds. */
+    public long periodUs() {
+        return periodUs;
     }
 
     /** Which kernel interface caps the processes. */
@@ -154,8 +189,8 @@ public final class CpuShares implements AutoCloseable {
         long quota = quotaUs();
         return String.format(Locale.ROOT, "%s: %s, %.2f cores for each of %d processes (%d available)",
                 mechanism == Mechanism.CGROUP_V2 ? "cgroup v2 cpu.max" : "cgroup v1 cpu controller",
-                mechanism == Mechanism.CGROUP_V2 ? "cpu.max \"" + quota + " " + PERIOD_US + "\""
-                        : "cpu.cfs_quota_us " + quota + " per cpu.cfs_period_us " + PERIOD_US,
+                mechanism == Mechanism.CGROUP_V2 ? "cpu.max \"" + quota + " " + periodUs + "\""
+                        : "cpu.cfs_quota_us " + quota + " per cpu.cfs_period_us " + periodUs,
                 coresEach, groups.size(), Runtime.getRuntime().availableProcessors());
     }
 

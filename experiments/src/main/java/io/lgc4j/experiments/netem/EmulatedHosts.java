@@ -35,12 +35,22 @@ public final class EmulatedHosts implements AutoCloseable {
      * @throws FabricException when not root or a command fails; what was made is removed first
      */
     public static EmulatedHosts create(int processes, LinkShape shape, double coresEach) {
+        return create(processes, shape, coresEach, CpuShares.PERIOD_US);
+    }
+
+    /**
+     * As {@link #create(int, LinkShape, double)}, the CPU shares enforced over CFS periods of {@code periodUs}.
+     *
+     * @throws IllegalArgumentException naming the period when it is outside the kernel's 1 ms .. 1 s
+     */
+    public static EmulatedHosts create(int processes, LinkShape shape, double coresEach, long periodUs) {
+        CpuShares.checkPeriod(periodUs);
         if (shape != null || coresEach > 0) {
             HostCommands.requireRoot("network namespaces and CPU shares");
         }
         NetnsFabric fabric = shape == null ? null : NetnsFabric.create(processes, shape);
         try {
-            CpuShares cpu = coresEach > 0 ? CpuShares.create(processes, coresEach) : null;
+            CpuShares cpu = coresEach > 0 ? CpuShares.create(processes, coresEach, periodUs) : null;
             return new EmulatedHosts(fabric, cpu);
         } catch (RuntimeException e) {
             if (fabric != null) {
