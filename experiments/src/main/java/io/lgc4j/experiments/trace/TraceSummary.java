@@ -23,8 +23,9 @@ import java.util.TreeMap;
  * Where each worker's step went, read from a merged trace (docs/design/time.md §3.5). Per step and worker:
  * <ul>
  *   <li>{@code cpu_wait}: the {@code cpu_wait} phase (in-process: a turn on the shared CPU, the aligned exchange);</li>
- *   <li>{@code compute}: the {@code compute} phase; {@code cpu}: the other CPU phases (select, encode, decode, apply,
- *       evaluate);</li>
+ *   <li>{@code compute}: the {@code compute} phase; {@code cpu}: the other CPU phases of the step itself (select,
+ *       encode, decode, apply); {@code evaluate}: the evaluation phase, apart (a step that evaluates is long, and a
+ *       traced range holding one would otherwise show it as the step's CPU);</li>
  *   <li>{@code wire}: the worker's own bytes sent ÷ a given link rate (the floor's part; empty without a rate);</li>
  *   <li>{@code wait}: the time blocked in receives, split by what the awaited frame's sender was doing between the
  *       receive's start and the frame's send: blocked in a receive itself → {@code chained} (round trips); else, a
@@ -45,14 +46,14 @@ public final class TraceSummary {
     public record Row(int step, int worker, String stage, double stepMs, double cpuWaitMs, double computeMs,
                       double cpuMs,
                       double wireMs, double waitMs, double stragglerMs, double serverMs, double chainedMs,
-                      double latencyMs, double throttledMs, long bytesSent) {
+                      double latencyMs, double throttledMs, long bytesSent, double evaluateMs) {
     }
 
     /** The header of {@code timeline.csv}. */
     public static final String CSV_HEADER = "step,worker,stage,step_ms,cpu_wait_ms,compute_ms,cpu_ms,wire_ms,wait_ms,"
-            + "straggler_ms,server_ms,chained_ms,latency_ms,throttled_ms,bytes_sent";
+            + "straggler_ms,server_ms,chained_ms,latency_ms,throttled_ms,bytes_sent,evaluate_ms";
 
-    private static final List<String> CPU_PHASES = List.of("select", "encode", "decode", "apply", "evaluate");
+    private static final List<String> CPU_PHASES = List.of("select", "encode", "decode", "apply");
 
     /** A complete interval in µs. */
     private record Span(String name, String cat, int pid, int tid, double ts, double dur, JsonNode args) {
@@ -197,6 +198,7 @@ public final class TraceSummary {
         double cpuWait = 0;
         double compute = 0;
         double cpu = 0;
+        double evaluate = 0;
         double wait = 0;
         double straggler = 0;
         double server = 0;
@@ -214,6 +216,8 @@ public final class TraceSummary {
                     cpuWait += s.dur();
                 } else if (CPU_PHASES.contains(s.name())) {
                     cpu += s.dur();
+                } else if (s.name().equals("evaluate")) {
+                    evaluate += s.dur();
                 }
             } else if (s.cat().equals("send")) {
                 bytes += s.args().path("bytes").asLong();
@@ -242,7 +246,7 @@ public final class TraceSummary {
         return new Row(step.args().path("step").asInt(), step.pid(), step.args().path("stage").asText(),
                 step.dur() / 1e3, cpuWait / 1e3, compute / 1e3, cpu / 1e3, wire, wait / 1e3, straggler / 1e3,
                 server / 1e3,
-                chained / 1e3, latency / 1e3, throttledOver(throttled, step), bytes);
+                chained / 1e3, latency / 1e3, throttledOver(throttled, step), bytes, evaluate / 1e3);
     }
 
     /** Microseconds of [from, to] the thread spent in its own receives. */
@@ -289,7 +293,8 @@ public final class TraceSummary {
                     r.stragglerMs(), r.serverMs(), r.chainedMs(), r.latencyMs(), r.throttledMs()}) {
                 b.append(',').append(Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.3f", v));
             }
-            b.append(',').append(r.bytesSent()).append('\n');
+            b.append(',').append(r.bytesSent()).append(',')
+                    .append(String.format(Locale.ROOT, "%.3f", r.evaluateMs())).append('\n');
         }
         try {
             Files.writeString(file, b, StandardCharsets.UTF_8);
@@ -309,17 +314,16 @@ public final class TraceSummary {
             byStage.computeIfAbsent(r.stage(), s -> new ArrayList<>()).add(r);
         }
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "%-10s %5s %9s %9s %9s %7s %8s %8s %10s %8s %8s %8s %10s%n", "stage",
-                "steps", "step_ms", "cpu_wait", "compute", "cpu", "wire", "wait", "straggler", "server", "chained",
-                "latency",
-                "throttled"));
+        b.append(String.format(Locale.ROOT, "%-10s %5s %9s %9s %9s %7s %8s %8s %8s %10s %8s %8s %8s %10s%n", "stage",
+                "steps", "step_ms", "cpu_wait", "compute", "cpu", "evaluate", "wire", "wait", "straggler", "server",
+                "chained", "latency", "throttled"));
         for (Map.Entry<String, List<Row>> e : byStage.entrySet()) {
             List<Row> rs = e.getValue();
             long steps = rs.stream().mapToInt(Row::step).distinct().count();
             b.append(String.format(Locale.ROOT,
-                    "%-10s %5d %9.1f %9.1f %9.1f %7.1f %8s %8.1f %10.1f %8.1f %8.1f %8.1f %10s%n",
+                    "%-10s %5d %9.1f %9.1f %9.1f %7.1f %8.1f %8s %8.1f %10.1f %8.1f %8.1f %8.1f %10s%n",
                     e.getKey(), steps, mean(rs, Row::stepMs), mean(rs, Row::cpuWaitMs), mean(rs, Row::computeMs),
-                    mean(rs, Row::cpuMs),
+                    mean(rs, Row::cpuMs), mean(rs, Row::evaluateMs),
                     orNa(mean(rs, Row::wireMs)), mean(rs, Row::waitMs), mean(rs, Row::stragglerMs),
                     mean(rs, Row::serverMs), mean(rs, Row::chainedMs), mean(rs, Row::latencyMs),
                     orNa(mean(rs, Row::throttledMs))));

@@ -63,6 +63,7 @@ class TraceSummaryTest {
                 x("step", "step", 1, 100_000, 60_000, "\"step\":1,\"stage\":\"TOP_K\""),
                 x("compute", "phase", 1, 100_000, 40_000, ""),
                 send(1, 0, 140_000, 1_000, 0),
+                x("evaluate", "phase", 1, 141_000, 15_000, ""), // apart from the step's own CPU phases
                 "{\"name\":\"cpu\",\"ph\":\"C\",\"pid\":0,\"tid\":0,\"ts\":0,\"args\":{\"throttled_ms\":5.0}}",
                 "{\"name\":\"cpu\",\"ph\":\"C\",\"pid\":0,\"tid\":0,\"ts\":100000,\"args\":{\"throttled_ms\":12.0}}",
                 "{\"name\":\"cpu\",\"ph\":\"C\",\"pid\":0,\"tid\":0,\"ts\":160000,\"args\":{\"throttled_ms\":12.5}}"));
@@ -76,23 +77,26 @@ class TraceSummaryTest {
     void shouldSplitTheWaitIntoStragglerServerChainAndLatency(@TempDir Path dir) throws IOException {
         TraceSummary summary = TraceSummary.read(handMade(dir), 80.0);
         assertEquals(List.of(
-                new TraceSummary.Row(0, 0, "FULL", 100, 0, 10, 10, 100, 79, 0, 39, 30, 10, 7, 1_000_000),
-                new TraceSummary.Row(0, 1, "FULL", 100, 0, 40, 0, 50, 49, 0, 40, 0, 9, Double.NaN, 500_000),
-                new TraceSummary.Row(1, 0, "TOP_K", 60, 0, 10, 0, 0, 40, 30, 0, 0, 10, 0.5, 0),
-                new TraceSummary.Row(1, 1, "TOP_K", 60, 0, 40, 0, 0.1, 0, 0, 0, 0, 0, Double.NaN, 1_000)),
+                new TraceSummary.Row(0, 0, "FULL", 100, 0, 10, 10, 100, 79, 0, 39, 30, 10, 7, 1_000_000, 0),
+                new TraceSummary.Row(0, 1, "FULL", 100, 0, 40, 0, 50, 49, 0, 40, 0, 9, Double.NaN, 500_000, 0),
+                new TraceSummary.Row(1, 0, "TOP_K", 60, 0, 10, 0, 0, 40, 30, 0, 0, 10, 0.5, 0, 0),
+                new TraceSummary.Row(1, 1, "TOP_K", 60, 0, 40, 0, 0.1, 0, 0, 0, 0, 0, Double.NaN, 1_000, 15)),
                 summary.rows());
         Path csv = dir.resolve("timeline.csv");
         summary.writeCsv(csv);
         List<String> lines = Files.readAllLines(csv);
         assertEquals(TraceSummary.CSV_HEADER, lines.get(0));
-        assertEquals("0,0,FULL,100.000,0.000,10.000,10.000,100.000,79.000,0.000,39.000,30.000,10.000,7.000,1000000",
-                lines.get(1));
-        assertEquals("0,1,FULL,100.000,0.000,40.000,0.000,50.000,49.000,0.000,40.000,0.000,9.000,,500000",
+        assertEquals("0,0,FULL,100.000,0.000,10.000,10.000,100.000,79.000,0.000,39.000,30.000,10.000,7.000,1000000,"
+                + "0.000", lines.get(1));
+        assertEquals("0,1,FULL,100.000,0.000,40.000,0.000,50.000,49.000,0.000,40.000,0.000,9.000,,500000,0.000",
                 lines.get(2));
+        assertEquals("1,1,TOP_K,60.000,0.000,40.000,0.000,0.100,0.000,0.000,0.000,0.000,0.000,,1000,15.000",
+                lines.get(4));
         assertEquals(0, summary.misorderedFrames());
         String table = summary.stageTable();
-        assertTrue(table.contains("FULL           1     100.0       0.0      25.0     5.0     75.0     64.0        0.0"
-                + "     39.5     15.0      9.5        7.0"), table);
+        assertTrue(table.contains("FULL           1     100.0       0.0      25.0     5.0      0.0     75.0     64.0"
+                + "        0.0     39.5     15.0      9.5        7.0"), table);
+        assertTrue(table.contains("TOP_K          1      60.0       0.0      25.0     0.0      7.5 "), table);
     }
 
     @Test
