@@ -158,15 +158,17 @@ final class LgcPsServer implements PsServer.Step, Persistent {
         boolean traced = timeline.covers(tag.step());
         long t = traced ? System.nanoTime() : 0;
         LgcProtocolState.Plan plan = protocol.plan(tag.stage());
-        byte[] denseMean = end.denseMean(first, tag);
-        t = span(traced, "dense mean", tag, t);
         if (plan.shipWeights()) {
+            // as soon as the step opens (the stage says so), not after the slowest worker's DENSE push: the weights
+            // are the first frame to each worker either way, so every link carries what it carried, in its order
             shipEncoder(tag);
             t = span(traced, "ship encoder", tag, t);
             if (traced) {
                 timeline.instant(Timeline.RANK_THREAD, "weights shipped", t, java.util.Map.of("step", tag.step()));
             }
         }
+        byte[] denseMean = end.denseMean(first, tag);
+        t = span(traced, "dense mean", tag, t);
         int[][][] supports = supports(tag);
         t = span(traced, "relay support", tag, t);
         float[][] values;  // the K ranks' values as the method has them: received, or reconstructed
