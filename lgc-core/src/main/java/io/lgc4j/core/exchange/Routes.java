@@ -7,6 +7,9 @@ import io.lgc4j.core.settings.Require;
 import io.lgc4j.core.settings.Section;
 import io.lgc4j.core.settings.SettingsException;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * Shortcuts a topology may take through the mesh ({@code topology.supportPath}, {@code topology.directBelowBytes};
  * issue 41): the same math, the same bits on every rank, fewer legs on the critical path, some bytes between other
@@ -66,7 +69,7 @@ public record Routes(SupportPath supportPath, int directBelowBytes) {
         if (!directSupport()) {
             return this;
         }
-        java.util.List<String> names = new java.util.ArrayList<>();
+        List<String> names = new ArrayList<>();
         for (Compressor c : compressors) {
             if (c instanceof SharedSupportCompressor && !(c instanceof SeededSupportCompressor)) {
                 return this;

@@ -35,6 +35,7 @@ import io.lgc4j.ps.exchange.PsServerEnd;
 import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The server of LGC-PS in TOP_K and COMPRESSED steps; see {@link LgcPsTopology} for the protocol. It owns the
@@ -328,8 +329,7 @@ final class LgcPsServer implements PsServer.Step, Persistent {
             // the server needs no support with the leader's (values are aligned, counts fixed by the step); it only
             // sees the indices when they pass through it (relay), and checks them there; direct, the workers do
             int leader = support.leader(tag.step(), workers);
-            java.util.Optional<int[][]> supp = end.leadersSupport(leader, compact.blocks(), codec, compact.counts(),
-                    tag);
+            Optional<int[][]> supp = end.leadersSupport(leader, compact.blocks(), codec, compact.counts(), tag);
             supp.ifPresent(s -> compact.requireFullSupport(s, "leader " + leader, tag.step()));
             java.util.Arrays.fill(supports, supp.orElse(null));
         } else {

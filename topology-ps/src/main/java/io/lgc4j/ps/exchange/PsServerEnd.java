@@ -19,6 +19,8 @@ import io.lgc4j.core.shard.FusionPlan;
 import io.lgc4j.core.comm.StepTag;
 
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The server's end of the parameter server, or of one shard of it: the pieces every method's server step is made
@@ -51,7 +53,7 @@ public final class PsServerEnd {
 
     /** @param routes whether the leader's support passes through this server ({@link #leadersSupport}) */
     public PsServerEnd(Transport transport, int workers, FusionPlan plan, int shard, Routes routes) {
-        this.routes = java.util.Objects.requireNonNull(routes, "routes");
+        this.routes = Objects.requireNonNull(routes, "routes");
         this.workers = workers;
         this.link = StepLink.psServer(workers, plan.shards(), shard, transport);
         this.dense = new BlockRegion(plan.view(shard, plan.layout().blocks(LayerPolicy.DENSE)).blocks());
@@ -116,10 +118,10 @@ public final class PsServerEnd {
      * it to the workers itself ({@link Routes.SupportPath#DIRECT}), and then the values frames say their lengths
      * ({@link #receiveAlignedValues}).
      */
-    public java.util.Optional<int[][]> leadersSupport(int leader, List<ParamBlock> blocks, IndexCodec codec,
-                                                      int[] maxCounts, StepTag tag) {
-        return routes.directSupport() ? java.util.Optional.empty()
-                : java.util.Optional.of(relaySupport(leader, blocks, codec, maxCounts, tag));
+    public Optional<int[][]> leadersSupport(int leader, List<ParamBlock> blocks, IndexCodec codec,
+                                            int[] maxCounts, StepTag tag) {
+        return routes.directSupport() ? Optional.empty()
+                : Optional.of(relaySupport(leader, blocks, codec, maxCounts, tag));
     }
 
     /**

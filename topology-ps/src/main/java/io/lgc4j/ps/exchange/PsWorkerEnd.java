@@ -231,7 +231,10 @@ public final class PsWorkerEnd {
         return support;
     }
 
-    /** The pieces of a support, one frame per compressible shard from {@code from}, put together. */
+    /**
+     * The pieces of a support, one frame per compressible shard, put together: from worker {@code from} (the leader
+     * sending them directly), or from each shard itself when {@code from} is negative (the relay).
+     */
     private int[][] receiveSupport(int from, IndexCodec codec, int[] maxCounts, StepTag tag, PhaseClock clock) {
         List<int[][]> pieces = new ArrayList<>(compressible.size());
         for (Shard s : compressible) {

@@ -23,6 +23,7 @@ import io.lgc4j.ps.exchange.PsServer;
 import io.lgc4j.ps.exchange.PsServerEnd;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The server's compressed step. The DENSE blocks of every worker are averaged in rank order; gather-only payloads
@@ -109,9 +110,9 @@ final class CompressedServer implements PsServer.Step {
     }
 
     private byte[][] shared(StepTag tag) {
-        java.util.Optional<int[][]> support = compressor instanceof SeededSupportCompressor seeded
+        Optional<int[][]> support = compressor instanceof SeededSupportCompressor seeded
                 // drawn here as on every worker (on whole blocks, then cut to this shard's pieces): nothing to relay
-                ? java.util.Optional.of(view.split(seeded.support(tag.step(), view.parents())))
+                ? Optional.of(view.split(seeded.support(tag.step(), view.parents())))
                 : end.leadersSupport(((SharedSupportCompressor) compressor).leader(tag.step(), end.workers()),
                         sparseBlocks, codec, maxCounts(tag), tag); // empty: the leader sent it to the workers
         float[][] values = support.isPresent() ? end.receiveValues(PsSupport.total(support.get()), tag)

@@ -214,7 +214,7 @@ public final class RingAllReduce {
             public void receive(int round, PhaseClock clock) {
                 int n = data.length;
                 float[][] all = new float[size][];
-                all[rank] = data.clone();
+                all[rank] = data; // element i is read before it is written, and by no other element's sum
                 for (int peer = 0; peer < size; peer++) {
                     if (peer != rank) {
                         clock.enter(Phase.COMMUNICATE);
@@ -318,7 +318,8 @@ public final class RingAllReduce {
         @Override
         public void receive(int round, PhaseClock clock) {
             boolean reducing = round < size - 1;
-            int chunk = reducing ? Math.floorMod(rank - round - 1, size) : Math.floorMod(rank - (round - size + 1), size);
+            int chunk = reducing ? Math.floorMod(rank - round - 1, size)
+                    : Math.floorMod(rank - (round - size + 1), size);
             clock.enter(Phase.COMMUNICATE);
             Frame in = RingAllReduce.this.receive(left(), kind, tag);
             clock.enter(Phase.DECODE);
