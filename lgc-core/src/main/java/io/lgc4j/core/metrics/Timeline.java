@@ -16,7 +16,8 @@ import java.util.Map;
  *
  * <p>Thread ids ({@code tid}) are fixed per role, not per Java thread, so traces of two runs line up:
  * {@link #RANK_THREAD} (the rank's or the service's loop), {@link #DATA_THREAD} (the batch reader),
- * {@link #AE_THREAD} (the autoencoder's lane), {@link #COMPUTE_THREAD} (the gradient computed ahead).
+ * {@link #AE_THREAD} (the autoencoder's lane), {@link #COMPUTE_THREAD} (the gradient computed ahead),
+ * {@link #EXCHANGE_THREAD} (an exchange running beside the backward pass).
  */
 public interface Timeline {
     /** The rank's training loop, or a service's loop. */
@@ -27,6 +28,8 @@ public interface Timeline {
     int AE_THREAD = 3;
     /** A worker's thread computing the next step's gradient while the rank exchanges (delayed application). */
     int COMPUTE_THREAD = 4;
+    /** A worker's thread exchanging the gradient's last layers while the backward pass computes the first. */
+    int EXCHANGE_THREAD = 5;
 
     /** Records nothing. */
     Timeline NOOP = new Timeline() {

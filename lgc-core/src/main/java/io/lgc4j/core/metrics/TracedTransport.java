@@ -27,6 +27,8 @@ import java.util.Objects;
  */
 public final class TracedTransport extends ForwardingTransport {
     private static final long SEQUENCE_MASK = (1L << 24) - 1;
+    /** The track a thread other than the one the transport was made for records its frames on (none: {@code tid}). */
+    private static final ThreadLocal<Integer> TRACK = new ThreadLocal<>();
 
     private final Timeline timeline;
     private final int tid;
@@ -50,6 +52,19 @@ public final class TracedTransport extends ForwardingTransport {
         return transport instanceof TracedTransport t ? t.timeline : Timeline.NOOP;
     }
 
+    /**
+     * Records the frames the calling thread sends and receives, through any traced transport, on track {@code tid}
+     * (an exchange on a thread of its own, {@link Timeline#EXCHANGE_THREAD}).
+     */
+    public static void trackThisThread(int tid) {
+        TRACK.set(tid);
+    }
+
+    private int track() {
+        Integer own = TRACK.get();
+        return own == null ? tid : own;
+    }
+
     /** The id both ends give the {@code n}-th training frame from {@code from} to {@code to}. */
     public static long flowId(int from, int to, long n) {
         return ((long) from << 40) | ((long) to << 24) | (n & SEQUENCE_MASK);
@@ -69,6 +84,7 @@ public final class TracedTransport extends ForwardingTransport {
         inner.send(peer, frame);
         if (timeline.covers(header.step())) {
             long end = System.nanoTime();
+            int tid = track();
             timeline.span(tid, "send " + header.kind() + "→" + peer, "send", start, end, Map.of("peer", peer,
                     "kind", header.kind().name(), "stage", header.stage().name(), "step", header.step(),
                     "bytes", header.payloadLength(), "seq", n));
@@ -84,6 +100,7 @@ public final class TracedTransport extends ForwardingTransport {
         long n = received[peer]++;
         if (timeline.covers(frame.step())) {
             long waited = end - start;
+            int tid = track();
             timeline.span(tid, "recv " + frame.kind() + "←" + peer, "recv", start, end, Map.of("peer", peer,
                     "kind", frame.kind().name(), "stage", frame.stage().name(), "step", frame.step(),
                     "bytes", frame.payloadLength(), "seq", n, "waited_us", waited / 1_000));

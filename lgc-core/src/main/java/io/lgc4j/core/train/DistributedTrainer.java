@@ -89,6 +89,7 @@ public final class DistributedTrainer {
     private final Collection<String> resumeIgnoredKeys;
     private final TraceSettings trace;
     private final Overlap overlap;
+    private final int bucketBytes;
     private boolean used;
     private TrainingResult result;
 
@@ -124,6 +125,7 @@ public final class DistributedTrainer {
         this.resume = b.resume;
         this.runName = b.runName;
         this.overlap = b.overlap;
+        this.bucketBytes = b.bucketBytes;
         this.runConfig = b.runConfig != null ? b.runConfig : ownConfig();
         this.resumeIgnoredKeys = b.resumeIgnoredKeys;
         this.trace = b.trace;
@@ -152,6 +154,10 @@ public final class DistributedTrainer {
         config.put("run.seed", String.valueOf(seed));
         config.put("compressor.values", values.toString());
         config.put("training.overlap", overlap.configName());
+        if (overlap == Overlap.BACKWARD) {
+            // in fp16 the pieces round each with their own scale
+            config.put("training.bucketBytes", String.valueOf(bucketBytes));
+        }
         // oneDNN sums in another order: a resume on the other path would not end where the run would have
         config.put("compute.oneDnn", String.valueOf(compute.oneDnn()));
         flatten("method", method().toMap(), config);
@@ -291,7 +297,7 @@ public final class DistributedTrainer {
         }
         EvaluationShares evaluation = evalData == null ? null : EvaluationShares.lazy(evalData);
         RankLoop.Run run = new RankLoop.Run(plan, stages, data, dataPlan, seed, prefetch, batchSize, evaluation,
-                evalEverySteps, listeners, method(), diagnostics, values, checkpoints, trace, overlap);
+                evalEverySteps, listeners, method(), diagnostics, values, checkpoints, trace, overlap, bucketBytes);
         listeners.forEach(l -> l.onStart(plan));
         TrainingResult outcome = null;
         try {
@@ -338,6 +344,7 @@ public final class DistributedTrainer {
         private Collection<String> resumeIgnoredKeys = CheckpointManifest.DEFAULT_IGNORED_KEYS;
         private TraceSettings trace;
         private Overlap overlap = Overlap.NONE;
+        private int bucketBytes = Overlap.DEFAULT_BUCKET_BYTES;
 
         private Builder() {
         }
@@ -439,10 +446,27 @@ public final class DistributedTrainer {
          * {@link Overlap#DELAYED} computes step t + 1's gradient while step t's is exchanged and applies step t's mean
          * one step late: it hides the exchange behind the next forward and backward pass where the two fit in the
          * process's cores, at the price of gradients one step stale (the math changes; every method and topology
-         * takes it, and a run stays bit-identical across runtimes and resumes exactly).
+         * takes it, and a run stays bit-identical across runtimes and resumes exactly). {@link Overlap#BACKWARD}
+         * starts a dense step's exchange on the last layers' gradient while the backward pass computes the first
+         * layers' ({@link #bucketBytes}): the same math.
          */
         public Builder overlap(Overlap overlap) {
             this.overlap = Objects.requireNonNull(overlap, "overlap");
+            return this;
+        }
+
+        /**
+         * The least a piece of the gradient holds before {@link Overlap#BACKWARD} exchanges it: whole layers, from the
+         * last, until at least this many bytes of float32 (default {@link Overlap#DEFAULT_BUCKET_BYTES}, 1 MiB;
+         * PyTorch DDP's {@code bucket_cap_mb} the other way round). Smaller pieces start sooner and cost more hops.
+         *
+         * @throws IllegalArgumentException when not positive
+         */
+        public Builder bucketBytes(int bucketBytes) {
+            if (bucketBytes <= 0) {
+                throw new IllegalArgumentException("bucketBytes must be > 0, found " + bucketBytes);
+            }
+            this.bucketBytes = bucketBytes;
             return this;
         }
 

@@ -1,6 +1,7 @@
 package io.lgc4j.core.train;
 
 import io.lgc4j.core.comm.StepTag;
+import io.lgc4j.core.exchange.GradientPieces;
 import io.lgc4j.core.metrics.PhaseClock;
 
 /**
@@ -20,6 +21,33 @@ public interface GradientExchange extends io.lgc4j.core.checkpoint.Persistent {
      * @param clock this rank's clock; implementations time their encode, communicate and decode phases on it
      */
     void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock);
+
+    /**
+     * Whether step {@code tag}'s exchange can start on the gradient's last layers while the backward pass still
+     * computes the first ({@code training.overlap: backward}, {@link #allReduceMean(StepTag, float[], PhaseClock,
+     * GradientPieces)}); by default false: the exchange needs the whole gradient.
+     */
+    default boolean streams(StepTag tag) {
+        return false;
+    }
+
+    /**
+     * {@link #allReduceMean(StepTag, float[], PhaseClock)} on a gradient the backward pass is still writing: a piece of
+     * {@code gradient} is read only after {@code pieces} has handed it over. Runs on a thread of its own while the
+     * rank's thread computes, and is the only thread that sends or receives until it returns. An exchange that
+     * {@linkplain #streams streams} the step gives every rank the same bits as the whole-gradient call wherever its
+     * value encoding rounds element by element (fp32, bf16); by default it waits for the whole gradient and makes
+     * that call.
+     *
+     * @param clock the exchange thread's clock (its phases are traced, not reported: the rank's clock reports the
+     *              time the exchange was not hidden)
+     */
+    default void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock, GradientPieces pieces) {
+        for (GradientPieces.Piece p : pieces.pieces()) {
+            pieces.await(p);
+        }
+        allReduceMean(tag, gradient, clock);
+    }
 
     /**
      * Shows {@code tap} what this rank's compressor offers in each later compressed step (the diagnostic mode). The

@@ -19,6 +19,12 @@ import java.util.Locale;
  *       bit-identical and a run is the same bits in process and one process per rank; a checkpoint holds the mean
  *       not yet applied, so a resume is exact.</li>
  *   <li>{@link #PREDICTED}: {@link #DELAYED} with step t + 1's gradient taken at predicted parameters.</li>
+ *   <li>{@link #BACKWARD}: the exchange of a step starts on the gradient's last layers while the backward pass still
+ *       computes the first (PyTorch DDP's and Horovod's bucketed overlap), on a thread of the rank's own. The math
+ *       is the synchronous step's: an exchange that can take the gradient in pieces (a dense step on the ring or the
+ *       parameter server) gives the same bits wherever its encoding rounds element by element (fp32, bf16); fp16 on
+ *       the ring rounds each piece with its own scale. A step whose exchange needs the whole gradient (a compressed
+ *       one) runs as with {@link #NONE}.</li>
  * </ul>
  */
 public enum Overlap {
@@ -32,7 +38,17 @@ public enum Overlap {
      * backpropagation do against staleness; with momentum most of the step to come is known). The parameters go
      * back before step t's mean is applied, so every replica still applies only the means, in order.
      */
-    PREDICTED;
+    PREDICTED,
+    /** The exchange started on the last layers' gradient while the backward pass computes the first layers'. */
+    BACKWARD;
+
+    /** The bucket size of {@link #BACKWARD} unless set: pieces of at least 1 MiB of float32, whole layers. */
+    public static final int DEFAULT_BUCKET_BYTES = 1 << 20;
+
+    /** Whether a step's mean is applied one step late ({@link #DELAYED}, {@link #PREDICTED}). */
+    public boolean delaysApplication() {
+        return this == DELAYED || this == PREDICTED;
+    }
 
     /** The name in a configuration: {@code none}, {@code delayed}, {@code predicted}. */
     public String configName() {

@@ -13,6 +13,7 @@ import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.data.DataPlan;
 import io.lgc4j.core.data.DataSource;
 import io.lgc4j.core.data.Shard;
+import io.lgc4j.core.exchange.GradientPieces;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.ClockOffset;
 import io.lgc4j.core.metrics.CpuStat;
@@ -23,6 +24,7 @@ import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.metrics.TraceClock;
 import io.lgc4j.core.metrics.TraceMerge;
+import io.lgc4j.core.metrics.TracedTransport;
 import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.runtime.ControlPlane;
 import io.lgc4j.core.runtime.RunReport;
@@ -89,7 +91,7 @@ final class RankLoop {
                long seed, int prefetch, int batchSize, EvaluationShares evalData,
                int evalEverySteps, List<TrainingListener> listeners, TopologyDescription method,
                boolean diagnostics, io.lgc4j.core.comm.ValueEncoding values, Checkpointing checkpoints,
-               io.lgc4j.core.metrics.TraceSettings trace, Overlap overlap) {
+               io.lgc4j.core.metrics.TraceSettings trace, Overlap overlap, int bucketBytes) {
         int workers() {
             return plan.workers();
         }
@@ -194,9 +196,10 @@ final class RankLoop {
         // read only when tracing: the throttling and run-queue counters, sampled at every traced step boundary
         CpuStat cpu = timeline.on() ? CpuStat.system() : null;
         float[] gradient = null;
-        boolean delayed = run.overlap() != Overlap.NONE;
+        boolean delayed = run.overlap().delaysApplication();
         boolean predicts = run.overlap() == Overlap.PREDICTED;
         ComputeAhead ahead = delayed ? new ComputeAhead() : null;
+        ExchangeBeside beside = run.overlap() == Overlap.BACKWARD && offers == null ? new ExchangeBeside() : null;
         try {
             for (int s = first; s < plan.totalSteps(); s++) {
                 step = s;
@@ -220,8 +223,13 @@ final class RankLoop {
                 boolean saves = checkpoints != null && checkpoints.dueAfter(s);
                 Computed computed;
                 RunReport.Evaluated evaluated = null;
-                if (!delayed) {
-                    computed = compute(s, clock, gradient, null);
+                StepTag tag = new StepTag(s, stage, run.values());
+                boolean streamed = beside != null && exchange.streams(tag);
+                if (streamed) {
+                    computed = beside.step(s, tag, clock, gradient, traced);
+                    gradient = computed.gradient();
+                } else if (!delayed) {
+                    computed = compute(s, clock, gradient, null, null);
                     gradient = computed.gradient();
                 } else {
                     computed = ahead.take(s, clock);
@@ -248,11 +256,13 @@ final class RankLoop {
                     gradient = computed.gradient();
                 }
                 double loss = computed.loss();
-                gate.beforeExchange(clock, rank, s);
-                if (offers != null) {
-                    offers.begin(gradient);
+                if (!streamed) {
+                    gate.beforeExchange(clock, rank, s);
+                    if (offers != null) {
+                        offers.begin(gradient);
+                    }
+                    exchange.allReduceMean(tag, gradient, clock);
                 }
-                exchange.allReduceMean(new StepTag(s, stage, run.values()), gradient, clock);
                 link.releaseReceived(); // every frame of the step is decoded: a network transport reuses its buffers
                 if (offers != null) {
                     clock.enter(Phase.EVALUATE);
@@ -325,6 +335,9 @@ final class RankLoop {
             if (ahead != null) {
                 ahead.close();
             }
+            if (beside != null) {
+                beside.close();
+            }
             if (batches != null) {
                 batches.close();
             }
@@ -352,7 +365,7 @@ final class RankLoop {
      * {@code predictor} (a mean, {@link Overlap#PREDICTED}) the pass runs at the parameters that mean would give,
      * and the replica is put back after it.
      */
-    private Computed compute(int s, PhaseClock clock, float[] into, float[] predictor) {
+    private Computed compute(int s, PhaseClock clock, float[] into, float[] predictor, StreamedGradient streamed) {
         TrainingPlan plan = run.plan();
         int inEpoch = s % plan.stepsPerEpoch();
         if (batches == null) {
@@ -373,7 +386,8 @@ final class RankLoop {
         try {
             clock.enter(Phase.COMPUTE);
             DataSet batch = batches.next();
-            loss = replica.computeGradient(batch.getFeatures(), batch.getLabels());
+            loss = streamed == null ? replica.computeGradient(batch.getFeatures(), batch.getLabels())
+                    : replica.computeGradient(batch.getFeatures(), batch.getLabels(), streamed);
         } finally {
             gate.afterCompute();
         }
@@ -381,9 +395,15 @@ final class RankLoop {
             batches.close();
             batches = null;
         }
-        INDArray view = replica.gradient();
-        float[] gradient = into != null ? into : new float[(int) view.length()];
-        copyChecked(view, gradient, s);
+        float[] gradient;
+        if (streamed != null) {
+            streamed.throwIfNonFinite(); // the pass copied every part it finished
+            gradient = into;
+        } else {
+            INDArray view = replica.gradient();
+            gradient = into != null ? into : new float[(int) view.length()];
+            copyChecked(view, gradient, s);
+        }
         if (current != null) {
             replica.reset(current);
         }
@@ -416,7 +436,7 @@ final class RankLoop {
             next = thread.submit(() -> {
                 long start = System.nanoTime();
                 PhaseClock own = new PhaseClock(Timeline.NOOP, Timeline.COMPUTE_THREAD);
-                Computed c = compute(s, own, into, predictor);
+                Computed c = compute(s, own, into, predictor, null);
                 if (timeline.covers(s)) {
                     timeline.span(Timeline.COMPUTE_THREAD, "compute", "compute", start, System.nanoTime(),
                             Map.of("step", s));
@@ -431,7 +451,7 @@ final class RankLoop {
          */
         Computed take(int s, PhaseClock clock) {
             if (next == null) {
-                Computed c = compute(s, clock, spare, predictor);
+                Computed c = compute(s, clock, spare, predictor, null);
                 spare = null;
                 return c;
             }
@@ -473,6 +493,73 @@ final class RankLoop {
                 thread.shutdownNow();
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * {@link Overlap#BACKWARD}: the thread that runs a step's exchange while the rank's thread runs its backward pass.
+     * The exchange reads a piece of the gradient only once the pass has finished it ({@link StreamedGradient}); it is
+     * the only thread that sends or receives until the rank's thread has its result, and it touches neither the
+     * replica nor the control plane. Its phases are traced on their own track; the rank's clock reports the pass as
+     * compute and the wait for the exchange after it as communicate (the part the pass did not hide).
+     */
+    private final class ExchangeBeside implements AutoCloseable {
+        private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(() -> {
+                TracedTransport.trackThisThread(Timeline.EXCHANGE_THREAD);
+                r.run();
+            }, "lgc-exchange-rank-" + rank);
+            t.setDaemon(true);
+            return t;
+        });
+        private final List<GradientPieces.Piece> pieces = GradientPieces.plan(run.plan().layout(), run.bucketBytes());
+        private final PhaseClock own = new PhaseClock(Timeline.NOOP, Timeline.EXCHANGE_THREAD);
+
+        ExchangeBeside() {
+            timeline.threadName(Timeline.EXCHANGE_THREAD, "exchange beside the backward pass");
+        }
+
+        /** Step {@code s}'s pass with its exchange beside it; returns once this rank holds the step's mean. */
+        Computed step(int s, StepTag tag, PhaseClock clock, float[] into, boolean traced) {
+            float[] gradient = into != null ? into : new float[run.plan().layout().length()];
+            StreamedGradient streamed = new StreamedGradient(pieces, run.plan().layout(), replica::gradient, gradient,
+                    rank, s);
+            Future<?> exchanged = thread.submit(() -> {
+                own.timeline(traced ? timeline : Timeline.NOOP);
+                own.reset();
+                exchange.allReduceMean(tag, gradient, own, streamed);
+                own.stop();
+            });
+            Computed computed;
+            try {
+                computed = compute(s, clock, gradient, null, streamed);
+            } catch (RuntimeException | Error e) {
+                streamed.fail();
+                throw e;
+            }
+            clock.enter(Phase.COMMUNICATE);
+            try {
+                exchanged.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TransportClosedException("rank " + rank + " was interrupted waiting for step " + s
+                        + "'s exchange");
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof RuntimeException r) {
+                    throw r;
+                }
+                if (e.getCause() instanceof Error err) {
+                    throw err;
+                }
+                throw new IllegalStateException("rank " + rank + " step " + s + ": " + e.getCause(), e.getCause());
+            }
+            return computed;
+        }
+
+        /** Stops the thread; an exchange still running (a failed step's) ends when the links close. */
+        @Override
+        public void close() {
+            thread.shutdownNow();
         }
     }
 
@@ -680,7 +767,7 @@ final class RankLoop {
             // the replica is in rank 0's part (a checkpoint of an earlier build has it in every part, all the same)
             CheckpointPart rank0 = rank == 0 ? part : checkpoints.rankPart(0);
             replica.restore(rank0, Checkpointing.REPLICA);
-            if (run.overlap() != Overlap.NONE && rank0.has(Checkpointing.PENDING)) {
+            if (run.overlap().delaysApplication() && rank0.has(Checkpointing.PENDING)) {
                 pending = rank0.floats(Checkpointing.PENDING, run.plan().layout().length());
             }
             if (run.overlap() == Overlap.PREDICTED && rank0.has(Checkpointing.PREDICTOR)) {

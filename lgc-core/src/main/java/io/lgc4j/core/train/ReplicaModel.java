@@ -61,6 +61,20 @@ public sealed interface ReplicaModel extends Persistent permits ReplicaModel.Net
     /** Forward and backward on one mini-batch; returns the loss. The gradient is then in {@link #gradient()}. */
     double computeGradient(INDArray features, INDArray labels);
 
+    /** Told, during a backward pass, that elements {@code from..to} of the flattened gradient are final. */
+    @FunctionalInterface
+    interface LayerTap {
+        void finished(int from, int to);
+    }
+
+    /**
+     * {@link #computeGradient(INDArray, INDArray)}, telling {@code tap} during the backward pass each part of the
+     * flattened gradient that is final (on this thread, while the pass goes on: the last layers' first). A replica
+     * made by {@link #copy(ComputeSettings)} tells it layer by layer ({@link BackpropTap}); any other tells it the
+     * whole gradient once the pass has returned. Either way every element is told once.
+     */
+    double computeGradient(INDArray features, INDArray labels, LayerTap tap);
+
     /** The flattened gradient of the last {@link #computeGradient} call (a view, aligned with the parameters). */
     INDArray gradient();
 
@@ -203,7 +217,8 @@ public sealed interface ReplicaModel extends Persistent permits ReplicaModel.Net
 
         @Override
         public ReplicaModel copy(ComputeSettings compute) {
-            MultiLayerNetwork copy = LayerHelpers.build(compute.oneDnn(), net::clone);
+            // as clone() makes it, as a class whose backward pass can tell each layer it finishes
+            MultiLayerNetwork copy = LayerHelpers.build(compute.oneDnn(), () -> BackpropTap.Network.copyOf(net));
             // both: the network's decides whether a forward pass keeps its cache workspace, each layer's what it keeps
             copy.getLayerWiseConfigurations().setCacheMode(compute.cacheMode());
             copy.setCacheMode(compute.cacheMode());
@@ -216,6 +231,24 @@ public sealed interface ReplicaModel extends Persistent permits ReplicaModel.Net
             net.setLabels(labels);
             net.computeGradientAndScore();
             return net.score();
+        }
+
+        @Override
+        public double computeGradient(INDArray features, INDArray labels, LayerTap tap) {
+            if (!(net instanceof BackpropTap.Network tapped)) {
+                double loss = computeGradient(features, labels);
+                tap.finished(0, Math.toIntExact(net.getFlattenedGradients().length()));
+                return loss;
+            }
+            BackpropTap.Completing completing = new BackpropTap.Completing(tap, Math.toIntExact(net.numParams()));
+            tapped.tap(completing);
+            try {
+                double loss = computeGradient(features, labels);
+                completing.finish();
+                return loss;
+            } finally {
+                tapped.tap(null);
+            }
         }
 
         @Override
@@ -277,7 +310,7 @@ public sealed interface ReplicaModel extends Persistent permits ReplicaModel.Net
 
         @Override
         public ReplicaModel copy(ComputeSettings compute) {
-            ComputationGraph copy = LayerHelpers.build(compute.oneDnn(), graph::clone);
+            ComputationGraph copy = LayerHelpers.build(compute.oneDnn(), () -> BackpropTap.Graph.copyOf(graph));
             copy.getConfiguration().setCacheMode(compute.cacheMode());
             copy.setCacheMode(compute.cacheMode());
             return new Graph(copy);
@@ -289,6 +322,24 @@ public sealed interface ReplicaModel extends Persistent permits ReplicaModel.Net
             graph.setLabels(labels);
             graph.computeGradientAndScore();
             return graph.score();
+        }
+
+        @Override
+        public double computeGradient(INDArray features, INDArray labels, LayerTap tap) {
+            if (!(graph instanceof BackpropTap.Graph tapped)) {
+                double loss = computeGradient(features, labels);
+                tap.finished(0, Math.toIntExact(graph.getFlattenedGradients().length()));
+                return loss;
+            }
+            BackpropTap.Completing completing = new BackpropTap.Completing(tap, Math.toIntExact(graph.numParams()));
+            tapped.tap(completing);
+            try {
+                double loss = computeGradient(features, labels);
+                completing.finish();
+                return loss;
+            } finally {
+                tapped.tap(null);
+            }
         }
 
         @Override

@@ -6,6 +6,7 @@ import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.exchange.GradientPieces;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
 
@@ -80,6 +81,27 @@ public final class WarmupExchange implements GradientExchange {
             }
         }
         main.allReduceMean(tag, gradient, clock);
+    }
+
+    /** A FULL step streams as the exchange that runs it does; any other as the main exchange does. */
+    @Override
+    public boolean streams(StepTag tag) {
+        if (tag.stage() == Stage.FULL) {
+            return (warmup == null ? main : warmup).streams(values == null ? tag : tag.withValues(values));
+        }
+        return main.streams(tag) && switched; // the switch (absorbing the residual) comes first
+    }
+
+    @Override
+    public void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock, GradientPieces pieces) {
+        if (tag.stage() == Stage.FULL) {
+            StepTag full = values == null ? tag : tag.withValues(values);
+            (warmup == null ? main : warmup).allReduceMean(full, gradient, clock, pieces);
+        } else if (streams(tag)) {
+            main.allReduceMean(tag, gradient, clock, pieces);
+        } else {
+            GradientExchange.super.allReduceMean(tag, gradient, clock, pieces);
+        }
     }
 
     /** @return whether the first step after FULL has begun (the residual, if carried, is in the main memory) */

@@ -361,6 +361,38 @@ public abstract class TopologyContract {
     }
 
     /**
+     * Backward overlap ({@link Overlap#BACKWARD}) changes no bit in fp32: with every layer a piece of its own (the
+     * smallest bucket), through every stage the topology runs, every replica after every step holds the synchronous
+     * run's parameters, and the losses are the same. A topology whose steps need the whole gradient runs them as
+     * before; one that streams reads each piece only once the pass has finished it.
+     */
+    @Test
+    void backwardOverlapShouldChangeNoBit() {
+        java.util.function.Function<Overlap, DistributedTrainer> trainer = overlap -> {
+            DistributedTrainer.Builder b = DistributedTrainer.builder().model(TestModels.mlp(31))
+                    .data(TestModels.data(3 * 8 * 10, 3)).workers(3).batchSizePerWorker(8).topology(topology())
+                    .seed(4).overlap(overlap).bucketBytes(4);
+            if (replicaStages() != null) {
+                b.stages(replicaStages());
+            }
+            return b.build();
+        };
+        DistributedTrainer synchronous = trainer.apply(Overlap.NONE);
+        TrainingResult expected = synchronous.fit(2);
+        DistributedTrainer overlapped = trainer.apply(Overlap.BACKWARD);
+        TrainingResult actual = overlapped.fit(2);
+        assertEquals(expected.steps().size(), actual.steps().size());
+        for (int s = 0; s < expected.steps().size(); s++) {
+            assertEquals(expected.steps().get(s).loss(), actual.steps().get(s).loss(), "loss of step " + s);
+        }
+        float[] params = synchronous.replicas().get(0).params().toFloatVector();
+        for (int r = 0; r < 3; r++) {
+            assertArrayEquals(params, overlapped.replicas().get(r).params().toFloatVector(), "replica " + r);
+        }
+        assertEquals(expected.replicaChecksums(), actual.replicaChecksums());
+    }
+
+    /**
      * Delayed application resumes exactly: a checkpoint holds the mean not yet applied and, predicted, the mean
      * applied last (rank 0's part), and a run of two epochs through every stage the topology runs, resumed after
      * steps 6 and 12, ends where it ends uninterrupted, every replica the same.

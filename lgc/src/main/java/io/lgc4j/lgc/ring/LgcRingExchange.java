@@ -36,6 +36,7 @@ import io.lgc4j.core.protocol.Sample;
 import io.lgc4j.core.protocol.Support;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.protocol.Weights;
+import io.lgc4j.core.exchange.GradientPieces;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.comm.StepTag;
@@ -197,6 +198,21 @@ final class LgcRingExchange implements GradientExchange {
     @Override
     public boolean absorb(float[] residual) {
         return memory.absorb(residual);
+    }
+
+    /** A FULL step takes the gradient piece by piece. */
+    @Override
+    public boolean streams(StepTag tag) {
+        return tag.stage() == Stage.FULL;
+    }
+
+    @Override
+    public void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock, GradientPieces pieces) {
+        if (streams(tag)) {
+            end.fullStep(tag, gradient, clock, pieces);
+        } else {
+            GradientExchange.super.allReduceMean(tag, gradient, clock, pieces);
+        }
     }
 
     @Override

@@ -149,30 +149,44 @@ public final class RingAllReduce {
      * payload below {@code directBelowBytes} goes direct instead ({@link #directPass}): the same bits in one leg.
      */
     public Pass sumPass(float[] data, TrafficKind kind, StepTag tag) {
-        if (size > 1 && tag.values() == ValueEncoding.FP32 && (long) data.length * Float.BYTES < directBelowBytes) {
-            return directPass(data, kind, tag);
+        return sumPass(data, 0, data.length, kind, tag);
+    }
+
+    /**
+     * The sum of elements {@code from..to} of {@code data} over the ranks as a pass, in the whole vector's chunks
+     * clipped to that range: every element is summed in the order, and on the rank, the whole vector's pass sums it,
+     * so summing a vector piece by piece gives the whole pass's bits wherever the encoding rounds element by element
+     * (fp32, bf16; fp16 scales each frame). A chunk the range leaves empty travels in no frame (the whole range: in
+     * an empty one, as always). An fp32 range below {@code directBelowBytes} goes direct ({@link #directPass}).
+     */
+    public Pass sumPass(float[] data, int from, int to, TrafficKind kind, StepTag tag) {
+        if (from < 0 || to < from || to > data.length) {
+            throw new IllegalArgumentException("a range of a vector of " + data.length + " elements, found " + from
+                    + ".." + to);
         }
-        return new RingPass(data.length, kind, tag) {
+        if (size > 1 && tag.values() == ValueEncoding.FP32 && (long) (to - from) * Float.BYTES < directBelowBytes) {
+            return directPass(data, from, to, kind, tag);
+        }
+        return new RingPass(data.length, from, to, kind, tag) {
             @Override
             void beforeGather() { // the chunk this rank completed: the others get it rounded
                 int owned = (rank + 1) % size;
-                tag.values().round(data, chunkStart(data.length, size, owned),
-                        chunkStart(data.length, size, owned + 1));
+                tag.values().round(data, chunkFrom(owned), chunkFrom(owned + 1));
             }
 
             @Override
-            FrameBuffer encode(int from, int to) {
-                return FloatFrames.encode(transport, data, from, to, kind, tag.stage(), tag.step(), tag.values());
+            FrameBuffer encode(int lo, int hi) {
+                return FloatFrames.encode(transport, data, lo, hi, kind, tag.stage(), tag.step(), tag.values());
             }
 
             @Override
-            void reduce(Frame in, int from, int to) {
-                FloatFrames.addInto(in, data, from, to);
+            void reduce(Frame in, int lo, int hi) {
+                FloatFrames.addInto(in, data, lo, hi);
             }
 
             @Override
-            void copy(Frame in, int from, int to) {
-                FloatFrames.copyInto(in, data, from, to);
+            void copy(Frame in, int lo, int hi) {
+                FloatFrames.copyInto(in, data, lo, hi);
             }
         };
     }
@@ -185,9 +199,15 @@ public final class RingAllReduce {
      * fp32 only: in half precision the ring rounds its partial sums, which no rank could redo from rounded inputs.
      */
     Pass directPass(float[] data, TrafficKind kind, StepTag tag) {
+        return directPass(data, 0, data.length, kind, tag);
+    }
+
+    /** {@link #directPass(float[], TrafficKind, StepTag)} of elements {@code from..to}, in the whole vector's chunks. */
+    Pass directPass(float[] data, int from, int to, TrafficKind kind, StepTag tag) {
         if (tag.values() != ValueEncoding.FP32) {
             throw new IllegalArgumentException("a direct sum carries fp32 values only, found " + tag.values());
         }
+        int n = data.length;
         return new Pass() {
             @Override
             public int rounds() {
@@ -197,7 +217,7 @@ public final class RingAllReduce {
             @Override
             public void send(int round, PhaseClock clock) {
                 clock.enter(Phase.ENCODE);
-                FrameBuffer frame = FloatFrames.encode(transport, data, 0, data.length, kind, tag.stage(), tag.step(),
+                FrameBuffer frame = FloatFrames.encode(transport, data, from, to, kind, tag.stage(), tag.step(),
                         ValueEncoding.FP32);
                 clock.enter(Phase.COMMUNICATE);
                 for (int i = 2; i < size; i++) {
@@ -212,24 +232,28 @@ public final class RingAllReduce {
 
             @Override
             public void receive(int round, PhaseClock clock) {
-                int n = data.length;
                 float[][] all = new float[size][];
+                int[] base = new int[size];
                 all[rank] = data; // element i is read before it is written, and by no other element's sum
                 for (int peer = 0; peer < size; peer++) {
                     if (peer != rank) {
                         clock.enter(Phase.COMMUNICATE);
                         Frame in = RingAllReduce.this.receive(peer, kind, tag);
                         clock.enter(Phase.DECODE);
-                        all[peer] = new float[n];
-                        FloatFrames.copyInto(in, all[peer], 0, n);
+                        all[peer] = new float[to - from];
+                        base[peer] = from;
+                        FloatFrames.copyInto(in, all[peer], 0, to - from);
                     }
                 }
                 clock.enter(Phase.DECODE);
                 for (int c = 0; c < size; c++) {
-                    for (int i = chunkStart(n, size, c); i < chunkStart(n, size, c + 1); i++) {
-                        float sum = all[c][i];
+                    int lo = Math.max(from, chunkStart(n, size, c));
+                    int hi = Math.min(to, chunkStart(n, size, c + 1));
+                    for (int i = lo; i < hi; i++) {
+                        float sum = all[c][i - base[c]];
                         for (int j = 1; j < size; j++) {
-                            sum += all[(c + j) % size][i];
+                            int r = (c + j) % size;
+                            sum += all[r][i - base[r]];
                         }
                         data[i] = sum;
                     }
@@ -275,23 +299,39 @@ public final class RingAllReduce {
      */
     private abstract class RingPass implements Pass {
         private final int n;
+        private final int from;
+        private final int to;
+        private final boolean skipEmpty;
         private final TrafficKind kind;
         private final StepTag tag;
 
         RingPass(int n, TrafficKind kind, StepTag tag) {
+            this(n, 0, n, kind, tag);
+        }
+
+        /** Over elements {@code from..to} of the vector, in its chunks clipped to them. */
+        RingPass(int n, int from, int to, TrafficKind kind, StepTag tag) {
             this.n = n;
+            this.from = from;
+            this.to = to;
+            this.skipEmpty = from > 0 || to < n;
             this.kind = kind;
             this.tag = tag;
         }
 
-        /** Elements from..to of the vector as one frame. */
-        abstract FrameBuffer encode(int from, int to);
+        /** Where chunk {@code c} starts in the pass's range (clipped to it). */
+        int chunkFrom(int c) {
+            return Math.min(to, Math.max(from, chunkStart(n, size, c)));
+        }
 
-        /** Elements from..to of a received chunk reduced into the vector. */
-        abstract void reduce(Frame in, int from, int to);
+        /** Elements lo..hi of the vector as one frame. */
+        abstract FrameBuffer encode(int lo, int hi);
 
-        /** Elements from..to of a received chunk copied into the vector. */
-        abstract void copy(Frame in, int from, int to);
+        /** Elements lo..hi of a received chunk reduced into the vector. */
+        abstract void reduce(Frame in, int lo, int hi);
+
+        /** Elements lo..hi of a received chunk copied into the vector. */
+        abstract void copy(Frame in, int lo, int hi);
 
         /** Between the last reduce-scatter round and the first all-gather round; nothing by default. */
         void beforeGather() {
@@ -309,8 +349,13 @@ public final class RingAllReduce {
             }
             int chunk = round < size - 1 ? Math.floorMod(rank - round, size)
                     : Math.floorMod(rank + 1 - (round - size + 1), size);
+            int lo = chunkFrom(chunk);
+            int hi = chunkFrom(chunk + 1);
+            if (skipEmpty && lo == hi) {
+                return;
+            }
             clock.enter(Phase.ENCODE);
-            FrameBuffer frame = encode(chunkStart(n, size, chunk), chunkStart(n, size, chunk + 1));
+            FrameBuffer frame = encode(lo, hi);
             clock.enter(Phase.COMMUNICATE);
             transport.send(right(), frame);
         }
@@ -320,13 +365,18 @@ public final class RingAllReduce {
             boolean reducing = round < size - 1;
             int chunk = reducing ? Math.floorMod(rank - round - 1, size)
                     : Math.floorMod(rank - (round - size + 1), size);
+            int lo = chunkFrom(chunk);
+            int hi = chunkFrom(chunk + 1);
+            if (skipEmpty && lo == hi) {
+                return;
+            }
             clock.enter(Phase.COMMUNICATE);
             Frame in = RingAllReduce.this.receive(left(), kind, tag);
             clock.enter(Phase.DECODE);
             if (reducing) {
-                reduce(in, chunkStart(n, size, chunk), chunkStart(n, size, chunk + 1));
+                reduce(in, lo, hi);
             } else {
-                copy(in, chunkStart(n, size, chunk), chunkStart(n, size, chunk + 1));
+                copy(in, lo, hi);
             }
         }
     }

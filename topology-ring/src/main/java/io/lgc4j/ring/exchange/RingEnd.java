@@ -5,6 +5,7 @@ import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.exchange.Averages;
+import io.lgc4j.core.exchange.GradientPieces;
 import io.lgc4j.core.exchange.Routes;
 import io.lgc4j.core.exchange.StepLink;
 import io.lgc4j.core.layout.GradientLayout;
@@ -76,6 +77,20 @@ public final class RingEnd {
     /** A dense step: the whole gradient summed around the ring, then divided by K on every rank. */
     public void fullStep(StepTag tag, float[] gradient, PhaseClock clock) {
         mean(gradient, TrafficKind.VALUES, tag, clock);
+    }
+
+    /**
+     * {@link #fullStep(StepTag, float[], PhaseClock)} on a gradient that arrives in pieces (the backward pass's last
+     * layers first): each piece's mean around the ring as soon as it is final, in the whole vector's chunks, so in
+     * fp32 and bf16 every rank ends with the whole step's bits.
+     */
+    public void fullStep(StepTag tag, float[] gradient, PhaseClock clock, GradientPieces pieces) {
+        for (GradientPieces.Piece p : pieces.pieces()) {
+            clock.enter(Phase.COMPUTE); // waiting for the backward pass
+            pieces.await(p);
+            RingAllReduce.Pass sum = ring.sumPass(gradient, p.from(), p.to(), TrafficKind.VALUES, tag);
+            ring.run(clock, new Finishing(sum, () -> Averages.divide(gradient, p.from(), p.to(), workers)));
+        }
     }
 
     /** The DENSE blocks' mean through the allreduce, written into {@code gradient}; nothing when there are none. */

@@ -22,6 +22,7 @@ import io.lgc4j.core.protocol.SketchPayload;
 import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.protocol.Support;
 import io.lgc4j.core.comm.ValueEncoding;
+import io.lgc4j.core.exchange.GradientPieces;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.comm.StepTag;
@@ -85,6 +86,21 @@ final class CompressedRingExchange implements GradientExchange {
     @Override
     public boolean absorb(float[] residual) {
         return state.absorb(residual);
+    }
+
+    /** A dense FULL step (no compressed warm-up) takes the gradient piece by piece. */
+    @Override
+    public boolean streams(StepTag tag) {
+        return tag.stage() == Stage.FULL && !everyStage;
+    }
+
+    @Override
+    public void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock, GradientPieces pieces) {
+        if (streams(tag)) {
+            end.fullStep(tag, gradient, clock, pieces);
+        } else {
+            GradientExchange.super.allReduceMean(tag, gradient, clock, pieces);
+        }
     }
 
     @Override

@@ -185,7 +185,7 @@ public final class RingTopology implements Topology {
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
         RingEnd end = new RingEnd(rank, workers, transport, layout, routes);
         GradientExchange main = compressor != null ? new CompressedRingExchange(end, layout, compressor, codec)
-                : end::fullStep;
+                : new DenseRingExchange(end);
         return WarmupExchange.wrap(main, warmup, () -> warmupExchange(end, layout, warmup, warmupCodec));
     }
 }
