@@ -319,6 +319,7 @@ public final class ExperimentRunner {
                 .maxSteps(config.training().maxSteps())
                 .diagnostics(config.training().diagnostics())
                 .overlap(config.training().overlapMode())
+                .bucketBytes(config.training().bucketBytes())
                 .compute(config.model().compute().settings())
                 .values(config.compressor().valueEncoding())
                 .stages(method.stages())

@@ -3,6 +3,7 @@ package io.lgc4j.experiments.trace;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.metrics.TracedTransport;
 
 import java.io.IOException;
@@ -32,6 +33,10 @@ import java.util.TreeMap;
  *       service → {@code server}, a worker → {@code straggler}; from the send to the receive's end →
  *       {@code latency};</li>
  *   <li>{@code throttled}: the Δ of the endpoint's {@code cpu} counter over the step (it overlaps the others).</li>
+ *   <li>With backward overlap ({@code training.overlap: backward}) a step's frames go on the exchange thread while the
+ *       pass runs: {@code wire} counts them, {@code wait} is the rank's {@code communicate} phase after the pass (the
+ *       part of the exchange the pass did not hide), and straggler, server, chained and latency split the exchange
+ *       thread's receives, which overlap the pass, so they may add up to more than {@code wait}.</li>
  * </ul>
  *
  * <pre>{@code
@@ -205,11 +210,23 @@ public final class TraceSummary {
         double chained = 0;
         double latency = 0;
         long bytes = 0;
+        double communicate = 0;
+        boolean beside = false; // backward overlap: the step's frames went on the exchange thread
         for (Span s : spans) {
-            if (s.tid() != step.tid() || s.ts() < step.ts() || s.end() > step.end() + 1e-3) {
+            boolean exchangeThread = s.tid() == Timeline.EXCHANGE_THREAD;
+            if ((s.tid() != step.tid() && !exchangeThread) || s.ts() < step.ts() || s.end() > step.end() + 1e-3) {
                 continue;
             }
+            if (exchangeThread && (s.cat().equals("send") || s.cat().equals("recv"))) {
+                beside = true;
+            }
             if (s.cat().equals("phase")) {
+                if (exchangeThread) {
+                    continue; // the exchange thread's phases overlap the pass: the rank's thread says what was not hidden
+                }
+                if (s.name().equals("communicate")) {
+                    communicate += s.dur();
+                }
                 if (s.name().equals("compute")) {
                     compute += s.dur();
                 } else if (s.name().equals("cpu_wait")) {
@@ -222,7 +239,7 @@ public final class TraceSummary {
             } else if (s.cat().equals("send")) {
                 bytes += s.args().path("bytes").asLong();
             } else if (s.cat().equals("recv")) {
-                wait += s.dur();
+                wait += exchangeThread ? 0 : s.dur();
                 long id = TracedTransport.flowId(s.args().path("peer").asInt(), s.pid(), s.args().path("seq").asLong());
                 Span send = sends.get(id);
                 if (send == null) {
@@ -241,6 +258,9 @@ public final class TraceSummary {
                     server += before - s.ts() - blocked;
                 }
             }
+        }
+        if (beside) {
+            wait = communicate; // what the pass did not hide; the split below is of the exchange thread's receives
         }
         double wire = Double.isNaN(rateMbit) ? Double.NaN : bytes * 8 / (rateMbit * 1e6) * 1e3;
         return new Row(step.args().path("step").asInt(), step.pid(), step.args().path("stage").asText(),

@@ -72,7 +72,8 @@ public record CheckpointManifest(String runName, long nextStep, Stage stage, Run
             Map.entry("data.csv.delimiter", ","), Map.entry("warmup.type", "none"),
             Map.entry("warmup.values", "inherit"), Map.entry("warmup.carryMemory", "true"),
             Map.entry("model.compute.threads", "1"), Map.entry("training.overlap", "none"),
-            Map.entry("topology.supportPath", "relay"), Map.entry("topology.directBelowBytes", "0"));
+            Map.entry("topology.supportPath", "relay"), Map.entry("topology.directBelowBytes", "0"),
+            Map.entry("training.bucketBytes", "1048576"));
 
     /** Section names. */
     static final String RUN = "run";

@@ -19,7 +19,9 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  *   trace: {file: "", steps: "0.."}   # a Chrome/Perfetto trace of the run (TraceSection); "" = none
  *   overlap: none            # none | delayed: step t + 1's gradient computed while step t's is exchanged, step
  *                            # t's mean applied one step late | predicted: delayed, at predicted parameters
- *                            # (both change the math; opt-in)
+ *                            # (both change the math; opt-in) | backward: a dense step's exchange starts on the
+ *                            # last layers while the backward pass computes the first (the same math in fp32)
+ *   bucketBytes: 1048576     # backward: the least a piece holds before it goes (whole layers, from the last)
  * }</pre>
  *
  * <pre>{@code
@@ -36,13 +38,18 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param checkpointEverySteps a checkpoint into {@code <run dir>/checkpoints/} after every this many steps and after
  *                           the last; 0 for none. It changes no result, and a resume ignores it
  * @param trace              the run's trace ({@link TraceSection}); it changes no result, and a resume ignores it
- * @param overlap            {@code none}, {@code delayed} or {@code predicted} ({@code io.lgc4j.core.train.Overlap}): part of the run's
- *                           identity, a checkpoint resumes only in its own mode
+ * @param overlap            {@code none}, {@code delayed}, {@code predicted} or {@code backward}
+ *                           ({@code io.lgc4j.core.train.Overlap}): part of the run's identity, a checkpoint resumes
+ *                           only in its own mode
+ * @param bucketBytes        with {@code backward}: a piece of the gradient goes once it holds at least this many
+ *                           bytes of float32 (whole layers, from the last); part of the run's identity (fp16 rounds
+ *                           per piece)
  */
 @JsonPropertyOrder({"workers", "batchSizePerWorker", "epochs", "maxSteps", "evalEverySteps", "diagnostics",
-        "checkpointEverySteps", "trace", "overlap"})
+        "checkpointEverySteps", "trace", "overlap", "bucketBytes"})
 public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, int maxSteps, int evalEverySteps,
-                             boolean diagnostics, int checkpointEverySteps, TraceSection trace, String overlap) {
+                             boolean diagnostics, int checkpointEverySteps, TraceSection trace, String overlap,
+                             int bucketBytes) {
 
     /** Default of {@code training.workers}. */
     public static final int DEFAULT_WORKERS = 4;
@@ -58,6 +65,8 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
     public static final int DEFAULT_EVAL_EVERY_STEPS = 100;
     /** Default of {@code training.overlap}: compute, exchange and apply in turn. */
     public static final String DEFAULT_OVERLAP = "none";
+    /** Default of {@code training.bucketBytes}: 1 MiB. */
+    public static final int DEFAULT_BUCKET_BYTES = io.lgc4j.core.train.Overlap.DEFAULT_BUCKET_BYTES;
 
     /**
      * Checks every component; the first bad one is reported by its key.
@@ -70,7 +79,8 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      * @param diagnostics        the diagnostic mode
      * @param checkpointEverySteps a checkpoint after every this many steps and at the end; 0 for none
      * @param trace              the run's trace
-     * @param overlap            {@code none}, {@code delayed} or {@code predicted}
+     * @param overlap            {@code none}, {@code delayed}, {@code predicted} or {@code backward}
+     * @param bucketBytes        the least a piece holds under {@code backward}, > 0
      * @throws ConfigException if a component is missing or out of range
      */
     public TrainingConfig {
@@ -90,6 +100,14 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
             throw ConfigException.forKey("training.overlap", "expects one of " + modes + ", found \"" + overlap
                     + "\"");
         }
+        Checks.positive("training.bucketBytes", bucketBytes);
+    }
+
+    /** The section with {@code overlap} and the default bucket size. */
+    public TrainingConfig(int workers, int batchSizePerWorker, int epochs, int maxSteps, int evalEverySteps,
+                          boolean diagnostics, int checkpointEverySteps, TraceSection trace, String overlap) {
+        this(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics, checkpointEverySteps, trace,
+                overlap, DEFAULT_BUCKET_BYTES);
     }
 
     /** The section with compute, exchange and apply in turn ({@code overlap: none}). */
@@ -134,7 +152,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      */
     public TrainingConfig withMaxSteps(int newMaxSteps) {
         return new TrainingConfig(workers, batchSizePerWorker, epochs, newMaxSteps, evalEverySteps, diagnostics,
-                checkpointEverySteps, trace, overlap);
+                checkpointEverySteps, trace, overlap, bucketBytes);
     }
 
     /**
@@ -143,7 +161,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      */
     public TrainingConfig withWorkers(int newWorkers) {
         return new TrainingConfig(newWorkers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics,
-                checkpointEverySteps, trace, overlap);
+                checkpointEverySteps, trace, overlap, bucketBytes);
     }
 
     /**
@@ -152,7 +170,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      */
     public TrainingConfig withEpochs(int newEpochs) {
         return new TrainingConfig(workers, batchSizePerWorker, newEpochs, maxSteps, evalEverySteps, diagnostics,
-                checkpointEverySteps, trace, overlap);
+                checkpointEverySteps, trace, overlap, bucketBytes);
     }
 
     /**
@@ -161,7 +179,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      */
     public TrainingConfig withDiagnostics(boolean on) {
         return new TrainingConfig(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, on,
-                checkpointEverySteps, trace, overlap);
+                checkpointEverySteps, trace, overlap, bucketBytes);
     }
 
     /**
@@ -170,7 +188,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      */
     public TrainingConfig withCheckpointEverySteps(int steps) {
         return new TrainingConfig(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics, steps,
-                trace, overlap);
+                trace, overlap, bucketBytes);
     }
 
     /**
@@ -179,7 +197,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      */
     public TrainingConfig withTrace(TraceSection newTrace) {
         return new TrainingConfig(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics,
-                checkpointEverySteps, newTrace, overlap);
+                checkpointEverySteps, newTrace, overlap, bucketBytes);
     }
 
     /**
@@ -188,7 +206,16 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
      */
     public TrainingConfig withOverlap(String newOverlap) {
         return new TrainingConfig(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics,
-                checkpointEverySteps, trace, newOverlap);
+                checkpointEverySteps, trace, newOverlap, bucketBytes);
+    }
+
+    /**
+     * @param newBucketBytes the least a piece holds under {@code backward}
+     * @return this section with {@code bucketBytes} replaced
+     */
+    public TrainingConfig withBucketBytes(int newBucketBytes) {
+        return new TrainingConfig(workers, batchSizePerWorker, epochs, maxSteps, evalEverySteps, diagnostics,
+                checkpointEverySteps, trace, overlap, newBucketBytes);
     }
 
     @JsonCreator
@@ -200,7 +227,8 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
                                            @JsonProperty("diagnostics") Boolean diagnostics,
                                            @JsonProperty("checkpointEverySteps") Integer checkpointEverySteps,
                                            @JsonProperty("trace") TraceSection trace,
-                                           @JsonProperty("overlap") String overlap) {
+                                           @JsonProperty("overlap") String overlap,
+                                           @JsonProperty("bucketBytes") Integer bucketBytes) {
         return new TrainingConfig(
                 Checks.orDefault(workers, DEFAULT_WORKERS),
                 Checks.orDefault(batchSizePerWorker, DEFAULT_BATCH_SIZE_PER_WORKER),
@@ -210,6 +238,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
                 diagnostics != null && diagnostics,
                 Checks.orDefault(checkpointEverySteps, 0),
                 trace == null ? TraceSection.OFF : trace,
-                Checks.orDefault(overlap, DEFAULT_OVERLAP));
+                Checks.orDefault(overlap, DEFAULT_OVERLAP),
+                Checks.orDefault(bucketBytes, DEFAULT_BUCKET_BYTES));
     }
 }

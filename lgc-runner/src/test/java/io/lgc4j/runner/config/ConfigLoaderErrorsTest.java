@@ -33,8 +33,8 @@ class ConfigLoaderErrorsTest {
     void shouldNameUnknownKeyAndListAllowedKeysSortedUnderItsSection() {
         Path file = fixture("unknown-key.yaml");
         assertEquals(file + ": unknown key 'training.wrokers'; allowed keys under 'training': "
-                + "batchSizePerWorker, checkpointEverySteps, diagnostics, epochs, evalEverySteps, maxSteps, overlap,"
-                + " trace, workers", loadError(file));
+                + "batchSizePerWorker, bucketBytes, checkpointEverySteps, diagnostics, epochs, evalEverySteps, maxSteps,"
+                + " overlap, trace, workers", loadError(file));
     }
 
     @Test
@@ -62,8 +62,14 @@ class ConfigLoaderErrorsTest {
 
     @Test
     void shouldNameTheOverlapKeyAndItsAllowedValues() {
-        assertEquals("x.yaml: key 'training.overlap' expects one of [delayed, none, predicted], found \"backward\"",
-                parseError(RUN + "training:\n  overlap: backward\n"));
+        assertEquals("x.yaml: key 'training.overlap' expects one of [backward, delayed, none, predicted], found"
+                + " \"forward\"", parseError(RUN + "training:\n  overlap: forward\n"));
+        assertEquals(io.lgc4j.core.train.Overlap.BACKWARD,
+                ConfigLoader.parse(RUN + "training:\n  overlap: backward\n", "x.yaml").training().overlapMode());
+        assertEquals("x.yaml: key 'training.bucketBytes' must be > 0, found 0",
+                parseError(RUN + "training:\n  overlap: backward\n  bucketBytes: 0\n"));
+        assertEquals(65536, ConfigLoader.parse(RUN + "training:\n  bucketBytes: 65536\n", "x.yaml").training()
+                .bucketBytes());
         assertEquals(io.lgc4j.core.train.Overlap.DELAYED,
                 ConfigLoader.parse(RUN + "training:\n  overlap: delayed\n", "x.yaml").training().overlapMode());
         assertEquals(io.lgc4j.core.train.Overlap.PREDICTED,

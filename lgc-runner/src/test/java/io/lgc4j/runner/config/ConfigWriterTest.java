@@ -63,6 +63,7 @@ class ConfigWriterTest {
                     file: ""
                     steps: "0.."
                   overlap: none
+                  bucketBytes: 1048576
                 topology:
                   type: ring
                   support: leader

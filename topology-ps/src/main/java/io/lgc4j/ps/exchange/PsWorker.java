@@ -4,6 +4,7 @@ import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.checkpoint.Persistent;
 import io.lgc4j.core.compress.OfferTap;
+import io.lgc4j.core.exchange.GradientPieces;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
@@ -85,6 +86,21 @@ public final class PsWorker implements GradientExchange {
     public PsWorker(PsWorkerEnd end, Step compressed) {
         this.end = end;
         this.compressed = compressed;
+    }
+
+    /** A dense step takes the gradient piece by piece. */
+    @Override
+    public boolean streams(StepTag tag) {
+        return compressed == null || tag.stage() == Stage.FULL;
+    }
+
+    @Override
+    public void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock, GradientPieces pieces) {
+        if (streams(tag)) {
+            end.fullStep(tag, gradient, clock, pieces);
+        } else {
+            GradientExchange.super.allReduceMean(tag, gradient, clock, pieces);
+        }
     }
 
     @Override

@@ -7,10 +7,12 @@ import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.compress.SharedSupportCompressor;
+import io.lgc4j.core.exchange.GradientPieces;
 import io.lgc4j.core.exchange.Routes;
 import io.lgc4j.core.exchange.StepLink;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
+import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.protocol.FloatFrames;
@@ -20,6 +22,7 @@ import io.lgc4j.core.shard.ShardView;
 import io.lgc4j.core.comm.StepTag;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.BiConsumer;
@@ -131,20 +134,59 @@ public final class PsWorkerEnd {
     /** A dense step: every shard its slices of the whole gradient, the means back into {@code gradient}. */
     public void fullStep(StepTag tag, float[] gradient, PhaseClock clock) {
         for (Shard s : shards) {
-            clock.enter(Phase.ENCODE);
-            FrameBuffer frame;
-            if (s.contiguous()) {
-                int offset = s.all().length() == 0 ? 0 : s.all().blocks().get(0).offset();
-                frame = FloatFrames.encode(link.transport(), gradient, offset, offset + s.all().length(),
-                        TrafficKind.VALUES, tag.stage(), tag.step(), tag.values());
-            } else {
-                s.all().gather(gradient, s.allBuffer());
-                frame = FloatFrames.encode(link.transport(), s.allBuffer(), 0, s.allBuffer().length,
-                        TrafficKind.VALUES, tag.stage(), tag.step(), tag.values());
-            }
-            clock.enter(Phase.COMMUNICATE);
-            link.send(s.endpoint(), frame);
+            pushFull(s, tag, gradient, clock);
         }
+        receiveFullMeans(tag, gradient, clock);
+    }
+
+    /**
+     * {@link #fullStep(StepTag, float[], PhaseClock)} on a gradient that arrives in pieces (the backward pass's last
+     * layers first): each shard's push goes as soon as every slice it holds is final, the shard whose slices start
+     * highest first. The frames are the whole step's, so the servers compute the same bits. With one server, or
+     * fusion buffers that reach into the first layers on every shard, nothing can go before the pass ends.
+     */
+    public void fullStep(StepTag tag, float[] gradient, PhaseClock clock, GradientPieces pieces) {
+        List<Shard> byReadiness = new ArrayList<>(shards);
+        byReadiness.sort(Comparator.comparingInt((Shard s) -> firstElement(s, gradient.length)).reversed());
+        for (Shard s : byReadiness) {
+            int first = firstElement(s, gradient.length);
+            for (GradientPieces.Piece p : pieces.pieces()) {
+                if (p.from() <= first && first < p.to()) {
+                    clock.enter(Phase.COMPUTE); // waiting for the backward pass
+                    pieces.await(p);
+                }
+            }
+            pushFull(s, tag, gradient, clock);
+        }
+        receiveFullMeans(tag, gradient, clock);
+    }
+
+    /** The lowest element of the gradient shard {@code s} holds; {@code length} when it holds none. */
+    private static int firstElement(Shard s, int length) {
+        int first = length;
+        for (ParamBlock b : s.all().blocks()) {
+            first = Math.min(first, b.offset());
+        }
+        return first;
+    }
+
+    private void pushFull(Shard s, StepTag tag, float[] gradient, PhaseClock clock) {
+        clock.enter(Phase.ENCODE);
+        FrameBuffer frame;
+        if (s.contiguous()) {
+            int offset = s.all().length() == 0 ? 0 : s.all().blocks().get(0).offset();
+            frame = FloatFrames.encode(link.transport(), gradient, offset, offset + s.all().length(),
+                    TrafficKind.VALUES, tag.stage(), tag.step(), tag.values());
+        } else {
+            s.all().gather(gradient, s.allBuffer());
+            frame = FloatFrames.encode(link.transport(), s.allBuffer(), 0, s.allBuffer().length,
+                    TrafficKind.VALUES, tag.stage(), tag.step(), tag.values());
+        }
+        clock.enter(Phase.COMMUNICATE);
+        link.send(s.endpoint(), frame);
+    }
+
+    private void receiveFullMeans(StepTag tag, float[] gradient, PhaseClock clock) {
         for (Shard s : shards) {
             clock.enter(Phase.COMMUNICATE);
             Frame mean = link.receive(s.endpoint(), TrafficKind.VALUES, tag);

@@ -178,4 +178,42 @@ class ShardedParameterServerTest extends CompressedTopologyContract {
         bad = assertThrows(SettingsException.class, () -> new ParameterServerTopology(null, null, 2, 6));
         assertEquals("topology.fusionBufferBytes", bad.key());
     }
+
+    /**
+     * Backward overlap on shards: each worker pushes a shard its slices as soon as every one of them is final, the
+     * shard of the last layers first (only {@code shardBy: layers} has shards without the first layers' elements);
+     * the frames are the synchronous step's, so every replica ends with the same bits and every endpoint sends the
+     * same bytes, a dense step and a compressed method's FULL steps alike.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "S={0}, {1}, {2}")
+    @org.junit.jupiter.params.provider.CsvSource({"3, LAYERS, none", "2, LAYERS, topk", "3, BUFFERS, none",
+            "2, BLOCKS, topk"})
+    void backwardOverlapShouldChangeNoBitOnShards(int servers, FusionPlan.Placement placement, String method) {
+        boolean dense = method.equals("none");
+        java.util.function.Function<io.lgc4j.core.train.Overlap, DistributedTrainer> build = overlap -> {
+            DistributedTrainer.Builder b = DistributedTrainer.builder().model(TestModels.mlp(17))
+                    .data(TestModels.data(3 * 8 * 8, 5)).workers(3).batchSizePerWorker(8).seed(2).overlap(overlap)
+                    .bucketBytes(4).topology(new ParameterServerTopology(dense ? null : new TopKCompressor(0.2),
+                            dense ? null : IndexCodecs.defaultCodec(), new Shards(servers, 64, placement)));
+            if (!dense) {
+                b.stages(StageSchedule.denseWarmup(3)); // 3 dense steps that stream, then top-k, which does not
+            }
+            return b.build();
+        };
+        DistributedTrainer synchronous = build.apply(io.lgc4j.core.train.Overlap.NONE);
+        TrainingResult expected = synchronous.fit(1);
+        DistributedTrainer overlapped = build.apply(io.lgc4j.core.train.Overlap.BACKWARD);
+        TrainingResult actual = overlapped.fit(1);
+        assertEquals(expected.replicaChecksums(), actual.replicaChecksums());
+        for (int r = 0; r < 3; r++) {
+            assertArrayEquals(synchronous.replicas().get(0).params().toFloatVector(),
+                    overlapped.replicas().get(r).params().toFloatVector(), "replica " + r);
+        }
+        for (int e = 0; e < 3 + servers; e++) {
+            for (TrafficKind kind : TrafficKind.values()) {
+                assertEquals(expected.traffic().bytes(e, Direction.SENT, kind),
+                        actual.traffic().bytes(e, Direction.SENT, kind), "endpoint " + e + ", " + kind);
+            }
+        }
+    }
 }

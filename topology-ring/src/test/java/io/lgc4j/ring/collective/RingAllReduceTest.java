@@ -261,6 +261,59 @@ class RingAllReduceTest {
         }
     }
 
+    /**
+     * A vector summed piece by piece (backward overlap: the last elements first) in the whole vector's chunks holds the
+     * whole sum's bits in fp32 and bf16, also when a piece goes direct; in fp16 (a scale per frame) every rank still
+     * holds the same bits. A chunk a piece leaves empty sends no frame.
+     */
+    @ParameterizedTest(name = "{2}, K={0}, n={1}, direct below {3} B")
+    @CsvSource({"2, 1001, FP32, 0", "3, 1000, FP32, 0", "4, 1001, FP32, 0", "7, 300, FP32, 0", "4, 1001, BF16, 0",
+            "4, 1001, FP32, 1000", "5, 257, FP32, 400", "4, 1001, FP16, 0", "1, 17, FP32, 0"})
+    void aVectorSummedPieceByPieceShouldHoldTheWholeSumsBits(int k, int n, ValueEncoding values, int direct)
+            throws Exception {
+        float[][][] inputs = {gaussian(k, n, 21)};
+        StepTag tag = new StepTag(2, Stage.FULL, values);
+        int[] cuts = {n, n - n / 3, n / 2 + 1, n / 7, 0}; // pieces from the end, one inside a single chunk
+        Run whole = run(k, inputs, 0, (ring, v) -> ring.sum(v[0], TrafficKind.VALUES, tag, new PhaseClock()));
+        Run pieces = run(k, inputs, direct, (ring, v) -> {
+            for (int p = 0; p + 1 < cuts.length; p++) {
+                ring.run(new PhaseClock(), ring.sumPass(v[0], cuts[p + 1], cuts[p], TrafficKind.VALUES, tag));
+            }
+        });
+        for (int r = 0; r < k; r++) {
+            assertArrayEquals(pieces.outputs()[0][0], pieces.outputs()[r][0], "rank " + r + " vs rank 0");
+            if (values != ValueEncoding.FP16) {
+                assertArrayEquals(whole.outputs()[r][0], pieces.outputs()[r][0], "rank " + r);
+            }
+        }
+        if (values == ValueEncoding.FP16) {
+            for (int i = 0; i < n; i++) {
+                assertEquals(whole.outputs()[0][0][i], pieces.outputs()[0][0][i],
+                        2e-3f * (Math.abs(whole.outputs()[0][0][i]) + 1e-3f), "element " + i);
+            }
+        }
+        if (k > 1 && direct == 0) {
+            // the last piece (0..n/7) lies in chunk 0: K−1 reduce and K−1 gather frames of it, none of the others'
+            Run first = run(k, inputs, 0, (ring, v) -> ring.run(new PhaseClock(),
+                    ring.sumPass(v[0], 0, n / 7, TrafficKind.VALUES, tag)));
+            long frames = 0;
+            for (int r = 0; r < k; r++) {
+                frames += first.traffic().bytes(r, Direction.SENT, TrafficKind.HEADER) / FrameDescriptor.OVERHEAD;
+            }
+            assertEquals(2L * (k - 1), frames);
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void aPieceShouldLieInTheVector() {
+        try (InProcessCluster cluster = new InProcessCluster(2)) {
+            RingAllReduce ring = new RingAllReduce(cluster.transport(0), 0, 2);
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> ring.sumPass(new float[10], 4, 11, TrafficKind.VALUES, new StepTag(0, Stage.FULL)));
+            assertEquals("a range of a vector of 10 elements, found 4..11", e.getMessage());
+        }
+    }
+
     @org.junit.jupiter.api.Test
     void shouldRefuseANegativeThreshold() {
         try (InProcessCluster cluster = new InProcessCluster(2)) {
