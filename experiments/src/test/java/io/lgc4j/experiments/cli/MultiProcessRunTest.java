@@ -72,7 +72,9 @@ class MultiProcessRunTest {
                 model: %s
                 training: {workers: 3, batchSizePerWorker: 16, epochs: 1, maxSteps: %d, evalEverySteps: 6%s}
                 %s%s""".formatted(method, out, model, method.startsWith("lgc") ? 14 : 10,
-                method.endsWith("-delayed") ? ", overlap: delayed" : "", methodKeys, runtime);
+                method.endsWith("-delayed") ? ", overlap: delayed"
+                        : method.equals("dense-ring") ? ", overlap: backward, bucketBytes: 4096" : "",
+                methodKeys, runtime);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -80,7 +82,9 @@ class MultiProcessRunTest {
     // TCP: lgc-spark's SparkBarrierRunTest (the same runtime, the ranks in one JVM); every shipped config with one
     // process per rank: scripts/fingerprint.py run --launch 4
     // powersgd-ps-delayed: delayed application (a second thread computing ahead in every worker process); lgc-ps: the
-    // leader sends its support to the other worker processes directly (topology.supportPath), over the worker mesh
+    // leader sends its support to the other worker processes directly (topology.supportPath), over the worker mesh;
+    // dense-ring: backward overlap (each worker process exchanges the last layers' pieces on a thread of its own while
+    // its backward pass runs; the same bits as without, TopologyContract#backwardOverlapShouldChangeNoBit)
     @ValueSource(strings = {"dense-ring", "lgc-ps", "powersgd-ps-delayed", "dgc-ps-2-shards-colocated"})
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void launchShouldComputeWhatTheInProcessRunComputesBitForBit(String method, @TempDir Path tmp)
