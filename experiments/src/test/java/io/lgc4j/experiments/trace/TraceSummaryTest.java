@@ -99,6 +99,37 @@ class TraceSummaryTest {
         assertTrue(table.contains("TOP_K          1      60.0       0.0      25.0     0.0      7.5 "), table);
     }
 
+    /**
+     * Backward overlap: rank 0's frames go on the exchange thread (tid 5) while its pass runs (0-60 ms); the wait is
+     * the rank thread's communicate phase after the pass (30 ms), the bytes are the exchange thread's, and its two
+     * receives split into the time rank 1 had not sent yet (straggler) and the time after (latency).
+     */
+    @Test
+    void aStepExchangedBesideTheBackwardPassShouldWaitOnlyWhatThePassDidNotHide(@TempDir Path dir)
+            throws IOException {
+        java.util.function.UnaryOperator<String> onExchangeThread = span -> span.replace("\"tid\":1,", "\"tid\":5,");
+        List<String> e = List.of(
+                x("step", "step", 0, 0, 100_000, "\"step\":0,\"stage\":\"FULL\""),
+                x("compute", "phase", 0, 0, 60_000, ""),
+                x("communicate", "phase", 0, 60_000, 30_000, ""),
+                x("apply", "phase", 0, 90_000, 10_000, ""),
+                onExchangeThread.apply(x("communicate", "phase", 0, 10_000, 80_000, "")),
+                onExchangeThread.apply(send(0, 1, 10_000, 400_000, 0)),
+                onExchangeThread.apply(recv(0, 1, 11_000, 39_000, 0)),
+                onExchangeThread.apply(send(0, 1, 50_000, 100_000, 1)),
+                onExchangeThread.apply(recv(0, 1, 51_000, 34_000, 1)),
+                x("step", "step", 1, 0, 100_000, "\"step\":0,\"stage\":\"FULL\""),
+                x("compute", "phase", 1, 0, 44_000, ""),
+                onExchangeThread.apply(send(1, 0, 45_000, 400_000, 0)),
+                onExchangeThread.apply(send(1, 0, 80_000, 100_000, 1)));
+        Path file = dir.resolve("trace.json");
+        Files.writeString(file, "{\"traceEvents\":[\n" + String.join(",\n", e)
+                + "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"workers\":2}}\n");
+        TraceSummary.Row rank0 = TraceSummary.read(file, 80.0).rows().get(0);
+        assertEquals(new TraceSummary.Row(0, 0, "FULL", 100, 0, 60, 10, 50, 30, 63, 0, 0, 10, Double.NaN, 500_000, 0),
+                rank0);
+    }
+
     @Test
     void shouldFlagAFrameReceivedBeforeItWasSentBeyondTheClocksBounds(@TempDir Path dir) throws IOException {
         // rank 1's clock put 35 ms late: its send to rank 0 in step 1 now starts after rank 0's receive ended

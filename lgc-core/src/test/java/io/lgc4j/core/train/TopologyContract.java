@@ -444,6 +444,21 @@ public abstract class TopologyContract {
         ResumeCheck.assertCompleteWhenItsStepEnds(b, dir, 7);
     }
 
+    /**
+     * Backward overlap: a gradient that is not finite, found while the exchange thread already sends the last layers'
+     * pieces, fails the run with the message the synchronous run gives (the piece that holds it is never handed over,
+     * and the exchange waiting for it is released), and a checkpoint before it is complete.
+     */
+    @Test
+    void backwardOverlapShouldFailOnANonFiniteGradientAsTheSynchronousRunDoes(@TempDir Path dir) throws Exception {
+        DistributedTrainer.Builder b = DistributedTrainer.builder().model(TestModels.mlp(43)).topology(topology())
+                .overlap(Overlap.BACKWARD).bucketBytes(4);
+        if (replicaStages() != null) {
+            b.stages(replicaStages());
+        }
+        ResumeCheck.assertCompleteWhenItsStepEnds(b, dir, 7);
+    }
+
     /** Trains {@code model} on {@code workers} ranks for {@code epochs} epochs of {@code steps} steps. */
     private void assertReplicasIdentical(Model model, int workers, int steps, int epochs) {
         assertReplicasIdentical(model, workers, steps, epochs, ValueEncoding.FP32);
