@@ -143,7 +143,8 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         maxSteps = new IntParam(this, "maxSteps", "stop after this many steps (0: no cap)", ParamValidators.gtEq(0));
         overlap = new Param<>(this, "overlap", "none: compute, exchange and apply in turn; delayed: step t + 1's"
                 + " gradient computed while step t's is exchanged, step t's mean applied one step late; predicted: delayed,"
-                + " the gradient taken at predicted parameters",
+                + " the gradient taken at predicted parameters; backward: a dense step's exchange starts on the last"
+                + " layers while the backward pass computes the first (the same math, pieces of at least 1 MiB)",
                 ParamValidators.inArray(java.util.Arrays.stream(Overlap.values()).map(Overlap::configName)
                         .toArray(String[]::new)));
         forceRepartition = new BooleanParam(this, "forceRepartition", "repartition to K even when the DataFrame has"
@@ -348,12 +349,15 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         return this;
     }
 
-    /** {@code none} (the default), {@code delayed} or {@code predicted}: see {@code training.overlap}. */
+    /** {@code none} (the default), {@code delayed}, {@code predicted} or {@code backward}: {@code training.overlap}. */
     public Param<String> overlap() {
         return overlap;
     }
 
-    /** {@code none} (the default), {@code delayed} or {@code predicted} ({@link io.lgc4j.core.train.Overlap}). */
+    /**
+     * {@code none} (the default), {@code delayed}, {@code predicted} or {@code backward}
+     * ({@link io.lgc4j.core.train.Overlap}; {@code backward} with the default 1 MiB pieces).
+     */
     public LgcEstimator setOverlap(String value) {
         set(overlap, value);
         return this;

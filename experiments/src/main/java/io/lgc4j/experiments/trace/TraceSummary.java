@@ -222,7 +222,7 @@ public final class TraceSummary {
             }
             if (s.cat().equals("phase")) {
                 if (exchangeThread) {
-                    continue; // the exchange thread's phases overlap the pass: the rank's thread says what was not hidden
+                    continue; // they overlap the pass: the rank's thread says what was not hidden
                 }
                 if (s.name().equals("communicate")) {
                     communicate += s.dur();

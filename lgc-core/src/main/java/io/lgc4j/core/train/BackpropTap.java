@@ -135,7 +135,7 @@ final class BackpropTap {
         }
     }
 
-    /** A {@link ComputationGraph} whose backward pass tells a {@link ReplicaModel.LayerTap} each layer vertex it finishes. */
+    /** A {@link ComputationGraph} whose backward pass tells a {@link ReplicaModel.LayerTap} each layer it finishes. */
     @SuppressWarnings("overrides") // as Network
     static final class Graph extends ComputationGraph {
         private static final long serialVersionUID = 1L;

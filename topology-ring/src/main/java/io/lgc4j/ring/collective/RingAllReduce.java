@@ -202,7 +202,7 @@ public final class RingAllReduce {
         return directPass(data, 0, data.length, kind, tag);
     }
 
-    /** {@link #directPass(float[], TrafficKind, StepTag)} of elements {@code from..to}, in the whole vector's chunks. */
+    /** {@link #directPass(float[], TrafficKind, StepTag)} of elements {@code from..to}, in the vector's chunks. */
     Pass directPass(float[] data, int from, int to, TrafficKind kind, StepTag tag) {
         if (tag.values() != ValueEncoding.FP32) {
             throw new IllegalArgumentException("a direct sum carries fp32 values only, found " + tag.values());
