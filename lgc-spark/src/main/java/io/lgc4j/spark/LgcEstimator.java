@@ -142,8 +142,8 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         seed = new LongParam(this, "seed", "seed of each rank's data order and of the method");
         maxSteps = new IntParam(this, "maxSteps", "stop after this many steps (0: no cap)", ParamValidators.gtEq(0));
         overlap = new Param<>(this, "overlap", "none: compute, exchange and apply in turn; delayed: step t + 1's"
-                + " gradient computed while step t's is exchanged, step t's mean applied one step late; predicted: delayed,"
-                + " the gradient taken at predicted parameters; backward: a dense step's exchange starts on the last"
+                + " gradient computed while step t's is exchanged, step t's mean applied one step late; predicted:"
+                + " delayed, the gradient taken at predicted parameters; backward: a dense step's exchange starts on the last"
                 + " layers while the backward pass computes the first (the same math, pieces of at least 1 MiB)",
                 ParamValidators.inArray(java.util.Arrays.stream(Overlap.values()).map(Overlap::configName)
                         .toArray(String[]::new)));
