@@ -1,6 +1,7 @@
 package io.lgc4j.core.train;
 
 import org.deeplearning4j.nn.api.Layer;
+import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.nn.api.Updater;
 import org.deeplearning4j.nn.conf.ComputationGraphConfiguration;
 import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
@@ -13,6 +14,7 @@ import org.deeplearning4j.nn.workspace.LayerWorkspaceMgr;
 import org.nd4j.linalg.api.ndarray.INDArray;
 
 import java.util.BitSet;
+import java.util.function.DoubleSupplier;
 
 /**
  * The seam through which a replica tells, during its backward pass, which layer's gradient is final
@@ -31,11 +33,41 @@ final class BackpropTap {
 
     private static final String BACKPROP = "Backprop";
 
+    /** A model whose backward pass can tell a tap each layer it finishes. */
+    private interface Tapped {
+        void tap(ReplicaModel.LayerTap tap);
+    }
+
+    /**
+     * Runs {@code pass} (a forward and backward pass of {@code model}) telling {@code tap} every element of the
+     * gradient once: each layer as it finishes when {@code model} is one of this class's, else the whole gradient
+     * when the pass returns.
+     *
+     * @return the pass's loss
+     */
+    static double pass(Model model, ReplicaModel.LayerTap tap, DoubleSupplier pass) {
+        int length = Math.toIntExact(model.numParams());
+        if (!(model instanceof Tapped tapped)) {
+            double loss = pass.getAsDouble();
+            tap.finished(0, length);
+            return loss;
+        }
+        Completing completing = new Completing(tap, length);
+        tapped.tap(completing);
+        try {
+            double loss = pass.getAsDouble();
+            completing.finish();
+            return loss;
+        } finally {
+            tapped.tap(null);
+        }
+    }
+
     /**
      * Passes a backward pass's finished layers on, each element once, and when the pass returns the parts never
      * tapped (the first layer's, layers that return no epsilon), highest first.
      */
-    static final class Completing implements ReplicaModel.LayerTap {
+    private static final class Completing implements ReplicaModel.LayerTap {
         private final ReplicaModel.LayerTap tap;
         private final BitSet told;
         private final int length;
@@ -84,7 +116,7 @@ final class BackpropTap {
 
     /** A {@link MultiLayerNetwork} whose backward pass tells a {@link ReplicaModel.LayerTap} each layer it finishes. */
     @SuppressWarnings("overrides") // DL4J's own doEvaluation(T[]) implements a T... method; inherited, not ours
-    static final class Network extends MultiLayerNetwork {
+    static final class Network extends MultiLayerNetwork implements Tapped {
         private static final long serialVersionUID = 1L;
         private transient ReplicaModel.LayerTap tap;
 
@@ -121,7 +153,8 @@ final class BackpropTap {
             return copy;
         }
 
-        void tap(ReplicaModel.LayerTap t) {
+        @Override
+        public void tap(ReplicaModel.LayerTap t) {
             this.tap = t;
         }
 
@@ -137,7 +170,7 @@ final class BackpropTap {
 
     /** A {@link ComputationGraph} whose backward pass tells a {@link ReplicaModel.LayerTap} each layer it finishes. */
     @SuppressWarnings("overrides") // as Network
-    static final class Graph extends ComputationGraph {
+    static final class Graph extends ComputationGraph implements Tapped {
         private static final long serialVersionUID = 1L;
         private transient ReplicaModel.LayerTap tap;
 
@@ -164,7 +197,8 @@ final class BackpropTap {
             return copy;
         }
 
-        void tap(ReplicaModel.LayerTap t) {
+        @Override
+        public void tap(ReplicaModel.LayerTap t) {
             this.tap = t;
         }
 

@@ -458,22 +458,7 @@ final class RankLoop {
             clock.enter(Phase.COMPUTE);
             Future<Computed> f = next;
             next = null;
-            Computed c;
-            try {
-                c = f.get();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new TransportClosedException("rank " + rank + " was interrupted waiting for step " + s
-                        + "'s gradient");
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof RuntimeException r) {
-                    throw r;
-                }
-                if (e.getCause() instanceof Error err) {
-                    throw err;
-                }
-                throw new IllegalStateException("rank " + rank + " step " + s + ": " + e.getCause(), e.getCause());
-            }
+            Computed c = outcome(f, s, "gradient");
             if (c.step() != s) {
                 throw new IllegalStateException("rank " + rank + " expected step " + s + "'s gradient, got step "
                         + c.step() + "'s");
@@ -538,21 +523,7 @@ final class RankLoop {
                 throw e;
             }
             clock.enter(Phase.COMMUNICATE);
-            try {
-                exchanged.get();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new TransportClosedException("rank " + rank + " was interrupted waiting for step " + s
-                        + "'s exchange");
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof RuntimeException r) {
-                    throw r;
-                }
-                if (e.getCause() instanceof Error err) {
-                    throw err;
-                }
-                throw new IllegalStateException("rank " + rank + " step " + s + ": " + e.getCause(), e.getCause());
-            }
+            outcome(exchanged, s, "exchange");
             return computed;
         }
 
@@ -560,6 +531,28 @@ final class RankLoop {
         @Override
         public void close() {
             thread.shutdownNow();
+        }
+    }
+
+    /**
+     * What {@code work} (step {@code s}'s {@code what}, run on a thread of this rank's) came to: its result, or what it
+     * threw, thrown here as it was.
+     */
+    private <T> T outcome(Future<T> work, int s, String what) {
+        try {
+            return work.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TransportClosedException("rank " + rank + " was interrupted waiting for step " + s + "'s "
+                    + what);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException("rank " + rank + " step " + s + ": " + e.getCause(), e.getCause());
         }
     }
 

@@ -235,20 +235,7 @@ public sealed interface ReplicaModel extends Persistent permits ReplicaModel.Net
 
         @Override
         public double computeGradient(INDArray features, INDArray labels, LayerTap tap) {
-            if (!(net instanceof BackpropTap.Network tapped)) {
-                double loss = computeGradient(features, labels);
-                tap.finished(0, Math.toIntExact(net.getFlattenedGradients().length()));
-                return loss;
-            }
-            BackpropTap.Completing completing = new BackpropTap.Completing(tap, Math.toIntExact(net.numParams()));
-            tapped.tap(completing);
-            try {
-                double loss = computeGradient(features, labels);
-                completing.finish();
-                return loss;
-            } finally {
-                tapped.tap(null);
-            }
+            return BackpropTap.pass(net, tap, () -> computeGradient(features, labels));
         }
 
         @Override
@@ -326,20 +313,7 @@ public sealed interface ReplicaModel extends Persistent permits ReplicaModel.Net
 
         @Override
         public double computeGradient(INDArray features, INDArray labels, LayerTap tap) {
-            if (!(graph instanceof BackpropTap.Graph tapped)) {
-                double loss = computeGradient(features, labels);
-                tap.finished(0, Math.toIntExact(graph.getFlattenedGradients().length()));
-                return loss;
-            }
-            BackpropTap.Completing completing = new BackpropTap.Completing(tap, Math.toIntExact(graph.numParams()));
-            tapped.tap(completing);
-            try {
-                double loss = computeGradient(features, labels);
-                completing.finish();
-                return loss;
-            } finally {
-                tapped.tap(null);
-            }
+            return BackpropTap.pass(graph, tap, () -> computeGradient(features, labels));
         }
 
         @Override
