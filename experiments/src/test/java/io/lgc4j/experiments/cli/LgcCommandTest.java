@@ -219,8 +219,8 @@ class LgcCommandTest {
         Files.writeString(config, "run: {name: x}\ntraining: {wrokers: 4}\n");
         assertEquals(2, LgcCommand.execute("run", config.toString()));
         assertEquals("lgc: " + config + ": unknown key 'training.wrokers'; allowed keys under 'training':"
-                + " batchSizePerWorker, checkpointEverySteps, diagnostics, epochs, evalEverySteps, maxSteps, overlap,"
-                + " trace, workers",
+                + " batchSizePerWorker, bucketBytes, checkpointEverySteps, diagnostics, epochs, evalEverySteps,"
+                + " maxSteps, overlap, trace, workers",
                 err.toString(StandardCharsets.UTF_8).trim());
     }
 

@@ -46,7 +46,7 @@ import java.util.Objects;
  * <p>Every failure is a {@link ConfigException} whose message starts with the file name (for {@link #parse}, the
  * given source name) and, when one key is at fault, names it by its dotted path:
  * <pre>{@code
- * <file>: unknown key 'training.wrokers'; allowed keys under 'training': batchSizePerWorker, checkpointEverySteps, diagnostics, epochs, ...
+ * <file>: unknown key 'training.wrokers'; allowed keys under 'training': batchSizePerWorker, bucketBytes, checkpointEverySteps, ...
  * <file>: unknown key 'foo'; allowed keys at the top level: data, model, run, topology, training
  * <file>: key 'training.workers' expects an integer, found "four"
  * <file>: key 'topology.type' expects one of [ps, ring], found "mesh"
