@@ -120,10 +120,12 @@ class LgcEstimatorTest {
     @Test
     void anUnknownOverlapModeShouldBeRefusedWhenSetNamingTheParameter() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> estimator().setOverlap("backward"));
-        assertTrue(e.getMessage().contains("overlap given invalid value backward"), e.getMessage());
+                () -> estimator().setOverlap("forward"));
+        assertTrue(e.getMessage().contains("overlap given invalid value forward"), e.getMessage());
         LgcEstimator predicted = estimator().setOverlap("predicted");
         assertEquals("predicted", predicted.getOrDefault(predicted.overlap()));
+        LgcEstimator backward = estimator().setOverlap("backward");
+        assertEquals("backward", backward.getOrDefault(backward.overlap()));
     }
 
     @Test
