@@ -24,11 +24,6 @@ public interface GradientPieces {
                 throw new IllegalArgumentException("a piece spans from <= to, both >= 0, found " + from + ".." + to);
             }
         }
-
-        /** Its number of elements. */
-        public int length() {
-            return to - from;
-        }
     }
 
     /** The pieces in the order the backward pass finishes them (the highest elements first); they tile 0..n. */
@@ -56,10 +51,9 @@ public interface GradientPieces {
         List<ParamBlock> blocks = layout.blocks();
         List<Piece> pieces = new ArrayList<>();
         int to = layout.length();
-        int from = to;
         for (int b = blocks.size() - 1; b >= 0; b--) {
             ParamBlock block = blocks.get(b);
-            from = block.offset();
+            int from = block.offset();
             boolean layerStarts = b == 0 || blocks.get(b - 1).layerIndex() != block.layerIndex();
             if (layerStarts && (long) (to - from) * Float.BYTES >= bucketBytes) {
                 pieces.add(new Piece(from, to));
@@ -70,20 +64,5 @@ public interface GradientPieces {
             pieces.add(new Piece(0, to));
         }
         return List.copyOf(pieces);
-    }
-
-    /** A gradient that is whole already: one piece, never waited for. */
-    static GradientPieces whole(int length) {
-        List<Piece> one = List.of(new Piece(0, length));
-        return new GradientPieces() {
-            @Override
-            public List<Piece> pieces() {
-                return one;
-            }
-
-            @Override
-            public void await(Piece piece) {
-            }
-        };
     }
 }

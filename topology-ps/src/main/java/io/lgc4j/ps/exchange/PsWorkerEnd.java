@@ -40,6 +40,8 @@ public final class PsWorkerEnd {
     private final FusionPlan plan;
     private final StepLink link;
     private final List<Shard> shards;
+    /** {@link #shards}, the one whose slices start highest first: the order a streamed dense step pushes them in. */
+    private final List<Shard> byReadiness;
     /** Where the compressible blocks' frames go: every shard its pieces, or shard 0 all of them. */
     private final List<Shard> compressible;
     private final boolean oneCompressibleShard;
@@ -95,6 +97,8 @@ public final class PsWorkerEnd {
                     new float[dense.length()], plan.view(s, layout.compressibleBlocks()), contiguous));
         }
         this.shards = List.copyOf(list);
+        list.sort(Comparator.comparingInt((Shard s) -> firstElement(s, layout.length())).reversed());
+        this.byReadiness = List.copyOf(list);
         this.oneCompressibleShard = compressibleOnShardZero || plan.shards() == 1;
         Shard first = shards.get(0);
         this.compressible = compressibleOnShardZero && plan.shards() > 1
@@ -146,8 +150,6 @@ public final class PsWorkerEnd {
      * fusion buffers that reach into the first layers on every shard, nothing can go before the pass ends.
      */
     public void fullStep(StepTag tag, float[] gradient, PhaseClock clock, GradientPieces pieces) {
-        List<Shard> byReadiness = new ArrayList<>(shards);
-        byReadiness.sort(Comparator.comparingInt((Shard s) -> firstElement(s, gradient.length)).reversed());
         for (Shard s : byReadiness) {
             int first = firstElement(s, gradient.length);
             for (GradientPieces.Piece p : pieces.pieces()) {
