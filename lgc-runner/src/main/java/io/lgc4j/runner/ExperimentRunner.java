@@ -402,7 +402,7 @@ public final class ExperimentRunner {
      * The training data {@code data} names: Fashion-MNIST's training split in memory (read here), or a file source
      * that each worker streams its rows from (opened by the trainer, on workers only).
      */
-    private static DataSource trainingData(DataConfig data) throws IOException {
+    public static DataSource trainingData(DataConfig data) throws IOException {
         Path dir = Path.of(data.path());
         long limit = data.trainLimit() == DataConfig.NO_LIMIT ? Long.MAX_VALUE : data.trainLimit();
         if (data.dataset() == DatasetName.CSV) {

@@ -25,6 +25,7 @@ import io.lgc4j.core.metrics.StepMetrics;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.method.Methods;
+import io.lgc4j.core.train.TopologyDescription;
 import io.lgc4j.core.train.TrainingResult;
 import io.lgc4j.core.warmup.Warmup;
 import io.lgc4j.runner.config.ExperimentConfig;
@@ -441,15 +442,15 @@ public record RunSummary(String run, String topology, int workers, int steps, do
         return new RunSummary(config.run().name(), config.topology().type().toString(), workers, steps.size(),
                 result.finalAccuracy(), steps.isEmpty() ? Double.NaN : steps.get(steps.size() - 1).loss(), sent,
                 received, steps.isEmpty() ? 0 : perStep / steps.size(), config.compressor().type().toString(),
-                byStage, phases, result.wallNanos() / 1e6, parameters, replicaChecksums, method(config, result));
+                byStage, phases, result.wallNanos() / 1e6, parameters, replicaChecksums, method(config, result.method()));
     }
 
     /**
      * The method as the topology described itself, with the resolved warm-up ({@code warmup}: type, its settings,
      * values, carryMemory) when the FULL stage is not the default dense one (so a default run's summary is as before).
      */
-    private static Map<String, Object> method(ExperimentConfig config, TrainingResult result) {
-        Map<String, Object> method = result.method().toMap();
+    static Map<String, Object> method(ExperimentConfig config, TopologyDescription described) {
+        Map<String, Object> method = described.toMap();
         if (config.warmup().section().isDefault()) {
             return method;
         }

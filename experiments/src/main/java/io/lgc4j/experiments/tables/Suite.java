@@ -186,18 +186,9 @@ public record Suite(Path file, SuiteKind kind, String title, List<String> models
         return ConfigLoader.parse(yaml, source);
     }
 
-    /** Merges {@code over} into {@code into}: mappings key by key, anything else replaced. */
+    /** Merges {@code over} into {@code into}: {@link ConfigLoader#merge}. */
     static void merge(ObjectNode into, ObjectNode over) {
-        Iterator<Map.Entry<String, JsonNode>> fields = over.fields();
-        while (fields.hasNext()) {
-            Map.Entry<String, JsonNode> f = fields.next();
-            JsonNode existing = into.get(f.getKey());
-            if (existing instanceof ObjectNode target && f.getValue() instanceof ObjectNode source) {
-                merge(target, source);
-            } else {
-                into.set(f.getKey(), f.getValue().deepCopy());
-            }
-        }
+        ConfigLoader.merge(into, over);
     }
 
     static final YAMLMapper MAPPER = new YAMLMapper();

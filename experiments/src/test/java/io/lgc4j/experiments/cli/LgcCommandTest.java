@@ -399,6 +399,33 @@ class LgcCommandTest {
                 + "(500 × 800): at most 500, found 600 (model small-cnn)", message);
     }
 
+    @Test
+    void evidenceShouldRefuseABadTargetOrRootAndStillWriteFromARunDirectory(@TempDir Path dir) throws IOException {
+        assertEquals(2, LgcCommand.execute("evidence", "step-penalties", "--target", "80"));
+        assertEquals("lgc evidence step-penalties: --target must be a fraction in (0, 1], found 80.0", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("evidence", "step-penalties", dir.resolve("none").toString()));
+        assertEquals("lgc evidence step-penalties: " + dir.resolve("none") + " is not a directory; expected a"
+                + " results root such as docs/results", error());
+        err.reset();
+        // a dense run and a fp16 run of one seed: two rows, the fp16 one at 150 ÷ 100 steps
+        for (String[] run : new String[][] {{"dense", "fp32", "0.85"}, {"fp16", "fp16", "0.7"}}) {
+            Path r = Files.createDirectories(dir.resolve("results").resolve(run[0]));
+            Files.writeString(r.resolve("config.yaml"), "run: {name: " + run[0] + "}\ntraining: {evalEverySteps: 50}\n"
+                    + "compressor: {type: none, values: " + run[1] + "}\n");
+            Files.writeString(r.resolve("metrics.csv"), "step,test_accuracy\n49,0.5\n99," + run[2] + "\n149,0.9\n");
+        }
+        Path out = dir.resolve("penalties.csv");
+        assertEquals(0, LgcCommand.execute("evidence", "step-penalties", dir.resolve("results").toString(),
+                "--output", out.toString()));
+        var read = io.lgc4j.core.advise.StepPenalties.read(out);
+        assertEquals(2, read.rows().size(), Files.readString(out));
+        assertEquals(java.util.List.of(150), read.rows().get(1).steps());
+        assertEquals(java.util.List.of(100), read.rows().get(1).denseSteps());
+        assertEquals("lgc evidence step-penalties: 2 runs counted, 0 skipped; 1 settings with dense runs, 1 method"
+                + " rows (1 reached the target on every seed); wrote " + out, error());
+    }
+
     /** An uncompressed IDX images and labels pair of {@code count} blank 28×28 images of class 0. */
     private static void writeIdx(Path dir, String prefix, int count) throws IOException {
         java.nio.ByteBuffer images = java.nio.ByteBuffer.allocate(16 + count * 784);

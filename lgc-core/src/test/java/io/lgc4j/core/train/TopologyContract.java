@@ -141,6 +141,43 @@ public abstract class TopologyContract {
         }
     }
 
+    /**
+     * A dry run's step (the advisor's, {@link io.lgc4j.core.advise.DryRun}) gives the bits a plain exchange gives,
+     * every byte one endpoint sent is one another received, and each step's cost is that step's alone.
+     */
+    @ParameterizedTest(name = "K={0}")
+    @ValueSource(ints = {2, 4})
+    void dryRunShouldGiveTheExchangesBitsAndCountEveryByteOnce(int k) throws Exception {
+        int n = 1003;
+        GradientLayout layout = meanLayout(n);
+        float[][] inputs = gaussianInputs(k, n);
+        float[][] plain = exchange(topology(), layout, inputs, new StepTag(0, Stage.FULL));
+        try (io.lgc4j.core.advise.DryRun run = new io.lgc4j.core.advise.DryRun(topology(), k, layout)) {
+            long[] sentPerStep = new long[2];
+            for (int step = 0; step < 2; step++) {
+                float[][] dry = run.step(new StepTag(step, Stage.FULL), inputs);
+                for (int r = 0; r < k; r++) {
+                    assertArrayEquals(plain[r], dry[r], "rank " + r);
+                }
+                var cost = run.lastCost();
+                long sent = 0;
+                long received = 0;
+                for (int e = 0; e < cost.bytes().endpoints(); e++) {
+                    sent += cost.bytes().bytes(e, io.lgc4j.core.comm.Direction.SENT);
+                    received += cost.bytes().bytes(e, io.lgc4j.core.comm.Direction.RECEIVED);
+                }
+                assertEquals(sent, received, "bytes sent and received in step " + step);
+                assertTrue(sent >= 4L * n, "a FULL step moves at least the gradient once: " + sent);
+                assertTrue(cost.legs() >= 1 && cost.legs() <= 2 * k, "legs " + cost.legs());
+                for (int r = 0; r < k; r++) {
+                    assertTrue(cost.cpuNanos()[r] > 0, "rank " + r + "'s CPU");
+                }
+                sentPerStep[step] = sent;
+            }
+            assertEquals(sentPerStep[0], sentPerStep[1], "two dense steps move the same bytes");
+        }
+    }
+
     /** K ranks' inputs of {@code n} Gaussian floats, seeded by K. */
     protected static float[][] gaussianInputs(int k, int n) {
         float[][] inputs = new float[k][n];

@@ -6,7 +6,7 @@ import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.StageSchedule;
-import io.lgc4j.core.train.LiveTopology;
+import io.lgc4j.core.advise.DryRun;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
 import org.junit.jupiter.api.Test;
@@ -107,12 +107,12 @@ class LgcPsCheckpointTest {
         resumed.attachNotes(resumedNotes);
         GradientLayout layout = LgcPsTopologyContractTest.mixedLayout(N);
         List<Map<String, Double>> notes = new ArrayList<>();
-        try (LiveTopology a = new LiveTopology(original, K, layout)) {
+        try (DryRun a = new DryRun(original, K, layout)) {
             for (int s = 0; s < checkpointAt; s++) {
                 a.step(tag(s), inputs(s));
             }
             List<CheckpointPart> parts = a.save();
-            try (LiveTopology b = new LiveTopology(resumed, K, layout)) {
+            try (DryRun b = new DryRun(resumed, K, layout)) {
                 b.restore(parts);
                 for (int s = checkpointAt; s < STEPS; s++) {
                     float[][] expected = a.step(tag(s), inputs(s));
@@ -133,14 +133,14 @@ class LgcPsCheckpointTest {
 
     /** A fresh run's parts before its first step. */
     private static List<CheckpointPart> savedAtStart() throws CheckpointException {
-        try (LiveTopology live = new LiveTopology(LgcPsTopologyContractTest.lgc(SupportPolicy.LEADER), K,
+        try (DryRun live = new DryRun(LgcPsTopologyContractTest.lgc(SupportPolicy.LEADER), K,
                 LgcPsTopologyContractTest.mixedLayout(N))) {
             return new ArrayList<>(live.save());
         }
     }
 
     private static void restoreFresh(List<CheckpointPart> parts) throws CheckpointException {
-        try (LiveTopology live = new LiveTopology(LgcPsTopologyContractTest.lgc(SupportPolicy.LEADER), K,
+        try (DryRun live = new DryRun(LgcPsTopologyContractTest.lgc(SupportPolicy.LEADER), K,
                 LgcPsTopologyContractTest.mixedLayout(N))) {
             live.restore(parts);
         }

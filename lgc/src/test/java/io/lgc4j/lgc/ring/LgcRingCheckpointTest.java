@@ -11,7 +11,7 @@ import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.StageSchedule;
-import io.lgc4j.core.train.LiveTopology;
+import io.lgc4j.core.advise.DryRun;
 import io.lgc4j.core.comm.StepTag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -102,12 +102,12 @@ class LgcRingCheckpointTest {
         original.attachNotes(originalNotes);
         resumed.attachNotes(resumedNotes);
         List<Map<String, Double>> notes = new ArrayList<>();
-        try (LiveTopology a = new LiveTopology(original, K, layout())) {
+        try (DryRun a = new DryRun(original, K, layout())) {
             for (int s = 0; s < checkpointAt; s++) {
                 a.step(tag(s), inputs(s));
             }
             List<CheckpointPart> parts = a.save();
-            try (LiveTopology b = new LiveTopology(resumed, K, layout())) {
+            try (DryRun b = new DryRun(resumed, K, layout())) {
                 b.restore(parts);
                 for (int s = checkpointAt; s < STEPS; s++) {
                     float[][] expected = a.step(tag(s), inputs(s));
@@ -126,13 +126,13 @@ class LgcRingCheckpointTest {
 
     /** A fresh run's parts before its first step. */
     private static List<CheckpointPart> savedAtStart() throws CheckpointException {
-        try (LiveTopology live = new LiveTopology(topology(LENIENT), K, layout())) {
+        try (DryRun live = new DryRun(topology(LENIENT), K, layout())) {
             return new ArrayList<>(live.save());
         }
     }
 
     private static void restoreFresh(List<CheckpointPart> parts) throws CheckpointException {
-        try (LiveTopology live = new LiveTopology(topology(LENIENT), K, layout())) {
+        try (DryRun live = new DryRun(topology(LENIENT), K, layout())) {
             live.restore(parts);
         }
     }

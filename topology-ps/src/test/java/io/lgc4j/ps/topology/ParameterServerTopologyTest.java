@@ -72,4 +72,21 @@ class ParameterServerTopologyTest extends TopologyContract {
         assertEquals((k - 1) * (4 * n + FrameDescriptor.OVERHEAD), result.traffic().bytes(0, Direction.SENT,
                 Stage.SETUP));
     }
+
+    /** A push and a mean: n floats each way per worker, 2 legs, whatever K. */
+    @ParameterizedTest(name = "K={0}")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {1, 3, 4})
+    void dryRunShouldCountAPushAndAMeanPerWorker(int k) throws Exception {
+        int n = 1003;
+        try (io.lgc4j.core.advise.DryRun run = new io.lgc4j.core.advise.DryRun(topology(), k, meanLayout(n))) {
+            run.step(new io.lgc4j.core.comm.StepTag(0, Stage.FULL), gaussianInputs(k, n));
+            var cost = run.lastCost();
+            assertEquals(2, cost.legs());
+            for (int w = 0; w < k; w++) {
+                assertEquals(4L * n, cost.bytes().bytes(w, Direction.SENT, Stage.FULL, TrafficKind.VALUES));
+                assertEquals(4L * n, cost.bytes().bytes(w, Direction.RECEIVED, Stage.FULL, TrafficKind.VALUES));
+            }
+            assertEquals(4L * n * k, cost.bytes().bytes(k, Direction.RECEIVED, Stage.FULL, TrafficKind.VALUES));
+        }
+    }
 }

@@ -1,0 +1,117 @@
+package io.lgc4j.core.advise;
+
+import io.lgc4j.core.stage.StageSchedule;
+import io.lgc4j.core.train.Overlap;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * What a method does to the math of a step, as one line of text: two methods with the same key take the same steps
+ * to a target on the same model and data, so committed evidence for one holds for the other.
+ *
+ * <p>Built from the method's description (a topology's {@code TopologyDescription.toMap()}, with the resolved
+ * {@code warmup} when the FULL stage is not dense: what {@code summary.json} records as {@code method}), its stage
+ * schedule and its overlap mode. Left out, because they change no step's math:
+ * <ul>
+ *   <li>the index codec ({@code codec}: every codec is lossless);</li>
+ *   <li>routes and shards (a topology does not describe them: {@code supportPath}, {@code directBelowBytes}, the
+ *       server count and layout give the same bits, {@code tta/routes/README.md});</li>
+ *   <li>{@link Overlap#BACKWARD} (the synchronous step's math, {@code tta/backward/README.md}).</li>
+ * </ul>
+ * Every method whose steps are dense fp32 and synchronous, on any topology, has the key {@link #DENSE}: dense ring and
+ * dense parameter server reach a target at the same step (they differ in the order of a float sum only).
+ *
+ * <pre>{@code
+ * MethodKey.of(Map.of("topology", "ps", "compressor", "none", "compressorSettings", Map.of(), "values", "fp32",
+ *         "topologySettings", Map.of()), StageSchedule.ALWAYS_FULL, Overlap.BACKWARD);     // DENSE
+ * MethodKey.of(scalecomRing, StageSchedule.denseWarmup(50), Overlap.NONE).text();
+ * // compressor=scalecom;compressorSettings.learnedRatio=0.001;...;stages=50/rest;topology=ring;...;values=fp32
+ * }</pre>
+ *
+ * @param text the key: {@code dense}, or the description's entries sorted by key ({@code a.b=value} for nested
+ *             maps, {@code [x y]} for lists) joined by {@code ;}, then {@code stages=F/T} and, for delayed
+ *             application, {@code overlap=delayed|predicted}
+ */
+public record MethodKey(String text) {
+
+    /** Dense fp32 synchronous steps, on any topology. */
+    public static final MethodKey DENSE = new MethodKey("dense");
+
+    /** Rejects a blank key. */
+    public MethodKey {
+        Objects.requireNonNull(text, "text");
+        if (text.isBlank()) {
+            throw new IllegalArgumentException("a method key is not blank");
+        }
+    }
+
+    /**
+     * The key of a method.
+     *
+     * @param method   its description: {@code topology}, {@code compressor}, {@code compressorSettings},
+     *                 {@code values}, {@code topologySettings}, optionally {@code codec} and {@code warmup}
+     * @param schedule its stage schedule as the compressor resolves it ({@link StageSchedule#ALWAYS_FULL} for dense)
+     * @param overlap  its overlap mode
+     * @throws IllegalArgumentException when {@code compressor} or {@code values} is missing
+     */
+    public static MethodKey of(Map<String, ?> method, StageSchedule schedule, Overlap overlap) {
+        Object compressor = method.get("compressor");
+        Object values = method.get("values");
+        if (compressor == null || values == null) {
+            throw new IllegalArgumentException("a method's description names its compressor and values, found keys "
+                    + new TreeMap<>(method).keySet());
+        }
+        if ("none".equals(compressor) && "fp32".equals(values) && !method.containsKey("warmup")
+                && !overlap.delaysApplication()) {
+            return DENSE;
+        }
+        SortedMap<String, String> flat = new TreeMap<>();
+        for (Map.Entry<String, ?> e : method.entrySet()) {
+            if (!e.getKey().equals("codec")) {
+                flatten(e.getKey(), e.getValue(), flat);
+            }
+        }
+        StringBuilder key = new StringBuilder();
+        flat.forEach((k, v) -> key.append(k).append('=').append(v).append(';'));
+        key.append("stages=").append(count(schedule.fullIterations(), "all")).append('/')
+                .append(count(schedule.topKIterations(), "rest"));
+        if (overlap.delaysApplication()) {
+            key.append(";overlap=").append(overlap.configName());
+        }
+        return new MethodKey(key.toString());
+    }
+
+    /** Whether this is {@link #DENSE}. */
+    public boolean isDense() {
+        return equals(DENSE);
+    }
+
+    private static String count(int steps, String unbounded) {
+        return steps == Integer.MAX_VALUE ? unbounded : Integer.toString(steps);
+    }
+
+    private static void flatten(String prefix, Object value, SortedMap<String, String> into) {
+        if (value instanceof Map<?, ?> map) {
+            for (Map.Entry<?, ?> e : map.entrySet()) {
+                flatten(prefix + "." + e.getKey(), e.getValue(), into);
+            }
+        } else if (value instanceof List<?> list) {
+            StringBuilder s = new StringBuilder("[");
+            for (Object item : list) {
+                s.append(s.length() > 1 ? " " : "").append(item);
+            }
+            into.put(prefix, s.append(']').toString());
+        } else {
+            into.put(prefix, String.valueOf(value));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return text;
+    }
+}
