@@ -90,6 +90,8 @@ final class AdviseCommand implements Callable<Integer> {
         Advice advice;
         try {
             advice = Advisor.advise(cfg, list, link, target, cores == null ? Double.NaN : cores, System.err);
+        } catch (IllegalStateException e) {
+            return bad(e.getMessage());
         } catch (IOException e) {
             System.err.println("lgc advise: " + e.getMessage());
             return 1;

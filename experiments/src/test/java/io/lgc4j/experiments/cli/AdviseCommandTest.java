@@ -82,7 +82,7 @@ class AdviseCommandTest {
         assertTrue(table.contains("no evidence of dense's steps for this model and data"), table);
         assertTrue(table.contains("nothing chosen"), table);
         List<String> lines = Files.readAllLines(csv);
-        assertEquals("candidate,label,stage,steps,step_ms,compute_ms,cpu_ms,wire_ms,legs,legs_ms,server_ms,"
+        assertEquals("candidate,label,stage,steps,step_ms,local_ms,quota_ms,wire_ms,legs,legs_ms,server_ms,"
                 + "hidden_ms,busiest_up_bytes,busiest_down_bytes,one_off_ms,bound,penalty,penalty_source,"
                 + "time_to_target_s,break_even,chosen", lines.get(0));
         Map<String, String[]> rows = new HashMap<>();

@@ -11,6 +11,7 @@ import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -18,8 +19,9 @@ import java.util.Objects;
  * The compute of a step of the user's model on this process, and a gradient per rank to dry-run the methods on
  * ({@code docs/design/advise.md} §2.3). It runs on a throwaway copy of the model (passes on the training replica would
  * move batch-norm statistics and iteration counts), on rank r's first batch of epoch 0 for rank r's gradient, exactly
- * as a run's first step reads it; two passes first warm the JIT and ND4J's workspaces, then every rank's batch is
- * timed in turn, back to back, so the process's CPU quota is spent as in a run.
+ * as a run's first step reads it; a few passes first warm the JIT and ND4J's workspaces, then every rank's batch is
+ * timed in turn, twice, back to back, so the process's CPU quota is spent as in a run. Last, one forward pass alone
+ * and a few applications of the updater are timed.
  *
  * <pre>{@code
  * ComputeProbe.Result probe = ComputeProbe.measure(model, source, 4, 32, 42, ComputeSettings.DEFAULT);
@@ -29,7 +31,12 @@ import java.util.Objects;
  */
 public final class ComputeProbe {
 
-    private static final int WARMUP_PASSES = 2;
+    /** Passes before any is timed: the JIT and ND4J's workspaces settle (fewer leave the first timed ones 2-3× slow). */
+    static final int WARMUP_PASSES = 6;
+    /** Timed rounds over the ranks' batches. */
+    static final int ROUNDS = 2;
+    /** Updates timed (on the throwaway copy). */
+    static final int APPLIES = 8;
 
     private ComputeProbe() {
     }
@@ -38,17 +45,24 @@ public final class ComputeProbe {
      * What the probe measured.
      *
      * @param freshMs   the first timed pass (after the warm-up passes), ms
-     * @param busyMs    the mean of the other timed passes, ms (equal to {@code freshMs} with one worker)
+     * @param busyMs    the mean of the other timed passes, ms
      * @param forwardMs a forward pass alone on rank 0's batch, ms: the backward pass is about {@code busyMs − forwardMs}
+     * @param applyMs   the model's updater applying one mean gradient, ms
+     * @param passCpuMs the process's CPU time of one pass (the mean of the timed ones), ms: what the pass costs at one
+     *                  core whatever the process's quota; a quota of q cores stretches it to at least
+     *                  {@code passCpuMs / q} of wall time when nothing else lets the quota refill
+     * @param applyCpuMs the process's CPU time of the update, ms
      * @param gradients per rank, the flattened gradient of its first batch (a sum over the batch, as DL4J gives it)
      */
-    public record Result(double freshMs, double busyMs, double forwardMs, float[][] gradients) {
+    public record Result(double freshMs, double busyMs, double forwardMs, double applyMs, double passCpuMs,
+                         double applyCpuMs, float[][] gradients) {
         /** Checks the times. */
         public Result {
             Objects.requireNonNull(gradients, "gradients");
-            if (!(freshMs >= 0 && busyMs >= 0 && forwardMs >= 0)) {
+            if (!(freshMs >= 0 && busyMs >= 0 && forwardMs >= 0 && applyMs >= 0 && passCpuMs >= 0
+                    && applyCpuMs >= 0)) {
                 throw new IllegalArgumentException("times are >= 0 ms, found " + freshMs + ", " + busyMs + ", "
-                        + forwardMs);
+                        + forwardMs + ", " + applyMs + ", " + passCpuMs + ", " + applyCpuMs);
             }
         }
 
@@ -80,18 +94,41 @@ public final class ComputeProbe {
             pass(replica, batches[i % workers]);
         }
         float[][] gradients = new float[workers][];
-        double[] ms = new double[workers];
-        for (int r = 0; r < workers; r++) {
+        double[] ms = new double[ROUNDS * workers];
+        // the process's CPU time is counted in scheduler ticks (10 ms here): read it over all passes, not one
+        long cpu0 = processCpuNanos();
+        for (int i = 0; i < ms.length; i++) {
+            int r = i % workers;
             long t0 = System.nanoTime();
             pass(replica, batches[r]);
-            gradients[r] = replica.gradient().dup().data().asFloat();
-            ms[r] = (System.nanoTime() - t0) / 1e6;
+            float[] g = replica.gradient().dup().data().asFloat();
+            ms[i] = (System.nanoTime() - t0) / 1e6;
+            if (i < workers) {
+                gradients[r] = g;
+            }
         }
+        double passCpuMs = (processCpuNanos() - cpu0) / 1e6 / ms.length;
         long t0 = System.nanoTime();
         forward(replica.model(), batches[0]);
         double forwardMs = (System.nanoTime() - t0) / 1e6;
-        double busy = workers == 1 ? ms[0] : Arrays.stream(ms, 1, workers).average().orElseThrow();
-        return new Result(ms[0], busy, forwardMs, gradients);
+        long c0 = processCpuNanos();
+        t0 = System.nanoTime();
+        for (int i = 0; i < APPLIES; i++) {
+            replica.applyGradient(gradients[i % workers], batchSize);
+        }
+        double applyMs = (System.nanoTime() - t0) / 1e6 / APPLIES;
+        double applyCpuMs = (processCpuNanos() - c0) / 1e6 / APPLIES;
+        return new Result(ms[0], Arrays.stream(ms, 1, ms.length).average().orElseThrow(), forwardMs, applyMs,
+                passCpuMs, applyCpuMs, gradients);
+    }
+
+    /** The CPU time of every thread of this process (ND4J's native threads included), ns. */
+    private static long processCpuNanos() {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getProcessCpuTime();
+        }
+        throw new IllegalStateException("this JVM reports no process CPU time (com.sun.management"
+                + ".OperatingSystemMXBean): the compute probe needs it");
     }
 
     private static void pass(ReplicaModel replica, DataSet batch) {

@@ -14,7 +14,7 @@ import java.util.Optional;
  *
  * @param rows       one per candidate, in the order given
  * @param chosen     the candidate with the least predicted time to the target, if any has one
- * @param computeMs  forward and backward of one batch on this process (the compute probe's busy mean)
+ * @param computeMs  forward, backward and the update of one batch: CPU time at one core (the compute probe's)
  * @param cores      the cores each process has (the share the CPU terms are divided by)
  * @param link       the link the predictions are for
  * @param denseSteps dense training's steps to the target, when the evidence has them
@@ -80,7 +80,9 @@ public record Advice(List<Row> rows, Optional<String> chosen, double computeMs, 
                 case LINK -> String.format(Locale.ROOT, "link: %s/step, %d legs", bytes(Math.max(last.busiestUp(),
                         last.busiestDown())), last.legs());
                 case SERVER -> String.format(Locale.ROOT, "server: %.0f ms CPU", p.serverMs());
-                case COMPUTE -> String.format(Locale.ROOT, "compute: %.0f + %.0f ms CPU", p.computeMs(), p.cpuMs());
+                case COMPUTE -> String.format(Locale.ROOT, "compute: %.0f ms of CPU a step%s", p.localMs(),
+                        p.quotaMs() > p.localMs() + 0.05 ? String.format(Locale.ROOT, ", %.0f ms at the quota",
+                        p.quotaMs()) : "");
             };
         }
     }
@@ -88,8 +90,8 @@ public record Advice(List<Row> rows, Optional<String> chosen, double computeMs, 
     /** The table a person reads: method, step ms by stage, steps, time to the target, why. */
     public String table() {
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "lgc advise: %.2f cores per process, compute %.1f ms a batch, link %s%n",
-                cores, computeMs, link.describe()));
+        b.append(String.format(Locale.ROOT, "lgc advise: %.2f cores per process, a pass and update %.1f ms of CPU,"
+                + " link %s%n", cores, computeMs, link.describe()));
         b.append(String.format(Locale.ROOT, "target %.0f %%: %s%n", 100 * target, denseSteps
                 .map(s -> String.format(Locale.ROOT, "dense takes %.0f steps (committed evidence)", s))
                 .orElse("no evidence of dense's steps for this model and data; times to the target are not shown")));
@@ -115,7 +117,7 @@ public record Advice(List<Row> rows, Optional<String> chosen, double computeMs, 
     }
 
     /** The CSV header of {@link #csv()}. */
-    public static final String CSV_HEADER = "candidate,label,stage,steps,step_ms,compute_ms,cpu_ms,wire_ms,legs,"
+    public static final String CSV_HEADER = "candidate,label,stage,steps,step_ms,local_ms,quota_ms,wire_ms,legs,"
             + "legs_ms,server_ms,hidden_ms,busiest_up_bytes,busiest_down_bytes,one_off_ms,bound,penalty,"
             + "penalty_source,time_to_target_s,break_even,chosen";
 
@@ -130,7 +132,7 @@ public record Advice(List<Row> rows, Optional<String> chosen, double computeMs, 
             for (StageRow s : r.stages()) {
                 StepModel.Prediction p = s.prediction();
                 b.append(String.join(",", cell(r.id()), cell(r.label()), s.stage().name(), "",
-                        ms(p.stepMs()), ms(p.computeMs()), ms(p.cpuMs()), ms(p.wireMs()), String.valueOf(s.legs()),
+                        ms(p.stepMs()), ms(p.localMs()), ms(p.quotaMs()), ms(p.wireMs()), String.valueOf(s.legs()),
                         ms(p.legsMs()), ms(p.serverMs()), ms(p.hiddenMs()), String.valueOf(s.busiestUp()),
                         String.valueOf(s.busiestDown()), ms(s.oneOffMs()), p.bound().label(), "", "", "", "", ""))
                         .append('\n');

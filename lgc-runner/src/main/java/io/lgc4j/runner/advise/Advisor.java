@@ -107,12 +107,14 @@ public final class Advisor {
      *
      * @param cores the cores each process of the run will have (its CPU terms are divided by min(1, cores));
      *              NaN: this process's ({@link CpuLimits#cores()})
-     * @throws IOException when the data cannot be read
+     * @throws IOException           when the data cannot be read
+     * @throws IllegalStateException when ND4J computes with another thread count than {@code model.compute.threads}
      */
     public static Advice advise(ExperimentConfig config, List<AdviseCandidate> candidates, Link link, double target,
                                 double cores, PrintStream log) throws IOException {
         long start = System.nanoTime();
-        Nd4jEnvironment.configure();
+        // the passes run with the threads the run would have; a mismatch fails as the run would, naming the fix
+        Nd4jEnvironment.threads(config.model().compute().threads(), 1);
         double share = Double.isNaN(cores) ? CpuLimits.ofThisProcess().cores() : cores;
         int workers = config.training().workers();
         Model model = ExperimentRunner.buildModel(config.model(), config.run().seed());
@@ -121,8 +123,9 @@ public final class Advisor {
             probe = ComputeProbe.measure(model, data, workers, config.training().batchSizePerWorker(),
                     config.run().seed(), config.model().compute().settings());
         }
-        log.printf(Locale.ROOT, "lgc advise: compute %.1f ms a batch (first %.1f, forward %.1f) on %d ranks' first"
-                + " batches%n", probe.busyMs(), probe.freshMs(), probe.forwardMs(), workers);
+        log.printf(Locale.ROOT, "lgc advise: a pass takes %.1f ms of CPU (%.1f ms of wall here, the first %.1f;"
+                + " forward alone %.1f), the update %.1f ms of CPU, on %d ranks' first batches%n", probe.passCpuMs(),
+                probe.busyMs(), probe.freshMs(), probe.forwardMs(), probe.applyCpuMs(), workers);
         GradientLayout layout = GradientLayout.of(model);
         StepPenalties evidence = StepEvidence.shipped();
         String evidenceKey = StepEvidence.evidenceKey(config);
@@ -136,7 +139,7 @@ public final class Advisor {
         Optional<String> chosen = rows.stream().filter(r -> r.timeToTargetS().isPresent())
                 .min((a, b) -> Double.compare(a.timeToTargetS().get(), b.timeToTargetS().get()))
                 .map(Advice.Row::id);
-        return new Advice(rows, chosen, probe.busyMs(), share, link, denseSteps, target,
+        return new Advice(rows, chosen, probe.passCpuMs() + probe.applyCpuMs(), share, link, denseSteps, target,
                 (System.nanoTime() - start) / 1e9);
     }
 
@@ -287,7 +290,9 @@ public final class Advisor {
             serverCpuMs = Math.max(serverCpuMs, cpu[s] / 1e6);
         }
         Busiest b = busiest(cost, workers);
-        return new StepModel.Inputs(probe.busyMs(), rankCpuMs, share, b.up, b.down, b.service, link.rateMbit(),
+        // the rank applies the mean after the exchange, on its thread, within its quota as its pass
+        return new StepModel.Inputs(probe.passCpuMs() + probe.applyCpuMs(), rankCpuMs, share, b.up, b.down,
+                b.service, link.rateMbit(),
                 link.psOverlap(), cost.legs(), link.hopMs(), link.stragglerMs(), serverCpuMs, share,
                 streams ? probe.backwardMs() : 0, share >= 1);
     }
