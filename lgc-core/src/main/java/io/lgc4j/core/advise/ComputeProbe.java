@@ -33,6 +33,9 @@ public final class ComputeProbe {
 
     /** Passes before any is timed: the JIT and ND4J's workspaces settle (fewer leave the first timed ones 2-3× slow). */
     static final int WARMUP_PASSES = 6;
+    /** ... and at least this long, up to {@link #MAX_WARMUP_PASSES} passes. */
+    static final long WARMUP_NANOS = 2_000_000_000L;
+    static final int MAX_WARMUP_PASSES = 60;
     /** Timed rounds over the ranks' batches. */
     static final int ROUNDS = 2;
     /** Updates timed (on the throwaway copy). */
@@ -48,10 +51,10 @@ public final class ComputeProbe {
      * @param busyMs    the mean of the other timed passes, ms
      * @param forwardMs a forward pass alone on rank 0's batch, ms: the backward pass is about {@code busyMs − forwardMs}
      * @param applyMs   the model's updater applying one mean gradient, ms
-     * @param passCpuMs the process's CPU time of one pass (the mean of the timed ones), ms: what the pass costs at one
+     * @param passCpuMs the CPU time of one pass (the mean of the timed ones), ms: what the pass costs at one
      *                  core whatever the process's quota; a quota of q cores stretches it to at least
      *                  {@code passCpuMs / q} of wall time when nothing else lets the quota refill
-     * @param applyCpuMs the process's CPU time of the update, ms
+     * @param applyCpuMs the CPU time of the update, ms
      * @param gradients per rank, the flattened gradient of its first batch (a sum over the batch, as DL4J gives it)
      */
     public record Result(double freshMs, double busyMs, double forwardMs, double applyMs, double passCpuMs,
@@ -90,13 +93,15 @@ public final class ComputeProbe {
             }
             batches[r] = it.next();
         }
-        for (int i = 0; i < WARMUP_PASSES; i++) {
+        // the JIT compiles for the first passes, on threads whose CPU the quota also charges: warm up long enough
+        long warm = System.nanoTime() + WARMUP_NANOS;
+        for (int i = 0; i < WARMUP_PASSES || (i < MAX_WARMUP_PASSES && System.nanoTime() < warm); i++) {
             pass(replica, batches[i % workers]);
         }
         float[][] gradients = new float[workers][];
         double[] ms = new double[ROUNDS * workers];
-        // the process's CPU time is counted in scheduler ticks (10 ms here): read it over all passes, not one
-        long cpu0 = processCpuNanos();
+        // CPU time may be counted in scheduler ticks (10 ms here): read it over all passes, not one
+        long cpu0 = cpuNanos();
         for (int i = 0; i < ms.length; i++) {
             int r = i % workers;
             long t0 = System.nanoTime();
@@ -107,23 +112,26 @@ public final class ComputeProbe {
                 gradients[r] = g;
             }
         }
-        double passCpuMs = (processCpuNanos() - cpu0) / 1e6 / ms.length;
+        double passCpuMs = (cpuNanos() - cpu0) / 1e6 / ms.length;
         long t0 = System.nanoTime();
         forward(replica.model(), batches[0]);
         double forwardMs = (System.nanoTime() - t0) / 1e6;
-        long c0 = processCpuNanos();
+        long c0 = cpuNanos();
         t0 = System.nanoTime();
         for (int i = 0; i < APPLIES; i++) {
             replica.applyGradient(gradients[i % workers], batchSize);
         }
         double applyMs = (System.nanoTime() - t0) / 1e6 / APPLIES;
-        double applyCpuMs = (processCpuNanos() - c0) / 1e6 / APPLIES;
+        double applyCpuMs = (cpuNanos() - c0) / 1e6 / APPLIES;
         return new Result(ms[0], Arrays.stream(ms, 1, ms.length).average().orElseThrow(), forwardMs, applyMs,
                 passCpuMs, applyCpuMs, gradients);
     }
 
-    /** The CPU time of every thread of this process (ND4J's native threads included), ns. */
-    private static long processCpuNanos() {
+    /**
+     * The CPU time of every thread of this process, ns: a CFS quota charges them all (ND4J's native threads, the
+     * collector, the JIT), so this is what the quota stretches.
+     */
+    private static long cpuNanos() {
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
             return os.getProcessCpuTime();
         }
