@@ -1,9 +1,10 @@
 package io.lgc4j.experiments.cli;
 
+import io.lgc4j.core.advise.Advice;
+import io.lgc4j.core.advise.Link;
 import io.lgc4j.runner.advise.AdviseCandidate;
 import io.lgc4j.runner.advise.AdviseCandidates;
-import io.lgc4j.runner.advise.Advice;
-import io.lgc4j.runner.advise.Advisor;
+import io.lgc4j.runner.advise.ConfigAdvisor;
 import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.ExperimentConfig;
@@ -73,9 +74,9 @@ final class AdviseCommand implements Callable<Integer> {
         if (cores != null && !(cores > 0)) {
             return bad("--cores must be > 0, found " + cores);
         }
-        Advisor.Link link;
+        Link link;
         try {
-            link = new Advisor.Link(rateMbit, hopMs, stragglerMs, psOverlap, "given");
+            link = new Link(rateMbit, hopMs, stragglerMs, psOverlap, "given");
         } catch (IllegalArgumentException e) {
             return bad(e.getMessage());
         }
@@ -89,7 +90,7 @@ final class AdviseCommand implements Callable<Integer> {
         }
         Advice advice;
         try {
-            advice = Advisor.advise(cfg, list, link, target, cores == null ? Double.NaN : cores, System.err);
+            advice = ConfigAdvisor.advise(cfg, list, link, target, cores == null ? Double.NaN : cores, System.err);
         } catch (IllegalStateException e) {
             return bad(e.getMessage());
         } catch (IOException e) {

@@ -1,6 +1,5 @@
-package io.lgc4j.runner.advise;
+package io.lgc4j.core.advise;
 
-import io.lgc4j.core.advise.StepModel;
 import io.lgc4j.core.stage.Stage;
 
 import java.util.List;
@@ -21,7 +20,7 @@ import java.util.Optional;
  * @param target     the test accuracy
  * @param seconds    what the advice cost, wall time
  */
-public record Advice(List<Row> rows, Optional<String> chosen, double computeMs, double cores, Advisor.Link link,
+public record Advice(List<Row> rows, Optional<String> chosen, double computeMs, double cores, Link link,
                      Optional<Double> denseSteps, double target, double seconds) {
 
     /** Copies the rows. */
