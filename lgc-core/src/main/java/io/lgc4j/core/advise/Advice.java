@@ -16,12 +16,13 @@ import java.util.Optional;
  * @param computeMs  forward, backward and the update of one batch: CPU time at one core (the compute probe's)
  * @param cores      the cores each process has (the share the CPU terms are divided by)
  * @param link       the link the predictions are for
- * @param denseSteps dense training's steps to the target, when the evidence has them
+ * @param denseSteps dense training's steps to the target, when known
+ * @param denseStepsSource where they come from ({@code committed evidence}, {@code given})
  * @param target     the test accuracy
  * @param seconds    what the advice cost, wall time
  */
 public record Advice(List<Row> rows, Optional<String> chosen, double computeMs, double cores, Link link,
-                     Optional<Double> denseSteps, double target, double seconds) {
+                     Optional<Double> denseSteps, String denseStepsSource, double target, double seconds) {
 
     /** Copies the rows. */
     public Advice {
@@ -29,6 +30,7 @@ public record Advice(List<Row> rows, Optional<String> chosen, double computeMs, 
         Objects.requireNonNull(chosen, "chosen");
         Objects.requireNonNull(link, "link");
         Objects.requireNonNull(denseSteps, "denseSteps");
+        Objects.requireNonNull(denseStepsSource, "denseStepsSource");
     }
 
     /**
@@ -92,7 +94,7 @@ public record Advice(List<Row> rows, Optional<String> chosen, double computeMs, 
         b.append(String.format(Locale.ROOT, "lgc advise: %.2f cores per process, a pass and update %.1f ms of CPU,"
                 + " link %s%n", cores, computeMs, link.describe()));
         b.append(String.format(Locale.ROOT, "target %.0f %%: %s%n", 100 * target, denseSteps
-                .map(s -> String.format(Locale.ROOT, "dense takes %.0f steps (committed evidence)", s))
+                .map(s -> String.format(Locale.ROOT, "dense takes %.0f steps (%s)", s, denseStepsSource))
                 .orElse("no evidence of dense's steps for this model and data; times to the target are not shown")));
         int width = rows.stream().mapToInt(r -> r.label().length()).max().orElse(6);
         String format = "%-" + width + "s  %-24s  %6s  %10s  %s%n";

@@ -70,6 +70,7 @@ public final class Advisor {
     private final Link link;
     private final double cores;
     private final Optional<Double> denseSteps;
+    private final String denseStepsSource;
     private final double target;
     private final PrintStream log;
 
@@ -84,6 +85,7 @@ public final class Advisor {
         this.link = b.link;
         this.cores = Double.isNaN(b.cores) ? CpuLimits.ofThisProcess().cores() : b.cores;
         this.denseSteps = b.denseSteps;
+        this.denseStepsSource = b.denseStepsSource;
         this.target = b.target;
         this.log = b.log;
     }
@@ -105,6 +107,7 @@ public final class Advisor {
         private Link link;
         private double cores = Double.NaN;
         private Optional<Double> denseSteps = Optional.empty();
+        private String denseStepsSource = "given";
         private double target = 0.80;
         private PrintStream log = System.err;
 
@@ -167,7 +170,13 @@ public final class Advisor {
 
         /** Dense training's steps to the target on this model and data, if known (no time to the target without). */
         public Builder denseSteps(double steps) {
+            return denseSteps(steps, "given");
+        }
+
+        /** {@link #denseSteps(double)}, saying where the figure comes from ({@code my 3 seeds}). */
+        public Builder denseSteps(double steps, String source) {
             this.denseSteps = Optional.of(steps);
+            this.denseStepsSource = Objects.requireNonNull(source, "source");
             return this;
         }
 
@@ -235,7 +244,8 @@ public final class Advisor {
         Optional<String> chosen = rows.stream().filter(r -> r.timeToTargetS().isPresent())
                 .min((a, b) -> Double.compare(a.timeToTargetS().get(), b.timeToTargetS().get()))
                 .map(Advice.Row::id);
-        return new Advice(rows, chosen, probe.passCpuMs() + probe.applyCpuMs(), cores, link, denseSteps, target,
+        return new Advice(rows, chosen, probe.passCpuMs() + probe.applyCpuMs(), cores, link, denseSteps,
+                denseStepsSource, target,
                 (System.nanoTime() - start) / 1e9);
     }
 

@@ -74,7 +74,7 @@ public final class ConfigAdvisor {
         if (!Double.isNaN(cores)) {
             advisor.cores(cores);
         }
-        denseSteps.ifPresent(advisor::denseSteps);
+        denseSteps.ifPresent(steps -> advisor.denseSteps(steps, "committed evidence"));
         try (DataSource data = ExperimentRunner.trainingData(config.data())) {
             return advisor.data(data).advise();
         }
