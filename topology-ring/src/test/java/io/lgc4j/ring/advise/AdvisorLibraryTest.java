@@ -65,6 +65,7 @@ class AdvisorLibraryTest {
         assertEquals(best, advice.rows().stream().filter(r -> r.id().equals(chosen)).findFirst().orElseThrow()
                 .timeToTargetS().orElseThrow(), 1e-12);
         assertTrue(advice.table().contains("<- chosen"), advice.table());
+        assertTrue(advice.table().contains("target 80 %: dense takes 100 steps (given)"), advice.table());
     }
 
     @Test
