@@ -233,8 +233,9 @@ public final class Advisor {
         long start = System.nanoTime();
         ComputeProbe.Result probe = ComputeProbe.measure(model, data, workers, batchSize, seed, compute);
         log.printf(Locale.ROOT, "lgc advise: a pass takes %.1f ms of CPU (%.1f ms of wall here, the first %.1f;"
-                + " forward alone %.1f), the update %.1f ms of CPU, on %d ranks' first batches%n", probe.passCpuMs(),
-                probe.busyMs(), probe.freshMs(), probe.forwardMs(), probe.applyCpuMs(), workers);
+                + " forward alone %.1f), the update %.1f ms of CPU, the JIT's warm-up %.0f ms of CPU, on %d ranks'"
+                + " first batches%n", probe.passCpuMs(), probe.busyMs(), probe.freshMs(), probe.forwardMs(),
+                probe.applyCpuMs(), probe.warmupCpuMs(), workers);
         GradientLayout layout = GradientLayout.of(model);
         List<Advice.Row> rows = new ArrayList<>();
         for (MethodCandidate c : candidates) {
@@ -338,9 +339,13 @@ public final class Advisor {
                 }
                 StepModel.Prediction steadyStep = StepModel.predict(inputs(steady, probe, streams));
                 StepModel.Prediction firstStep = StepModel.predict(inputs(first, probe, streams));
+                double oneOff = Math.max(0, firstStep.stepMs() - steadyStep.stepMs());
+                if (rows.isEmpty() && steadyStep.bound() == StepModel.Bound.COMPUTE) {
+                    // a run's first steps also compile the pass; where the CPU bounds a step, that costs its time
+                    oneOff += probe.warmupCpuMs() / Math.min(1, cores);
+                }
                 Busiest b = busiest(steady);
-                rows.add(new Advice.StageRow(stage, steadyStep, Math.max(0, firstStep.stepMs() - steadyStep.stepMs()),
-                        steady.legs(), b.up, b.down));
+                rows.add(new Advice.StageRow(stage, steadyStep, oneOff, steady.legs(), b.up, b.down));
             }
         }
         return rows;

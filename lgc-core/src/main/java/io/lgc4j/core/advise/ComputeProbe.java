@@ -55,17 +55,19 @@ public final class ComputeProbe {
      *                  core whatever the process's quota; a quota of q cores stretches it to at least
      *                  {@code passCpuMs / q} of wall time when nothing else lets the quota refill
      * @param applyCpuMs the CPU time of the update, ms
+     * @param warmupCpuMs what the warm-up passes cost beyond as many steady ones, ms of CPU: the JIT compiling the
+     *                  pass, which a run pays in its first steps (where the quota binds, as a one-off)
      * @param gradients per rank, the flattened gradient of its first batch (a sum over the batch, as DL4J gives it)
      */
     public record Result(double freshMs, double busyMs, double forwardMs, double applyMs, double passCpuMs,
-                         double applyCpuMs, float[][] gradients) {
+                         double applyCpuMs, double warmupCpuMs, float[][] gradients) {
         /** Checks the times. */
         public Result {
             Objects.requireNonNull(gradients, "gradients");
             if (!(freshMs >= 0 && busyMs >= 0 && forwardMs >= 0 && applyMs >= 0 && passCpuMs >= 0
-                    && applyCpuMs >= 0)) {
+                    && applyCpuMs >= 0 && warmupCpuMs >= 0)) {
                 throw new IllegalArgumentException("times are >= 0 ms, found " + freshMs + ", " + busyMs + ", "
-                        + forwardMs + ", " + applyMs + ", " + passCpuMs + ", " + applyCpuMs);
+                        + forwardMs + ", " + applyMs + ", " + passCpuMs + ", " + applyCpuMs + ", " + warmupCpuMs);
             }
         }
 
@@ -95,9 +97,13 @@ public final class ComputeProbe {
         }
         // the JIT compiles for the first passes, on threads whose CPU the quota also charges: warm up long enough
         long warm = System.nanoTime() + WARMUP_NANOS;
-        for (int i = 0; i < WARMUP_PASSES || (i < MAX_WARMUP_PASSES && System.nanoTime() < warm); i++) {
-            pass(replica, batches[i % workers]);
+        long warmCpu = cpuNanos();
+        int warmPasses = 0;
+        for (; warmPasses < WARMUP_PASSES || (warmPasses < MAX_WARMUP_PASSES && System.nanoTime() < warm);
+             warmPasses++) {
+            pass(replica, batches[warmPasses % workers]);
         }
+        double warmupCpuMs = (cpuNanos() - warmCpu) / 1e6;
         float[][] gradients = new float[workers][];
         double[] ms = new double[ROUNDS * workers];
         // CPU time may be counted in scheduler ticks (10 ms here): read it over all passes, not one
@@ -124,7 +130,7 @@ public final class ComputeProbe {
         double applyMs = (System.nanoTime() - t0) / 1e6 / APPLIES;
         double applyCpuMs = (cpuNanos() - c0) / 1e6 / APPLIES;
         return new Result(ms[0], Arrays.stream(ms, 1, ms.length).average().orElseThrow(), forwardMs, applyMs,
-                passCpuMs, applyCpuMs, gradients);
+                passCpuMs, applyCpuMs, Math.max(0, warmupCpuMs - warmPasses * passCpuMs), gradients);
     }
 
     /**
