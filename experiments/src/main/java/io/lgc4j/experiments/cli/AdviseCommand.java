@@ -25,9 +25,9 @@ import java.util.concurrent.Callable;
  * (issue 42). The link is given: a launched session that probes it is the design's next part.
  */
 @Command(name = "advise", mixinStandardHelpOptions = true,
-        description = {"Predict each candidate method's step time and time to the target accuracy on a link of the",
-            "given rate and leg cost, from the config's model measured here and every candidate's own exchange",
-            "dry-run on its gradients; print the table and write advice.csv."})
+        description = "Predict each candidate method's step time and time to the target accuracy on a link of the"
+                + " given rate and leg cost, from the config's model measured here and every candidate's own exchange"
+                + " dry-run on its gradients; print the table and write advice.csv.")
 final class AdviseCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "CONFIG", description = "the run's config (its model, data, workers, batch)")
@@ -38,8 +38,8 @@ final class AdviseCommand implements Callable<Integer> {
     private double rateMbit;
 
     @Option(names = "--hop-ms", paramLabel = "H", required = true,
-            description = {"the loaded cost of one leg of a step's critical chain, ms: 3-10 ms measured at 0.4 cores",
-                "per process on this project's test VM (docs/results/time-to-accuracy/routes/), 0.05 ms idle"})
+            description = "the loaded cost of one leg of a step's critical chain, ms: 3-10 ms measured at 0.4 cores"
+                    + " per process on this project's test VM (docs/results/time-to-accuracy/routes/), 0.05 ms idle")
     private double hopMs;
 
     @Option(names = "--straggler-ms", paramLabel = "S", defaultValue = "0",

@@ -36,9 +36,9 @@ final class EvidenceCommand implements Runnable {
 
     /** {@code lgc evidence step-penalties}. */
     @Command(name = "step-penalties", mixinStandardHelpOptions = true,
-            description = {"Steps to the target accuracy relative to dense on paired seeds, per model setting and",
-                "method, from every run directory under ROOT that trained its whole schedule and evaluated every few",
-                "steps. Writes the CSV lgc-runner ships (" + StepEvidence.RESOURCE + ")."})
+            description = "Steps to the target accuracy relative to dense on paired seeds, per model setting and"
+                    + " method, from every run directory under ROOT that trained its whole schedule and evaluated every"
+                    + " few steps. Writes the CSV lgc-runner ships (" + StepEvidence.RESOURCE + ").")
     static final class Penalties implements Callable<Integer> {
         @Parameters(paramLabel = "ROOT", arity = "0..*", description = "results roots (default: docs/results)")
         private List<Path> roots = List.of(Path.of("docs/results"));
