@@ -1,6 +1,5 @@
 package io.lgc4j.experiments.tables;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.lgc4j.runner.config.ConfigException;
@@ -9,9 +8,7 @@ import io.lgc4j.runner.config.ExperimentConfig;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A table's or figure's suite, as read by {@link SuiteLoader}: which models, which methods, and the experiment config
