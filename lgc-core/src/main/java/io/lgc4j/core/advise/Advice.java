@@ -132,16 +132,17 @@ public record Advice(List<Row> rows, Optional<String> chosen, double computeMs, 
             String chosenCell = chosen.map(c -> c.equals(r.id()) ? "yes" : "no").orElse("no");
             for (StageRow s : r.stages()) {
                 StepModel.Prediction p = s.prediction();
-                b.append(String.join(",", cell(r.id()), cell(r.label()), s.stage().name(), "",
+                b.append(String.join(",", StepPenalties.quoted(r.id()), StepPenalties.quoted(r.label()),
+                        s.stage().name(), "",
                         ms(p.stepMs()), ms(p.localMs()), ms(p.quotaMs()), ms(p.wireMs()), String.valueOf(s.legs()),
                         ms(p.legsMs()), ms(p.serverMs()), ms(p.hiddenMs()), String.valueOf(s.busiestUp()),
                         String.valueOf(s.busiestDown()), ms(s.oneOffMs()), p.bound().label(), "", "", "", "", ""))
                         .append('\n');
             }
-            b.append(String.join(",", cell(r.id()), cell(r.label()), "ALL",
+            b.append(String.join(",", StepPenalties.quoted(r.id()), StepPenalties.quoted(r.label()), "ALL",
                     r.steps().map(Advice::ms).orElse(""), "", "", "", "", "", "", "", "", "", "", "", "",
                     r.penalty().map(p -> String.format(Locale.ROOT, "%.4f", p)).orElse(""),
-                    cell(r.problem().map(p -> "not measured: " + p).orElse(r.penaltySource())),
+                    StepPenalties.quoted(r.problem().map(p -> "not measured: " + p).orElse(r.penaltySource())),
                     r.timeToTargetS().map(Advice::ms).orElse(""),
                     r.breakEven().map(x -> String.format(Locale.ROOT, "%.3f", x)).orElse(""), chosenCell))
                     .append('\n');
@@ -151,10 +152,6 @@ public record Advice(List<Row> rows, Optional<String> chosen, double computeMs, 
 
     private static String ms(double v) {
         return String.format(Locale.ROOT, "%.1f", v);
-    }
-
-    private static String cell(String text) {
-        return text.contains(",") || text.contains("\"") ? '"' + text.replace("\"", "\"\"") + '"' : text;
     }
 
     static String bytes(long b) {

@@ -337,22 +337,23 @@ public final class Advisor {
                     }
                     steady = run.lastCost();
                 }
-                StepModel.Prediction steadyStep = StepModel.predict(inputs(steady, probe, streams));
+                StepModel.Inputs steadyIn = inputs(steady, probe, streams);
+                StepModel.Prediction steadyStep = StepModel.predict(steadyIn);
                 StepModel.Prediction firstStep = StepModel.predict(inputs(first, probe, streams));
                 double oneOff = Math.max(0, firstStep.stepMs() - steadyStep.stepMs());
                 if (rows.isEmpty() && steadyStep.bound() == StepModel.Bound.COMPUTE) {
                     // a run's first steps also compile the pass; where the CPU bounds a step, that costs its time
                     oneOff += probe.warmupCpuMs() / Math.min(1, cores);
                 }
-                Busiest b = busiest(steady);
-                rows.add(new Advice.StageRow(stage, steadyStep, oneOff, steady.legs(), b.up, b.down));
+                rows.add(new Advice.StageRow(stage, steadyStep, oneOff, steady.legs(), steadyIn.upBytes(),
+                        steadyIn.downBytes()));
             }
         }
         return rows;
     }
 
     /** The endpoint whose link carries the most bytes in a step: a service's directions take turns. */
-    private record Busiest(int endpoint, long up, long down, boolean service) {
+    private record Busiest(long up, long down, boolean service) {
     }
 
     private Busiest busiest(DryRun.Cost cost) {
@@ -361,7 +362,7 @@ public final class Advisor {
             long up = cost.bytes().bytes(e, Direction.RECEIVED);
             long down = cost.bytes().bytes(e, Direction.SENT);
             if (most == null || up + down > most.up + most.down) {
-                most = new Busiest(e, up, down, e >= workers);
+                most = new Busiest(up, down, e >= workers);
             }
         }
         return most;

@@ -31,7 +31,7 @@ import java.util.Objects;
  */
 public final class ComputeProbe {
 
-    /** Passes before any is timed: the JIT and ND4J's workspaces settle (fewer leave the first timed ones 2-3× slow). */
+    /** Passes before any is timed: the JIT and ND4J's workspaces settle (fewer leave the first timed 2-3× slow). */
     static final int WARMUP_PASSES = 6;
     /** ... and at least this long, up to {@link #MAX_WARMUP_PASSES} passes. */
     static final long WARMUP_NANOS = 2_000_000_000L;
@@ -49,7 +49,8 @@ public final class ComputeProbe {
      *
      * @param freshMs   the first timed pass (after the warm-up passes), ms
      * @param busyMs    the mean of the other timed passes, ms
-     * @param forwardMs a forward pass alone on rank 0's batch, ms: the backward pass is about {@code busyMs − forwardMs}
+     * @param forwardMs a forward pass alone on rank 0's batch, ms: the backward pass is about
+     *                  {@code busyMs − forwardMs}
      * @param applyMs   the model's updater applying one mean gradient, ms
      * @param passCpuMs the CPU time of one pass (the mean of the timed ones), ms: what the pass costs at one
      *                  core whatever the process's quota; a quota of q cores stretches it to at least

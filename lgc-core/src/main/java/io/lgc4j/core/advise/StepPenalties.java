@@ -252,7 +252,8 @@ public final class StepPenalties {
         return String.join(" ", words);
     }
 
-    private static String quoted(String cell) {
+    /** {@code cell} as a CSV cell: quoted as RFC 4180 does when it holds a comma or a quote. */
+    static String quoted(String cell) {
         return cell.contains(",") || cell.contains("\"") ? '"' + cell.replace("\"", "\"\"") + '"' : cell;
     }
 
