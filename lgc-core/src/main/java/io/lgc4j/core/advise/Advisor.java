@@ -381,7 +381,7 @@ public final class Advisor {
         Busiest b = busiest(cost);
         // the rank applies the mean after the exchange, on its thread, within its quota as its pass
         return new StepModel.Inputs(probe.passCpuMs() + probe.applyCpuMs(), rankCpuMs, cores, b.up, b.down,
-                b.service, link.rateMbit(), link.psOverlap(), cost.legs(), link.hopMs(), link.stragglerMs(),
+                b.service, b.service ? link.serviceRateMbit() : link.rateMbit(), link.psOverlap(), cost.legs(), link.hopMs(), link.stragglerMs(),
                 serverCpuMs, cores, streams ? probe.backwardMs() : 0, cores >= 1);
     }
 }

@@ -89,12 +89,7 @@ public final class ComputeProbe {
         ReplicaModel replica = ReplicaModel.wrap(model).copy(compute);
         DataSet[] batches = new DataSet[workers];
         for (int r = 0; r < workers; r++) {
-            DataSetIterator it = data.open(new Shard(r, workers, batchSize, 0, 0, seed));
-            if (!it.hasNext()) {
-                throw new IllegalArgumentException("rank " + r + " of " + workers + " has no batch of " + batchSize
-                        + " examples in epoch 0 (" + data.describe() + ")");
-            }
-            batches[r] = it.next();
+            batches[r] = firstBatch(data, r, workers, batchSize, seed);
         }
         // the JIT compiles for the first passes, on threads whose CPU the quota also charges: warm up long enough
         long warm = System.nanoTime() + WARMUP_NANOS;
@@ -132,6 +127,34 @@ public final class ComputeProbe {
         double applyCpuMs = (cpuNanos() - c0) / 1e6 / APPLIES;
         return new Result(ms[0], Arrays.stream(ms, 1, ms.length).average().orElseThrow(), forwardMs, applyMs,
                 passCpuMs, applyCpuMs, Math.max(0, warmupCpuMs - warmPasses * passCpuMs), gradients);
+    }
+
+    /**
+     * Rank {@code rank}'s forward and backward pass of its first batch on a throwaway copy of {@code model}, warmed
+     * up ({@value #WARMUP_PASSES} passes first): what an advise session's loaded rounds run on every worker
+     * ({@link AdviseSession}).
+     *
+     * @throws IOException              when the data cannot be read
+     * @throws IllegalArgumentException when the rank's shard has no full batch in epoch 0
+     */
+    public static Runnable warmedPass(Model model, DataSource data, int rank, int workers, int batchSize, long seed,
+                                      ComputeSettings compute) throws IOException {
+        ReplicaModel replica = ReplicaModel.wrap(model).copy(compute);
+        DataSet batch = firstBatch(data, rank, workers, batchSize, seed);
+        for (int i = 0; i < WARMUP_PASSES; i++) {
+            pass(replica, batch);
+        }
+        return () -> pass(replica, batch);
+    }
+
+    private static DataSet firstBatch(DataSource data, int rank, int workers, int batchSize, long seed)
+            throws IOException {
+        DataSetIterator it = data.open(new Shard(rank, workers, batchSize, 0, 0, seed));
+        if (!it.hasNext()) {
+            throw new IllegalArgumentException("rank " + rank + " of " + workers + " has no batch of " + batchSize
+                    + " examples in epoch 0 (" + data.describe() + ")");
+        }
+        return it.next();
     }
 
     /**
