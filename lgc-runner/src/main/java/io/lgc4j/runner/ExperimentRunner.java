@@ -70,6 +70,20 @@ public final class ExperimentRunner {
     /** The file a run whose training failed writes instead of {@link #SUMMARY}: the failure's message. */
     public static final String FAILURE = "failure.txt";
 
+    private Map<String, String> records = Map.of();
+    private Map<String, Object> provenanceExtra = Map.of();
+
+    /**
+     * Files to write into the run's directory beside {@code config.yaml} (name to content), and entries to add to
+     * {@code provenance.json}: what decided the run's method ({@code compressor: auto}'s {@code advice.csv} and
+     * {@code advice.json}). On endpoint 0 only, as every result file.
+     */
+    public ExperimentRunner records(Map<String, String> files, Map<String, Object> provenance) {
+        this.records = Map.copyOf(files);
+        this.provenanceExtra = Map.copyOf(provenance);
+        return this;
+    }
+
     /**
      * What a run produced.
      *
@@ -234,7 +248,7 @@ public final class ExperimentRunner {
      * Trains into {@code dir} (created if absent; an earlier attempt's summary and failure removed once the inputs
      * are checked), from the start or resumed from {@code from}.
      */
-    private static RunOutcome runIn(Path dir, ExperimentConfig config, String configSource,
+    private RunOutcome runIn(Path dir, ExperimentConfig config, String configSource,
                                     List<TrainingListener> extraListeners, ClusterConnector connector,
                                     Checkpoint from) throws IOException {
         checkCanCreate(dir, "result directory " + dir);
@@ -447,7 +461,7 @@ public final class ExperimentRunner {
     }
 
     /** Writes the run's files into {@code dir} (which exists), trains, and writes summary.json last. */
-    private static RunOutcome execute(Prepared prepared, Path dir, boolean created, ExperimentConfig config,
+    private RunOutcome execute(Prepared prepared, Path dir, boolean created, ExperimentConfig config,
                                       String configSource, long resumeStep) throws IOException {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         DistributedTrainer trainer = prepared.trainer();
@@ -456,10 +470,14 @@ public final class ExperimentRunner {
         boolean started = false;
         try {
             Files.writeString(dir.resolve("config.yaml"), config.toYaml());
+            for (Map.Entry<String, String> file : records.entrySet()) {
+                Files.writeString(dir.resolve(file.getKey()), file.getValue());
+            }
             // a resumed run keeps the provenance of its start and adds the resume's own
             Map<String, Object> provenance = Provenance.collect(configSource, config.run().seed(), trainer.compute());
             provenance.put("computeThreads", Map.of("requested", prepared.threads().requested(),
                     "threads", prepared.threads().threads(), "reason", prepared.threads().reason()));
+            provenance.putAll(provenanceExtra);
             json.writeValue(dir.resolve(resumeStep > 0 ? "provenance-resumed-at-step-" + resumeStep + ".json"
                     : "provenance.json").toFile(), provenance);
             try (MetricsCsvWriter csv = resumeStep > 0

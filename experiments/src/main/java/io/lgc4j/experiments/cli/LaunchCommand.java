@@ -8,6 +8,7 @@ import io.lgc4j.core.metrics.StepRange;
 import io.lgc4j.core.compute.CpuLimits;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.TraceSection;
+import io.lgc4j.runner.advise.AutoMethod;
 import io.lgc4j.runner.config.ConfiguredMethod;
 import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.experiments.netem.EmulatedHosts;
@@ -33,6 +34,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -102,6 +104,9 @@ final class LaunchCommand implements Callable<Integer> {
     @Option(names = "--colocate", description = "run parameter-server shard s in worker s's process (Herring places"
             + " its servers on the workers' hosts); needs topology.servers <= --nproc")
     private boolean colocate;
+
+    /** compressor: auto: every process started, each joining the advise session (0: not auto). */
+    private int sessionEndpoints;
 
     @Mixin
     private TrainingOptions options;
@@ -202,18 +207,35 @@ final class LaunchCommand implements Callable<Integer> {
         Path runDir = resume;
         long resumeStep = -1;
         try {
-            ExperimentConfig cfg = ConfigLoader.load(config);
+            Optional<AutoMethod> auto = AutoMethod.read(config);
+            ExperimentConfig cfg = auto.isPresent() ? auto.get().base() : ConfigLoader.load(config);
             if (nprocOption != null) {
                 cfg = cfg.withTraining(cfg.training().withWorkers(nprocOption));
             }
             nproc = cfg.training().workers();
-            if (servers != null) {
-                cfg = cfg.withTopology(cfg.topology().withServers(servers));
+            if (auto.isPresent()) {
+                if (servers != null) {
+                    System.err.println("lgc launch: --servers sets one method's shards; with compressor: auto each"
+                            + " candidate has its own (the launch starts the most any needs)");
+                    return 2;
+                }
+                // every candidate's processes: the most server processes any needs; those the choice leaves idle exit
+                services = auto.get().maxServices(nproc);
+                sessionEndpoints = colocate ? nproc : nproc + services;
+            } else {
+                if (servers != null) {
+                    cfg = cfg.withTopology(cfg.topology().withServers(servers));
+                }
+                services = ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(nproc);
             }
-            services = ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(nproc);
             threadsOption = cfg.model().compute().threads();
             trace = options.apply(cfg).training().trace();
-            if (colocate && (services == 0 || services > nproc)) {
+            if (colocate && auto.isPresent() && services > nproc) {
+                System.err.println("lgc launch: --colocate puts parameter-server shard s in worker s's process: a"
+                        + " candidate of compressor: auto has " + services + " shards for " + nproc + " workers");
+                return 2;
+            }
+            if (colocate && auto.isEmpty() && (services == 0 || services > nproc)) {
                 System.err.println("lgc launch: --colocate puts parameter-server shard s in worker s's process: it"
                         + " needs topology.type ps with 1 to " + nproc + " shards (topology.servers or --servers),"
                         + " found " + services);
@@ -346,6 +368,9 @@ final class LaunchCommand implements Callable<Integer> {
         }
         if (colocate) {
             command.add("--colocate");
+        }
+        if (sessionEndpoints > 0) {
+            command.addAll(List.of("--session-endpoints", String.valueOf(sessionEndpoints)));
         }
         if (runDir != null) {
             command.addAll(List.of("--run-dir", runDir.toString()));

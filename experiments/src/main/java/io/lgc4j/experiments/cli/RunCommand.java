@@ -1,6 +1,8 @@
 package io.lgc4j.experiments.cli;
 
 import io.lgc4j.core.train.TrainingListener;
+import io.lgc4j.runner.advise.AutoMethod;
+import io.lgc4j.runner.advise.AutoRun;
 import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.ExperimentConfig;
@@ -19,6 +21,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -61,14 +64,28 @@ final class RunCommand implements Callable<Integer> {
             return 2;
         }
         ExperimentConfig cfg;
+        Optional<AutoMethod> auto;
         try {
-            cfg = options.apply(ConfigLoader.load(config));
+            auto = AutoMethod.read(config).map(a -> a.map(options::apply));
+            cfg = auto.isPresent() ? auto.get().base() : options.apply(ConfigLoader.load(config));
         } catch (ConfigException e) {
             System.err.println("lgc: " + e.getMessage());
             return 2;
         }
         if (cfg.runtime().type() == RuntimeType.TCP) {
             return launch();
+        }
+        AutoRun.Resolved chosen = null;
+        if (auto.isPresent()) {
+            try {
+                // one JVM: no link to probe; the method is chosen once, for every seed
+                chosen = AutoRun.inProcess(auto.get(), System.err);
+            } catch (java.io.IOException | IllegalStateException e) {
+                return failed(e instanceof java.io.IOException io ? io : new RunInputException(e.getMessage(), e));
+            }
+            cfg = chosen.config();
+            System.err.println("lgc: compressor: auto chose " + chosen.chosen().id() + " (" + chosen.chosen().label()
+                    + ") in " + String.format(Locale.ROOT, "%.1f s", chosen.seconds()));
         }
         List<ExperimentConfig> runs = new ArrayList<>();
         if (seeds == null) {
@@ -94,8 +111,11 @@ final class RunCommand implements Callable<Integer> {
             for (int i = 0; i < runs.size(); i++) {
                 List<TrainingListener> listeners = new ArrayList<>();
                 listeners.add(options.progress());
-                ExperimentRunner.RunOutcome outcome = new ExperimentRunner().run(runs.get(i), config.toString(),
-                        listeners);
+                ExperimentRunner runner = new ExperimentRunner();
+                if (chosen != null) {
+                    runner.records(chosen.files(), chosen.provenance());
+                }
+                ExperimentRunner.RunOutcome outcome = runner.run(runs.get(i), config.toString(), listeners);
                 accuracies[i] = 100 * outcome.result().finalAccuracy();
                 System.out.printf(Locale.ROOT, "%stest accuracy %.4f after %d steps (%.1f s); results in %s%n",
                         seeds == null ? "" : "seed " + runs.get(i).run().seed() + ": ",
@@ -151,7 +171,13 @@ final class RunCommand implements Callable<Integer> {
         }
         ExperimentConfig cfg = null;
         try {
-            if (config != null) {
+            Optional<AutoMethod> auto = config == null ? Optional.empty() : AutoMethod.read(config);
+            if (auto.isPresent()) {
+                // the choice the run recorded, never a new one
+                cfg = AutoRun.recorded(auto.get(), resume).orElseThrow(() -> new RunInputException("cannot resume "
+                        + resume + " with compressor: auto: it has no " + AutoRun.ADVICE_JSON + "; resume with the"
+                        + " run's config.yaml")).config();
+            } else if (config != null) {
                 cfg = ConfigLoader.load(config);
             } else if (options.maxSteps != null) {
                 cfg = ConfigLoader.load(resume.resolve("config.yaml"));
@@ -159,7 +185,7 @@ final class RunCommand implements Callable<Integer> {
             if (cfg != null) {
                 cfg = options.apply(cfg);
             }
-        } catch (ConfigException e) {
+        } catch (ConfigException | RunInputException e) {
             System.err.println("lgc: " + e.getMessage());
             return 2;
         }

@@ -6,6 +6,8 @@ import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.data.DatasetNotFoundException;
 import io.lgc4j.data.IdxFormatException;
 import io.lgc4j.runner.config.ConfigException;
+import io.lgc4j.runner.advise.AutoMethod;
+import io.lgc4j.runner.advise.AutoRun;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.ConfiguredMethod;
 import io.lgc4j.runner.config.ExperimentConfig;
@@ -28,6 +30,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -124,6 +127,12 @@ final class WorkerCommand implements Callable<Integer> {
                     + " of the run must say the same, the handshake refuses one whose fusion plan differs")
     private Integer servers;
 
+    @Option(names = "--session-endpoints", paramLabel = "N",
+            description = "compressor: auto: the processes the launch started, workers and server processes (default:"
+                    + " the workers); every one joins the advise session, and a server process the chosen method has"
+                    + " no use for exits")
+    private Integer sessionEndpoints;
+
     @Option(names = "--exit-with-stdin", hidden = true,
             description = "exit when standard input closes (lgc launch: no process outlives its launcher)")
     private boolean exitWithStdin;
@@ -151,18 +160,23 @@ final class WorkerCommand implements Callable<Integer> {
         TcpConnector connector;
         int endpoint;
         LaunchEnvironment env;
+        Optional<AutoMethod> auto;
         try {
             env = LaunchEnvironment.read(variables(System.getenv()));
             LauncherWatch.start(env, "lgc worker");
-            cfg = ConfigLoader.load(config);
-            if (env.worldSize() != null) {
-                cfg = cfg.withTraining(cfg.training().withWorkers(env.requireWorldSize()));
+            auto = AutoMethod.read(config);
+            if (auto.isPresent()) {
+                if (env.servers() != null) {
+                    throw new UsageException("--servers (LGC_SERVERS) sets one method's shards; with compressor: auto"
+                            + " each candidate has its own (the launch starts the most any needs)");
+                }
+                auto = Optional.of(auto.get().map(this::launched));
+                return runAuto(auto.get(), env);
             }
-            cfg = options.apply(cfg);
+            cfg = launched(ConfigLoader.load(config));
             if (env.servers() != null) {
                 cfg = cfg.withTopology(cfg.topology().withServers(env.servers()));
             }
-            cfg = cfg.withRuntime(cfg.runtime().withType(RuntimeType.TCP));
             int workers = cfg.training().workers();
             int endpoints = workers + ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(workers);
             endpoint = env.requireRank();
@@ -187,7 +201,60 @@ final class WorkerCommand implements Callable<Integer> {
             return 2;
         }
         // with --colocate, the trainer runs this rank's shard on a thread of its own (ClusterRuntime)
-        return runEndpoint(cfg, connector, endpoint, env);
+        return runEndpoint(cfg, connector, endpoint, env, null);
+    }
+
+    /** The config as this launched process runs it: the launch's workers, this command's options, over TCP. */
+    private ExperimentConfig launched(ExperimentConfig cfg) {
+        LaunchEnvironment env = LaunchEnvironment.read(variables(System.getenv()));
+        if (env.worldSize() != null) {
+            cfg = cfg.withTraining(cfg.training().withWorkers(env.requireWorldSize()));
+        }
+        cfg = options.apply(cfg);
+        return cfg.withRuntime(cfg.runtime().withType(RuntimeType.TCP));
+    }
+
+    /**
+     * {@code compressor: auto}: the choice recorded in the run directory (a restart), else this process's part of
+     * the advise session over every process the launch started; then the chosen method's endpoint, or an exit when
+     * the chosen method has no use for this server process.
+     */
+    private int runAuto(AutoMethod auto, LaunchEnvironment env) throws UsageException {
+        int workers = auto.base().training().workers();
+        int endpoints = sessionEndpoints != null ? sessionEndpoints : workers;
+        int endpoint = env.requireRank();
+        if (endpoints < workers || endpoint < 0 || endpoint >= endpoints) {
+            throw new UsageException("rank must be in 0.." + (endpoints - 1) + " (" + workers + " workers and "
+                    + (endpoints - workers) + " server processes started for compressor: auto), found " + endpoint
+                    + (endpoints < workers ? "; --session-endpoints must be at least the workers" : ""));
+        }
+        TcpConnector connector = connector(auto.base().runtime(), env).colocateServices(env.colocate()).build();
+        AutoRun.Resolved chosen;
+        try {
+            Optional<AutoRun.Resolved> recorded = env.runDir() == null ? Optional.empty()
+                    : AutoRun.recorded(auto, env.runDir());
+            chosen = recorded.isPresent() ? recorded.get()
+                    : AutoRun.asEndpoint(auto, connector, endpoints, endpoint, System.err);
+        } catch (RunInputException e) {
+            System.err.println("lgc worker: " + e.getMessage());
+            return 2;
+        } catch (java.io.IOException | RuntimeException e) {
+            System.err.println("lgc worker: compressor: auto could not choose: " + e.getMessage());
+            return 1;
+        }
+        ExperimentConfig cfg = chosen.config();
+        int services = ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(workers);
+        if (endpoint >= workers + services || env.colocate() && endpoint >= workers) {
+            System.err.println("lgc worker: endpoint " + endpoint + " has no role in the chosen method ("
+                    + chosen.chosen().id() + ", " + services + " server process" + (services == 1 ? "" : "es")
+                    + "): exiting");
+            return 0;
+        }
+        if (endpoint == 0) {
+            System.err.printf(Locale.ROOT, "lgc worker: compressor: auto chose %s (%s), %s, in %.1f s%n",
+                    chosen.chosen().id(), chosen.chosen().label(), chosen.how(), chosen.seconds());
+        }
+        return runEndpoint(cfg, connector, endpoint, env, chosen);
     }
 
     /**
@@ -223,13 +290,18 @@ final class WorkerCommand implements Callable<Integer> {
     }
 
     /** Runs {@code endpoint} of the job to its end; the exit status. */
-    private int runEndpoint(ExperimentConfig cfg, TcpConnector connector, int endpoint, LaunchEnvironment env) {
+    private int runEndpoint(ExperimentConfig cfg, TcpConnector connector, int endpoint, LaunchEnvironment env,
+                            AutoRun.Resolved chosen) {
         List<TrainingListener> listeners = new ArrayList<>();
         if (endpoint == 0) {
             listeners.add(options.progress());
         }
         try {
-            ExperimentRunner.RunOutcome outcome = new ExperimentRunner().runAsEndpoint(cfg, config.toString(),
+            ExperimentRunner runner = new ExperimentRunner();
+            if (chosen != null) {
+                runner.records(chosen.files(), chosen.provenance());
+            }
+            ExperimentRunner.RunOutcome outcome = runner.runAsEndpoint(cfg, config.toString(),
                     connector, endpoint, listeners, env.runDir(), env.resumeStep());
             if (endpoint == 0) {
                 System.out.printf(Locale.ROOT, "test accuracy %.4f after %d steps (%.1f s); results in %s%n",

@@ -112,6 +112,9 @@ public record Advice(List<Row> rows, Optional<String> chosen, double computeMs, 
         }
         if (chosen.isEmpty()) {
             b.append("nothing chosen: no candidate has a time to the target\n");
+        } else if (denseSteps.isEmpty()) {
+            b.append("chosen by step time among the methods of dense's math: without dense's steps to the target no"
+                    + " other can be compared\n");
         }
         b.append(String.format(Locale.ROOT, "measured and predicted in %.1f s%n", seconds));
         return b.toString();

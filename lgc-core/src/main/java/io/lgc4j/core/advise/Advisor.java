@@ -245,6 +245,11 @@ public final class Advisor {
         Optional<String> chosen = rows.stream().filter(r -> r.timeToTargetS().isPresent())
                 .min((a, b) -> Double.compare(a.timeToTargetS().get(), b.timeToTargetS().get()))
                 .map(Advice.Row::id);
+        if (chosen.isEmpty() && denseSteps.isEmpty()) {
+            // dense's steps unknown: the methods of dense's math need them all alike, so their steps compare
+            chosen = rows.stream().filter(r -> r.penaltySource().equals(DENSE_MATH) && !r.stages().isEmpty())
+                    .min((a, b) -> Double.compare(steadyMs(a), steadyMs(b))).map(Advice.Row::id);
+        }
         return new Advice(rows, chosen, probe.passCpuMs() + probe.applyCpuMs(), cores, link, denseSteps,
                 denseStepsSource, target,
                 (System.nanoTime() - start) / 1e9);

@@ -51,12 +51,12 @@ public record Link(double rateMbit, double serviceRateMbit, double hopMs, double
 
     /** "9.6 Mbit/s, 5.0 ms a leg, straggler 18.0 ms (given)"; a server's rate when it differs. */
     public String describe() {
-        return String.format(Locale.ROOT, "%s Mbit/s%s, %.1f ms a leg, straggler %.1f ms (%s)", rate(rateMbit),
+        return String.format(Locale.ROOT, "%s%s, %.1f ms a leg, straggler %.1f ms (%s)", rate(rateMbit),
                 serviceRateMbit != rateMbit ? " (a server's " + rate(serviceRateMbit) + ")" : "", hopMs,
                 stragglerMs, source);
     }
 
     private static String rate(double mbit) {
-        return mbit >= 1e5 ? "unbounded" : String.format(Locale.ROOT, "%.1f", mbit);
+        return mbit >= 1e5 ? "unbounded" : String.format(Locale.ROOT, "%.1f Mbit/s", mbit);
     }
 }

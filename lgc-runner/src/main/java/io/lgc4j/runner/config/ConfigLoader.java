@@ -160,6 +160,12 @@ public final class ConfigLoader {
         Objects.requireNonNull(yaml, "yaml");
         Objects.requireNonNull(sourceName, "sourceName");
         JsonNode tree = readSingleDocument(yaml, sourceName);
+        JsonNode compressor = tree.path("compressor");
+        if (compressor.asText("").equals("auto") || compressor.path("type").asText("").equals("auto")) {
+            throw ConfigException.forSource(sourceName, "compressor: auto is chosen when a run starts (lgc run,"
+                    + " lgc launch and lgc worker resolve it: io.lgc4j.runner.advise.AutoRun); here the config must"
+                    + " name its method", null);
+        }
         try {
             return YamlMapping.MAPPER.treeToValue(tree, ExperimentConfig.class);
         } catch (ConfigException e) {

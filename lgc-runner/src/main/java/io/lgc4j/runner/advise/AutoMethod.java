@@ -1,0 +1,228 @@
+package io.lgc4j.runner.advise;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.lgc4j.runner.config.ConfigException;
+import io.lgc4j.runner.config.ConfigLoader;
+import io.lgc4j.runner.config.ConfiguredMethod;
+import io.lgc4j.runner.config.ExperimentConfig;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * A config whose method is {@code compressor: auto}: the run measures its own processes before step 0 and trains
+ * the candidate the advisor predicts fastest to the target ({@link AutoRun}). The file is an ordinary config but for
+ * two things: {@code compressor: auto} (or {@code compressor: {type: auto}}) names no method, and an optional
+ * {@code advise} section says among what and to what target:
+ *
+ * <pre>
+ * compressor: auto
+ * advise:
+ *   candidates: default        # default (the shipped list) | a candidates file (base + candidates, see
+ *                              #   AdviseCandidates), relative to the config's directory
+ *   target: 0.80               # the test accuracy the times are predicted to
+ * </pre>
+ *
+ * The user's {@code topology}, {@code warmup}, {@code stages}, {@code autoencoder} and {@code training.overlap} are
+ * replaced by each candidate's; every other key (model, data, workers, batch, seed, runtime) stays as written.
+ *
+ * <pre>{@code
+ * Optional<AutoMethod> auto = AutoMethod.read(Path.of("my-auto.yaml"));   // empty: the config names its method
+ * }</pre>
+ *
+ * @param base       the config without its method (its {@code compressor} at the default), what candidates start from
+ * @param candidates the methods to choose among
+ * @param target     the test accuracy
+ * @param source     where the candidates come from ({@code default} or the file)
+ */
+public record AutoMethod(ExperimentConfig base, List<AdviseCandidate> candidates, double target, String source) {
+
+    /** The {@code compressor.type} that asks for a choice. */
+    public static final String AUTO = "auto";
+    /** The section's keys. */
+    static final List<String> ADVISE_KEYS = List.of("candidates", "target");
+
+    private static final YAMLMapper YAML = new YAMLMapper();
+
+    /** Copies the candidates. */
+    public AutoMethod {
+        candidates = List.copyOf(candidates);
+        if (candidates.isEmpty()) {
+            throw new IllegalArgumentException("an auto method needs a candidate");
+        }
+    }
+
+    /**
+     * Reads {@code file}: the auto method it asks for, or empty when it names its method (then {@link ConfigLoader}
+     * reads it).
+     *
+     * @throws ConfigException naming the file and the key that is wrong
+     */
+    public static Optional<AutoMethod> read(Path file) {
+        ConfigLoader.checkFileSize(file, file.toString());
+        String yaml;
+        try {
+            yaml = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw ConfigException.forSource(file.toString(), "cannot read the config: " + e.getMessage(), e);
+        }
+        Path dir = file.toAbsolutePath().getParent();
+        return parse(yaml, file.toString(), dir == null ? Path.of(".") : dir);
+    }
+
+    /**
+     * As {@link #read}, for YAML text; a relative {@code advise.candidates} file is read from {@code dir}.
+     *
+     * @throws ConfigException naming {@code source} and the key that is wrong
+     */
+    public static Optional<AutoMethod> parse(String yaml, String source, Path dir) {
+        JsonNode root = ConfigLoader.readYamlTree(yaml, source);
+        if (!(root instanceof ObjectNode tree)) {
+            return Optional.empty(); // the loader words what is wrong with it
+        }
+        JsonNode compressor = tree.get("compressor");
+        boolean auto = compressor != null && (compressor.isTextual() && compressor.asText().equals(AUTO)
+                || compressor.path("type").asText("").equals(AUTO));
+        JsonNode advise = tree.get("advise");
+        if (!auto) {
+            if (advise != null) {
+                throw ConfigException.forSource(source, "advise: applies with compressor: auto only (it says among"
+                        + " what the run chooses its method); remove it, or write compressor: auto", null);
+            }
+            return Optional.empty();
+        }
+        if (compressor instanceof ObjectNode section && section.size() > 1) {
+            String other = firstOther(section);
+            throw ConfigException.forSource(source, "compressor." + other + ": compressor: auto takes no other key;"
+                    + " each candidate sets its own method (advise.candidates)", null);
+        }
+        String candidates = "default";
+        double target = 0.80;
+        if (advise != null && !advise.isNull()) {
+            if (!(advise instanceof ObjectNode section)) {
+                throw ConfigException.forSource(source, "advise: expected a mapping with " + String.join(", ",
+                        ADVISE_KEYS) + ", found " + advise, null);
+            }
+            for (Iterator<String> it = section.fieldNames(); it.hasNext(); ) {
+                String key = it.next();
+                if (!ADVISE_KEYS.contains(key)) {
+                    throw ConfigException.forSource(source, "advise." + key + ": unknown key; allowed: "
+                            + String.join(", ", ADVISE_KEYS), null);
+                }
+            }
+            if (section.has("candidates")) {
+                if (!section.get("candidates").isTextual() || section.get("candidates").asText().isBlank()) {
+                    throw ConfigException.forSource(source, "advise.candidates: expected default or a file, found "
+                            + section.get("candidates"), null);
+                }
+                candidates = section.get("candidates").asText();
+            }
+            if (section.has("target")) {
+                JsonNode t = section.get("target");
+                if (!t.isNumber() || !(t.asDouble() > 0 && t.asDouble() <= 1)) {
+                    throw ConfigException.forSource(source, "advise.target: expected a test accuracy in (0, 1],"
+                            + " found " + t, null);
+                }
+                target = t.asDouble();
+            }
+        }
+        tree.remove("advise");
+        tree.remove("compressor");
+        ExperimentConfig base;
+        try {
+            base = ConfigLoader.parse(YAML.writeValueAsString(tree), source);
+        } catch (JsonProcessingException e) {
+            throw ConfigException.forSource(source, "cannot write the config back: " + e.getMessage(), e);
+        }
+        List<AdviseCandidate> list = candidates.equals("default") ? AdviseCandidates.defaults(base)
+                : AdviseCandidates.load(dir.resolve(candidates), base);
+        for (AdviseCandidate c : list) {
+            try {
+                ConfiguredMethod.of(c.config()).newTopology();
+            } catch (RuntimeException e) {
+                throw ConfigException.forSource(source, "advise.candidates '" + c.id() + "': " + e.getMessage(), e);
+            }
+        }
+        return Optional.of(new AutoMethod(base, list, target, candidates));
+    }
+
+    private static String firstOther(ObjectNode section) {
+        for (Iterator<String> it = section.fieldNames(); it.hasNext(); ) {
+            String key = it.next();
+            if (!key.equals("type")) {
+                return key;
+            }
+        }
+        throw new IllegalStateException("no other key");
+    }
+
+    /**
+     * This auto method with {@code f} applied to its base and to every candidate's config: a change of keys that are
+     * not the method's (the workers a launch started, the runtime, the length of training).
+     */
+    public AutoMethod map(java.util.function.UnaryOperator<ExperimentConfig> f) {
+        return new AutoMethod(f.apply(base), candidates.stream().map(c -> new AdviseCandidate(c.id(), c.label(),
+                f.apply(c.config()))).toList(), target, source);
+    }
+
+    /** The candidate {@code id}. */
+    public AdviseCandidate candidate(String id) {
+        return candidates.stream().filter(c -> c.id().equals(id)).findFirst().orElseThrow(() ->
+                new IllegalArgumentException("no candidate '" + id + "' among " + candidates.stream()
+                        .map(AdviseCandidate::id).toList()));
+    }
+
+    /** The most server processes any candidate runs with {@code workers} workers (each shard its own process). */
+    public int maxServices(int workers) {
+        int most = 0;
+        for (AdviseCandidate c : candidates) {
+            most = Math.max(most, ConfiguredMethod.of(c.config()).newTopology().serviceEndpoints(workers));
+        }
+        return most;
+    }
+
+    /**
+     * What identifies the candidates (ids and their resolved method sections, the target): every process of a run
+     * must advise among the same, which the session checks.
+     */
+    public String digest() {
+        Map<String, Object> all = new TreeMap<>();
+        for (AdviseCandidate c : candidates) {
+            Map<String, Object> tree = ConfigLoader.asTree(c.config());
+            Map<String, Object> method = new TreeMap<>();
+            for (String section : AdviseCandidates.METHOD_SECTIONS) {
+                method.put(section, tree.get(section));
+            }
+            if (tree.get("training") instanceof Map<?, ?> training) {
+                for (String key : AdviseCandidates.TRAINING_KEYS) {
+                    method.put("training." + key, training.get(key));
+                }
+            }
+            all.put(c.id(), method);
+        }
+        all.put(" target", target);
+        try {
+            byte[] json = new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
+                    .writeValueAsBytes(all);
+            return "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(json))
+                    .substring(0, 16);
+        } catch (JsonProcessingException | NoSuchAlgorithmException e) {
+            throw new IllegalStateException("cannot digest the candidates: " + e.getMessage(), e);
+        }
+    }
+}

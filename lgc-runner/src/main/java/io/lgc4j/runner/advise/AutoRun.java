@@ -1,0 +1,227 @@
+package io.lgc4j.runner.advise;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.lgc4j.core.advise.Advice;
+import io.lgc4j.core.advise.AdviseSession;
+import io.lgc4j.core.advise.ComputeProbe;
+import io.lgc4j.core.advise.Link;
+import io.lgc4j.core.compute.CpuLimits;
+import io.lgc4j.core.data.DataSource;
+import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.runtime.ClusterConnection;
+import io.lgc4j.core.runtime.ClusterConnector;
+import io.lgc4j.runner.BuildInfo;
+import io.lgc4j.runner.ExperimentRunner;
+import io.lgc4j.runner.Nd4jEnvironment;
+import io.lgc4j.runner.RunInputException;
+import io.lgc4j.runner.config.ExperimentConfig;
+import org.deeplearning4j.nn.api.Model;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.IntFunction;
+
+/**
+ * {@code compressor: auto} before step 0: the advisor on the run's own processes chooses the method, and the run
+ * trains the chosen candidate's config, an ordinary config ({@code docs/design/advise.md} §4).
+ * <ul>
+ *   <li>{@link #inProcess}: one JVM's ranks share memory, so there is no link to probe; the advisor predicts on
+ *       {@link Link#IN_PROCESS} with the process's cores shared by the K ranks.</li>
+ *   <li>{@link #asEndpoint}: every process a launch started joins an {@link AdviseSession} on a connection of its own
+ *       (its plan refuses a training peer), measures the links, and learns rank 0's choice; the trainer then connects
+ *       anew with the chosen method.</li>
+ *   <li>{@link #recorded}: a restart or resume takes the choice its run directory's {@code advice.json} recorded,
+ *       after checking that the candidates are the same, so attempts never differ.</li>
+ * </ul>
+ * The run directory gets {@code advice.json} (the choice, the candidates' digest, the measured link) and
+ * {@code advice.csv} (the table, one row per candidate and stage); {@code config.yaml} holds the chosen method, so
+ * {@code lgc run config.yaml} retrains the choice without advising.
+ *
+ * <pre>{@code
+ * AutoMethod auto = AutoMethod.read(Path.of("my-auto.yaml")).orElseThrow();
+ * AutoRun.Resolved r = AutoRun.inProcess(auto, System.err);
+ * new ExperimentRunner().records(r.files(), r.provenance()).run(r.config(), "my-auto.yaml", List.of());
+ * }</pre>
+ */
+public final class AutoRun {
+
+    /** The file that records the choice in a run directory. */
+    public static final String ADVICE_JSON = "advice.json";
+    /** The table beside it. */
+    public static final String ADVICE_CSV = "advice.csv";
+
+    private AutoRun() {
+    }
+
+    /**
+     * A choice.
+     *
+     * @param chosen  the candidate trained
+     * @param config  its config, under the user's run name
+     * @param advice  the advice (on the process that decided; empty elsewhere and when recorded)
+     * @param probe   the session's measurements (on rank 0 of a launched run)
+     * @param digest  the candidates' digest ({@link AutoMethod#digest()})
+     * @param seconds what choosing cost on this process
+     * @param how     {@code in process}, {@code advise session} or {@code recorded in DIR}
+     */
+    public record Resolved(AdviseCandidate chosen, ExperimentConfig config, Optional<Advice> advice,
+                           Optional<AdviseSession.Probe> probe, String digest, double seconds, String how) {
+
+        /** {@code advice.json} and {@code advice.csv}, when this process decided. */
+        public Map<String, String> files() {
+            if (advice.isEmpty()) {
+                return Map.of();
+            }
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("chosen", chosen.id());
+            json.put("label", chosen.label());
+            json.put("candidatesDigest", digest);
+            json.put("how", how);
+            json.put("seconds", seconds);
+            json.put("link", advice.get().link());
+            probe.ifPresent(p -> json.put("probe", p));
+            json.put("cores", advice.get().cores());
+            json.put("computeMs", advice.get().computeMs());
+            json.put("target", advice.get().target());
+            json.put("denseSteps", advice.get().denseSteps().orElse(null));
+            json.put("table", advice.get().table());
+            json.put("version", BuildInfo.version());
+            try {
+                return Map.of(ADVICE_JSON, MAPPER.writeValueAsString(json) + System.lineSeparator(),
+                        ADVICE_CSV, advice.get().csv());
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new IllegalStateException("cannot write advice.json: " + e.getMessage(), e);
+            }
+        }
+
+        /** What {@code provenance.json} records of the choice. */
+        public Map<String, Object> provenance() {
+            Map<String, Object> p = new LinkedHashMap<>();
+            p.put("chosen", chosen.id());
+            p.put("how", how);
+            p.put("candidatesDigest", digest);
+            p.put("seconds", seconds);
+            if (advice.isPresent()) {
+                p.put("file", ADVICE_JSON);
+                p.put("link", advice.get().link().describe());
+            }
+            return Map.of("advice", p);
+        }
+    }
+
+    private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    /**
+     * Chooses for a run whose ranks are threads of this JVM.
+     *
+     * @throws IOException       when the data cannot be read
+     * @throws RunInputException when nothing can be chosen
+     */
+    public static Resolved inProcess(AutoMethod auto, PrintStream log) throws IOException {
+        long start = System.nanoTime();
+        ExperimentConfig base = auto.base();
+        double cores = CpuLimits.ofThisProcess().cores() / base.training().workers();
+        Advice advice = ConfigAdvisor.advise(base, auto.candidates(), Link.IN_PROCESS, auto.target(), cores, log);
+        log.print(advice.table());
+        String id = advice.chosen().orElseThrow(() -> new RunInputException("compressor: auto chose nothing: no"
+                + " candidate has a predicted time to the target (see the table above)"));
+        return resolved(auto, id, Optional.of(advice), Optional.empty(), start, "in process");
+    }
+
+    /**
+     * This endpoint's part of the advise session of a launched run; every endpoint returns the same choice.
+     *
+     * @param endpoints every process the launch started (the workers, then the server processes)
+     * @param endpoint  this process's endpoint
+     * @throws IOException           when the data cannot be read
+     * @throws IllegalStateException when the processes disagree about the candidates, or nothing can be chosen
+     */
+    public static Resolved asEndpoint(AutoMethod auto, ClusterConnector connector, int endpoints, int endpoint,
+                                      PrintStream log) throws IOException {
+        long start = System.nanoTime();
+        ExperimentConfig base = auto.base();
+        int workers = base.training().workers();
+        Nd4jEnvironment.configure();
+        Nd4jEnvironment.threads(base.model().compute().threads(), 1);
+        Model model = ExperimentRunner.buildModel(base.model(), base.run().seed());
+        int probeBytes = AdviseSession.probeBytes(GradientLayout.of(model).length(), workers);
+        Runnable pass = null;
+        if (endpoint < workers) {
+            try (DataSource data = ExperimentRunner.trainingData(base.data())) {
+                pass = ComputeProbe.warmedPass(model, data, endpoint, workers,
+                        base.training().batchSizePerWorker(), base.run().seed(), base.model().compute().settings());
+            }
+        }
+        IntFunction<String> names = e -> e < workers ? "rank " + e : "server process " + (e - workers);
+        AdviseSession.Outcome outcome;
+        try (ClusterConnection c = connector.connect(endpoints, names, AdviseSession.PLAN,
+                AdviseSession.PLAN_MEANING)) {
+            outcome = AdviseSession.run(c.transport(), workers, auto.digest(), probeBytes, pass, probe -> {
+                Advice advice = ConfigAdvisor.advise(base, auto.candidates(), probe.link(), auto.target(), Double.NaN,
+                        log);
+                log.print(advice.table());
+                return advice;
+            }, log);
+        }
+        return resolved(auto, outcome.chosen(), outcome.advice(), outcome.probe(), start, "advise session");
+    }
+
+    /**
+     * The choice {@code runDir/advice.json} recorded, if the directory has one.
+     *
+     * @throws RunInputException when it was made among other candidates, or cannot be read
+     */
+    public static Optional<Resolved> recorded(AutoMethod auto, Path runDir) throws RunInputException {
+        Path file = runDir.resolve(ADVICE_JSON);
+        if (!Files.isRegularFile(file)) {
+            return Optional.empty();
+        }
+        JsonNode json;
+        try {
+            json = MAPPER.readTree(file.toFile());
+        } catch (IOException e) {
+            throw new RunInputException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+        String chosen = json.path("chosen").asText("");
+        String digest = json.path("candidatesDigest").asText("");
+        if (!digest.equals(auto.digest())) {
+            throw new RunInputException("cannot continue " + runDir + " with compressor: auto: its " + ADVICE_JSON
+                    + " chose '" + chosen + "' among candidates " + digest + ", this config's are " + auto.digest()
+                    + "; resume with the run's config.yaml");
+        }
+        AdviseCandidate c;
+        try {
+            c = auto.candidate(chosen);
+        } catch (IllegalArgumentException e) {
+            throw new RunInputException(file + ": " + e.getMessage(), e);
+        }
+        return Optional.of(new Resolved(c, c.config().withRun(auto.base().run()), Optional.empty(), Optional.empty(),
+                digest, 0, "recorded in " + runDir));
+    }
+
+    private static Resolved resolved(AutoMethod auto, String id, Optional<Advice> advice,
+                                     Optional<AdviseSession.Probe> probe, long start, String how) {
+        AdviseCandidate c = auto.candidate(id);
+        return new Resolved(c, c.config().withRun(auto.base().run()), advice, probe, auto.digest(),
+                (System.nanoTime() - start) / 1e9, how);
+    }
+
+    /** Writes {@code r}'s files into {@code dir} (which exists). */
+    public static void write(Resolved r, Path dir) {
+        try {
+            for (Map.Entry<String, String> f : r.files().entrySet()) {
+                Files.writeString(dir.resolve(f.getKey()), f.getValue());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the advice into " + dir + ": " + e.getMessage(), e);
+        }
+    }
+}
