@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Predicted (lgc advise) against measured (the time-to-accuracy table) step times per candidate, stage and rate.
 
-usage: compare.py ADVICE_DIR TTA_DIR > comparison.md
-ADVICE_DIR holds advice-<rate>-<legs>.csv as check.sh writes them; TTA_DIR a time-to-accuracy table's directory
+usage: compare.py ADVICE_DIR TTA_DIR [LEGS...] > comparison.md
+ADVICE_DIR holds advice-<rate>-<legs>.csv as check.sh (legs idle, traced: a given link) and check-launch.sh (legs
+probed: compressor: auto's advise session on the launched processes) write them; LEGS the settings to compare
+(default: every one there is); TTA_DIR a time-to-accuracy table's directory
 (table.csv, <rate>/runs/<id>-small-cnn/metrics.csv) whose suite ran the same methods
 (configs/tables/time-to-accuracy-41.yaml). A measured step is a stage's steady step (its first step and evaluated steps
 left out); times to 80 % are the table's.
@@ -43,10 +45,10 @@ def steady_steps(metrics):
         per.setdefault(stage, []).append(float(r["wall_ms"]) - float(r["evaluate_ms"] or 0))
     return {k: sum(v) / len(v) for k, v in per.items()}
 RATES = ["unshaped", "100mbit", "10mbit"]
-LEGS = ["idle", "traced"]
+LEGS = ["idle", "traced", "probed"]
 
 
-def main(advice_dir, tta_dir):
+def main(advice_dir, tta_dir, legs_wanted):
     measured = {}
     for rate in RATES:
         for cid, (label, run) in LABELS.items():
@@ -57,24 +59,26 @@ def main(advice_dir, tta_dir):
         open(tta_dir / "table.csv")) if r["time_to_target_s"]}
     advice = {}
     for rate in RATES:
-        for legs in LEGS:
+        for legs in legs_wanted or LEGS:
             f = advice_dir / f"advice-{rate}-{legs}.csv"
             if f.exists():
                 advice[(rate, legs)] = list(csv.DictReader(open(f)))
-    print("| rate | method | stage | measured ms (steady) | predicted, idle legs | error | predicted, traced legs |"
-          " error |")
-    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
-    errors = {legs: [] for legs in LEGS}
+    legs_there = [legs for legs in (legs_wanted or LEGS) if any(k[1] == legs for k in advice)]
+    print("| rate | method | stage | measured ms (steady) | "
+          + " | ".join(f"predicted, {legs} legs | error" for legs in legs_there) + " |")
+    print("| --- | --- | --- | ---: | " + " | ".join("---: | ---:" for _ in legs_there) + " |")
+    errors = {legs: [] for legs in legs_there}
     for rate in RATES:
         for cid, (label, _) in LABELS.items():
             rows = {legs: [r for r in advice.get((rate, legs), []) if r["candidate"] == cid and r["stage"] != "ALL"]
-                    for legs in LEGS}
-            for i, row in enumerate(rows["idle"]):
+                    for legs in legs_there}
+            longest = max(rows.values(), key=len)
+            for i, row in enumerate(longest):
                 m = measured.get((rate, label, row["stage"]))
                 if m is None:
                     continue
                 cells = [rate, label, row["stage"], f"{m:,.1f}"]
-                for legs in LEGS:
+                for legs in legs_there:
                     if i < len(rows[legs]):
                         p = float(rows[legs][i]["step_ms"])
                         err = 100 * (p - m) / m
@@ -84,7 +88,7 @@ def main(advice_dir, tta_dir):
                         cells += ["", ""]
                 print("| " + " | ".join(cells) + " |")
     print()
-    for legs in LEGS:
+    for legs in legs_there:
         e = sorted(errors[legs])
         if e:
             within = sum(1 for x in e if x <= 20)
@@ -99,7 +103,7 @@ def main(advice_dir, tta_dir):
         if not times:
             continue
         fastest = min(times, key=times.get)
-        for legs in LEGS:
+        for legs in legs_there:
             rows = [r for r in advice.get((rate, legs), []) if r["stage"] == "ALL" and r["chosen"] == "yes"]
             if not rows:
                 continue
@@ -110,5 +114,26 @@ def main(advice_dir, tta_dir):
                   f"{t:.1f} s | {LABELS[fastest][0]} ({times[fastest]:.1f} s) | {ok} |")
 
 
+    runs = advice_dir / "runs"
+    if runs.is_dir():
+        # compressor: auto's own run: the chosen method's predicted step beside the step it then took, same processes
+        print()
+        print("| rate | chosen | stage | predicted ms | measured in the same run, ms (steady) | error |")
+        print("| --- | --- | --- | ---: | ---: | ---: |")
+        for rate in RATES:
+            dirs = sorted((runs / rate).glob("*/advice.csv")) if (runs / rate).is_dir() else []
+            if not dirs:
+                continue
+            run = dirs[-1].parent
+            rows = list(csv.DictReader(open(run / "advice.csv")))
+            chosen = next(r["candidate"] for r in rows if r["stage"] == "ALL" and r["chosen"] == "yes")
+            took = steady_steps(run / "metrics.csv")
+            for r in rows:
+                if r["candidate"] == chosen and r["stage"] != "ALL" and r["stage"] in took:
+                    p, m = float(r["step_ms"]), took[r["stage"]]
+                    print(f"| {rate} | {LABELS.get(chosen, (chosen,))[0]} | {r['stage']} | {p:,.1f} | {m:,.1f} | "
+                          f"{100 * (p - m) / m:+.0f} % |")
+
+
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]))
+    main(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3:])

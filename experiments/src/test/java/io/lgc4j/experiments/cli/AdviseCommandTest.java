@@ -78,9 +78,9 @@ class AdviseCommandTest {
                 "--cores", "1", "--candidates", candidates(dir).toString(), "--output", csv.toString()), error());
         String table = out.toString(StandardCharsets.UTF_8);
         assertTrue(table.contains("link 10.0 Mbit/s, 2.0 ms a leg, straggler 0.0 ms (given)"), table);
-        // tiny-cnn has no committed evidence: no time to the target, and nothing chosen
+        // tiny-cnn has no committed evidence: no time to the target; of dense's math the faster step is chosen
         assertTrue(table.contains("no evidence of dense's steps for this model and data"), table);
-        assertTrue(table.contains("nothing chosen"), table);
+        assertTrue(table.contains("chosen by step time among the methods of dense's math"), table);
         List<String> lines = Files.readAllLines(csv);
         assertEquals("candidate,label,stage,steps,step_ms,local_ms,quota_ms,wire_ms,legs,legs_ms,server_ms,"
                 + "hidden_ms,busiest_up_bytes,busiest_down_bytes,one_off_ms,bound,penalty,penalty_source,"
@@ -107,6 +107,9 @@ class AdviseCommandTest {
         assertEquals("no evidence of its steps to the target", rows.get("scalecom/ALL")[17]);
         assertTrue(Double.parseDouble(rows.get("scalecom/ALL")[19]) > 0, "a break-even for a compressed method");
         assertEquals("", rows.get("dense-ring/ALL")[19], "dense's own math has no break-even");
+        // at 10 Mbit/s the ring's busiest link carries half the server's bytes: it is the faster of dense's math
+        assertEquals("yes", rows.get("dense-ring/ALL")[20]);
+        assertEquals("no", rows.get("scalecom/ALL")[20], "no evidence, never chosen");
     }
 
     @Test

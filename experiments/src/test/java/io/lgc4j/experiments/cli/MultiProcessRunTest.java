@@ -135,6 +135,56 @@ class MultiProcessRunTest {
     }
 
     /**
+     * {@code compressor: auto} launched: the three workers and the server process the PS candidate needs join the
+     * advise session over TCP; tiny-cnn has no evidence, so dense ring, the one candidate of dense's math, is chosen;
+     * the server process has no role in it and exits 0; the workers connect anew and train the ring, whose bits are
+     * those of {@code lgc run} on the written {@code config.yaml} in one JVM (the session's passes ran on throwaway
+     * copies of the model).
+     */
+    @Test
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
+    void autoShouldChooseInASessionOfEveryProcessAndTrainWhatItsConfigYamlTrains(@TempDir Path tmp)
+            throws IOException, InterruptedException {
+        Files.writeString(tmp.resolve("candidates.yaml"), """
+                candidates:
+                  - {id: dense-ring, label: Dense ring, config: {topology: {type: ring}}}
+                  - {id: ps-topk, label: Top-k on a PS, config: {topology: {type: ps},
+                     compressor: {type: topk, ratio: 0.01}, stages: {fullIterations: 4}}}
+                """);
+        Path launched = tmp.resolve("launched");
+        Path config = tmp.resolve("auto.yaml");
+        Files.writeString(config, """
+                run: {name: mp-auto, seed: 11, outputDir: %s}
+                data: {trainLimit: 1920, testLimit: 500}
+                model: {name: tiny-cnn}
+                training: {workers: 3, batchSizePerWorker: 16, epochs: 1, maxSteps: 10, evalEverySteps: 6}
+                compressor: auto
+                advise: {candidates: candidates.yaml}
+                """.formatted(launched));
+        Launch launch = Launch.start(tmp, config, 3);
+        assertEquals(0, launch.process().waitFor(), launch.output());
+        String out = launch.output();
+        assertTrue(out.contains("3 worker processes and 1 parameter-server process"), out);
+        assertTrue(out.contains("[rank 0] lgc advise: measured ring "), out);
+        assertTrue(out.contains("[server] lgc worker: endpoint 3 has no role in the chosen method (dense-ring, 0"
+                + " server processes): exiting"), out);
+        assertTrue(out.contains("[rank 0] lgc worker: compressor: auto chose dense-ring (Dense ring), advise session"),
+                out);
+        Path run = only(launched);
+        JsonNode advice = new ObjectMapper().readTree(run.resolve("advice.json").toFile());
+        assertEquals("dense-ring", advice.get("chosen").asText());
+        assertEquals(4, advice.get("probe").get("endpoints").asInt());
+        assertTrue(advice.get("link").get("source").asText().startsWith("probed on 4 endpoints"), advice.toString());
+        var written = ConfigLoader.load(run.resolve("config.yaml"));
+        assertEquals("ring", written.topology().type().toString());
+        Path inProcess = tmp.resolve("in-process");
+        new ExperimentRunner().run(written.withRun(written.run().withOutputDir(inProcess.toString()))
+                .withRuntime(written.runtime().withType(io.lgc4j.runner.config.RuntimeType.IN_PROCESS)),
+                "config.yaml", List.of());
+        RunFiles.assertSameRun(only(inProcess), run);
+    }
+
+    /**
      * The launched run's trace: every endpoint's file merged, and each endpoint's probed clock offset within its bound
      * of the true one. On one host every process reads the same monotonic clock, so the true offset is the difference
      * of the processes' trace-clock anchors, which each file records.

@@ -29,9 +29,11 @@ import java.util.Optional;
  *       kept;</li>
  *   <li><b>ring at size</b> (workers): K − 1 hops round the workers' ring of frames of the probe size (the dense
  *       ring's chunk, n/K floats, at most {@value #MAX_PROBE_BYTES} B), each hop's send before its receive as a ring
- *       allreduce does, after one round of {@value #WARM_BYTES}-byte frames: the ring pattern's own rate;</li>
- *   <li><b>fan-in and fan-out</b>: every worker sends a frame of the probe size to the hub (the first server
- *       process, else rank 0) at once, then the hub to every worker: a parameter server's two directions;</li>
+ *       allreduce does, after one round of {@value #WARM_BYTES}-byte frames; up to {@value #MAX_SIZE_ROUNDS} rounds
+ *       while they take less than a second together, the fastest kept: the ring pattern's own rate;</li>
+ *   <li><b>fan-in and fan-out</b>: on the hub's word (the first server process, else rank 0) every worker sends it a
+ *       frame of the probe size at once, then the hub sends one to every worker, which acknowledges; rounds as the
+ *       ring's: a parameter server's two directions;</li>
  *   <li><b>loaded rounds</b> (workers): {@value #LOADED_ROUNDS} times a forward and backward pass of the user's
  *       model on a throwaway copy, then 2(K − 1) hops of a {@value #SMALL_BYTES}-byte frame round the ring: per
  *       round, the time after the slowest pass until the last hop, per hop, is a leg's loaded cost, and the
@@ -79,9 +81,16 @@ public final class AdviseSession {
     static final int LOADED = 7;
     static final int MEASURED = 8;
     static final int CHOSEN = 9;
+    static final int GO = 10;
+    static final int MORE = 11;
+
+    /** Rounds at the probe size stop once they took this long ... */
+    static final double SIZE_ROUNDS_MS = 1000;
+    /** ... or after this many. */
+    static final int MAX_SIZE_ROUNDS = 3;
 
     private static final String[] PHASES = {"", "hello", "verdict", "round trip", "ring", "fan", "fan ack",
-        "loaded round", "measured", "chosen"};
+        "loaded round", "measured", "chosen", "go", "another round"};
 
     private AdviseSession() {
     }
@@ -128,10 +137,16 @@ public final class AdviseSession {
      * @param stragglerMs    the slowest worker's pass minus the mean, ms: the median over the loaded rounds
      * @param passMs         a pass's wall time under this process's share, ms: the median of the workers' means
      * @param seconds        the probes' wall time on rank 0
+     * @param hostWorkers    the workers on rank 0's host (by host name), itself included: they share its cores
      */
     public record Probe(int endpoints, int workers, int probeBytes, double ringMbit, double serviceInMbit,
                         double serviceOutMbit, double idleRttMs, double hopMs, double stragglerMs, double passMs,
-                        double seconds) {
+                        double seconds, int hostWorkers) {
+
+        Probe sharing(int workersOnHost) {
+            return new Probe(endpoints, workers, probeBytes, ringMbit, serviceInMbit, serviceOutMbit, idleRttMs,
+                    hopMs, stragglerMs, passMs, seconds, workersOnHost);
+        }
 
         /**
          * The link the advisor predicts on: the ring's rate for every worker (unbounded with one worker), the fan's
@@ -153,8 +168,9 @@ public final class AdviseSession {
         public String describe() {
             return String.format(Locale.ROOT, "ring %.1f Mbit/s at %d B a hop, server in %.1f / out %.1f Mbit/s,"
                             + " idle round trip %.2f ms, loaded leg %.2f ms, straggler %.1f ms, a pass %.1f ms"
-                            + " (%d endpoints, %.1f s)", ringMbit, probeBytes, serviceInMbit, serviceOutMbit,
-                    idleRttMs, hopMs, stragglerMs, passMs, endpoints, seconds);
+                            + " (%d endpoints, %d workers on rank 0's host, %.1f s)", ringMbit, probeBytes,
+                    serviceInMbit, serviceOutMbit, idleRttMs, hopMs, stragglerMs, passMs, endpoints, hostWorkers,
+                    seconds);
         }
     }
 
@@ -183,6 +199,15 @@ public final class AdviseSession {
      */
     public static Outcome run(Transport t, int workers, String digest, int probeBytes, Runnable pass,
                               Decision decision, java.io.PrintStream log) {
+        return run(t, workers, digest, hostName(), probeBytes, pass, decision, log);
+    }
+
+    /**
+     * As {@link #run(Transport, int, String, int, Runnable, Decision, java.io.PrintStream)}, with this process's host
+     * named: the workers whose host is rank 0's share its cores ({@link Probe#hostWorkers()}).
+     */
+    static Outcome run(Transport t, int workers, String digest, String host, int probeBytes, Runnable pass,
+                       Decision decision, java.io.PrintStream log) {
         int n = t.endpointCount();
         int me = t.endpoint();
         if (workers < 1 || workers > n) {
@@ -196,7 +221,7 @@ public final class AdviseSession {
                     + ", found " + probeBytes);
         }
         long start = System.nanoTime();
-        hello(t, workers, digest);
+        int sharing = hello(t, workers, digest, host);
         double[] rtt = me == 0 ? roundTrips(t) : echo(t);
         double ringMs = me < workers && workers > 1 ? ring(t, workers, probeBytes) : Double.NaN;
         double[] fan = fan(t, workers, probeBytes);
@@ -213,7 +238,7 @@ public final class AdviseSession {
         for (int e = 1; e < n; e++) {
             all[e] = Measured.decode(expect(t, e, MEASURED).payload(), e);
         }
-        Probe probe = probe(all, workers, probeBytes, rtt, (System.nanoTime() - start) / 1e9);
+        Probe probe = probe(all, workers, probeBytes, rtt, (System.nanoTime() - start) / 1e9).sharing(sharing);
         log.println("lgc advise: measured " + probe.describe());
         Advice advice;
         try {
@@ -233,15 +258,21 @@ public final class AdviseSession {
                 (System.nanoTime() - start) / 1e9);
     }
 
-    private static void hello(Transport t, int workers, String digest) {
+    /** Rank 0: how many workers run on its host (itself included); elsewhere 0. */
+    private static int hello(Transport t, int workers, String digest, String host) {
         if (t.endpoint() != 0) {
-            t.send(0, frame(HELLO, string(digest)));
+            t.send(0, frame(HELLO, string(digest + "\n" + host)));
             verdict(t, VERDICT);
-            return;
+            return 0;
         }
         String problem = null;
+        int sharing = 1;
         for (int e = 1; e < t.endpointCount(); e++) {
-            String theirs = readString(expect(t, e, HELLO).payload());
+            String[] hello = readString(expect(t, e, HELLO).payload()).split("\n", 2);
+            String theirs = hello[0];
+            if (e < workers && hello.length == 2 && hello[1].equals(host)) {
+                sharing++;
+            }
             if (problem == null && !theirs.equals(digest)) {
                 problem = name(e, workers) + " advises among other candidates than rank 0 (" + theirs + " vs "
                         + digest + "): every process must read the same config";
@@ -251,6 +282,7 @@ public final class AdviseSession {
         if (problem != null) {
             throw new IllegalStateException(problem);
         }
+        return sharing;
     }
 
     /** Rank 0's least round trip to any endpoint, ms, per endpoint (index 0: NaN). */
@@ -279,15 +311,47 @@ public final class AdviseSession {
         return new double[0];
     }
 
-    /** A warm round, then K − 1 hops of {@code bytes} round the workers' ring: the measured round's ms. */
+    /**
+     * A warm round, then rounds of K − 1 hops of {@code bytes} round the workers' ring until they have taken
+     * {@value #SIZE_ROUNDS_MS} ms or {@value #MAX_SIZE_ROUNDS} rounds (rank 0 says whether another follows): the
+     * fastest round's ms. A round can only be slowed (a cold JIT, a throttled process), so the fastest is the rate.
+     */
     private static double ring(Transport t, int workers, int bytes) {
         int me = t.endpoint();
         int right = (me + 1) % workers;
         int left = (me + workers - 1) % workers;
         hops(t, right, left, workers - 1, WARM_BYTES, RING);
-        long t0 = System.nanoTime();
-        hops(t, right, left, workers - 1, bytes, RING);
-        return (System.nanoTime() - t0) / 1e6;
+        double fastest = Double.POSITIVE_INFINITY;
+        double spent = 0;
+        for (int round = 1; ; round++) {
+            long t0 = System.nanoTime();
+            hops(t, right, left, workers - 1, bytes, RING);
+            double ms = (System.nanoTime() - t0) / 1e6;
+            fastest = Math.min(fastest, ms);
+            spent += ms;
+            if (!more(t, 0, range(1, workers), round, spent)) {
+                return fastest;
+            }
+        }
+    }
+
+    /** Whether another round follows: {@code decider} says so to {@code others} and every one reads it. */
+    private static boolean more(Transport t, int decider, int[] others, int round, double spentMs) {
+        if (t.endpoint() == decider) {
+            boolean again = round < MAX_SIZE_ROUNDS && spentMs < SIZE_ROUNDS_MS;
+            byte[] f = frame(MORE, new byte[] {(byte) (again ? 1 : 0)});
+            for (int e : others) {
+                t.send(e, f);
+            }
+            return again;
+        }
+        boolean again = expect(t, decider, MORE).payload().get(0) == 1;
+        t.releaseReceived();
+        return again;
+    }
+
+    private static int[] range(int from, int to) {
+        return java.util.stream.IntStream.range(from, to).toArray();
     }
 
     private static void hops(Transport t, int right, int left, int hops, int bytes, int phase) {
@@ -303,49 +367,60 @@ public final class AdviseSession {
     }
 
     /**
-     * The fan: every worker but the hub sends {@code bytes} to the hub, then the hub to each and each acknowledges.
-     * On the hub, the ms of each direction; elsewhere NaN.
+     * The fan: the hub says go, every worker but the hub sends {@code bytes} to it, then the hub sends {@code bytes}
+     * to each and each acknowledges; a warm round, then rounds as the ring's, the hub deciding. On the hub, the
+     * fastest round's ms of each direction; elsewhere NaN.
      */
     private static double[] fan(Transport t, int workers, int bytes) {
         int n = t.endpointCount();
         int hub = workers < n ? workers : 0;
         int me = t.endpoint();
-        int senders = workers - (hub < workers ? 1 : 0);
-        if (senders == 0) {
+        int[] senders = java.util.stream.IntStream.range(0, workers).filter(w -> w != hub).toArray();
+        if (senders.length == 0 || me != hub && me >= workers) {
             return new double[] {Double.NaN, Double.NaN};
         }
-        double[] ms = {Double.NaN, Double.NaN};
-        for (int size : new int[] {WARM_BYTES, bytes}) {
+        double[] fastest = {Double.POSITIVE_INFINITY, Double.POSITIVE_INFINITY};
+        double spent = 0;
+        for (int round = 0; ; round++) {
+            int size = round == 0 ? WARM_BYTES : bytes;
             if (me == hub) {
+                // every sender starts on the hub's word, so no frame is on its way before the clock starts
                 long t0 = System.nanoTime();
-                for (int w = 0; w < workers; w++) {
-                    if (w != hub) {
-                        expect(t, w, FAN);
-                        t.releaseReceived();
-                    }
+                byte[] go = frame(GO, new byte[0]);
+                for (int w : senders) {
+                    t.send(w, go);
                 }
-                ms[0] = (System.nanoTime() - t0) / 1e6;
+                for (int w : senders) {
+                    expect(t, w, FAN);
+                    t.releaseReceived();
+                }
+                double in = (System.nanoTime() - t0) / 1e6;
                 t0 = System.nanoTime();
-                for (int w = 0; w < workers; w++) {
-                    if (w != hub) {
-                        t.send(w, data(t, size, FAN));
-                    }
+                for (int w : senders) {
+                    t.send(w, data(t, size, FAN));
                 }
-                for (int w = 0; w < workers; w++) {
-                    if (w != hub) {
-                        expect(t, w, FAN_ACK);
-                    }
+                for (int w : senders) {
+                    expect(t, w, FAN_ACK);
                 }
-                ms[1] = (System.nanoTime() - t0) / 1e6;
+                double out = (System.nanoTime() - t0) / 1e6;
                 t.releaseReceived();
-            } else if (me < workers) {
+                if (round > 0) {
+                    fastest[0] = Math.min(fastest[0], in);
+                    fastest[1] = Math.min(fastest[1], out);
+                    spent += in + out;
+                }
+            } else {
+                expect(t, hub, GO);
+                t.releaseReceived();
                 t.send(hub, data(t, size, FAN));
                 expect(t, hub, FAN);
                 t.send(hub, frame(FAN_ACK, new byte[0]));
                 t.releaseReceived();
             }
+            if (round > 0 && !more(t, hub, senders, round, spent)) {
+                return me == hub ? fastest : new double[] {Double.NaN, Double.NaN};
+            }
         }
-        return ms;
     }
 
     /** The loaded rounds: per counted round, this worker's pass ms and the ms from the round's start to its end. */
@@ -438,7 +513,7 @@ public final class AdviseSession {
         }
         return new Probe(n, workers, probeBytes, ringMbit, in, out, leastRtt,
                 rounds > 0 ? median(hop) : Double.NaN, rounds > 0 ? median(straggler) : Double.NaN,
-                rounds > 0 ? median(passMean) : Double.NaN, seconds);
+                rounds > 0 ? median(passMean) : Double.NaN, seconds, 1);
     }
 
     static double median(double[] values) {
@@ -507,6 +582,15 @@ public final class AdviseSession {
         byte[] b = new byte[p.remaining()];
         p.get(b);
         return new String(b, StandardCharsets.UTF_8);
+    }
+
+    /** This machine's name (network namespaces on one machine share it, and its cores). */
+    static String hostName() {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/hostname")).strip();
+        } catch (java.io.IOException | RuntimeException e) {
+            return System.getenv().getOrDefault("HOSTNAME", "unknown");
+        }
     }
 
     private static String name(int endpoint, int workers) {

@@ -49,7 +49,7 @@ class AdviseSessionTest {
             for (int e = 0; e < n; e++) {
                 int endpoint = e;
                 futures.add(pool.submit(() -> AdviseSession.run(cluster.transport(endpoint), workers,
-                        digest.apply(endpoint), 4096, endpoint < workers ? pass.apply(endpoint) : null, decision,
+                        digest.apply(endpoint), endpoint == 1 ? "other-host" : "host", 4096, endpoint < workers ? pass.apply(endpoint) : null, decision,
                         QUIET)));
             }
             List<Object> outcomes = new ArrayList<>();
@@ -94,6 +94,7 @@ class AdviseSessionTest {
         AdviseSession.Probe p = seen.get();
         assertEquals(4, p.endpoints());
         assertEquals(3, p.workers());
+        assertEquals(2, p.hostWorkers(), "ranks 0 and 2 share a host, rank 1 has its own, the server is no worker");
         assertTrue(p.ringMbit() > 0 && p.serviceInMbit() > 0 && p.serviceOutMbit() > 0, p.describe());
         assertTrue(p.idleRttMs() >= 0, p.describe());
         assertEquals(24, p.stragglerMs(), 8, p.describe());
