@@ -223,10 +223,15 @@ final class WorkerCommand implements Callable<Integer> {
         int workers = auto.base().training().workers();
         int endpoints = sessionEndpoints != null ? sessionEndpoints : workers;
         int endpoint = env.requireRank();
-        if (endpoints < workers || endpoint < 0 || endpoint >= endpoints) {
+        if (endpoints < workers) {
+            throw new UsageException("--session-endpoints must be at least the workers (" + workers + "), found "
+                    + endpoints);
+        }
+        if (endpoint < 0 || endpoint >= endpoints) {
+            int servers = endpoints - workers;
             throw new UsageException("rank must be in 0.." + (endpoints - 1) + " (" + workers + " workers and "
-                    + (endpoints - workers) + " server processes started for compressor: auto), found " + endpoint
-                    + (endpoints < workers ? "; --session-endpoints must be at least the workers" : ""));
+                    + servers + " server process" + (servers == 1 ? "" : "es") + " started for compressor: auto),"
+                    + " found " + endpoint);
         }
         TcpConnector connector = connector(auto.base().runtime(), env).colocateServices(env.colocate()).build();
         AutoRun.Resolved chosen;

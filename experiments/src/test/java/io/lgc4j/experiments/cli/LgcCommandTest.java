@@ -101,6 +101,41 @@ class LgcCommandTest {
                 + " lgc launch --nproc K -- java -cp app.jar your.Main)", error());
     }
 
+    private static Path autoConfig(Path dir) throws IOException {
+        Path config = dir.resolve("auto.yaml");
+        Files.writeString(config, "run: {name: x}\ntraining: {workers: 2}\ncompressor: auto\n");
+        return config;
+    }
+
+    @Test
+    void autoShouldNameWhatALaunchOrAWorkerCannotDo(@TempDir Path dir) throws IOException {
+        Path auto = autoConfig(dir);
+        assertEquals(2, LgcCommand.execute("launch", auto.toString(), "--servers", "1"));
+        assertEquals("lgc launch: --servers sets one method's shards; with compressor: auto each candidate has its"
+                + " own (the launch starts the most any needs)", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("worker", auto.toString(), "--rank", "0", "--servers", "1"));
+        assertEquals("lgc worker: --servers (LGC_SERVERS) sets one method's shards; with compressor: auto each"
+                + " candidate has its own (the launch starts the most any needs)", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("worker", auto.toString(), "--rank", "5", "--session-endpoints", "3"));
+        assertEquals("lgc worker: rank must be in 0..2 (2 workers and 1 server process started for compressor:"
+                + " auto), found 5", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("worker", auto.toString(), "--rank", "0", "--session-endpoints", "1"));
+        assertEquals("lgc worker: --session-endpoints must be at least the workers (2), found 1", error());
+        err.reset();
+        Files.writeString(auto, "run: {name: x}\ncompressor: auto\nadvise: {budget: 3}\n");
+        assertEquals(2, LgcCommand.execute("run", auto.toString()));
+        assertEquals("lgc: " + auto + ": advise.budget: unknown key; allowed: candidates, target", error());
+        err.reset();
+        Files.writeString(auto, "run: {name: x}\ncompressor: auto\n");
+        Path run = Files.createDirectories(dir.resolve("a-run"));
+        assertEquals(2, LgcCommand.execute("run", "--resume", run.toString(), auto.toString()));
+        assertEquals("lgc: cannot resume " + run + " with compressor: auto: it has no advice.json; resume with the"
+                + " run's config.yaml", error());
+    }
+
     @Test
     void everyCommandThatTrainsShouldTakeTheSameCommonFlags() {
         picocli.CommandLine lgc = new picocli.CommandLine(new LgcCommand());

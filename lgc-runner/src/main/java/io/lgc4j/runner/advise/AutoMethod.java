@@ -68,18 +68,18 @@ public record AutoMethod(ExperimentConfig base, List<AdviseCandidate> candidates
     }
 
     /**
-     * Reads {@code file}: the auto method it asks for, or empty when it names its method (then {@link ConfigLoader}
-     * reads it).
+     * Reads {@code file}: the auto method it asks for, or empty when it names its method or cannot be read (then
+     * {@link ConfigLoader} reads it, or says why it cannot).
      *
      * @throws ConfigException naming the file and the key that is wrong
      */
     public static Optional<AutoMethod> read(Path file) {
-        ConfigLoader.checkFileSize(file, file.toString());
         String yaml;
         try {
+            ConfigLoader.checkFileSize(file, file.toString());
             yaml = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw ConfigException.forSource(file.toString(), "cannot read the config: " + e.getMessage(), e);
+        } catch (IOException | ConfigException e) {
+            return Optional.empty(); // the loader says what is wrong with the file, as for any config
         }
         Path dir = file.toAbsolutePath().getParent();
         return parse(yaml, file.toString(), dir == null ? Path.of(".") : dir);
