@@ -4,6 +4,7 @@ import io.lgc4j.core.advise.Advice;
 import io.lgc4j.core.advise.Link;
 import io.lgc4j.runner.advise.AdviseCandidate;
 import io.lgc4j.runner.advise.AdviseCandidates;
+import io.lgc4j.runner.advise.AutoMethod;
 import io.lgc4j.runner.advise.ConfigAdvisor;
 import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.runner.config.ConfigLoader;
@@ -17,12 +18,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
  * {@code lgc advise CONFIG --rate-mbit R --hop-ms H}: which method trains the config's model fastest to the target
  * accuracy on a link of that rate, from this process's measurements of the model and of every candidate's exchange
- * (issue 42). The link is given: a launched session that probes it is the design's next part.
+ * (issue 42). The link is given here; {@code compressor: auto} probes it on the run's own processes
+ * ({@link io.lgc4j.runner.advise.AutoRun}). A config of {@code compressor: auto} brings its candidates.
  */
 @Command(name = "advise", mixinStandardHelpOptions = true,
         description = "Predict each candidate method's step time and time to the target accuracy on a link of the"
@@ -83,8 +86,11 @@ final class AdviseCommand implements Callable<Integer> {
         ExperimentConfig cfg;
         List<AdviseCandidate> list;
         try {
-            cfg = ConfigLoader.load(config);
-            list = candidates == null ? AdviseCandidates.defaults(cfg) : AdviseCandidates.load(candidates, cfg);
+            // a config of compressor: auto brings its own candidates (advise.candidates); --candidates overrides them
+            Optional<AutoMethod> auto = AutoMethod.read(config);
+            cfg = auto.isPresent() ? auto.get().base() : ConfigLoader.load(config);
+            list = candidates != null ? AdviseCandidates.load(candidates, cfg)
+                    : auto.isPresent() ? auto.get().candidates() : AdviseCandidates.defaults(cfg);
         } catch (ConfigException e) {
             return bad(e.getMessage());
         }

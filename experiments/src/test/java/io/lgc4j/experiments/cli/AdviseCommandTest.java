@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code lgc advise}: the table and CSV of a small model's candidates on a given link, and bad input. */
@@ -110,6 +111,22 @@ class AdviseCommandTest {
         // at 10 Mbit/s the ring's busiest link carries half the server's bytes: it is the faster of dense's math
         assertEquals("yes", rows.get("dense-ring/ALL")[20]);
         assertEquals("no", rows.get("scalecom/ALL")[20], "no evidence, never chosen");
+    }
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void shouldAdviseAmongAnAutoConfigsOwnCandidates(@TempDir Path dir) throws IOException {
+        candidates(dir);
+        Path auto = dir.resolve("auto.yaml");
+        Files.writeString(auto, Files.readString(config(dir))
+                + "compressor: auto\nadvise: {candidates: candidates.yaml}\n");
+        assertEquals(0, LgcCommand.execute("advise", auto.toString(), "--rate-mbit", "10", "--hop-ms", "2",
+                "--cores", "1"), error());
+        String table = out.toString(StandardCharsets.UTF_8);
+        for (String label : List.of("Dense ring", "Dense PS", "Dense fp16", "ScaleCom")) {
+            assertTrue(table.contains("\n" + label + " "), label + " in\n" + table);
+        }
+        assertFalse(table.contains("LGC-PS"), "the shipped candidates are not this config's: " + table);
     }
 
     @Test

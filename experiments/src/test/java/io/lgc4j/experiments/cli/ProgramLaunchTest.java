@@ -58,6 +58,43 @@ class ProgramLaunchTest {
         assertTrue(output.contains("as 2 worker processes on 127.0.0.1"), output);
     }
 
+    private static final Pattern CHOSEN = Pattern.compile("\\[rank (\\d)] chosen (\\d) (\\S+) (\\S+)");
+
+    /**
+     * The builder's {@code compressor: auto}: both processes of a launched program join the advise session, learn the
+     * same choice, and train it as the same program trains that method in one JVM.
+     */
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void aLaunchedProgramShouldChooseOneMethodOnEveryProcessAndTrainIt(@TempDir Path tmp)
+            throws IOException, InterruptedException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        String classPath = System.getProperty("java.class.path");
+        Path log = tmp.resolve("launch.log");
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", classPath, LgcCommand.class.getName(),
+                "launch", "--nproc", "2", "--", java, "-Xmx512m", "-cp", classPath, AutoProgram.class.getName()));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("OMP_NUM_THREADS", "1");
+        Process launch = pb.start();
+        assertTrue(launch.waitFor(3, TimeUnit.MINUTES), "the launch did not end within 3 minutes");
+        String output = Files.readString(log, StandardCharsets.UTF_8);
+        assertEquals(0, launch.exitValue(), output);
+        Map<Integer, String[]> byRank = new TreeMap<>();
+        Matcher m = CHOSEN.matcher(output);
+        while (m.find()) {
+            byRank.put(Integer.parseInt(m.group(1)), new String[] {m.group(3), m.group(4)});
+        }
+        assertEquals(2, byRank.size(), "both ranks finish: " + output);
+        String id = byRank.get(0)[0];
+        assertEquals(id, byRank.get(1)[0], "one choice on every process");
+        // no evidence and no dense steps: only a method of dense's math can be chosen, both are
+        assertTrue(List.of("ps", "ring").contains(id), id);
+        List<String> inProcess = AutoProgram.train(AutoProgram.chosen(AutoProgram.candidates(), id), 2)
+                .replicaChecksums();
+        assertEquals(String.join(",", inProcess), byRank.get(0)[1], "the choice trains as in one JVM");
+        assertEquals(byRank.get(0)[1], byRank.get(1)[1]);
+    }
+
     @Test
     void theLaunchLineShouldShowALongClassPathByItsLength() {
         String cp = String.join(java.io.File.pathSeparator, "/home/user/.m2/repository/a/lib-one-1.0.jar",

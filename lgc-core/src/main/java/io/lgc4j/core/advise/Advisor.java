@@ -39,7 +39,7 @@ import java.util.Set;
  *       up to the target, with its steps from its penalty (a candidate whose steps compute dense's math needs dense's
  *       steps).</li>
  * </ol>
- * The link is given ({@link Link}); probing it on the user's processes is the design's next part (§2.4, §2.5). The
+ * The link is given ({@link Link}): by the user, or probed on the run's own processes by an {@link AdviseSession}. The
  * YAML runner's {@code lgc advise} builds its candidates from configs and their penalties from committed evidence; a
  * library user builds them from topologies:
  *
@@ -199,9 +199,92 @@ public final class Advisor {
          * @throws IOException              when the data cannot be read
          */
         public Advice advise() throws IOException {
+            Objects.requireNonNull(link, "link: the link between the processes");
+            check();
+            return new Advisor(this).run();
+        }
+
+        /**
+         * {@code compressor: auto} for a program of one's own: every process of a run {@code lgc launch} started
+         * ({@code LGC_RANK} set; K = {@code LGC_WORLD_SIZE}, the shards inside the workers) calls this before it
+         * builds its trainer. They join an {@link AdviseSession} on a connection of their own, which probes the links
+         * between them; rank 0 advises on that link (its cores: its quota, or the machine's CPUs shared by the
+         * workers on it) and every process learns the chosen candidate. Not launched, it advises in this JVM on
+         * {@link Link#IN_PROCESS} with this process's cores shared by the workers. A link given with {@link #link}
+         * is ignored: the session measures it.
+         *
+         * <pre>{@code
+         * AdviseSession.Outcome o = Advisor.builder().model(net).data(source).batchSizePerWorker(32)
+         *         .candidates(candidates).adviseFromEnvironment();
+         * MethodCandidate chosen = candidates.stream().filter(c -> c.id().equals(o.chosen())).findFirst().get();
+         * chosen.applyTo(DistributedTrainer.builder().model(net).data(source).fromEnvironment()).build().fit(1);
+         * }</pre>
+         *
+         * @return the chosen candidate's id on every process; the advice and the probe on rank 0
+         * @throws IllegalStateException when a process advises among other candidates, nothing can be chosen, or the
+         *                               launch started server processes of their own ({@code --servers})
+         * @throws IOException           when the data cannot be read
+         */
+        public AdviseSession.Outcome adviseFromEnvironment() throws IOException {
+            io.lgc4j.core.runtime.LaunchEnvironment env = io.lgc4j.core.runtime.LaunchEnvironment.current();
+            long start = System.nanoTime();
+            if (!env.launched()) {
+                link = Link.IN_PROCESS;
+                if (Double.isNaN(cores)) {
+                    cores = CpuLimits.ofThisProcess().cores() / workers;
+                }
+                Advice advice = advise();
+                return new AdviseSession.Outcome(advice.chosen().orElseThrow(() -> new IllegalStateException(
+                        "nothing chosen: no candidate has a predicted time to the target")), Optional.of(advice),
+                        Optional.empty(), (System.nanoTime() - start) / 1e9);
+            }
+            if (env.servers() != null) {
+                throw new IllegalStateException("the launch started server processes of their own (LGC_SERVERS="
+                        + env.servers() + "): a program chooses its method with the shards inside the workers; launch"
+                        + " without --servers");
+            }
+            workers = env.requireWorldSize();
+            check();
+            int rank = env.requireRank();
+            Runnable pass = ComputeProbe.warmedPass(model, data, rank, workers, batchSize, seed, compute);
+            int probeBytes = AdviseSession.probeBytes(GradientLayout.of(model).length(), workers);
+            boolean coresGiven = !Double.isNaN(cores);
+            try (io.lgc4j.core.runtime.ClusterConnection c = io.lgc4j.core.train.TrainingRuntime.connector(env)
+                    .connect(workers, r -> "rank " + r, AdviseSession.PLAN, AdviseSession.PLAN_MEANING)) {
+                return AdviseSession.run(c.transport(), workers, digest(), probeBytes, pass, probe -> {
+                    link = probe.link();
+                    if (!coresGiven) {
+                        CpuLimits limits = CpuLimits.ofThisProcess();
+                        int machine = limits.affinityCpus() > 0 ? limits.affinityCpus() : limits.onlineCpus();
+                        cores = Math.min(limits.cores(), machine / (double) probe.hostWorkers());
+                    }
+                    return advise();
+                }, log);
+            }
+        }
+
+        /** What identifies the candidates and the target, which every process of a session must share. */
+        private String digest() {
+            StringBuilder b = new StringBuilder();
+            for (MethodCandidate c : candidates) {
+                b.append(c.id()).append('|').append(c.label()).append('|')
+                        .append(c.topology().get().describe().withValues(c.values()).toMap()).append('|')
+                        .append(c.stages()).append('|').append(c.overlap()).append('|').append(c.penalty())
+                        .append('\n');
+            }
+            b.append(target).append('|').append(denseSteps);
+            try {
+                byte[] sha = java.security.MessageDigest.getInstance("SHA-256")
+                        .digest(b.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                return "sha256:" + java.util.HexFormat.of().formatHex(sha).substring(0, 16);
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new IllegalStateException("this JVM has no SHA-256", e);
+            }
+        }
+
+        private void check() {
             Objects.requireNonNull(model, "model: the model to advise for");
             Objects.requireNonNull(data, "data: the training data");
-            Objects.requireNonNull(link, "link: the link between the processes");
             Objects.requireNonNull(log, "log");
             if (workers < 1 || batchSize < 1) {
                 throw new IllegalArgumentException("workers and batchSizePerWorker must be >= 1, found " + workers
@@ -225,7 +308,6 @@ public final class Advisor {
             if (!(target > 0 && target <= 1)) {
                 throw new IllegalArgumentException("target must be a fraction in (0, 1], found " + target);
             }
-            return new Advisor(this).run();
         }
     }
 
@@ -386,7 +468,8 @@ public final class Advisor {
         Busiest b = busiest(cost);
         // the rank applies the mean after the exchange, on its thread, within its quota as its pass
         return new StepModel.Inputs(probe.passCpuMs() + probe.applyCpuMs(), rankCpuMs, cores, b.up, b.down,
-                b.service, b.service ? link.serviceRateMbit() : link.rateMbit(), link.psOverlap(), cost.legs(), link.hopMs(), link.stragglerMs(),
+                b.service, b.service ? link.serviceRateMbit() : link.rateMbit(), link.psOverlap(), cost.legs(),
+                link.hopMs(), link.stragglerMs(),
                 serverCpuMs, cores, streams ? probe.backwardMs() : 0, cores >= 1);
     }
 }

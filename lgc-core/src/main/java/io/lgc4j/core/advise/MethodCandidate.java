@@ -2,6 +2,7 @@ package io.lgc4j.core.advise;
 
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.stage.StageSchedule;
+import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.Overlap;
 import io.lgc4j.core.train.Topology;
 
@@ -78,6 +79,19 @@ public record MethodCandidate(String id, String label, Supplier<Topology> topolo
     /** The same candidate with {@code mode}. */
     public MethodCandidate overlap(Overlap mode) {
         return new MethodCandidate(id, label, topology, stages, values, mode, penalty, penaltySource);
+    }
+
+    /**
+     * Gives {@code trainer} this method: a fresh topology, the stages, the value encoding and the overlap mode (what
+     * the advisor chose, for a program of one's own).
+     *
+     * <pre>{@code
+     * DistributedTrainer trainer = chosen.applyTo(DistributedTrainer.builder().model(net).data(source)
+     *         .fromEnvironment()).build();
+     * }</pre>
+     */
+    public DistributedTrainer.Builder applyTo(DistributedTrainer.Builder trainer) {
+        return trainer.topology(topology.get()).stages(stages).values(values).overlap(overlap);
     }
 
     /** The same candidate needing {@code timesDense} × dense's steps to the target, as {@code source} says. */

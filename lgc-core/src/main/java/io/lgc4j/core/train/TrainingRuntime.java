@@ -168,6 +168,16 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
         }
         int workers = env.requireWorldSize();
         LauncherWatch.start(env, "rank " + env.requireRank());
+        return new ClusterRuntime(connector(env), workers, env.servers() == null ? -1 : env.servers());
+    }
+
+    /**
+     * The connector of the launched process {@code env} describes, from the class path's providers ({@code tcp}
+     * first).
+     *
+     * @throws IllegalStateException when no provider is on the class path
+     */
+    public static ClusterConnector connector(LaunchEnvironment env) {
         ClusterConnector.Provider provider = null;
         for (ClusterConnector.Provider p : ServiceLoader.load(ClusterConnector.Provider.class)) {
             if (provider == null || p.name().equals("tcp")) {
@@ -178,6 +188,6 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
             throw new IllegalStateException("LGC_RANK is set but no cluster connector is on the class path (add"
                     + " io.lgc4j:lgc-net)");
         }
-        return new ClusterRuntime(provider.connector(env), workers, env.servers() == null ? -1 : env.servers());
+        return provider.connector(env);
     }
 }

@@ -49,7 +49,8 @@ class AdviseSessionTest {
             for (int e = 0; e < n; e++) {
                 int endpoint = e;
                 futures.add(pool.submit(() -> AdviseSession.run(cluster.transport(endpoint), workers,
-                        digest.apply(endpoint), endpoint == 1 ? "other-host" : "host", 4096, endpoint < workers ? pass.apply(endpoint) : null, decision,
+                        digest.apply(endpoint), endpoint == 1 ? "other-host" : "host", 4096,
+                        endpoint < workers ? pass.apply(endpoint) : null, decision,
                         QUIET)));
             }
             List<Object> outcomes = new ArrayList<>();
