@@ -3,7 +3,11 @@ package io.lgc4j.spark;
 import io.lgc4j.core.checkpoint.CheckpointDirectory;
 import io.lgc4j.core.metrics.StepMetrics;
 import io.lgc4j.core.train.TrainingListener;
+import io.lgc4j.runner.advise.AdviseCandidate;
+import io.lgc4j.runner.advise.AutoMethod;
+import io.lgc4j.runner.advise.AutoRun;
 import io.lgc4j.runner.config.ConfigLoader;
+import io.lgc4j.runner.config.ConfiguredMethod;
 import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.runner.ExperimentRunner;
 import io.lgc4j.net.NetSettings;
@@ -22,6 +26,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -48,6 +53,32 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
     private final int job;
     private final SparkOptions.Fault fault;
     private final boolean tls;
+    private AutoPlan auto;
+
+    /**
+     * {@code compressor: auto} as the tasks rebuild it: the config without its method, each candidate's config (as
+     * YAML), the target and where the candidates came from.
+     */
+    record AutoPlan(String baseYaml, List<String[]> candidates, double target, String source) implements Serializable {
+        private static final long serialVersionUID = 1L;
+
+        static AutoPlan of(AutoMethod auto) {
+            List<String[]> list = new ArrayList<>();
+            for (AdviseCandidate c : auto.candidates()) {
+                list.add(new String[] {c.id(), c.label(), c.config().toYaml()});
+            }
+            return new AutoPlan(auto.base().toYaml(), list, auto.target(), auto.source());
+        }
+
+        AutoMethod toAuto(String configSource) {
+            List<AdviseCandidate> list = new ArrayList<>();
+            for (String[] c : candidates) {
+                list.add(new AdviseCandidate(c[0], c[1], ConfigLoader.parse(c[2], configSource + " (candidate '" + c[0]
+                        + "')")));
+            }
+            return new AutoMethod(ConfigLoader.parse(baseYaml, configSource), list, target, source);
+        }
+    }
 
     /**
      * @param yaml     the resolved config (runtime type tcp), as every task reads it
@@ -68,6 +99,12 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
         this.job = job;
         this.fault = fault;
         this.tls = tls;
+    }
+
+    /** This stage chooses its method first ({@code compressor: auto}), among {@code plan}'s candidates. */
+    BarrierTraining auto(AutoPlan plan) {
+        this.auto = plan;
+        return this;
     }
 
     /** The barrier stage's task count: K, plus S shards when they are not co-located. */
@@ -98,20 +135,26 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
                     + ": every rank again, " + (resume < 0 ? "from step 0 (no complete checkpoint in " + dir + ")"
                     : "from the checkpoint after " + resume + " steps in " + dir));
         }
-        int[] endpoints = endpointsOf(partition, workers, services, colocate);
         TaskCertificates certificates = tls ? TaskCertificates.create(host) : null;
         try {
             NetSettings.Tls tlsSettings = certificates == null ? null : certificates.trust(
                     TaskRendezvous.gatherCertificates(context, job, attempt, certificates.caToken()));
-            TaskRendezvous rendezvous = new TaskRendezvous(context, endpoints.length, workers + services, job,
+            AutoRun.Resolved chosen = auto == null ? null
+                    : choose(context, partition, attempt, host, config, dir, resume, tlsSettings);
+            ExperimentConfig trained = chosen == null ? config : chosen.config();
+            int shards = chosen == null ? services
+                    : ConfiguredMethod.of(trained).newTopology().serviceEndpoints(workers);
+            int[] endpoints = endpointsOf(partition, workers, shards, colocate);
+            // a rendezvous of its own: the advise session's gathered other ports
+            TaskRendezvous rendezvous = new TaskRendezvous(context, endpoints.length, workers + shards, job,
                     attempt, resume);
             List<BarrierConnector> connectors = new ArrayList<>();
             for (int endpoint : endpoints) {
-                connectors.add(new BarrierConnector(endpoint, job, attempt, host, token, config.runtime(), rendezvous,
+                connectors.add(new BarrierConnector(endpoint, job, attempt, host, token, trained.runtime(), rendezvous,
                         tlsSettings));
             }
             ExperimentRunner.RunOutcome outcome = TaskEndpoints.run(endpoints,
-                    (index, endpoint) -> run(config, connectors.get(index), endpoint, dir, resume, attempt));
+                    (index, endpoint) -> run(trained, connectors.get(index), endpoint, dir, resume, attempt, chosen));
             long end = System.currentTimeMillis();
             LinkedHashMap<String, byte[]> files = new LinkedHashMap<>();
             if (partition == 0) {
@@ -130,8 +173,31 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
         }
     }
 
+    /**
+     * {@code compressor: auto}: the choice a failed attempt recorded in the run's directory, else this task's part of
+     * the advise session (its worker rank only, on a connection and a rendezvous of its own).
+     */
+    private AutoRun.Resolved choose(BarrierTaskContext context, int partition, int attempt, String host,
+                                    ExperimentConfig config, Path dir, long resume, NetSettings.Tls tlsSettings) {
+        AutoMethod method = auto.toAuto(source);
+        try {
+            Optional<AutoRun.Resolved> recorded = AutoRun.recorded(method, dir);
+            if (recorded.isPresent()) {
+                return recorded.get();
+            }
+            TaskRendezvous session = new TaskRendezvous(context, 1, workers, job, attempt, resume);
+            BarrierConnector link = new BarrierConnector(partition, job, attempt, host, token, config.runtime(),
+                    session, tlsSettings);
+            return AutoRun.asEndpoint(method, link, workers, partition, System.err);
+        } catch (IOException e) {
+            throw new UncheckedIOException("rank " + partition + " could not choose its method: " + e.getMessage(),
+                    e);
+        }
+    }
+
     private ExperimentRunner.RunOutcome run(ExperimentConfig config, BarrierConnector connector, int endpoint,
-                                            Path dir, long resume, int attempt) throws IOException {
+                                            Path dir, long resume, int attempt, AutoRun.Resolved chosen)
+            throws IOException {
         List<TrainingListener> listeners = new ArrayList<>();
         if (endpoint == 0 && fault != null && attempt == 0) {
             listeners.add(new TrainingListener() {
@@ -144,7 +210,11 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
                 }
             });
         }
-        return new ExperimentRunner().runAsEndpoint(config, source, connector, endpoint, listeners, dir, resume);
+        ExperimentRunner runner = new ExperimentRunner();
+        if (chosen != null) {
+            runner.records(chosen.files(), chosen.provenance());
+        }
+        return runner.runAsEndpoint(config, source, connector, endpoint, listeners, dir, resume);
     }
 
     /** The next step of the latest complete checkpoint under {@code dir}, or -1 (none, or the run saves none). */

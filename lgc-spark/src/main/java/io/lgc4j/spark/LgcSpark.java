@@ -3,6 +3,7 @@ package io.lgc4j.spark;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.lgc4j.runner.config.ConfiguredMethod;
+import io.lgc4j.runner.advise.AutoMethod;
 import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.runner.config.RuntimeType;
 import io.lgc4j.runner.ExperimentRunner;
@@ -66,18 +67,54 @@ public final class LgcSpark {
 
     /** As {@link #fit(JavaSparkContext, ExperimentConfig, SparkOptions)}, naming where the config came from. */
     public static SparkRun fit(JavaSparkContext sc, ExperimentConfig config, String source, SparkOptions options) {
-        ClusterChecks.refuseDynamicAllocation(sc.sc());
         ExperimentConfig tcp = config.withRuntime(config.runtime().withType(RuntimeType.TCP));
+        return fit(sc, tcp, null, source, options);
+    }
+
+    /**
+     * {@code compressor: auto} on Spark: the K tasks (parameter-server shards, when the choice has them, inside the
+     * workers' tasks) first join an advise session on connections of their own, which probes the links between the
+     * executors; rank 0 advises, every task learns the choice and trains it ({@code AutoRun}). Rank 0's result files
+     * hold {@code advice.json} and {@code advice.csv}; a retried stage takes the recorded choice.
+     *
+     * <pre>{@code
+     * SparkRun run = LgcSpark.fit(sc, AutoMethod.read(Path.of("configs/auto/quickstart.yaml")).orElseThrow(),
+     *         "configs/auto/quickstart.yaml", SparkOptions.defaults());
+     * }</pre>
+     *
+     * @throws LgcSparkException as {@link #fit(JavaSparkContext, ExperimentConfig, SparkOptions)}, and when the
+     *                           shards are not to be co-located or a candidate has more shards than workers
+     */
+    public static SparkRun fit(JavaSparkContext sc, AutoMethod auto, String source, SparkOptions options) {
+        AutoMethod tcp = auto.map(c -> c.withRuntime(c.runtime().withType(RuntimeType.TCP)));
+        int workers = tcp.base().training().workers();
+        if (!options.colocate()) {
+            throw new LgcSparkException("compressor: auto runs every candidate's shards inside the workers' tasks (the"
+                    + " stage's task count cannot wait for the choice): drop SparkOptions.withColocate(false)"
+                    + " (lgc-spark --no-colocate)");
+        }
+        int most = tcp.maxServices(workers);
+        if (most > workers) {
+            throw new LgcSparkException("a candidate of compressor: auto has " + most + " parameter-server shards for "
+                    + workers + " workers: co-located shards need at most as many as workers");
+        }
+        return fit(sc, tcp.base(), tcp, source, options);
+    }
+
+    private static SparkRun fit(JavaSparkContext sc, ExperimentConfig tcp, AutoMethod auto, String source,
+                                SparkOptions options) {
+        ClusterChecks.refuseDynamicAllocation(sc.sc());
         int workers = tcp.training().workers();
-        int services = ConfiguredMethod.of(tcp).newTopology().serviceEndpoints(workers);
-        boolean colocate = options.colocate() && services > 0;
+        // auto: every task a worker; the chosen method's shards start inside the workers' tasks
+        int services = auto != null ? 0 : ConfiguredMethod.of(tcp).newTopology().serviceEndpoints(workers);
+        boolean colocate = auto != null || options.colocate() && services > 0;
         if (colocate && services > workers) {
             throw new LgcSparkException("co-located shards need at most as many shards as workers, found " + services
                     + " shards (topology.servers) for " + workers + " workers; use more workers or"
                     + " SparkOptions.withColocate(false) (lgc-spark --no-colocate)");
         }
         int tasks = BarrierTraining.tasks(workers, services, colocate);
-        ClusterChecks.awaitSlots(sc.sc(), tasks, describeTasks(tcp, workers, services, colocate), options.slotWait(),
+        ClusterChecks.awaitSlots(sc.sc(), tasks, describeTasks(tcp, auto, workers, services, colocate), options.slotWait(),
                 "training.workers");
 
         Path root = options.outputDir() != null ? options.outputDir() : Path.of(tcp.run().outputDir());
@@ -95,7 +132,8 @@ public final class LgcSpark {
         }
         int job = jobNumber(sc.sc().applicationId() + "/" + dir.getFileName());
         BarrierTraining task = new BarrierTraining(tcp.toYaml(), source, workers, services, colocate,
-                shared.toString(), token, job, options.fault(), options.tls());
+                shared.toString(), token, job, options.fault(), options.tls())
+                .auto(auto == null ? null : BarrierTraining.AutoPlan.of(auto));
 
         if (sc.sc().isLocal()) {
             String problem = BarrierTimer.replaceInThisJvm();
@@ -105,7 +143,7 @@ public final class LgcSpark {
         }
         ClassTag<Integer> intTag = ClassTag$.MODULE$.apply(Integer.class);
         ClassTag<TaskReport> reportTag = ClassTag$.MODULE$.apply(TaskReport.class);
-        sc.setJobDescription("lgc4j " + tcp.run().name() + ": " + describeTasks(tcp, workers, services, colocate));
+        sc.setJobDescription("lgc4j " + tcp.run().name() + ": " + describeTasks(tcp, auto, workers, services, colocate));
         long submitted = System.currentTimeMillis();
         List<TaskReport> reports;
         try {
@@ -131,15 +169,17 @@ public final class LgcSpark {
     }
 
     /** What the stage's tasks are, for messages: "4 tasks (4 ranks, shard 0 with rank 0)". */
-    private static String describeTasks(ExperimentConfig config, int workers, int services, boolean colocate) {
+    private static String describeTasks(ExperimentConfig config, AutoMethod auto, int workers, int services,
+                                        boolean colocate) {
         String shards = services == 0 ? "" : colocate
                 ? ", parameter-server shard" + (services > 1 ? "s 0.." + (services - 1) + " with ranks 0.."
                 + (services - 1) : " 0 with rank 0")
                 : ", " + services + " parameter-server shard" + (services > 1 ? "s" : "");
         int tasks = BarrierTraining.tasks(workers, services, colocate);
         return tasks + " barrier task" + (tasks > 1 ? "s" : "") + " (" + workers + " rank" + (workers > 1 ? "s" : "")
-                + shards + "; topology " + config.topology().type() + ", compressor " + config.compressor().type()
-                + ")";
+                + shards + "; " + (auto != null ? "compressor auto among " + auto.candidates().size() + " candidates,"
+                + " shards with the ranks" : "topology " + config.topology().type() + ", compressor "
+                + config.compressor().type()) + ")";
     }
 
     /** The job id of the runtime's frames: a CRC32C of the application and the run directory. */

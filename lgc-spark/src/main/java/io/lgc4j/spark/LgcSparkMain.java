@@ -1,6 +1,7 @@
 package io.lgc4j.spark;
 
 import io.lgc4j.runner.config.ConfigException;
+import io.lgc4j.runner.advise.AutoMethod;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.net.JobToken;
@@ -14,6 +15,7 @@ import picocli.CommandLine.Parameters;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -73,14 +75,15 @@ public final class LgcSparkMain implements Callable<Integer> {
     public Integer call() {
         ExperimentConfig cfg;
         SparkOptions options;
+        Optional<AutoMethod> auto;
         try {
-            cfg = ConfigLoader.load(config);
-            if (workers != null) {
-                cfg = cfg.withTraining(cfg.training().withWorkers(workers));
-            }
-            if (maxSteps != null) {
-                cfg = cfg.withTraining(cfg.training().withMaxSteps(maxSteps));
-            }
+            java.util.function.UnaryOperator<ExperimentConfig> flags = c -> {
+                ExperimentConfig out = workers == null ? c : c.withTraining(c.training().withWorkers(workers));
+                return maxSteps == null ? out : out.withTraining(out.training().withMaxSteps(maxSteps));
+            };
+            // compressor: auto: the tasks choose the method in an advise session before they train
+            auto = AutoMethod.read(config).map(a -> a.map(flags));
+            cfg = auto.isPresent() ? auto.get().base() : flags.apply(ConfigLoader.load(config));
             options = SparkOptions.defaults().withColocate(!noColocate).withOutputDir(outputDir)
                     .withSharedDir(sharedDir).withSlotWait(Duration.ofSeconds(slotWaitSeconds))
                     .withToken(tokenFile == null ? null : JobToken.fromFile(tokenFile)).withTls(tls);
@@ -93,7 +96,8 @@ public final class LgcSparkMain implements Callable<Integer> {
             conf.setMaster("local[" + cfg.training().workers() + "]");
         }
         try (JavaSparkContext sc = new JavaSparkContext(conf)) {
-            SparkRun run = LgcSpark.fit(sc, cfg, config.toString(), options);
+            SparkRun run = auto.isPresent() ? LgcSpark.fit(sc, auto.get(), config.toString(), options)
+                    : LgcSpark.fit(sc, cfg, config.toString(), options);
             String untilTasks = run.untilTasksMs() < 0 ? "" : String.format(Locale.ROOT, "until tasks ran %.1f s, ",
                     run.untilTasksMs() / 1e3);
             System.out.printf(Locale.ROOT, "test accuracy %.4f after %d steps; %d stage attempt%s%s; wall %.1f s"

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.ExperimentRunner;
 import io.lgc4j.runner.RunFiles;
+import io.lgc4j.runner.advise.AutoMethod;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.junit.jupiter.api.AfterAll;
@@ -90,6 +91,49 @@ class SparkBarrierRunTest {
         assertEquals(3, spark.get("tasks").asInt());
         assertEquals(method.equals("lgc-ps"), spark.get("colocatedShards").asBoolean());
         assertEquals(3, spark.get("perTask").size());
+    }
+
+    /**
+     * {@code compressor: auto} on Spark: the three tasks join the advise session over the executors' links; with no
+     * evidence for tiny-cnn only dense ring (dense's math) can be chosen; the stage trains it as {@code lgc run} trains
+     * the written config.yaml in one JVM, and rank 0's files hold the advice.
+     */
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void autoShouldChooseInTheTasksSessionAndTrainTheChoice(@TempDir Path tmp) throws IOException {
+        Files.writeString(tmp.resolve("candidates.yaml"), """
+                candidates:
+                  - {id: dense-ring, label: Dense ring, config: {topology: {type: ring}}}
+                  - {id: ps-topk, label: Top-k on a PS, config: {topology: {type: ps},
+                     compressor: {type: topk, ratio: 0.01}, stages: {fullIterations: 4}}}
+                """);
+        Path config = tmp.resolve("auto.yaml");
+        Files.writeString(config, """
+                run: {name: spark-auto, seed: 11, outputDir: %s}
+                data: {trainLimit: 1920, testLimit: 500}
+                model: {name: tiny-cnn}
+                training: {workers: 3, batchSizePerWorker: 16, epochs: 1, maxSteps: 10, evalEverySteps: 6}
+                compressor: auto
+                advise: {candidates: candidates.yaml}
+                """.formatted(tmp.resolve("spark")));
+        SparkRun run = LgcSpark.fit(sc, AutoMethod.read(config).orElseThrow(), config.toString(),
+                SparkOptions.defaults());
+        JsonNode advice = new ObjectMapper().readTree(run.directory().resolve("advice.json").toFile());
+        assertEquals("dense-ring", advice.get("chosen").asText());
+        assertEquals(3, advice.get("probe").get("endpoints").asInt());
+        assertTrue(Files.isRegularFile(run.directory().resolve("advice.csv")));
+        var written = ConfigLoader.load(run.directory().resolve("config.yaml"));
+        assertEquals("ring", written.topology().type().toString());
+        Path inProcess = tmp.resolve("in-process");
+        new ExperimentRunner().run(written.withRun(written.run().withOutputDir(inProcess.toString()))
+                .withRuntime(written.runtime().withType(io.lgc4j.runner.config.RuntimeType.IN_PROCESS)),
+                "config.yaml", List.of());
+        assertSameRun(only(inProcess), run.directory());
+        LgcSparkException e = assertThrows(LgcSparkException.class, () -> LgcSpark.fit(sc,
+                AutoMethod.read(config).orElseThrow(), config.toString(), SparkOptions.defaults().withColocate(false)));
+        assertEquals("compressor: auto runs every candidate's shards inside the workers' tasks (the stage's task count"
+                + " cannot wait for the choice): drop SparkOptions.withColocate(false) (lgc-spark --no-colocate)",
+                e.getMessage());
     }
 
     @Test

@@ -69,9 +69,14 @@ class AdvisorLibraryTest {
     }
 
     @Test
-    void withoutDenseStepsItShouldShowBreakEvensAndChooseNothing() throws IOException {
+    void withoutDenseStepsItShouldShowBreakEvensAndChooseOnlyAmongDensesMath() throws IOException {
         Advice advice = advisor(new ByteArrayOutputStream()).candidates(List.of(RING, PSGD)).advise();
-        assertTrue(advice.chosen().isEmpty());
+        // PowerSGD's steps to the target are unknown, dense ring's are dense's, whatever they are
+        assertEquals(Optional.of(RING.id()), advice.chosen());
+        assertTrue(advice.table().contains("chosen by step time among the methods of dense's math"), advice.table());
+        Advice onlyPsgd = advisor(new ByteArrayOutputStream()).candidates(List.of(PSGD)).advise();
+        assertTrue(onlyPsgd.chosen().isEmpty(), "nothing to compare it with");
+        assertTrue(onlyPsgd.table().contains("nothing chosen"), onlyPsgd.table());
         Advice.Row psgd = advice.rows().get(1);
         assertTrue(psgd.timeToTargetS().isEmpty());
         assertEquals(advice.rows().get(0).stages().get(0).prediction().stepMs()
