@@ -59,7 +59,8 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
      * {@code compressor: auto} as the tasks rebuild it: the config without its method, each candidate's config (as
      * YAML), the target and where the candidates came from.
      */
-    record AutoPlan(String baseYaml, List<String[]> candidates, double target, String source) implements Serializable {
+    record AutoPlan(String baseYaml, List<String[]> candidates, double target, String source, double denseSteps,
+                    java.util.Map<String, Double> penalties) implements Serializable {
         private static final long serialVersionUID = 1L;
 
         static AutoPlan of(AutoMethod auto) {
@@ -67,7 +68,8 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
             for (AdviseCandidate c : auto.candidates()) {
                 list.add(new String[] {c.id(), c.label(), c.config().toYaml()});
             }
-            return new AutoPlan(auto.base().toYaml(), list, auto.target(), auto.source());
+            return new AutoPlan(auto.base().toYaml(), list, auto.target(), auto.source(), auto.denseSteps(),
+                    new java.util.TreeMap<>(auto.penalties()));
         }
 
         AutoMethod toAuto(String configSource) {
@@ -76,7 +78,8 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
                 list.add(new AdviseCandidate(c[0], c[1], ConfigLoader.parse(c[2], configSource + " (candidate '" + c[0]
                         + "')")));
             }
-            return new AutoMethod(ConfigLoader.parse(baseYaml, configSource), list, target, source);
+            return new AutoMethod(ConfigLoader.parse(baseYaml, configSource), list, target, source, denseSteps,
+                    penalties);
         }
     }
 

@@ -85,9 +85,10 @@ final class AdviseCommand implements Callable<Integer> {
         }
         ExperimentConfig cfg;
         List<AdviseCandidate> list;
+        Optional<AutoMethod> auto;
         try {
             // a config of compressor: auto brings its own candidates (advise.candidates); --candidates overrides them
-            Optional<AutoMethod> auto = AutoMethod.read(config);
+            auto = AutoMethod.read(config);
             cfg = auto.isPresent() ? auto.get().base() : ConfigLoader.load(config);
             list = candidates != null ? AdviseCandidates.load(candidates, cfg)
                     : auto.isPresent() ? auto.get().candidates() : AdviseCandidates.defaults(cfg);
@@ -96,7 +97,10 @@ final class AdviseCommand implements Callable<Integer> {
         }
         Advice advice;
         try {
-            advice = ConfigAdvisor.advise(cfg, list, link, target, cores == null ? Double.NaN : cores, System.err);
+            // the auto config's own evidence (advise.denseSteps, advise.penalties) goes with its own candidates
+            boolean own = auto.isPresent() && candidates == null;
+            advice = ConfigAdvisor.advise(cfg, list, link, target, cores == null ? Double.NaN : cores,
+                    own ? auto.get().denseSteps() : 0, own ? auto.get().penalties() : java.util.Map.of(), System.err);
         } catch (IllegalStateException e) {
             return bad(e.getMessage());
         } catch (IOException e) {

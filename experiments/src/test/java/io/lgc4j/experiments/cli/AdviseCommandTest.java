@@ -118,15 +118,24 @@ class AdviseCommandTest {
     void shouldAdviseAmongAnAutoConfigsOwnCandidates(@TempDir Path dir) throws IOException {
         candidates(dir);
         Path auto = dir.resolve("auto.yaml");
-        Files.writeString(auto, Files.readString(config(dir))
-                + "compressor: auto\nadvise: {candidates: candidates.yaml}\n");
+        Files.writeString(auto, Files.readString(config(dir)) + "compressor: auto\n"
+                + "advise: {candidates: candidates.yaml, denseSteps: 200, penalties: {fp16: 1.0}}\n");
+        Path csv = dir.resolve("advice.csv");
         assertEquals(0, LgcCommand.execute("advise", auto.toString(), "--rate-mbit", "10", "--hop-ms", "2",
-                "--cores", "1"), error());
+                "--cores", "1", "--output", csv.toString()), error());
         String table = out.toString(StandardCharsets.UTF_8);
         for (String label : List.of("Dense ring", "Dense PS", "Dense fp16", "ScaleCom")) {
             assertTrue(table.contains("\n" + label + " "), label + " in\n" + table);
         }
         assertFalse(table.contains("LGC-PS"), "the shipped candidates are not this config's: " + table);
+        // the user's own evidence: dense's 200 steps, fp16 needs as many; ScaleCom has none, so no time
+        assertTrue(table.contains("target 80 %: dense takes 200 steps (given (advise.denseSteps))"), table);
+        String fp16 = Files.readAllLines(csv).stream().filter(l -> l.startsWith("fp16,") && l.contains(",ALL,"))
+                .findFirst().orElseThrow();
+        assertTrue(fp16.contains(",ALL,200.0,") && fp16.contains(",1.0000,given (advise.penalties),"), fp16);
+        String scalecom = Files.readAllLines(csv).stream().filter(l -> l.startsWith("scalecom,")
+                && l.contains(",ALL,")).findFirst().orElseThrow();
+        assertTrue(scalecom.contains(",ALL,,"), "no steps without evidence: " + scalecom);
     }
 
     @Test

@@ -36,6 +36,9 @@ import java.util.TreeMap;
  *   candidates: default        # default (the shipped list) | a candidates file (base + candidates, see
  *                              #   AdviseCandidates), relative to the config's directory
  *   target: 0.80               # the test accuracy the times are predicted to
+ *   denseSteps: 0              # dense training's steps to the target on this model and data, if you know them
+ *                              #   (0: from the committed evidence, when it has this setting)
+ *   penalties: {fp16: 1.0}     # your own evidence: a candidate's steps to the target as a multiple of dense's
  * </pre>
  *
  * The user's {@code topology}, {@code warmup}, {@code stages}, {@code autoencoder} and {@code training.overlap} are
@@ -49,22 +52,46 @@ import java.util.TreeMap;
  * @param candidates the methods to choose among
  * @param target     the test accuracy
  * @param source     where the candidates come from ({@code default} or the file)
+ * @param denseSteps dense's steps to the target as the user gives them; 0: unknown (the evidence decides)
+ * @param penalties  the user's steps to the target of candidates, as multiples of dense's, by candidate id
  */
-public record AutoMethod(ExperimentConfig base, List<AdviseCandidate> candidates, double target, String source) {
+public record AutoMethod(ExperimentConfig base, List<AdviseCandidate> candidates, double target, String source,
+                         double denseSteps, Map<String, Double> penalties) {
 
     /** The {@code compressor.type} that asks for a choice. */
     public static final String AUTO = "auto";
     /** The section's keys. */
-    static final List<String> ADVISE_KEYS = List.of("candidates", "target");
+    static final List<String> ADVISE_KEYS = List.of("candidates", "target", "denseSteps", "penalties");
 
     private static final YAMLMapper YAML = new YAMLMapper();
 
-    /** Copies the candidates. */
+    /** Copies the candidates and penalties; every penalty names a candidate. */
     public AutoMethod {
         candidates = List.copyOf(candidates);
+        penalties = Map.copyOf(new TreeMap<>(penalties));
         if (candidates.isEmpty()) {
             throw new IllegalArgumentException("an auto method needs a candidate");
         }
+        List<String> ids = candidates.stream().map(AdviseCandidate::id).toList();
+        for (Map.Entry<String, Double> p : penalties.entrySet()) {
+            if (!ids.contains(p.getKey())) {
+                throw new IllegalArgumentException("advise.penalties." + p.getKey() + ": no candidate '" + p.getKey()
+                        + "' among " + ids);
+            }
+            if (!(p.getValue() > 0) || p.getValue().isInfinite()) {
+                throw new IllegalArgumentException("advise.penalties." + p.getKey() + ": a candidate's steps to the"
+                        + " target as a multiple of dense's, > 0, found " + p.getValue());
+            }
+        }
+        if (!(denseSteps >= 0) || Double.isInfinite(denseSteps)) {
+            throw new IllegalArgumentException("advise.denseSteps: dense's steps to the target, > 0 (0: from the"
+                    + " evidence), found " + denseSteps);
+        }
+    }
+
+    /** An auto method without the user's own evidence. */
+    public AutoMethod(ExperimentConfig base, List<AdviseCandidate> candidates, double target, String source) {
+        this(base, candidates, target, source, 0, Map.of());
     }
 
     /**
@@ -113,6 +140,8 @@ public record AutoMethod(ExperimentConfig base, List<AdviseCandidate> candidates
         }
         String candidates = "default";
         double target = 0.80;
+        double denseSteps = 0;
+        Map<String, Double> penalties = new TreeMap<>();
         if (advise != null && !advise.isNull()) {
             if (!(advise instanceof ObjectNode section)) {
                 throw ConfigException.forSource(source, "advise: expected a mapping with " + String.join(", ",
@@ -140,6 +169,29 @@ public record AutoMethod(ExperimentConfig base, List<AdviseCandidate> candidates
                 }
                 target = t.asDouble();
             }
+            if (section.has("denseSteps")) {
+                JsonNode d = section.get("denseSteps");
+                if (!d.isNumber() || !(d.asDouble() >= 0)) {
+                    throw ConfigException.forSource(source, "advise.denseSteps: expected dense's steps to the target,"
+                            + " > 0 (0: from the evidence), found " + d, null);
+                }
+                denseSteps = d.asDouble();
+            }
+            if (section.has("penalties")) {
+                JsonNode p = section.get("penalties");
+                if (!(p instanceof ObjectNode map)) {
+                    throw ConfigException.forSource(source, "advise.penalties: expected a mapping of candidate id to"
+                            + " its steps to the target as a multiple of dense's, found " + p, null);
+                }
+                for (Iterator<Map.Entry<String, JsonNode>> it = map.fields(); it.hasNext(); ) {
+                    Map.Entry<String, JsonNode> e = it.next();
+                    if (!e.getValue().isNumber()) {
+                        throw ConfigException.forSource(source, "advise.penalties." + e.getKey() + ": expected a"
+                                + " number, found " + e.getValue(), null);
+                    }
+                    penalties.put(e.getKey(), e.getValue().asDouble());
+                }
+            }
         }
         tree.remove("advise");
         tree.remove("compressor");
@@ -158,7 +210,11 @@ public record AutoMethod(ExperimentConfig base, List<AdviseCandidate> candidates
                 throw ConfigException.forSource(source, "advise.candidates '" + c.id() + "': " + e.getMessage(), e);
             }
         }
-        return Optional.of(new AutoMethod(base, list, target, candidates));
+        try {
+            return Optional.of(new AutoMethod(base, list, target, candidates, denseSteps, penalties));
+        } catch (IllegalArgumentException e) {
+            throw ConfigException.forSource(source, e.getMessage(), e);
+        }
     }
 
     private static String firstOther(ObjectNode section) {
@@ -177,7 +233,7 @@ public record AutoMethod(ExperimentConfig base, List<AdviseCandidate> candidates
      */
     public AutoMethod map(java.util.function.UnaryOperator<ExperimentConfig> f) {
         return new AutoMethod(f.apply(base), candidates.stream().map(c -> new AdviseCandidate(c.id(), c.label(),
-                f.apply(c.config()))).toList(), target, source);
+                f.apply(c.config()))).toList(), target, source, denseSteps, penalties);
     }
 
     /** The candidate {@code id}. */
@@ -216,6 +272,8 @@ public record AutoMethod(ExperimentConfig base, List<AdviseCandidate> candidates
             all.put(c.id(), method);
         }
         all.put(" target", target);
+        all.put(" denseSteps", denseSteps);
+        all.put(" penalties", penalties);
         try {
             byte[] json = new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
                     .writeValueAsBytes(all);

@@ -129,7 +129,8 @@ public final class AutoRun {
         long start = System.nanoTime();
         ExperimentConfig base = auto.base();
         double cores = CpuLimits.ofThisProcess().cores() / base.training().workers();
-        Advice advice = ConfigAdvisor.advise(base, auto.candidates(), Link.IN_PROCESS, auto.target(), cores, log);
+        Advice advice = ConfigAdvisor.advise(base, auto.candidates(), Link.IN_PROCESS, auto.target(), cores,
+                auto.denseSteps(), auto.penalties(), log);
         log.print(advice.table());
         String id = advice.chosen().orElseThrow(() -> new RunInputException("compressor: auto chose nothing: no"
                 + " candidate has a predicted time to the target (see the table above)"));
@@ -170,7 +171,7 @@ public final class AutoRun {
                 int machine = limits.affinityCpus() > 0 ? limits.affinityCpus() : limits.onlineCpus();
                 double cores = Math.min(limits.cores(), machine / (double) probe.hostWorkers());
                 Advice advice = ConfigAdvisor.advise(base, auto.candidates(), probe.link(), auto.target(), cores,
-                        log);
+                        auto.denseSteps(), auto.penalties(), log);
                 log.print(advice.table());
                 return advice;
             }, log);

@@ -19,6 +19,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 
@@ -55,14 +56,28 @@ public final class ConfigAdvisor {
      */
     public static Advice advise(ExperimentConfig config, List<AdviseCandidate> candidates, Link link, double target,
                                 double cores, PrintStream log) throws IOException {
+        return advise(config, candidates, link, target, cores, 0, Map.of(), log);
+    }
+
+    /**
+     * As {@link #advise(ExperimentConfig, List, Link, double, double, PrintStream)}, with the user's own evidence:
+     * dense's steps to the target ({@code denseSteps} > 0) and candidates' steps as multiples of dense's
+     * ({@code penalties}, by id), which take precedence over the committed evidence.
+     */
+    public static Advice advise(ExperimentConfig config, List<AdviseCandidate> candidates, Link link, double target,
+                                double cores, double denseStepsGiven, Map<String, Double> penalties,
+                                PrintStream log) throws IOException {
         // the passes run with the threads the run would have; a mismatch fails as the run would, naming the fix
         Nd4jEnvironment.threads(config.model().compute().threads(), 1);
         StepPenalties evidence = StepEvidence.shipped();
         String evidenceKey = StepEvidence.evidenceKey(config);
-        Optional<Double> denseSteps = evidence.dense(evidenceKey, target).map(StepPenalty::meanDenseSteps);
+        Optional<Double> denseSteps = denseStepsGiven > 0 ? Optional.of(denseStepsGiven)
+                : evidence.dense(evidenceKey, target).map(StepPenalty::meanDenseSteps);
         List<MethodCandidate> methods = new ArrayList<>();
         for (AdviseCandidate c : candidates) {
-            methods.add(candidate(c, evidence, evidenceKey, denseSteps, target));
+            MethodCandidate m = candidate(c, evidence, evidenceKey, denseSteps, target);
+            Double given = penalties.get(c.id());
+            methods.add(given == null ? m : m.penalty(given, "given (advise.penalties)"));
         }
         Advisor.Builder advisor = Advisor.builder()
                 .model(ExperimentRunner.buildModel(config.model(), config.run().seed()))
@@ -74,7 +89,8 @@ public final class ConfigAdvisor {
         if (!Double.isNaN(cores)) {
             advisor.cores(cores);
         }
-        denseSteps.ifPresent(steps -> advisor.denseSteps(steps, "committed evidence"));
+        denseSteps.ifPresent(steps -> advisor.denseSteps(steps, denseStepsGiven > 0 ? "given (advise.denseSteps)"
+                : "committed evidence"));
         try (DataSource data = ExperimentRunner.trainingData(config.data())) {
             return advisor.data(data).advise();
         }

@@ -47,6 +47,17 @@ class AutoMethodTest {
     }
 
     @Test
+    void shouldReadTheUsersOwnEvidenceIntoTheDigest() {
+        AutoMethod a = parse(USER + "compressor: auto\nadvise: {denseSteps: 300, penalties: {dense-fp16: 1}}\n")
+                .orElseThrow();
+        assertEquals(300, a.denseSteps(), 0);
+        assertEquals(java.util.Map.of("dense-fp16", 1.0), a.penalties());
+        assertNotEquals(parse(USER + "compressor: auto\n").orElseThrow().digest(), a.digest(),
+                "other evidence may choose otherwise");
+        assertEquals(a.penalties(), a.map(c -> c).penalties());
+    }
+
+    @Test
     void shouldApplyAChangeToTheBaseAndEveryCandidate() {
         AutoMethod a = parse(USER + "compressor: auto\n").orElseThrow()
                 .map(c -> c.withTraining(c.training().withWorkers(5)));
@@ -81,7 +92,7 @@ class AutoMethodTest {
         assertEquals("mine.yaml: compressor.ratio: compressor: auto takes no other key; each candidate sets its own"
                 + " method (advise.candidates)", assertThrows(ConfigException.class, () ->
                 parse(USER + "compressor: {type: auto, ratio: 0.01}\n")).getMessage());
-        assertEquals("mine.yaml: advise.budget: unknown key; allowed: candidates, target",
+        assertEquals("mine.yaml: advise.budget: unknown key; allowed: candidates, target, denseSteps, penalties",
                 assertThrows(ConfigException.class, () ->
                         parse(USER + "compressor: auto\nadvise: {budget: 3}\n")).getMessage());
         assertEquals("mine.yaml: advise.target: expected a test accuracy in (0, 1], found 80",
@@ -93,6 +104,18 @@ class AutoMethodTest {
         assertTrue(assertThrows(ConfigException.class, () -> parse(USER
                 + "compressor: auto\nadvise: {candidates: no-such.yaml}\n")).getMessage()
                 .startsWith(Path.of(".").resolve("no-such.yaml") + ": cannot read the candidates: "));
+        assertEquals("mine.yaml: advise.penalties.fp16x: no candidate 'fp16x' among [dense-ring, dense-ps, dense-fp16,"
+                + " powersgd, scalecom-psgd-warmup, lgc-ps-psgd-warmup]", assertThrows(ConfigException.class, () ->
+                parse(USER + "compressor: auto\nadvise: {penalties: {fp16x: 1}}\n")).getMessage());
+        assertEquals("mine.yaml: advise.penalties.dense-fp16: a candidate's steps to the target as a multiple of"
+                + " dense's, > 0, found 0.0", assertThrows(ConfigException.class, () ->
+                parse(USER + "compressor: auto\nadvise: {penalties: {dense-fp16: 0}}\n")).getMessage());
+        assertEquals("mine.yaml: advise.penalties.dense-fp16: expected a number, found \"same\"",
+                assertThrows(ConfigException.class, () ->
+                        parse(USER + "compressor: auto\nadvise: {penalties: {dense-fp16: same}}\n")).getMessage());
+        assertEquals("mine.yaml: advise.denseSteps: expected dense's steps to the target, > 0 (0: from the evidence),"
+                + " found -3", assertThrows(ConfigException.class, () ->
+                parse(USER + "compressor: auto\nadvise: {denseSteps: -3}\n")).getMessage());
         // a command that needs a named method says where auto is resolved
         assertEquals("mine.yaml: compressor: auto is chosen when a run starts (lgc run, lgc launch and lgc worker"
                 + " resolve it: io.lgc4j.runner.advise.AutoRun); here the config must name its method",
