@@ -137,14 +137,15 @@ class MultiProcessRunTest {
     /**
      * {@code compressor: auto} launched: the three workers and the server process the PS candidate needs join the
      * advise session over TCP; tiny-cnn has no evidence, so dense ring, the one candidate of dense's math, is chosen;
-     * the server process has no role in it and exits 0; the workers connect anew and train the ring, whose bits are
-     * those of {@code lgc run} on the written {@code config.yaml} in one JVM (the session's passes ran on throwaway
-     * copies of the model).
+     * the server process has no role in it and exits 0; the workers connect anew and train the ring. Rank 1 is
+     * killed after 10 steps: the restart takes the choice recorded in the run's advice.json, without a session, and
+     * resumes from the last checkpoint; the run's bits are those of {@code lgc run} on the written {@code config.yaml}
+     * in one JVM (the session's passes ran on throwaway copies of the model).
      */
     @Test
-    @Timeout(value = 6, unit = TimeUnit.MINUTES)
+    @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void autoShouldChooseInASessionOfEveryProcessAndTrainWhatItsConfigYamlTrains(@TempDir Path tmp)
-            throws IOException, InterruptedException {
+            throws Exception {
         Files.writeString(tmp.resolve("candidates.yaml"), """
                 candidates:
                   - {id: dense-ring, label: Dense ring, config: {topology: {type: ring}}}
@@ -157,13 +158,20 @@ class MultiProcessRunTest {
                 run: {name: mp-auto, seed: 11, outputDir: %s}
                 data: {trainLimit: 1920, testLimit: 500}
                 model: {name: tiny-cnn}
-                training: {workers: 3, batchSizePerWorker: 16, epochs: 1, maxSteps: 10, evalEverySteps: 6}
+                training: {workers: 3, batchSizePerWorker: 16, epochs: 1, maxSteps: 24, evalEverySteps: 6,
+                           checkpointEverySteps: 4}
                 compressor: auto
                 advise: {candidates: candidates.yaml}
                 """.formatted(launched));
-        Launch launch = Launch.start(tmp, config, 3);
-        assertEquals(0, launch.process().waitFor(), launch.output());
+        Launch launch = Launch.start(tmp, config, 3, "--max-restarts", "1");
+        launch.awaitTraining(launched, 1, 10).destroyForcibly();   // SIGKILL
+        assertTrue(launch.process().waitFor(5, TimeUnit.MINUTES), "the launcher did not end: " + launch.output());
+        assertEquals(0, launch.process().exitValue(), launch.output());
         String out = launch.output();
+        assertTrue(out.matches("(?s).*restart 1 of 1: every process again, from the checkpoint after (8|12|16|20)"
+                + " steps in .*"), out);
+        assertTrue(out.matches("(?s).*\\[rank 0] lgc worker: compressor: auto chose dense-ring \\(Dense ring\\),"
+                + " recorded in .*"), "the restart takes the recorded choice: " + out);
         assertTrue(out.contains("3 worker processes and 1 parameter-server process"), out);
         assertTrue(out.contains("[rank 0] lgc advise: measured ring "), out);
         assertTrue(out.contains("[server] lgc worker: endpoint 3 has no role in the chosen method (dense-ring, 0"
