@@ -751,9 +751,15 @@ public final class TcpCluster implements AutoCloseable {
                 transport.changed.signalAll();
                 return;
             }
+            boolean news = !message.equals(lastFailure[peer]);
             lastFailure[peer] = message;
             dialAttempts[peer]++;
-            log.info(settings.name(settings.endpoint()) + ": " + message + " (will retry)");
+            // a peer that is still starting (or building its trainer after an advise session) is retried every
+            // second: say so when the reason changes and every 10th attempt, not each time
+            if (news || dialAttempts[peer] % 10 == 0) {
+                log.info(settings.name(settings.endpoint()) + ": " + message + " (will retry"
+                        + (dialAttempts[peer] > 1 ? "; attempt " + dialAttempts[peer] : "") + ")");
+            }
             backoffMs = Math.min(1_000, 50L << Math.min(dialAttempts[peer], 5));
             transport.changed.signalAll();
             if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMs) - deadlineNanos > 0) {
