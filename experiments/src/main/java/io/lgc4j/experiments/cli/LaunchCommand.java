@@ -86,6 +86,13 @@ final class LaunchCommand implements Callable<Integer> {
                     + " own part")
     private Path resume;
 
+    @Option(names = "--advise-only",
+            description = "compressor: auto: run the advise session on the launched processes (their links, a leg"
+                    + " under load, the straggler, the model's pass, each candidate's exchange), print the table,"
+                    + " write advice.csv and advice.json into a new <run.outputDir>/<run.name>-advice-<time>/, and"
+                    + " stop before training")
+    private boolean adviseOnly;
+
     @Option(names = "--max-restarts", defaultValue = "0", paramLabel = "N",
             description = "when a process fails, stop the others and start every process again from the last"
                     + " complete checkpoint (from step 0 when there is none), at most N times (default 0)")
@@ -213,6 +220,12 @@ final class LaunchCommand implements Callable<Integer> {
                 cfg = cfg.withTraining(cfg.training().withWorkers(nprocOption));
             }
             nproc = cfg.training().workers();
+            if (adviseOnly && auto.isEmpty()) {
+                System.err.println("lgc launch: --advise-only advises a config of compressor: auto (its"
+                        + " advise.candidates), found compressor.type " + cfg.compressor().type() + " in " + config
+                        + ": write compressor: auto, or use lgc advise CONFIG --rate-mbit R --hop-ms H");
+                return 2;
+            }
             if (auto.isPresent()) {
                 if (servers != null) {
                     System.err.println("lgc launch: --servers sets one method's shards; with compressor: auto each"
@@ -371,6 +384,9 @@ final class LaunchCommand implements Callable<Integer> {
         }
         if (sessionEndpoints > 0) {
             command.addAll(List.of("--session-endpoints", String.valueOf(sessionEndpoints)));
+        }
+        if (adviseOnly) {
+            command.add("--advise-only");
         }
         if (runDir != null) {
             command.addAll(List.of("--run-dir", runDir.toString()));

@@ -133,6 +133,11 @@ final class WorkerCommand implements Callable<Integer> {
                     + " no use for exits")
     private Integer sessionEndpoints;
 
+    @Option(names = "--advise-only",
+            description = "compressor: auto: stop after the advise session; rank 0 prints the table and writes"
+                    + " advice.csv and advice.json into a new <run.outputDir>/<run.name>-advice-<time>/")
+    private boolean adviseOnly;
+
     @Option(names = "--exit-with-stdin", hidden = true,
             description = "exit when standard input closes (lgc launch: no process outlives its launcher)")
     private boolean exitWithStdin;
@@ -204,6 +209,27 @@ final class WorkerCommand implements Callable<Integer> {
         return runEndpoint(cfg, connector, endpoint, env, null);
     }
 
+    /** {@code --advise-only} on rank 0 (the table is in its log already): the files into a directory of their own. */
+    private static int writeAdvice(AutoMethod auto, AutoRun.Resolved chosen) {
+        if (chosen.advice().isEmpty()) {
+            System.err.println("lgc worker: --advise-only found the choice already recorded (" + chosen.how()
+                    + "): nothing measured");
+            return 0;
+        }
+        try {
+            Path dir = ExperimentRunner.newRunDirectory(Path.of(auto.base().run().outputDir()),
+                    auto.base().run().name() + "-advice");
+            java.nio.file.Files.createDirectories(dir);
+            AutoRun.write(chosen, dir);
+            System.out.println("chosen: " + chosen.chosen().id() + "; written: " + dir.resolve(AutoRun.ADVICE_CSV)
+                    + ", " + dir.resolve(AutoRun.ADVICE_JSON));
+            return 0;
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            System.err.println("lgc worker: cannot write the advice: " + e.getMessage());
+            return 1;
+        }
+    }
+
     /** The config as this launched process runs it: the launch's workers, this command's options, over TCP. */
     private ExperimentConfig launched(ExperimentConfig cfg) {
         LaunchEnvironment env = LaunchEnvironment.read(variables(System.getenv()));
@@ -248,6 +274,9 @@ final class WorkerCommand implements Callable<Integer> {
             return 1;
         }
         ExperimentConfig cfg = chosen.config();
+        if (adviseOnly) {
+            return endpoint == 0 ? writeAdvice(auto, chosen) : 0;
+        }
         int services = ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(workers);
         if (endpoint >= workers + services || env.colocate() && endpoint >= workers) {
             System.err.println("lgc worker: endpoint " + endpoint + " has no role in the chosen method ("

@@ -193,6 +193,48 @@ class MultiProcessRunTest {
     }
 
     /**
+     * {@code lgc launch --advise-only}: the session on every launched process, the advice written into a directory of
+     * its own, no training; a config that names its method is refused.
+     */
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void adviseOnlyShouldWriteTheAdviceAndTrainNothing(@TempDir Path tmp) throws Exception {
+        Files.writeString(tmp.resolve("candidates.yaml"), """
+                candidates:
+                  - {id: dense-ring, label: Dense ring, config: {topology: {type: ring}}}
+                  - {id: ps-topk, label: Top-k on a PS, config: {topology: {type: ps},
+                     compressor: {type: topk, ratio: 0.01}, stages: {fullIterations: 4}}}
+                """);
+        Path out = tmp.resolve("out");
+        Path config = tmp.resolve("auto.yaml");
+        Files.writeString(config, """
+                run: {name: advise-only, seed: 11, outputDir: %s}
+                data: {trainLimit: 1920, testLimit: 500}
+                model: {name: tiny-cnn}
+                training: {workers: 2, batchSizePerWorker: 16}
+                compressor: auto
+                advise: {candidates: candidates.yaml}
+                """.formatted(out));
+        Launch launch = Launch.start(tmp, config, 2, "--advise-only");
+        assertEquals(0, launch.process().waitFor(), launch.output());
+        String output = launch.output();
+        assertTrue(output.contains("[rank 0] chosen: dense-ring; written: "), output);
+        assertFalse(output.contains("training: "), "no process trains: " + output);
+        Path dir = only(out);
+        assertTrue(dir.getFileName().toString().startsWith("advise-only-advice-"), dir.toString());
+        assertEquals("dense-ring", new ObjectMapper().readTree(dir.resolve("advice.json").toFile()).get("chosen")
+                .asText());
+        assertTrue(Files.readString(dir.resolve("advice.csv")).contains("ps-topk,Top-k on a PS,TOP_K,"));
+        assertFalse(Files.exists(dir.resolve("metrics.csv")), "nothing trained");
+        Path named = tmp.resolve("named.yaml");
+        Files.writeString(named, "run: {name: x}\ntraining: {workers: 2}\ntopology: {type: ring}\n");
+        Launch refused = Launch.start(tmp, named, 2, "--advise-only");
+        assertEquals(2, refused.process().waitFor(), refused.output());
+        assertTrue(refused.output().contains("lgc launch: --advise-only advises a config of compressor: auto (its"
+                + " advise.candidates), found compressor.type none in " + named), refused.output());
+    }
+
+    /**
      * The launched run's trace: every endpoint's file merged, and each endpoint's probed clock offset within its bound
      * of the true one. On one host every process reads the same monotonic clock, so the true offset is the difference
      * of the processes' trace-clock anchors, which each file records.
