@@ -72,6 +72,7 @@ public final class ExperimentRunner {
 
     private Map<String, String> records = Map.of();
     private Map<String, Object> provenanceExtra = Map.of();
+    private java.util.function.Function<TrainingResult, Map<String, Object>> summaryExtra = r -> null;
 
     /**
      * Files to write into the run's directory beside {@code config.yaml} (name to content), and entries to add to
@@ -82,6 +83,16 @@ public final class ExperimentRunner {
         this.records = Map.copyOf(files);
         this.provenanceExtra = Map.copyOf(provenance);
         return this;
+    }
+
+    /**
+     * As {@link #records(Map, Map)}, and {@code summary} of the finished run's result goes into {@code summary.json}
+     * as {@code advice} (null: nothing).
+     */
+    public ExperimentRunner records(Map<String, String> files, Map<String, Object> provenance,
+                                    java.util.function.Function<TrainingResult, Map<String, Object>> summary) {
+        this.summaryExtra = java.util.Objects.requireNonNull(summary, "summary");
+        return records(files, provenance);
     }
 
     /**
@@ -502,6 +513,10 @@ public final class ExperimentRunner {
             throw e;
         }
         RunSummary summary = RunSummary.of(config, result, trainer.layout().length(), result.replicaChecksums());
+        Map<String, Object> advice = summaryExtra.apply(result);
+        if (advice != null) {
+            summary = summary.withAdvice(advice);
+        }
         summary.writeAtomically(dir.resolve(SUMMARY));
         return new RunOutcome(dir, result, summary, trainer.trainedModel());
     }

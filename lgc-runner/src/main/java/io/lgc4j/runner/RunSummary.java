@@ -85,13 +85,23 @@ import java.util.function.ToDoubleFunction;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"run", "topology", "workers", "steps", "finalTestAccuracy", "finalLoss", "bytesSentPerEndpoint",
     "bytesReceivedPerEndpoint", "meanBytesSentPerStepWorker0", "compressor", "bytesByStage", "meanPhaseTimesPerStep",
-    "wall_ms", "parameters", "replicaChecksums", "method"})
+    "wall_ms", "parameters", "replicaChecksums", "method", "advice"})
 public record RunSummary(String run, String topology, int workers, int steps, double finalTestAccuracy,
                          double finalLoss, List<Long> bytesSentPerEndpoint, List<Long> bytesReceivedPerEndpoint,
                          double meanBytesSentPerStepWorker0, String compressor,
                          Map<Stage, StageSummary> bytesByStage, PhaseTimes meanPhaseTimesPerStep,
                          @JsonProperty("wall_ms") double wallMs, Integer parameters,
-                         List<String> replicaChecksums, Map<String, Object> method) {
+                         List<String> replicaChecksums, Map<String, Object> method, Map<String, Object> advice) {
+
+    /**
+     * This summary with {@code record}: what {@code compressor: auto} chose and how its predicted steps compare with
+     * the steps the run took (null for a run that named its method).
+     */
+    public RunSummary withAdvice(Map<String, Object> record) {
+        return new RunSummary(run, topology, workers, steps, finalTestAccuracy, finalLoss, bytesSentPerEndpoint,
+                bytesReceivedPerEndpoint, meanBytesSentPerStepWorker0, compressor, bytesByStage,
+                meanPhaseTimesPerStep, wallMs, parameters, replicaChecksums, method, record);
+    }
 
     /** Indented, so people read the file too. */
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -442,7 +452,8 @@ public record RunSummary(String run, String topology, int workers, int steps, do
         return new RunSummary(config.run().name(), config.topology().type().toString(), workers, steps.size(),
                 result.finalAccuracy(), steps.isEmpty() ? Double.NaN : steps.get(steps.size() - 1).loss(), sent,
                 received, steps.isEmpty() ? 0 : perStep / steps.size(), config.compressor().type().toString(),
-                byStage, phases, result.wallNanos() / 1e6, parameters, replicaChecksums, method(config, result.method()));
+                byStage, phases, result.wallNanos() / 1e6, parameters, replicaChecksums, method(config, result.method()),
+                null);
     }
 
     /**

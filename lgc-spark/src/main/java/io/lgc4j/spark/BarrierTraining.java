@@ -215,7 +215,7 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
         }
         ExperimentRunner runner = new ExperimentRunner();
         if (chosen != null) {
-            runner.records(chosen.files(), chosen.provenance());
+            runner.records(chosen.files(), chosen.provenance(), chosen::summary);
         }
         return runner.runAsEndpoint(config, source, connector, endpoint, listeners, dir, resume);
     }

@@ -113,7 +113,7 @@ final class RunCommand implements Callable<Integer> {
                 listeners.add(options.progress());
                 ExperimentRunner runner = new ExperimentRunner();
                 if (chosen != null) {
-                    runner.records(chosen.files(), chosen.provenance());
+                    runner.records(chosen.files(), chosen.provenance(), chosen::summary);
                 }
                 ExperimentRunner.RunOutcome outcome = runner.run(runs.get(i), config.toString(), listeners);
                 accuracies[i] = 100 * outcome.result().finalAccuracy();

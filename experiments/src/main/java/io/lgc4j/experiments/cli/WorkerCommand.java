@@ -333,7 +333,7 @@ final class WorkerCommand implements Callable<Integer> {
         try {
             ExperimentRunner runner = new ExperimentRunner();
             if (chosen != null) {
-                runner.records(chosen.files(), chosen.provenance());
+                runner.records(chosen.files(), chosen.provenance(), chosen::summary);
             }
             ExperimentRunner.RunOutcome outcome = runner.runAsEndpoint(cfg, config.toString(),
                     connector, endpoint, listeners, env.runDir(), env.resumeStep());

@@ -48,7 +48,7 @@ import java.util.function.IntFunction;
  * <pre>{@code
  * AutoMethod auto = AutoMethod.read(Path.of("my-auto.yaml")).orElseThrow();
  * AutoRun.Resolved r = AutoRun.inProcess(auto, System.err);
- * new ExperimentRunner().records(r.files(), r.provenance()).run(r.config(), "my-auto.yaml", List.of());
+ * new ExperimentRunner().records(r.files(), r.provenance(), r::summary).run(r.config(), "my-auto.yaml", List.of());
  * }</pre>
  */
 public final class AutoRun {
@@ -57,6 +57,8 @@ public final class AutoRun {
     public static final String ADVICE_JSON = "advice.json";
     /** The table beside it. */
     public static final String ADVICE_CSV = "advice.csv";
+    /** A run's first steps, which pay the JIT on the same quota: the summary's measured steady steps leave them out. */
+    public static final int JIT_STEPS = 25;
 
     private AutoRun() {
     }
@@ -100,6 +102,57 @@ public final class AutoRun {
             } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
                 throw new IllegalStateException("cannot write advice.json: " + e.getMessage(), e);
             }
+        }
+
+        /**
+         * What {@code summary.json} records of the choice once the run is over: the chosen candidate, each of its
+         * stages' predicted steady step beside the steady step the run took (rank 0's wall time less evaluation, the
+         * stage's first step and the run's first {@value #JIT_STEPS} steps left out, as the prediction leaves out
+         * the one-offs) and their difference, and the predicted time to the target; null without an advice (a
+         * recorded choice).
+         */
+        public Map<String, Object> summary(io.lgc4j.core.train.TrainingResult result) {
+            if (advice.isEmpty()) {
+                return null;
+            }
+            Advice.Row row = advice.get().rows().stream().filter(r -> r.id().equals(chosen.id())).findFirst()
+                    .orElseThrow();
+            Map<String, double[]> took = new LinkedHashMap<>();
+            java.util.Set<io.lgc4j.core.stage.Stage> seen = java.util.EnumSet.noneOf(io.lgc4j.core.stage.Stage.class);
+            for (io.lgc4j.core.metrics.StepMetrics m : result.steps()) {
+                boolean first = seen.add(m.stage());
+                if (first || m.step() < JIT_STEPS || m.evaluated()) {
+                    continue;
+                }
+                double[] sum = took.computeIfAbsent(m.stage().name(), s -> new double[2]);
+                sum[0] += (m.wallNanos() - m.nanos(io.lgc4j.core.metrics.Phase.EVALUATE)) / 1e6;
+                sum[1]++;
+            }
+            Map<String, Object> stages = new LinkedHashMap<>();
+            for (Advice.StageRow s : row.stages()) {
+                Map<String, Object> st = new LinkedHashMap<>();
+                double predicted = s.prediction().stepMs();
+                st.put("predictedStepMs", round(predicted));
+                st.put("bound", s.prediction().bound().label());
+                double[] sum = took.get(s.stage().name());
+                if (sum != null && sum[1] > 0) {
+                    double measured = sum[0] / sum[1];
+                    st.put("measuredStepMs", round(measured));
+                    st.put("steps", (int) sum[1]);
+                    st.put("errorPct", round(100 * (predicted - measured) / measured));
+                }
+                stages.put(s.stage().name(), st);
+            }
+            Map<String, Object> a = new LinkedHashMap<>();
+            a.put("chosen", chosen.id());
+            a.put("how", how);
+            row.timeToTargetS().ifPresent(t -> a.put("predictedTimeToTargetS", round(t)));
+            a.put("stages", stages);
+            return a;
+        }
+
+        private static double round(double v) {
+            return Math.round(v * 10) / 10.0;
         }
 
         /** What {@code provenance.json} records of the choice. */

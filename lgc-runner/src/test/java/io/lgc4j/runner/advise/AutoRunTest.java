@@ -63,7 +63,7 @@ class AutoRunTest {
         assertEquals("in process", r.how());
         assertTrue(r.advice().orElseThrow().table().contains("chosen by step time among the methods of dense's"
                 + " math"), r.advice().get().table());
-        Path run = new ExperimentRunner().records(r.files(), r.provenance())
+        Path run = new ExperimentRunner().records(r.files(), r.provenance(), r::summary)
                 .run(r.config(), "auto.yaml", List.of()).directory();
         JsonNode advice = new ObjectMapper().readTree(run.resolve(AutoRun.ADVICE_JSON).toFile());
         assertEquals("dense-ring", advice.get("chosen").asText());
@@ -72,6 +72,10 @@ class AutoRunTest {
         assertTrue(Files.readString(run.resolve(AutoRun.ADVICE_CSV)).startsWith("candidate,label,stage,"));
         JsonNode provenance = new ObjectMapper().readTree(run.resolve("provenance.json").toFile()).get("advice");
         assertEquals("dense-ring", provenance.get("chosen").asText());
+        // summary.json: the chosen method's predicted step beside the run's own (8 steps: none past the JIT's 25)
+        JsonNode summary = new ObjectMapper().readTree(run.resolve("summary.json").toFile()).get("advice");
+        assertEquals("dense-ring", summary.get("chosen").asText());
+        assertTrue(summary.get("stages").get("FULL").get("predictedStepMs").asDouble() > 0, summary.toString());
         // config.yaml names the chosen method: trained again without advising, it gives the same bits
         ExperimentConfig written = ConfigLoader.load(run.resolve("config.yaml"));
         assertEquals("ring", written.topology().type().toString());
