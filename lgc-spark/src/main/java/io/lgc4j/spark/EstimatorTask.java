@@ -3,6 +3,14 @@ package io.lgc4j.spark;
 import io.lgc4j.core.checkpoint.Checkpoint;
 import io.lgc4j.core.data.RankLocalSource;
 import io.lgc4j.core.metrics.StepMetrics;
+import io.lgc4j.core.advise.AdviseSession;
+import io.lgc4j.core.advise.Advice;
+import io.lgc4j.core.advise.Advisor;
+import io.lgc4j.core.advise.MethodCandidate;
+import io.lgc4j.runner.advise.AdviseCandidate;
+import io.lgc4j.runner.advise.AutoMethod;
+import io.lgc4j.runner.config.ConfiguredMethod;
+import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.core.train.TrainingResult;
@@ -122,20 +130,6 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
             }
             return mine;
         });
-        int[] endpoints = BarrierTraining.endpointsOf(partition, workers, services, colocate);
-        List<MethodSpec.Endpoint> methods = new ArrayList<>();
-        List<Model> models = new ArrayList<>();
-        for (int endpoint : endpoints) {
-            methods.add(method.newEndpoint());
-            Model model = Models.create(factory, "in task " + partition + " (endpoint " + endpoint + ")");
-            String checksum = Models.paramsChecksum(model);
-            if (!checksum.equals(initialChecksum)) {
-                throw new IllegalStateException("the model factory " + factory + " built other initial parameters in"
-                        + " task " + partition + " (checksum " + checksum + ") than on the driver (" + initialChecksum
-                        + "): every JVM must build the same model; give its configuration a seed");
-            }
-            models.add(model);
-        }
         Checkpoint from = checkpoints == null ? null : checkpoints.latest().orElse(null);
         // a stage without checkpoints can see attempt > 0 too (Spark resubmits it after a lost shuffle output)
         if (partition == 0 && attempt > 0 && checkpoints != null) {
@@ -148,8 +142,20 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
         try {
             NetSettings.Tls tlsSettings = certificates == null ? null : certificates.trust(
                     TaskRendezvous.gatherCertificates(context, job, attempt, certificates.caToken()));
+            // compressor: auto: the tasks choose the method first, in an advise session of the workers
+            Chosen chosen = method.auto() == null ? null : choose(context, partition, attempt, host, data,
+                    tlsSettings);
+            int shards = chosen == null ? services
+                    : chosen.method().topology().serviceEndpoints(workers);
+            int[] endpoints = BarrierTraining.endpointsOf(partition, workers, shards, colocate);
+            List<MethodSpec.Endpoint> methods = new ArrayList<>();
+            List<Model> models = new ArrayList<>();
+            for (int endpoint : endpoints) {
+                methods.add(chosen == null ? method.newEndpoint() : MethodSpec.endpointOf(chosen.config()));
+                models.add(checkedModel(partition, endpoint));
+            }
             return JavaConverters.asScalaIterator(List.of(run(context, partition, attempt, host, data, endpoints,
-                    methods, models, tlsSettings, from)).iterator());
+                    methods, models, tlsSettings, from, shards, chosen)).iterator());
         } finally {
             if (certificates != null) {
                 certificates.close();
@@ -157,11 +163,67 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
         }
     }
 
+    private Model checkedModel(int partition, int endpoint) {
+        Model model = Models.create(factory, "in task " + partition + " (endpoint " + endpoint + ")");
+        String checksum = Models.paramsChecksum(model);
+        if (!checksum.equals(initialChecksum)) {
+            throw new IllegalStateException("the model factory " + factory + " built other initial parameters in"
+                    + " task " + partition + " (checksum " + checksum + ") than on the driver (" + initialChecksum
+                    + "): every JVM must build the same model; give its configuration a seed");
+        }
+        return model;
+    }
+
+    /** The candidate chosen: its config and a method of it, and rank 0's advice table (null elsewhere). */
+    private record Chosen(String id, ExperimentConfig config, MethodSpec.Endpoint method, String table) {
+    }
+
+    /**
+     * This task's worker joins the advise session (a rendezvous of its own, before the training's) with the user's
+     * model and its own rows: the library's {@link Advisor} on the candidates' configs, its dry runs on this rank's
+     * gradient (a task reaches only its own rows).
+     */
+    private Chosen choose(BarrierTaskContext context, int partition, int attempt, String host, RankLocalSource data,
+                          NetSettings.Tls tlsSettings) {
+        AutoMethod auto = method.auto().toAuto(MethodSpec.SOURCE);
+        List<MethodCandidate> candidates = new ArrayList<>();
+        for (AdviseCandidate c : auto.candidates()) {
+            ConfiguredMethod m = ConfiguredMethod.of(c.config());
+            MethodCandidate candidate = new MethodCandidate(c.id(), c.label(), m::newTopology, m.stages(),
+                    c.config().compressor().valueEncoding(), overlap, java.util.Optional.empty(),
+                    MethodCandidate.NO_EVIDENCE);
+            Double given = auto.penalties().get(c.id());
+            candidates.add(given == null ? candidate : candidate.penalty(given, "given (advise.penalties)"));
+        }
+        Advisor.Builder advisor = Advisor.builder().model(checkedModel(partition, partition)).data(data)
+                .batchSizePerWorker(batchSize).seed(seed).candidates(candidates).target(auto.target())
+                .probeRank(partition).log(System.err);
+        if (auto.denseSteps() > 0) {
+            advisor.denseSteps(auto.denseSteps(), "given (advise.denseSteps)");
+        }
+        TaskRendezvous session = new TaskRendezvous(context, 1, workers, job, attempt, -1);
+        BarrierConnector link = new BarrierConnector(partition, job, attempt, host, token, auto.base().runtime(),
+                session, tlsSettings);
+        AdviseSession.Outcome outcome;
+        try {
+            outcome = advisor.adviseOver(link, workers, partition);
+        } catch (IOException e) {
+            throw new UncheckedIOException("rank " + partition + " could not choose its method: " + e.getMessage(), e);
+        }
+        ExperimentConfig config = auto.candidate(outcome.chosen()).config();
+        String table = outcome.advice().map(Advice::table).orElse(null);
+        if (table != null) {
+            System.err.print(table);
+        }
+        return new Chosen(outcome.chosen(), config, MethodSpec.endpointOf(config), table);
+    }
+
     private TaskOutcome run(BarrierTaskContext context, int partition, int attempt, String host,
                             RankLocalSource data, int[] endpoints, List<MethodSpec.Endpoint> methods,
-                            List<Model> models, NetSettings.Tls tlsSettings, Checkpoint from) {
+                            List<Model> models, NetSettings.Tls tlsSettings, Checkpoint from, int shards,
+                            Chosen chosen) {
         long resumedFrom = from == null ? -1 : from.nextStep();
-        TaskRendezvous rendezvous = new TaskRendezvous(context, endpoints.length, workers + services, job, attempt,
+        TaskRendezvous rendezvous = new TaskRendezvous(context, endpoints.length, workers + shards, job, attempt,
                 resumedFrom);
         List<BarrierConnector> connectors = new ArrayList<>();
         for (int i = 0; i < endpoints.length; i++) {
@@ -196,7 +258,8 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
             byte[] bytes = endpoint == 0 ? Models.toBytes(trainer.trainedModel()) : new byte[0];
             return new TaskOutcome(partition, rows[partition], bytes, result.stepCount(), result.replicaChecksums(),
                     System.currentTimeMillis() - start,
-                    connectors.stream().allMatch(BarrierConnector::joinedOverTls), attempt, resumedFrom);
+                    connectors.stream().allMatch(BarrierConnector::joinedOverTls), attempt, resumedFrom,
+                    chosen == null ? null : chosen.id(), chosen == null ? null : chosen.table());
         });
     }
 

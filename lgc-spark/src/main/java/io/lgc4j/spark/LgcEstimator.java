@@ -282,7 +282,9 @@ public final class LgcEstimator extends Estimator<LgcModel> {
 
     /**
      * Sets the method as lgc-runner's sections in YAML (instead of {@link #setTopologyFactory}), e.g.
-     * {@code "topology: {type: ps}\ncompressor: {type: dgc, ratio: 0.01}"}.
+     * {@code "topology: {type: ps}\ncompressor: {type: dgc, ratio: 0.01}"}; or {@code "compressor: auto"} with an
+     * optional {@code advise} section (candidates, target, denseSteps, penalties): the tasks measure their links and
+     * the model and train the candidate predicted fastest ({@link LgcModel#chosenMethod()}, {@link LgcModel#advice()}).
      */
     public LgcEstimator setMethod(String yaml) {
         set(method, yaml);
@@ -495,8 +497,13 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         long seedValue = (Long) getOrDefault(seed);
         MethodSpec spec = MethodSpec.of(isDefined(topologyFactory) ? getOrDefault(topologyFactory) : null,
                 isDefined(method) ? getOrDefault(method) : null, seedValue, k, b);
-        Topology probe = spec.newEndpoint().topology();
-        int services = probe.serviceEndpoints(k);
+        if (spec.auto() != null && isDefined(checkpointDir)) {
+            throw new IllegalArgumentException("compressor: auto with checkpointDir: a retried stage would have to"
+                    + " find the choice its first attempt made, which the estimator does not record yet; name the"
+                    + " method, or drop setCheckpointDir");
+        }
+        Topology probe = spec.auto() != null ? null : spec.newEndpoint().topology();
+        int services = probe == null ? 0 : probe.serviceEndpoints(k);
         if (services > k) {
             throw new IllegalArgumentException("the topology has " + services + " parameter-server shards for " + k
                     + " workers: each shard runs on a worker's task, so at most " + k + " (more workers, or fewer"
@@ -505,7 +512,8 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         String what = k + " barrier task" + (k > 1 ? "s" : "") + " (" + k + " rank" + (k > 1 ? "s" : "")
                 + (services == 0 ? "" : services == 1 ? ", parameter-server shard 0 with rank 0"
                 : ", parameter-server shards 0.." + (services - 1) + " with ranks 0.." + (services - 1)) + "; "
-                + MethodSpec.describe(probe) + ")";
+                + (probe == null ? "compressor auto among " + spec.auto().candidates().size() + " candidates"
+                : MethodSpec.describe(probe)) + ")";
         ClusterChecks.awaitSlots(sc, k, what, Duration.ofSeconds(intOf(slotWaitSeconds)), "workers (setWorkers)");
 
         if (partitions != k || (Boolean) getOrDefault(forceRepartition)) {
@@ -583,7 +591,7 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         int attempts = outcomes.stream().mapToInt(TaskOutcome::stageAttempt).max().orElse(0) + 1;
         LgcModel trained = new LgcModel(uid, rank0.model(), graph, columns.width(), classes, new FitReport(
                 rank0.steps(), rank0.replicaChecksums(), attempts, rank0.resumedFrom(),
-                checkpoints == null ? null : checkpoints.runDir()));
+                checkpoints == null ? null : checkpoints.runDir(), rank0.chosen(), rank0.advice()));
         copyValues(trained, extractParamMap());
         return trained.setParent(this);
     }

@@ -178,6 +178,16 @@ public final class LgcModel extends org.apache.spark.ml.Model<LgcModel> {
         return report.checkpointRunDir();
     }
 
+    /** The candidate {@code compressor: auto} chose (its id), or null when the method was named. */
+    public String chosenMethod() {
+        return report.chosenMethod();
+    }
+
+    /** The advice table that chose it (rank 0's: step times by stage, times to the target, why), or null. */
+    public String advice() {
+        return report.advice();
+    }
+
     @Override
     public LgcModel copy(ParamMap extra) {
         LgcModel copy = new LgcModel(uid, bytes, graph, width, numClasses, report);

@@ -7,6 +7,7 @@ import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.ring.topology.RingTopology;
+import io.lgc4j.runner.advise.AutoMethod;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.ConfiguredMethod;
 import io.lgc4j.runner.config.ExperimentConfig;
@@ -25,9 +26,10 @@ import java.util.Set;
  *
  * @param factory the user's topology factory, or null
  * @param yaml    the resolved config of the method sections (run.seed, training.workers and batch size the
- *                estimator's), or null
+ *                estimator's), or null; with {@code auto}, the config without its method
+ * @param auto    {@code compressor: auto}'s candidates, or null: the tasks choose the method before they train
  */
-record MethodSpec(TopologyFactory factory, String yaml) implements Serializable {
+record MethodSpec(TopologyFactory factory, String yaml, BarrierTraining.AutoPlan auto) implements Serializable {
     private static final long serialVersionUID = 1L;
     /** The sections a method snippet may hold. */
     static final Set<String> SECTIONS = Set.of("topology", "compressor", "stages", "warmup", "autoencoder", "runtime");
@@ -49,17 +51,20 @@ record MethodSpec(TopologyFactory factory, String yaml) implements Serializable 
                     + " YAML names the topology and compressor lgc-runner builds, a factory builds them in code)");
         }
         if (snippet == null) {
-            return new MethodSpec(factory, null);
+            return new MethodSpec(factory, null, null);
         }
         JsonNode tree = ConfigLoader.readYamlTree(snippet, SOURCE);
         if (tree == null || !tree.isObject()) {
             throw new IllegalArgumentException("method: expected a mapping with sections " + sorted(SECTIONS)
                     + ", found " + (tree == null || tree.isMissingNode() ? "nothing" : tree.getNodeType()));
         }
+        JsonNode compressor = tree.path("compressor");
+        boolean auto = compressor.asText("").equals(AutoMethod.AUTO)
+                || compressor.path("type").asText("").equals(AutoMethod.AUTO);
         List<String> others = new ArrayList<>();
         for (Iterator<String> names = tree.fieldNames(); names.hasNext(); ) {
             String name = names.next();
-            if (!SECTIONS.contains(name)) {
+            if (!SECTIONS.contains(name) && !(auto && name.equals("advise"))) {
                 others.add(name);
             }
         }
@@ -75,8 +80,21 @@ record MethodSpec(TopologyFactory factory, String yaml) implements Serializable 
         // the model section describes lgc-runner's own models; the estimator's model is the factory's, whose updater
         // the trainer checks against the compressor itself
         config.set("model", json.objectNode().set("updater", json.objectNode().put("type", "sgd")));
+        if (auto) {
+            // the candidates' configs are resolved here, on the driver, where a candidates file is read
+            AutoMethod method = AutoMethod.parse(config.toString(), SOURCE, java.nio.file.Path.of("."))
+                    .orElseThrow();
+            return new MethodSpec(null, method.base().toYaml(), BarrierTraining.AutoPlan.of(method));
+        }
         ExperimentConfig resolved = ConfigLoader.parse(config.toString(), SOURCE);
-        return new MethodSpec(null, resolved.toYaml());
+        return new MethodSpec(null, resolved.toYaml(), null);
+    }
+
+    /** An endpoint of the chosen candidate's method ({@code compressor: auto}). */
+    static Endpoint endpointOf(ExperimentConfig chosen) {
+        ConfiguredMethod method = ConfiguredMethod.of(chosen);
+        return new Endpoint(method.newTopology(), method.stages(), chosen.compressor().valueEncoding(),
+                chosen.runtime());
     }
 
     private static List<String> sorted(Set<String> names) {
@@ -85,6 +103,9 @@ record MethodSpec(TopologyFactory factory, String yaml) implements Serializable 
 
     /** A new topology (and schedule, encoding, deadlines) for one endpoint. */
     Endpoint newEndpoint() {
+        if (auto != null) {
+            throw new IllegalStateException("compressor: auto has no method before the tasks choose it");
+        }
         if (yaml != null) {
             ExperimentConfig config = ConfigLoader.parse(yaml, SOURCE);
             ConfiguredMethod method = ConfiguredMethod.of(config);

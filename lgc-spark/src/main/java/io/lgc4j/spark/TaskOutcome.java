@@ -17,7 +17,7 @@ import java.util.List;
  * @param resumedFrom      the step of the checkpoint it resumed from, or -1
  */
 record TaskOutcome(int partition, int rows, byte[] model, int steps, List<String> replicaChecksums, long trainingMs,
-                   boolean tls, int stageAttempt, long resumedFrom)
+                   boolean tls, int stageAttempt, long resumedFrom, String chosen, String advice)
         implements Serializable {
     private static final long serialVersionUID = 1L;
 }

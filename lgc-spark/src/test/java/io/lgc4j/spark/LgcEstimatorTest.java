@@ -117,6 +117,39 @@ class LgcEstimatorTest {
                 "the updater state travels with the model");
     }
 
+    /**
+     * {@code compressor: auto} on a DataFrame: the two tasks join the advise session with the user's model and their
+     * own rows; the graph has no evidence, so the one candidate of dense's math (the dense ring) is chosen and
+     * trained, bit for bit as one JVM trains it.
+     */
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void autoShouldChooseInTheTasksAndTrainTheChoiceBitForBit(@TempDir Path tmp) throws java.io.IOException {
+        Path candidates = tmp.resolve("candidates.yaml");
+        java.nio.file.Files.writeString(candidates, """
+                candidates:
+                  - {id: ring, label: Dense ring, config: {topology: {type: ring}}}
+                  - {id: ps-topk, label: Top-k on a PS, config: {topology: {type: ps},
+                     compressor: {type: topk, ratio: 0.25}, stages: {fullIterations: 2}}}
+                """);
+        Dataset<Row> train = EstimatorData.frame(spark, EstimatorData.rows(170, 3), EstimatorData.SCHEMA, 100, 70);
+        String method = "compressor: auto\nadvise: {candidates: " + candidates + "}";
+        LgcModel model = estimator().setEpochs(2).setMethod(method).fit(train);
+        assertEquals("ring", model.chosenMethod());
+        assertTrue(model.advice().contains("Dense ring") && model.advice().contains("<- chosen"), model.advice());
+        List<DataSet> perRank = EstimatorData.partitions(train);
+        DistributedTrainer inProcess = DistributedTrainer.builder().model(EstimatorData.graph())
+                .data(RankLocalSource.of(170, 70 / 16, perRank::get)).workers(2).batchSizePerWorker(16).seed(7)
+                .topology(new RingTopology()).runtime(TrainingRuntime.inProcess()).build();
+        inProcess.fit(2);
+        assertArrayEquals(inProcess.trainedModel().params().toFloatVector(), model.model().params().toFloatVector());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> estimator().setMethod(method)
+                .setCheckpointDir(tmp.toString()).setCheckpointEverySteps(3).fit(train));
+        assertEquals("compressor: auto with checkpointDir: a retried stage would have to find the choice its first"
+                + " attempt made, which the estimator does not record yet; name the method, or drop"
+                + " setCheckpointDir", e.getMessage());
+    }
+
     @Test
     void anUnknownOverlapModeShouldBeRefusedWhenSetNamingTheParameter() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

@@ -73,6 +73,7 @@ public final class Advisor {
     private final String denseStepsSource;
     private final double target;
     private final PrintStream log;
+    private final int probeRank;
 
     private Advisor(Builder b) {
         this.model = b.model;
@@ -88,6 +89,7 @@ public final class Advisor {
         this.denseStepsSource = b.denseStepsSource;
         this.target = b.target;
         this.log = b.log;
+        this.probeRank = b.probeRank;
     }
 
     /** A builder; {@link Builder#advise()} measures and predicts. */
@@ -110,6 +112,7 @@ public final class Advisor {
         private String denseStepsSource = "given";
         private double target = 0.80;
         private PrintStream log = System.err;
+        private int probeRank = -1;
 
         private Builder() {
         }
@@ -186,6 +189,16 @@ public final class Advisor {
             return this;
         }
 
+        /**
+         * Probe the model on rank {@code rank}'s data only, its gradient standing for every rank's in the dry runs:
+         * for a source that reaches only its own rank's rows (a Spark task's). Methods whose ranks choose different
+         * supports send less in the dry run than in a run.
+         */
+        public Builder probeRank(int rank) {
+            this.probeRank = rank;
+            return this;
+        }
+
         /** Where progress lines go (default standard error). */
         public Builder log(PrintStream out) {
             this.log = out;
@@ -243,13 +256,24 @@ public final class Advisor {
                         + env.servers() + "): a program chooses its method with the shards inside the workers; launch"
                         + " without --servers");
             }
-            workers = env.requireWorldSize();
+            return adviseOver(io.lgc4j.core.train.TrainingRuntime.connector(env), env.requireWorldSize(),
+                    env.requireRank());
+        }
+
+        /**
+         * As {@link #adviseFromEnvironment()}, for worker {@code rank} of {@code workers} joined by {@code connector}
+         * (every worker calls it, each with its own; no server processes): the session, then the choice.
+         *
+         * @throws IOException when the data cannot be read
+         */
+        public AdviseSession.Outcome adviseOver(io.lgc4j.core.runtime.ClusterConnector connector, int workers,
+                                                int rank) throws IOException {
+            this.workers = workers;
             check();
-            int rank = env.requireRank();
             Runnable pass = ComputeProbe.warmedPass(model, data, rank, workers, batchSize, seed, compute);
             int probeBytes = AdviseSession.probeBytes(GradientLayout.of(model).length(), workers);
             boolean coresGiven = !Double.isNaN(cores);
-            try (io.lgc4j.core.runtime.ClusterConnection c = io.lgc4j.core.train.TrainingRuntime.connector(env)
+            try (io.lgc4j.core.runtime.ClusterConnection c = connector
                     .connect(workers, r -> "rank " + r, AdviseSession.PLAN, AdviseSession.PLAN_MEANING)) {
                 return AdviseSession.run(c.transport(), workers, digest(), probeBytes, pass, probe -> {
                     link = probe.link();
@@ -313,7 +337,7 @@ public final class Advisor {
 
     private Advice run() throws IOException {
         long start = System.nanoTime();
-        ComputeProbe.Result probe = ComputeProbe.measure(model, data, workers, batchSize, seed, compute);
+        ComputeProbe.Result probe = ComputeProbe.measure(model, data, workers, batchSize, seed, compute, probeRank);
         log.printf(Locale.ROOT, "lgc advise: a pass takes %.1f ms of CPU (%.1f ms of wall here, the first %.1f;"
                 + " forward alone %.1f), the update %.1f ms of CPU, the JIT's warm-up %.0f ms of CPU, on %d ranks'"
                 + " first batches%n", probe.passCpuMs(), probe.busyMs(), probe.freshMs(), probe.forwardMs(),

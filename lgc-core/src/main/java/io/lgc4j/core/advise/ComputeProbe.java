@@ -86,10 +86,22 @@ public final class ComputeProbe {
      */
     public static Result measure(Model model, DataSource data, int workers, int batchSize, long seed,
                                  ComputeSettings compute) throws IOException {
+        return measure(model, data, workers, batchSize, seed, compute, -1);
+    }
+
+    /**
+     * As {@link #measure(Model, DataSource, int, int, long, ComputeSettings)}; with {@code onlyRank >= 0} every
+     * rank's batch is rank {@code onlyRank}'s (a source that reaches its own rank's rows only, a Spark task's): the
+     * dry run then sees K copies of one gradient, so a method whose ranks' supports differ sends less in it than in a
+     * run.
+     */
+    public static Result measure(Model model, DataSource data, int workers, int batchSize, long seed,
+                                 ComputeSettings compute, int onlyRank) throws IOException {
         ReplicaModel replica = ReplicaModel.wrap(model).copy(compute);
         DataSet[] batches = new DataSet[workers];
         for (int r = 0; r < workers; r++) {
-            batches[r] = firstBatch(data, r, workers, batchSize, seed);
+            batches[r] = onlyRank >= 0 && r > 0 ? batches[0]
+                    : firstBatch(data, onlyRank >= 0 ? onlyRank : r, workers, batchSize, seed);
         }
         // the JIT compiles for the first passes, on threads whose CPU the quota also charges: warm up long enough
         long warm = System.nanoTime() + WARMUP_NANOS;
