@@ -1,5 +1,6 @@
 package io.lgc4j.spark;
 
+import io.lgc4j.runner.AutoFixtures;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lgc4j.runner.config.ConfigLoader;
@@ -101,12 +102,7 @@ class SparkBarrierRunTest {
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void autoShouldChooseInTheTasksSessionAndTrainTheChoice(@TempDir Path tmp) throws IOException {
-        Files.writeString(tmp.resolve("candidates.yaml"), """
-                candidates:
-                  - {id: dense-ring, label: Dense ring, config: {topology: {type: ring}}}
-                  - {id: ps-topk, label: Top-k on a PS, config: {topology: {type: ps},
-                     compressor: {type: topk, ratio: 0.01}, stages: {fullIterations: 4}}}
-                """);
+        AutoFixtures.candidates(tmp);
         Path config = tmp.resolve("auto.yaml");
         Files.writeString(config, """
                 run: {name: spark-auto, seed: 11, outputDir: %s}

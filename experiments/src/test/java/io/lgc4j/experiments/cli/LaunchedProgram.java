@@ -36,12 +36,26 @@ public final class LaunchedProgram {
 
     /** The program: {@code workers} ranks when not launched, LGC_WORLD_SIZE when launched. */
     static TrainingResult train(int workers) {
+        DataSet data = data();
+        return DistributedTrainer.builder().model(net()).data(data).workers(workers)
+                .batchSizePerWorker(16).topology(new ParameterServerTopology()).seed(3)
+                .fromEnvironment()
+                .build().fit(2);
+    }
+
+    /** The program's synthetic data: 192 rows of 8 features, 3 classes (ND4J's random generator seeded 7). */
+    static DataSet data() {
         Nd4j.getRandom().setSeed(7);
         INDArray features = Nd4j.rand(DataType.FLOAT, 192, 8);
         INDArray labels = Nd4j.zeros(DataType.FLOAT, 192, 3);
         for (int i = 0; i < 192; i++) {
             labels.putScalar(i, (int) (features.getFloat(i, 0) * 3) % 3, 1f);
         }
+        return new DataSet(features, labels);
+    }
+
+    /** The program's MLP, 8-16-3, initialized from seed 5. */
+    static MultiLayerNetwork net() {
         MultiLayerNetwork net = new MultiLayerNetwork(new NeuralNetConfiguration.Builder()
                 .seed(5).dataType(DataType.FLOAT).updater(new Sgd(0.1)).list()
                 .layer(new DenseLayer.Builder().nIn(8).nOut(16).activation(Activation.RELU).build())
@@ -49,9 +63,6 @@ public final class LaunchedProgram {
                         .activation(Activation.SOFTMAX).build())
                 .build());
         net.init();
-        return DistributedTrainer.builder().model(net).data(new DataSet(features, labels)).workers(workers)
-                .batchSizePerWorker(16).topology(new ParameterServerTopology()).seed(3)
-                .fromEnvironment()
-                .build().fit(2);
+        return net;
     }
 }

@@ -1,5 +1,6 @@
 package io.lgc4j.experiments.cli;
 
+import io.lgc4j.runner.AutoFixtures;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lgc4j.runner.ExperimentRunner;
@@ -146,12 +147,7 @@ class MultiProcessRunTest {
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void autoShouldChooseInASessionOfEveryProcessAndTrainWhatItsConfigYamlTrains(@TempDir Path tmp)
             throws Exception {
-        Files.writeString(tmp.resolve("candidates.yaml"), """
-                candidates:
-                  - {id: dense-ring, label: Dense ring, config: {topology: {type: ring}}}
-                  - {id: ps-topk, label: Top-k on a PS, config: {topology: {type: ps},
-                     compressor: {type: topk, ratio: 0.01}, stages: {fullIterations: 4}}}
-                """);
+        AutoFixtures.candidates(tmp);
         Path launched = tmp.resolve("launched");
         Path config = tmp.resolve("auto.yaml");
         Files.writeString(config, """
@@ -199,12 +195,7 @@ class MultiProcessRunTest {
     @Test
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void adviseOnlyShouldWriteTheAdviceAndTrainNothing(@TempDir Path tmp) throws Exception {
-        Files.writeString(tmp.resolve("candidates.yaml"), """
-                candidates:
-                  - {id: dense-ring, label: Dense ring, config: {topology: {type: ring}}}
-                  - {id: ps-topk, label: Top-k on a PS, config: {topology: {type: ps},
-                     compressor: {type: topk, ratio: 0.01}, stages: {fullIterations: 4}}}
-                """);
+        AutoFixtures.candidates(tmp);
         Path out = tmp.resolve("out");
         Path config = tmp.resolve("auto.yaml");
         Files.writeString(config, """

@@ -1,5 +1,6 @@
 package io.lgc4j.runner.advise;
 
+import io.lgc4j.runner.AutoFixtures;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lgc4j.runner.ExperimentRunner;
@@ -37,12 +38,7 @@ class AutoRunTest {
      * chosen: dense ring, the one such candidate here.
      */
     private static AutoMethod auto(Path dir, double target) throws IOException {
-        Files.writeString(dir.resolve("candidates.yaml"), """
-                candidates:
-                  - {id: dense-ring, label: Dense ring, config: {topology: {type: ring}}}
-                  - {id: ps-topk, label: Top-k on a PS, config: {topology: {type: ps},
-                     compressor: {type: topk, ratio: 0.01}, stages: {fullIterations: 4}}}
-                """);
+        AutoFixtures.candidates(dir);
         Path config = dir.resolve("auto.yaml");
         Files.writeString(config, """
                 run: {name: auto, seed: 11, outputDir: %s}
