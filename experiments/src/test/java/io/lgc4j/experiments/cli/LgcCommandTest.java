@@ -127,7 +127,8 @@ class LgcCommandTest {
         err.reset();
         Files.writeString(auto, "run: {name: x}\ncompressor: auto\nadvise: {budget: 3}\n");
         assertEquals(2, LgcCommand.execute("run", auto.toString()));
-        assertEquals("lgc: " + auto + ": advise.budget: unknown key; allowed: candidates, target", error());
+        assertEquals("lgc: " + auto + ": advise.budget: unknown key; allowed: candidates, target, denseSteps,"
+                + " penalties", error());
         err.reset();
         Files.writeString(auto, "run: {name: x}\ncompressor: auto\n");
         Path run = Files.createDirectories(dir.resolve("a-run"));
