@@ -36,14 +36,14 @@ final class AdviseCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "CONFIG", description = "the run's config (its model, data, workers, batch)")
     private Path config;
 
-    @Option(names = "--rate-mbit", paramLabel = "R", required = true,
+    @Option(names = "--rate-mbit", paramLabel = "R",
             description = "the link rate each process has, Mbit/s (the slowest link)")
-    private double rateMbit;
+    private Double rateMbit;
 
-    @Option(names = "--hop-ms", paramLabel = "H", required = true,
+    @Option(names = "--hop-ms", paramLabel = "H",
             description = "the loaded cost of one leg of a step's critical chain, ms: 3-10 ms measured at 0.4 cores"
                     + " per process on this project's test VM (docs/results/time-to-accuracy/routes/), 0.05 ms idle")
-    private double hopMs;
+    private Double hopMs;
 
     @Option(names = "--straggler-ms", paramLabel = "S", defaultValue = "0",
             description = "the slowest rank's pass minus the mean, ms a step (default 0)")
@@ -76,6 +76,11 @@ final class AdviseCommand implements Callable<Integer> {
         }
         if (cores != null && !(cores > 0)) {
             return bad("--cores must be > 0, found " + cores);
+        }
+        if (rateMbit == null || hopMs == null) {
+            return bad("give the link: --rate-mbit R --hop-ms H (e.g. 100 and 5); or measure it on your own processes"
+                    + " with lgc launch CONFIG --advise-only [--nproc K, --netns-rate, --cpu-share], CONFIG a config"
+                    + " of compressor: auto");
         }
         Link link;
         try {
