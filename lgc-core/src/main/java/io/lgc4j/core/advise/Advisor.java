@@ -431,7 +431,9 @@ public final class Advisor {
     private List<Advice.StageRow> dryRun(Topology topology, MethodCandidate c, ComputeProbe.Result probe,
                                          GradientLayout layout) throws Exception {
         topology.check(layout, c.stages(), true);
-        List<Advice.StageRow> rows = new ArrayList<>();
+        record Measured(Stage stage, DryRun.Cost first, DryRun.Cost steady, boolean streams) {
+        }
+        List<Measured> measured = new ArrayList<>();
         try (DryRun run = new DryRun(topology, workers, layout)) {
             int step = 0;
             for (Stage stage : stagesOf(c.stages())) {
@@ -448,19 +450,51 @@ public final class Advisor {
                     }
                     steady = run.lastCost();
                 }
-                StepModel.Inputs steadyIn = inputs(steady, probe, streams);
-                StepModel.Prediction steadyStep = StepModel.predict(steadyIn);
-                StepModel.Prediction firstStep = StepModel.predict(inputs(first, probe, streams));
-                double oneOff = Math.max(0, firstStep.stepMs() - steadyStep.stepMs());
-                if (rows.isEmpty() && steadyStep.bound() == StepModel.Bound.COMPUTE) {
-                    // a run's first steps also compile the pass; where the CPU bounds a step, that costs its time
-                    oneOff += probe.warmupCpuMs() / Math.min(1, cores);
-                }
-                rows.add(new Advice.StageRow(stage, steadyStep, oneOff, steady.legs(), steadyIn.upBytes(),
-                        steadyIn.downBytes()));
+                measured.add(new Measured(stage, first, steady, streams));
             }
         }
+        // the process's CPU beyond the endpoints' threads in the quietest stage is the collector's and the JIT's;
+        // what a stage adds to it is its lanes' work
+        long baseline = measured.stream().mapToLong(m -> m.steady().otherCpuNanos()).min().orElse(0);
+        boolean services = topology.serviceEndpoints(workers) > 0;
+        List<Advice.StageRow> rows = new ArrayList<>();
+        for (Measured m : measured) {
+            // the first stage's dry-run steps hold the lanes' setup (an autoencoder's graphs built during the
+            // warm-up), which a run pays once, not a step: its lane work is not a step's
+            boolean lanes = services && !m.equals(measured.get(0));
+            StepModel.Inputs steadyIn = inputs(m.steady(), probe, m.streams());
+            StepModel.Prediction steadyStep = withLane(topology, m.stage(), StepModel.predict(steadyIn), steadyIn,
+                    m.steady(), baseline, lanes);
+            StepModel.Inputs firstIn = inputs(m.first(), probe, m.streams());
+            StepModel.Prediction firstStep = withLane(topology, m.stage(), StepModel.predict(firstIn), firstIn,
+                    m.first(), baseline, lanes);
+            double oneOff = Math.max(0, firstStep.stepMs() - steadyStep.stepMs());
+            if (rows.isEmpty() && steadyStep.bound() == StepModel.Bound.COMPUTE) {
+                // a run's first steps also compile the pass; where the CPU bounds a step, that costs its time
+                oneOff += probe.warmupCpuMs() / Math.min(1, cores);
+            }
+            rows.add(new Advice.StageRow(m.stage(), steadyStep, oneOff, m.steady().legs(), steadyIn.upBytes(),
+                    steadyIn.downBytes()));
+        }
         return rows;
+    }
+
+    /**
+     * A service's lane counted ({@code docs/results/advise/lane/}): its CPU in the step beyond the baseline, charged
+     * to the service. When it is more than the service's quota leaves in the step, the service is throttled and the
+     * step waits for it ({@link StepModel#throttleWaitMs}); when the step waits for the lane's work
+     * ({@link Topology#waitsForLane}), it takes at least the service's and the lane's CPU over the quota.
+     */
+    private StepModel.Prediction withLane(Topology topology, Stage stage, StepModel.Prediction p,
+                                          StepModel.Inputs in, DryRun.Cost cost, long baseline, boolean services) {
+        if (!services) {
+            return p;
+        }
+        double laneMs = Math.max(0, cost.otherCpuNanos() - baseline) / 1e6;
+        double share = Math.min(1, cores);
+        double wait = laneMs / share > p.stepMs() ? StepModel.throttleWaitMs(cores) : 0;
+        double bound = topology.waitsForLane(stage) ? (in.serverCpuMs() + laneMs) / share : 0;
+        return StepModel.withLane(p, wait, bound);
     }
 
     /** The endpoint whose link carries the most bytes in a step: a service's directions take turns. */

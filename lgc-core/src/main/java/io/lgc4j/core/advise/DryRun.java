@@ -57,7 +57,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * independent exchanges.
  *
  * <p><b>CPU.</b> The thread time of each rank's {@link GradientExchange#allReduceMean} and of each service loop's
- * thread over the step; work a step hands to a thread of its own (an autoencoder's training lane) is not in it.
+ * thread over the step; work a step hands to a thread of its own (an autoencoder's training lane) is not in it, but in
+ * the process's CPU beyond those threads ({@link Cost#otherCpuNanos}, with the collector's and the JIT's).
  *
  * <p>{@link #step} returns only once every service is blocked receiving with nothing queued for it, i.e. waiting for
  * the next step, and every endpoint's notes of the step are written: a service's work after its last frame (the
@@ -93,8 +94,10 @@ public final class DryRun implements AutoCloseable {
      * @param legs      the longest chain of receives a rank waited for
      * @param cpuNanos  per endpoint, the thread CPU time of its exchange (a rank) or its loop (a service), ns
      * @param wallNanos the step's wall time on this machine, ns: every endpoint's threads compete for its cores
+     * @param otherCpuNanos the process's CPU over the step beyond those threads', ns: work a step hands to a thread of
+     *                  its own (an autoencoder's lane), and the collector's and the JIT's
      */
-    public record Cost(TrafficMeter.Snapshot bytes, int legs, long[] cpuNanos, long wallNanos) {
+    public record Cost(TrafficMeter.Snapshot bytes, int legs, long[] cpuNanos, long wallNanos, long otherCpuNanos) {
         /** Copies the CPU times. */
         public Cost {
             cpuNanos = cpuNanos.clone();
@@ -144,6 +147,7 @@ public final class DryRun implements AutoCloseable {
             cpu[workers + s] = -serviceCpu(s);
         }
         legs.reset();
+        long processBefore = processCpu();
         long start = System.nanoTime();
         List<Future<float[]>> futures = new ArrayList<>();
         for (int r = 0; r < workers; r++) {
@@ -182,7 +186,12 @@ public final class DryRun implements AutoCloseable {
         for (int s = 0; s < services.size(); s++) {
             cpu[workers + s] += serviceCpu(s);
         }
-        lastCost = new Cost(cluster.meter().snapshot().minus(before), legs.deepestAt(workers), cpu, wall);
+        long other = processCpu() - processBefore;
+        for (long c : cpu) {
+            other -= c;
+        }
+        lastCost = new Cost(cluster.meter().snapshot().minus(before), legs.deepestAt(workers), cpu, wall,
+                Math.max(0, other));
         return outputs;
     }
 
@@ -192,6 +201,15 @@ public final class DryRun implements AutoCloseable {
             throw new IllegalStateException("no step has run yet");
         }
         return lastCost;
+    }
+
+    /** The CPU time of every thread of this process, ns. */
+    private static long processCpu() {
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getProcessCpuTime();
+        }
+        return 0;
     }
 
     private long serviceCpu(int s) {

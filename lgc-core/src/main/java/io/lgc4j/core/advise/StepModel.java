@@ -140,6 +140,41 @@ public final class StepModel {
         return new Prediction(step, local, quota, wire, legs, server, hidden, bound);
     }
 
+    /** The kernel's CFS period, ms: a quota of q cores runs q × this of every period, then waits. */
+    public static final double CFS_PERIOD_MS = 100;
+
+    /**
+     * What a throttled process adds to a step's chain for each of its wake-ups on it: a quota of {@code cores} runs
+     * {@code cores × P} of every period P and waits the rest, so a frame that arrives at a random time waits
+     * (P − Q)² / (2P) on average (18 ms at 0.4 cores and P = 100 ms); 0 with a core or more.
+     */
+    public static double throttleWaitMs(double cores) {
+        if (cores >= 1) {
+            return 0;
+        }
+        double off = CFS_PERIOD_MS * (1 - cores);
+        return off * off / (2 * CFS_PERIOD_MS);
+    }
+
+    /**
+     * {@code p} with a service's lane counted (issue 42, {@code docs/results/advise/lane/}): a service whose lane
+     * wants more CPU a step than its quota leaves is throttled, and the step waits {@code waitMs} more on its chain;
+     * a step that waits for the lane's work ({@code Topology#waitsForLane}) takes at least {@code laneBoundMs}, the
+     * service's and its lane's CPU over the quota. Either bounding the step makes it server-bound.
+     */
+    public static Prediction withLane(Prediction p, double waitMs, double laneBoundMs) {
+        if (!(waitMs >= 0) || !(laneBoundMs >= 0)) {
+            throw new IllegalArgumentException("a lane's wait and bound are >= 0 ms, found " + waitMs + " and "
+                    + laneBoundMs);
+        }
+        double step = Math.max(p.stepMs() + waitMs, laneBoundMs);
+        if (step <= p.stepMs()) {
+            return p;
+        }
+        return new Prediction(step, p.localMs(), p.quotaMs(), p.wireMs(), p.legsMs() + waitMs,
+                Math.max(p.serverMs(), laneBoundMs), p.hiddenMs(), Bound.SERVER);
+    }
+
     /** Milliseconds to move {@code bytes} at {@code rateMbit} Mbit/s. */
     public static double transferMs(long bytes, double rateMbit) {
         return bytes * 8.0 / (rateMbit * 1e3);

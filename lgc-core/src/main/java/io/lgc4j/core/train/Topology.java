@@ -57,6 +57,15 @@ public interface Topology {
     }
 
     /**
+     * Whether a step of {@code stage} waits, on a service or a rank, for work that endpoint's own lane queued before
+     * (LGC's decode behind its autoencoder's training): the advisor then bounds such a step by that lane's CPU over
+     * the process's quota. False by default.
+     */
+    default boolean waitsForLane(io.lgc4j.core.stage.Stage stage) {
+        return false;
+    }
+
+    /**
      * This topology's type, compressor (with its settings record), codec and own settings, for result files.
      * The default names the compressor and its settings and leaves the codec out; topologies that use a codec or
      * have settings of their own override it.

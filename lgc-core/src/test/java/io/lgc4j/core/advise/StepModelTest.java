@@ -23,6 +23,26 @@ class StepModelTest {
     }
 
     @Test
+    void aThrottledServiceShouldWaitItsQuotasGapAndALaneOnThePathShouldBoundTheStep() {
+        // 0.4 cores of a 100 ms period: 60 ms off, a random arrival waits 60 * 60 / 200 = 18 ms on average
+        assertEquals(18.0, StepModel.throttleWaitMs(0.4), 1e-9);
+        assertEquals(12.5, StepModel.throttleWaitMs(0.5), 1e-9);
+        assertEquals(0.0, StepModel.throttleWaitMs(1.0), 0);
+        StepModel.Prediction p = StepModel.predict(ring(37, 3.3, 15_472, 94, 3, 6.6, 22));
+        StepModel.Prediction waited = StepModel.withLane(p, 18, 0);
+        assertEquals(p.stepMs() + 18, waited.stepMs(), 1e-9);
+        assertEquals(p.legsMs() + 18, waited.legsMs(), 1e-9);
+        assertEquals(StepModel.Bound.SERVER, waited.bound());
+        // LGC-PS's COMPRESSED step at 0.4 cores: the lane's 50 ms and the server's 2 ms of CPU take 130 ms
+        StepModel.Prediction bound = StepModel.withLane(p, 0, (50 + 2) / 0.4);
+        assertEquals(130.0, bound.stepMs(), 1e-9);
+        assertEquals(130.0, bound.serverMs(), 1e-9);
+        assertEquals(p, StepModel.withLane(p, 0, 10), "a bound below the step changes nothing");
+        assertEquals("a lane's wait and bound are >= 0 ms, found -1.0 and 0.0",
+                assertThrows(IllegalArgumentException.class, () -> StepModel.withLane(p, -1, 0)).getMessage());
+    }
+
+    @Test
     void shouldBoundADenseRingStepAtTenMbitByItsWire() {
         // LeNet-5's pass and update ~37 ms of CPU (docs/results/bench/compute.md: 35.6 ms forward + backward), 2.6 MB
         StepModel.Prediction p = StepModel.predict(ring(37, 3.3, 2_586_600, 9.6, 6, 0.05, 0));

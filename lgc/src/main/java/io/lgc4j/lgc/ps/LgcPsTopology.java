@@ -390,6 +390,12 @@ public final class LgcPsTopology implements Topology {
         return shards.servers();
     }
 
+    /** The server decodes a COMPRESSED step on its autoencoder's lane, after the training queued before it. */
+    @Override
+    public boolean waitsForLane(io.lgc4j.core.stage.Stage stage) {
+        return stage == io.lgc4j.core.stage.Stage.COMPRESSED;
+    }
+
     /** The fusion plan's hash, as the generic parameter server's. */
     @Override
     public long fingerprint(GradientLayout layout) {
