@@ -9,7 +9,7 @@ import io.lgc4j.core.advise.Advisor;
 import io.lgc4j.core.advise.MethodCandidate;
 import io.lgc4j.runner.advise.AdviseCandidate;
 import io.lgc4j.runner.advise.AutoMethod;
-import io.lgc4j.runner.config.ConfiguredMethod;
+import io.lgc4j.runner.advise.ConfigAdvisor;
 import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.TrainingListener;
@@ -188,12 +188,8 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
         AutoMethod auto = method.auto().toAuto(MethodSpec.SOURCE);
         List<MethodCandidate> candidates = new ArrayList<>();
         for (AdviseCandidate c : auto.candidates()) {
-            ConfiguredMethod m = ConfiguredMethod.of(c.config());
-            MethodCandidate candidate = new MethodCandidate(c.id(), c.label(), m::newTopology, m.stages(),
-                    c.config().compressor().valueEncoding(), overlap, java.util.Optional.empty(),
-                    MethodCandidate.NO_EVIDENCE);
-            Double given = auto.penalties().get(c.id());
-            candidates.add(given == null ? candidate : candidate.penalty(given, "given (advise.penalties)"));
+            // the estimator's own overlap mode, not the candidate config's
+            candidates.add(ConfigAdvisor.given(ConfigAdvisor.method(c).overlap(overlap), auto.penalties()));
         }
         Advisor.Builder advisor = Advisor.builder().model(checkedModel(partition, partition)).data(data)
                 .batchSizePerWorker(batchSize).seed(seed).candidates(candidates).target(auto.target())

@@ -33,18 +33,7 @@ class ProgramLaunchTest {
             throws IOException, InterruptedException {
         List<String> inProcess = LaunchedProgram.train(2).replicaChecksums();
         assertEquals(2, inProcess.size());
-        String java = ProcessHandle.current().info().command().orElse("java");
-        String classPath = System.getProperty("java.class.path");
-        Path log = tmp.resolve("launch.log");
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", classPath, LgcCommand.class.getName(),
-                "launch", "--nproc", "2", "--", java, "-Xmx512m", "-cp", classPath,
-                LaunchedProgram.class.getName()));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().put("OMP_NUM_THREADS", "1");
-        Process launch = pb.start();
-        assertTrue(launch.waitFor(3, TimeUnit.MINUTES), "the launch did not end within 3 minutes");
-        String output = Files.readString(log, StandardCharsets.UTF_8);
-        assertEquals(0, launch.exitValue(), output);
+        String output = launchTwice(tmp, LaunchedProgram.class);
         Map<Integer, String> byRank = new TreeMap<>();
         Matcher m = CHECKSUMS.matcher(output);
         while (m.find()) {
@@ -68,17 +57,7 @@ class ProgramLaunchTest {
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void aLaunchedProgramShouldChooseOneMethodOnEveryProcessAndTrainIt(@TempDir Path tmp)
             throws IOException, InterruptedException {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        String classPath = System.getProperty("java.class.path");
-        Path log = tmp.resolve("launch.log");
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", classPath, LgcCommand.class.getName(),
-                "launch", "--nproc", "2", "--", java, "-Xmx512m", "-cp", classPath, AutoProgram.class.getName()));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().put("OMP_NUM_THREADS", "1");
-        Process launch = pb.start();
-        assertTrue(launch.waitFor(3, TimeUnit.MINUTES), "the launch did not end within 3 minutes");
-        String output = Files.readString(log, StandardCharsets.UTF_8);
-        assertEquals(0, launch.exitValue(), output);
+        String output = launchTwice(tmp, AutoProgram.class);
         Map<Integer, String[]> byRank = new TreeMap<>();
         Matcher m = CHOSEN.matcher(output);
         while (m.find()) {
@@ -93,6 +72,22 @@ class ProgramLaunchTest {
                 .replicaChecksums();
         assertEquals(String.join(",", inProcess), byRank.get(0)[1], "the choice trains as in one JVM");
         assertEquals(byRank.get(0)[1], byRank.get(1)[1]);
+    }
+
+    /** {@code lgc launch --nproc 2 -- java … PROGRAM}, this JVM's class path; its output once it ended with 0. */
+    private static String launchTwice(Path tmp, Class<?> program) throws IOException, InterruptedException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        String classPath = System.getProperty("java.class.path");
+        Path log = tmp.resolve("launch.log");
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", classPath, LgcCommand.class.getName(),
+                "launch", "--nproc", "2", "--", java, "-Xmx512m", "-cp", classPath, program.getName()));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("OMP_NUM_THREADS", "1");
+        Process launch = pb.start();
+        assertTrue(launch.waitFor(3, TimeUnit.MINUTES), "the launch did not end within 3 minutes");
+        String output = Files.readString(log, StandardCharsets.UTF_8);
+        assertEquals(0, launch.exitValue(), output);
+        return output;
     }
 
     @Test

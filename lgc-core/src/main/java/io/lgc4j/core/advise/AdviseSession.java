@@ -160,6 +160,16 @@ public final class AdviseSession {
                     String.format(Locale.ROOT, "probed on %d endpoints in %.1f s", endpoints, seconds));
         }
 
+        /**
+         * The cores each worker has, as rank 0 sees it: its own quota, and no more than its machine's CPUs shared by
+         * the {@link #hostWorkers} that run on it.
+         */
+        public double cores() {
+            io.lgc4j.core.compute.CpuLimits limits = io.lgc4j.core.compute.CpuLimits.ofThisProcess();
+            int machine = limits.affinityCpus() > 0 ? limits.affinityCpus() : limits.onlineCpus();
+            return Math.min(limits.cores(), machine / (double) hostWorkers);
+        }
+
         private static double orZero(double ms) {
             return Double.isNaN(ms) ? 0 : Math.max(0, ms);
         }

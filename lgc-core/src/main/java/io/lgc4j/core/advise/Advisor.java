@@ -278,9 +278,7 @@ public final class Advisor {
                 return AdviseSession.run(c.transport(), workers, digest(), probeBytes, pass, probe -> {
                     link = probe.link();
                     if (!coresGiven) {
-                        CpuLimits limits = CpuLimits.ofThisProcess();
-                        int machine = limits.affinityCpus() > 0 ? limits.affinityCpus() : limits.onlineCpus();
-                        cores = Math.min(limits.cores(), machine / (double) probe.hostWorkers());
+                        cores = probe.cores();
                     }
                     return advise();
                 }, log);

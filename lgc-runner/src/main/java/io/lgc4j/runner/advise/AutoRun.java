@@ -219,11 +219,7 @@ public final class AutoRun {
         try (ClusterConnection c = connector.connect(endpoints, names, AdviseSession.PLAN,
                 AdviseSession.PLAN_MEANING)) {
             outcome = AdviseSession.run(c.transport(), workers, auto.digest(), probeBytes, pass, probe -> {
-                // a process has its quota, and the workers of one machine share its cores
-                CpuLimits limits = CpuLimits.ofThisProcess();
-                int machine = limits.affinityCpus() > 0 ? limits.affinityCpus() : limits.onlineCpus();
-                double cores = Math.min(limits.cores(), machine / (double) probe.hostWorkers());
-                Advice advice = ConfigAdvisor.advise(base, auto.candidates(), probe.link(), auto.target(), cores,
+                Advice advice = ConfigAdvisor.advise(base, auto.candidates(), probe.link(), auto.target(), probe.cores(),
                         auto.denseSteps(), auto.penalties(), log);
                 log.print(advice.table());
                 return advice;

@@ -75,9 +75,7 @@ public final class ConfigAdvisor {
                 : evidence.dense(evidenceKey, target).map(StepPenalty::meanDenseSteps);
         List<MethodCandidate> methods = new ArrayList<>();
         for (AdviseCandidate c : candidates) {
-            MethodCandidate m = candidate(c, evidence, evidenceKey, denseSteps, target);
-            Double given = penalties.get(c.id());
-            methods.add(given == null ? m : m.penalty(given, "given (advise.penalties)"));
+            methods.add(given(candidate(c, evidence, evidenceKey, denseSteps, target), penalties));
         }
         Advisor.Builder advisor = Advisor.builder()
                 .model(ExperimentRunner.buildModel(config.model(), config.run().seed()))
@@ -96,13 +94,25 @@ public final class ConfigAdvisor {
         }
     }
 
+    /** {@code c}'s config as the library's candidate: its topology, stages, values and overlap; no penalty. */
+    public static MethodCandidate method(AdviseCandidate c) {
+        ConfiguredMethod method = ConfiguredMethod.of(c.config());
+        return new MethodCandidate(c.id(), c.label(), method::newTopology, method.stages(),
+                c.config().compressor().valueEncoding(), c.config().training().overlapMode(), Optional.empty(),
+                MethodCandidate.NO_EVIDENCE);
+    }
+
+    /** {@code m} with the user's own penalty for it ({@code advise.penalties}), if there is one. */
+    public static MethodCandidate given(MethodCandidate m, Map<String, Double> penalties) {
+        Double given = penalties.get(m.id());
+        return given == null ? m : m.penalty(given, "given (advise.penalties)");
+    }
+
     private static MethodCandidate candidate(AdviseCandidate c, StepPenalties evidence, String evidenceKey,
                                              Optional<Double> denseSteps, double target) {
         ExperimentConfig config = c.config();
         ConfiguredMethod method = ConfiguredMethod.of(config);
-        MethodCandidate m = new MethodCandidate(c.id(), c.label(), method::newTopology, method.stages(),
-                config.compressor().valueEncoding(), config.training().overlapMode(), Optional.empty(),
-                MethodCandidate.NO_EVIDENCE);
+        MethodCandidate m = method(c);
         MethodKey key = StepEvidence.methodKey(config);
         if (key.isDense()) {
             return m.penalty(1.0, Advisor.DENSE_MATH);
