@@ -345,7 +345,7 @@ public final class ExperimentRunner {
                 .diagnostics(config.training().diagnostics())
                 .overlap(config.training().overlapMode())
                 .bucketBytes(config.training().bucketBytes())
-                .compute(config.model().compute().settings())
+                .compute(config.model().compute().settings().withThreads(threads.threads()))
                 .values(config.compressor().valueEncoding())
                 .stages(method.stages())
                 .runIdentity(config.run().name(), ConfigKeys.flatten(config), CheckpointManifest.DEFAULT_IGNORED_KEYS)

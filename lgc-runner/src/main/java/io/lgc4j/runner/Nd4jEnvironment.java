@@ -2,6 +2,7 @@ package io.lgc4j.runner;
 
 import io.lgc4j.core.compute.ComputeThreads;
 import io.lgc4j.core.compute.CpuLimits;
+import io.lgc4j.core.compute.Nd4jThreads;
 
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.factory.Nd4j;
@@ -43,11 +44,11 @@ public final class Nd4jEnvironment {
 
     /**
      * The threads this process computes with for {@code requested} ({@code model.compute.threads}), checked against
-     * what ND4J runs: a count as asked; {@code auto} as the launcher resolved it for this process
+     * ND4J's thread pool: a count as asked; {@code auto} as the launcher resolved it for this process
      * ({@link ComputeThreads#ENV_THREADS}), else from this process's limits shared by {@code sharing} processes
      * computing at once (one JVM's ranks take turns computing: 1).
      *
-     * @throws IllegalStateException when ND4J runs another count, naming both and the fix
+     * @throws IllegalStateException when ND4J's thread pool has fewer threads, naming both and the fix
      */
     public static ComputeThreads threads(String requested, int sharing) {
         configure();
@@ -60,8 +61,7 @@ public final class Nd4jEnvironment {
         } else {
             t = ComputeThreads.resolve(requested, CpuLimits.ofThisProcess(), sharing);
         }
-        Object nd4j = Nd4j.getExecutioner().getEnvironmentInformation().get("omp.threads");
-        t.check("model.compute.threads", nd4j == null ? null : String.valueOf(nd4j));
+        t.check("model.compute.threads", String.valueOf(Nd4jThreads.pool()));
         return t;
     }
 

@@ -6,10 +6,10 @@ import java.util.Locale;
  * How many OpenMP threads ND4J runs in each process of a run ({@code model.compute.threads}): a count, or
  * {@code auto}, which gives each process the cores it really has: ⌊{@link CpuLimits#cores()} ÷ the processes (or
  * in-process ranks) that compute at once on its machine⌋, at least 1 — under a CFS quota the quota is already the
- * process's own share. ND4J reads the count once, when its backend loads, from {@code OMP_NUM_THREADS}: a launcher
- * resolves it before it starts a process and puts it there ({@code lgc launch}), and a run checks that ND4J runs
- * what was asked ({@link #check}). More than one thread changes bits (BLAS and oneDNN sum in another order), so the
- * count is part of a run's identity.
+ * process's own share. ND4J sizes its thread pool once, when its backend loads, from {@code OMP_NUM_THREADS}: a
+ * launcher resolves the count before it starts a process and puts it there ({@code lgc launch}), a run checks that
+ * the pool has room for it ({@link #check}), and every thread of the run computes with it ({@link Nd4jThreads}).
+ * More than one thread changes bits (oneDNN sums in another order), so the count is part of a run's identity.
  *
  * <pre>{@code
  * ComputeThreads t = ComputeThreads.resolve("auto", CpuLimits.ofThisProcess(), 4);
@@ -91,27 +91,29 @@ public record ComputeThreads(String requested, int threads, String reason) {
     }
 
     /**
-     * Checks that ND4J runs {@link #threads()} threads, as its environment reports them ({@code omp.threads}).
+     * Checks that ND4J's thread pool has room for {@link #threads()}: the pool is sized once, when ND4J's library
+     * loads ({@code OMP_NUM_THREADS}, else the machine's cores); a run's threads then compute with the run's count
+     * whatever the variable said ({@link Nd4jThreads}), but never with more threads than the pool has.
      *
-     * @param nd4jThreads what ND4J reports, or null when it reports nothing (then nothing can be checked)
+     * @param nd4jPool the threads of ND4J's pool ({@link Nd4jThreads#pool()}), or null when unknown (nothing checked)
      * @throws IllegalStateException naming both counts and how to start the process with the right one
      */
-    public void check(String key, String nd4jThreads) {
-        if (nd4jThreads == null || nd4jThreads.isBlank()) {
+    public void check(String key, String nd4jPool) {
+        if (nd4jPool == null || nd4jPool.isBlank()) {
             return;
         }
         int actual;
         try {
-            actual = Integer.parseInt(nd4jThreads.strip());
+            actual = Integer.parseInt(nd4jPool.strip());
         } catch (NumberFormatException e) {
             return;
         }
-        if (actual != threads) {
+        if (actual < threads) {
             String env = System.getenv("OMP_NUM_THREADS");
             throw new IllegalStateException(key + " is " + requested + (requested.equals(AUTO) ? " (" + threads
-                    + " threads, " + reason + ")" : "") + ", but ND4J runs " + actual + " OpenMP thread"
+                    + " threads, " + reason + ")" : "") + ", but ND4J's thread pool has " + actual + " thread"
                     + (actual == 1 ? "" : "s") + " (" + (env == null ? "OMP_NUM_THREADS unset"
-                    : "OMP_NUM_THREADS=" + env) + " when this JVM started; ND4J reads it once): start it with"
+                    : "OMP_NUM_THREADS=" + env) + " when this JVM started; ND4J sizes it once): start it with"
                     + " OMP_NUM_THREADS=" + threads + " (bin/lgc passes the caller's on; lgc launch sets it from " + key
                     + "), or set " + key + ": " + actual);
         }

@@ -114,6 +114,12 @@ public final class DistributedTrainer {
         this.dataPlan = b.dataPlan;
         this.prefetch = b.prefetch;
         this.compute = b.compute;
+        // every thread of the run computes with the run's count of OpenMP threads, whatever the JVM started with
+        io.lgc4j.core.compute.Nd4jThreads.use(compute.threads());
+        String threadsNote = io.lgc4j.core.compute.Nd4jThreads.note(compute.threads(), System.getenv("OMP_NUM_THREADS"));
+        if (threadsNote != null) {
+            java.util.logging.Logger.getLogger(DistributedTrainer.class.getName()).info(threadsNote);
+        }
         // every replica is built here, after the user's model: its layers get the helpers the settings ask for
         this.replicas = runtime.replicas(origin, compute, workers);
         this.computeReport = ComputeReport.of(replicas.get(0).model(), compute);
@@ -160,6 +166,10 @@ public final class DistributedTrainer {
         }
         // oneDNN sums in another order: a resume on the other path would not end where the run would have
         config.put("compute.oneDnn", String.valueOf(compute.oneDnn()));
+        if (compute.threads() != 1) {
+            // so do more threads (absent at one, the count every run had before it was a setting)
+            config.put("compute.threads", String.valueOf(compute.threads()));
+        }
         flatten("method", method().toMap(), config);
         return config;
     }
@@ -433,8 +443,10 @@ public final class DistributedTrainer {
 
         /**
          * How every replica computes (default {@link ComputeSettings#DEFAULT}: DL4J's oneDNN helpers on every
-         * convolution, pooling and batch-norm layer, cache mode HOST); {@link ComputeSettings#BUILT_IN} runs
-         * DL4J's own path. {@link DistributedTrainer#compute()} says which layer got which helper.
+         * convolution, pooling and batch-norm layer, cache mode HOST, one OpenMP thread per rank);
+         * {@link ComputeSettings#BUILT_IN} runs DL4J's own path. {@link DistributedTrainer#compute()} says which layer
+         * got which helper. The thread count is applied on every thread of the run in every runtime, whatever
+         * {@code OMP_NUM_THREADS} the JVM started with, so a run computes the same bits in one JVM and launched.
          */
         public Builder compute(ComputeSettings compute) {
             this.compute = Objects.requireNonNull(compute, "compute");
@@ -536,7 +548,8 @@ public final class DistributedTrainer {
          * runtime is {@link TrainingRuntime#fromEnvironment()}, K is {@code LGC_WORLD_SIZE} (a different
          * {@link #workers} is refused, naming both), checkpoints go under {@code LGC_RUN_DIR} every
          * {@link #checkpoints} steps already asked for (else at the end only), {@code LGC_RESUME_STEP} resumes
-         * from that checkpoint, and {@code LGC_TRACE_FILE} ({@code lgc launch --trace}) traces the run unless
+         * from that checkpoint, {@code LGC_COMPUTE_THREADS} ({@code lgc launch --threads}) replaces the compute
+         * settings' thread count, and {@code LGC_TRACE_FILE} ({@code lgc launch --trace}) traces the run unless
          * {@link #trace} was given. Call it after the other settings.
          */
         public Builder fromEnvironment() {
@@ -550,6 +563,11 @@ public final class DistributedTrainer {
                 }
                 workers = k;
                 runtime = TrainingRuntime.fromEnvironment(env);
+                // lgc launch --threads N: the launcher resolved the count for every process it started
+                String threads = System.getenv(io.lgc4j.core.compute.ComputeThreads.ENV_THREADS);
+                if (threads != null) {
+                    compute = compute.withThreads(Integer.parseInt(threads.strip()));
+                }
                 if (env.runDir() != null) {
                     checkpoints(env.runDir(), checkpointEverySteps);
                     resume = env.resumeStep() < 0 ? resume : Checkpointing.load(env.runDir(), env.resumeStep());

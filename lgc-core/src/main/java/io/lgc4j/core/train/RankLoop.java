@@ -10,6 +10,7 @@ import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.TransportClosedException;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
+import io.lgc4j.core.compute.Nd4jThreads;
 import io.lgc4j.core.data.DataPlan;
 import io.lgc4j.core.data.DataSource;
 import io.lgc4j.core.data.Shard;
@@ -176,6 +177,7 @@ final class RankLoop {
         Collector collector = rank == 0 ? new Collector() : null;
         Checkpointing checkpoints = run.checkpoints();
         int first = Checkpointing.firstStep(checkpoints);
+        Nd4jThreads.adopt();
         agreeOnData();
         if (probeRounds > 0) {
             if (rank == 0) {
@@ -386,6 +388,7 @@ final class RankLoop {
         try {
             clock.enter(Phase.COMPUTE);
             DataSet batch = batches.next();
+            LayerRandomness.beginPass(run.seed(), rank, s);
             loss = streamed == null ? replica.computeGradient(batch.getFeatures(), batch.getLabels())
                     : replica.computeGradient(batch.getFeatures(), batch.getLabels(), streamed);
         } finally {
@@ -418,7 +421,10 @@ final class RankLoop {
      */
     private final class ComputeAhead implements AutoCloseable {
         private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "lgc-compute-ahead-rank-" + rank);
+            Thread t = new Thread(() -> {
+                Nd4jThreads.adopt();
+                r.run();
+            }, "lgc-compute-ahead-rank-" + rank);
             t.setDaemon(true);
             return t;
         });
@@ -492,6 +498,7 @@ final class RankLoop {
         private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(() -> {
                 TracedTransport.trackThisThread(Timeline.EXCHANGE_THREAD);
+                Nd4jThreads.adopt();
                 r.run();
             }, "lgc-exchange-rank-" + rank);
             t.setDaemon(true);

@@ -96,13 +96,14 @@ class ComputeThreadsTest {
     }
 
     @Test
-    void shouldRefuseToRunWhenNd4jRunsAnotherCount() {
+    void shouldRefuseToRunWhenNd4jsPoolHasFewerThreads() {
         ComputeThreads two = new ComputeThreads("2", 2, "asked for 2");
         two.check("model.compute.threads", "2");
+        two.check("model.compute.threads", "4"); // the run's threads compute with 2 of them
         two.check("model.compute.threads", null); // nothing reported: nothing to check
         String omp = System.getenv("OMP_NUM_THREADS");
-        assertEquals("model.compute.threads is 2, but ND4J runs 1 OpenMP thread (" + (omp == null
-                ? "OMP_NUM_THREADS unset" : "OMP_NUM_THREADS=" + omp) + " when this JVM started; ND4J reads it once):"
+        assertEquals("model.compute.threads is 2, but ND4J's thread pool has 1 thread (" + (omp == null
+                ? "OMP_NUM_THREADS unset" : "OMP_NUM_THREADS=" + omp) + " when this JVM started; ND4J sizes it once):"
                 + " start it with OMP_NUM_THREADS=2 (bin/lgc passes the caller's on; lgc launch sets it from"
                 + " model.compute.threads), or set model.compute.threads: 1",
                 assertThrows(IllegalStateException.class, () -> two.check("model.compute.threads", "1"))

@@ -81,6 +81,31 @@ public final class TestModels {
         return graph;
     }
 
+    /**
+     * {@link #graph}'s batch normalization and skip connection with every kind of noise DL4J draws while a model
+     * trains: Dropout, Gaussian noise, alpha dropout and DropConnect (weight noise); Adam.
+     */
+    public static ComputationGraph noisyGraph(long seed) {
+        ComputationGraphConfiguration conf = new NeuralNetConfiguration.Builder().seed(seed).dataType(DataType.FLOAT)
+                .updater(new org.nd4j.linalg.learning.config.Adam(1e-2)).weightInit(WeightInit.XAVIER).graphBuilder()
+                .addInputs("in")
+                .addLayer("stem", new DenseLayer.Builder().nOut(10).activation(Activation.RELU)
+                        .dropOut(new org.deeplearning4j.nn.conf.dropout.GaussianNoise(0.1)).build(), "in")
+                .addLayer("bn", new BatchNormalization.Builder().build(), "stem")
+                .addLayer("hidden", new DenseLayer.Builder().nOut(10).activation(Activation.RELU).dropOut(0.5)
+                        .weightNoise(new org.deeplearning4j.nn.conf.weightnoise.DropConnect(0.9)).build(), "bn")
+                .addVertex("skip", new org.deeplearning4j.nn.conf.graph.ElementWiseVertex(
+                        org.deeplearning4j.nn.conf.graph.ElementWiseVertex.Op.Add), "hidden", "stem")
+                .addLayer("selu", new DenseLayer.Builder().nOut(10).activation(Activation.SELU)
+                        .dropOut(new org.deeplearning4j.nn.conf.dropout.AlphaDropout(0.9)).build(), "skip")
+                .addLayer("out", new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nOut(3)
+                        .activation(Activation.SOFTMAX).build(), "selu")
+                .setOutputs("out").setInputTypes(InputType.feedForward(8)).build();
+        ComputationGraph graph = new ComputationGraph(conf);
+        graph.init();
+        return graph;
+    }
+
     /** {@code n} examples of 8 features in 3 linearly separable-ish classes. */
     public static DataSet data(int n, long seed) {
         Random random = new Random(seed);

@@ -280,6 +280,27 @@ public abstract class TopologyContract {
     }
 
     /**
+     * A model that draws random numbers while it trains (Dropout, Gaussian noise, alpha dropout, DropConnect, beside
+     * batch normalization and a skip connection; Adam): every run of it in one JVM, each on new rank threads, gives the
+     * same bits, the replicas stay identical, and a resume ends exactly where the uninterrupted run ends.
+     */
+    @Test
+    void aModelWithDropoutShouldTrainTheSameBitsOnEveryRunAndResumeExactly(@TempDir Path dir) throws Exception {
+        java.util.function.Supplier<DistributedTrainer.Builder> run = () -> {
+            DistributedTrainer.Builder b = DistributedTrainer.builder().model(TestModels.noisyGraph(13))
+                    .data(TestModels.data(3 * 8 * 12, 3)).workers(3).batchSizePerWorker(8).topology(topology())
+                    .seed(5);
+            if (replicaStages() != null) {
+                b.stages(replicaStages());
+            }
+            return b;
+        };
+        TrainingResult first = ResumeCheck.run(run, 1, 6, dir, 6);
+        assertEquals(1, first.replicaChecksums().stream().distinct().count(), first.replicaChecksums().toString());
+        assertEquals(first.replicaChecksums(), run.get().build().fit(1).replicaChecksums(), "a second run");
+    }
+
+    /**
      * A checkpoint is complete when its step ends (on a parameter server too, whose service reports a step once it
      * has served it): a run that fails in the step after a checkpoint leaves that checkpoint for a restart.
      */

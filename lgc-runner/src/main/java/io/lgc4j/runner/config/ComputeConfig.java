@@ -23,7 +23,8 @@ import org.deeplearning4j.nn.conf.CacheMode;
  * <p>The first two change how fast a step is, not what it computes beyond float rounding (oneDNN sums in another
  * order; the cache mode changes no bit). Runs before the fast path was on by default ran {@code oneDnn: false,
  * cacheMode: none}. {@code threads} ({@link ComputeThreads}) is resolved per process before ND4J loads: {@code lgc
- * launch} puts it in each process's {@code OMP_NUM_THREADS}, and a run refuses to start when ND4J runs another count.
+ * launch} puts it in each process's {@code OMP_NUM_THREADS}, a run refuses to start when ND4J's pool has fewer
+ * threads, and every thread of the run computes with the count whatever the JVM started with.
  * More than one thread changes bits (BLAS and oneDNN sum in another order), so it is part of the run's identity.
  *
  * @param oneDnn    whether the replicas' layers get DL4J's oneDNN helpers

@@ -45,7 +45,10 @@ public final class AutoencoderLane {
     /** A lane whose thread is named {@code name}. */
     public AutoencoderLane(String name) {
         this.thread = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-            Thread t = new Thread(r, name);
+            Thread t = new Thread(() -> {
+                io.lgc4j.core.compute.Nd4jThreads.adopt(); // the autoencoder's ops: the run's count, as its ranks'
+                r.run();
+            }, name);
             t.setDaemon(true);
             return t;
         });

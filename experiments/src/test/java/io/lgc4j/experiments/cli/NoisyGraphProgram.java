@@ -1,0 +1,90 @@
+package io.lgc4j.experiments.cli;
+
+import io.lgc4j.core.train.DistributedTrainer;
+import io.lgc4j.core.train.Topology;
+import io.lgc4j.core.train.TrainingResult;
+import io.lgc4j.ps.topology.ParameterServerTopology;
+
+import org.deeplearning4j.nn.conf.ComputationGraphConfiguration;
+import org.deeplearning4j.nn.conf.ConvolutionMode;
+import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
+import org.deeplearning4j.nn.conf.dropout.AlphaDropout;
+import org.deeplearning4j.nn.conf.dropout.GaussianNoise;
+import org.deeplearning4j.nn.conf.graph.ElementWiseVertex;
+import org.deeplearning4j.nn.conf.inputs.InputType;
+import org.deeplearning4j.nn.conf.layers.ActivationLayer;
+import org.deeplearning4j.nn.conf.layers.BatchNormalization;
+import org.deeplearning4j.nn.conf.layers.ConvolutionLayer;
+import org.deeplearning4j.nn.conf.layers.DenseLayer;
+import org.deeplearning4j.nn.conf.layers.OutputLayer;
+import org.deeplearning4j.nn.conf.weightnoise.DropConnect;
+import org.deeplearning4j.nn.graph.ComputationGraph;
+import org.nd4j.linalg.activations.Activation;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.learning.config.Adam;
+import org.nd4j.linalg.lossfunctions.LossFunctions;
+
+/**
+ * A user's program whose model draws random numbers while it trains: a ComputationGraph with a convolution branch,
+ * batch normalization, a residual merge, Dropout, Gaussian noise, alpha dropout and DropConnect, trained with Adam on
+ * synthetic 8×8 images through the dense parameter server. {@code lgc launch --nproc 2 -- java … NoisyGraphProgram}
+ * or a plain {@code java} run; each process prints {@code checksums <rank> <c0,c1,…>}.
+ */
+public final class NoisyGraphProgram {
+
+    private NoisyGraphProgram() {
+    }
+
+    /** Trains and prints {@code checksums <rank> <c0,c1,…>}. */
+    public static void main(String[] args) {
+        TrainingResult result = train(2, new ParameterServerTopology());
+        System.out.println("checksums " + System.getenv().getOrDefault("LGC_RANK", "in-process") + " "
+                + String.join(",", result.replicaChecksums()));
+    }
+
+    /** The program: {@code workers} ranks when not launched, LGC_WORLD_SIZE when launched. */
+    static TrainingResult train(int workers, Topology topology) {
+        return DistributedTrainer.builder().model(graph()).data(data()).workers(workers)
+                .batchSizePerWorker(16).topology(topology).seed(3)
+                .fromEnvironment()
+                .build().fit(2);
+    }
+
+    /** 256 synthetic 8×8 one-channel images of 4 classes (ND4J's random generator seeded 7). */
+    static DataSet data() {
+        Nd4j.getRandom().setSeed(7);
+        INDArray features = Nd4j.rand(DataType.FLOAT, 256, 1, 8, 8);
+        INDArray labels = Nd4j.zeros(DataType.FLOAT, 256, 4);
+        for (int i = 0; i < 256; i++) {
+            labels.putScalar(i, (int) (features.getFloat(i, 0, 0, 0) * 4) % 4, 1f);
+        }
+        return new DataSet(features, labels);
+    }
+
+    /** Conv → BN → ReLU → conv, added to its input; two dense layers with four kinds of noise; seed 5. */
+    static ComputationGraph graph() {
+        ComputationGraphConfiguration conf = new NeuralNetConfiguration.Builder().seed(5).dataType(DataType.FLOAT)
+                .updater(new Adam(1e-3)).graphBuilder().addInputs("in")
+                .setInputTypes(InputType.convolutional(8, 8, 1))
+                .addLayer("conv1", new ConvolutionLayer.Builder(3, 3).nOut(8).convolutionMode(ConvolutionMode.Same)
+                        .activation(Activation.IDENTITY).build(), "in")
+                .addLayer("bn", new BatchNormalization.Builder().build(), "conv1")
+                .addLayer("relu", new ActivationLayer(Activation.RELU), "bn")
+                .addLayer("conv2", new ConvolutionLayer.Builder(3, 3).nOut(8).convolutionMode(ConvolutionMode.Same)
+                        .activation(Activation.RELU).dropOut(new GaussianNoise(0.05)).build(), "relu")
+                .addVertex("residual", new ElementWiseVertex(ElementWiseVertex.Op.Add), "conv2", "relu")
+                .addLayer("dense", new DenseLayer.Builder().nOut(32).activation(Activation.RELU).dropOut(0.5)
+                        .weightNoise(new DropConnect(0.9)).build(), "residual")
+                .addLayer("selu", new DenseLayer.Builder().nOut(16).activation(Activation.SELU)
+                        .dropOut(new AlphaDropout(0.9)).build(), "dense")
+                .addLayer("out", new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nOut(4)
+                        .activation(Activation.SOFTMAX).build(), "selu")
+                .setOutputs("out").build();
+        ComputationGraph graph = new ComputationGraph(conf);
+        graph.init();
+        return graph;
+    }
+}

@@ -1,0 +1,93 @@
+package io.lgc4j.core.compute;
+
+import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.nativeblas.NativeOpsHolder;
+
+/**
+ * The OpenMP threads ND4J's operations run with on the threads of a run, the same in every runtime.
+ *
+ * <p>OpenMP keeps the count per thread: {@code OMP_NUM_THREADS}, read when ND4J's native library loads, is only the
+ * default of threads that never set their own. So a plain {@code java} run (ND4J's default: every core) and an
+ * {@code lgc launch}ed one ({@code OMP_NUM_THREADS=1}) computed another gradient for any model whose convolutions or
+ * batch normalization split their sums over threads. Every thread of a run that computes — a rank's, the one that
+ * computes a step ahead, a service's, an autoencoder's lane — calls {@link #adopt()} when it starts, which sets its
+ * own count to the run's ({@link ComputeSettings#threads()}, 1 unless asked): the same wherever the process came from.
+ *
+ * <pre>{@code
+ * Nd4jThreads.use(1);      // the trainer, when it is built: checks the count, applies it on the calling thread
+ * Nd4jThreads.adopt();     // every thread of the run, when it starts
+ * }</pre>
+ *
+ * <p>The count is process-wide: two trainers built in one JVM with different counts share the later one's.
+ */
+public final class Nd4jThreads {
+    /** The count {@link #adopt()} applies; 0 until a trainer has been built in this process. */
+    private static volatile int runThreads;
+
+    private Nd4jThreads() {
+    }
+
+    /**
+     * Makes {@code threads} the count of every thread that {@link #adopt}s it, and of the calling thread.
+     *
+     * @param threads the run's count, at least 1
+     * @throws IllegalStateException when ND4J's thread pool, sized when its library loaded, has fewer threads:
+     *                               naming both, where the pool's size came from, and how to start the JVM
+     */
+    public static void use(int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("compute threads must be at least 1, found " + threads);
+        }
+        int pool = pool();
+        if (threads > pool) {
+            String env = System.getenv("OMP_NUM_THREADS");
+            throw new IllegalStateException("the run computes with " + threads + " threads per rank, but ND4J's"
+                    + " thread pool has " + pool + " (" + (env == null ? "OMP_NUM_THREADS unset: this machine's cores"
+                    : "OMP_NUM_THREADS=" + env) + " when this JVM started; ND4J sizes it once): start the JVM with"
+                    + " OMP_NUM_THREADS=" + threads + " or compute with at most " + pool);
+        }
+        runThreads = threads;
+        adopt();
+    }
+
+    /** Sets this thread's OpenMP count to the run's; does nothing before a trainer was built. */
+    public static void adopt() {
+        int n = runThreads;
+        if (n > 0) {
+            NativeOpsHolder.getInstance().getDeviceNativeOps().setOmpNumThreads(n);
+        }
+    }
+
+    /** @return the count threads of a run compute with, or 0 before a trainer was built in this process */
+    public static int current() {
+        return runThreads;
+    }
+
+    /** @return the threads of ND4J's own pool, fixed when its native library loaded */
+    public static int pool() {
+        return Nd4j.getEnvironment().maxThreads();
+    }
+
+    /**
+     * What a process whose {@code OMP_NUM_THREADS} says another count than the run's should be told, or null when
+     * nothing: the variable no longer decides a run's count, {@code threads} does.
+     *
+     * @param threads the run's count
+     * @param env     the process's {@code OMP_NUM_THREADS}, or null
+     */
+    public static String note(int threads, String env) {
+        if (env == null) {
+            return null;
+        }
+        try {
+            if (Integer.parseInt(env.strip()) == threads) {
+                return null;
+            }
+        } catch (NumberFormatException e) {
+            // not a count: say what it was
+        }
+        return "OMP_NUM_THREADS=" + env + " but the run computes with " + threads + " thread" + (threads == 1 ? ""
+                : "s") + " per rank, as it does in every runtime (ask for more with ComputeSettings#withThreads,"
+                + " lgc launch --threads or model.compute.threads)";
+    }
+}
