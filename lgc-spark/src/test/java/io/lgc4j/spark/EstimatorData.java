@@ -56,6 +56,31 @@ final class EstimatorData {
         return graph;
     }
 
+    /**
+     * A graph that draws random numbers while it trains: a dense stem, batch normalization, a hidden layer with
+     * Dropout and DropConnect added back to the stem (a residual merge), a layer with Gaussian noise, Adam.
+     */
+    static ComputationGraph noisyGraph() {
+        ComputationGraphConfiguration conf = new NeuralNetConfiguration.Builder().seed(5)
+                .updater(new org.nd4j.linalg.learning.config.Adam(1e-2)).weightInit(WeightInit.XAVIER).graphBuilder()
+                .addInputs("in")
+                .addLayer("stem", new DenseLayer.Builder().nIn(WIDTH).nOut(8).activation(Activation.RELU).build(), "in")
+                .addLayer("bn", new org.deeplearning4j.nn.conf.layers.BatchNormalization.Builder().nOut(8).build(),
+                        "stem")
+                .addLayer("hidden", new DenseLayer.Builder().nIn(8).nOut(8).activation(Activation.RELU).dropOut(0.5)
+                        .weightNoise(new org.deeplearning4j.nn.conf.weightnoise.DropConnect(0.9)).build(), "bn")
+                .addVertex("residual", new org.deeplearning4j.nn.conf.graph.ElementWiseVertex(
+                        org.deeplearning4j.nn.conf.graph.ElementWiseVertex.Op.Add), "hidden", "stem")
+                .addLayer("noisy", new DenseLayer.Builder().nIn(8).nOut(8).activation(Activation.TANH)
+                        .dropOut(new org.deeplearning4j.nn.conf.dropout.GaussianNoise(0.1)).build(), "residual")
+                .addLayer("out", new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nIn(8)
+                        .nOut(CLASSES).activation(Activation.SOFTMAX).build(), "noisy")
+                .setOutputs("out").build();
+        ComputationGraph graph = new ComputationGraph(conf);
+        graph.init();
+        return graph;
+    }
+
     /** {@code n} rows (id, features, label): class c centred at 2 on axis c, noise 0.7. */
     static List<Row> rows(int n, long seed) {
         Random random = new Random(seed);

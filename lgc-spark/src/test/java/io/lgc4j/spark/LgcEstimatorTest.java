@@ -118,6 +118,27 @@ class LgcEstimatorTest {
     }
 
     /**
+     * A model with Dropout, DropConnect, Gaussian noise, batch normalization and a residual merge, on Spark's task
+     * threads: the same bits as one JVM's rank threads over the same partitions, and on a second fit.
+     */
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void aModelWithDropoutShouldTrainOnSparkWhatItTrainsInOneJvmBitForBit() {
+        Dataset<Row> train = EstimatorData.frame(spark, EstimatorData.rows(170, 3), EstimatorData.SCHEMA, 100, 70);
+        TopologyFactory topology = io.lgc4j.ps.topology.ParameterServerTopology::new;
+        LgcEstimator noisy = estimator().setModelFactory(EstimatorData::noisyGraph).setEpochs(2)
+                .setTopologyFactory(topology);
+        LgcModel model = noisy.fit(train);
+        List<DataSet> perRank = EstimatorData.partitions(train);
+        DistributedTrainer inProcess = DistributedTrainer.builder().model(EstimatorData.noisyGraph())
+                .data(RankLocalSource.of(170, 70 / 16, perRank::get)).workers(2).batchSizePerWorker(16).seed(7)
+                .topology(topology.create()).runtime(TrainingRuntime.inProcess()).build();
+        inProcess.fit(2);
+        assertArrayEquals(inProcess.trainedModel().params().toFloatVector(), model.model().params().toFloatVector());
+        assertEquals(model.replicaChecksums(), noisy.fit(train).replicaChecksums(), "a second fit");
+    }
+
+    /**
      * {@code compressor: auto} on a DataFrame: the two tasks join the advise session with the user's model and their
      * own rows; the graph has no evidence, so the one candidate of dense's math (the dense ring) is chosen and
      * trained, bit for bit as one JVM trains it.

@@ -1,8 +1,11 @@
 package io.lgc4j.experiments.cli;
 
+import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TrainingResult;
+import io.lgc4j.lgc.ps.LgcPsTopology;
+import io.lgc4j.lgc.ring.LgcRingTopology;
 import io.lgc4j.ps.topology.ParameterServerTopology;
 
 import org.deeplearning4j.nn.conf.ComputationGraphConfiguration;
@@ -38,19 +41,38 @@ public final class NoisyGraphProgram {
     private NoisyGraphProgram() {
     }
 
-    /** Trains and prints {@code checksums <rank> <c0,c1,…>}. */
+    /**
+     * Trains and prints {@code checksums <rank> <c0,c1,…>}.
+     *
+     * @param args the method: {@code ps} (default, the dense parameter server), {@code lgc-ps} or {@code lgc-rar}
+     *             (4 dense steps, 8 of top-k while the autoencoder trains, then compressed)
+     */
     public static void main(String[] args) {
-        TrainingResult result = train(2, new ParameterServerTopology());
+        String method = args.length == 0 ? "ps" : args[0];
+        TrainingResult result = switch (method) {
+            case "ps" -> train(2, new ParameterServerTopology());
+            case "lgc-ps" -> train(2, LgcPsTopology.builder().ratio(0.05).seed(1).build(), LGC_STAGES);
+            case "lgc-rar" -> train(2, LgcRingTopology.builder().ratio(0.05).seed(1).build(), LGC_STAGES);
+            default -> throw new IllegalArgumentException("method must be ps, lgc-ps or lgc-rar, found " + method);
+        };
         System.out.println("checksums " + System.getenv().getOrDefault("LGC_RANK", "in-process") + " "
                 + String.join(",", result.replicaChecksums()));
     }
 
     /** The program: {@code workers} ranks when not launched, LGC_WORLD_SIZE when launched. */
     static TrainingResult train(int workers, Topology topology) {
-        return DistributedTrainer.builder().model(graph()).data(data()).workers(workers)
-                .batchSizePerWorker(16).topology(topology).seed(3)
-                .fromEnvironment()
-                .build().fit(2);
+        return train(workers, topology, null);
+    }
+
+    private static final StageSchedule LGC_STAGES = new StageSchedule(4, 8);
+
+    private static TrainingResult train(int workers, Topology topology, StageSchedule stages) {
+        DistributedTrainer.Builder builder = DistributedTrainer.builder().model(graph()).data(data()).workers(workers)
+                .batchSizePerWorker(16).topology(topology).seed(3);
+        if (stages != null) {
+            builder.stages(stages);
+        }
+        return builder.fromEnvironment().build().fit(2);
     }
 
     /** 256 synthetic 8×8 one-channel images of 4 classes (ND4J's random generator seeded 7). */

@@ -1,5 +1,7 @@
 package io.lgc4j.experiments.cli;
 
+import io.lgc4j.ps.topology.ParameterServerTopology;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,18 +35,55 @@ class ProgramLaunchTest {
             throws IOException, InterruptedException {
         List<String> inProcess = LaunchedProgram.train(2).replicaChecksums();
         assertEquals(2, inProcess.size());
-        String output = launchTwice(tmp, LaunchedProgram.class);
+        String output = launchTwice(tmp, LaunchedProgram.class, "1");
+        Map<Integer, String> byRank = checksums(output);
+        assertEquals(2, byRank.size(), "both ranks finish: " + output);
+        assertEquals(String.join(",", inProcess), byRank.get(0), "rank 0: every replica, as in one JVM");
+        assertEquals(String.join(",", inProcess), byRank.get(1), "rank 1: every replica, from rank 0's last word");
+        assertEquals(1, inProcess.stream().distinct().count(), "replicas equal: " + inProcess);
+        assertTrue(output.contains("as 2 worker processes on 127.0.0.1"), output);
+    }
+
+    /**
+     * A model that draws random numbers while it trains (Dropout, Gaussian noise, alpha dropout, DropConnect) beside
+     * a convolution, batch normalization and a residual merge: the same bits in this JVM twice (one OpenMP thread), in
+     * a plain {@code java} run whose ND4J has two ({@code OMP_NUM_THREADS=2}), and launched as two processes with two.
+     */
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void aModelWithDropoutShouldComputeTheSameBitsInEveryRuntimeAtAnyThreadCount(@TempDir Path tmp)
+            throws IOException, InterruptedException {
+        String inProcess = String.join(",", NoisyGraphProgram.train(2, new ParameterServerTopology())
+                .replicaChecksums());
+        assertEquals(inProcess, String.join(",", NoisyGraphProgram.train(2, new ParameterServerTopology())
+                .replicaChecksums()), "a rerun in this JVM, on new rank threads");
+
+        String java = ProcessHandle.current().info().command().orElse("java");
+        String classPath = System.getProperty("java.class.path");
+        Path log = tmp.resolve("plain.log");
+        ProcessBuilder plain = new ProcessBuilder(java, "-Xmx512m", "-cp", classPath,
+                NoisyGraphProgram.class.getName()).redirectErrorStream(true).redirectOutput(log.toFile());
+        plain.environment().put("OMP_NUM_THREADS", "2");
+        Process p = plain.start();
+        assertTrue(p.waitFor(2, TimeUnit.MINUTES), "the plain run did not end within 2 minutes");
+        String output = Files.readString(log, StandardCharsets.UTF_8);
+        assertEquals(0, p.exitValue(), output);
+        assertTrue(output.contains("checksums in-process " + inProcess), "a plain java run with two threads: "
+                + output);
+        assertTrue(output.contains("OMP_NUM_THREADS=2 but the run computes with 1 thread per rank"), output);
+
+        Map<Integer, String> byRank = checksums(launchTwice(tmp, NoisyGraphProgram.class, "2"));
+        assertEquals(Map.of(0, inProcess, 1, inProcess), byRank, "launched, two threads in each process's ND4J");
+    }
+
+    private static Map<Integer, String> checksums(String output) {
         Map<Integer, String> byRank = new TreeMap<>();
         Matcher m = CHECKSUMS.matcher(output);
         while (m.find()) {
             assertEquals(m.group(1), m.group(2), "the prefix names the process's LGC_RANK");
             byRank.put(Integer.parseInt(m.group(1)), m.group(3));
         }
-        assertEquals(2, byRank.size(), "both ranks finish: " + output);
-        assertEquals(String.join(",", inProcess), byRank.get(0), "rank 0: every replica, as in one JVM");
-        assertEquals(String.join(",", inProcess), byRank.get(1), "rank 1: every replica, from rank 0's last word");
-        assertEquals(1, inProcess.stream().distinct().count(), "replicas equal: " + inProcess);
-        assertTrue(output.contains("as 2 worker processes on 127.0.0.1"), output);
+        return byRank;
     }
 
     private static final Pattern CHOSEN = Pattern.compile("\\[rank (\\d)] chosen (\\d) (\\S+) (\\S+)");
@@ -57,7 +96,7 @@ class ProgramLaunchTest {
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void aLaunchedProgramShouldChooseOneMethodOnEveryProcessAndTrainIt(@TempDir Path tmp)
             throws IOException, InterruptedException {
-        String output = launchTwice(tmp, AutoProgram.class);
+        String output = launchTwice(tmp, AutoProgram.class, "1");
         Map<Integer, String[]> byRank = new TreeMap<>();
         Matcher m = CHOSEN.matcher(output);
         while (m.find()) {
@@ -74,15 +113,19 @@ class ProgramLaunchTest {
         assertEquals(byRank.get(0)[1], byRank.get(1)[1]);
     }
 
-    /** {@code lgc launch --nproc 2 -- java … PROGRAM}, this JVM's class path; its output once it ended with 0. */
-    private static String launchTwice(Path tmp, Class<?> program) throws IOException, InterruptedException {
+    /**
+     * {@code lgc launch --nproc 2 -- java … PROGRAM}, this JVM's class path, {@code OMP_NUM_THREADS=threads}; its
+     * output once it ended with 0.
+     */
+    private static String launchTwice(Path tmp, Class<?> program, String threads)
+            throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElse("java");
         String classPath = System.getProperty("java.class.path");
         Path log = tmp.resolve("launch.log");
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", classPath, LgcCommand.class.getName(),
                 "launch", "--nproc", "2", "--", java, "-Xmx512m", "-cp", classPath, program.getName()));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().put("OMP_NUM_THREADS", "1");
+        pb.environment().put("OMP_NUM_THREADS", threads);
         Process launch = pb.start();
         assertTrue(launch.waitFor(3, TimeUnit.MINUTES), "the launch did not end within 3 minutes");
         String output = Files.readString(log, StandardCharsets.UTF_8);

@@ -204,7 +204,13 @@ public final class LgcPsTopology implements Topology {
     private StepNotes notes = new StepNotes();
     private volatile LgcPsServer server;
 
-    /** @return a builder of LGC-PS, every setting at its default (the paper's, with {@link LgcControl#DEFAULT}) */
+    /**
+     * @return a builder of LGC-PS, every setting at its default: the paper's ratio (0.001), architecture
+     *         ({@link AutoencoderSpec#PAPER}), innovation share (0.1) and support policy (the leader's), the
+     *         autoencoder trained by {@link AeTraining#DEFAULT} (Adam at 1e-3, λ2 = 0, not the paper's SGD with
+     *         λ2 = 0.5, {@link AeTraining#PAPER}: see there why), the drift guard of {@link LgcControl#DEFAULT},
+     *         one server shard, seed 0
+     */
     public static Builder builder() {
         return new Builder();
     }

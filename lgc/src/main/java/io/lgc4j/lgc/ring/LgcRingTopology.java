@@ -56,7 +56,7 @@ import java.util.Set;
  * every frame is the same, and the guard judges the decoded mean latent as without the ablation.
  *
  * <pre>{@code
- * Topology lgc = new LgcRingTopology(0.001, IndexCodecs.defaultCodec(), AutoencoderSpec.PAPER, AeTraining.DEFAULT, 42);
+ * Topology lgc = LgcRingTopology.builder().ratio(0.001).seed(42).build();   // every other setting at its default
  * DistributedTrainer.builder()...topology(lgc).stages(new StageSchedule(200, 300)).build().fit(3);
  * }</pre>
  */
@@ -81,9 +81,8 @@ public final class LgcRingTopology implements Topology {
         public Topology create(TopologyRequest request) {
             LgcSettings lgc = request.compressor().settings(LgcSettings.class);
             try {
-                return new LgcRingTopology(lgc.ratio(), request.codec(), lgc.spec(), lgc.training(), request.seed(),
-                        lgc.control()).withLinearCode(lgc.linearLatent()).withWarmup(Warmup.of(request))
-                        .withRoutes(Routes.of(request.config().section("topology")));
+                return builder().settings(lgc).codec(request.codec()).seed(request.seed())
+                        .warmup(Warmup.of(request)).routes(Routes.of(request.config().section("topology"))).build();
             } catch (SettingsException e) {
                 throw e.under(request.config().section("autoencoder").path()); // the ablation
             }
@@ -107,6 +106,109 @@ public final class LgcRingTopology implements Topology {
     private Warmup warmup = Warmup.NONE;
     private Routes routes = Routes.DEFAULT;
     private StepNotes notes = new StepNotes();
+
+    /**
+     * @return a builder of LGC-RAR, every setting at its default: the paper's ratio (0.001) and architecture
+     *         ({@link AutoencoderSpec#PAPER}), the autoencoder trained by {@link AeTraining#DEFAULT} (Adam at 1e-3,
+     *         λ2 = 0 — the paper's SGD with λ2 = 0.5, {@link AeTraining#PAPER}, collapses the ring's latent to a
+     *         constant), the drift guard of {@link LgcControl#DEFAULT}, seed 0
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * LGC-RAR's settings by name, each at its default until set.
+     *
+     * <pre>{@code
+     * Topology lgc = LgcRingTopology.builder().ratio(0.001).seed(42).build();
+     * Topology linear = LgcRingTopology.builder().settings(lgcSettings).linearCode(256).seed(42).build();
+     * }</pre>
+     */
+    public static final class Builder {
+        private double ratio = io.lgc4j.core.compress.CompressorKeys.DEFAULT_RATIO;
+        private IndexCodec codec = io.lgc4j.core.codec.IndexCodecs.defaultCodec();
+        private AutoencoderSpec spec = AutoencoderSpec.PAPER;
+        private AeTraining training = AeTraining.DEFAULT;
+        private long seed;
+        private LgcControl control = LgcControl.DEFAULT;
+        private int linearCode;
+        private Warmup warmup = Warmup.NONE;
+        private Routes routes = Routes.DEFAULT;
+
+        private Builder() {
+        }
+
+        /** Fraction of each compressible block selected per step, in (0, 1] (default 0.001, the paper's). */
+        public Builder ratio(double ratio) {
+            this.ratio = ratio;
+            return this;
+        }
+
+        /** The index codec of the leader's support (default {@link io.lgc4j.core.codec.IndexCodecs#defaultCodec}). */
+        public Builder codec(IndexCodec codec) {
+            this.codec = codec;
+            return this;
+        }
+
+        /** The autoencoder's architecture (default {@link AutoencoderSpec#PAPER}). */
+        public Builder spec(AutoencoderSpec spec) {
+            this.spec = spec;
+            return this;
+        }
+
+        /** The autoencoder's online training (default {@link AeTraining#DEFAULT}; see {@link #builder()}). */
+        public Builder training(AeTraining training) {
+            this.training = training;
+            return this;
+        }
+
+        /** Seed of the leader draw and of the autoencoder's initialization (default 0). */
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /** The drift guard, reconstruction feedback and ablation (default {@link LgcControl#DEFAULT}). */
+        public Builder control(LgcControl control) {
+            this.control = control;
+            return this;
+        }
+
+        /** 0 (default): the convolutional autoencoder; f &gt; 0: the linear code of f floats ({@link #withLinearCode}). */
+        public Builder linearCode(int floats) {
+            this.linearCode = floats;
+            return this;
+        }
+
+        /** The FULL stage's warm-up (default {@link Warmup#NONE}: dense; see {@link #withWarmup}). */
+        public Builder warmup(Warmup warmup) {
+            this.warmup = warmup;
+            return this;
+        }
+
+        /** The ring's shortcuts (default {@link Routes#DEFAULT}: none; the same bits with them). */
+        public Builder routes(Routes routes) {
+            this.routes = routes;
+            return this;
+        }
+
+        /** Ratio, architecture, training, controls and linear code from LGC's settings. */
+        public Builder settings(LgcSettings lgc) {
+            return ratio(lgc.ratio()).spec(lgc.spec()).training(lgc.training()).control(lgc.control())
+                    .linearCode(lgc.linearLatent());
+        }
+
+        /**
+         * @throws io.lgc4j.core.settings.SettingsException when the control's ablation is not one LGC-RAR runs
+         * @throws NullPointerException                     naming a setting left null
+         * @throws IllegalArgumentException                 when the linear code is negative
+         */
+        public LgcRingTopology build() {
+            return new LgcRingTopology(ratio, codec, spec, training, seed, control).withLinearCode(linearCode)
+                    .withWarmup(warmup).withRoutes(routes);
+        }
+    }
 
     /**
      * @param ratio    fraction of each compressible block selected per step (the paper: 0.001)
