@@ -274,8 +274,8 @@ public final class TcpCluster implements AutoCloseable {
             throw new IllegalArgumentException("lostEndpoint: expected 0.." + (settings.endpoints() - 1) + ", found "
                     + lostEndpoint);
         }
-        log.warning(settings.name(settings.endpoint()) + " aborts the job: lost " + settings.name(lostEndpoint)
-                + ": " + reason);
+        log.warning(settings.name(settings.endpoint()) + " aborts the job: " + (lostEndpoint == settings.endpoint()
+                ? "" : "lost " + settings.name(lostEndpoint) + ": ") + reason);
         shutdown(transport.stamped(new LinkMessage.Abort(lostEndpoint, reason)));
     }
 

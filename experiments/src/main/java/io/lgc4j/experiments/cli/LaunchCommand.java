@@ -4,6 +4,7 @@ import io.lgc4j.core.checkpoint.CheckpointDirectory;
 import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.core.compute.ComputeThreads;
 import io.lgc4j.core.metrics.TraceSettings;
+import io.lgc4j.core.runtime.StopReport;
 import io.lgc4j.core.metrics.StepRange;
 import io.lgc4j.core.compute.CpuLimits;
 import io.lgc4j.runner.config.ConfigLoader;
@@ -405,6 +406,7 @@ final class LaunchCommand implements Callable<Integer> {
                 String name = e < workers ? "rank " + e : services == 1 ? "server" : "server " + (e - workers);
                 ProcessBuilder pb = new ProcessBuilder(hosts.wrap(e, command));
                 identity(pb.environment(), hosts, e, workers, port, job, attempt, tokenFile);
+                pb.environment().put(StopReport.ENV_DIR, group.failureDir().toString());
                 group.start(name, pb);
             }
             ProcessGroup.Outcome outcome = group.await(graceSeconds);
@@ -616,6 +618,7 @@ final class LaunchCommand implements Callable<Integer> {
                     env.put("LGC_RESUME_STEP", String.valueOf(resumeStep));
                 }
                 env.put("LGC_LAUNCHER_PID", String.valueOf(ProcessHandle.current().pid()));
+                env.put(StopReport.ENV_DIR, group.failureDir().toString());
                 group.start(name, pb);
             }
             ProcessGroup.Outcome outcome = group.await(graceSeconds);

@@ -1,5 +1,7 @@
 package io.lgc4j.experiments.cli;
 
+import io.lgc4j.core.runtime.StopReport;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,7 +11,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -18,6 +22,11 @@ import java.util.concurrent.TimeUnit;
  * each one's output prefixed with its name ({@code [rank 2] ...}); {@link #await} waits for all and, after the first
  * failure, gives the others a grace period and then kills them (a stopped process at once); {@link #close()} and a
  * shutdown hook kill whatever still runs, so none outlives the JVM that started it.
+ *
+ * <p>The process named as the one that failed first is the one whose own failure came first, not the first to exit:
+ * each process of a run leaves a {@link StopReport} in {@link #failureDir()} (given to it as
+ * {@value StopReport#ENV_DIR}, in start order), saying whether it failed itself or stopped because it lost a peer; a
+ * process that ended without one (killed, or failed outside the trainer) failed itself, when it exited.
  *
  * <pre>{@code
  * try (ProcessGroup group = new ProcessGroup("lgc launch")) {
@@ -31,12 +40,19 @@ final class ProcessGroup implements AutoCloseable {
     private final String who;
     private final List<Member> members = new CopyOnWriteArrayList<>();
     private final Thread hook;
+    private final Path failureDir;
 
     /** A group whose messages start with {@code who}, e.g. {@code lgc launch}. */
-    ProcessGroup(String who) {
+    ProcessGroup(String who) throws IOException {
         this.who = who;
+        this.failureDir = Files.createTempDirectory("lgc-stops-");
         this.hook = new Thread(this::destroyAll, "lgc-process-group-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
+    }
+
+    /** Where the processes leave their {@link StopReport}s: put it in each one's {@value StopReport#ENV_DIR}. */
+    Path failureDir() {
+        return failureDir;
     }
 
     /** How a group ended: the first process that failed (null when none did), its exit status, what was killed. */
@@ -76,10 +92,12 @@ final class ProcessGroup implements AutoCloseable {
         long failedAt = 0;
         List<Member> running = new ArrayList<>(members);
         List<String> killed = new ArrayList<>();
+        Map<Member, Long> exitedAtMillis = new HashMap<>();
         while (!running.isEmpty()) {
             for (Member c : List.copyOf(running)) {
                 if (!c.process.isAlive()) {
                     running.remove(c);
+                    exitedAtMillis.put(c, System.currentTimeMillis());
                     if (c.process.exitValue() != 0 && first == null) {
                         first = c;
                         failedAt = System.nanoTime();
@@ -129,16 +147,82 @@ final class ProcessGroup implements AutoCloseable {
                     + others);
             return new Outcome(stoppedFirst.name, status, List.copyOf(killed));
         }
-        int status = first.process.exitValue();
-        System.err.println(who + ": " + first.name + " failed first (exit status " + status
-                + (status > 128 ? ", killed by signal " + (status - 128) : "") + ")" + others);
-        return new Outcome(first.name, status, List.copyOf(killed));
+        Map<Integer, StopReport> reports = readReports();
+        Member culprit = firstOwnFailure(reports, exitedAtMillis, killed);
+        if (culprit == null) {
+            culprit = first; // every report says it lost a peer: the first to exit is all there is to go by
+        }
+        int status = culprit.process.exitValue();
+        StopReport own = reports.get(members.indexOf(culprit));
+        System.err.println(who + ": " + culprit.name + " failed first (exit status " + status
+                + (status > 128 ? ", killed by signal " + (status - 128) : "") + ")"
+                + (own != null && own.failedItself() && !own.message().isEmpty() ? ": " + own.message() : "")
+                + noticed(reports, culprit) + others);
+        return new Outcome(culprit.name, status, List.copyOf(killed));
     }
 
-    /** Kills every member still running. */
+    /**
+     * The member whose own failure came first: by its report's time when it left one saying it failed itself, by
+     * its exit when it left none; members that said they lost a peer, exited 0 or were killed here are passed over.
+     */
+    private Member firstOwnFailure(Map<Integer, StopReport> reports, Map<Member, Long> exitedAtMillis,
+                                   List<String> killed) {
+        Member culprit = null;
+        long earliest = Long.MAX_VALUE;
+        for (int i = 0; i < members.size(); i++) {
+            Member c = members.get(i);
+            if (killed.contains(c.name) || c.process.exitValue() == 0) {
+                continue;
+            }
+            StopReport r = reports.get(i);
+            if (r != null && !r.failedItself()) {
+                continue;
+            }
+            long at = r != null ? r.atMillis() : exitedAtMillis.getOrDefault(c, Long.MAX_VALUE - 1);
+            if (at < earliest) {
+                earliest = at;
+                culprit = c;
+            }
+        }
+        return culprit;
+    }
+
+    /** "; rank 0 stopped because it lost it (exit status 4)" for every member that said it lost a peer. */
+    private String noticed(Map<Integer, StopReport> reports, Member culprit) {
+        int culpritIndex = members.indexOf(culprit);
+        StringBuilder s = new StringBuilder();
+        for (StopReport r : reports.values()) {
+            if (r.failedItself() || r.process() < 0 || r.process() >= members.size()) {
+                continue;
+            }
+            Member m = members.get(r.process());
+            s.append("; ").append(m.name).append(" stopped because it lost ")
+                    .append(r.peerProcess() == culpritIndex ? "it" : r.peer())
+                    .append(m.process.isAlive() ? "" : " (exit status " + m.process.exitValue() + ")");
+        }
+        return s.toString();
+    }
+
+    private Map<Integer, StopReport> readReports() {
+        try {
+            return StopReport.readAll(failureDir);
+        } catch (IOException e) {
+            return Map.of();
+        }
+    }
+
+    /** Kills every member still running; removes the reports. */
     @Override
     public void close() {
         destroyAll();
+        try (var files = Files.list(failureDir)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Files.deleteIfExists(f);
+            }
+            Files.deleteIfExists(failureDir);
+        } catch (IOException e) {
+            // a temporary directory left behind
+        }
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException shuttingDown) {

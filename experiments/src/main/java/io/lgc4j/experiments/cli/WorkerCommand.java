@@ -2,6 +2,7 @@ package io.lgc4j.experiments.cli;
 
 import io.lgc4j.core.runtime.LaunchEnvironment;
 import io.lgc4j.core.runtime.LauncherWatch;
+import io.lgc4j.core.runtime.StopReport;
 import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.data.DatasetNotFoundException;
 import io.lgc4j.data.IdxFormatException;
@@ -347,15 +348,33 @@ final class WorkerCommand implements Callable<Integer> {
             System.err.println("lgc worker: " + e.getMessage());
             return 2;
         } catch (RunFailedException e) {
+            if (lostPeer(e)) {
+                System.err.println("lgc worker: stopped because another process failed: " + e.getMessage());
+                return StopReport.LOST_PEER_STATUS;
+            }
             System.err.println("lgc worker: training failed: " + e.getMessage());
             return 1;
         } catch (RuntimeException e) {
+            if (lostPeer(e)) {
+                System.err.println("lgc worker: stopped because another process failed: " + e.getMessage());
+                return StopReport.LOST_PEER_STATUS;
+            }
             System.err.println("lgc worker: " + e.getMessage());
             return 1;
         } catch (java.io.IOException e) {
             System.err.println("lgc worker: " + e);
             return 1;
         }
+    }
+
+    /** Whether {@code e} says this process stopped because another failed ({@link TrainingFailedException#lostPeer}). */
+    private static boolean lostPeer(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof io.lgc4j.core.train.TrainingFailedException f) {
+                return f.lostPeer();
+            }
+        }
+        return false;
     }
 
     /** The connector of {@code env}'s endpoint, with the config's deadlines. */

@@ -45,14 +45,16 @@ public final class NoisyGraphProgram {
      * Trains and prints {@code checksums <rank> <c0,c1,…>}.
      *
      * @param args the method: {@code ps} (default, the dense parameter server), {@code lgc-ps} or {@code lgc-rar}
-     *             (4 dense steps, 8 of top-k while the autoencoder trains, then compressed)
+     *             (4 dense steps, 8 of top-k while the autoencoder trains, then compressed); then the epochs
+     *             (default 2, 8 steps each)
      */
     public static void main(String[] args) {
         String method = args.length == 0 ? "ps" : args[0];
+        int epochs = args.length < 2 ? 2 : Integer.parseInt(args[1]);
         TrainingResult result = switch (method) {
-            case "ps" -> train(2, new ParameterServerTopology());
-            case "lgc-ps" -> train(2, LgcPsTopology.builder().ratio(0.05).seed(1).build(), LGC_STAGES);
-            case "lgc-rar" -> train(2, LgcRingTopology.builder().ratio(0.05).seed(1).build(), LGC_STAGES);
+            case "ps" -> train(2, new ParameterServerTopology(), null, epochs);
+            case "lgc-ps" -> train(2, LgcPsTopology.builder().ratio(0.05).seed(1).build(), LGC_STAGES, epochs);
+            case "lgc-rar" -> train(2, LgcRingTopology.builder().ratio(0.05).seed(1).build(), LGC_STAGES, epochs);
             default -> throw new IllegalArgumentException("method must be ps, lgc-ps or lgc-rar, found " + method);
         };
         System.out.println("checksums " + System.getenv().getOrDefault("LGC_RANK", "in-process") + " "
@@ -61,18 +63,18 @@ public final class NoisyGraphProgram {
 
     /** The program: {@code workers} ranks when not launched, LGC_WORLD_SIZE when launched. */
     static TrainingResult train(int workers, Topology topology) {
-        return train(workers, topology, null);
+        return train(workers, topology, null, 2);
     }
 
     private static final StageSchedule LGC_STAGES = new StageSchedule(4, 8);
 
-    private static TrainingResult train(int workers, Topology topology, StageSchedule stages) {
+    private static TrainingResult train(int workers, Topology topology, StageSchedule stages, int epochs) {
         DistributedTrainer.Builder builder = DistributedTrainer.builder().model(graph()).data(data()).workers(workers)
                 .batchSizePerWorker(16).topology(topology).seed(3);
         if (stages != null) {
             builder.stages(stages);
         }
-        return builder.fromEnvironment().build().fit(2);
+        return builder.fromEnvironment().build().fit(epochs);
     }
 
     /** 256 synthetic 8×8 one-channel images of 4 classes (ND4J's random generator seeded 7). */

@@ -162,14 +162,16 @@ public sealed interface RunReport {
     }
 
     /**
-     * A worker to rank 0, before step 0: what its data source holds ({@code io.lgc4j.core.data.DataPlan}). Rank 0
-     * refuses a worker whose counts or fingerprint differ from its own.
+     * A worker to rank 0, before step 0: what its data source holds ({@code io.lgc4j.core.data.DataPlan}) and the
+     * model it built. Rank 0 refuses a worker whose counts, fingerprint or initial model differ from its own.
      *
      * @param examples      examples the worker's source holds
      * @param stepsPerEpoch steps per epoch at the run's K and b
      * @param fingerprint   identifies the data; 0 when the source cannot say
+     * @param initialModel  CRC32C of the worker's parameters as it built them; 0 on a resume (the checkpoint's are
+     *                      restored)
      */
-    record Data(long examples, int stepsPerEpoch, long fingerprint) implements RunReport {
+    record Data(long examples, int stepsPerEpoch, long fingerprint, int initialModel) implements RunReport {
     }
 
     /**
@@ -283,7 +285,8 @@ public sealed interface RunReport {
         } else if (this instanceof Evaluated e) {
             out.put((byte) 7).putLong(e.correct()).putLong(e.examples());
         } else if (this instanceof Data d) {
-            out.put((byte) 8).putLong(d.examples()).putInt(d.stepsPerEpoch()).putLong(d.fingerprint());
+            out.put((byte) 8).putLong(d.examples()).putInt(d.stepsPerEpoch()).putLong(d.fingerprint())
+                    .putInt(d.initialModel());
         } else if (this instanceof Agreed a) {
             out.put((byte) 9).putInt(a.stepsPerEpoch()).putInt(a.totalSteps());
         } else if (this instanceof ClockProbe p) {
@@ -329,7 +332,7 @@ public sealed interface RunReport {
             return 1 + 8 + 8;
         }
         if (this instanceof Data) {
-            return 1 + 8 + 4 + 8;
+            return 1 + 8 + 4 + 8 + 4;
         }
         if (this instanceof Agreed) {
             return 1 + 4 + 4;
@@ -385,7 +388,7 @@ public sealed interface RunReport {
                 case 5 -> getOffer(in);
                 case 6 -> new Saved(getString(in), in.getLong(), in.getInt(), getString(in), in.getLong());
                 case 7 -> getEvaluated(in);
-                case 8 -> new Data(in.getLong(), in.getInt(), in.getLong());
+                case 8 -> new Data(in.getLong(), in.getInt(), in.getLong(), in.getInt());
                 case 9 -> getAgreed(in);
                 case 10 -> new ClockProbe(in.getLong());
                 case 11 -> new ClockEcho(in.getLong(), in.getLong());

@@ -12,13 +12,16 @@ import io.lgc4j.core.runtime.ClusterConnection;
 import io.lgc4j.core.runtime.ClusterConnector;
 import io.lgc4j.core.runtime.ControlPlane;
 import io.lgc4j.core.runtime.ServiceReporter;
+import io.lgc4j.core.runtime.StopReport;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
+import java.util.function.IntUnaryOperator;
 
 /**
  * This process as one endpoint of a cluster of processes joined by a {@link ClusterConnector}: a worker rank's loop
@@ -113,14 +116,38 @@ public final class ClusterRuntime extends TrainingRuntime {
             result = runEndpoint(run, topology, layout, replicas, connector, names, notes, traceClock);
         } catch (RuntimeException e) {
             join(shards);
-            throw e;
+            throw stopped(e, shardFailure.get(), own, workers, colocated, names);
         }
         join(shards);
         RuntimeException failed = shardFailure.get();
         if (failed != null) {
-            throw failed;
+            throw stopped(failed, null, own, workers, colocated, names);
         }
         return result;
+    }
+
+    /**
+     * This process's failure, told to the launcher ({@link StopReport}) and marked: whether the process failed
+     * itself or lost a peer. A worker that lost a shard running in its own process lost what that shard lost.
+     *
+     * @param shard a colocated shard's failure, or null
+     */
+    private static RuntimeException stopped(RuntimeException failure, RuntimeException shard, int own, int workers,
+                                            boolean colocated, IntFunction<String> names) {
+        IntUnaryOperator process = e -> e < workers || !colocated ? e : (e - workers) % workers;
+        Optional<PeerLostException> lost = StopReport.lostPeer(failure);
+        if (lost.isPresent() && process.applyAsInt(lost.get().peer()) == process.applyAsInt(own) && shard != null) {
+            lost = StopReport.lostPeer(shard); // the shard's own failure, or the peer it lost
+        }
+        boolean failedItself = lost.isEmpty() || process.applyAsInt(lost.get().peer()) == process.applyAsInt(own);
+        int peer = failedItself ? -1 : lost.get().peer();
+        new StopReport(process.applyAsInt(own), failedItself, failedItself ? -1 : process.applyAsInt(peer),
+                failedItself ? "" : names.apply(peer), System.currentTimeMillis(), failure.getMessage())
+                .leaveForLauncher();
+        if (failure instanceof TrainingFailedException t && !failedItself) {
+            return new TrainingFailedException(t.getMessage(), t.getCause(), true);
+        }
+        return failure;
     }
 
     /** K and S against what the launcher said, and a service endpoint refused when the shards run in the workers. */

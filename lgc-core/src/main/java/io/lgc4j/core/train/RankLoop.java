@@ -178,7 +178,7 @@ final class RankLoop {
         Checkpointing checkpoints = run.checkpoints();
         int first = Checkpointing.firstStep(checkpoints);
         Nd4jThreads.adopt();
-        agreeOnData();
+        agreeOnData(first == 0);
         if (probeRounds > 0) {
             if (rank == 0) {
                 startProbes = probeClocks(-1);
@@ -863,12 +863,14 @@ final class RankLoop {
     }
 
     /**
-     * Before step 0: every worker tells rank 0 what its data source holds, rank 0 refuses a worker whose steps per
-     * epoch, examples or data differ from its own (naming both), and tells every service the run's length.
+     * Before step 0: every worker tells rank 0 what its data source holds and, on a fresh start, the checksum of the
+     * model it built; rank 0 refuses a worker whose steps per epoch, examples, data or initial model differ from its
+     * own (naming both), and tells every service the run's length.
      */
-    private void agreeOnData() {
+    private void agreeOnData(boolean fresh) {
         DataPlan own = run.dataPlan();
-        RunReport.Data mine = new RunReport.Data(own.examples(), own.stepsPerEpoch(), own.fingerprint());
+        RunReport.Data mine = new RunReport.Data(own.examples(), own.stepsPerEpoch(), own.fingerprint(),
+                fresh ? initialModel() : 0);
         if (rank != 0) {
             link.sendReport(0, -1, Stage.SETUP, mine);
             return;
@@ -898,7 +900,19 @@ final class RankLoop {
             return String.format("rank %d reads other data than rank 0 (%,d examples each; fingerprint 0x%x vs 0x%x)",
                     r, own.examples(), other.fingerprint(), own.fingerprint());
         }
+        if (own.initialModel() != 0 && other.initialModel() != 0 && own.initialModel() != other.initialModel()) {
+            return String.format("rank %d built another initial model than rank 0 (parameters' checksum %08x vs"
+                    + " %08x): the model's initialization is not the same in every process, so no run of it would"
+                    + " repeat; seed it (NeuralNetConfiguration.Builder#seed) or load the same saved model in every"
+                    + " process", r, other.initialModel(), own.initialModel());
+        }
         return null;
+    }
+
+    /** CRC32C of the replica's parameters as the process built them, never 0 (0 means: not compared). */
+    private int initialModel() {
+        int crc = (int) Long.parseLong(checksum(replica), 16);
+        return crc == 0 ? 1 : crc;
     }
 
     /** Rank 0 holds the model; the others receive its parameters as bytes, like a real cluster's start. */
