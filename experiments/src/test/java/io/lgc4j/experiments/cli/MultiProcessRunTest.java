@@ -275,6 +275,9 @@ class MultiProcessRunTest {
         assertEquals(137, launch.process().exitValue(), launch.output());
         assertTrue(launch.output().contains("lgc launch: rank 2 failed first (exit status 137, killed by signal 9)"),
                 launch.output());
+        // every other process says it stopped because another failed, in its exit status too
+        assertTrue(launch.output().contains("; rank 0 stopped because it lost it (exit status "
+                + io.lgc4j.core.runtime.StopReport.LOST_PEER_STATUS + ")"), launch.output());
         String failure = Files.readString(only(out).resolve(ExperimentRunner.FAILURE));
         // rank 0 names rank 2, never the server: a receive fails with the first link lost, whichever peer it waits
         // on (once, in CI on 2026-11-27, rank 0 waited on a server that was busy and named it when the launcher

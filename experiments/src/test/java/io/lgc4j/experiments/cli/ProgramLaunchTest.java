@@ -5,6 +5,8 @@ import io.lgc4j.ps.topology.ParameterServerTopology;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -114,23 +116,104 @@ class ProgramLaunchTest {
     }
 
     /**
+     * The model throws in one rank's process, the parameter server inside rank 0's: the launcher names that rank as
+     * the one that failed first, with its message, and the other as the one that lost it — whichever exits first.
+     */
+    @ParameterizedTest(name = "rank {0} throws")
+    @ValueSource(strings = {"0", "1"})
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void theLauncherShouldNameTheRankWhoseModelThrew(String failing, @TempDir Path tmp) throws Exception {
+        Process launch = start(tmp, "2", FaultyProgram.class.getName(), failing);
+        assertTrue(launch.waitFor(3, TimeUnit.MINUTES), "the launch did not end within 3 minutes");
+        String output = Files.readString(tmp.resolve("launch.log"), StandardCharsets.UTF_8);
+        assertEquals(1, launch.exitValue(), output);
+        String other = failing.equals("0") ? "1" : "0";
+        assertTrue(output.contains("lgc launch: rank " + failing + " failed first (exit status 1): rank " + failing
+                + " stopped at step 29 (FULL): failed: the model failed on purpose on its 30th forward pass; rank "
+                + other + " stopped because it lost it (exit status 1); every other process has stopped"), output);
+        assertTrue(output.contains("rank " + failing + " aborts the job: rank " + failing + " stopped"), output);
+    }
+
+    /** A process killed by SIGKILL while the parameter server runs inside rank 0: named, rank 0 lost it. */
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void theLauncherShouldNameAKilledRankNotTheRankHostingTheServer(@TempDir Path tmp) throws Exception {
+        Process launch = start(tmp, "1", NoisyGraphProgram.class.getName(), "ps", "1000");
+        ProcessHandle rank1 = awaitRank(launch, 1);
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (!Files.readString(tmp.resolve("launch.log"), StandardCharsets.UTF_8).contains("rank 1 joined job")) {
+            assertTrue(System.nanoTime() < deadline && launch.isAlive(), "rank 1 did not join within 2 minutes");
+            Thread.sleep(100);
+        }
+        Thread.sleep(2_000); // training
+        rank1.destroyForcibly();
+        assertTrue(launch.waitFor(2, TimeUnit.MINUTES), "the launch did not end within 2 minutes");
+        String output = Files.readString(tmp.resolve("launch.log"), StandardCharsets.UTF_8);
+        assertEquals(137, launch.exitValue(), output);
+        assertTrue(output.contains("lgc launch: rank 1 failed first (exit status 137, killed by signal 9); rank 0"
+                + " stopped because it lost it (exit status 1); every other process has stopped"), output);
+    }
+
+    /** A model built differently in each process (seeded by its rank): refused before step 0 by rank 0, named. */
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void ranksThatBuiltDifferentModelsShouldBeRefusedBeforeStepZero(@TempDir Path tmp) throws Exception {
+        Process launch = start(tmp, "1", UnseededProgram.class.getName());
+        assertTrue(launch.waitFor(3, TimeUnit.MINUTES), "the launch did not end within 3 minutes");
+        String output = Files.readString(tmp.resolve("launch.log"), StandardCharsets.UTF_8);
+        assertEquals(1, launch.exitValue(), output);
+        assertTrue(output.matches("(?s).*lgc launch: rank 0 failed first \\(exit status 1\\): rank 0 stopped: failed:"
+                + " rank 1 built another initial model than rank 0 \\(parameters' checksum [0-9a-f]{8} vs [0-9a-f]{8}\\):"
+                + " the model's initialization is not the same in every process, so no run of it would repeat; seed it"
+                + " \\(NeuralNetConfiguration.Builder#seed\\) or load the same saved model in every process; rank 1"
+                + " stopped because it lost it.*"), output);
+    }
+
+    /** The process of {@code LGC_RANK=rank} among the launch's descendants, once it runs. */
+    private static ProcessHandle awaitRank(Process launch, int rank) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (System.nanoTime() < deadline) {
+            for (ProcessHandle h : (Iterable<ProcessHandle>) launch.descendants()::iterator) {
+                try {
+                    String env = Files.readString(Path.of("/proc", String.valueOf(h.pid()), "environ"),
+                            StandardCharsets.ISO_8859_1);
+                    if (List.of(env.split("\0")).contains("LGC_RANK=" + rank)) {
+                        return h;
+                    }
+                } catch (IOException gone) {
+                    // ended between the listing and the read
+                }
+            }
+            assertTrue(launch.isAlive(), "the launch ended before rank " + rank + " started");
+            Thread.sleep(100);
+        }
+        throw new AssertionError("rank " + rank + " did not start within a minute");
+    }
+
+    /**
      * {@code lgc launch --nproc 2 -- java … PROGRAM}, this JVM's class path, {@code OMP_NUM_THREADS=threads}; its
      * output once it ended with 0.
      */
     private static String launchTwice(Path tmp, Class<?> program, String threads)
             throws IOException, InterruptedException {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        String classPath = System.getProperty("java.class.path");
-        Path log = tmp.resolve("launch.log");
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", classPath, LgcCommand.class.getName(),
-                "launch", "--nproc", "2", "--", java, "-Xmx512m", "-cp", classPath, program.getName()));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().put("OMP_NUM_THREADS", threads);
-        Process launch = pb.start();
+        Process launch = start(tmp, threads, program.getName());
         assertTrue(launch.waitFor(3, TimeUnit.MINUTES), "the launch did not end within 3 minutes");
-        String output = Files.readString(log, StandardCharsets.UTF_8);
+        String output = Files.readString(tmp.resolve("launch.log"), StandardCharsets.UTF_8);
         assertEquals(0, launch.exitValue(), output);
         return output;
+    }
+
+    /** Starts {@code lgc launch --nproc 2 -- java … PROGRAM ARGS}, its output in {@code tmp/launch.log}. */
+    private static Process start(Path tmp, String threads, String... programAndArgs) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        String classPath = System.getProperty("java.class.path");
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", classPath, LgcCommand.class.getName(),
+                "launch", "--nproc", "2", "--", java, "-Xmx512m", "-cp", classPath));
+        cmd.addAll(List.of(programAndArgs));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(tmp.resolve("launch.log").toFile());
+        pb.environment().put("OMP_NUM_THREADS", threads);
+        return pb.start();
     }
 
     @Test
