@@ -55,7 +55,8 @@ run() { # NAME HEAP DATA_SECTION
   : > "$dir/rss.txt"
   while kill -0 "$launcher" 2>/dev/null; do
     for pid in $(pgrep -f "worker $OUT/$name.yaml" || true); do
-      rank=$(tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | sed -n 's/^LGC_RANK=//p')
+      # a worker may end between pgrep and the read: its files are then gone, and so is it from the table
+      rank=$({ tr '\0' '\n' < "/proc/$pid/environ"; } 2>/dev/null | sed -n 's/^LGC_RANK=//p' || true)
       hwm=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$pid/status" 2>/dev/null || true)
       [ -n "$rank" ] && [ -n "$hwm" ] && echo "$pid $rank $hwm" >> "$dir/rss.txt"
     done

@@ -33,9 +33,9 @@ import io.lgc4j.runner.config.ModelConfig;
 import io.lgc4j.runner.config.UpdaterConfig;
 import io.lgc4j.data.DatasetNotFoundException;
 import io.lgc4j.data.FashionMnist;
-import io.lgc4j.data.LabeledImages;
 import io.lgc4j.datasource.CsvSource;
 import io.lgc4j.datasource.IdxSource;
+import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
 import org.deeplearning4j.nn.api.Model;
 import org.nd4j.linalg.learning.config.Adam;
 import org.nd4j.linalg.learning.config.IUpdater;
@@ -324,10 +324,7 @@ public final class ExperimentRunner {
         DataConfig data = config.data();
         Path dataDir = Path.of(data.path());
         DataSource train = worker ? trainingData(data) : DataSource.countOnly(countOnly(data));
-        // evaluation is not read through a source yet: the test split is in memory (csv has none)
-        LabeledImages test = !worker || data.dataset() == DatasetName.CSV ? null : FashionMnist.load(dataDir,
-                FashionMnist.Split.TEST, data.testLimit() == 0 ? FashionMnist.ALL : data.testLimit(),
-                data.preprocessing());
+        DataSetIterator test = worker ? testData(data) : null;
         Model model = buildModel(config.model(), config.run().seed());
         // the compressor and topology come from the registry (ServiceLoader): the runner names no method
         ConfiguredMethod method = ConfiguredMethod.of(config);
@@ -346,12 +343,13 @@ public final class ExperimentRunner {
                 .overlap(config.training().overlapMode())
                 .bucketBytes(config.training().bucketBytes())
                 .compute(config.model().compute().settings().withThreads(threads.threads()))
+                .checkData(data.check())
                 .values(config.compressor().valueEncoding())
                 .stages(method.stages())
                 .runIdentity(config.run().name(), ConfigKeys.flatten(config), CheckpointManifest.DEFAULT_IGNORED_KEYS)
                 .listener(csv);
         if (test != null) {
-            builder.evaluation(test.iterator(1000), config.training().evalEverySteps());
+            builder.evaluation(test, config.training().evalEverySteps());
         }
         if (runDir != null && config.training().checkpointEverySteps() > 0) {
             builder.checkpoints(runDir, config.training().checkpointEverySteps());
@@ -448,6 +446,39 @@ public final class ExperimentRunner {
             }
         }
         return IdxSource.fashionMnist(dir, split).pixels(data.preprocessing()).limit(limit);
+    }
+
+    /**
+     * The test data {@code data} names, read like its training data: Fashion-MNIST's test split in memory, or from
+     * its uncompressed IDX files with {@code source: files}; a CSV dataset's {@code testPath}. Null when there is none
+     * (a CSV dataset without {@code testPath}): the run is not evaluated.
+     */
+    public static DataSetIterator testData(DataConfig data) throws IOException {
+        Path dir = Path.of(data.path());
+        long limit = data.testLimit() == DataConfig.NO_LIMIT ? Long.MAX_VALUE : data.testLimit();
+        if (data.dataset() == DatasetName.CSV) {
+            if (data.testPath().isEmpty()) {
+                return null;
+            }
+            CsvConfig csv = data.csv();
+            return CsvSource.in(Path.of(data.testPath())).label(csv.labelColumn(), csv.classes())
+                    .skipLines(csv.skipLines()).delimiter(csv.delimiter().charAt(0)).limit(limit).inOrder(1000);
+        }
+        FashionMnist.Split split = FashionMnist.Split.TEST;
+        if (data.source() == SourceKind.FILES && Files.isRegularFile(dir.resolve(split.imagesFileName()))) {
+            return IdxSource.fashionMnist(dir, split).pixels(data.preprocessing()).limit(limit).inOrder(1000);
+        }
+        return FashionMnist.load(dir, split, data.testLimit() == DataConfig.NO_LIMIT ? FashionMnist.ALL
+                : data.testLimit(), data.preprocessing()).iterator(1000);
+    }
+
+    /**
+     * "test accuracy 0.8123", or, for a run that evaluated nothing, why: "not evaluated (no test data: set
+     * data.testPath)".
+     */
+    public static String accuracy(double finalAccuracy) {
+        return Double.isNaN(finalAccuracy) ? "not evaluated (no test data: set data.testPath)"
+                : String.format(java.util.Locale.ROOT, "test accuracy %.4f", finalAccuracy);
     }
 
     /**

@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
         description = "Data-parallel training of DL4J models with learned gradient compression.",
         subcommands = {RunCommand.class, LaunchCommand.class, WorkerCommand.class, ConfigCommand.class,
             KeysCommand.class, TableCommand.class, FigureCommand.class, BenchCommand.class, RecordCommand.class,
-            TraceCommand.class, EvidenceCommand.class, AdviseCommand.class,
+            TraceCommand.class, EvidenceCommand.class, AdviseCommand.class, DataCommand.class,
             CommandLine.HelpCommand.class})
 public final class LgcCommand implements Runnable {
 

@@ -117,9 +117,9 @@ final class RunCommand implements Callable<Integer> {
                 }
                 ExperimentRunner.RunOutcome outcome = runner.run(runs.get(i), config.toString(), listeners);
                 accuracies[i] = 100 * outcome.result().finalAccuracy();
-                System.out.printf(Locale.ROOT, "%stest accuracy %.4f after %d steps (%.1f s); results in %s%n",
+                System.out.printf(Locale.ROOT, "%s%s after %d steps (%.1f s); results in %s%n",
                         seeds == null ? "" : "seed " + runs.get(i).run().seed() + ": ",
-                        outcome.result().finalAccuracy(), outcome.result().steps().size(),
+                        ExperimentRunner.accuracy(outcome.result().finalAccuracy()), outcome.result().steps().size(),
                         outcome.result().wallNanos() / 1e9, outcome.directory());
             }
             if (seeds != null) {
@@ -195,8 +195,8 @@ final class RunCommand implements Callable<Integer> {
             ExperimentRunner.RunOutcome outcome = new ExperimentRunner().resume(resume, cfg,
                     config != null ? config.toString() : resume.resolve("config.yaml").toString(), listeners,
                     System.out);
-            System.out.printf(Locale.ROOT, "test accuracy %.4f after %d steps (%.1f s resumed); results in %s%n",
-                    outcome.result().finalAccuracy(), outcome.result().steps().size(),
+            System.out.printf(Locale.ROOT, "%s after %d steps (%.1f s resumed); results in %s%n",
+                    ExperimentRunner.accuracy(outcome.result().finalAccuracy()), outcome.result().steps().size(),
                     outcome.result().wallNanos() / 1e9, outcome.directory());
             return 0;
         } catch (java.io.IOException | RunFailedException e) {

@@ -339,8 +339,8 @@ final class WorkerCommand implements Callable<Integer> {
             ExperimentRunner.RunOutcome outcome = runner.runAsEndpoint(cfg, config.toString(),
                     connector, endpoint, listeners, env.runDir(), env.resumeStep());
             if (endpoint == 0) {
-                System.out.printf(Locale.ROOT, "test accuracy %.4f after %d steps (%.1f s); results in %s%n",
-                        outcome.result().finalAccuracy(), outcome.result().steps().size(),
+                System.out.printf(Locale.ROOT, "%s after %d steps (%.1f s); results in %s%n",
+                        ExperimentRunner.accuracy(outcome.result().finalAccuracy()), outcome.result().steps().size(),
                         outcome.result().wallNanos() / 1e9, outcome.directory());
             }
             return 0;

@@ -55,7 +55,7 @@ public record CheckpointManifest(String runName, long nextStep, Stage stage, Run
      */
     public static final List<String> DEFAULT_IGNORED_KEYS = List.of("runtime.*", "run.outputDir",
             "training.epochs", "training.maxSteps", "training.checkpointEverySteps", "training.trace.*",
-            "data.prefetch");
+            "data.prefetch", "data.check");
 
     /**
      * Config keys added after checkpoints had been written, each with its default as the flattened config spells it:
@@ -73,7 +73,7 @@ public record CheckpointManifest(String runName, long nextStep, Stage stage, Run
             Map.entry("warmup.values", "inherit"), Map.entry("warmup.carryMemory", "true"),
             Map.entry("model.compute.threads", "1"), Map.entry("training.overlap", "none"),
             Map.entry("topology.supportPath", "relay"), Map.entry("topology.directBelowBytes", "0"),
-            Map.entry("training.bucketBytes", "1048576"));
+            Map.entry("training.bucketBytes", "1048576"), Map.entry("data.testPath", ""));
 
     /** Section names. */
     static final String RUN = "run";

@@ -39,6 +39,20 @@ public interface DataSource extends AutoCloseable {
     String describe();
 
     /**
+     * Reads worker {@code rank}'s share of the rows ({@code workers} contiguous shares of the rows in their order,
+     * together every row once) as training would, before step 0, and throws on the first bad one with the message
+     * its batch would have failed with. By default nothing: a source whose examples are already in memory.
+     *
+     * @param how {@link DataCheck#FULL} every row of the share, {@link DataCheck#SAMPLE} about one in a hundred,
+     *            {@link DataCheck#NONE} nothing
+     * @return the rows read
+     * @throws IOException naming the row and what is wrong with it
+     */
+    default long check(int rank, int workers, DataCheck how) throws IOException {
+        return 0;
+    }
+
+    /**
      * What a process hosting only a service endpoint (a parameter-server shard) gives its trainer: the number of
      * examples, for the trainer's checks, and nothing to read. A service never opens the data, and learns the run's
      * length from rank 0 before step 0.

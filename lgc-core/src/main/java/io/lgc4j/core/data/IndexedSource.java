@@ -66,6 +66,54 @@ public abstract class IndexedSource implements DataSource {
         };
     }
 
+    /** Rows read at once by {@link #check}. */
+    private static final int CHECK_BATCH = 512;
+    /** {@link DataCheck#SAMPLE}: one row in this many, beyond the share's first {@value #SAMPLE_HEAD}. */
+    private static final int SAMPLE_EVERY = 100;
+    private static final int SAMPLE_HEAD = 1_000;
+
+    /**
+     * Reads rank {@code rank}'s share with {@link #read}, {@value #CHECK_BATCH} rows at a time: rows
+     * {@code [rank·N/K, (rank+1)·N/K)}, all of them or a sample ({@link DataCheck}).
+     */
+    @Override
+    public long check(int rank, int workers, DataCheck how) throws IOException {
+        if (how == DataCheck.NONE) {
+            return 0;
+        }
+        long n = examples();
+        long from = n * rank / workers;
+        long to = n * (rank + 1) / workers;
+        long[] rows = how == DataCheck.FULL ? null : sample(from, to);
+        long count = rows == null ? to - from : rows.length;
+        int[] batch = new int[CHECK_BATCH];
+        for (long i = 0; i < count; i += CHECK_BATCH) {
+            int len = (int) Math.min(CHECK_BATCH, count - i);
+            for (int j = 0; j < len; j++) {
+                batch[j] = (int) (rows == null ? from + i + j : rows[(int) (i + j)]);
+            }
+            try {
+                read(len == CHECK_BATCH ? batch : java.util.Arrays.copyOf(batch, len));
+            } catch (IOException | RuntimeException e) {
+                throw new IOException("checking rows " + from + " to " + (to - 1) + " of " + describe() + " (share "
+                        + rank + " of " + workers + ", " + how.configName() + "): " + e.getMessage(), e);
+            }
+        }
+        return count;
+    }
+
+    /** The share's first {@value #SAMPLE_HEAD} rows, then every {@value #SAMPLE_EVERY}th, and its last. */
+    private static long[] sample(long from, long to) {
+        java.util.List<Long> rows = new java.util.ArrayList<>();
+        for (long r = from; r < to; r = r < from + SAMPLE_HEAD ? r + 1 : r + SAMPLE_EVERY) {
+            rows.add(r);
+        }
+        if (to > from && rows.get(rows.size() - 1) != to - 1) {
+            rows.add(to - 1);
+        }
+        return rows.stream().mapToLong(Long::longValue).toArray();
+    }
+
     @Override
     public DataSetIterator open(Shard shard) {
         long n = examples();

@@ -90,6 +90,7 @@ public final class DistributedTrainer {
     private final TraceSettings trace;
     private final Overlap overlap;
     private final int bucketBytes;
+    private final io.lgc4j.core.data.DataCheck dataCheck;
     private boolean used;
     private TrainingResult result;
 
@@ -132,6 +133,7 @@ public final class DistributedTrainer {
         this.runName = b.runName;
         this.overlap = b.overlap;
         this.bucketBytes = b.bucketBytes;
+        this.dataCheck = b.dataCheck;
         this.runConfig = b.runConfig != null ? b.runConfig : ownConfig();
         this.resumeIgnoredKeys = b.resumeIgnoredKeys;
         this.trace = b.trace;
@@ -307,7 +309,8 @@ public final class DistributedTrainer {
         }
         EvaluationShares evaluation = evalData == null ? null : EvaluationShares.lazy(evalData);
         RankLoop.Run run = new RankLoop.Run(plan, stages, data, dataPlan, seed, prefetch, batchSize, evaluation,
-                evalEverySteps, listeners, method(), diagnostics, values, checkpoints, trace, overlap, bucketBytes);
+                evalEverySteps, listeners, method(), diagnostics, values, checkpoints, trace, overlap, bucketBytes,
+                dataCheck);
         listeners.forEach(l -> l.onStart(plan));
         TrainingResult outcome = null;
         try {
@@ -355,6 +358,7 @@ public final class DistributedTrainer {
         private TraceSettings trace;
         private Overlap overlap = Overlap.NONE;
         private int bucketBytes = Overlap.DEFAULT_BUCKET_BYTES;
+        private io.lgc4j.core.data.DataCheck dataCheck = io.lgc4j.core.data.DataCheck.FULL;
 
         private Builder() {
         }
@@ -387,6 +391,18 @@ public final class DistributedTrainer {
          */
         public Builder data(DataSource source) {
             this.data = Objects.requireNonNull(source, "data");
+            return this;
+        }
+
+        /**
+         * How much of the training data every worker reads before step 0 (default {@link
+         * io.lgc4j.core.data.DataCheck#FULL}): each its own contiguous share of the rows, all at once, so that a bad
+         * row fails the run before it trains, with the message its batch would have failed with. A source whose
+         * examples are in memory has nothing to check; {@code SAMPLE} reads about one row in a hundred, {@code NONE}
+         * nothing.
+         */
+        public Builder checkData(io.lgc4j.core.data.DataCheck how) {
+            this.dataCheck = Objects.requireNonNull(how, "how");
             return this;
         }
 

@@ -92,7 +92,8 @@ final class RankLoop {
                long seed, int prefetch, int batchSize, EvaluationShares evalData,
                int evalEverySteps, List<TrainingListener> listeners, TopologyDescription method,
                boolean diagnostics, io.lgc4j.core.comm.ValueEncoding values, Checkpointing checkpoints,
-               io.lgc4j.core.metrics.TraceSettings trace, Overlap overlap, int bucketBytes) {
+               io.lgc4j.core.metrics.TraceSettings trace, Overlap overlap, int bucketBytes,
+               io.lgc4j.core.data.DataCheck dataCheck) {
         int workers() {
             return plan.workers();
         }
@@ -178,6 +179,7 @@ final class RankLoop {
         Checkpointing checkpoints = run.checkpoints();
         int first = Checkpointing.firstStep(checkpoints);
         Nd4jThreads.adopt();
+        checkData();
         agreeOnData(first == 0);
         if (probeRounds > 0) {
             if (rank == 0) {
@@ -859,6 +861,24 @@ final class RankLoop {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException("cannot write the trace's clock offsets into "
                     + run.trace().directory() + ": " + e, e);
+        }
+    }
+
+    /** Before step 0: this rank reads its share of the data as {@link Run#dataCheck()} says; a bad row fails it. */
+    private void checkData() {
+        if (run.dataCheck() == io.lgc4j.core.data.DataCheck.NONE) {
+            return;
+        }
+        long start = System.nanoTime();
+        long rows;
+        try {
+            rows = run.data().check(rank, run.workers(), run.dataCheck());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e.getMessage(), e);
+        }
+        if (timeline.on()) {
+            timeline.span(Timeline.RANK_THREAD, "data check", "io", start, System.nanoTime(), Map.of("rows", rows,
+                    "check", run.dataCheck().configName()));
         }
     }
 
