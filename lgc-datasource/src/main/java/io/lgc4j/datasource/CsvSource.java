@@ -1,5 +1,6 @@
 package io.lgc4j.datasource;
 
+import io.lgc4j.core.data.DataCheck;
 import io.lgc4j.core.data.IndexedSource;
 import io.lgc4j.core.data.Shard;
 
@@ -205,6 +206,141 @@ public final class CsvSource extends IndexedSource {
         }
         return new DataSet(Nd4j.create(x, new long[] {rows.length, features}, DataType.FLOAT),
                 Nd4j.create(y, new long[] {rows.length, classes}, DataType.FLOAT));
+    }
+
+    /** Bytes {@link #check} reads at once. */
+    private static final int CHECK_WINDOW = 4 << 20;
+
+    /**
+     * {@link DataCheck#FULL}: the share's rows read in order through a window of {@value #CHECK_WINDOW} bytes and
+     * checked where they lie — unquoted fields in plain decimal notation, integer labels — without building a batch;
+     * a row that does not pass is read as training reads it ({@link #read}), which fails with the exact message (or
+     * takes it: a field the plain notation does not cover, such as {@code " 1.5"}). {@link DataCheck#SAMPLE}: as
+     * every indexed source.
+     */
+    @Override
+    public long check(int rank, int workers, DataCheck how) throws IOException {
+        if (how != DataCheck.FULL || delimiter > 127) {
+            return super.check(rank, workers, how);
+        }
+        Index at = index();
+        long from = shareStart(rank, workers);
+        long to = shareStart(rank + 1, workers);
+        byte[] window = new byte[Math.max(CHECK_WINDOW, at.maxLineBytes())];
+        int windowFile = -1;
+        long windowStart = 0;
+        int windowLength = 0;
+        boolean windowAtEnd = false;
+        for (long row = from; row < to; row++) {
+            int file = at.file(row);
+            long offset = at.offsets()[(int) row];
+            if (file != windowFile || offset < windowStart
+                    || offset + at.maxLineBytes() > windowStart + windowLength && !windowAtEnd) {
+                FileChannel channel = at.channels()[file];
+                ByteBuffer buffer = ByteBuffer.wrap(window);
+                long position = offset;
+                while (buffer.hasRemaining()) {
+                    int n = channel.read(buffer, position);
+                    if (n < 0) {
+                        break;
+                    }
+                    position += n;
+                }
+                windowFile = file;
+                windowStart = offset;
+                windowLength = buffer.position();
+                windowAtEnd = buffer.hasRemaining();
+            }
+            int start = (int) (offset - windowStart);
+            int end = start;
+            while (end < windowLength && window[end] != '\n') {
+                end++;
+            }
+            if (end > start && window[end - 1] == '\r') {
+                end--;
+            }
+            if (!plainRow(window, start, end, at.columns())) {
+                try {
+                    read(new int[] {(int) row});
+                } catch (IOException | RuntimeException e) {
+                    throw checkFailed(rank, workers, how, e);
+                }
+            }
+        }
+        return to - from;
+    }
+
+    /** Whether bytes {@code [start, end)} are a row of {@code columns} plain fields that {@link #read} takes. */
+    private boolean plainRow(byte[] b, int start, int end, int columns) {
+        int column = 0;
+        int fieldStart = start;
+        for (int p = start; p <= end; p++) {
+            if (p == end || b[p] == delimiter) {
+                if (column >= columns || !(column == labelColumn ? plainLabel(b, fieldStart, p)
+                        : plainNumber(b, fieldStart, p))) {
+                    return false;
+                }
+                column++;
+                fieldStart = p + 1;
+            }
+        }
+        return column == columns;
+    }
+
+    /** Digits only, a class below {@code classes}. */
+    private boolean plainLabel(byte[] b, int start, int end) {
+        if (end - start < 1 || end - start > 9) {
+            return false;
+        }
+        int value = 0;
+        for (int p = start; p < end; p++) {
+            if (b[p] < '0' || b[p] > '9') {
+                return false;
+            }
+            value = 10 * value + (b[p] - '0');
+        }
+        return value < classes;
+    }
+
+    /**
+     * {@code [+-]digits[.digits][e[+-]dd]} with at least one and at most 100 digits and an exponent of at most two
+     * digits: a finite double whatever the digits, as {@link Double#parseDouble} reads it.
+     */
+    private static boolean plainNumber(byte[] b, int start, int end) {
+        int p = start;
+        if (p < end && (b[p] == '+' || b[p] == '-')) {
+            p++;
+        }
+        int digits = 0;
+        while (p < end && b[p] >= '0' && b[p] <= '9') {
+            p++;
+            digits++;
+        }
+        if (p < end && b[p] == '.') {
+            p++;
+            while (p < end && b[p] >= '0' && b[p] <= '9') {
+                p++;
+                digits++;
+            }
+        }
+        if (digits == 0 || digits > 100) {
+            return false;
+        }
+        if (p < end && (b[p] == 'e' || b[p] == 'E')) {
+            p++;
+            if (p < end && (b[p] == '+' || b[p] == '-')) {
+                p++;
+            }
+            int exponent = 0;
+            while (p < end && b[p] >= '0' && b[p] <= '9') {
+                p++;
+                exponent++;
+            }
+            if (exponent == 0 || exponent > 2) {
+                return false;
+            }
+        }
+        return p == end;
     }
 
     private double number(String field, int column, Index at, int file, long offset) throws IOException {

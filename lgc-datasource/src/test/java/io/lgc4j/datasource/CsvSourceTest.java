@@ -1,5 +1,6 @@
 package io.lgc4j.datasource;
 
+import io.lgc4j.core.data.DataCheck;
 import io.lgc4j.core.data.DataSource;
 import io.lgc4j.core.data.DataSourceContract;
 import io.lgc4j.core.data.MemorySource;
@@ -248,6 +249,82 @@ class CsvSourceTest extends DataSourceContract {
         Files.writeString(data.resolve("part-2.csv"), bad + "5,6,0.5\n");
         assertEquals(data.resolve("part-2.csv") + " line 17: label \"0.5\" in column 2 is not a class in [0, 2)",
                 batchFails(CsvSource.in(data).label(2, 2).skipLines(1)));
+    }
+
+    /** 200 rows "i,1,c" in two files; the last row of the second reads {@code last}. */
+    private Path twoHundredRows(String last) throws IOException {
+        Path data = Files.createDirectories(dir.resolve("rows"));
+        StringBuilder a = new StringBuilder();
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < 200; i++) {
+            (i < 100 ? a : b).append(i == 199 ? last : i + ",1," + i % 2).append('\n');
+        }
+        Files.writeString(data.resolve("part-1.csv"), a);
+        Files.writeString(data.resolve("part-2.csv"), b);
+        return data;
+    }
+
+    @Test
+    void theCheckShouldReadEachShareOnceAndNameTheFirstBadRow() throws Exception {
+        Path data = twoHundredRows("199,1,1");
+        try (CsvSource good = CsvSource.in(data).label(2, 2)) {
+            long rows = 0;
+            for (int r = 0; r < 3; r++) {
+                rows += good.check(r, 3, DataCheck.FULL);
+            }
+            assertEquals(200, rows, "every row once");
+            assertEquals(0, good.check(0, 3, DataCheck.NONE));
+        }
+        Files.writeString(data.resolve("part-2.csv"), Files.readString(data.resolve("part-2.csv"))
+                .replace("199,1,1", "199,six,1"));
+        try (CsvSource bad = CsvSource.in(data).label(2, 2)) {
+            assertEquals(66, bad.check(0, 3, DataCheck.FULL), "rows 0 to 65: nothing wrong");
+            for (DataCheck how : new DataCheck[] {DataCheck.FULL, DataCheck.SAMPLE}) {
+                IOException e = assertThrows(IOException.class, () -> bad.check(2, 3, how));
+                assertTrue(e.getMessage().startsWith("checking rows 133 to 199 of csv " + data + " ("),
+                        e.getMessage());
+                assertTrue(e.getMessage().endsWith("(share 2 of 3, " + how.configName() + "): "
+                        + data.resolve("part-2.csv") + " line 100, column 1 (from 0): \"six\" is not a number"),
+                        e.getMessage());
+            }
+        }
+    }
+
+    @Test
+    void aBadLastRowShouldFailTheRunBeforeStepZero() throws Exception {
+        Path data = twoHundredRows("199,1,7");
+        java.util.List<Integer> steps = new java.util.ArrayList<>();
+        io.lgc4j.core.train.TrainingListener count = m -> steps.add(m.step());
+        try (CsvSource source = CsvSource.in(data).label(2, 2)) {
+            DistributedTrainer trainer = DistributedTrainer.builder().model(twoByTwo()).data(source)
+                    .workers(2).batchSizePerWorker(8).seed(42).topology(new RingTopology()).listener(count).build();
+            RuntimeException e = assertThrows(RuntimeException.class, () -> trainer.fit(1));
+            assertTrue(e.getMessage().contains("training failed: rank 1 failed: checking rows 100 to 199 of csv "
+                    + data) && e.getMessage().contains(data.resolve("part-2.csv") + " line 100: label \"7\" in"
+                    + " column 2 is not a class in [0, 2)"), e.getMessage());
+            assertEquals(List.of(), steps, "no step ran");
+        }
+        try (CsvSource source = CsvSource.in(data).label(2, 2)) {
+            DistributedTrainer unchecked = DistributedTrainer.builder().model(twoByTwo()).data(source)
+                    .workers(2).batchSizePerWorker(8).seed(42).topology(new RingTopology()).listener(count)
+                    .checkData(DataCheck.NONE).build();
+            RuntimeException e = assertThrows(RuntimeException.class, () -> unchecked.fit(1));
+            assertTrue(e.getMessage().contains("line 100: label \"7\""), e.getMessage());
+            assertFalse(steps.isEmpty(), "without the check, the bad row is found when its batch is read");
+        }
+    }
+
+    /** 2 features → 4 → 2 classes. */
+    private static org.deeplearning4j.nn.multilayer.MultiLayerNetwork twoByTwo() {
+        var net = new org.deeplearning4j.nn.multilayer.MultiLayerNetwork(
+                new org.deeplearning4j.nn.conf.NeuralNetConfiguration.Builder().seed(3).dataType(DataType.FLOAT)
+                        .list()
+                        .layer(new org.deeplearning4j.nn.conf.layers.DenseLayer.Builder().nIn(2).nOut(4).build())
+                        .layer(new org.deeplearning4j.nn.conf.layers.OutputLayer.Builder().nIn(4).nOut(2)
+                                .activation(org.nd4j.linalg.activations.Activation.SOFTMAX).build())
+                        .build());
+        net.init();
+        return net;
     }
 
     @Test

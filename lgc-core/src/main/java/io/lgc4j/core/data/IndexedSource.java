@@ -81,9 +81,8 @@ public abstract class IndexedSource implements DataSource {
         if (how == DataCheck.NONE) {
             return 0;
         }
-        long n = examples();
-        long from = n * rank / workers;
-        long to = n * (rank + 1) / workers;
+        long from = shareStart(rank, workers);
+        long to = shareStart(rank + 1, workers);
         long[] rows = how == DataCheck.FULL ? null : sample(from, to);
         long count = rows == null ? to - from : rows.length;
         int[] batch = new int[CHECK_BATCH];
@@ -95,11 +94,22 @@ public abstract class IndexedSource implements DataSource {
             try {
                 read(len == CHECK_BATCH ? batch : java.util.Arrays.copyOf(batch, len));
             } catch (IOException | RuntimeException e) {
-                throw new IOException("checking rows " + from + " to " + (to - 1) + " of " + describe() + " (share "
-                        + rank + " of " + workers + ", " + how.configName() + "): " + e.getMessage(), e);
+                throw checkFailed(rank, workers, how, e);
             }
         }
         return count;
+    }
+
+    /** The first row of share {@code rank} of {@code workers}: {@code rank·N/K} (the share ends where the next starts). */
+    protected final long shareStart(int rank, int workers) {
+        return examples() * rank / workers;
+    }
+
+    /** What {@link #check} throws when share {@code rank} holds a bad row: the rows, the source, then {@code e}'s message. */
+    protected final IOException checkFailed(int rank, int workers, DataCheck how, Exception e) {
+        return new IOException("checking rows " + shareStart(rank, workers) + " to " + (shareStart(rank + 1, workers)
+                - 1) + " of " + describe() + " (share " + rank + " of " + workers + ", " + how.configName() + "): "
+                + e.getMessage(), e);
     }
 
     /** The share's first {@value #SAMPLE_HEAD} rows, then every {@value #SAMPLE_EVERY}th, and its last. */

@@ -142,6 +142,7 @@ public final class InProcessRuntime extends TrainingRuntime {
             }
         };
         AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicReference<String> failedFirst = new AtomicReference<>();
         Runnable onFailure = () -> {
             cluster.close();
             beforeExchange.forceTermination();
@@ -154,11 +155,13 @@ public final class InProcessRuntime extends TrainingRuntime {
                 ServiceLoop loop = services.get(s);
                 ServiceReporter reporter = reporters.get(s);
                 Timeline timeline = timelines.get(workers + s);
-                futures.add(pool.submit(() -> guard(failure, onFailure, () -> serve(loop, reporter, timeline))));
+                String name = plan.serviceEndpoints() == 1 ? "the parameter server" : "parameter-server shard " + s;
+                futures.add(pool.submit(() -> guard(failure, failedFirst, name, onFailure,
+                        () -> serve(loop, reporter, timeline))));
             }
             for (int r = 0; r < workers; r++) {
                 int rank = r;
-                futures.add(pool.submit(() -> guard(failure, onFailure, () -> {
+                futures.add(pool.submit(() -> guard(failure, failedFirst, "rank " + rank, onFailure, () -> {
                     ControlPlane plane = new ControlPlane(cluster.transport(rank));
                     Timeline timeline = timelines.get(rank);
                     RankLoop loop = new RankLoop(run, rank, plane, replicas.get(rank),
@@ -186,7 +189,9 @@ public final class InProcessRuntime extends TrainingRuntime {
             if (t instanceof NonFiniteGradientException n) {
                 throw n;
             }
-            throw new TrainingFailedException("training failed: " + t.getMessage(), t);
+            String who = failedFirst.get();
+            throw new TrainingFailedException("training failed: " + (who == null ? "" : who + " failed: ")
+                    + t.getMessage(), t);
         }
         if (run.trace() != null) {
             mergeTrace(run, topology);
@@ -205,13 +210,15 @@ public final class InProcessRuntime extends TrainingRuntime {
         }
     }
 
-    private static void guard(AtomicReference<Throwable> failure, Runnable onFailure, Runnable body) {
+    /** Runs endpoint {@code who}'s {@code body}; its failure, when it is the first, is the run's, named. */
+    private static void guard(AtomicReference<Throwable> failure, AtomicReference<String> failedFirst, String who,
+                              Runnable onFailure, Runnable body) {
         try {
             body.run();
         } catch (Throwable t) {
             boolean consequence = t instanceof TransportClosedException && failure.get() != null;
-            if (!consequence) {
-                failure.compareAndSet(null, t);
+            if (!consequence && failure.compareAndSet(null, t)) {
+                failedFirst.set(who);
             }
             onFailure.run();
         }
