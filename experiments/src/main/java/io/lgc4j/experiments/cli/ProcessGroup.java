@@ -37,6 +37,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class ProcessGroup implements AutoCloseable {
 
+    /** How long a member may stay stopped by a signal before it counts as failed and is killed. */
+    static final long STOPPED_FAILS_MS = 3_000;
+
     private final String who;
     private final List<Member> members = new CopyOnWriteArrayList<>();
     private final Thread hook;
@@ -82,9 +85,11 @@ final class ProcessGroup implements AutoCloseable {
 
     /**
      * Waits for every member; after the first failure, gives the others {@code graceSeconds}, then kills them (a
-     * stopped process, state T, at once: it cannot stop by itself). Prints one line saying how it ended, naming the
-     * process that failed first: a stopped process found after the first exit is that one (it stopped before anyone
-     * could notice; the first to exit is the peer that lost it).
+     * stopped process, state T, at once: it cannot stop by itself). A member stopped by a signal (state T, not a
+     * debugger's t) for {@value #STOPPED_FAILS_MS} ms is a failure too, killed at once: its peers would otherwise wait
+     * for their idle timeout to notice. Prints one line saying how it ended, naming the process that failed first: a
+     * stopped process found after the first exit is that one (it stopped before anyone could notice; the first to exit
+     * is the peer that lost it).
      */
     Outcome await(int graceSeconds) throws InterruptedException {
         Member first = null;
@@ -93,7 +98,31 @@ final class ProcessGroup implements AutoCloseable {
         List<Member> running = new ArrayList<>(members);
         List<String> killed = new ArrayList<>();
         Map<Member, Long> exitedAtMillis = new HashMap<>();
+        Map<Member, Long> stoppedSince = new HashMap<>();
+        long lastLook = System.nanoTime();
         while (!running.isEmpty()) {
+            long now = System.nanoTime();
+            if (now - lastLook > TimeUnit.SECONDS.toNanos(1)) {
+                stoppedSince.clear(); // this launcher was stopped itself (^Z): what it saw before proves nothing
+            }
+            lastLook = now;
+            if (first == null) {
+                for (Member c : List.copyOf(running)) {
+                    if (!stopped(c.process)) {
+                        stoppedSince.remove(c);
+                    } else if (now - stoppedSince.computeIfAbsent(c, m -> now)
+                            >= TimeUnit.MILLISECONDS.toNanos(STOPPED_FAILS_MS)) {
+                        c.process.destroyForcibly();
+                        c.process.waitFor(5, TimeUnit.SECONDS);
+                        running.remove(c);
+                        System.err.println(who + ": " + c.name + " was stopped (state T) for "
+                                + STOPPED_FAILS_MS / 1000 + " s and was killed");
+                        stoppedFirst = c;
+                        first = c;
+                        failedAt = now;
+                    }
+                }
+            }
             for (Member c : List.copyOf(running)) {
                 if (!c.process.isAlive()) {
                     running.remove(c);
@@ -142,9 +171,9 @@ final class ProcessGroup implements AutoCloseable {
                 : "; killed after " + graceSeconds + " s: " + String.join(", ", killed);
         if (stoppedFirst != null) {
             int status = stoppedFirst.process.exitValue();
-            System.err.println(who + ": " + stoppedFirst.name + " failed first (it was stopped, state T, and killed; "
-                    + first.name + " noticed first and exited with status " + first.process.exitValue() + ")"
-                    + others);
+            System.err.println(who + ": " + stoppedFirst.name + " failed first (it was stopped, state T, and killed"
+                    + (first == stoppedFirst ? "" : "; " + first.name + " noticed first and exited with status "
+                    + first.process.exitValue()) + ")" + others);
             return new Outcome(stoppedFirst.name, status, List.copyOf(killed));
         }
         Map<Integer, StopReport> reports = readReports();
@@ -252,13 +281,13 @@ final class ProcessGroup implements AutoCloseable {
         return t;
     }
 
-    /** Whether the process is stopped (state T or t in /proc/PID/stat); false when that cannot be read. */
+    /** Whether the process is stopped by a signal (state T in /proc/PID/stat); false when that cannot be read. */
     private static boolean stopped(Process p) {
         try {
             String stat = Files.readString(Path.of("/proc", String.valueOf(p.pid()), "stat"));
             int close = stat.lastIndexOf(')');
             char state = stat.charAt(close + 2);
-            return state == 'T' || state == 't';
+            return state == 'T'; // not t: a debugger holds it
         } catch (IOException | RuntimeException e) {
             return false;
         }

@@ -303,9 +303,10 @@ class MultiProcessRunTest {
         launch.assertNoProcessLeft();
         double seconds = (launch.lastExit() - stopped) / 1e9;   // idle timeout 5 s, then the stop; a bound, not a timing
         assertTrue(seconds < 30, "processes took " + seconds + " s to stop: " + launch.output());
-        assertTrue(launch.output().contains("rank 1 was stopped (state T) and was killed"), launch.output());
-        // the stopped process is the one that failed first, not the peer that noticed it
-        assertTrue(launch.output().contains("lgc launch: rank 1 failed first (it was stopped, state T, and killed; "),
+        // the launcher sees it stopped for 3 s, before the peers' idle timeout of 5 s, and kills it (on a loaded machine
+        // a peer may notice first: then "and killed; rank 0 noticed first ...")
+        assertTrue(launch.output().contains("rank 1 was stopped (state T)"), launch.output());
+        assertTrue(launch.output().contains("lgc launch: rank 1 failed first (it was stopped, state T, and killed"),
                 launch.output());
         String failure = Files.readString(only(out).resolve(ExperimentRunner.FAILURE));
         assertTrue(failure.contains("rank 1"), failure);
