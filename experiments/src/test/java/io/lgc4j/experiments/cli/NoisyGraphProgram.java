@@ -46,11 +46,13 @@ public final class NoisyGraphProgram {
      *
      * @param args the method: {@code ps} (default, the dense parameter server), {@code lgc-ps} or {@code lgc-rar}
      *             (4 dense steps, 8 of top-k while the autoencoder trains, then compressed); then the epochs
-     *             (default 2, 8 steps each)
+     *             (default 2, 8 steps each); then a checkpoint every so many steps (default: at the end only, into
+     *             LGC_RUN_DIR when launched with one)
      */
     public static void main(String[] args) {
         String method = args.length == 0 ? "ps" : args[0];
         int epochs = args.length < 2 ? 2 : Integer.parseInt(args[1]);
+        checkpointEvery = args.length < 3 ? 0 : Integer.parseInt(args[2]);
         TrainingResult result = switch (method) {
             case "ps" -> train(2, new ParameterServerTopology(), null, epochs);
             case "lgc-ps" -> train(2, LgcPsTopology.builder().ratio(0.05).seed(1).build(), LGC_STAGES, epochs);
@@ -66,13 +68,23 @@ public final class NoisyGraphProgram {
         return train(workers, topology, null, 2);
     }
 
+    /** The program's ps run of {@code epochs} in one JVM, without checkpoints. */
+    static TrainingResult trainPs(int workers, int epochs) {
+        return train(workers, new ParameterServerTopology(), null, epochs);
+    }
+
     private static final StageSchedule LGC_STAGES = new StageSchedule(4, 8);
+    private static int checkpointEvery;
 
     private static TrainingResult train(int workers, Topology topology, StageSchedule stages, int epochs) {
         DistributedTrainer.Builder builder = DistributedTrainer.builder().model(graph()).data(data()).workers(workers)
                 .batchSizePerWorker(16).topology(topology).seed(3);
         if (stages != null) {
             builder.stages(stages);
+        }
+        if (checkpointEvery > 0) {
+            // fromEnvironment() puts them under LGC_RUN_DIR, every checkpointEvery steps
+            builder.checkpoints(java.nio.file.Path.of("checkpoints-not-launched"), checkpointEvery);
         }
         return builder.fromEnvironment().build().fit(epochs);
     }

@@ -154,6 +154,56 @@ class ProgramLaunchTest {
                 + " stopped because it lost it (exit status 1); every other process has stopped"), output);
     }
 
+    /**
+     * Program mode's restarts: the parameter server as a process of its own ({@code --servers 1}), checkpoints every
+     * 40 steps into {@code --run-dir}; rank 1 killed after the first checkpoint fails the launch; {@code --resume}
+     * goes on from it with {@code --max-restarts 1}, rank 1 is killed again after the next checkpoint, the launcher
+     * starts every process again from there, and the run ends where the uninterrupted run in one JVM ends, bit for bit
+     * (Dropout included).
+     */
+    @Test
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
+    void aProgramShouldResumeAndRestartWithItsServerApartAndEndWhereTheUninterruptedRunEnds(@TempDir Path tmp)
+            throws Exception {
+        String uninterrupted = String.join(",", NoisyGraphProgram.trainPs(2, 40).replicaChecksums());
+        Path run = tmp.resolve("run");
+        Process first = start(tmp, "1", List.of("--servers", "1", "--run-dir", run.toString()),
+                NoisyGraphProgram.class.getName(), "ps", "40", "40");
+        long checkpoint = killRank1After(first, run, 0);
+        assertTrue(first.waitFor(2, TimeUnit.MINUTES), "the first launch did not end");
+        assertEquals(137, first.exitValue(), Files.readString(tmp.resolve("launch.log")));
+
+        Process resumed = start(tmp, "1", List.of("--servers", "1", "--resume", run.toString(), "--max-restarts",
+                "1"), NoisyGraphProgram.class.getName(), "ps", "40", "40");
+        killRank1After(resumed, run, checkpoint);
+        assertTrue(resumed.waitFor(3, TimeUnit.MINUTES), "the resumed launch did not end");
+        String output = Files.readString(tmp.resolve("launch.log"), StandardCharsets.UTF_8);
+        assertEquals(0, resumed.exitValue(), output);
+        assertTrue(output.matches("(?s).*lgc launch: attempt 0 failed at \\S+ \\(rank 1 failed first with exit"
+                + " status 137 \\(signal 9\\)\\); restart 1 of 1: every process again, from the checkpoint after"
+                + " \\d+ steps in .*"), output);
+        assertEquals(Map.of(0, uninterrupted, 1, uninterrupted), checksums(output));
+    }
+
+    /**
+     * Waits until {@code run} holds a complete checkpoint after more than {@code after} steps, then kills rank 1 of
+     * {@code launch}; returns that checkpoint's next step.
+     */
+    private static long killRank1After(Process launch, Path run, long after) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (System.nanoTime() < deadline) {
+            java.util.Optional<io.lgc4j.core.checkpoint.Checkpoint> latest = Files.isDirectory(run)
+                    ? io.lgc4j.core.checkpoint.CheckpointDirectory.in(run).latest() : java.util.Optional.empty();
+            if (latest.isPresent() && latest.get().nextStep() > after) {
+                awaitRank(launch, 1).destroyForcibly();
+                return latest.get().nextStep();
+            }
+            assertTrue(launch.isAlive(), "the launch ended before a checkpoint after step " + after);
+            Thread.sleep(50);
+        }
+        throw new AssertionError("no checkpoint after step " + after + " within 2 minutes");
+    }
+
     /** A model built differently in each process (seeded by its rank): refused before step 0 by rank 0, named. */
     @Test
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
@@ -205,10 +255,18 @@ class ProgramLaunchTest {
 
     /** Starts {@code lgc launch --nproc 2 -- java … PROGRAM ARGS}, its output in {@code tmp/launch.log}. */
     private static Process start(Path tmp, String threads, String... programAndArgs) throws IOException {
+        return start(tmp, threads, List.of(), programAndArgs);
+    }
+
+    /** Starts {@code lgc launch --nproc 2 OPTIONS -- java … PROGRAM ARGS}, its output in {@code tmp/launch.log}. */
+    private static Process start(Path tmp, String threads, List<String> options, String... programAndArgs)
+            throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         String classPath = System.getProperty("java.class.path");
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", classPath, LgcCommand.class.getName(),
-                "launch", "--nproc", "2", "--", java, "-Xmx512m", "-cp", classPath));
+                "launch", "--nproc", "2"));
+        cmd.addAll(options);
+        cmd.addAll(List.of("--", java, "-Xmx512m", "-cp", classPath));
         cmd.addAll(List.of(programAndArgs));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(tmp.resolve("launch.log").toFile());
