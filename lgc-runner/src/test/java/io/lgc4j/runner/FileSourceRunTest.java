@@ -77,26 +77,44 @@ class FileSourceRunTest {
         assertEquals(memory.result().finalAccuracy(), files.result().finalAccuracy());
     }
 
-    @Test
-    void aCsvRunShouldTrainWithoutEvaluating(@TempDir Path out) throws IOException {
+    /** The first {@code n} training images from {@code from} as CSV rows, the label first, under a header. */
+    private static String csvRows(int from, int n) throws IOException {
         byte[] images = Files.readAllBytes(data.resolve(FashionMnist.Split.TRAIN.imagesFileName()));
         byte[] labels = Files.readAllBytes(data.resolve(FashionMnist.Split.TRAIN.labelsFileName()));
         StringBuilder csv = new StringBuilder("label,pixels...\n");
-        for (int i = 0; i < 640; i++) {
+        for (int i = from; i < from + n; i++) {
             csv.append(labels[8 + i]);
             for (int p = 0; p < 784; p++) {
                 csv.append(',').append(Byte.toUnsignedInt(images[16 + i * 784 + p]) / 255.0);
             }
             csv.append('\n');
         }
+        return csv.toString();
+    }
+
+    @Test
+    void aCsvRunShouldEvaluateOnItsTestPathAndSayWhenItHasNone(@TempDir Path out) throws IOException {
         Path dir = Files.createDirectories(out.resolve("csv"));
-        Files.writeString(dir.resolve("train.csv"), csv);
+        Files.writeString(dir.resolve("train.csv"), csvRows(0, 640));
+        Path test = Files.createDirectories(out.resolve("csv-test")).resolve("test.csv");
+        Files.writeString(test, csvRows(640, 200));
+        String csv = "{dataset: csv, source: files, path: " + dir + ", csv: {labelColumn: 0, classes: 10,"
+                + " skipLines: 1}";
         ExperimentRunner.RunOutcome run = new ExperimentRunner().run(config(out.resolve("results"),
-                "{dataset: csv, source: files, path: " + dir + ", csv: {labelColumn: 0, classes: 10, skipLines: 1}}"),
-                "files.yaml", List.of());
+                csv + "}"), "files.yaml", List.of());
         assertEquals(20, run.summary().steps());
         assertTrue(Double.isNaN(run.result().finalAccuracy()), "no test data: " + run.result().finalAccuracy());
+        assertEquals("not evaluated (no test data: set data.testPath)",
+                ExperimentRunner.accuracy(run.result().finalAccuracy()));
         assertTrue(Files.isRegularFile(run.directory().resolve("summary.json")));
+
+        ExperimentRunner.RunOutcome evaluated = new ExperimentRunner().run(config(out.resolve("results"),
+                csv + ", testPath: " + test + ", testLimit: 150}"), "files.yaml", List.of());
+        double accuracy = evaluated.result().finalAccuracy();
+        assertTrue(accuracy > 0.1 && Math.abs(accuracy * 150 - Math.rint(accuracy * 150)) < 1e-9, "150 test rows evaluated: "
+                + accuracy);
+        assertEquals(run.summary().replicaChecksums(), evaluated.summary().replicaChecksums(),
+                "evaluating changes no bit of training");
     }
 
     @Test

@@ -31,8 +31,10 @@ class ConfigWriterTest {
                 data:
                   dataset: fashion-mnist
                   path: /usr/share/datasets/fashion-mnist
+                  testPath: ""
                   source: memory
                   prefetch: 2
+                  check: full
                   csv:
                     labelColumn: -1
                     classes: 0

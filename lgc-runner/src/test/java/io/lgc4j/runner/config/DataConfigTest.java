@@ -61,9 +61,13 @@ class DataConfigTest {
         assertEquals("x.yaml: key 'data.preprocessing' applies to Fashion-MNIST's pixels; data.dataset csv reads its"
                 + " values as they are, found scale; remove it", parseError(RUN + "data: {dataset: csv, source: files,"
                 + " preprocessing: scale, csv: {labelColumn: 3, classes: 4}}\n"));
-        assertEquals("x.yaml: key 'data.testLimit' applies to Fashion-MNIST's test split; data.dataset csv has no"
-                + " test data (the run evaluates nothing), found 500; remove it", parseError(RUN + "data: {dataset:"
+        assertEquals("x.yaml: key 'data.testLimit' limits the test rows of data.testPath, which is not set (the run"
+                + " evaluates nothing), found 500; set data.testPath or remove it", parseError(RUN + "data: {dataset:"
                 + " csv, source: files, testLimit: 500, csv: {labelColumn: 3, classes: 4}}\n"));
+        assertEquals("x.yaml: key 'data.testPath' applies to data.dataset csv only (Fashion-MNIST's test split is in"
+                + " data.path), found \"t\"; remove it", parseError(RUN + "data: {testPath: t}\n"));
+        assertEquals("x.yaml: key 'data.check' must be full, sample or none, found \"half\"", parseError(RUN
+                + "data: {check: half}\n"));
         assertEquals("x.yaml: key 'data.csv' applies to data.dataset csv only, found 3/4/0/\",\""
                 + " (labelColumn/classes/skipLines/delimiter) with data.dataset fashion-mnist; remove it",
                 parseError(RUN + "data: {source: files, csv: {labelColumn: 3, classes: 4}}\n"));
