@@ -54,8 +54,16 @@ public final class Nd4jThreads {
     public static void adopt() {
         int n = runThreads;
         if (n > 0) {
-            NativeOpsHolder.getInstance().getDeviceNativeOps().setOmpNumThreads(n);
+            onThisThread(n);
         }
+    }
+
+    /**
+     * Sets this thread's OpenMP count to {@code threads}, leaving the run's alone: for work that measures a pass as a
+     * run would compute it (the advisor's compute probe).
+     */
+    public static void onThisThread(int threads) {
+        NativeOpsHolder.getInstance().getDeviceNativeOps().setOmpNumThreads(threads);
     }
 
     /** @return the count threads of a run compute with, or 0 before a trainer was built in this process */
