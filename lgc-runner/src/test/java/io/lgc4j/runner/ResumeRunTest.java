@@ -140,7 +140,7 @@ class ResumeRunTest {
                 "other.yaml", List.of(), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)));
         assertEquals("checkpoint step-000008 of run 'resume' does not fit this run:\n"
                 + "  config keys differ (ignoring runtime.*, run.outputDir, training.epochs, training.maxSteps,"
-                + " training.checkpointEverySteps, training.trace.*, data.prefetch):\n"
+                + " training.checkpointEverySteps, training.trace.*, data.prefetch, data.check):\n"
                 + "    compressor.ratio: checkpoint 0.01, this run 0.02\n"
                 + "    run.seed: checkpoint 7, this run 8", e.getMessage());
         assertEquals(before, listing(killed), "a refused resume changes nothing");

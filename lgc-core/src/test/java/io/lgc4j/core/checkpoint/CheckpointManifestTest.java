@@ -126,7 +126,7 @@ class CheckpointManifestTest {
                 "data.csv.delimiter", ",", "data.csv.classes", "0")));
         assertEquals("checkpoint step-000124 of run 'lgc-ps' does not fit this run:\n"
                 + "  config keys differ (ignoring runtime.*, run.outputDir, training.epochs, training.maxSteps, "
-                + "training.checkpointEverySteps, training.trace.*, data.prefetch):\n"
+                + "training.checkpointEverySteps, training.trace.*, data.prefetch, data.check):\n"
                 + "    data.csv.classes: only in this run (10)\n"
                 + "    data.source: only in this run (files)",
                 message(() -> manifest(4, 1).checkCompatible(new RunSignature(4, 1, MODEL, config("data.source",
@@ -138,7 +138,7 @@ class CheckpointManifestTest {
         manifest(4, 1).checkCompatible(new RunSignature(4, 1, MODEL, config("model.compute.threads", "1")));
         assertEquals("checkpoint step-000124 of run 'lgc-ps' does not fit this run:\n"
                 + "  config keys differ (ignoring runtime.*, run.outputDir, training.epochs, training.maxSteps, "
-                + "training.checkpointEverySteps, training.trace.*, data.prefetch):\n"
+                + "training.checkpointEverySteps, training.trace.*, data.prefetch, data.check):\n"
                 + "    warmup.type: only in this run (powersgd)",
                 message(() -> manifest(4, 1).checkCompatible(new RunSignature(4, 1, MODEL, config("warmup.type",
                         "powersgd", "warmup.values", "inherit", "warmup.carryMemory", "true")))));
@@ -148,7 +148,7 @@ class CheckpointManifestTest {
                 manifest(4, 1).parts());
         assertEquals("checkpoint step-000124 of run 'lgc-ps' does not fit this run:\n"
                 + "  config keys differ (ignoring runtime.*, run.outputDir, training.epochs, training.maxSteps, "
-                + "training.checkpointEverySteps, training.trace.*, data.prefetch):\n"
+                + "training.checkpointEverySteps, training.trace.*, data.prefetch, data.check):\n"
                 + "    data.source: only in the checkpoint (memory)",
                 message(() -> newer.checkCompatible(new RunSignature(4, 1, MODEL, CONFIG))));
     }
@@ -159,7 +159,7 @@ class CheckpointManifestTest {
                 "training.seed", "7", "runtime.type", "launch", "training.epochs", "9"));
         assertEquals("checkpoint step-000124 of run 'lgc-ps' does not fit this run:\n"
                 + "  config keys differ (ignoring runtime.*, run.outputDir, training.epochs, training.maxSteps, "
-                + "training.checkpointEverySteps, training.trace.*, data.prefetch):\n"
+                + "training.checkpointEverySteps, training.trace.*, data.prefetch, data.check):\n"
                 + "    compressor.ratio: checkpoint 0.01, this run 0.001\n"
                 + "    run.name: only in the checkpoint (lgc-ps)\n"
                 + "    training.seed: only in this run (7)", message(() -> manifest(4, 1).checkCompatible(other)));
