@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The examples as a user gets them: examples/ and examples-spark/ copied out of the tree, poms untouched, built with
 # Maven against the LGC4J artifacts in the local repository, as README's "Your model, your data" runs them:
-#   1. lgc-bom's versions are the root pom's (the BOM is written out, not inherited)
+#   1. lgc-bom's versions are the root pom's, examples-spark's Spark properties lgc-spark's (written out, not inherited)
 #   2. examples:       mvn package (main and test classes, the enforcer's dependency convergence)
 #   3. examples:       its class path (mvn dependency:build-classpath), MakeCsv data 20000 4000, TrainOnCsv data 3
 #   4. examples-spark: mvn package, and its class path
@@ -38,12 +38,20 @@ run() {  # STEP DIR COMMAND...: runs COMMAND in DIR, its output in a log of the 
 prop() { sed -n "s|^ *<$1>\(.*\)</$1>.*|\1|p" "$2" | head -n 1; }
 bom=$root/lgc-bom/pom.xml
 project_version=$(sed -n '0,/<version>/s|^ *<version>\(.*\)</version>.*|\1|p' "$root/pom.xml")
-for name in $(sed -n 's|^ *<\([a-z0-9.-]*\.version\)>.*|\1|p' "$bom"); do
+for name in $(sed -n '/<properties>/,/<\/properties>/s|^ *<\([A-Za-z0-9.-]*\)>.*</\1>.*|\1|p' "$bom"); do
   want=$(prop "$name" "$root/pom.xml")
   [ "$name" = lgc4j.version ] && want=$project_version
   got=$(prop "$name" "$bom")
   [ "$got" = "$want" ] || { echo "lgc-bom/pom.xml: $name is $got, the root pom.xml builds with ${want:-nothing of that name}" \
       > "$work/bom.log"; fail "lgc-bom pins the root's versions" "$work/bom.log"; }
+done
+
+# ... and examples-spark's Spark is lgc-spark's: every property both poms define has one value.
+for name in $(sed -n '/<properties>/,/<\/properties>/s|^ *<\([A-Za-z0-9.-]*\)>.*</\1>.*|\1|p' "$root/examples-spark/pom.xml"); do
+  theirs=$(prop "$name" "$root/lgc-spark/pom.xml")
+  [ -z "$theirs" ] || [ "$theirs" = "$(prop "$name" "$root/examples-spark/pom.xml")" ] || {
+    echo "examples-spark/pom.xml: $name differs from lgc-spark/pom.xml's ($theirs)" > "$work/spark.log"
+    fail "examples-spark's Spark properties are lgc-spark's" "$work/spark.log"; }
 done
 
 # The modules as a user copies them: their sources and poms, without the tree's build output.
