@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The examples as a user gets them: examples/ and examples-spark/ copied out of the tree, poms untouched, built with
 # Maven against the LGC4J artifacts in the local repository, as README's "Your model, your data" runs them:
-#   1. lgc-bom's versions are the root pom's, examples-spark's Spark properties lgc-spark's (written out, not inherited)
+#   1. lgc-bom's versions are the root pom's and it lists every published module; examples-spark's Spark properties
+#      are lgc-spark's (written out, not inherited)
 #   2. examples:       mvn package (main and test classes, the enforcer's dependency convergence)
 #   3. examples:       its class path (mvn dependency:build-classpath), MakeCsv data 20000 4000, TrainOnCsv data 3
 #   4. examples-spark: mvn package, and its class path
@@ -44,6 +45,15 @@ for name in $(sed -n '/<properties>/,/<\/properties>/s|^ *<\([A-Za-z0-9.-]*\)>.*
   got=$(prop "$name" "$bom")
   [ "$got" = "$want" ] || { echo "lgc-bom/pom.xml: $name is $got, the root pom.xml builds with ${want:-nothing of that name}" \
       > "$work/bom.log"; fail "lgc-bom pins the root's versions" "$work/bom.log"; }
+done
+
+# ... and lists every module of the root but itself, the examples and the benchmarks (their directories are named
+#     as their artifactIds).
+for module in $(sed -n 's|^ *<module>\(.*\)</module>.*|\1|p' "$root/pom.xml"); do
+  case $module in lgc-bom|examples|examples-spark|benchmarks) continue ;; esac
+  grep -q "<artifactId>$module</artifactId>" "$bom" || {
+    echo "lgc-bom/pom.xml does not list the root's module $module" > "$work/bom.log"
+    fail "lgc-bom lists every published module" "$work/bom.log"; }
 done
 
 # ... and examples-spark's Spark is lgc-spark's: every property both poms define has one value.
