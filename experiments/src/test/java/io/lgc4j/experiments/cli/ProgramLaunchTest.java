@@ -72,7 +72,10 @@ class ProgramLaunchTest {
         assertEquals(0, p.exitValue(), output);
         assertTrue(output.contains("checksums in-process " + inProcess), "a plain java run with two threads: "
                 + output);
-        assertTrue(output.contains("OMP_NUM_THREADS=2 but the run computes with 1 thread per rank"), output);
+        assertTrue(output.contains("ND4J's thread pool has 2 threads (OMP_NUM_THREADS=2 when this JVM started) and the"
+                + " run computes with 1 thread per rank, as in every runtime; ND4J splits some large reductions (an LGC"
+                + " autoencoder's) over its pool, so for bits equal to lgc launch's start this JVM with"
+                + " OMP_NUM_THREADS=1"), output);
 
         Map<Integer, String> byRank = checksums(launchTwice(tmp, NoisyGraphProgram.class, "2"));
         assertEquals(Map.of(0, inProcess, 1, inProcess), byRank, "launched, two threads in each process's ND4J");

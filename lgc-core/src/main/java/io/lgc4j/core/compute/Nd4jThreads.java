@@ -47,6 +47,8 @@ public final class Nd4jThreads {
                     + " OMP_NUM_THREADS=" + threads + " or compute with at most " + pool);
         }
         runThreads = threads;
+        // libnd4j's own parallel loops (samediff::Threads) take this many of the pool's threads, whichever thread asks
+        Nd4j.getEnvironment().setMaxMasterThreads(threads);
         adopt();
     }
 
@@ -77,25 +79,23 @@ public final class Nd4jThreads {
     }
 
     /**
-     * What a process whose {@code OMP_NUM_THREADS} says another count than the run's should be told, or null when
-     * nothing: the variable no longer decides a run's count, {@code threads} does.
+     * What a process whose ND4J thread pool differs from the run's count should be told, or null when nothing. The
+     * layers' compute follows the run's count on every thread; but ND4J splits some large reductions (an LGC
+     * autoencoder's among them) over its pool, sized once when it loaded, so a JVM whose pool has another size than a
+     * launched process's ({@code OMP_NUM_THREADS} = the run's count) may compute other bits there.
      *
      * @param threads the run's count
+     * @param pool    the threads of ND4J's pool ({@link #pool()})
      * @param env     the process's {@code OMP_NUM_THREADS}, or null
      */
-    public static String note(int threads, String env) {
-        if (env == null) {
+    public static String note(int threads, int pool, String env) {
+        if (pool == threads) {
             return null;
         }
-        try {
-            if (Integer.parseInt(env.strip()) == threads) {
-                return null;
-            }
-        } catch (NumberFormatException e) {
-            // not a count: say what it was
-        }
-        return "OMP_NUM_THREADS=" + env + " but the run computes with " + threads + " thread" + (threads == 1 ? ""
-                : "s") + " per rank, as it does in every runtime (ask for more with ComputeSettings#withThreads,"
-                + " lgc launch --threads or model.compute.threads)";
+        return "ND4J's thread pool has " + pool + " threads (" + (env == null ? "OMP_NUM_THREADS unset: the"
+                + " machine's cores" : "OMP_NUM_THREADS=" + env) + " when this JVM started) and the run computes with "
+                + threads + " thread" + (threads == 1 ? "" : "s") + " per rank, as in every runtime; ND4J splits some"
+                + " large reductions (an LGC autoencoder's) over its pool, so for bits equal to lgc launch's start this"
+                + " JVM with OMP_NUM_THREADS=" + threads;
     }
 }

@@ -179,6 +179,8 @@ public final class ClusterRuntime extends TrainingRuntime {
                                               TraceClock traceClock) {
         int workers = run.workers();
         int endpoints = run.endpoints();
+        // before the topology builds the endpoint (an LGC worker warms up its encoder there): the run's threads
+        io.lgc4j.core.compute.Nd4jThreads.adopt();
         ClusterConnection connection = connector.connect(endpoints, names, topology.fingerprint(layout),
                 topology.describeFingerprint(layout));
         int endpoint = connection.endpoint();

@@ -214,6 +214,9 @@ public final class InProcessRuntime extends TrainingRuntime {
     private static void guard(AtomicReference<Throwable> failure, AtomicReference<String> failedFirst, String who,
                               Runnable onFailure, Runnable body) {
         try {
+            // before the topology builds the endpoint: an LGC worker builds (and warms up) its encoder there, and
+            // oneDNN keeps what it built for the thread count of the moment
+            io.lgc4j.core.compute.Nd4jThreads.adopt();
             body.run();
         } catch (Throwable t) {
             boolean consequence = t instanceof TransportClosedException && failure.get() != null;
