@@ -54,7 +54,11 @@ public final class FaultProgram {
         public FailingRelu() {
         }
 
-        FailingRelu(int rank, int pass) {
+        /**
+         * @param rank the {@code LGC_RANK} of the process whose model throws
+         * @param pass the training pass that throws, from 1
+         */
+        public FailingRelu(int rank, int pass) {
             this.rank = rank;
             this.pass = pass;
         }

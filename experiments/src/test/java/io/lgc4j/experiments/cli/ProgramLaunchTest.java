@@ -132,7 +132,7 @@ class ProgramLaunchTest {
         assertEquals(1, launch.exitValue(), output);
         String other = failing.equals("0") ? "1" : "0";
         assertTrue(output.contains("lgc launch: rank " + failing + " failed first (exit status 1): rank " + failing
-                + " stopped at step 29 (FULL): failed: the model failed on purpose on its 30th forward pass; rank "
+                + " stopped at step 29 (FULL): failed: the model threw on purpose in its training pass 30; rank "
                 + other + " stopped because it lost it (exit status 1); every other process has stopped"), output);
         assertTrue(output.contains("rank " + failing + " aborts the job: rank " + failing + " stopped"), output);
     }

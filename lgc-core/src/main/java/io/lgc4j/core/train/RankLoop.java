@@ -876,7 +876,7 @@ final class RankLoop {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e.getMessage(), e);
         }
-        if (timeline.on()) {
+        if (timeline.on() && rows > 0) { // a source in memory has nothing to check, and its trace shows nothing
             timeline.span(Timeline.RANK_THREAD, "data check", "io", start, System.nanoTime(), Map.of("rows", rows,
                     "check", run.dataCheck().configName()));
         }
