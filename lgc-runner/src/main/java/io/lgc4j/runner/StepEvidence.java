@@ -37,7 +37,8 @@ public final class StepEvidence {
     private static final List<String> NOT_EVIDENCE = List.of("run.", "runtime.", "topology.", "compressor.",
             "stages.", "warmup.", "autoencoder.", "model.compute.", "training.trace.", "training.overlap",
             "training.bucketBytes", "training.epochs", "training.maxSteps", "training.diagnostics",
-            "training.checkpointEverySteps", "training.evalEverySteps", "data.source", "data.prefetch", "data.path");
+            "training.checkpointEverySteps", "training.evalEverySteps", "data.source", "data.prefetch", "data.check",
+            "data.path", "data.testPath");
 
     private StepEvidence() {
     }
@@ -46,13 +47,15 @@ public final class StepEvidence {
      * What dense training's steps to a target depend on: every resolved key of {@code config} but the run's place and
      * length, its runtime, its evaluation interval, its compute settings and its method, as {@code key=value} joined
      * by {@code ;} in key order.
-     * The data's path counts only for a CSV data set (a named one is the same data wherever it is stored).
+     * The data's paths (training and test) count only for a CSV data set (a named one is the same data wherever it
+     * is stored); how much of it is checked before step 0 never counts.
      */
     public static String evidenceKey(ExperimentConfig config) {
         SortedMap<String, String> flat = ConfigKeys.flatten(config);
         StringBuilder key = new StringBuilder();
         for (Map.Entry<String, String> e : flat.entrySet()) {
-            boolean csvPath = e.getKey().equals("data.path") && config.data().dataset() == DatasetName.CSV;
+            boolean csvPath = (e.getKey().equals("data.path") || e.getKey().equals("data.testPath"))
+                    && config.data().dataset() == DatasetName.CSV;
             if (csvPath || NOT_EVIDENCE.stream().noneMatch(e.getKey()::startsWith)) {
                 key.append(key.isEmpty() ? "" : ";").append(e.getKey()).append('=').append(e.getValue());
             }
