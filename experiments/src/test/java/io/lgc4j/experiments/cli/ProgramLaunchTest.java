@@ -159,7 +159,7 @@ class ProgramLaunchTest {
 
     /**
      * Program mode's restarts: the parameter server as a process of its own ({@code --servers 1}), checkpoints every
-     * 40 steps into {@code --run-dir}; rank 1 killed after the first checkpoint fails the launch; {@code --resume}
+     * 20 steps into {@code --run-dir}; rank 1 killed after the first checkpoint fails the launch; {@code --resume}
      * goes on from it with {@code --max-restarts 1}, rank 1 is killed again after the next checkpoint, the launcher
      * starts every process again from there, and the run ends where the uninterrupted run in one JVM ends, bit for bit
      * (Dropout included).
@@ -171,13 +171,13 @@ class ProgramLaunchTest {
         String uninterrupted = String.join(",", NoisyGraphProgram.trainPs(2, 40).replicaChecksums());
         Path run = tmp.resolve("run");
         Process first = start(tmp, "1", List.of("--servers", "1", "--run-dir", run.toString()),
-                NoisyGraphProgram.class.getName(), "ps", "40", "40");
+                NoisyGraphProgram.class.getName(), "ps", "40", "20");
         long checkpoint = killRank1After(first, run, 0);
         assertTrue(first.waitFor(2, TimeUnit.MINUTES), "the first launch did not end");
         assertEquals(137, first.exitValue(), Files.readString(tmp.resolve("launch.log")));
 
         Process resumed = start(tmp, "1", List.of("--servers", "1", "--resume", run.toString(), "--max-restarts",
-                "1"), NoisyGraphProgram.class.getName(), "ps", "40", "40");
+                "1"), NoisyGraphProgram.class.getName(), "ps", "40", "20");
         killRank1After(resumed, run, checkpoint);
         assertTrue(resumed.waitFor(3, TimeUnit.MINUTES), "the resumed launch did not end");
         String output = Files.readString(tmp.resolve("launch.log"), StandardCharsets.UTF_8);
