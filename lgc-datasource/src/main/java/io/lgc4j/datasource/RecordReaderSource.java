@@ -259,15 +259,11 @@ public final class RecordReaderSource extends IndexedSource {
                 Nd4j.create(y, new long[] {rows.length, l}, DataType.FLOAT));
     }
 
-    /** {@link DataCheck#SAMPLE}: a share's first {@value #SAMPLE_HEAD} rows, then one in {@value #SAMPLE_EVERY}. */
-    private static final int SAMPLE_HEAD = 1_000;
-    private static final int SAMPLE_EVERY = 100;
-
     /**
      * Reads the rows of share {@code rank} one file at a time, as training reads them, without building batches
      * (the rows of an indexed source's check are read 512 at a time: hundreds of megabytes of large images): every row, or
-     * {@link DataCheck#SAMPLE}'s rows as every indexed source samples them (the share's first
-     * {@value #SAMPLE_HEAD}, then one in {@value #SAMPLE_EVERY}, and its last). Every example must have the share's
+     * {@link DataCheck#SAMPLE}'s rows as every indexed source samples them ({@link #nextCheckedRow}). Every example
+     * must have the share's
      * first example's shapes.
      */
     @Override
@@ -280,8 +276,7 @@ public final class RecordReaderSource extends IndexedSource {
         long count = 0;
         Example first = null;
         try {
-            for (long row = from; row < to; row = how == DataCheck.FULL || row < from + SAMPLE_HEAD ? row + 1
-                    : Math.min(row + SAMPLE_EVERY, Math.max(row + 1, to - 1))) {
+            for (long row = from; row < to; row = nextCheckedRow(row, from, to, how)) {
                 Example example = example((int) row);
                 if (first == null) {
                     first = example;

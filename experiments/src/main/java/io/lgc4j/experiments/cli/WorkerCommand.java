@@ -347,19 +347,13 @@ final class WorkerCommand implements Callable<Integer> {
         } catch (DatasetNotFoundException | IdxFormatException | RunInputException e) {
             System.err.println("lgc worker: " + e.getMessage());
             return 2;
-        } catch (RunFailedException e) {
-            if (lostPeer(e)) {
-                System.err.println("lgc worker: stopped because another process failed: " + e.getMessage());
-                return StopReport.LOST_PEER_STATUS;
-            }
-            System.err.println("lgc worker: training failed: " + e.getMessage());
-            return 1;
         } catch (RuntimeException e) {
             if (lostPeer(e)) {
                 System.err.println("lgc worker: stopped because another process failed: " + e.getMessage());
                 return StopReport.LOST_PEER_STATUS;
             }
-            System.err.println("lgc worker: " + e.getMessage());
+            System.err.println("lgc worker: " + (e instanceof RunFailedException ? "training failed: " : "")
+                    + e.getMessage());
             return 1;
         } catch (java.io.IOException e) {
             System.err.println("lgc worker: " + e);

@@ -83,18 +83,20 @@ public abstract class IndexedSource implements DataSource {
         }
         long from = shareStart(rank, workers);
         long to = shareStart(rank + 1, workers);
-        long[] rows = how == DataCheck.FULL ? null : sample(from, to);
-        long count = rows == null ? to - from : rows.length;
+        long count = 0;
         int[] batch = new int[CHECK_BATCH];
-        for (long i = 0; i < count; i += CHECK_BATCH) {
-            int len = (int) Math.min(CHECK_BATCH, count - i);
-            for (int j = 0; j < len; j++) {
-                batch[j] = (int) (rows == null ? from + i + j : rows[(int) (i + j)]);
-            }
-            try {
-                read(len == CHECK_BATCH ? batch : java.util.Arrays.copyOf(batch, len));
-            } catch (IOException | RuntimeException e) {
-                throw checkFailed(rank, workers, how, e);
+        int len = 0;
+        for (long row = from; row < to; row = nextCheckedRow(row, from, to, how)) {
+            batch[len++] = (int) row;
+            boolean last = nextCheckedRow(row, from, to, how) >= to;
+            if (len == CHECK_BATCH || last) {
+                try {
+                    read(len == CHECK_BATCH ? batch : java.util.Arrays.copyOf(batch, len));
+                } catch (IOException | RuntimeException e) {
+                    throw checkFailed(rank, workers, how, e);
+                }
+                count += len;
+                len = 0;
             }
         }
         return count;
@@ -112,16 +114,16 @@ public abstract class IndexedSource implements DataSource {
                 + e.getMessage(), e);
     }
 
-    /** The share's first {@value #SAMPLE_HEAD} rows, then every {@value #SAMPLE_EVERY}th, and its last. */
-    private static long[] sample(long from, long to) {
-        java.util.List<Long> rows = new java.util.ArrayList<>();
-        for (long r = from; r < to; r = r < from + SAMPLE_HEAD ? r + 1 : r + SAMPLE_EVERY) {
-            rows.add(r);
+    /**
+     * The row {@link #check} reads after {@code row} of the share {@code [from, to)}, or {@code to} after its last:
+     * {@link DataCheck#FULL} every row; {@link DataCheck#SAMPLE} the share's first {@value #SAMPLE_HEAD} rows, then
+     * every {@value #SAMPLE_EVERY}th, and its last. A source that checks rows its own way walks them with this.
+     */
+    protected static long nextCheckedRow(long row, long from, long to, DataCheck how) {
+        if (how == DataCheck.FULL || row < from + SAMPLE_HEAD) {
+            return row + 1;
         }
-        if (to > from && rows.get(rows.size() - 1) != to - 1) {
-            rows.add(to - 1);
-        }
-        return rows.stream().mapToLong(Long::longValue).toArray();
+        return row >= to - 1 ? to : Math.min(row + SAMPLE_EVERY, to - 1);
     }
 
     @Override
