@@ -178,7 +178,6 @@ final class RankLoop {
         Collector collector = rank == 0 ? new Collector() : null;
         Checkpointing checkpoints = run.checkpoints();
         int first = Checkpointing.firstStep(checkpoints);
-        Nd4jThreads.adopt();
         checkData();
         agreeOnData(first == 0);
         if (probeRounds > 0) {

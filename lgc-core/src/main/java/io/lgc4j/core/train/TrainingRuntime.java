@@ -113,7 +113,6 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
             reporter.lagNotes(loop::awaitNotes);
         }
         reporter.awaitAgreement();
-        io.lgc4j.core.compute.Nd4jThreads.adopt(); // a service's thread computes too (an autoencoder's decoders)
         try {
             while (true) {
                 long start = System.nanoTime();
