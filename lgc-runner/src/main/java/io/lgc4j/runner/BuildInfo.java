@@ -27,6 +27,14 @@ public final class BuildInfo {
         return PROPERTIES.getProperty("nd4j.classifier", "unknown");
     }
 
+    /**
+     * The ND4J native classifiers built in, e.g. {@code linux-x86_64-onednn-avx2 + linux-x86_64-onednn-avx512}: each
+     * process loads the widest its CPU runs ({@link io.lgc4j.core.compute.Nd4jBuild}).
+     */
+    public static String nd4jClassifiers() {
+        return nd4jClassifier() + " + " + PROPERTIES.getProperty("nd4j.avx512.classifier", "unknown");
+    }
+
     private static Properties load() {
         Properties p = new Properties();
         try (InputStream in = BuildInfo.class.getResourceAsStream("/io/lgc4j/runner/build.properties")) {

@@ -486,12 +486,16 @@ public final class ExperimentRunner {
      * path computes the same gradient, slower), and provenance.json names the layers.
      */
     private static void warnAboutCompute(ComputeReport compute) {
+        if (compute.build().narrowerThanTheCpu(io.lgc4j.core.compute.CpuInfo.ofThisMachine())) {
+            System.err.println("lgc: note: this CPU has AVX-512, but ND4J runs " + compute.build().loaded() + " ("
+                    + compute.build().reason() + ")");
+        }
         if (!compute.settings().oneDnn()) {
             return;
         }
         if (!compute.oneDnnAvailable()) {
             System.err.println("lgc: warning: model.compute.oneDnn is true but ND4J's native library here has no"
-                    + " oneDNN (native variant " + BuildInfo.nd4jClassifier() + "; the *-onednn* classifiers have"
+                    + " oneDNN (native variant " + compute.build().loaded() + "; the *-onednn* classifiers have"
                     + " it): every layer runs DL4J's own, slower path");
             return;
         }

@@ -2,6 +2,7 @@ package io.lgc4j.runner;
 
 import io.lgc4j.core.compute.ComputeThreads;
 import io.lgc4j.core.compute.CpuLimits;
+import io.lgc4j.core.compute.Nd4jBuild;
 import io.lgc4j.core.compute.Nd4jThreads;
 
 import org.nd4j.linalg.api.buffer.DataType;
@@ -65,12 +66,14 @@ public final class Nd4jEnvironment {
         return t;
     }
 
-    /** Backend class, native variant, BLAS vendor and thread counts, for provenance. */
+    /** Backend class, native variant (the build loaded, and why), BLAS vendor and thread counts, for provenance. */
     public static Map<String, String> describe() {
         configure();
         Map<String, String> d = new LinkedHashMap<>();
         d.put("backend", Nd4j.getBackend().getClass().getSimpleName());
-        d.put("nativeVariant", BuildInfo.nd4jClassifier());
+        Nd4jBuild build = Nd4jBuild.current();
+        d.put("nativeVariant", build.loaded());
+        d.put("nativeVariantReason", build.reason());
         d.put("dl4jVersion", BuildInfo.dl4jVersion());
         Properties env = Nd4j.getExecutioner().getEnvironmentInformation();
         for (String key : new String[] {"blas.vendor", "omp.threads", "cores"}) {

@@ -1,6 +1,7 @@
 package io.lgc4j.runner;
 
 import io.lgc4j.core.compute.ComputeReport;
+import io.lgc4j.core.compute.CpuInfo;
 
 import java.io.File;
 import java.io.IOException;
@@ -60,26 +61,7 @@ public final class Provenance {
      * Processor (family 6, model 207, avx512f)"; "unknown" where there is no /proc/cpuinfo.
      */
     static String cpu() {
-        try {
-            Map<String, String> first = new LinkedHashMap<>();
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/cpuinfo"),
-                    StandardCharsets.UTF_8)) {
-                int colon = line.indexOf(':');
-                if (line.isBlank()) {
-                    break; // the first processor is enough
-                }
-                if (colon > 0) {
-                    first.putIfAbsent(line.substring(0, colon).trim(), line.substring(colon + 1).trim());
-                }
-            }
-            String flags = " " + first.getOrDefault("flags", "") + " ";
-            String vector = flags.contains(" avx512f ") ? "avx512f" : flags.contains(" avx2 ") ? "avx2"
-                    : flags.contains(" avx ") ? "avx" : "no avx";
-            return first.getOrDefault("model name", "unknown model") + " (family " + first.getOrDefault("cpu family",
-                    "?") + ", model " + first.getOrDefault("model", "?") + ", " + vector + ")";
-        } catch (IOException | RuntimeException e) {
-            return "unknown";
-        }
+        return CpuInfo.ofThisMachine().toString();
     }
 
     /** The git commit of the running code (asked where its jar lives), or "unknown"; touches nothing else. */

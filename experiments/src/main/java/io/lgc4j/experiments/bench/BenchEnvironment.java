@@ -1,6 +1,5 @@
 package io.lgc4j.experiments.bench;
 
-import io.lgc4j.runner.BuildInfo;
 import io.lgc4j.runner.Provenance;
 
 import java.lang.management.ManagementFactory;
@@ -23,11 +22,12 @@ public final class BenchEnvironment {
         Object nd4j = p.get("nd4j");
         String threads = nd4j instanceof Map<?, ?> m && m.get("omp.threads") != null
                 ? ", " + m.get("omp.threads") + " OpenMP threads" : "";
-        return String.format(Locale.ROOT, "git %s%s, %s, Java %s, %s, %d CPUs, load average %.1f, ND4J %s%s",
+        return String.format(Locale.ROOT, "git %s%s, %s, Java %s, %s, %s, %d CPUs, load average %.1f, ND4J %s%s",
                 commit.length() > 12 ? commit.substring(0, 12) : commit,
                 "true".equals(p.get("gitDirty")) ? " (dirty tree)" : "", p.get("startedAt"), Runtime.version(),
-                System.getProperty("os.arch"), Runtime.getRuntime().availableProcessors(),
-                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), BuildInfo.nd4jClassifier(),
+                System.getProperty("os.arch"), p.get("cpu"), Runtime.getRuntime().availableProcessors(),
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+                io.lgc4j.core.compute.Nd4jBuild.current().loaded(),
                 threads);
     }
 }

@@ -8,7 +8,6 @@ import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.data.FashionMnist;
 import io.lgc4j.data.LabeledImages;
 import io.lgc4j.data.PixelPreprocessing;
-import io.lgc4j.runner.BuildInfo;
 import io.lgc4j.runner.Nd4jEnvironment;
 import io.lgc4j.zoo.ModelZoo;
 import io.lgc4j.ps.topology.ParameterServerTopology;
@@ -95,7 +94,7 @@ final class BenchCommand implements Callable<Integer> {
             System.out.println(io.lgc4j.experiments.bench.BenchEnvironment.describe(42));
             System.out.printf(Locale.ROOT, "dense step of the small CNN (%,d params), batch %d per worker, mean of %d"
                     + " steps after %d warm-up; ND4J %s, %d cores%n", ModelZoo.SMALL_CNN_PARAMS, batch, steps, warmup,
-                    BuildInfo.nd4jClassifier(), Runtime.getRuntime().availableProcessors());
+                    io.lgc4j.core.compute.Nd4jBuild.current().loaded(), Runtime.getRuntime().availableProcessors());
             System.out.println("| topology | K | compute ms | encode ms | communicate ms | decode ms | apply ms | step ms"
                     + " | comm machinery / compute |");
             System.out.println("|---|---|---|---|---|---|---|---|---|");

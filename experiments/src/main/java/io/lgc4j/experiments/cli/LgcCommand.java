@@ -40,7 +40,7 @@ public final class LgcCommand implements Runnable {
         public String[] getVersion() {
             return new String[] {"lgc " + io.lgc4j.runner.BuildInfo.version() + " (DL4J "
                     + io.lgc4j.runner.BuildInfo.dl4jVersion() + ", ND4J "
-                    + io.lgc4j.runner.BuildInfo.nd4jClassifier() + ")"};
+                    + io.lgc4j.runner.BuildInfo.nd4jClassifiers() + ")"};
         }
     }
 }

@@ -15,15 +15,18 @@ import java.util.Objects;
  * <pre>{@code
  * ComputeReport report = trainer.compute();
  * report.missingHelpers();   // empty when every conv, pooling and batch-norm layer runs on oneDNN
- * report.toMap();            // {oneDnn=true, oneDnnAvailable=true, cacheMode=HOST,
+ * report.toMap();            // {nd4jBuild=linux-x86_64-onednn-avx512, nd4jBuildReason=the CPU has AVX-512; ...,
+ *                            //  oneDnn=true, oneDnnAvailable=true, cacheMode=HOST,
  *                            //  layers={conv1=MKLDNNConvHelper, ...}, missingHelpers=[]}
  * }</pre>
  *
  * @param settings        what the replicas were built with
  * @param oneDnnAvailable whether ND4J's native library runs oneDNN in this process ({@link LayerHelpers#oneDnnAvailable})
  * @param layers          every layer of the replica, in the model's order
+ * @param build           ND4J's native build this process runs, and why ({@link Nd4jBuild})
  */
-public record ComputeReport(ComputeSettings settings, boolean oneDnnAvailable, List<LayerCompute> layers) {
+public record ComputeReport(ComputeSettings settings, boolean oneDnnAvailable, List<LayerCompute> layers,
+                            Nd4jBuild build) {
 
     /** What {@link LayerCompute#helper} says of a layer that runs DL4J's own code. */
     public static final String BUILT_IN = "built-in";
@@ -52,7 +55,13 @@ public record ComputeReport(ComputeSettings settings, boolean oneDnnAvailable, L
      */
     public ComputeReport {
         Objects.requireNonNull(settings, "settings");
+        Objects.requireNonNull(build, "build");
         layers = List.copyOf(layers);
+    }
+
+    /** A report of this process's build ({@link Nd4jBuild#current()}). */
+    public ComputeReport(ComputeSettings settings, boolean oneDnnAvailable, List<LayerCompute> layers) {
+        this(settings, oneDnnAvailable, layers, Nd4jBuild.current());
     }
 
     /**
@@ -90,12 +99,15 @@ public record ComputeReport(ComputeSettings settings, boolean oneDnnAvailable, L
     }
 
     /**
-     * @return a JSON-ready map: {@code oneDnn}, {@code oneDnnAvailable}, {@code cacheMode}, {@code layers}
+     * @return a JSON-ready map: {@code nd4jBuild} and {@code nd4jBuildReason} ({@link #build}), {@code oneDnn},
+     *         {@code oneDnnAvailable}, {@code cacheMode}, {@code layers}
      *         (name → helper, or {@value #BUILT_IN}, in the model's order) and {@code missingHelpers} (the names of
      *         {@link #missingHelpers()})
      */
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
+        m.put("nd4jBuild", build.loaded());
+        m.put("nd4jBuildReason", build.reason());
         m.put("oneDnn", settings.oneDnn());
         m.put("oneDnnAvailable", oneDnnAvailable);
         m.put("cacheMode", settings.cacheMode().toString());
