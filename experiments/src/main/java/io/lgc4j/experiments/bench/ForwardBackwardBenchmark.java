@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lgc4j.core.compute.ComputeReport;
 import io.lgc4j.core.compute.ComputeSettings;
+import io.lgc4j.core.compute.Nd4jBuild;
 import io.lgc4j.core.train.ReplicaModel;
 import io.lgc4j.runner.Nd4jEnvironment;
 import io.lgc4j.zoo.ModelSpec;
@@ -31,9 +32,10 @@ import java.util.stream.Collectors;
 /**
  * Forward + backward of every zoo model at batch 32, on every compute path ({@link ComputeSettings}: DL4J's own or
  * oneDNN helpers, cache mode NONE or HOST), at each OpenMP thread count, beside PyTorch's same models
- * ({@code scripts/torch_compute_peer.py}) measured in the same run. DL4J fixes its OpenMP threads when its native
- * library loads, so each thread count runs in a JVM of its own ({@link #main}); within one JVM the paths and models
- * take turns, round by round, so that a noisy moment hits all of them.
+ * ({@code scripts/torch_compute_peer.py}) measured in the same run. DL4J fixes its OpenMP threads and its native
+ * build ({@link Nd4jBuild}) when its native library loads, so each thread count and build runs in a JVM of its own
+ * ({@link #main}); within one JVM the paths and models take turns, round by round, so that a noisy moment hits all
+ * of them.
  */
 public final class ForwardBackwardBenchmark {
     /** Batch size of every measured step. */
@@ -82,13 +84,16 @@ public final class ForwardBackwardBenchmark {
      * The child JVM: measures every model on every path at this JVM's thread count and prints one line per model
      * and path ({@value #ROW}, model, threads, path, the rounds' means).
      *
-     * @param args rounds, steps per round, warm-up steps, threads (the value of OMP_NUM_THREADS it was started with)
+     * @param args rounds, steps per round, warm-up steps, threads (the value of OMP_NUM_THREADS it was started with),
+     *             "tag" to name the build after each path, "default" to measure LGC4J's default path only
      */
     public static void main(String[] args) {
         int rounds = Integer.parseInt(args[0]);
         int steps = Integer.parseInt(args[1]);
         int warmup = Integer.parseInt(args[2]);
         int threads = Integer.parseInt(args[3]);
+        boolean tag = args.length > 4 && args[4].equals("tag");
+        boolean defaultOnly = args.length > 5 && args[5].equals("default");
         Nd4jEnvironment.configure();
         Nd4j.getRandom().setSeed(1);
         INDArray x = Nd4j.rand(DataType.FLOAT, BATCH, ModelZoo.SIDE * ModelZoo.SIDE);
@@ -100,13 +105,17 @@ public final class ForwardBackwardBenchmark {
         for (ModelSpec spec : ModelSpec.values()) {
             ReplicaModel origin = ReplicaModel.wrap(spec.build(1, ModelZoo.defaultUpdater()));
             for (Map.Entry<String, ComputeSettings> p : PATHS.entrySet()) {
+                if (defaultOnly && p.getValue() != ComputeSettings.DEFAULT) {
+                    continue;
+                }
                 ReplicaModel r = origin.copy(p.getValue());
                 List<ComputeReport.LayerCompute> missing = ComputeReport.of(r.model(), p.getValue()).missingHelpers();
                 if (!missing.isEmpty()) {
                     throw new IllegalStateException(spec.modelName() + " on " + p.getKey() + ": layers without"
                             + " their helper " + missing);
                 }
-                replicas.put(spec.modelName() + "\t" + p.getKey(), r);
+                replicas.put(spec.modelName() + "\t" + p.getKey() + (tag ? " @ " + Nd4jBuild.current().loaded()
+                        .replace("linux-x86_64-", "") : ""), r);
             }
         }
         Map<String, double[]> ms = new LinkedHashMap<>();
@@ -137,6 +146,9 @@ public final class ForwardBackwardBenchmark {
      *
      * @param out        where the table goes
      * @param threads    OpenMP / PyTorch thread counts
+     * @param builds     ND4J builds ({@value Nd4jBuild#REQUEST_ENV}), each in JVMs of its own; "auto" for the one
+     *                   each process chooses
+     * @param defaultOnly measure LGC4J's default path only
      * @param repeats    how many times DL4J and PyTorch take turns (each time a new JVM and a new Python process)
      * @param rounds     rounds per path and repeat (the table gives the median and range of all of them)
      * @param steps      steps per round
@@ -145,14 +157,17 @@ public final class ForwardBackwardBenchmark {
      *                   missing
      * @return the rows, DL4J's and PyTorch's
      */
-    public static List<Row> run(PrintStream out, List<Integer> threads, int repeats, int rounds, int steps,
-                                int warmup, Path peerScript) throws IOException, InterruptedException {
+    public static List<Row> run(PrintStream out, List<Integer> threads, List<String> builds, boolean defaultOnly,
+                                int repeats, int rounds, int steps, int warmup, Path peerScript)
+            throws IOException, InterruptedException {
         // DL4J and PyTorch take turns, repeat by repeat: a shared machine's speed drifts by tens of percent over
         // minutes, and a ratio of two figures measured minutes apart would measure the drift
         List<Row> rows = new ArrayList<>();
         for (int r = 0; r < repeats; r++) {
             for (int t : threads) {
-                rows.addAll(child(t, rounds, steps, warmup));
+                for (String build : builds) {
+                    rows.addAll(child(t, build, builds.size() > 1, defaultOnly, rounds, steps, warmup));
+                }
                 rows.addAll(torch(r == 0 ? out : new PrintStream(OutputStream.nullOutputStream()), List.of(t), rounds,
                         steps, warmup, peerScript));
             }
@@ -173,18 +188,20 @@ public final class ForwardBackwardBenchmark {
         return List.copyOf(pooled.values());
     }
 
-    private static List<Row> child(int threads, int rounds, int steps, int warmup)
-            throws IOException, InterruptedException {
+    private static List<Row> child(int threads, String build, boolean tag, boolean defaultOnly, int rounds, int steps,
+                                   int warmup) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElse("java");
         ProcessBuilder pb = new ProcessBuilder(java, "-Xmx2g", "-Dorg.bytedeco.javacpp.maxbytes=4G",
                 "-cp", System.getProperty("java.class.path"), ForwardBackwardBenchmark.class.getName(),
-                String.valueOf(rounds), String.valueOf(steps), String.valueOf(warmup), String.valueOf(threads))
+                String.valueOf(rounds), String.valueOf(steps), String.valueOf(warmup), String.valueOf(threads),
+                tag ? "tag" : "-", defaultOnly ? "default" : "all")
                 .redirectErrorStream(true);
         pb.environment().put("OMP_NUM_THREADS", String.valueOf(threads));
+        pb.environment().put(Nd4jBuild.REQUEST_ENV, build);
         Process p = pb.start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(3600, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IOException("the forward+backward benchmark at " + threads + " threads failed: "
+            throw new IOException("the forward+backward benchmark at " + threads + " threads (" + build + ") failed: "
                     + output.lines().reduce((a, b) -> b).orElse("(no output)"));
         }
         List<Row> rows = new ArrayList<>();
@@ -232,14 +249,20 @@ public final class ForwardBackwardBenchmark {
         out.printf(Locale.ROOT, "%nForward + backward, batch %d, ms per step: median of %d rounds of %d steps"
                 + " (min–max of the rounds), %d repeats of DL4J then PyTorch; DL4J paths are model.compute (oneDnn,"
                 + " cacheMode), the last LGC4J's default%n", BATCH, repeats * rounds, steps, repeats);
-        List<String> dl4j = new ArrayList<>(PATHS.keySet());
+        List<String> dl4j = rows.stream().map(Row::path).filter(p -> !p.startsWith("PyTorch")).distinct().toList();
+        List<String> defaults = dl4j.stream().filter(p -> p.startsWith("oneDNN, HOST")).toList();
+        String builtIn = dl4j.stream().filter(p -> p.startsWith("built-in") && !p.contains("HOST")).findFirst()
+                .orElse(null);
         String torchPath = rows.stream().map(Row::path).filter(p -> p.startsWith("PyTorch")).findFirst().orElse(null);
         StringBuilder header = new StringBuilder("| model | threads |");
         dl4j.forEach(p -> header.append(" DL4J ").append(p).append(" |"));
         if (torchPath != null) {
-            header.append(' ').append(torchPath).append(" | default / PyTorch |");
+            header.append(' ').append(torchPath).append(" |");
+            defaults.forEach(p -> header.append(' ').append(p.replace("oneDNN, HOST", "default")).append(" / PyTorch |"));
         }
-        header.append(" built-in / default |");
+        if (builtIn != null) {
+            header.append(" built-in / default |");
+        }
         out.println(header);
         out.println("|---".repeat((int) header.chars().filter(c -> c == '|').count() - 1) + "|");
         for (ModelSpec spec : ModelSpec.values()) {
@@ -253,14 +276,18 @@ public final class ForwardBackwardBenchmark {
                 StringBuilder line = new StringBuilder("| " + spec.modelName() + " | " + t + " |");
                 dl4j.forEach(p -> line.append(' ').append(byPath.containsKey(p) ? byPath.get(p).cell() : "–")
                         .append(" |"));
-                double fast = byPath.get("oneDNN, HOST").median();
                 if (torchPath != null) {
                     Row torch = byPath.get(torchPath);
-                    line.append(' ').append(torch == null ? "–" : torch.cell()).append(" | ")
-                            .append(torch == null ? "–" : String.format(Locale.ROOT, "%.2f", fast / torch.median()))
-                            .append(" |");
+                    line.append(' ').append(torch == null ? "–" : torch.cell()).append(" |");
+                    for (String d : defaults) {
+                        line.append(' ').append(torch == null || !byPath.containsKey(d) ? "–" : String.format(
+                                Locale.ROOT, "%.2f", byPath.get(d).median() / torch.median())).append(" |");
+                    }
                 }
-                line.append(String.format(Locale.ROOT, " %.2f |", byPath.get("built-in").median() / fast));
+                if (builtIn != null) {
+                    line.append(String.format(Locale.ROOT, " %.2f |", byPath.get(builtIn).median()
+                            / byPath.get(defaults.get(0)).median()));
+                }
                 out.println(line);
             }
         }

@@ -83,6 +83,15 @@ final class BenchCommand implements Callable<Integer> {
                 description = "times DL4J and PyTorch take turns in the forward+backward table (default 3)")
         private int repeats;
 
+        @Option(names = "--builds", split = ",", defaultValue = "auto",
+                description = "ND4J builds of the forward+backward table, each in JVMs of its own (LGC_ND4J_BUILD:"
+                        + " auto, onednn-avx2, onednn-avx512, ...; default auto, the one each process chooses)")
+        private List<String> builds;
+
+        @Option(names = "--default-path-only",
+                description = "the forward+backward table measures LGC4J's default path only (oneDNN, HOST)")
+        private boolean defaultPathOnly;
+
         @Override
         public Integer call() throws Exception {
             Nd4jEnvironment.configure();
@@ -125,8 +134,8 @@ final class BenchCommand implements Callable<Integer> {
                             100 * (encode + comm + decode) / compute);
                 }
             }
-            io.lgc4j.experiments.bench.ForwardBackwardBenchmark.run(System.out, threads, repeats, rounds, steps, warmup,
-                    computePeer);
+            io.lgc4j.experiments.bench.ForwardBackwardBenchmark.run(System.out, threads, builds, defaultPathOnly, repeats,
+                    rounds, steps, warmup, computePeer);
             return 0;
     
         }

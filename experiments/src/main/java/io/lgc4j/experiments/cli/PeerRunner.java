@@ -19,7 +19,9 @@ import java.util.Map;
 /**
  * Runs the PyTorch DDP peer ({@code ddp_peer.py}, gloo) as K processes, each in its own namespace of an
  * {@link EmulatedHosts} with the same link cap and CPU share the LGC4J runs get, and the same schedule (K, batch per
- * rank, steps, evaluation interval, seed, Nesterov lr and momentum, PowerSGD's start from {@code stages.fullIterations}).
+ * rank, steps, evaluation interval, seed, Nesterov lr and momentum); each peer at the setting its suite entry names,
+ * by default its best documented one (PowerSGD from step 2, not from LGC4J's {@code stages.fullIterations}: a peer
+ * started later is a dense peer until then).
  * A peer run whose {@code summary.json} exists and whose {@code command.txt} is the planned command is reused.
  *
  * <pre>{@code
@@ -66,8 +68,11 @@ final class PeerRunner {
                 "--momentum", String.valueOf(config.model().updater().momentum()), "--threads", "1",
                 "--data", config.data().path().toString()));
         if (peer.method().equals("powersgd")) {
-            o.addAll(List.of("--rank", String.valueOf(peer.rank()), "--start-iter",
-                    String.valueOf(Math.max(2, config.stages().fullIterations()))));
+            o.addAll(List.of("--rank", String.valueOf(peer.rank()), "--start-iter", String.valueOf(peer.startIter())));
+        }
+        if (peer.method().equals("localsgd")) {
+            o.addAll(List.of("--start-iter", String.valueOf(peer.startIter()), "--period",
+                    String.valueOf(peer.period())));
         }
         return o;
     }

@@ -51,19 +51,25 @@ public record TimeToAccuracySettings(List<LinkShape> rates, List<LinkShape> quic
     private static final List<String> NETWORK_KEYS = List.of("cpuPerProcess", "latencyMs", "peerScript",
             "probeSeconds", "quick", "rates", "targetAccuracy", "untilTarget");
     private static final List<String> QUICK_KEYS = List.of("probeSeconds", "rates", "targetAccuracy", "untilTarget");
-    private static final List<String> PEER_KEYS = List.of("id", "label", "method", "rank");
-    private static final List<String> PEER_METHODS = List.of("dense", "fp16", "powersgd");
+    private static final List<String> PEER_KEYS = List.of("id", "label", "method", "rank", "startIter", "period");
+    private static final List<String> PEER_METHODS = List.of("dense", "fp16", "powersgd", "localsgd");
     private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9-]*");
 
     /**
-     * A method of the PyTorch peer ({@code ddp_peer.py --method METHOD [--rank RANK]}).
+     * A method of the PyTorch peer ({@code ddp_peer.py --method METHOD [--rank RANK] [--start-iter N] [--period H]}),
+     * at its best setting unless the suite says otherwise.
      *
-     * @param id     the directory name ([a-z0-9-]+)
-     * @param label  how the table shows it
-     * @param method dense, fp16 or powersgd
-     * @param rank   PowerSGD's rank r (1 for the others)
+     * @param id        the directory name ([a-z0-9-]+)
+     * @param label     how the table shows it
+     * @param method    dense, fp16, powersgd or localsgd
+     * @param rank      PowerSGD's rank r (1 for the others)
+     * @param startIter PowerSGD's {@code start_powerSGD_iter} (2 by default, the earliest PowerSGDState allows) or
+     *                  post-local SGD's {@code start_localSGD_iter} (the steps of DDP's allreduce before it)
+     * @param period    local SGD: the models are averaged every this many steps
      */
-    public record Peer(String id, String label, String method, int rank) {
+    public record Peer(String id, String label, String method, int rank, int startIter, int period) {
+        /** The earliest step PyTorch's PowerSGD compresses from (PowerSGDState refuses less). */
+        public static final int EARLIEST_POWERSGD_START = 2;
     }
 
     /** Copies the lists. */
@@ -155,7 +161,7 @@ public record TimeToAccuracySettings(List<LinkShape> rates, List<LinkShape> quic
             return List.of();
         }
         if (!list.isArray()) {
-            throw key(source, "peers", "expects a list of {id, label, method, rank}");
+            throw key(source, "peers", "expects a list of {id, label, method, rank, startIter, period}");
         }
         List<Peer> peers = new ArrayList<>();
         Set<String> ids = new HashSet<>();
@@ -175,7 +181,11 @@ public record TimeToAccuracySettings(List<LinkShape> rates, List<LinkShape> quic
                 throw key(source, at + ".method", "expects one of " + PEER_METHODS + ", found \"" + method + "\"");
             }
             int rank = p.has("rank") ? (int) number(p, at + ".", "rank", source, 1, 64) : 1;
-            peers.add(new Peer(id, p.has("label") ? p.get("label").asText() : id, method, rank));
+            int start = p.has("startIter") ? (int) number(p, at + ".", "startIter", source,
+                    method.equals("powersgd") ? Peer.EARLIEST_POWERSGD_START : 0, 100_000)
+                    : Peer.EARLIEST_POWERSGD_START;
+            int period = p.has("period") ? (int) number(p, at + ".", "period", source, 1, 100_000) : 4;
+            peers.add(new Peer(id, p.has("label") ? p.get("label").asText() : id, method, rank, start, period));
         }
         return peers;
     }

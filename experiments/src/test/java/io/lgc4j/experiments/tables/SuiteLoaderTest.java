@@ -189,8 +189,25 @@ class SuiteLoaderTest {
                 message(tta.replace("unshaped, 10mbit]", "unshaped, 10mbps]"), SuiteKind.TIME_TO_ACCURACY));
         assertEquals("suite.yaml: key 'network.cpuPerProcess' is required (a number in 0.0..1024.0)",
                 message(tta.replace("cpuPerProcess: 0.4, ", ""), SuiteKind.TIME_TO_ACCURACY));
-        assertEquals("suite.yaml: key 'peers[0].method' expects one of [dense, fp16, powersgd], found \"topk\"",
-                message(tta.replace("method: dense", "method: topk"), SuiteKind.TIME_TO_ACCURACY));
+        assertEquals("suite.yaml: key 'peers[0].method' expects one of [dense, fp16, powersgd, localsgd], found"
+                + " \"topk\"", message(tta.replace("method: dense", "method: topk"), SuiteKind.TIME_TO_ACCURACY));
+    }
+
+    /** Each peer at its best documented setting unless the suite says otherwise: PowerSGD from step 2. */
+    @Test
+    void shouldStartPowerSgdPeersAtTheirEarliestStepAndReadLocalSgd() {
+        String tta = GOOD.replace("suite: compression", "suite: time-to-accuracy") + """
+                network: {rates: [10mbit], cpuPerProcess: 0.4, targetAccuracy: 0.8}
+                peers: [{id: psgd, method: powersgd, rank: 2}, {id: psgd-late, method: powersgd, startIter: 50},
+                        {id: local, method: localsgd, startIter: 0, period: 8}]
+                """;
+        List<TimeToAccuracySettings.Peer> peers = SuiteLoader.parse(tta, FILE, SuiteKind.TIME_TO_ACCURACY)
+                .timeToAccuracy().peers();
+        assertEquals(new TimeToAccuracySettings.Peer("psgd", "psgd", "powersgd", 2, 2, 4), peers.get(0));
+        assertEquals(50, peers.get(1).startIter());
+        assertEquals(new TimeToAccuracySettings.Peer("local", "local", "localsgd", 1, 0, 8), peers.get(2));
+        assertEquals("suite.yaml: key 'peers[1].startIter' expects a number in 2.0..100000.0, found 1",
+                message(tta.replace("startIter: 50", "startIter: 1"), SuiteKind.TIME_TO_ACCURACY));
     }
 
     @Test
