@@ -11,6 +11,8 @@ import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.nd4j.linalg.factory.Nd4j;
 
 import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -27,9 +29,10 @@ import java.util.function.Supplier;
  *   <li>The helper then asks {@code BaseMKLDNNHelper.mklDnnEnabled()}, which looks up a class ND4J M2.1 renamed; the
  *       class {@link org.nd4j.nativeblas.Nd4jCpu} in this module answers under the old name.</li>
  * </ol>
- * One helper is replaced: oneDNN's max pooling is several times slower than ND4J's own kernels, so every
- * {@code SubsamplingLayer} built with helpers gets {@link NativePoolingHelper} instead of DL4J's
- * {@code MKLDNNSubsamplingHelper} (set into the layer's {@code helper} field: DL4J offers no other way in).
+ * Two helpers are replaced (set into the layer's {@code helper} field: DL4J offers no other way in): oneDNN's max
+ * pooling is several times slower than ND4J's own kernels, so every {@code SubsamplingLayer} built with helpers gets
+ * {@link NativePoolingHelper} instead of DL4J's {@code MKLDNNSubsamplingHelper}; and a convolution that reads the
+ * network's input gets {@link InputConvolutionHelper}, which does not compute the input's gradient.
  *
  * <pre>{@code
  * MultiLayerNetwork fast = LayerHelpers.build(true, net::clone);
@@ -74,6 +77,7 @@ public final class LayerHelpers {
                 T model = construction.get();
                 if (helpers) {
                     useNativePooling(model);
+                    useInputConvolution(model);
                 }
                 return model;
             } finally {
@@ -108,6 +112,48 @@ public final class LayerHelpers {
                 }
             }
         }
+    }
+
+    /**
+     * Gives every plain convolution layer that reads only network inputs, and got DL4J's oneDNN helper,
+     * {@link InputConvolutionHelper} instead: its backward pass leaves out the input's gradient, which nobody reads.
+     */
+    private static void useInputConvolution(Model model) {
+        Field field;
+        try {
+            field = ConvolutionLayer.class.getDeclaredField("helper");
+            field.setAccessible(true);
+        } catch (NoSuchFieldException | RuntimeException e) {
+            return;
+        }
+        for (Layer layer : inputLayers(model)) {
+            if (layer.getClass() == ConvolutionLayer.class
+                    && layer.getHelper() instanceof org.deeplearning4j.nn.layers.mkldnn.MKLDNNConvHelper) {
+                try {
+                    field.set(layer, new InputConvolutionHelper());
+                } catch (IllegalAccessException e) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /** The layers whose inputs are all network inputs: a network's first layer, a graph's layers fed by inputs. */
+    private static List<Layer> inputLayers(Model model) {
+        if (model instanceof MultiLayerNetwork net) {
+            return net.getLayers().length == 0 ? List.of() : List.of(net.getLayer(0));
+        }
+        ComputationGraph graph = (ComputationGraph) model;
+        List<String> inputs = graph.getConfiguration().getNetworkInputs();
+        List<Layer> fed = new ArrayList<>();
+        for (Layer layer : graph.getLayers()) {
+            List<String> from = graph.getConfiguration().getVertexInputs()
+                    .get(layer.conf().getLayer().getLayerName());
+            if (from != null && !from.isEmpty() && inputs.containsAll(from)) {
+                fed.add(layer);
+            }
+        }
+        return fed;
     }
 
     /**

@@ -128,7 +128,7 @@ class ComputePathTest {
         assertEquals(Nd4jBuild.current().loaded(), report.remove("nd4jBuild"));
         assertEquals(Nd4jBuild.current().reason(), report.remove("nd4jBuildReason"));
         assertEquals(Map.of("oneDnn", true, "oneDnnAvailable", true, "cacheMode", "HOST", "layers",
-                        Map.of("conv1", "MKLDNNConvHelper", "pool1", "NativePoolingHelper",
+                        Map.of("conv1", "InputConvolutionHelper", "pool1", "NativePoolingHelper",
                                 "conv2", "MKLDNNConvHelper", "pool2", "NativePoolingHelper",
                                 "fc1", ComputeReport.BUILT_IN, "output", ComputeReport.BUILT_IN),
                         "missingHelpers", List.of()),
@@ -239,6 +239,46 @@ class ComputePathTest {
                         e.getKey() + ", oneDnn " + oneDnn);
             }
         }
+    }
+
+    /**
+     * A convolution that reads the network's input leaves out the input's gradient and computes its weights' and
+     * bias's gradients as DL4J's own path does, to float tolerance: by a correlation on oneDNN where it can (unit
+     * steps; Same mode with an odd kernel), else by oneDNN's whole backward pass.
+     */
+    @Test
+    void shouldComputeAnInputConvolutionsGradientWithoutTheInputsGradient() {
+        DataSet batch = data(16, 9);
+        record Case(String name, ConvolutionMode mode, int kernel, int stride, boolean bias) {
+        }
+        for (Case c : List.of(new Case("5x5 truncate", ConvolutionMode.Truncate, 5, 1, true),
+                new Case("3x3 same", ConvolutionMode.Same, 3, 1, true),
+                new Case("5x5 no bias", ConvolutionMode.Truncate, 5, 1, false),
+                new Case("4x4 same (oneDNN's pass)", ConvolutionMode.Same, 4, 1, true),
+                new Case("3x3 stride 2 (oneDNN's pass)", ConvolutionMode.Truncate, 3, 2, true))) {
+            MultiLayerNetwork net = new MultiLayerNetwork(new NeuralNetConfiguration.Builder().seed(3)
+                    .dataType(DataType.FLOAT).updater(new Sgd(0.1)).weightInit(WeightInit.XAVIER)
+                    .convolutionMode(c.mode()).list()
+                    .layer(new ConvolutionLayer.Builder(c.kernel(), c.kernel()).stride(c.stride(), c.stride())
+                            .nOut(6).hasBias(c.bias()).activation(Activation.RELU).build())
+                    .layer(new ConvolutionLayer.Builder(3, 3).nOut(4).activation(Activation.RELU).build())
+                    .layer(new OutputLayer.Builder(LossFunction.MCXENT).nOut(10).activation(Activation.SOFTMAX)
+                            .build())
+                    .setInputType(InputType.convolutionalFlat(28, 28, 1)).build());
+            net.init();
+            ReplicaModel origin = ReplicaModel.wrap(net);
+            ReplicaModel builtIn = origin.copy(ComputeSettings.BUILT_IN);
+            ReplicaModel fast = origin.copy(ComputeSettings.DEFAULT);
+            assertEquals(List.of("InputConvolutionHelper", "MKLDNNConvHelper", ComputeReport.BUILT_IN),
+                    ComputeReport.of(fast.model(), ComputeSettings.DEFAULT).layers().stream()
+                            .map(ComputeReport.LayerCompute::helper).toList(), c.name());
+            builtIn.computeGradient(batch.getFeatures(), batch.getLabels());
+            fast.computeGradient(batch.getFeatures(), batch.getLabels());
+            assertClose(builtIn.gradient().toFloatVector(), fast.gradient().toFloatVector(), c.name());
+        }
+        ComputationGraph graph = LayerHelpers.build(true, () -> userGraph(new Sgd(0.1)));
+        assertEquals("InputConvolutionHelper", LayerHelpers.helperName(graph.getLayer("wide")).orElseThrow());
+        assertEquals("InputConvolutionHelper", LayerHelpers.helperName(graph.getLayer("narrow")).orElseThrow());
     }
 
     /** Equal to float tolerance: every element within 1e-5 of the largest magnitude (at least 1). */
