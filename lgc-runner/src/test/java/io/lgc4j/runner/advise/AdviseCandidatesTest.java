@@ -29,8 +29,8 @@ class AdviseCandidatesTest {
     @Test
     void shouldLayEachCandidatesMethodOverTheUsersRunWithoutTheUsersMethod() {
         List<AdviseCandidate> candidates = AdviseCandidates.defaults(USER);
-        assertEquals(List.of("dense-ring", "dense-ps", "dense-fp16", "powersgd", "scalecom-psgd-warmup",
-                "lgc-ps-psgd-warmup"), candidates.stream().map(AdviseCandidate::id).toList());
+        assertEquals(List.of("dense-ring", "dense-ps", "dense-fp16", "powersgd", "powersgd-from-0",
+                "scalecom-psgd-warmup", "lgc-ps-psgd-warmup"), candidates.stream().map(AdviseCandidate::id).toList());
         for (AdviseCandidate c : candidates) {
             ExperimentConfig config = c.config();
             assertEquals("mine-" + c.id(), config.run().name());
@@ -47,7 +47,8 @@ class AdviseCandidatesTest {
         ExperimentConfig denseRing = candidates.get(0).config();
         assertTrue(denseRing.warmup().section().isDefault(), "the user's bf16 warm-up is not dense ring's");
         assertEquals(ValueEncoding.FP16, candidates.get(2).config().compressor().valueEncoding());
-        assertEquals("powersgd", candidates.get(4).config().warmup().section().type());
+        assertEquals("powersgd", candidates.get(4).config().warmup().section().type(), "compresses from step 0");
+        assertEquals("powersgd", candidates.get(5).config().warmup().section().type());
     }
 
     @Test
