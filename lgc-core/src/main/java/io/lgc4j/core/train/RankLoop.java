@@ -955,9 +955,9 @@ final class RankLoop {
     }
 
     private void copyChecked(INDArray view, float[] into, int s) {
-        float[] copy = view.toFloatVector();
-        for (int i = 0; i < copy.length; i++) {
-            float v = copy[i];
+        HostCopy.toHeap(view, into);
+        for (int i = 0; i < into.length; i++) {
+            float v = into[i];
             if (!Float.isFinite(v)) {
                 ParamBlock block = run.plan().layout().blockAt(i);
                 throw new NonFiniteGradientException("rank " + rank + " step " + s + ": gradient element " + i + " is "
@@ -965,7 +965,6 @@ final class RankLoop {
                         + block.length() + "); it was not sent");
             }
         }
-        System.arraycopy(copy, 0, into, 0, copy.length);
     }
 
     private static long[] minus(long[] a, long[] b) {

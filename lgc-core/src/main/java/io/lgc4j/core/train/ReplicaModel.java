@@ -246,7 +246,7 @@ public sealed interface ReplicaModel extends Persistent permits ReplicaModel.Net
         @Override
         public void applyGradient(float[] aggregate, int batchSize) {
             INDArray flat = net.getFlattenedGradients();
-            flat.assign(Nd4j.createFromArray(aggregate).reshape(flat.shape()));
+            HostCopy.fromHeap(aggregate, flat);
             Gradient g = standardGradient(net.gradient(), flat, net.getLayers(), false);
             int iteration = net.getIterationCount();
             int epoch = net.getEpochCount();
@@ -324,7 +324,7 @@ public sealed interface ReplicaModel extends Persistent permits ReplicaModel.Net
         @Override
         public void applyGradient(float[] aggregate, int batchSize) {
             INDArray flat = graph.getFlattenedGradients();
-            flat.assign(Nd4j.createFromArray(aggregate).reshape(flat.shape()));
+            HostCopy.fromHeap(aggregate, flat);
             Gradient g = standardGradient(graph.gradient(), flat, graph.getLayers(), true);
             int iteration = graph.getIterationCount();
             int epoch = graph.getEpochCount();
