@@ -271,22 +271,10 @@ public final class PowerSgdCompressor implements LowRankCompressor {
                     Arrays.fill(m, start, start + block.length(), 0f);
                     continue;
                 }
-                int r = e.rank();
-                float[] qMean = new float[e.cols() * r];
+                float[] qMean = new float[e.cols() * e.rank()];
                 System.arraycopy(secondMean, e.second(), qMean, 0, qMean.length);
-                for (int row = 0; row < e.rows(); row++) {
-                    int pAt = e.first() + row * r;
-                    for (int col = 0; col < e.cols(); col++) {
-                        double sum = 0;
-                        for (int j = 0; j < r; j++) {
-                            sum += (double) orthonormalP[pAt + j] * qMean[col * r + j];
-                        }
-                        float applied = (float) sum;
-                        int at = start + row * e.cols() + col;
-                        gradient[block.offset() + row * e.cols() + col] = applied;
-                        m[at] = settings.errorFeedback() ? m[at] - applied : 0f;
-                    }
-                }
+                apply(orthonormalP, e.first(), qMean, e.rows(), e.cols(), e.rank(), gradient, block.offset(), m, start,
+                        settings.errorFeedback());
                 q[b] = qMean; // warm start: every rank holds the same mean
             }
             phase = 0;
@@ -358,21 +346,55 @@ public final class PowerSgdCompressor implements LowRankCompressor {
         }
     }
 
+    /*
+     * The three products below visit every element of M once per step, so they decide PowerSGD's CPU. Each sums in
+     * double, in the order the definitions give (over c, over i, over j ascending, from 0.0), so the bits are those of
+     * the plain triple loops (PowerSgdCompressorTest keeps those as the reference); the loops are only arranged so
+     * that the JIT keeps the sums in registers and runs the independent ones side by side in vector registers (the
+     * factors' columns copied out contiguous first).
+     */
+
     /** out[at + i·r + j] = Σ_c m[start + i·cols + c] · q[c·r + j]: P = M·Q. */
     static void multiply(float[] m, int start, int rows, int cols, float[] q, int r, float[] out, int at) {
-        double[] acc = new double[r];
-        for (int i = 0; i < rows; i++) {
-            Arrays.fill(acc, 0);
-            int row = start + i * cols;
-            for (int c = 0; c < cols; c++) {
-                double v = m[row + c];
-                int qc = c * r;
-                for (int j = 0; j < r; j++) {
-                    acc[j] += v * q[qc + j];
+        if (r == 1) {
+            for (int i = 0; i < rows; i++) {
+                int row = start + i * cols;
+                double a0 = 0;
+                for (int c = 0; c < cols; c++) {
+                    a0 += (double) m[row + c] * q[c];
                 }
+                out[at + i] = (float) a0;
             }
+            return;
+        }
+        if (r == 2) {
+            float[][] qc = columns(q, cols, 2);
+            float[] q0 = qc[0];
+            float[] q1 = qc[1];
+            for (int i = 0; i < rows; i++) {
+                int row = start + i * cols;
+                double a0 = 0;
+                double a1 = 0;
+                for (int c = 0; c < cols; c++) {
+                    double v = m[row + c];
+                    a0 += v * q0[c];
+                    a1 += v * q1[c];
+                }
+                out[at + i * 2] = (float) a0;
+                out[at + i * 2 + 1] = (float) a1;
+            }
+            return;
+        }
+        float[][] qc = columns(q, cols, r);
+        for (int i = 0; i < rows; i++) {
+            int row = start + i * cols;
             for (int j = 0; j < r; j++) {
-                out[at + i * r + j] = (float) acc[j];
+                float[] qj = qc[j];
+                double a = 0;
+                for (int c = 0; c < cols; c++) {
+                    a += (double) m[row + c] * qj[c];
+                }
+                out[at + i * r + j] = (float) a;
             }
         }
     }
@@ -380,21 +402,61 @@ public final class PowerSgdCompressor implements LowRankCompressor {
     /** out[at + c·r + j] = Σ_i m[start + i·cols + c] · p[pAt + i·r + j]: Q = Mᵀ·P. */
     static void multiplyTransposed(float[] m, int start, int rows, int cols, float[] p, int pAt, int r, float[] out,
                                    int at) {
-        double[] acc = new double[cols * r];
+        double[] acc = new double[r * cols];   // column j of Q at acc[j·cols ..]
         for (int i = 0; i < rows; i++) {
             int row = start + i * cols;
-            int pi = pAt + i * r;
-            for (int c = 0; c < cols; c++) {
-                double v = m[row + c];
-                int ac = c * r;
-                for (int j = 0; j < r; j++) {
-                    acc[ac + j] += v * p[pi + j];
+            for (int j = 0; j < r; j++) {
+                double pij = p[pAt + i * r + j];
+                int aj = j * cols;
+                for (int c = 0; c < cols; c++) {
+                    acc[aj + c] += m[row + c] * pij;
                 }
             }
         }
-        for (int k = 0; k < acc.length; k++) {
-            out[at + k] = (float) acc[k];
+        for (int c = 0; c < cols; c++) {
+            for (int j = 0; j < r; j++) {
+                out[at + c * r + j] = (float) acc[j * cols + c];
+            }
         }
+    }
+
+    /**
+     * applied = P̂·Q̄ᵀ (rows × cols; {@code p} rows × r from {@code pAt}, {@code q} cols × r, both row-major) into
+     * {@code gradient} from {@code at}, and the memory {@code m} from {@code start} becomes M − applied, or 0 without
+     * error feedback.
+     */
+    static void apply(float[] p, int pAt, float[] q, int rows, int cols, int r, float[] gradient, int at, float[] m,
+                      int start, boolean errorFeedback) {
+        float[][] qc = columns(q, cols, r);
+        double[] sum = new double[cols];
+        for (int row = 0; row < rows; row++) {
+            Arrays.fill(sum, 0.0);
+            for (int j = 0; j < r; j++) {
+                double pj = p[pAt + row * r + j];
+                float[] qj = qc[j];
+                for (int col = 0; col < cols; col++) {
+                    sum[col] += pj * qj[col];
+                }
+            }
+            int g = at + row * cols;
+            int k = start + row * cols;
+            for (int col = 0; col < cols; col++) {
+                float applied = (float) sum[col];
+                gradient[g + col] = applied;
+                m[k + col] = errorFeedback ? m[k + col] - applied : 0f;
+            }
+        }
+    }
+
+    /** The r columns of a row-major n × r matrix, each contiguous. */
+    private static float[][] columns(float[] a, int n, int r) {
+        float[][] c = new float[r][n];
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < r; j++) {
+                c[j][i] = a[i * r + j];
+            }
+        }
+        return c;
     }
 
     /**

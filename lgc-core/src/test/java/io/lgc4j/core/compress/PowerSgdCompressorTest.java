@@ -313,6 +313,84 @@ class PowerSgdCompressorTest {
         }
     }
 
+    /**
+     * The products, arranged for the JIT, give the bits of the plain triple loops that define them (double sums in
+     * the defining order), for every rank r and odd shapes, from offsets inside larger arrays.
+     */
+    @Test
+    void theProductsShouldGiveTheBitsOfThePlainLoops() {
+        Random random = new Random(5);
+        for (int r = 1; r <= 5; r++) {
+            for (int[] shape : new int[][] {{7, 3}, {33, 65}, {500, 20}}) {
+                int rows = shape[0];
+                int cols = shape[1];
+                int start = 3;
+                float[] m = gaussian(random, start + rows * cols);
+                float[] q = gaussian(random, cols * r);
+                float[] p = gaussian(random, 2 + rows * r);
+                String at = "r " + r + ", " + rows + " × " + cols;
+
+                float[] expectedP = new float[1 + rows * r];
+                for (int i = 0; i < rows; i++) {
+                    for (int j = 0; j < r; j++) {
+                        double sum = 0;
+                        for (int c = 0; c < cols; c++) {
+                            sum += (double) m[start + i * cols + c] * q[c * r + j];
+                        }
+                        expectedP[1 + i * r + j] = (float) sum;
+                    }
+                }
+                float[] actualP = new float[1 + rows * r];
+                PowerSgdCompressor.multiply(m, start, rows, cols, q, r, actualP, 1);
+                assertArrayEquals(expectedP, actualP, "P = M·Q, " + at);
+
+                float[] expectedQ = new float[cols * r];
+                for (int c = 0; c < cols; c++) {
+                    for (int j = 0; j < r; j++) {
+                        double sum = 0;
+                        for (int i = 0; i < rows; i++) {
+                            sum += (double) m[start + i * cols + c] * p[2 + i * r + j];
+                        }
+                        expectedQ[c * r + j] = (float) sum;
+                    }
+                }
+                float[] actualQ = new float[cols * r];
+                PowerSgdCompressor.multiplyTransposed(m, start, rows, cols, p, 2, r, actualQ, 0);
+                assertArrayEquals(expectedQ, actualQ, "Q = Mᵀ·P, " + at);
+
+                for (boolean feedback : new boolean[] {true, false}) {
+                    float[] expectedG = new float[4 + rows * cols];
+                    float[] expectedM = m.clone();
+                    for (int i = 0; i < rows; i++) {
+                        for (int c = 0; c < cols; c++) {
+                            double sum = 0;
+                            for (int j = 0; j < r; j++) {
+                                sum += (double) p[2 + i * r + j] * q[c * r + j];
+                            }
+                            float applied = (float) sum;
+                            expectedG[4 + i * cols + c] = applied;
+                            int k = start + i * cols + c;
+                            expectedM[k] = feedback ? expectedM[k] - applied : 0f;
+                        }
+                    }
+                    float[] actualG = new float[4 + rows * cols];
+                    float[] actualM = m.clone();
+                    PowerSgdCompressor.apply(p, 2, q, rows, cols, r, actualG, 4, actualM, start, feedback);
+                    assertArrayEquals(expectedG, actualG, "applied = P·Qᵀ, " + at);
+                    assertArrayEquals(expectedM, actualM, "memory, " + at + ", error feedback " + feedback);
+                }
+            }
+        }
+    }
+
+    private static float[] gaussian(Random random, int n) {
+        float[] a = new float[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = (float) random.nextGaussian();
+        }
+        return a;
+    }
+
     @Test
     void orthonormalizeShouldMakeOrthonormalColumns() {
         Random random = new Random(12);
