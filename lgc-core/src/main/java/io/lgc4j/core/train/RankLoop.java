@@ -51,9 +51,10 @@ import java.util.zip.CRC32C;
 
 /**
  * One worker rank's training loop: compute its gradient → exchange it through the topology → apply the aggregate →
- * (when the exchange says so, local SGD) average the parameters → report the step. It sees only its {@link ControlPlane} (a transport), its replica and its shard of the data (read
- * through the run's {@link DataSource}, ahead by a {@link BatchReader}), so the same loop runs on a thread of the
- * in-process runtime and alone in an OS process. Before step 0 the workers agree on the data with rank 0
+ * (when the exchange says so: local SGD) average the parameters → report the step. It sees only its
+ * {@link ControlPlane} (a transport), its replica and its shard of the data (read through the run's
+ * {@link DataSource}, ahead by a {@link BatchReader}), so the same loop runs on a thread of the in-process runtime
+ * and alone in an OS process. Before step 0 the workers agree on the data with rank 0
  * ({@link RunReport.Data}), and rank 0 tells the services the run's length ({@link RunReport.Agreed}).
  *
  * <p>Every rank but 0 reports each step to rank 0 ({@link RunReport.StepReport}: loss, phase times, its own bytes,

@@ -157,7 +157,8 @@ class ConfigLoaderErrorsTest {
     @Test
     void shouldRejectUnknownEnumValueListingAllowedValuesSorted() {
         Path file = fixture("unknown-enum-value.yaml");
-        assertEquals(file + ": key 'topology.type' expects one of [local-sgd, ps, ring], found \"mesh\"", loadError(file));
+        assertEquals(file + ": key 'topology.type' expects one of [local-sgd, ps, ring], found \"mesh\"",
+                loadError(file));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -60,7 +60,8 @@ class LocalSgdConfigTest {
         assertEquals("x.yaml: key 'topology.period' applies to topology.type local-sgd only, found 8 with"
                 + " topology.type ring; remove it or change the type", error(RUN + "topology: {period: 8}\n"));
         assertEquals("x.yaml: key 'topology.localFrom' applies to topology.type local-sgd only, found 2 with"
-                + " topology.type ps; remove it or change the type", error(RUN + "topology: {type: ps, localFrom: 2}\n"));
+                + " topology.type ps; remove it or change the type",
+                error(RUN + "topology: {type: ps, localFrom: 2}\n"));
         assertEquals("x.yaml: key 'topology.servers' applies to the parameter server only (topology.type ps), found 2"
                 + " with topology.type local-sgd; remove it or write 1",
                 error(RUN + "topology: {type: local-sgd, servers: 2}\n"));
@@ -80,7 +81,8 @@ class LocalSgdConfigTest {
                 error(local + "training: {overlap: backward}\n"));
         assertEquals("x.yaml: key 'training.checkpointEverySteps' must be 0 with topology.type local-sgd, found 100:"
                 + " between averagings each rank's model and optimizer state differ (the optimizer state is never"
-                + " averaged), and a checkpoint saves one rank's", error(local + "training: {checkpointEverySteps: 100}\n"));
+                + " averaged), and a checkpoint saves one rank's",
+                error(local + "training: {checkpointEverySteps: 100}\n"));
         assertEquals("x.yaml: key 'warmup.values' must be inherit with topology.type local-sgd, found fp16: local SGD's"
                 + " steps before topology.localFrom travel in compressor.values, its averagings in fp32",
                 error(local + "warmup: {values: fp16}\n"));
