@@ -111,7 +111,7 @@ public final class DistributedTrainer {
         this.stages = b.stages != null ? b.stages
                 : topology.compressor().isPresent() ? StageSchedule.denseWarmup(0) : StageSchedule.ALWAYS_FULL;
         topology.check(layout, stages, b.stages != null);
-        topology.checkTraining(b.overlap, b.checkpointRunDir == null ? 0 : b.checkpointEverySteps, b.resume != null);
+        topology.checkTraining(b.overlap, b.checkpointRunDir != null, b.resume != null);
         this.data = b.data;
         this.dataPlan = b.dataPlan;
         this.prefetch = b.prefetch;

@@ -28,10 +28,8 @@ public interface GradientExchange extends io.lgc4j.core.checkpoint.Persistent {
      * Whether the ranks' parameters are averaged after step {@code tag}'s update ({@link #averageParameters}): true
      * for a method whose ranks apply gradients of their own and average their models now and then (local SGD). By
      * default false: every rank applied the mean, so the replicas are equal already.
-     *
-     * @param lastStep whether {@code tag} is the run's last step
      */
-    default boolean averagesParameters(StepTag tag, boolean lastStep) {
+    default boolean averagesParameters(StepTag tag) {
         return false;
     }
 

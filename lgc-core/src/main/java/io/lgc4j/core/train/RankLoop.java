@@ -277,7 +277,7 @@ final class RankLoop {
                     // DL4J's gradient is a sum over the mini-batch and its updater divides by the batch size; the mean
                     // over ranks of per-rank sums divided by b is the mean over all K·b examples.
                     replica.applyGradient(gradient, run.batchSize());
-                    if (exchange.averagesParameters(tag, last)) {
+                    if (exchange.averagesParameters(tag)) {
                         averageParameters(tag, clock);
                     }
                     if (epochEnd) {

@@ -56,13 +56,12 @@ public interface Topology {
      * their own between steps (local SGD) refuses what needs them equal.
      *
      * @param overlap              what a rank's step overlaps ({@code training.overlap})
-     * @param checkpointEverySteps the steps between checkpoints on the way ({@code training.checkpointEverySteps};
-     *                             0: none, or at the end only)
-     * @param resumes              whether the run resumes from a checkpoint
+     * @param checkpoints whether the run saves checkpoints, on the way or at the end
+     * @param resumes     whether the run resumes from a checkpoint
      * @throws io.lgc4j.core.settings.SettingsException naming the setting ({@code training.overlap}, ...), what it
      *                                                  must be and why
      */
-    default void checkTraining(Overlap overlap, int checkpointEverySteps, boolean resumes) {
+    default void checkTraining(Overlap overlap, boolean checkpoints, boolean resumes) {
     }
 
     /**

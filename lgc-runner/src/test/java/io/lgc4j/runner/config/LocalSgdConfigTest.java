@@ -79,8 +79,8 @@ class LocalSgdConfigTest {
         assertEquals("x.yaml: key 'training.overlap' must be none with topology.type local-sgd, found backward: each"
                 + " rank applies its own gradient, and the models are averaged right after the update",
                 error(local + "training: {overlap: backward}\n"));
-        assertEquals("x.yaml: key 'training.checkpointEverySteps' must be 0 with topology.type local-sgd, found 100:"
-                + " between averagings each rank's model and optimizer state differ (the optimizer state is never"
+        assertEquals("x.yaml: key 'training.checkpointEverySteps' must be 0 (no checkpoints) with topology.type"
+                + " local-sgd: between averagings each rank's model and optimizer state differ (the optimizer state is never"
                 + " averaged), and a checkpoint saves one rank's",
                 error(local + "training: {checkpointEverySteps: 100}\n"));
         assertEquals("x.yaml: key 'warmup.values' must be inherit with topology.type local-sgd, found fp16: local SGD's"

@@ -31,8 +31,8 @@ final class LocalSgdExchange implements GradientExchange {
     }
 
     @Override
-    public boolean averagesParameters(StepTag tag, boolean lastStep) {
-        return settings.averagesParameters(tag.step(), lastStep);
+    public boolean averagesParameters(StepTag tag) {
+        return settings.averagesParameters(tag.step());
     }
 
     /** The dense ring's mean of the parameters, always in fp32 (a model is not rounded to the run's encoding). */

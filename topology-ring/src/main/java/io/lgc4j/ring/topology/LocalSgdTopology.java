@@ -26,10 +26,13 @@ import java.util.Objects;
  *   <li>Step s &lt; localFrom: exactly the dense ring ({@link RingTopology#RingTopology()}): the gradients' mean,
  *       applied by every rank.</li>
  *   <li>Step s &ge; localFrom: no gradient crosses a link; each rank applies its own gradient with its own updater.
- *       After the update of step s, when s + 1 − localFrom is a multiple of {@code period} or s is the run's last
- *       step, the parameters are averaged over the ranks by the dense ring's fp32 allreduce on the flattened
+ *       After the update of step s, when s − localFrom is a multiple of {@code period} (the first local step
+ *       included, as PyTorch's {@code PeriodicModelAverager} with {@code warmup_steps = start_localSGD_iter}
+ *       averages), the parameters are averaged over the ranks by the dense ring's fp32 allreduce on the flattened
  *       parameters (VALUES frames of step s, counted by the traffic meter as a dense step's), and every replica
- *       takes the mean: the replicas are bit-identical after each averaging.</li>
+ *       takes the mean: the replicas are bit-identical after each averaging. The last step is not averaged unless
+ *       the rule says so (as in PyTorch): a run ends on one model when its last step s has s − localFrom a multiple
+ *       of {@code period}; else its replicas differ and rank 0's is the trained model.</li>
  *   <li>The updater's state (momentum, Adam's moments) is never averaged: each rank keeps its own, as PyTorch's
  *       {@code PeriodicModelAverager} averages parameters only.</li>
  * </ul>
@@ -55,7 +58,7 @@ public final class LocalSgdTopology implements Topology {
      * <pre>{@code
      * topology:
      *   type: local-sgd
-     *   period: 4        # average the models after every 4th local step (and after the last step), >= 1
+     *   period: 4        # average the models after local steps localFrom, localFrom + 4, ..., >= 1
      *   localFrom: 0     # steps 0 .. localFrom - 1 average gradients as the dense ring does, >= 0
      * }</pre>
      *
@@ -86,9 +89,13 @@ public final class LocalSgdTopology implements Topology {
             return step < localFrom;
         }
 
-        /** Whether the models are averaged after step {@code step}'s update; {@code lastStep}: the run's last. */
-        public boolean averagesParameters(int step, boolean lastStep) {
-            return step >= localFrom && (lastStep || (step + 1 - localFrom) % period == 0);
+        /**
+         * Whether the models are averaged after step {@code step}'s update: from {@code localFrom} on, every
+         * {@code period}-th step, the first local step included — PyTorch's {@code PeriodicModelAverager} with
+         * {@code warmup_steps = start_localSGD_iter}.
+         */
+        public boolean averagesParameters(int step) {
+            return step >= localFrom && (step - localFrom) % period == 0;
         }
     }
 
@@ -127,7 +134,7 @@ public final class LocalSgdTopology implements Topology {
             LocalSgdTopology local = new LocalSgdTopology(Settings.of(topology), Routes.of(topology).checkSupport());
             Section training = request.config().section("training");
             local.checkTraining(training.has("overlap") ? Overlap.parse(training.text("overlap")) : Overlap.NONE,
-                    training.has("checkpointEverySteps") ? training.integer("checkpointEverySteps") : 0, false);
+                    training.has("checkpointEverySteps") && training.integer("checkpointEverySteps") > 0, false);
             return local;
         }
     }
@@ -169,16 +176,16 @@ public final class LocalSgdTopology implements Topology {
      * averagings every rank has a model and an optimizer state of its own.
      */
     @Override
-    public void checkTraining(Overlap overlap, int checkpointEverySteps, boolean resumes) {
+    public void checkTraining(Overlap overlap, boolean checkpoints, boolean resumes) {
         if (overlap != Overlap.NONE) {
             throw new SettingsException("training.overlap", "must be none with topology.type " + TYPE + ", found "
                     + overlap.configName() + ": each rank applies its own gradient, and the models are averaged"
                     + " right after the update");
         }
-        if (checkpointEverySteps > 0) {
-            throw new SettingsException("training.checkpointEverySteps", "must be 0 with topology.type " + TYPE
-                    + ", found " + checkpointEverySteps + ": between averagings each rank's model and optimizer state"
-                    + " differ (the optimizer state is never averaged), and a checkpoint saves one rank's");
+        if (checkpoints) {
+            throw new SettingsException("training.checkpointEverySteps", "must be 0 (no checkpoints) with"
+                    + " topology.type " + TYPE + ": between averagings each rank's model and optimizer state differ"
+                    + " (the optimizer state is never averaged), and a checkpoint saves one rank's");
         }
         if (resumes) {
             throw new IllegalArgumentException("topology " + TYPE + " cannot resume from a checkpoint: each rank's"

@@ -66,28 +66,30 @@ class LocalSgdTopologyTest {
     }
 
     @Test
-    void shouldAverageAfterEveryPeriodFromLocalFromAndAfterTheLastStep() {
+    void shouldAverageAsPyTorchsPeriodicModelAveragerFromTheFirstLocalStep() {
         LocalSgdTopology.Settings s = new LocalSgdTopology.Settings(4, 2);
         List<Integer> averaged = new ArrayList<>();
         for (int step = 0; step < STEPS; step++) {
-            if (s.averagesParameters(step, step == STEPS - 1)) {
+            if (s.averagesParameters(step)) {
                 averaged.add(step);
             }
         }
-        assertEquals(List.of(5, 9, 11), averaged);
+        // PyTorch: average when step >= warmup_steps and (step - warmup_steps) % period == 0, warmup = start
+        assertEquals(List.of(2, 6, 10), averaged);
         assertTrue(s.averagesGradients(1));
         assertFalse(s.averagesGradients(2));
-        assertFalse(s.averagesParameters(1, true), "before localFrom the replicas are equal: no averaging");
+        assertFalse(s.averagesParameters(1), "before localFrom the replicas are equal: no averaging");
         LocalSgdTopology.Settings everyStep = new LocalSgdTopology.Settings(1, 0);
         for (int step = 0; step < STEPS; step++) {
-            assertTrue(everyStep.averagesParameters(step, false), "step " + step);
+            assertTrue(everyStep.averagesParameters(step), "step " + step);
         }
     }
 
     /**
      * K = 3, period 4, local from step 2, 12 steps: steps 0 and 1 are the dense ring's (same losses, same bytes);
-     * steps 2..11 leave each rank's gradient as it is and send nothing, but after steps 5, 9 and 11 the parameters,
-     * different on every rank, are averaged at a dense ring step's bytes; every replica then holds the same bits.
+     * steps 2..11 leave each rank's gradient as it is and send nothing, but after steps 2, 6 and 10 the parameters,
+     * different on every rank, are averaged at a dense ring step's bytes; every replica then holds the same bits. The
+     * last step, 11, is local (as in PyTorch): the run ends with replicas that differ.
      */
     @Test
     void shouldAverageTheModelsEveryPeriodAndLeaveTheGradientsLocalInBetween() {
@@ -99,7 +101,7 @@ class LocalSgdTopologyTest {
         TrainingResult dense = denseTrainer.fit(1);
         assertEquals(STEPS, result.steps().size());
 
-        assertEquals(Set.of(5, 9, 11), local.before.keySet(), "averaged after steps");
+        assertEquals(Set.of(2, 6, 10), local.before.keySet(), "averaged after steps");
         for (int step : local.before.keySet()) {
             float[][] before = local.before.get(step);
             float[][] after = local.after.get(step);
@@ -117,12 +119,12 @@ class LocalSgdTopologyTest {
 
         float[] rank0 = params(trainer, 0);
         for (int r = 1; r < k; r++) {
-            assertArrayEquals(rank0, params(trainer, r), "replica " + r + " after the run");
+            assertFalse(Arrays.equals(rank0, params(trainer, r)), "replica " + r + " after the local last step");
         }
-        assertEquals(1, result.replicaChecksums().stream().distinct().count(), result.replicaChecksums().toString());
+        assertEquals(k, result.replicaChecksums().stream().distinct().count(), result.replicaChecksums().toString());
         assertFalse(Arrays.equals(rank0, params(denseTrainer, 0)), "local SGD trained as the dense ring did");
 
-        Set<Integer> sending = Set.of(0, 1, 5, 9, 11);
+        Set<Integer> sending = Set.of(0, 1, 2, 6, 10);
         for (int step = 0; step < STEPS; step++) {
             StepMetrics m = result.steps().get(step);
             for (int r = 0; r < k; r++) {
@@ -220,14 +222,16 @@ class LocalSgdTopologyTest {
     @Test
     void shouldRefuseCheckpointsOnTheWayAndAResume(@TempDir Path dir) {
         DistributedTrainer.Builder b = run(new LocalSgdTopology(4, 0), TestModels.mlp(16), 2).checkpoints(dir, 5);
-        assertEquals("training.checkpointEverySteps must be 0 with topology.type local-sgd, found 5: between"
-                + " averagings each rank's model and optimizer state differ (the optimizer state is never averaged),"
-                + " and a checkpoint saves one rank's", assertThrows(SettingsException.class, b::build).getMessage());
+        String refused = "training.checkpointEverySteps must be 0 (no checkpoints) with topology.type local-sgd:"
+                + " between averagings each rank's model and optimizer state differ (the optimizer state is never"
+                + " averaged), and a checkpoint saves one rank's";
+        assertEquals(refused, assertThrows(SettingsException.class, b::build).getMessage());
         assertEquals("topology local-sgd cannot resume from a checkpoint: each rank's optimizer state differs (it is"
                 + " never averaged), and a checkpoint holds one rank's", assertThrows(IllegalArgumentException.class,
-                        () -> new LocalSgdTopology(4, 0).checkTraining(Overlap.NONE, 0, true)).getMessage());
-        // the checkpoint at the end only follows the last step's averaging: the run's model, kept
-        run(new LocalSgdTopology(4, 0), TestModels.mlp(16), 2).checkpoints(dir, 0).build();
+                        () -> new LocalSgdTopology(4, 0).checkTraining(Overlap.NONE, false, true)).getMessage());
+        // a checkpoint at the end only: the last step need not average, and the replicas may differ there
+        assertEquals(refused, assertThrows(SettingsException.class, run(new LocalSgdTopology(4, 0),
+                TestModels.mlp(16), 2).checkpoints(dir, 0)::build).getMessage());
     }
 
     private static TopologyRequest request(BoundCompressor<?> compressor, Map<String, Map<String, Object>> config) {
@@ -303,8 +307,8 @@ class LocalSgdTopologyTest {
         }
 
         @Override
-        public void checkTraining(Overlap overlap, int checkpointEverySteps, boolean resumes) {
-            inner.checkTraining(overlap, checkpointEverySteps, resumes);
+        public void checkTraining(Overlap overlap, boolean checkpoints, boolean resumes) {
+            inner.checkTraining(overlap, checkpoints, resumes);
         }
 
         @Override
@@ -321,8 +325,8 @@ class LocalSgdTopologyTest {
                 }
 
                 @Override
-                public boolean averagesParameters(StepTag tag, boolean lastStep) {
-                    return exchange.averagesParameters(tag, lastStep);
+                public boolean averagesParameters(StepTag tag) {
+                    return exchange.averagesParameters(tag);
                 }
 
                 @Override
