@@ -6,6 +6,7 @@ import io.lgc4j.core.train.Overlap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -23,7 +24,9 @@ import java.util.TreeMap;
  *   <li>{@link Overlap#BACKWARD} (the synchronous step's math, {@code tta/backward/README.md}).</li>
  * </ul>
  * Every method whose steps are dense fp32 and synchronous, on any topology, has the key {@link #DENSE}: dense ring and
- * dense parameter server reach a target at the same step (they differ in the order of a float sum only).
+ * dense parameter server reach a target at the same step (they differ in the order of a float sum only). A topology
+ * that averages models rather than every step's gradients ({@link #MODEL_AVERAGING}: local SGD) is another method,
+ * keyed by its description like a compressed one, its period in {@code topologySettings}.
  *
  * <pre>{@code
  * MethodKey.of(Map.of("topology", "ps", "compressor", "none", "compressorSettings", Map.of(), "values", "fp32",
@@ -40,6 +43,12 @@ public record MethodKey(String text) {
 
     /** Dense fp32 synchronous steps, on any topology. */
     public static final MethodKey DENSE = new MethodKey("dense");
+
+    /**
+     * The topologies whose steps do not all apply the gradients' mean ({@code local-sgd}: each rank its own between
+     * averagings of the models), so that without a compressor they are still not {@link #DENSE}.
+     */
+    public static final Set<String> MODEL_AVERAGING = Set.of("local-sgd");
 
     /** Rejects a blank key. */
     public MethodKey {
@@ -66,7 +75,7 @@ public record MethodKey(String text) {
                     + new TreeMap<>(method).keySet());
         }
         if ("none".equals(compressor) && "fp32".equals(values) && !method.containsKey("warmup")
-                && !overlap.delaysApplication()) {
+                && !overlap.delaysApplication() && !MODEL_AVERAGING.contains(String.valueOf(method.get("topology")))) {
             return DENSE;
         }
         SortedMap<String, String> flat = new TreeMap<>();

@@ -111,6 +111,7 @@ public final class DistributedTrainer {
         this.stages = b.stages != null ? b.stages
                 : topology.compressor().isPresent() ? StageSchedule.denseWarmup(0) : StageSchedule.ALWAYS_FULL;
         topology.check(layout, stages, b.stages != null);
+        topology.checkTraining(b.overlap, b.checkpointRunDir != null, b.resume != null);
         this.data = b.data;
         this.dataPlan = b.dataPlan;
         this.prefetch = b.prefetch;
@@ -670,7 +671,8 @@ public final class DistributedTrainer {
          * Checks the settings and creates the replicas. Besides each setting's range it checks that the data holds
          * at least one global batch ({@code workers × batchSizePerWorker} examples), that a compressor applying
          * momentum itself meets a plain-SGD updater, and whatever the topology asks for in
-         * {@link Topology#check} (an LGC topology: a LEARNED block and a schedule that reaches COMPRESSED).
+         * {@link Topology#check} (an LGC topology: a LEARNED block and a schedule that reaches COMPRESSED) and
+         * {@link Topology#checkTraining} (local SGD: no overlap, no checkpoint on the way, no resume).
          *
          * @throws IllegalArgumentException naming the setting that is missing, out of range or inconsistent
          */

@@ -6,7 +6,9 @@ import io.lgc4j.core.metrics.PhaseClock;
 
 /**
  * One worker rank's side of a topology's gradient aggregation. Every rank calls {@link #allReduceMean} once per
- * step from its own thread; the call returns when this rank holds the aggregate.
+ * step from its own thread; the call returns when this rank holds the aggregate. A method that averages models rather
+ * than gradients (local SGD) leaves a local step's gradient as it is, and averages the parameters after the update of
+ * the steps {@link #averagesParameters} names.
  *
  * <p>An exchange whose method keeps state from one step to the next (a compressor's memory, an autoencoder, protocol
  * flags) saves and restores it as a {@link io.lgc4j.core.checkpoint.Persistent}, called between steps; the defaults
@@ -21,6 +23,27 @@ public interface GradientExchange extends io.lgc4j.core.checkpoint.Persistent {
      * @param clock this rank's clock; implementations time their encode, communicate and decode phases on it
      */
     void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock);
+
+    /**
+     * Whether the ranks' parameters are averaged after step {@code tag}'s update ({@link #averageParameters}): true
+     * for a method whose ranks apply gradients of their own and average their models now and then (local SGD). By
+     * default false: every rank applied the mean, so the replicas are equal already.
+     */
+    default boolean averagesParameters(StepTag tag) {
+        return false;
+    }
+
+    /**
+     * Replaces {@code parameters} (this rank's flattened parameters, after step {@code tag}'s update) with their mean
+     * over all ranks; called after the update of a step {@link #averagesParameters} says averages, never while a
+     * computation runs ahead. Every rank ends with bit-identical contents; the updater's state stays each rank's.
+     *
+     * @param clock this rank's clock; the averaging's phases are timed on it as an exchange's are
+     * @throws UnsupportedOperationException by default: an exchange that never averages parameters
+     */
+    default void averageParameters(StepTag tag, float[] parameters, PhaseClock clock) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not average parameters");
+    }
 
     /**
      * Whether step {@code tag}'s exchange can start on the gradient's last layers while the backward pass still

@@ -51,9 +51,10 @@ import java.util.zip.CRC32C;
 
 /**
  * One worker rank's training loop: compute its gradient → exchange it through the topology → apply the aggregate →
- * report the step. It sees only its {@link ControlPlane} (a transport), its replica and its shard of the data (read
- * through the run's {@link DataSource}, ahead by a {@link BatchReader}), so the same loop runs on a thread of the
- * in-process runtime and alone in an OS process. Before step 0 the workers agree on the data with rank 0
+ * (when the exchange says so: local SGD) average the parameters → report the step. It sees only its
+ * {@link ControlPlane} (a transport), its replica and its shard of the data (read through the run's
+ * {@link DataSource}, ahead by a {@link BatchReader}), so the same loop runs on a thread of the in-process runtime
+ * and alone in an OS process. Before step 0 the workers agree on the data with rank 0
  * ({@link RunReport.Data}), and rank 0 tells the services the run's length ({@link RunReport.Agreed}).
  *
  * <p>Every rank but 0 reports each step to rank 0 ({@link RunReport.StepReport}: loss, phase times, its own bytes,
@@ -276,6 +277,9 @@ final class RankLoop {
                     // DL4J's gradient is a sum over the mini-batch and its updater divides by the batch size; the mean
                     // over ranks of per-rank sums divided by b is the mean over all K·b examples.
                     replica.applyGradient(gradient, run.batchSize());
+                    if (exchange.averagesParameters(tag)) {
+                        averageParameters(tag, clock);
+                    }
                     if (epochEnd) {
                         replica.endEpoch();
                     }
@@ -952,6 +956,20 @@ final class RankLoop {
             FloatFrames.copyInto(frame, params, 0, params.length);
             replica.params().assign(Nd4j.createFromArray(params));
         }
+    }
+
+    /**
+     * Local SGD: this rank's parameters, after step {@code tag}'s update, replaced by their mean over the ranks
+     * ({@link GradientExchange#averageParameters}), so that every replica holds the same bits again. The copies out
+     * and back count as communicate; the averaging times its own phases.
+     */
+    private void averageParameters(StepTag tag, PhaseClock clock) {
+        clock.enter(Phase.COMMUNICATE);
+        float[] params = replica.params().toFloatVector();
+        exchange.averageParameters(tag, params, clock);
+        clock.enter(Phase.COMMUNICATE);
+        replica.params().assign(Nd4j.createFromArray(params));
+        link.releaseReceived(); // every frame of the averaging is decoded
     }
 
     private void copyChecked(INDArray view, float[] into, int s) {

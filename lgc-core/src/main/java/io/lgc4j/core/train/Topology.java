@@ -50,6 +50,21 @@ public interface Topology {
     }
 
     /**
+     * Checks that this topology can train with the trainer's overlap and checkpoints; called by
+     * {@link DistributedTrainer.Builder#build()} with {@link #check}. The default accepts everything: the replicas
+     * of a topology that averages gradients are equal after every step. A topology whose ranks keep replicas of
+     * their own between steps (local SGD) refuses what needs them equal.
+     *
+     * @param overlap              what a rank's step overlaps ({@code training.overlap})
+     * @param checkpoints whether the run saves checkpoints, on the way or at the end
+     * @param resumes     whether the run resumes from a checkpoint
+     * @throws io.lgc4j.core.settings.SettingsException naming the setting ({@code training.overlap}, ...), what it
+     *                                                  must be and why
+     */
+    default void checkTraining(Overlap overlap, boolean checkpoints, boolean resumes) {
+    }
+
+    /**
      * Gives the topology the board for its per-step notes (autoencoder losses and the like); called once before
      * {@link #worker} and {@link #services}. The default ignores it.
      */

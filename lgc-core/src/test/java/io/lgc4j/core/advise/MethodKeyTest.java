@@ -40,6 +40,17 @@ class MethodKeyTest {
         assertTrue(MethodKey.DENSE.isDense());
     }
 
+    /** Local SGD applies each rank's own gradient between averagings: not dense, its period and start in its key. */
+    @Test
+    void shouldKeyLocalSgdByItsSettingsNotAsDense() {
+        Map<String, Object> local = described("local-sgd", "none", Map.of(), "fp32");
+        local.put("topologySettings", Map.of("period", 4, "localFrom", 2));
+        MethodKey key = MethodKey.of(local, StageSchedule.ALWAYS_FULL, Overlap.NONE);
+        assertEquals("compressor=none;topology=local-sgd;topologySettings.localFrom=2;topologySettings.period=4;"
+                + "values=fp32;stages=all/0", key.text());
+        assertTrue(!key.isDense());
+    }
+
     @Test
     void shouldKeepWhatChangesTheMath() {
         var ring = described("ring", "none", Map.of(), "fp32");

@@ -10,6 +10,7 @@ import io.lgc4j.core.warmup.Warmup;
 import io.lgc4j.core.warmup.WarmupSection;
 import io.lgc4j.lgc.ps.LgcPsTopology;
 import io.lgc4j.ps.topology.Shards;
+import io.lgc4j.ring.topology.LocalSgdTopology;
 
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
@@ -21,7 +22,8 @@ import java.util.TreeMap;
 
 /**
  * Every key a config may hold, read from the definitions the loader binds (the runner's section records, lgc-core's
- * {@link CompressorKeys}, the sharded server's {@link Shards}, LGC's {@code AutoencoderSection}) and from the registry
+ * {@link CompressorKeys}, the sharded server's {@link Shards}, local SGD's {@link LocalSgdTopology.Settings}, LGC's
+ * {@code AutoencoderSection}) and from the registry
  * (compressor and topology types, the keys a registered compressor adds): what {@code lgc config keys} prints, so the
  * listing cannot disagree with what a file may say.
  *
@@ -41,7 +43,8 @@ public final class ConfigSchema {
      *                     when it takes another key's value ({@link #sameAs})
      * @param choices      the values it may take when they are a fixed list, else empty
      * @param appliesTo    the compressor types that read it when only some do, else empty (every config has it);
-     *                     under {@code warmup}, the warm-up types that read it
+     *                     under {@code warmup}, the warm-up types that read it; under {@code topology}, the topology
+     *                     types
      * @param sameAs       the key whose value it takes when absent ({@code compressor.learnedRatio}), or null
      */
     public record Key(String path, Object defaultValue, List<String> choices, List<String> appliesTo,
@@ -58,7 +61,7 @@ public final class ConfigSchema {
             String value = sameAs != null ? "(absent: " + sameAs + ")"
                     : defaultValue == null ? "(required)" : String.valueOf(defaultValue);
             return path + " = " + value + (choices.isEmpty() ? "" : "   one of " + choices)
-                    + (appliesTo.isEmpty() ? "" : "   " + (path.startsWith("warmup.") ? "warmup" : "compressor")
+                    + (appliesTo.isEmpty() ? "" : "   " + path.substring(0, path.indexOf('.'))
                     + ".type " + String.join(" or ", appliesTo) + " only");
         }
     }
@@ -80,6 +83,7 @@ public final class ConfigSchema {
                 choices.getOrDefault(path, List.of()), List.of(), null)));
         keys.addAll(compressorKeys());
         keys.addAll(warmupKeys());
+        keys.addAll(localSgdKeys());
         return new ConfigSchema(keys);
     }
 
@@ -106,6 +110,14 @@ public final class ConfigSchema {
         List<Key> keys = new ArrayList<>();
         owners.forEach((key, types) -> keys.add(new Key("compressor." + key, defaults.get(key), List.of(),
                 types.stream().sorted().toList(), defaults.containsKey(key) ? null : "compressor.ratio")));
+        return keys;
+    }
+
+    /** Local SGD's keys ({@code topology.period}, {@code topology.localFrom}), in a section of its type only. */
+    private static List<Key> localSgdKeys() {
+        List<Key> keys = new ArrayList<>();
+        ((Map<?, ?>) Section.plain(LocalSgdTopology.Settings.DEFAULT)).forEach((key, value) -> keys.add(new Key(
+                "topology." + key, value, List.of(), List.of(LocalSgdTopology.TYPE), null)));
         return keys;
     }
 

@@ -7,6 +7,7 @@ import io.lgc4j.core.settings.Section;
 import io.lgc4j.core.shard.FusionPlan;
 import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
 import io.lgc4j.ps.topology.Shards;
+import io.lgc4j.ring.topology.LocalSgdTopology;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,7 +19,7 @@ import java.util.stream.Stream;
  *
  * <pre>{@code
  * topology:
- *   type: ring                   # ring | ps
+ *   type: ring                   # ring | ps | local-sgd
  *   support: leader              # lgc on ps: leader (the leader's top-k, relayed) | own (each rank its own,
  *                                # paper-literal); own is accepted only with type ps and compressor.type lgc
  *   servers: 1                   # ps: S server shards, each an even share of every fusion buffer (seeds/002)
@@ -27,6 +28,8 @@ import java.util.stream.Stream;
  *                                # whole on one shard, the contrast)
  *   supportPath: relay           # relay (through the server / round the ring) | direct (the leader to each worker)
  *   directBelowBytes: 0          # ring: fp32 allreduces below this many bytes go to every rank in one leg (0: never)
+ *   period: 4                    # local-sgd only: the models averaged after every 4th local step and the last
+ *   localFrom: 0                 # local-sgd only: steps before it average gradients (the dense ring)
  * }</pre>
  *
  * <pre>{@code
@@ -36,14 +39,18 @@ import java.util.stream.Stream;
  * <p>The keys are the topologies' own: {@code support} is LGC-PS's ({@link SupportPolicy}), {@code servers},
  * {@code fusionBufferBytes} and {@code shardBy} the sharded parameter server's ({@link Shards}, which defines their
  * defaults and checks), {@code supportPath} and {@code directBelowBytes} the shortcuts every topology may take
- * ({@link Routes}); this record only holds them.
+ * ({@link Routes}), {@code period} and {@code localFrom} local SGD's ({@link LocalSgdTopology.Settings}); this record
+ * only holds them. Local SGD's keys are accepted, and written to {@code config.yaml}, with {@code type: local-sgd}
+ * only, so every other topology's section reads and writes as it did before they existed.
  *
- * @param type    ring allreduce or parameter server
- * @param support how LGC on the parameter server picks the support
- * @param shards  the parameter server's shards (one with a ring)
- * @param routes  the shortcuts through the mesh
+ * @param type     ring allreduce, parameter server or local SGD
+ * @param support  how LGC on the parameter server picks the support
+ * @param shards   the parameter server's shards (one with a ring)
+ * @param routes   the shortcuts through the mesh
+ * @param localSgd when local SGD averages ({@link LocalSgdTopology.Settings#DEFAULT} with any other type)
  */
-public record TopologyConfig(TopologyType type, SupportPolicy support, Shards shards, Routes routes) {
+public record TopologyConfig(TopologyType type, SupportPolicy support, Shards shards, Routes routes,
+                             LocalSgdTopology.Settings localSgd) {
 
     /** Default of {@code topology.type}. */
     public static final TopologyType DEFAULT_TYPE = TopologyType.RING;
@@ -53,15 +60,46 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
     public static final int DEFAULT_SERVERS = Shards.DEFAULT_SERVERS;
 
     /**
-     * Rejects a missing component; the shards checked their keys when they were built.
+     * Rejects a missing component, and local SGD's keys away from their defaults with another type; the shards
+     * checked their keys when they were built.
      *
-     * @throws ConfigException if a component is missing
+     * @throws ConfigException if a component is missing, or {@code period} or {@code localFrom} is set with a type
+     *                         other than {@code local-sgd}
      */
     public TopologyConfig {
         Checks.required("topology.type", type);
         Checks.required("topology.support", support);
         Checks.required("topology.shards", shards);
         Checks.required("topology.routes", routes);
+        Checks.required("topology.localSgd", localSgd);
+        if (!TopologyType.LOCAL_SGD.equals(type)) {
+            LocalSgdTopology.Settings d = LocalSgdTopology.Settings.DEFAULT;
+            if (localSgd.period() != d.period()) {
+                throw localSgdOnly("period", localSgd.period(), type);
+            }
+            if (localSgd.localFrom() != d.localFrom()) {
+                throw localSgdOnly("localFrom", localSgd.localFrom(), type);
+            }
+        }
+    }
+
+    /** A topology section without local SGD's keys. */
+    public TopologyConfig(TopologyType type, SupportPolicy support, Shards shards, Routes routes) {
+        this(type, support, shards, routes, LocalSgdTopology.Settings.DEFAULT);
+    }
+
+    /**
+     * A local SGD section ({@code type: local-sgd}) without shortcuts.
+     *
+     * @param localSgd when it averages the models
+     */
+    public static TopologyConfig localSgd(LocalSgdTopology.Settings localSgd) {
+        return new TopologyConfig(TopologyType.LOCAL_SGD, DEFAULT_SUPPORT, Shards.DEFAULT, Routes.DEFAULT, localSgd);
+    }
+
+    private static ConfigException localSgdOnly(String key, Object value, Object type) {
+        return ConfigException.forKey("topology." + key, "applies to topology.type " + LocalSgdTopology.TYPE
+                + " only, found " + value + " with topology.type " + type + "; remove it or change the type");
     }
 
     /** A topology section without shortcuts ({@link Routes#DEFAULT}). */
@@ -115,11 +153,12 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
      */
     public TopologyConfig withServers(int count) {
         return new TopologyConfig(type, support, Checks.check("topology",
-                () -> new Shards(count, shards.fusionBufferBytes(), shards.shardBy())), routes);
+                () -> new Shards(count, shards.fusionBufferBytes(), shards.shardBy())), routes, localSgd);
     }
 
     /**
-     * The section as {@code config.yaml} writes it: {@code type}, {@code support}, the shards' keys, then the routes'.
+     * The section as {@code config.yaml} writes it: {@code type}, {@code support}, the shards' keys, the routes', then
+     * with {@code type: local-sgd} local SGD's.
      */
     @JsonValue
     private Map<String, Object> yaml() {
@@ -132,6 +171,11 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
         @SuppressWarnings("unchecked")
         Map<String, Object> routeKeys = (Map<String, Object>) Section.plain(routes);
         map.putAll(routeKeys);
+        if (TopologyType.LOCAL_SGD.equals(type)) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> localKeys = (Map<String, Object>) Section.plain(localSgd);
+            map.putAll(localKeys);
+        }
         return map;
     }
 
@@ -149,7 +193,9 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
         Object support = shardKeys.remove("support");
         List<String> allowed = Stream.of(Stream.of("type", "support"),
                 Stream.of(Shards.class.getRecordComponents()).map(c -> c.getName()),
-                Stream.of(Routes.class.getRecordComponents()).map(c -> c.getName())).flatMap(k -> k).toList();
+                Stream.of(Routes.class.getRecordComponents()).map(c -> c.getName()),
+                Stream.of(LocalSgdTopology.Settings.class.getRecordComponents()).map(c -> c.getName()))
+                .flatMap(k -> k).toList();
         for (String key : shardKeys.keySet()) {
             if (!allowed.contains(key)) {
                 throw ConfigException.unknownKey("topology." + key, allowed);
@@ -161,10 +207,22 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
                 routeKeys.put(c.getName(), shardKeys.remove(c.getName()));
             }
         }
+        Map<String, Object> localKeys = new LinkedHashMap<>();
+        for (var c : LocalSgdTopology.Settings.class.getRecordComponents()) {
+            if (shardKeys.containsKey(c.getName())) {
+                Object value = shardKeys.remove(c.getName());
+                if (!TopologyType.LOCAL_SGD.equals(type)) {
+                    throw localSgdOnly(c.getName(), value, type);
+                }
+                localKeys.put(c.getName(), value);
+            }
+        }
         SupportPolicy policy = support == null ? DEFAULT_SUPPORT : Checks.check(
                 () -> Section.of("topology", Map.of("support", support)).choice("support", SupportPolicy.class));
         Shards shards = SectionBinding.bind("topology", shardKeys, Shards.class, Shards.DEFAULT);
         Routes routes = SectionBinding.bind("topology", routeKeys, Routes.class, Routes.DEFAULT);
-        return new TopologyConfig(type, policy, shards, routes);
+        LocalSgdTopology.Settings localSgd = SectionBinding.bind("topology", localKeys,
+                LocalSgdTopology.Settings.class, LocalSgdTopology.Settings.DEFAULT);
+        return new TopologyConfig(type, policy, shards, routes, localSgd);
     }
 }

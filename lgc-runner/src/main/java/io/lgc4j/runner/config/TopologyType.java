@@ -27,6 +27,11 @@ public final class TopologyType {
     public static final TopologyType RING = new TopologyType("ring");
     /** Parameter server: every worker pushes to the server, which broadcasts the mean. */
     public static final TopologyType PS = new TopologyType("ps");
+    /**
+     * Local SGD: the ring's allreduce averages the models every few local steps instead of the gradients every step
+     * ({@link io.lgc4j.ring.topology.LocalSgdTopology}).
+     */
+    public static final TopologyType LOCAL_SGD = new TopologyType(io.lgc4j.ring.topology.LocalSgdTopology.TYPE);
 
     private final String name;
 

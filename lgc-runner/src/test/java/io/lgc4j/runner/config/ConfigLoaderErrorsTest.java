@@ -157,7 +157,8 @@ class ConfigLoaderErrorsTest {
     @Test
     void shouldRejectUnknownEnumValueListingAllowedValuesSorted() {
         Path file = fixture("unknown-enum-value.yaml");
-        assertEquals(file + ": key 'topology.type' expects one of [ps, ring], found \"mesh\"", loadError(file));
+        assertEquals(file + ": key 'topology.type' expects one of [local-sgd, ps, ring], found \"mesh\"",
+                loadError(file));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -168,7 +169,7 @@ class ConfigLoaderErrorsTest {
                 + "found \"rmsprop\"",
         "data: {dataset: mnist}               | key 'data.dataset' expects one of [csv, fashion-mnist], found \"mnist\"",
         "data: {preprocessing: 3}             | key 'data.preprocessing' expects one of [scale, standardize], found 3",
-        "topology: {type: ''}                 | key 'topology.type' expects one of [ps, ring], found \"\"",
+        "topology: {type: ''}                 | key 'topology.type' expects one of [local-sgd, ps, ring], found \"\"",
     })
     void shouldRejectEveryEnumKeyWithItsAllowedValues(String yaml, String expected) {
         assertEquals("x.yaml: " + expected, parseError(RUN + yaml));
@@ -363,13 +364,13 @@ class ConfigLoaderErrorsTest {
                 parseError(RUN + "topology: {type: ps, servers: 1.5}\n"));
         assertEquals("x.yaml: key 'topology.support' expects one of [leader, own], found \"all\"",
                 parseError(RUN + "topology: {type: ps, support: all}\n"));
-        assertEquals("x.yaml: key 'topology.type' expects one of [ps, ring], found \"tree\"",
+        assertEquals("x.yaml: key 'topology.type' expects one of [local-sgd, ps, ring], found \"tree\"",
                 parseError(RUN + "topology: {type: tree}\n"));
-        assertEquals("x.yaml: key 'topology.type' expects one of [ps, ring], found 3",
+        assertEquals("x.yaml: key 'topology.type' expects one of [local-sgd, ps, ring], found 3",
                 parseError(RUN + "topology: {type: 3}\n"));
         assertEquals("x.yaml: key 'topology' expects a mapping, found 5", parseError(RUN + "topology: 5\n"));
         assertEquals("x.yaml: unknown key 'topology.shards'; allowed keys under 'topology': directBelowBytes,"
-                + " fusionBufferBytes, servers, shardBy, support, supportPath, type",
+                + " fusionBufferBytes, localFrom, period, servers, shardBy, support, supportPath, type",
                 parseError(RUN + "topology: {type: ps, shards: 2}\n"));
         assertEquals("x.yaml: key 'topology.supportPath' expects one of [direct, relay], found \"sideways\"",
                 parseError(RUN + "topology: {type: ring, supportPath: sideways}\n"));

@@ -54,7 +54,7 @@ class MethodRegistryTest {
                 "s2", S2SketchCompressor.Provider.class, "lgc", LgcSettings.Provider.class,
                 "randomk", RandomKCompressor.Provider.class);
         providers.forEach((type, provider) -> assertInstanceOf(provider, methods.compressor(type), type));
-        assertEquals(List.of("ps", "ring"), methods.topologyTypes());
+        assertEquals(List.of("local-sgd", "ps", "ring"), methods.topologyTypes());
         for (String type : providers.keySet()) {
             boolean lgc = type.equals("lgc");
             Class<?> ps = lgc ? LgcPsTopology.Provider.class : ParameterServerTopology.Provider.class;
@@ -94,7 +94,7 @@ class MethodRegistryTest {
     void shouldListTheRegisteredNamesWhenANameIsUnknown() {
         assertEquals("x.yaml: key 'compressor.type' expects one of [boosted-topk, dgc, lgc, none, powersgd, randomk,"
                 + " s2, scalecom, topk], found \"signsgd\"", parseError(RUN + "compressor: {type: signsgd}\n"));
-        assertEquals("x.yaml: key 'topology.type' expects one of [ps, ring], found \"mesh\"",
+        assertEquals("x.yaml: key 'topology.type' expects one of [local-sgd, ps, ring], found \"mesh\"",
                 parseError(RUN + "topology: {type: mesh}\n"));
         assertEquals("no compressor 'signsgd' is registered; registered compressors: [boosted-topk, dgc, lgc, none,"
                 + " powersgd, randomk, s2, scalecom, topk] (a compressor registers its CompressorProvider in"
