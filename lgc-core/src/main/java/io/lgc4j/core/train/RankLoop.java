@@ -965,10 +965,12 @@ final class RankLoop {
      */
     private void averageParameters(StepTag tag, PhaseClock clock) {
         clock.enter(Phase.COMMUNICATE);
-        float[] params = replica.params().toFloatVector();
+        INDArray own = replica.params();
+        float[] params = new float[Math.toIntExact(own.length())];
+        HostCopy.toHeap(own, params);
         exchange.averageParameters(tag, params, clock);
         clock.enter(Phase.COMMUNICATE);
-        replica.params().assign(Nd4j.createFromArray(params));
+        HostCopy.fromHeap(params, own);
         link.releaseReceived(); // every frame of the averaging is decoded
     }
 
