@@ -45,33 +45,39 @@ final class Crc32cShift {
         if (crc == 0 || bytes == 0) {
             return crc;
         }
-        int[] odd = new int[32];
-        int[] even = new int[32];
-        odd[0] = POLY;            // the map of one zero bit
+        long left = bytes;
+        for (int k = 0; left != 0; k++, left >>>= 1) {
+            if ((left & 1) != 0) {
+                crc = times(ZEROS[k], crc);
+            }
+        }
+        return crc;
+    }
+
+    /**
+     * {@code ZEROS[k]}: the map of 2^k zero bytes, k = 0..62, squared once from the map of one zero bit when the class
+     * loads (every frame stamp then applies one map per set bit of its length, instead of squaring them again).
+     */
+    private static final int[][] ZEROS = zeroMaps();
+
+    private static int[][] zeroMaps() {
+        int[] bit = new int[32];
+        bit[0] = POLY;            // the map of one zero bit
         int row = 1;
         for (int n = 1; n < 32; n++) {
-            odd[n] = row;
+            bit[n] = row;
             row <<= 1;
         }
-        square(even, odd);        // two zero bits
-        square(odd, even);        // four zero bits
-        long left = bytes;
-        do {
-            square(even, odd);    // first pass: one zero byte, then 2, 4, ... bytes
-            if ((left & 1) != 0) {
-                crc = times(even, crc);
-            }
-            left >>>= 1;
-            if (left == 0) {
-                break;
-            }
-            square(odd, even);
-            if ((left & 1) != 0) {
-                crc = times(odd, crc);
-            }
-            left >>>= 1;
-        } while (left != 0);
-        return crc;
+        int[] two = new int[32];
+        int[] four = new int[32];
+        square(two, bit);         // two zero bits
+        square(four, two);        // four zero bits
+        int[][] maps = new int[63][32];
+        square(maps[0], four);    // one zero byte
+        for (int k = 1; k < maps.length; k++) {
+            square(maps[k], maps[k - 1]);
+        }
+        return maps;
     }
 
     private static int times(int[] matrix, int vector) {
