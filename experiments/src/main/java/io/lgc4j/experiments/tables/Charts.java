@@ -80,7 +80,12 @@ public final class Charts {
             if (xs.isEmpty()) {
                 continue;
             }
-            XYSeries s = chart.addSeries(line.name(), xs, ys);
+            // a method run once per seed draws one line per seed: the legend numbers the repeats
+            String name = line.name();
+            for (int n = 2; chart.getSeriesMap().containsKey(name); n++) {
+                name = line.name() + " (" + n + ")";
+            }
+            XYSeries s = chart.addSeries(name, xs, ys);
             s.setMarker(SeriesMarkers.NONE);
             s.setLineStyle(line.dashed() ? SeriesLines.DASH_DASH : SeriesLines.SOLID);
             if (line.group() >= 0) {
