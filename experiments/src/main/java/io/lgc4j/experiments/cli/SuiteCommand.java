@@ -47,8 +47,8 @@ abstract class SuiteCommand implements Callable<Integer> {
     private boolean processes;
 
     @Option(names = "--seeds", split = ",", paramLabel = "SEED",
-            description = "run every method once per seed (run.seed), instead of the suite's 'seeds'; tables report"
-                    + " mean ± sd over them, e.g. --seeds 42,43,44")
+            description = "run every method (and time-to-accuracy's PyTorch peers) once per seed (run.seed), instead"
+                    + " of the suite's 'seeds'; tables report mean ± sd over them, e.g. --seeds 42,43,44")
     private List<Long> seeds;
 
     /** Builds a table or figure from a suite's finished runs ({@code CompressionTable::write} and the like). */

@@ -87,9 +87,9 @@ final class TimeToAccuracyCommand extends SuiteCommand {
             reference.forEach(f -> byKey.put(f.planned().key(), f));
             capped = UntilTarget.plan(plan, byKey, target);
             if (peerNote == null) {
-                for (TimeToAccuracySettings.Peer peer : settings.peers()) {
-                    peerReference.put(peer.id(), PeerRunner.run(peer, plan.get(0).config(), null, 0, script,
-                            out.resolve("reference").resolve("peers").resolve(peer.id()), log));
+                for (SeededPeer p : seededPeers(settings.peers(), plan)) {
+                    peerReference.put(p.peer().id(), PeerRunner.run(p.peer(), p.config(), null, 0, script,
+                            out.resolve("reference").resolve("peers").resolve(p.peer().id()), log));
                 }
             }
         }
@@ -113,8 +113,9 @@ final class TimeToAccuracyCommand extends SuiteCommand {
                     options(shape, settings, suite.method(run.methodId()).colocate())));
             List<PeerRun> peers = new ArrayList<>();
             if (peerNote == null) {
-                for (TimeToAccuracySettings.Peer peer : settings.peers()) {
-                    ExperimentConfig config = plan.get(0).config();
+                for (SeededPeer p : seededPeers(settings.peers(), plan)) {
+                    TimeToAccuracySettings.Peer peer = p.peer();
+                    ExperimentConfig config = p.config();
                     if (until) {
                         int steps = UntilTarget.stepsToTarget(peerReference.get(peer.id()), target);
                         if (steps <= 0) {
@@ -132,6 +133,32 @@ final class TimeToAccuracyCommand extends SuiteCommand {
             results.add(new TimeToAccuracyTable.RateResult(shape, probe, setup, runs, peers, peerNote));
         }
         TimeToAccuracyTable.write(suite, profile, commandLine, results, reference, peerReference, out);
+    }
+
+    /**
+     * A peer with the schedule it trains: the first planned run of its seed.
+     *
+     * @param peer   the suite's peer; its id ends in {@code -s<seed>} when the plan has several seeds
+     * @param config the run whose K, batch, steps, evaluation and seed it takes
+     */
+    record SeededPeer(TimeToAccuracySettings.Peer peer, ExperimentConfig config) {
+    }
+
+    /** Every peer once per seed of the plan (one seed: the peers as the suite names them), seed by seed. */
+    static List<SeededPeer> seededPeers(List<TimeToAccuracySettings.Peer> peers, List<Suite.PlannedRun> plan) {
+        Map<Long, ExperimentConfig> bySeed = new LinkedHashMap<>();
+        for (Suite.PlannedRun run : plan) {
+            bySeed.putIfAbsent(run.config().run().seed(), run.config());
+        }
+        List<SeededPeer> seeded = new ArrayList<>();
+        for (Map.Entry<Long, ExperimentConfig> seed : bySeed.entrySet()) {
+            for (TimeToAccuracySettings.Peer p : peers) {
+                seeded.add(new SeededPeer(bySeed.size() == 1 ? p : new TimeToAccuracySettings.Peer(p.id() + "-s"
+                        + seed.getKey(), p.label(), p.method(), p.rank(), p.startIter(), p.period()),
+                        seed.getValue()));
+            }
+        }
+        return seeded;
     }
 
     private static List<String> options(LinkShape shape, TimeToAccuracySettings settings, boolean colocate) {

@@ -148,10 +148,10 @@ public final class TimeToAccuracyTable {
                     addStages(stages, rate.shape().label(), run);
                 }
             }
-            for (TimeToAccuracySettings.Peer p : until && rate.peerNote() == null ? settings.peers()
-                    : List.<TimeToAccuracySettings.Peer>of()) {
+            for (PeerRun ref : until && rate.peerNote() == null ? peerReference.values() : List.<PeerRun>of()) {
+                TimeToAccuracySettings.Peer p = ref.peer();
                 if (rate.peers().stream().noneMatch(run -> run.peer().id().equals(p.id()))) {
-                    JsonNode s = peerReference.get(p.id()).summary();
+                    JsonNode s = ref.summary();
                     rows.add(Row.notReached(p.label(), s.path("steps").asLong(),
                             s.path("final_test_accuracy").asDouble()));
                 }
