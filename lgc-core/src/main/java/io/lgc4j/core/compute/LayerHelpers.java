@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -96,22 +97,8 @@ public final class LayerHelpers {
      * version) nothing changes, and {@link ComputeReport} shows which helper each layer kept.
      */
     private static void useNativePooling(Model model) {
-        Field field;
-        try {
-            field = SubsamplingLayer.class.getDeclaredField("helper");
-            field.setAccessible(true);
-        } catch (NoSuchFieldException | RuntimeException e) {
-            return;
-        }
-        for (Layer layer : layers(model)) {
-            if (layer.getClass() == SubsamplingLayer.class && layer.getHelper() != null) {
-                try {
-                    field.set(layer, new NativePoolingHelper());
-                } catch (IllegalAccessException e) {
-                    return;
-                }
-            }
-        }
+        replaceHelpers(SubsamplingLayer.class, List.of(layers(model)), layer -> layer.getHelper() != null,
+                NativePoolingHelper::new);
     }
 
     /**
@@ -119,18 +106,29 @@ public final class LayerHelpers {
      * {@link InputConvolutionHelper} instead: its backward pass leaves out the input's gradient, which nobody reads.
      */
     private static void useInputConvolution(Model model) {
+        replaceHelpers(ConvolutionLayer.class, inputLayers(model),
+                layer -> layer.getHelper() instanceof org.deeplearning4j.nn.layers.mkldnn.MKLDNNConvHelper,
+                InputConvolutionHelper::new);
+    }
+
+    /**
+     * Sets a new helper into the {@code helper} field of each of {@code candidates} whose class is exactly
+     * {@code type} and that {@code eligible} accepts; nothing where the field cannot be reached.
+     */
+    private static void replaceHelpers(Class<? extends Layer> type, List<Layer> candidates,
+                                       Predicate<Layer> eligible,
+                                       Supplier<? extends LayerHelper> helper) {
         Field field;
         try {
-            field = ConvolutionLayer.class.getDeclaredField("helper");
+            field = type.getDeclaredField("helper");
             field.setAccessible(true);
         } catch (NoSuchFieldException | RuntimeException e) {
             return;
         }
-        for (Layer layer : inputLayers(model)) {
-            if (layer.getClass() == ConvolutionLayer.class
-                    && layer.getHelper() instanceof org.deeplearning4j.nn.layers.mkldnn.MKLDNNConvHelper) {
+        for (Layer layer : candidates) {
+            if (layer.getClass() == type && eligible.test(layer)) {
                 try {
-                    field.set(layer, new InputConvolutionHelper());
+                    field.set(layer, helper.get());
                 } catch (IllegalAccessException e) {
                     return;
                 }
