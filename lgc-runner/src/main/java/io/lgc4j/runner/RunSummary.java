@@ -294,9 +294,9 @@ public record RunSummary(String run, String topology, int workers, int steps, do
         }
 
         /**
-         * The information a node sends per step: everything it sent but the one-off weight shipments (the model's
-         * initial broadcast, the autoencoder's weights at the switch), which the run totals count instead; NaN for
-         * {@link #NONE}.
+         * The information a node sends per step: everything it sent but the one-off weight shipments (the autoencoder's
+         * weights at the switch; the model's initial broadcast in runs made before every rank started from its own),
+         * which the run totals count instead; NaN for {@link #NONE}.
          */
         public double information() {
             return isEmpty() ? Double.NaN

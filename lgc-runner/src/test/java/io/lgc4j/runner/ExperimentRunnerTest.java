@@ -187,6 +187,9 @@ class ExperimentRunnerTest {
             assertTrue(outcome.result().traffic().bytes(r, io.lgc4j.core.comm.Direction.RECEIVED,
                     io.lgc4j.core.comm.TrafficKind.AE_WEIGHTS) > 0 || r == 0 && "ring".equals(topology),
                     "rank " + r + " received the autoencoder's weights (" + trainers.size() + " steps)");
+            // every rank starts from the model it built (their digests agree): no parameters travel before step 0
+            assertEquals(0, outcome.result().traffic().bytes(r, io.lgc4j.core.comm.Direction.RECEIVED,
+                    io.lgc4j.core.comm.TrafficKind.MODEL_WEIGHTS), "rank " + r + " received model weights");
         }
     }
 

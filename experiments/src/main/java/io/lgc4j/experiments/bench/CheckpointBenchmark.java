@@ -252,7 +252,7 @@ public final class CheckpointBenchmark {
         } finally {
             logger.removeHandler(handler);
         }
-        // the first step of a run carries the setup (initial broadcast, JIT): leave it out of the mean
+        // the first step of a run carries the setup (JIT, first primitives): leave it out of the mean
         double meanStepMs = steps.stream().skip(1).mapToLong(StepMetrics::wallNanos).average().orElse(0) / 1e6;
         CheckpointDirectory dir = CheckpointDirectory.in(runDir);
         List<Measured> measured = new ArrayList<>();

@@ -216,9 +216,9 @@ class ProgramLaunchTest {
         String output = Files.readString(tmp.resolve("launch.log"), StandardCharsets.UTF_8);
         assertEquals(1, launch.exitValue(), output);
         assertTrue(output.matches("(?s).*lgc launch: rank 0 failed first \\(exit status 1\\): rank 0 stopped: failed:"
-                + " rank 1 built another initial model than rank 0 \\(parameters' checksum [0-9a-f]{8} vs [0-9a-f]{8}\\):"
-                + " the model's initialization is not the same in every process, so no run of it would repeat; seed it"
-                + " \\(NeuralNetConfiguration.Builder#seed\\) or load the same saved model in every process; rank 1"
+                + " rank 1 built another initial model than rank 0 \\(parameters' digest [0-9a-f]{16} vs [0-9a-f]{16}\\):"
+                + " the processes initialize it differently, so no run of it would repeat; seed it"
+                + " \\(NeuralNetConfiguration.Builder#seed\\) or load one saved model in every process; rank 1"
                 + " stopped because it lost it.*"), output);
     }
 

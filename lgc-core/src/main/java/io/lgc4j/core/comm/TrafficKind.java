@@ -15,7 +15,7 @@ public enum TrafficKind {
     LATENT(3),
     /** Per-rank innovation of the parameter-server autoencoder. */
     INNOVATION(4),
-    /** Model parameters (initial broadcast, checkpoints). */
+    /** Model parameters: the initial broadcast of runs made before every rank started from its own (no longer sent). */
     MODEL_WEIGHTS(5),
     /** Autoencoder weights shipped at the stage switch. */
     AE_WEIGHTS(6),

@@ -168,10 +168,10 @@ public sealed interface RunReport {
      * @param examples      examples the worker's source holds
      * @param stepsPerEpoch steps per epoch at the run's K and b
      * @param fingerprint   identifies the data; 0 when the source cannot say
-     * @param initialModel  CRC32C of the worker's parameters as it built them; 0 on a resume (the checkpoint's are
-     *                      restored)
+     * @param initialModel  the first 64 bits of the SHA-256 of the worker's parameters as it built them; 0 on a
+     *                      resume (the checkpoint's are restored)
      */
-    record Data(long examples, int stepsPerEpoch, long fingerprint, int initialModel) implements RunReport {
+    record Data(long examples, int stepsPerEpoch, long fingerprint, long initialModel) implements RunReport {
     }
 
     /**
@@ -286,7 +286,7 @@ public sealed interface RunReport {
             out.put((byte) 7).putLong(e.correct()).putLong(e.examples());
         } else if (this instanceof Data d) {
             out.put((byte) 8).putLong(d.examples()).putInt(d.stepsPerEpoch()).putLong(d.fingerprint())
-                    .putInt(d.initialModel());
+                    .putLong(d.initialModel());
         } else if (this instanceof Agreed a) {
             out.put((byte) 9).putInt(a.stepsPerEpoch()).putInt(a.totalSteps());
         } else if (this instanceof ClockProbe p) {
@@ -332,7 +332,7 @@ public sealed interface RunReport {
             return 1 + 8 + 8;
         }
         if (this instanceof Data) {
-            return 1 + 8 + 4 + 8 + 4;
+            return 1 + 8 + 4 + 8 + 8;
         }
         if (this instanceof Agreed) {
             return 1 + 4 + 4;
@@ -388,7 +388,7 @@ public sealed interface RunReport {
                 case 5 -> getOffer(in);
                 case 6 -> new Saved(getString(in), in.getLong(), in.getInt(), getString(in), in.getLong());
                 case 7 -> getEvaluated(in);
-                case 8 -> new Data(in.getLong(), in.getInt(), in.getLong(), in.getInt());
+                case 8 -> new Data(in.getLong(), in.getInt(), in.getLong(), in.getLong());
                 case 9 -> getAgreed(in);
                 case 10 -> new ClockProbe(in.getLong());
                 case 11 -> new ClockEcho(in.getLong(), in.getLong());

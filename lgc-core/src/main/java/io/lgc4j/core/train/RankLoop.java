@@ -5,10 +5,8 @@ import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.checkpoint.PartInfo;
 import io.lgc4j.core.checkpoint.PartKind;
 import io.lgc4j.core.checkpoint.SectionReader;
-import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.TransportClosedException;
-import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.compute.Nd4jThreads;
 import io.lgc4j.core.data.DataPlan;
@@ -26,16 +24,16 @@ import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.metrics.TraceClock;
 import io.lgc4j.core.metrics.TraceMerge;
 import io.lgc4j.core.metrics.TracedTransport;
-import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.runtime.ControlPlane;
 import io.lgc4j.core.runtime.RunReport;
 import io.lgc4j.core.stage.Stage;
 
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.dataset.DataSet;
-import org.nd4j.linalg.factory.Nd4j;
 
 import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -189,12 +187,8 @@ final class RankLoop {
             }
         }
         long[] reported;
-        if (first > 0) {
-            reported = resume(checkpoints, collector);
-        } else {
-            broadcastInitialParameters();
-            reported = new long[TrafficMeter.ROW_LENGTH];
-        }
+        // a fresh run starts from the parameters each rank built: agreeOnData has refused any that differ
+        reported = first > 0 ? resume(checkpoints, collector) : new long[TrafficMeter.ROW_LENGTH];
         link.releaseReceived();
         PhaseClock clock = new PhaseClock(timeline, Timeline.RANK_THREAD);
         // read only when tracing: the throttling and run-queue counters, sampled at every traced step boundary
@@ -761,8 +755,8 @@ final class RankLoop {
     }
 
     /**
-     * Restores this rank from its part of the checkpoint resumed from (on rank 0 also the run's history); replaces
-     * the start's broadcast, whose bytes the restored counters hold.
+     * Restores this rank from its part of the checkpoint resumed from (on rank 0 also the run's history), in place of
+     * the parameters it built.
      *
      * @return the restored traffic counters of this rank
      */
@@ -924,38 +918,30 @@ final class RankLoop {
                     r, own.examples(), other.fingerprint(), own.fingerprint());
         }
         if (own.initialModel() != 0 && other.initialModel() != 0 && own.initialModel() != other.initialModel()) {
-            return String.format("rank %d built another initial model than rank 0 (parameters' checksum %08x vs"
-                    + " %08x): the model's initialization is not the same in every process, so no run of it would"
-                    + " repeat; seed it (NeuralNetConfiguration.Builder#seed) or load the same saved model in every"
-                    + " process", r, other.initialModel(), own.initialModel());
+            return String.format("rank %d built another initial model than rank 0 (parameters' digest %016x vs"
+                    + " %016x): the processes initialize it differently, so no run of it would repeat; seed it"
+                    + " (NeuralNetConfiguration.Builder#seed) or load one saved model in every process", r,
+                    other.initialModel(), own.initialModel());
         }
         return null;
     }
 
-    /** CRC32C of the replica's parameters as the process built them, never 0 (0 means: not compared). */
-    private int initialModel() {
-        int crc = (int) Long.parseLong(checksum(replica), 16);
-        return crc == 0 ? 1 : crc;
-    }
-
-    /** Rank 0 holds the model; the others receive its parameters as bytes, like a real cluster's start. */
-    private void broadcastInitialParameters() {
-        int workers = run.workers();
-        if (workers == 1) {
-            return;
+    /**
+     * The replica's parameters as the process built them, digested: the first 64 bits of their SHA-256, never 0
+     * (0 means: not compared). Equal digests are what lets every rank start from its own parameters, with no
+     * broadcast.
+     */
+    private long initialModel() {
+        float[] params = replica.params().toFloatVector();
+        ByteBuffer bytes = ByteBuffer.allocate(4 * params.length);
+        bytes.asFloatBuffer().put(params);
+        long digest;
+        try {
+            digest = ByteBuffer.wrap(MessageDigest.getInstance("SHA-256").digest(bytes.array())).getLong();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
         }
-        if (rank == 0) {
-            float[] params = replica.params().toFloatVector();
-            byte[] frame = FloatFrames.encode(params, 0, params.length, TrafficKind.MODEL_WEIGHTS, Stage.SETUP, -1);
-            for (int peer = 1; peer < workers; peer++) {
-                link.send(peer, frame);
-            }
-        } else {
-            float[] params = new float[run.plan().layout().length()];
-            Frame frame = link.receive(0, TrafficKind.MODEL_WEIGHTS);
-            FloatFrames.copyInto(frame, params, 0, params.length);
-            replica.params().assign(Nd4j.createFromArray(params));
-        }
+        return digest == 0 ? 1 : digest;
     }
 
     /**

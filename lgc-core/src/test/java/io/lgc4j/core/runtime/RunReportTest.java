@@ -53,7 +53,7 @@ class RunReportTest {
             new RunReport.Saved("server-0.lgcc", 49, 0, "", 0),
             new RunReport.Evaluated(2_417, 2_500),
             new RunReport.Evaluated(0, 0),
-            new RunReport.Data(60_000, 1_875, 0x1_8badf00dL, 0x8eee5a03),
+            new RunReport.Data(60_000, 1_875, 0x1_8badf00dL, 0x8eee5a03_1f2e3d4cL),
             new RunReport.Data(3_000_000_000L, Integer.MAX_VALUE, 0, 0),
             new RunReport.Agreed(1_875, 3_750),
             new RunReport.ClockProbe(123_456_789_012L),
