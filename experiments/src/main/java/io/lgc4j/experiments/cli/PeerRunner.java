@@ -22,7 +22,9 @@ import java.util.Map;
  * rank, steps, evaluation interval, seed, Nesterov lr and momentum); each peer at the setting its suite entry names,
  * by default its best documented one (PowerSGD from step 2, not from LGC4J's {@code stages.fullIterations}: a peer
  * started later is a dense peer until then).
- * A peer run whose {@code summary.json} exists and whose {@code command.txt} is the planned command is reused.
+ * A peer run whose {@code summary.json} exists and whose {@code command.txt} is the planned command is reused, wherever
+ * its directory now is (the command's {@code --out} aside): a suite run into another output directory with a copy of
+ * the reference runs trains none of them again.
  *
  * <pre>{@code
  * PeerRun r = PeerRunner.run(peer, config, shape, 0.4, script, dir, System.out);
@@ -97,7 +99,7 @@ final class PeerRunner {
         Path summary = dir.resolve("summary.json");
         Path commandFile = dir.resolve("command.txt");
         if (Files.isRegularFile(summary) && Files.isRegularFile(commandFile)
-                && Files.readString(commandFile, StandardCharsets.UTF_8).equals(planned)) {
+                && sameRun(Files.readString(commandFile, StandardCharsets.UTF_8), planned)) {
             log.println("  " + peer.label() + ": finished before, reused (" + dir + ")");
             return new PeerRun(peer, dir, true);
         }
@@ -139,5 +141,14 @@ final class PeerRunner {
         Files.writeString(summary, lines.get(lines.size() - 1) + "\n", StandardCharsets.UTF_8);
         Files.delete(dir.resolve("summary.partial"));
         return new PeerRun(peer, dir, false);
+    }
+
+    /** Whether two {@code command.txt} texts name the same run: equal but for where {@code --out} wrote. */
+    static boolean sameRun(String recorded, String planned) {
+        return withoutOut(recorded).equals(withoutOut(planned));
+    }
+
+    private static String withoutOut(String command) {
+        return command.replaceAll(" --out \\S+", " --out -");
     }
 }

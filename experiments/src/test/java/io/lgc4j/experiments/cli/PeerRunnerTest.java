@@ -8,6 +8,8 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class PeerRunnerTest {
     private static final ExperimentConfig CONFIG = ConfigLoader.parse("""
@@ -34,5 +36,15 @@ class PeerRunnerTest {
         assertEquals("100", o.get(o.indexOf("--steps") + 1));       // 12,800 / (4 × 32)
         assertEquals("5", o.get(o.indexOf("--eval-every") + 1));
         assertEquals("7", o.get(o.indexOf("--seed") + 1));
+    }
+
+    /** A finished peer run is the same run wherever its output went; any other option makes it another. */
+    @Test
+    void aRunIsReusedFromAnotherOutputDirectoryButNotWithOtherOptions() {
+        String recorded = "/usr/bin/python3 /p/ddp_peer.py --method powersgd --steps 90 --seed 42 --out"
+                + " /a/reference/peers/ddp-powersgd-s42/evals.jsonl\nK=4 link loopback, no namespaces no CPU cap\n";
+        assertTrue(PeerRunner.sameRun(recorded, recorded.replace("/a/", "/b/")));
+        assertFalse(PeerRunner.sameRun(recorded, recorded.replace("--seed 42", "--seed 1")));
+        assertFalse(PeerRunner.sameRun(recorded, recorded.replace("no CPU cap", "cores 0.4")));
     }
 }
