@@ -47,6 +47,7 @@ public final class Provenance {
         // instruction set (AVX2, AVX-512), and a different summation order grows into a different run
         p.put("cpu", cpu());
         p.put("availableProcessors", Runtime.getRuntime().availableProcessors());
+        p.put("jit", jit());
         p.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
         p.put("nd4j", Nd4jEnvironment.describe());
         if (compute != null) {
@@ -62,6 +63,24 @@ public final class Provenance {
      */
     static String cpu() {
         return CpuInfo.ofThisMachine().toString();
+    }
+
+    /**
+     * This JVM's JIT: "C1 only" ({@code -XX:TieredStopAtLevel} below 4, as {@code lgc launch --jit} runs a process with
+     * less than a core), "C2 only" (tiering off) or "tiered"; "unknown" on a JVM without HotSpot's options.
+     */
+    static String jit() {
+        try {
+            var hotspot = java.lang.management.ManagementFactory.getPlatformMXBean(
+                    com.sun.management.HotSpotDiagnosticMXBean.class);
+            if (!Boolean.parseBoolean(hotspot.getVMOption("TieredCompilation").getValue())) {
+                return "C2 only";
+            }
+            String level = hotspot.getVMOption("TieredStopAtLevel").getValue();
+            return Integer.parseInt(level) < 4 ? "C1 only (TieredStopAtLevel=" + level + ")" : "tiered";
+        } catch (RuntimeException e) {
+            return "unknown";
+        }
     }
 
     /** The git commit of the running code (asked where its jar lives), or "unknown"; touches nothing else. */

@@ -129,6 +129,16 @@ final class LaunchCommand implements Callable<Integer> {
             description = "JVM options of each process (env LGC_WORKER_JAVA_OPTS; default: " + DEFAULT_JAVA_OPTS + ")")
     private String javaOpts;
 
+    @Option(names = "--jit", paramLabel = "auto|c1|tiered", defaultValue = "${env:" + WorkerJit.ENV + "}",
+            description = {"the JIT of every process: c1 (C1 alone), tiered (C1 then C2, HotSpot's default) or auto"
+                + " (default, env " + WorkerJit.ENV + "): C1 alone when a process has less than a core (its"
+                + " --cpu-share, else this machine's CPUs shared among the processes), where C2's compiler threads"
+                + " take CPU the ranks need. Options of --java-opts that choose a JIT win"})
+    private String jitOption;
+
+    /** Every process's JIT, resolved before any starts. */
+    private WorkerJit jit;
+
     @Option(names = "--tls-dir", description = "mutual TLS on every link with the certificates lgc keys wrote in"
             + " this directory (ca.crt, localhost.crt, localhost.key)")
     private Path tlsDir;
@@ -186,6 +196,10 @@ final class LaunchCommand implements Callable<Integer> {
         if (exitWithStdin) {
             WorkerCommand.watchStdin("lgc launch: the process that started it is gone (standard input closed);"
                     + " exiting, and the workers with it", true);
+        }
+        if (WorkerJit.problem(jitOption) != null) {
+            System.err.println("lgc launch: --jit " + WorkerJit.problem(jitOption));
+            return 2;
         }
         if (nprocOption != null && nprocOption < 1) {
             System.err.println("lgc launch: --nproc must be >= 1, found " + nprocOption);
@@ -302,6 +316,7 @@ final class LaunchCommand implements Callable<Integer> {
         }
         try (hosts) {
             threads = resolveThreads(colocate ? nproc : nproc + services);
+            jit = resolveJit(colocate ? nproc : nproc + services, false);
             if (shape != null || cpuShare > 0) {
                 System.out.println("lgc launch: " + hosts.describe().values().stream().map(String::valueOf)
                         .collect(java.util.stream.Collectors.joining("; ")));
@@ -372,8 +387,7 @@ final class LaunchCommand implements Callable<Integer> {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        command.addAll(Arrays.asList((javaOpts == null || javaOpts.isBlank() ? DEFAULT_JAVA_OPTS : javaOpts).strip()
-                .split("\\s+")));
+        command.addAll(javaOptions());
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), LgcCommand.class.getName(), "worker",
                 config.toString(), "--exit-with-stdin"));
         command.addAll(options.forward());
@@ -468,8 +482,7 @@ final class LaunchCommand implements Callable<Integer> {
         if (mainClass != null) {
             command.add(ProcessHandle.current().info().command()
                     .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-            command.addAll(Arrays.asList((javaOpts == null || javaOpts.isBlank() ? DEFAULT_JAVA_OPTS : javaOpts)
-                    .strip().split("\\s+")));
+            command.addAll(javaOptions());
             command.addAll(List.of("-cp", classPath, mainClass));
         } else {
             command.addAll(arguments);
@@ -509,6 +522,7 @@ final class LaunchCommand implements Callable<Integer> {
             if (threadsOption != null) {
                 threads = resolveThreads(nproc + services);
             }
+            jit = resolveJit(nproc + services, mainClass == null);
             program = command;
             int status = launchAttempts(hosts, services, runDir, resumeStep);
             return status == 0 && trace.on() ? mergeTrace(runDir) : status;
@@ -570,6 +584,31 @@ final class LaunchCommand implements Callable<Integer> {
                     + " from the environment replaced" : ""));
         }
         return t;
+    }
+
+    /** --java-opts (else the defaults) with the JIT's flag ({@link WorkerJit#appliedTo}). */
+    private List<String> javaOptions() {
+        return jit.appliedTo(Arrays.asList((javaOpts == null || javaOpts.isBlank() ? DEFAULT_JAVA_OPTS : javaOpts)
+                .strip().split("\\s+")));
+    }
+
+    /**
+     * The JIT of every process, {@code processes} of them on this machine ({@link WorkerJit}); says when C1 alone, or
+     * when the user's own command ({@code ownCommand}: program mode after --) should choose it.
+     */
+    private WorkerJit resolveJit(int processes, boolean ownCommand) {
+        CpuLimits own = CpuLimits.ofThisProcess();
+        CpuLimits each = cpuShare > 0 ? new CpuLimits(own.onlineCpus(), own.affinityCpus(), cpuShare, "--cpu-share")
+                : own;
+        WorkerJit j = WorkerJit.resolve(jitOption, each, processes);
+        if (j.c1Only() && ownCommand) {
+            System.out.println("lgc launch: your command chooses its own JIT; with less than a core per process, add "
+                    + WorkerJit.C1_FLAG + " to its java options (" + j.reason() + ")");
+        } else if (j.c1Only()) {
+            System.out.println("lgc launch: the C1 JIT alone in every process (" + WorkerJit.C1_FLAG + "; "
+                    + j.reason() + ")");
+        }
+        return j;
     }
 
     /** The command as the launch line shows it: a class path after -cp/-classpath/--class-path by its length. */
