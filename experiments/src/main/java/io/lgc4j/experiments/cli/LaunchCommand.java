@@ -572,10 +572,7 @@ final class LaunchCommand implements Callable<Integer> {
      * given, else shares the CPUs this launcher may use. Says so, and when it replaces the caller's OMP_NUM_THREADS.
      */
     private ComputeThreads resolveThreads(int processes) {
-        CpuLimits own = CpuLimits.ofThisProcess();
-        CpuLimits each = cpuShare > 0 ? new CpuLimits(own.onlineCpus(), own.affinityCpus(), cpuShare, "--cpu-share")
-                : own;
-        ComputeThreads t = ComputeThreads.resolve(threadsOption, each, processes);
+        ComputeThreads t = ComputeThreads.resolve(threadsOption, eachProcess(), processes);
         String inherited = System.getenv("OMP_NUM_THREADS");
         boolean replaced = inherited != null && !inherited.strip().equals(String.valueOf(t.threads()));
         if (replaced || t.threads() != 1 || t.requested().equals(ComputeThreads.AUTO)) {
@@ -584,6 +581,12 @@ final class LaunchCommand implements Callable<Integer> {
                     + " from the environment replaced" : ""));
         }
         return t;
+    }
+
+    /** The CPU limits of each process: its --cpu-share when one is given, else this launcher's, shared. */
+    private CpuLimits eachProcess() {
+        CpuLimits own = CpuLimits.ofThisProcess();
+        return cpuShare > 0 ? new CpuLimits(own.onlineCpus(), own.affinityCpus(), cpuShare, "--cpu-share") : own;
     }
 
     /** --java-opts (else the defaults) with the JIT's flag ({@link WorkerJit#appliedTo}). */
@@ -597,10 +600,7 @@ final class LaunchCommand implements Callable<Integer> {
      * when the user's own command ({@code ownCommand}: program mode after --) should choose it.
      */
     private WorkerJit resolveJit(int processes, boolean ownCommand) {
-        CpuLimits own = CpuLimits.ofThisProcess();
-        CpuLimits each = cpuShare > 0 ? new CpuLimits(own.onlineCpus(), own.affinityCpus(), cpuShare, "--cpu-share")
-                : own;
-        WorkerJit j = WorkerJit.resolve(jitOption, each, processes);
+        WorkerJit j = WorkerJit.resolve(jitOption, eachProcess(), processes);
         if (j.c1Only() && ownCommand) {
             System.out.println("lgc launch: your command chooses its own JIT; with less than a core per process, add "
                     + WorkerJit.C1_FLAG + " to its java options (" + j.reason() + ")");

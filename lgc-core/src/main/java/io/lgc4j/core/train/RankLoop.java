@@ -932,12 +932,9 @@ final class RankLoop {
      * broadcast.
      */
     private long initialModel() {
-        float[] params = replica.params().toFloatVector();
-        ByteBuffer bytes = ByteBuffer.allocate(4 * params.length);
-        bytes.asFloatBuffer().put(params);
         long digest;
         try {
-            digest = ByteBuffer.wrap(MessageDigest.getInstance("SHA-256").digest(bytes.array())).getLong();
+            digest = ByteBuffer.wrap(MessageDigest.getInstance("SHA-256").digest(parameterBytes(replica))).getLong();
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java platform has SHA-256", e);
         }
@@ -986,11 +983,16 @@ final class RankLoop {
      * replicas stayed bit-identical.
      */
     static String checksum(ReplicaModel replica) {
+        CRC32C crc = new CRC32C();
+        crc.update(parameterBytes(replica));
+        return String.format("%08x", crc.getValue());
+    }
+
+    /** The replica's parameters as big-endian float32 bytes, what both its checksum and its digest read. */
+    private static byte[] parameterBytes(ReplicaModel replica) {
         float[] params = replica.params().toFloatVector();
         ByteBuffer bytes = ByteBuffer.allocate(4 * params.length);
         bytes.asFloatBuffer().put(params);
-        CRC32C crc = new CRC32C();
-        crc.update(bytes.array());
-        return String.format("%08x", crc.getValue());
+        return bytes.array();
     }
 }
