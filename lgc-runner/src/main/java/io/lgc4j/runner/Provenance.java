@@ -67,17 +67,21 @@ public final class Provenance {
 
     /**
      * This JVM's JIT: "C1 only" ({@code -XX:TieredStopAtLevel} below 4, as {@code lgc launch --jit} runs a process with
-     * less than a core), "C2 only" (tiering off) or "tiered"; "unknown" on a JVM without HotSpot's options.
+     * less than a core), "C2 only" (tiering off) or "tiered", with {@code CompileThresholdScaling} when it is not 1;
+     * "unknown" on a JVM without HotSpot's options.
      */
     static String jit() {
         try {
             var hotspot = java.lang.management.ManagementFactory.getPlatformMXBean(
                     com.sun.management.HotSpotDiagnosticMXBean.class);
+            String scaling = hotspot.getVMOption("CompileThresholdScaling").getValue();
+            String scaled = Double.parseDouble(scaling) == 1.0 ? "" : ", CompileThresholdScaling=" + scaling;
             if (!Boolean.parseBoolean(hotspot.getVMOption("TieredCompilation").getValue())) {
-                return "C2 only";
+                return "C2 only" + (scaled.isEmpty() ? "" : " (" + scaled.substring(2) + ")");
             }
             String level = hotspot.getVMOption("TieredStopAtLevel").getValue();
-            return Integer.parseInt(level) < 4 ? "C1 only (TieredStopAtLevel=" + level + ")" : "tiered";
+            return Integer.parseInt(level) < 4 ? "C1 only (TieredStopAtLevel=" + level + scaled + ")"
+                    : "tiered" + (scaled.isEmpty() ? "" : " (" + scaled.substring(2) + ")");
         } catch (RuntimeException e) {
             return "unknown";
         }

@@ -603,10 +603,10 @@ final class LaunchCommand implements Callable<Integer> {
         WorkerJit j = WorkerJit.resolve(jitOption, eachProcess(), processes);
         if (j.c1Only() && ownCommand) {
             System.out.println("lgc launch: your command chooses its own JIT; with less than a core per process, add "
-                    + WorkerJit.C1_FLAG + " to its java options (" + j.reason() + ")");
+                    + String.join(" ", j.flags()) + " to its java options (" + j.reason() + ")");
         } else if (j.c1Only()) {
-            System.out.println("lgc launch: the C1 JIT alone in every process (" + WorkerJit.C1_FLAG + "; "
-                    + j.reason() + ")");
+            System.out.println("lgc launch: the C1 JIT alone in every process, compiling early ("
+                    + String.join(" ", j.flags()) + "; " + j.reason() + ")");
         }
         return j;
     }

@@ -22,7 +22,8 @@ class WorkerJitTest {
         assertTrue(shared.c1Only(), shared.reason());
         assertEquals("auto: 0.50 cores per process (4 processes on affinity 2 CPUs, 2 CPUs online): C2's compiler"
                 + " threads would take CPU the ranks need", shared.reason());
-        assertEquals(List.of("-Xmx2g", WorkerJit.C1_FLAG), shared.appliedTo(OPTS));
+        assertEquals(List.of("-Xmx2g", "-XX:TieredStopAtLevel=1", "-XX:CompileThresholdScaling=0.01"),
+                shared.appliedTo(OPTS));
 
         WorkerJit quota = WorkerJit.resolve("auto", new CpuLimits(2, 2, 0.4, "--cpu-share"), 1);
         assertTrue(quota.c1Only(), quota.reason());
@@ -41,6 +42,9 @@ class WorkerJitTest {
         WorkerJit c1 = WorkerJit.resolve("c1", TWO_CPUS, 1);
         assertEquals(List.of("-XX:TieredStopAtLevel=3"), c1.appliedTo(List.of("-XX:TieredStopAtLevel=3")));
         assertEquals(List.of("-XX:-TieredCompilation"), c1.appliedTo(List.of("-XX:-TieredCompilation")));
+        assertEquals(List.of("-XX:CompileThresholdScaling=0.5"),
+                c1.appliedTo(List.of("-XX:CompileThresholdScaling=0.5")));
+        assertEquals(List.of(), WorkerJit.resolve("tiered", TWO_CPUS, 8).flags());
         assertNull(WorkerJit.problem(null));
         assertEquals("expects auto, c1 or tiered, found 'c2'", WorkerJit.problem("c2"));
         assertEquals("expects auto, c1 or tiered, found 'c2'",
