@@ -130,10 +130,11 @@ final class LaunchCommand implements Callable<Integer> {
     private String javaOpts;
 
     @Option(names = "--jit", paramLabel = "auto|c1|tiered", defaultValue = "${env:" + WorkerJit.ENV + "}",
-            description = {"the JIT of every process: c1 (C1 alone), tiered (C1 then C2, HotSpot's default) or auto"
-                + " (default, env " + WorkerJit.ENV + "): C1 alone when a process has less than a core (its"
-                + " --cpu-share, else this machine's CPUs shared among the processes), where C2's compiler threads"
-                + " take CPU the ranks need. Options of --java-opts that choose a JIT win"})
+            description = {"the JIT of every process: c1 (C1 alone, compiling a method after a couple of calls:"
+                + " " + WorkerJit.EARLY_FLAG + "), tiered (C1 then C2, HotSpot's default) or auto (default, env "
+                + WorkerJit.ENV + "): c1 when a process has less than a core (its --cpu-share, else this machine's"
+                + " CPUs shared among the processes), where C2's compiler threads take CPU the ranks need. Options of"
+                + " --java-opts that choose a JIT or its thresholds win"})
     private String jitOption;
 
     /** Every process's JIT, resolved before any starts. */
