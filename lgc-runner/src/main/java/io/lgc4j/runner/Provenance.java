@@ -74,17 +74,25 @@ public final class Provenance {
         try {
             var hotspot = java.lang.management.ManagementFactory.getPlatformMXBean(
                     com.sun.management.HotSpotDiagnosticMXBean.class);
-            String scaling = hotspot.getVMOption("CompileThresholdScaling").getValue();
-            String scaled = Double.parseDouble(scaling) == 1.0 ? "" : ", CompileThresholdScaling=" + scaling;
-            if (!Boolean.parseBoolean(hotspot.getVMOption("TieredCompilation").getValue())) {
-                return "C2 only" + (scaled.isEmpty() ? "" : " (" + scaled.substring(2) + ")");
-            }
-            String level = hotspot.getVMOption("TieredStopAtLevel").getValue();
-            return Integer.parseInt(level) < 4 ? "C1 only (TieredStopAtLevel=" + level + scaled + ")"
-                    : "tiered" + (scaled.isEmpty() ? "" : " (" + scaled.substring(2) + ")");
+            return jit(Boolean.parseBoolean(hotspot.getVMOption("TieredCompilation").getValue()),
+                    Integer.parseInt(hotspot.getVMOption("TieredStopAtLevel").getValue()),
+                    hotspot.getVMOption("CompileThresholdScaling").getValue());
         } catch (RuntimeException e) {
             return "unknown";
         }
+    }
+
+    /** The words of {@link #jit()} for these HotSpot options. */
+    static String jit(boolean tiered, int stopAtLevel, String thresholdScaling) {
+        String scaled = Double.parseDouble(thresholdScaling) == 1.0 ? ""
+                : "CompileThresholdScaling=" + thresholdScaling;
+        if (!tiered) {
+            return "C2 only" + (scaled.isEmpty() ? "" : " (" + scaled + ")");
+        }
+        if (stopAtLevel < 4) {
+            return "C1 only (TieredStopAtLevel=" + stopAtLevel + (scaled.isEmpty() ? "" : ", " + scaled) + ")";
+        }
+        return "tiered" + (scaled.isEmpty() ? "" : " (" + scaled + ")");
     }
 
     /** The git commit of the running code (asked where its jar lives), or "unknown"; touches nothing else. */

@@ -34,4 +34,16 @@ class ProvenanceTest {
             assertEquals("unknown", cpu);
         }
     }
+
+    /** The JIT as provenance.json names it: what lgc launch's C1 and a user's own flags look like there. */
+    @Test
+    void namesTheJitAndItsThresholds() {
+        assertEquals("C1 only (TieredStopAtLevel=1, CompileThresholdScaling=0.01)", Provenance.jit(true, 1, "0.01"));
+        assertEquals("C1 only (TieredStopAtLevel=1)", Provenance.jit(true, 1, "1.000000"));
+        assertEquals("tiered", Provenance.jit(true, 4, "1.000000"));
+        assertEquals("tiered (CompileThresholdScaling=0.5)", Provenance.jit(true, 4, "0.5"));
+        assertEquals("C2 only", Provenance.jit(false, 4, "1.0"));
+        assertTrue(Provenance.jit().startsWith("tiered") || Provenance.jit().startsWith("C1 only"),
+                Provenance.jit());
+    }
 }
