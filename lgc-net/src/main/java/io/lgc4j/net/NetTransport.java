@@ -334,8 +334,8 @@ final class NetTransport implements Transport {
     void deliver(Link link, Frame frame, Runnable release) {
         lock.lock();
         try {
-            if (link.lost != null) {
-                release.run();
+            if (link.lost != null || closed) {
+                release.run(); // a frame after the link was lost or the endpoint closed is never received
                 return;
             }
             link.inbound.add(new Link.Arrival(frame, release));
@@ -495,6 +495,15 @@ final class NetTransport implements Transport {
         try {
             closed = true;
             snapshot = links.clone();
+            // no receive hands a frame out once closed: the frames still queued give their memory back now
+            for (Link link : snapshot) {
+                if (link != null) {
+                    for (Link.Arrival arrival; (arrival = link.inbound.poll()) != null; ) {
+                        arrival.release().run();
+                    }
+                    link.inboundBytes = 0;
+                }
+            }
             changed.signalAll();
         } finally {
             lock.unlock();
