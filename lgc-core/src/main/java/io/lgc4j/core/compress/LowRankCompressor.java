@@ -43,27 +43,63 @@ public non-sealed interface LowRankCompressor extends Compressor {
     /** A fresh per-rank state for {@code blocks} (the compressible blocks, in layout order). */
     State newRank(List<ParamBlock> blocks);
 
-    /** One rank's memory and the factors of the step in progress. Used by that rank's thread only. */
+    /**
+     * One rank's memory and the factors of the step in progress. Used by one thread at a time (the rank's, or the
+     * exchange's beside the backward pass).
+     *
+     * <p>Every block's factors are its own, so a step may also go block range by block range ({@link #project(float[],
+     * int, int, int, float[])} and the two calls after it): each range's three rounds run in order, the ranges in any
+     * order, and the step gives the same bits as the whole-step calls. A ring reduces a range's part of each payload
+     * ({@link LowRankPlan#span}) while the backward pass still computes the earlier layers' gradient.
+     */
     interface State extends CompressorState {
+        /** The plan the payloads follow. */
+        LowRankPlan plan();
+
         /**
          * Round one: compensates the gradient with the memory (M) and returns this rank's first payload: P = M·Q
          * of every low-rank block, then the uncompressed blocks' values ({@link LowRankPlan#firstLength()} floats).
          *
          * @param gradient the rank's flattened gradient (only the compressible blocks are read; it is not modified)
          */
-        float[] project(float[] gradient, int step);
+        default float[] project(float[] gradient, int step) {
+            float[] first = new float[plan().firstLength()];
+            project(gradient, step, 0, plan().entries().size(), first);
+            return first;
+        }
 
         /**
          * Round two: from the ranks' mean of the first payloads, orthonormalizes each mean P and returns Q = Mᵀ·P̂
          * of every low-rank block ({@link LowRankPlan#secondLength()} floats).
          */
-        float[] back(float[] firstMean, int step);
+        default float[] back(float[] firstMean, int step) {
+            float[] second = new float[plan().secondLength()];
+            back(firstMean, step, 0, plan().entries().size(), second);
+            return second;
+        }
 
         /**
          * Ends the step from the ranks' mean of the second payloads: writes the estimated mean (P̂·Q̄ᵀ per low-rank
          * block, the uncompressed blocks' mean) into {@code gradient}'s compressible blocks; memory = M − P̂·Q̄ᵀ.
          */
-        void finish(float[] secondMean, int step, float[] gradient);
+        default void finish(float[] secondMean, int step, float[] gradient) {
+            finish(secondMean, step, 0, plan().entries().size(), gradient);
+        }
+
+        /**
+         * Round one for blocks {@code from..to} (indices among the compressible blocks): writes their part of the
+         * first payload into {@code first} ({@link LowRankPlan#firstLength()} floats; the rest is not touched).
+         *
+         * @throws IllegalStateException when a block of the range is not between steps, or the range's step is not
+         *                               the one other ranges have open
+         */
+        void project(float[] gradient, int step, int from, int to, float[] first);
+
+        /** Round two for blocks {@code from..to}: reads their part of {@code firstMean}, writes theirs of {@code second}. */
+        void back(float[] firstMean, int step, int from, int to, float[] second);
+
+        /** Round three for blocks {@code from..to}: reads their part of {@code secondMean}, writes their gradient. */
+        void finish(float[] secondMean, int step, int from, int to, float[] gradient);
 
         /**
          * Shows {@code tap} what each later step offers (diagnostics; {@code null} removes it): per block the

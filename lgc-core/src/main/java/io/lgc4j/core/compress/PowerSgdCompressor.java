@@ -156,11 +156,14 @@ public final class PowerSgdCompressor implements LowRankCompressor {
         private final ErrorFeedback memory;
         private final float[][] q;
         private final float[] orthonormalP;
-        private float[] plainMean = new float[0];
+        private final float[] plainMean;
+        /** Per block, the round it waits for: 0 project (between steps), 1 back, 2 finish. */
+        private final byte[] round;
         private int[] all = new int[0];
         private OfferTap tap;
+        /** The step some block has begun and not finished, or -1. */
         private int openStep = -1;
-        private int phase;
+        private int blocksOpen;
 
         RankState(LowRankPlan plan, Region region, Settings settings, long seed) {
             this.plan = plan;
@@ -170,6 +173,8 @@ public final class PowerSgdCompressor implements LowRankCompressor {
             this.memory = ErrorFeedback.inPlace(region, "memory");
             this.q = new float[region.blockCount()][];
             this.orthonormalP = new float[plan.pLength()];
+            this.plainMean = new float[plan.plainLength()];
+            this.round = new byte[region.blockCount()];
         }
 
         /**
@@ -178,7 +183,10 @@ public final class PowerSgdCompressor implements LowRankCompressor {
          */
         @Override
         public void save(CheckpointPart.Builder part, String prefix) {
-            requirePhase(0, openStep + 1, "save");
+            if (openStep >= 0) {
+                throw new IllegalStateException("PowerSGD rank state: save called while step " + openStep
+                        + " is open: a state is saved between steps");
+            }
             memory.save(part, prefix);
             SectionWriter w = part.section(prefix + "/q");
             for (float[] block : q) {
@@ -210,12 +218,16 @@ public final class PowerSgdCompressor implements LowRankCompressor {
         }
 
         @Override
-        public float[] project(float[] gradient, int step) {
-            requirePhase(0, step, "project");
-            openStep = step;
-            float[] out = new float[plan.firstLength()];
+        public LowRankPlan plan() {
+            return plan;
+        }
+
+        @Override
+        public void project(float[] gradient, int step, int from, int to, float[] first) {
+            requireLength(first, plan.firstLength(), "first");
+            advance(from, to, 0, step, "project");
             float[] m = memory.compensated();
-            for (int b = 0; b < region.blockCount(); b++) {
+            for (int b = from; b < to; b++) {
                 LowRankPlan.Entry e = plan.entry(b);
                 ParamBlock block = e.block();
                 int start = region.start(b);
@@ -224,45 +236,41 @@ public final class PowerSgdCompressor implements LowRankCompressor {
                     tap.offered(block, m, start, everyIndex(block.length()), block.length());
                 }
                 if (!e.factored()) {
-                    System.arraycopy(m, start, out, e.first(), block.length());
+                    System.arraycopy(m, start, first, e.first(), block.length());
                     continue;
                 }
                 if (q[b] == null || !settings.warmStart()) {
                     q[b] = randomOrthonormal(e.cols(), e.rank(), step, b);
                 }
-                multiply(m, start, e.rows(), e.cols(), q[b], e.rank(), out, e.first());
+                multiply(m, start, e.rows(), e.cols(), q[b], e.rank(), first, e.first());
             }
-            phase = 1;
-            return out;
         }
 
         @Override
-        public float[] back(float[] firstMean, int step) {
-            requirePhase(1, step, "back");
+        public void back(float[] firstMean, int step, int from, int to, float[] second) {
             requireLength(firstMean, plan.firstLength(), "first");
-            float[] out = new float[plan.secondLength()];
-            plainMean = new float[plan.plainLength()];
-            System.arraycopy(firstMean, plan.pLength(), plainMean, 0, plan.plainLength());
-            for (int b = 0; b < region.blockCount(); b++) {
+            requireLength(second, plan.secondLength(), "second");
+            advance(from, to, 1, step, "back");
+            for (int b = from; b < to; b++) {
                 LowRankPlan.Entry e = plan.entry(b);
                 if (!e.factored()) {
+                    int at = e.first() - plan.pLength();
+                    System.arraycopy(firstMean, e.first(), plainMean, at, e.block().length());
                     continue;
                 }
                 System.arraycopy(firstMean, e.first(), orthonormalP, e.first(), e.rows() * e.rank());
                 orthonormalize(orthonormalP, e.first(), e.rows(), e.rank());
                 multiplyTransposed(memory.compensated(), region.start(b), e.rows(), e.cols(), orthonormalP, e.first(),
-                        e.rank(), out, e.second());
+                        e.rank(), second, e.second());
             }
-            phase = 2;
-            return out;
         }
 
         @Override
-        public void finish(float[] secondMean, int step, float[] gradient) {
-            requirePhase(2, step, "finish");
+        public void finish(float[] secondMean, int step, int from, int to, float[] gradient) {
             requireLength(secondMean, plan.secondLength(), "second");
+            advance(from, to, 2, step, "finish");
             float[] m = memory.compensated(); // M becomes the memory in place: M − applied, or 0
-            for (int b = 0; b < region.blockCount(); b++) {
+            for (int b = from; b < to; b++) {
                 LowRankPlan.Entry e = plan.entry(b);
                 ParamBlock block = e.block();
                 int start = region.start(b);
@@ -277,8 +285,10 @@ public final class PowerSgdCompressor implements LowRankCompressor {
                         settings.errorFeedback());
                 q[b] = qMean; // warm start: every rank holds the same mean
             }
-            phase = 0;
-            openStep = -1;
+            blocksOpen -= to - from;
+            if (blocksOpen == 0) {
+                openStep = -1;
+            }
         }
 
         @Override
@@ -315,13 +325,30 @@ public final class PowerSgdCompressor implements LowRankCompressor {
             return all;
         }
 
-        /** The rounds must come in order, all three for one step. */
-        private void requirePhase(int expected, int step, String call) {
-            if (phase != expected || (expected > 0 && step != openStep)) {
-                String[] calls = {"project", "back", "finish"};
-                throw new IllegalStateException("PowerSGD rank state: " + call + "(step " + step + ") called while "
-                        + (openStep < 0 ? "no step is open" : "step " + openStep + " waits for " + calls[phase])
-                        + ": each step calls project, back, finish in that order");
+        /**
+         * Moves blocks {@code from..to} from round {@code expected} to the next: the rounds come in order, all three
+         * for one step, and every block begun is of the open step.
+         */
+        private void advance(int from, int to, int expected, int step, String call) {
+            Objects.checkFromToIndex(from, to, round.length);
+            String[] calls = {"project", "back", "finish"};
+            for (int b = from; b < to; b++) {
+                boolean otherStep = openStep >= 0 && step != openStep;
+                if (round[b] != expected || otherStep) {
+                    String block = from == 0 && to == round.length ? "" : " of block " + b + " (blocks " + from + ".."
+                            + to + ")";
+                    throw new IllegalStateException("PowerSGD rank state: " + call + "(step " + step + ")" + block
+                            + " called while " + (openStep < 0 ? "no step is open" : "step " + openStep + " waits for "
+                            + calls[round[b]]) + ": each step calls project, back,"
+                            + " finish in that order");
+                }
+            }
+            if (expected == 0 && to > from) {
+                openStep = step;
+                blocksOpen += to - from;
+            }
+            for (int b = from; b < to; b++) {
+                round[b] = (byte) ((expected + 1) % 3);
             }
         }
 

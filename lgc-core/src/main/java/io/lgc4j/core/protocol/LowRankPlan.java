@@ -73,6 +73,51 @@ public record LowRankPlan(List<Entry> entries, int pLength, int plainLength, int
         return entries.get(b);
     }
 
+    /**
+     * Where blocks {@code from..to} (indices among the compressible blocks) sit in the payloads: a contiguous range of
+     * each, because every section lists its blocks in block order. A range the blocks leave empty is {@code 0..0}.
+     *
+     * @param pFrom     first float of their Ps in the first payload
+     * @param pTo       end of their Ps (exclusive)
+     * @param plainFrom first float of their plain values in the first payload (at or after {@link #pLength})
+     * @param plainTo   end of their plain values
+     * @param qFrom     first float of their Qs in the second payload
+     * @param qTo       end of their Qs
+     */
+    public record Span(int pFrom, int pTo, int plainFrom, int plainTo, int qFrom, int qTo) {
+    }
+
+    /**
+     * The payload ranges of blocks {@code from..to}.
+     *
+     * @throws IndexOutOfBoundsException when the range is not within the plan's blocks
+     */
+    public Span span(int from, int to) {
+        java.util.Objects.checkFromToIndex(from, to, entries.size());
+        int[] p = {Integer.MAX_VALUE, 0};
+        int[] plain = {Integer.MAX_VALUE, 0};
+        int[] q = {Integer.MAX_VALUE, 0};
+        for (int b = from; b < to; b++) {
+            Entry e = entries.get(b);
+            if (e.factored()) {
+                widen(p, e.first(), e.rows() * e.rank());
+                widen(q, e.second(), e.cols() * e.rank());
+            } else {
+                widen(plain, e.first(), e.block().length());
+            }
+        }
+        return new Span(lo(p), p[1], lo(plain), plain[1], lo(q), q[1]);
+    }
+
+    private static void widen(int[] range, int at, int length) {
+        range[0] = Math.min(range[0], at);
+        range[1] = Math.max(range[1], at + length);
+    }
+
+    private static int lo(int[] range) {
+        return range[0] == Integer.MAX_VALUE ? 0 : range[0];
+    }
+
     /** Rows of {@code block}'s matrix view (see the class comment); 1 for a one-dimensional block. */
     public static int rows(ParamBlock block) {
         long[] shape = block.shape();

@@ -287,6 +287,56 @@ class PowerSgdCompressorTest {
                         1).plan(SMALL)).getMessage());
     }
 
+    /**
+     * A step taken block range by block range (as a ring beside the backward pass takes it: the last blocks first)
+     * gives every payload and the gradient the whole step's bits, step after step with memory and warm start; the
+     * plan's spans tile each payload.
+     */
+    @Test
+    void shouldGiveTheWholeStepsBitsRangeByRange() {
+        PowerSgdCompressor psgd = new PowerSgdCompressor(new PowerSgdCompressor.Settings(2, 0, true, true), 5);
+        LowRankCompressor.State whole = psgd.newRank(SMALL);
+        LowRankCompressor.State ranged = psgd.newRank(SMALL);
+        LowRankPlan plan = whole.plan();
+        int[][] ranges = {{2, 3}, {0, 2}};
+        // fc 6 × 8 (P 0..12, Q 0..16), its bias plain (20..26), conv 4 × 12 (P 12..20, Q 16..40)
+        assertEquals(new LowRankPlan.Span(12, 20, 0, 0, 16, 40), plan.span(2, 3));
+        assertEquals(new LowRankPlan.Span(0, 12, 20, 26, 0, 16), plan.span(0, 2));
+        assertEquals(new LowRankPlan.Span(0, 0, 20, 26, 0, 0), plan.span(1, 2));
+        Random random = new Random(3);
+        for (int step = 0; step < 4; step++) {
+            float[] g = new float[SMALL_FLAT];
+            for (int i = 0; i < g.length; i++) {
+                g[i] = (float) random.nextGaussian();
+            }
+            float[] expected = g.clone();
+            float[] p = whole.project(expected, step);
+            float[] q = whole.back(p, step);
+            whole.finish(q, step, expected);
+            float[] actual = g.clone();
+            float[] first = new float[plan.firstLength()];
+            float[] second = new float[plan.secondLength()];
+            for (int[] r : ranges) {
+                ranged.project(actual, step, r[0], r[1], first);
+                ranged.back(first, step, r[0], r[1], second);
+                ranged.finish(second, step, r[0], r[1], actual);
+            }
+            assertArrayEquals(p, first, "first payload, step " + step);
+            assertArrayEquals(q, second, "second payload, step " + step);
+            assertArrayEquals(expected, actual, "gradient, step " + step);
+            assertArrayEquals(whole.residual(), ranged.residual(), "memory, step " + step);
+        }
+        ranged.project(new float[SMALL_FLAT], 4, 2, 3, new float[plan.firstLength()]);
+        assertEquals("PowerSGD rank state: back(step 4) of block 0 (blocks 0..2) called while step 4 waits for "
+                + "project: each step calls project, back, finish in that order", assertThrows(
+                        IllegalStateException.class, () -> ranged.back(new float[plan.firstLength()], 4, 0, 2,
+                                new float[plan.secondLength()])).getMessage());
+        assertEquals("PowerSGD rank state: project(step 5) of block 0 (blocks 0..2) called while step 4 waits for "
+                + "project: each step calls project, back, finish in that order", assertThrows(
+                        IllegalStateException.class, () -> ranged.project(new float[SMALL_FLAT], 5, 0, 2,
+                                new float[plan.firstLength()])).getMessage());
+    }
+
     @Test
     void shouldRefuseRoundsOutOfOrder() {
         LowRankCompressor.State rank = new PowerSgdCompressor(new PowerSgdCompressor.Settings(1), 1).newRank(SMALL);

@@ -129,6 +129,69 @@ public abstract class CompressedTopologyContract {
         }
     }
 
+    /**
+     * A layout whose middle and last layers PowerSGD factors (16 × 12 and 3 × 16 matrix views), with a DENSE first layer
+     * and a plain bias between: every kind of block a low-rank step carries, three layers for three pieces.
+     */
+    protected static final GradientLayout MATRICES = GradientLayout.ofBlocks(List.of(
+            new ParamBlock(0, 0, "in", "W", 0, 20, new long[] {4, 5}, LayerPolicy.DENSE),
+            new ParamBlock(1, 1, "mid", "W", 20, 192, new long[] {12, 16}, LayerPolicy.LEARNED),
+            new ParamBlock(2, 1, "mid", "b", 212, 16, new long[] {1, 16}, LayerPolicy.LEARNED),
+            new ParamBlock(3, 2, "out", "W", 228, 48, new long[] {16, 3}, LayerPolicy.TOP_K)));
+
+    /**
+     * A compressed step beside the backward pass keeps the bits: on K = 3 and 4 ranks, through 6 steps with memory,
+     * every rank holds after every step what the whole-gradient step gives it, with each layer a piece of its own
+     * ({@link GradientExchange#allReduceMean(StepTag, float[], PhaseClock, io.lgc4j.core.exchange.GradientPieces)}),
+     * and sends as many value bytes. PowerSGD streams; a method that does not waits for the whole gradient.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("sparse")
+    void aStepInPiecesShouldChangeNoBit(Compressor compressor) throws Exception {
+        Topology topology = topology(compressor);
+        GradientLayout layout = compressor instanceof LowRankCompressor ? MATRICES : POLICIES;
+        for (int k = 3; k <= 4; k++) {
+            float[][][] inputs = gaussianSteps(6, k, layout.length(), 60 + k);
+            Steps whole = exchangeSteps(topology, layout, inputs);
+            Steps pieces = exchangeSteps(topology(compressor), layout, inputs, 4);
+            for (int step = 0; step < inputs.length; step++) {
+                for (int r = 0; r < k; r++) {
+                    assertArrayEquals(whole.outputs()[step][r], pieces.outputs()[step][r],
+                            "K=" + k + ", step " + step + ", rank " + r);
+                }
+            }
+            for (int r = 0; r < k; r++) {
+                assertEquals(whole.traffic().bytes(r, Direction.SENT, TrafficKind.VALUES),
+                        pieces.traffic().bytes(r, Direction.SENT, TrafficKind.VALUES),
+                        "K=" + k + ", rank " + r + ": the values' bytes");
+            }
+        }
+    }
+
+    /**
+     * The same through the trainer: backward overlap ({@link Overlap#BACKWARD}, every layer a piece) after a dense
+     * warm-up of 2 steps gives every replica the synchronous run's parameters after every epoch, and the same losses.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("sparse")
+    void backwardOverlapShouldChangeNoBitOfACompressedStep(Compressor compressor) {
+        java.util.function.Function<Overlap, DistributedTrainer> build = overlap -> DistributedTrainer.builder()
+                .model(TestModels.mlp(13, new Sgd(0.1))).data(TestModels.data(3 * 8 * 12, 7)).workers(3)
+                .batchSizePerWorker(8).topology(topology(compressor)).seed(2).stages(StageSchedule.denseWarmup(2))
+                .overlap(overlap).bucketBytes(4).build();
+        DistributedTrainer synchronous = build.apply(Overlap.NONE);
+        TrainingResult expected = synchronous.fit(2);
+        DistributedTrainer overlapped = build.apply(Overlap.BACKWARD);
+        TrainingResult actual = overlapped.fit(2);
+        for (int s = 0; s < expected.steps().size(); s++) {
+            assertEquals(expected.steps().get(s).loss(), actual.steps().get(s).loss(), "loss of step " + s);
+        }
+        float[] params = synchronous.replicas().get(0).params().toFloatVector();
+        for (int r = 0; r < 3; r++) {
+            assertArrayEquals(params, overlapped.replicas().get(r).params().toFloatVector(), "replica " + r);
+        }
+    }
+
     static Stream<Arguments> lossless() {
         return Stream.of(Arguments.of(new TopKCompressor(1.0)), Arguments.of(new ScaleComCompressor(1.0, 1.0)),
                 Arguments.of(new DgcCompressor(1.0, 0.0, 0, 0)), Arguments.of(new RandomKCompressor(1.0, 3)),
@@ -393,6 +456,27 @@ public abstract class CompressedTopologyContract {
      */
     protected static Steps exchangeSteps(Topology topology, GradientLayout layout, float[][][] inputs)
             throws Exception {
+        return exchangeSteps(topology, layout, inputs, 0);
+    }
+
+    /**
+     * {@link #exchangeSteps(Topology, GradientLayout, float[][][])}, each step handed over in the pieces of
+     * {@code bucketBytes} (every piece final at once) when that is above 0.
+     */
+    protected static Steps exchangeSteps(Topology topology, GradientLayout layout, float[][][] inputs,
+                                         int bucketBytes) throws Exception {
+        List<io.lgc4j.core.exchange.GradientPieces.Piece> plan = bucketBytes > 0
+                ? io.lgc4j.core.exchange.GradientPieces.plan(layout, bucketBytes) : List.of();
+        io.lgc4j.core.exchange.GradientPieces ready = new io.lgc4j.core.exchange.GradientPieces() {
+            @Override
+            public List<Piece> pieces() {
+                return plan;
+            }
+
+            @Override
+            public void await(Piece piece) {
+            }
+        };
         int k = inputs[0].length;
         int services = topology.serviceEndpoints(k);
         float[][][] outputs = new float[inputs.length][k][];
@@ -422,7 +506,12 @@ public abstract class CompressedTopologyContract {
                     GradientExchange exchange = topology.worker(rank, k, transport, layout);
                     for (int step = 0; step < inputs.length; step++) {
                         float[] g = inputs[step][rank].clone();
-                        exchange.allReduceMean(new StepTag(step, Stage.TOP_K), g, new PhaseClock());
+                        StepTag tag = new StepTag(step, Stage.TOP_K);
+                        if (bucketBytes > 0) {
+                            exchange.allReduceMean(tag, g, new PhaseClock(), ready);
+                        } else {
+                            exchange.allReduceMean(tag, g, new PhaseClock());
+                        }
                         transport.releaseReceived();
                         outputs[step][rank] = g;
                     }

@@ -115,6 +115,36 @@ public final class RingEnd {
         });
     }
 
+    /**
+     * {@link #densePass(StepTag, float[])} of the DENSE blocks lying in elements {@code from..to} of {@code gradient}
+     * (a piece of a streamed step), in the whole region's chunks: the same bits as the whole pass. Null when none lies
+     * there.
+     */
+    public RingAllReduce.Pass densePass(StepTag tag, float[] gradient, int from, int to) {
+        int[] span = dense.span(from, to);
+        if (span[0] == span[1]) {
+            return null;
+        }
+        dense.gather(gradient, denseBuffer, from, to);
+        RingAllReduce.Pass sum = ring.sumPass(denseBuffer, span[0], span[1], TrafficKind.VALUES, tag);
+        return new Finishing(sum, () -> {
+            Averages.divide(denseBuffer, span[0], span[1], workers);
+            dense.scatter(denseBuffer, gradient, from, to);
+        });
+    }
+
+    /**
+     * The mean of elements {@code from..to} of {@code values} as a pass, in the whole vector's chunks (the bits of
+     * {@link #meanPass(float[], TrafficKind, StepTag)} there); null for an empty range.
+     */
+    public RingAllReduce.Pass meanPass(float[] values, int from, int to, TrafficKind kind, StepTag tag) {
+        if (from == to) {
+            return null;
+        }
+        return new Finishing(ring.sumPass(values, from, to, kind, tag),
+                () -> Averages.divide(values, from, to, workers));
+    }
+
     /** The mean of {@code values} over the ranks, in place: summed around the ring as {@code kind}, divided by K. */
     public void mean(float[] values, TrafficKind kind, StepTag tag, PhaseClock clock) {
         ring.run(clock, meanPass(values, kind, tag));

@@ -17,6 +17,7 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.protocol.LowRankPlan;
 import io.lgc4j.core.protocol.Values;
 import io.lgc4j.core.protocol.SketchPayload;
 import io.lgc4j.core.protocol.SparseFrames;
@@ -88,16 +89,26 @@ final class CompressedRingExchange implements GradientExchange {
         return state.absorb(residual);
     }
 
-    /** A dense FULL step (no compressed warm-up) takes the gradient piece by piece. */
+    /**
+     * A dense FULL step (no compressed warm-up) takes the gradient piece by piece, and so does PowerSGD's: each piece's
+     * blocks go through their two rounds while the backward pass computes the earlier layers.
+     */
     @Override
     public boolean streams(StepTag tag) {
+        return dense(tag) || state instanceof RankState.LowRank;
+    }
+
+    private boolean dense(StepTag tag) {
         return tag.stage() == Stage.FULL && !everyStage;
     }
 
     @Override
     public void allReduceMean(StepTag tag, float[] gradient, PhaseClock clock, GradientPieces pieces) {
-        if (streams(tag)) {
+        if (dense(tag)) {
             end.fullStep(tag, gradient, clock, pieces);
+        } else if (state instanceof RankState.LowRank l) {
+            state.values(tag.values());
+            lowRank(l, tag, gradient, clock, pieces);
         } else {
             GradientExchange.super.allReduceMean(tag, gradient, clock, pieces);
         }
@@ -194,6 +205,46 @@ final class CompressedRingExchange implements GradientExchange {
         end.meanWithDense(second, Values.KIND, tag, gradient, clock); // the DENSE blocks' mean in the same hops
         clock.enter(Phase.DECODE);
         l.state().finish(second, tag.step(), gradient);
+    }
+
+    /**
+     * PowerSGD beside the backward pass: each piece, from the last layers, through both rounds as soon as it is final
+     * (its Ps and plain values, then its Qs with the DENSE blocks it holds), each range summed in the whole payload's
+     * chunks, so every rank ends with the whole step's bits in fp32 and bf16. A piece's two rounds are hops of their
+     * own: the step takes 2(K−1) hops per piece instead of 2(K−1) in all, for the wire time it hides.
+     */
+    private void lowRank(RankState.LowRank l, StepTag tag, float[] gradient, PhaseClock clock,
+                         GradientPieces pieces) {
+        LowRankPlan plan = l.state().plan();
+        float[] first = new float[plan.firstLength()];
+        float[] second = new float[plan.secondLength()];
+        RingAllReduce ring = end.ring();
+        for (GradientPieces.Piece piece : pieces.pieces()) {
+            clock.enter(Phase.COMPUTE); // waiting for the backward pass
+            pieces.await(piece);
+            int from = firstBlockFrom(piece.from());
+            int to = firstBlockFrom(piece.to());
+            LowRankPlan.Span span = plan.span(from, to);
+            clock.enter(Phase.ENCODE);
+            l.state().project(gradient, tag.step(), from, to, first);
+            ring.run(clock, end.meanPass(first, span.pFrom(), span.pTo(), Values.KIND, tag),
+                    end.meanPass(first, span.plainFrom(), span.plainTo(), Values.KIND, tag));
+            clock.enter(Phase.ENCODE);
+            l.state().back(first, tag.step(), from, to, second);
+            ring.run(clock, end.meanPass(second, span.qFrom(), span.qTo(), Values.KIND, tag),
+                    end.densePass(tag, gradient, piece.from(), piece.to()));
+            clock.enter(Phase.DECODE);
+            l.state().finish(second, tag.step(), from, to, gradient);
+        }
+    }
+
+    /** The index of the first compressible block at or after element {@code at} (the count when none is). */
+    private int firstBlockFrom(int at) {
+        int b = 0;
+        while (b < sparseBlocks.size() && sparseBlocks.get(b).offset() < at) {
+            b++;
+        }
+        return b;
     }
 
     private SparseSet sharedSupport(RankState.Shared shared, StepTag tag, float[] gradient, PhaseClock clock) {
