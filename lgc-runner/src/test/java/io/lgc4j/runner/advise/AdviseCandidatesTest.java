@@ -30,7 +30,8 @@ class AdviseCandidatesTest {
     void shouldLayEachCandidatesMethodOverTheUsersRunWithoutTheUsersMethod() {
         List<AdviseCandidate> candidates = AdviseCandidates.defaults(USER);
         assertEquals(List.of("dense-ring", "dense-ps", "dense-fp16", "powersgd", "powersgd-from-0",
-                "scalecom-psgd-warmup", "lgc-ps-psgd-warmup"), candidates.stream().map(AdviseCandidate::id).toList());
+                "scalecom-psgd-warmup", "lgc-ps-psgd-warmup", "powersgd-from-0-bf16"),
+                candidates.stream().map(AdviseCandidate::id).toList());
         for (AdviseCandidate c : candidates) {
             ExperimentConfig config = c.config();
             assertEquals("mine-" + c.id(), config.run().name());
@@ -49,6 +50,8 @@ class AdviseCandidatesTest {
         assertEquals(ValueEncoding.FP16, candidates.get(2).config().compressor().valueEncoding());
         assertEquals("powersgd", candidates.get(4).config().warmup().section().type(), "compresses from step 0");
         assertEquals("powersgd", candidates.get(5).config().warmup().section().type());
+        assertEquals(ValueEncoding.BF16, candidates.get(7).config().compressor().valueEncoding());
+        assertEquals("powersgd", candidates.get(7).config().warmup().section().type(), "compresses from step 0");
     }
 
     @Test

@@ -36,7 +36,7 @@ class AutoMethodTest {
         assertEquals(a.digest(), b.digest(), "the same candidates and target");
         assertEquals("default", a.source());
         assertEquals(0.80, a.target(), 0);
-        assertEquals(7, a.candidates().size());
+        assertEquals(8, a.candidates().size());
         assertEquals("mine", a.base().run().name());
         assertEquals(3, a.candidate("dense-fp16").config().training().workers());
         // the most server processes any default candidate needs: dense PS and LGC-PS, one each
@@ -105,7 +105,8 @@ class AutoMethodTest {
                 + "compressor: auto\nadvise: {candidates: no-such.yaml}\n")).getMessage()
                 .startsWith(Path.of(".").resolve("no-such.yaml") + ": cannot read the candidates: "));
         assertEquals("mine.yaml: advise.penalties.fp16x: no candidate 'fp16x' among [dense-ring, dense-ps, dense-fp16,"
-                + " powersgd, powersgd-from-0, scalecom-psgd-warmup, lgc-ps-psgd-warmup]", assertThrows(ConfigException.class, () ->
+                + " powersgd, powersgd-from-0, scalecom-psgd-warmup, lgc-ps-psgd-warmup, powersgd-from-0-bf16]",
+                assertThrows(ConfigException.class, () ->
                 parse(USER + "compressor: auto\nadvise: {penalties: {fp16x: 1}}\n")).getMessage());
         assertEquals("mine.yaml: advise.penalties.dense-fp16: a candidate's steps to the target as a multiple of"
                 + " dense's, > 0, found 0.0", assertThrows(ConfigException.class, () ->
