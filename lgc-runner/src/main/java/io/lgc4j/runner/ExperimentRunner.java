@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.lgc4j.core.checkpoint.Checkpoint;
 import io.lgc4j.core.checkpoint.CheckpointDirectory;
 import io.lgc4j.core.checkpoint.CheckpointManifest;
+import io.lgc4j.core.compute.Nd4jThreads;
 import io.lgc4j.core.data.DataSource;
 import io.lgc4j.core.data.MemorySource;
 import io.lgc4j.core.metrics.StepMetrics;
@@ -522,7 +523,8 @@ public final class ExperimentRunner {
             // a resumed run keeps the provenance of its start and adds the resume's own
             Map<String, Object> provenance = Provenance.collect(configSource, config.run().seed(), trainer.compute());
             provenance.put("computeThreads", Map.of("requested", prepared.threads().requested(),
-                    "threads", prepared.threads().threads(), "reason", prepared.threads().reason()));
+                    "threads", prepared.threads().threads(), "reason", prepared.threads().reason(),
+                    "blasThreads", Nd4jThreads.blas()));
             provenance.putAll(provenanceExtra);
             json.writeValue(dir.resolve(resumeStep > 0 ? "provenance-resumed-at-step-" + resumeStep + ".json"
                     : "provenance.json").toFile(), provenance);

@@ -13,6 +13,12 @@ import org.nd4j.nativeblas.NativeOpsHolder;
  * computes a step ahead, a service's, an autoencoder's lane — calls {@link #adopt()} when it starts, which sets its
  * own count to the run's ({@link ComputeSettings#threads()}, 1 unless asked): the same wherever the process came from.
  *
+ * <p>OpenBLAS, which computes the dense layers' products, keeps one count for the whole process, set when ND4J loads:
+ * {@code OMP_NUM_THREADS} when given, else the machine's cores. A JVM started without it (a plain {@code java}, {@code
+ * lgc run}, a Spark executor) ran every product on that many threads, whose idle workers spin in {@code sched_yield}
+ * between calls: on this project's 2-core machine the spinning worker burned as much CPU as the training thread did.
+ * {@link #use} sets OpenBLAS's count to the run's too, as a launched process has it.
+ *
  * <pre>{@code
  * Nd4jThreads.use(1);      // the trainer, when it is built: checks the count, applies it on the calling thread
  * Nd4jThreads.adopt();     // every thread of the run, when it starts
@@ -49,6 +55,8 @@ public final class Nd4jThreads {
         runThreads = threads;
         // libnd4j's own parallel loops (samediff::Threads) take this many of the pool's threads, whichever thread asks
         Nd4j.getEnvironment().setMaxMasterThreads(threads);
+        // OpenBLAS's count is the process's, not the thread's
+        Nd4j.factory().blas().setMaxThreads(threads);
         adopt();
     }
 
@@ -71,6 +79,11 @@ public final class Nd4jThreads {
     /** @return the count threads of a run compute with, or 0 before a trainer was built in this process */
     public static int current() {
         return runThreads;
+    }
+
+    /** @return the threads OpenBLAS computes a product with, in the whole process */
+    public static int blas() {
+        return Nd4j.factory().blas().getMaxThreads();
     }
 
     /** @return the threads of ND4J's own pool, fixed when its native library loaded */
