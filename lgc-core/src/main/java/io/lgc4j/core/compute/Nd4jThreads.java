@@ -14,10 +14,10 @@ import org.nd4j.nativeblas.NativeOpsHolder;
  * own count to the run's ({@link ComputeSettings#threads()}, 1 unless asked): the same wherever the process came from.
  *
  * <p>OpenBLAS, which computes the dense layers' products, keeps one count for the whole process, set when ND4J loads:
- * {@code OMP_NUM_THREADS} when given, else the machine's cores. A JVM started without it (a plain {@code java}, {@code
- * lgc run}, a Spark executor) ran every product on that many threads, whose idle workers spin in {@code sched_yield}
- * between calls: on this project's 2-core machine the spinning worker burned as much CPU as the training thread did.
- * {@link #use} sets OpenBLAS's count to the run's too, as a launched process has it.
+ * {@code OMP_NUM_THREADS} when given, else the machine's cores. A JVM started without it (a user's own {@code java},
+ * a Spark executor) ran every product on that many threads: other bits than a launched process for LeNet-5's dense
+ * layer, and an idle worker spinning in {@code sched_yield} between products. {@link #use} sets OpenBLAS's count to
+ * the run's too, as a launched process has it.
  *
  * <pre>{@code
  * Nd4jThreads.use(1);      // the trainer, when it is built: checks the count, applies it on the calling thread

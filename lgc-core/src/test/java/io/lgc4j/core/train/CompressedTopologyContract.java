@@ -116,15 +116,20 @@ public abstract class CompressedTopologyContract {
             float[][][] inputs = gaussianSteps(6, k, POLICIES.length(), 40 + k);
             Steps plain = exchangeSteps(topology(compressor), POLICIES, inputs);
             Steps shortcut = exchangeSteps(routed, POLICIES, inputs);
-            for (int step = 0; step < inputs.length; step++) {
-                for (int r = 0; r < k; r++) {
-                    assertArrayEquals(plain.outputs()[step][r], shortcut.outputs()[step][r],
-                            "K=" + k + ", step " + step + ", rank " + r);
-                }
-            }
+            assertSameOutputs(plain, shortcut, k);
             for (int r = 0; r < k; r++) {
                 assertEquals(plain.traffic().bytes(r, Direction.RECEIVED, TrafficKind.INDICES),
                         shortcut.traffic().bytes(r, Direction.RECEIVED, TrafficKind.INDICES), "K=" + k + ", rank " + r);
+            }
+        }
+    }
+
+    /** Every rank's output after every step of {@code a} equals {@code b}'s, bit for bit. */
+    private static void assertSameOutputs(Steps a, Steps b, int k) {
+        for (int step = 0; step < a.outputs().length; step++) {
+            for (int r = 0; r < k; r++) {
+                assertArrayEquals(a.outputs()[step][r], b.outputs()[step][r],
+                        "K=" + k + ", step " + step + ", rank " + r);
             }
         }
     }
@@ -154,12 +159,7 @@ public abstract class CompressedTopologyContract {
             float[][][] inputs = gaussianSteps(6, k, layout.length(), 60 + k);
             Steps whole = exchangeSteps(topology, layout, inputs);
             Steps pieces = exchangeSteps(topology(compressor), layout, inputs, 4);
-            for (int step = 0; step < inputs.length; step++) {
-                for (int r = 0; r < k; r++) {
-                    assertArrayEquals(whole.outputs()[step][r], pieces.outputs()[step][r],
-                            "K=" + k + ", step " + step + ", rank " + r);
-                }
-            }
+            assertSameOutputs(whole, pieces, k);
             for (int r = 0; r < k; r++) {
                 assertEquals(whole.traffic().bytes(r, Direction.SENT, TrafficKind.VALUES),
                         pieces.traffic().bytes(r, Direction.SENT, TrafficKind.VALUES),
