@@ -53,14 +53,19 @@ public final class NoisyGraphProgram {
         String method = args.length == 0 ? "ps" : args[0];
         int epochs = args.length < 2 ? 2 : Integer.parseInt(args[1]);
         checkpointEvery = args.length < 3 ? 0 : Integer.parseInt(args[2]);
-        TrainingResult result = switch (method) {
+        TrainingResult result = train(method, epochs);
+        System.out.println("checksums " + System.getenv().getOrDefault("LGC_RANK", "in-process") + " "
+                + String.join(",", result.replicaChecksums()));
+    }
+
+    /** The program's run of {@code method} (ps, lgc-ps or lgc-rar): 2 ranks when not launched. */
+    static TrainingResult train(String method, int epochs) {
+        return switch (method) {
             case "ps" -> train(2, new ParameterServerTopology(), null, epochs);
             case "lgc-ps" -> train(2, LgcPsTopology.builder().ratio(0.05).seed(1).build(), LGC_STAGES, epochs);
             case "lgc-rar" -> train(2, LgcRingTopology.builder().ratio(0.05).seed(1).build(), LGC_STAGES, epochs);
             default -> throw new IllegalArgumentException("method must be ps, lgc-ps or lgc-rar, found " + method);
         };
-        System.out.println("checksums " + System.getenv().getOrDefault("LGC_RANK", "in-process") + " "
-                + String.join(",", result.replicaChecksums()));
     }
 
     /** The program: {@code workers} ranks when not launched, LGC_WORLD_SIZE when launched. */

@@ -90,25 +90,4 @@ public final class Nd4jThreads {
     public static int pool() {
         return Nd4j.getEnvironment().maxThreads();
     }
-
-    /**
-     * What a process whose ND4J thread pool differs from the run's count should be told, or null when nothing. The
-     * layers' compute follows the run's count on every thread; but ND4J splits some large reductions (an LGC
-     * autoencoder's among them) over its pool, sized once when it loaded, so a JVM whose pool has another size than a
-     * launched process's ({@code OMP_NUM_THREADS} = the run's count) may compute other bits there.
-     *
-     * @param threads the run's count
-     * @param pool    the threads of ND4J's pool ({@link #pool()})
-     * @param env     the process's {@code OMP_NUM_THREADS}, or null
-     */
-    public static String note(int threads, int pool, String env) {
-        if (pool == threads) {
-            return null;
-        }
-        return "ND4J's thread pool has " + pool + " threads (" + (env == null ? "OMP_NUM_THREADS unset: the"
-                + " machine's cores" : "OMP_NUM_THREADS=" + env) + " when this JVM started) and the run computes with "
-                + threads + " thread" + (threads == 1 ? "" : "s") + " per rank, as in every runtime; ND4J splits some"
-                + " large reductions (an LGC autoencoder's) over its pool, so for bits equal to lgc launch's start this"
-                + " JVM with OMP_NUM_THREADS=" + threads;
-    }
 }

@@ -118,11 +118,6 @@ public final class DistributedTrainer {
         this.compute = b.compute;
         // every thread of the run computes with the run's count of OpenMP threads, whatever the JVM started with
         io.lgc4j.core.compute.Nd4jThreads.use(compute.threads());
-        String threadsNote = io.lgc4j.core.compute.Nd4jThreads.note(compute.threads(),
-                io.lgc4j.core.compute.Nd4jThreads.pool(), System.getenv("OMP_NUM_THREADS"));
-        if (threadsNote != null) {
-            java.util.logging.Logger.getLogger(DistributedTrainer.class.getName()).info(threadsNote);
-        }
         // every replica is built here, after the user's model: its layers get the helpers the settings ask for
         this.replicas = runtime.replicas(origin, compute, workers);
         this.computeReport = ComputeReport.of(replicas.get(0).model(), compute);
