@@ -11,6 +11,7 @@ import java.lang.management.ClassLoadingMXBean;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.List;
 
 /**
  * The first forward and backward passes of LeNet-5 (batch 32) on LGC4J's default compute path (oneDNN helpers,
@@ -24,6 +25,7 @@ import java.lang.management.ThreadMXBean;
  *       -XX:CompileThresholdScaling=0.01 -cp '/tmp/fs:experiments/target/lgc.jar:experiments/target/lib/*' FirstSteps 20"
  *   rmdir $G
  * </pre>
+ * Other JITs: another {@code -XX:CompileThresholdScaling}, or another JDK's {@code java} (jit-scan.txt).
  * {@code -DforwardFirst} runs one forward pass of an evaluation batch (128) first, as an evaluation before step 0 would.
  */
 public class FirstSteps {
@@ -58,6 +60,13 @@ public class FirstSteps {
             net.setLabels(y);
             net.computeGradientAndScore();
             wall[p] = System.nanoTime() - start;
+            if (List.of(1, 20, 100, 300).contains(p + 1)) {
+                long sum = 0;
+                for (int q = 0; q <= p; q++) {
+                    sum += wall[q];
+                }
+                System.out.printf("cumulative after %d passes: %.0f ms%n", p + 1, sum / 1e6);
+            }
             if (p < 5) {
                 System.out.printf("pass %d: %.1f ms wall, %.1f ms of the thread's CPU, %d classes loaded, %d ms"
                         + " compiling%n", p, wall[p] / 1e6, (threads.getCurrentThreadCpuTime() - cpu) / 1e6,
