@@ -425,4 +425,14 @@ public enum ValueEncoding {
     public static float bf16ToFloat(int b) {
         return Float.intBitsToFloat((b & 0xFFFF) << 16);
     }
+
+    /** "floats" for fp32 (as LGC4J always said), "fp16 values" and "bf16 values" otherwise: for error messages. */
+    public String valuesName() {
+        return this == FP32 ? "floats" : this + " values";
+    }
+
+    /** "12 bytes", and for fp16 "8 bytes with the scale": for error messages. */
+    public String bytesName(int bytes) {
+        return bytes + " bytes" + (headerLength() > 0 ? " with the scale" : "");
+    }
 }

@@ -146,21 +146,11 @@ public final class FloatFrames {
         ValueEncoding encoding = ValueEncoding.of(frame);
         int expectedBytes = encoding.payloadLength(expectedCount);
         if (frame.payloadLength() != expectedBytes) {
-            throw new FrameException("expected " + expectedCount + " " + valuesName(encoding) + " ("
-                    + bytesName(encoding, expectedBytes) + ") in a " + frame.kind() + " frame of step "
+            throw new FrameException("expected " + expectedCount + " " + encoding.valuesName() + " ("
+                    + encoding.bytesName(expectedBytes) + ") in a " + frame.kind() + " frame of step "
                     + frame.step() + ", found " + frame.payloadLength() + " bytes");
         }
         return encoding;
-    }
-
-    /** "floats" for fp32 (as LGC4J always said), "fp16 values" and "bf16 values" otherwise. */
-    static String valuesName(ValueEncoding encoding) {
-        return encoding == ValueEncoding.FP32 ? "floats" : encoding + " values";
-    }
-
-    /** "12 bytes", and for fp16 "8 bytes with the scale". */
-    static String bytesName(ValueEncoding encoding, int bytes) {
-        return bytes + " bytes" + (encoding.headerLength() > 0 ? " with the scale" : "");
     }
 
     private static String describeLength(ValueEncoding encoding) {

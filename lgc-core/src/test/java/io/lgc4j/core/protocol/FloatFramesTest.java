@@ -55,23 +55,4 @@ class FloatFramesTest {
         assertEquals("expected 4 floats (16 bytes) in a VALUES frame of step 7, found 12 bytes",
                 assertThrows(FrameException.class, () -> Values.decode(frame, 4)).getMessage());
     }
-
-    @Test
-    void shouldRejectADriftGuardSampleOfAnotherLength() {
-        Frame frame = FrameCodec.decode(new Sample(new float[2]).encode(TAG));
-        assertEquals("drift-guard sample of step 7: expected 3 floats (12 bytes), found 8 bytes",
-                assertThrows(FrameException.class, () -> Sample.decode(frame, 3)).getMessage());
-    }
-
-    @Test
-    void shouldRejectATrainingSampleOfAnotherLength() {
-        Frame frame = FrameCodec.decode(new AeSample(new float[5]).encode(TAG));
-        assertEquals("expected 4 floats (16 bytes) in a AE_SAMPLES frame of step 7, found 20 bytes",
-                assertThrows(FrameException.class, () -> AeSample.decode(frame, 4)).getMessage());
-    }
-
-    @Test
-    void shouldGatherASampleAtItsPositions() {
-        assertArrayEquals(new float[] {10, 30}, Sample.at(new float[] {0, 10, 20, 30}, new int[] {1, 3}).values());
-    }
 }

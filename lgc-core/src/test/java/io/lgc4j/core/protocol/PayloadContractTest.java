@@ -14,13 +14,12 @@ import java.util.stream.Collectors;
 
 import static io.lgc4j.core.protocol.PayloadGoldenTest.BLOCKS;
 import static io.lgc4j.core.protocol.PayloadGoldenTest.CODEC;
-import static io.lgc4j.core.protocol.PayloadGoldenTest.MU;
 import static io.lgc4j.core.protocol.PayloadGoldenTest.TAG;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Every kind of the sealed {@link Payload} family: its frames carry the kinds it declares, in order, with the step
+ * Every kind of the sealed {@link Payload} family (LGC's: {@code LgcPayloadContractTest}): its frames carry the kinds it declares, in order, with the step
  * and stage of the message, and decode back to what was encoded. A new kind fails
  * {@link #shouldCoverEveryPermittedKind} until it has a sample here.
  */
@@ -37,23 +36,11 @@ class PayloadContractTest {
     static List<Sent> samples() {
         Values values = new Values(new float[] {1, 2, 3, 0.5f, -0.25f});
         Support support = new Support(new int[][] {{3, 500, 999}, {7}});
-        Code code = new Code(new float[] {0.5f, -1}, 2f);
-        Innovation innovation = new Innovation(new int[] {0, 11}, new float[] {-1, 1});
         SketchPayload sketch = new SketchPayload(new Sketch(new float[] {1, 2}, new long[] {5L}));
-        Weights weights = new Weights(new byte[] {'L', 'G', 'C', 'W', 1, 0, 1, 0});
-        Flag flag = new Flag(false);
-        Sample sample = new Sample(new float[] {9, 8});
-        AeSample aeSample = new AeSample(new float[] {0.25f, 0.5f});
         return List.of(
                 new Sent(values, new byte[][] {values.encode(TAG)}),
                 new Sent(support, new byte[][] {support.encode(BLOCKS, CODEC, TAG)}),
-                new Sent(code, new byte[][] {code.encode(TAG)}),
-                new Sent(innovation, innovation.encode(MU, CODEC, TAG)),
-                new Sent(sketch, sketch.encode(TAG)),
-                new Sent(weights, new byte[][] {weights.encode(TAG)}),
-                new Sent(flag, new byte[][] {flag.encode(TAG)}),
-                new Sent(sample, new byte[][] {sample.encode(TAG)}),
-                new Sent(aeSample, new byte[][] {aeSample.encode(TAG)}));
+                new Sent(sketch, sketch.encode(TAG)));
     }
 
     @Test
@@ -84,26 +71,10 @@ class PayloadContractTest {
             assertArrayEquals(p.values(), Values.decode(f[0], p.values().length).values());
         } else if (payload instanceof Support p) {
             assertArrayEquals(p.indices(), Support.decode(f[0], BLOCKS, CODEC, new int[] {3, 1}).indices());
-        } else if (payload instanceof Code p) {
-            Code back = Code.decode(f[0], p.latent().length);
-            assertArrayEquals(p.latent(), back.latent());
-            assertEquals(p.scale(), back.scale());
-        } else if (payload instanceof Innovation p) {
-            Innovation back = Innovation.decode(f[0], f[1], CODEC, MU, p.positions().length);
-            assertArrayEquals(p.positions(), back.positions());
-            assertArrayEquals(p.values(), back.values());
         } else if (payload instanceof SketchPayload p) {
             Sketch back = SketchPayload.decode(f[0], f[1], 2, 1).sketch();
             assertArrayEquals(p.sketch().counters(), back.counters());
             assertArrayEquals(p.sketch().bitmap(), back.bitmap());
-        } else if (payload instanceof Weights p) {
-            assertArrayEquals(p.form(), Weights.decode(f[0]).form());
-        } else if (payload instanceof Flag p) {
-            assertEquals(p.value(), Flag.decode(f[0], "flag").value());
-        } else if (payload instanceof Sample p) {
-            assertArrayEquals(p.values(), Sample.decode(f[0], p.values().length).values());
-        } else if (payload instanceof AeSample p) {
-            assertArrayEquals(p.compact(), AeSample.decode(f[0], p.compact().length).compact());
         } else {
             throw new AssertionError("no round trip written for " + payload.getClass());
         }

@@ -1,6 +1,6 @@
 package io.lgc4j.lgc.autoencoder;
 
-import io.lgc4j.core.protocol.WeightsDescriptor;
+import io.lgc4j.lgc.wire.WeightsDescriptor;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 
@@ -15,7 +15,7 @@ import java.util.zip.CRC32C;
 /**
  * The versioned byte form of a {@link WeightSet}: what ships once from the trainer of an autoencoder to the ranks
  * that encode or decode (the bytes a topology counts as AE weights, the payload of a
- * {@link io.lgc4j.core.protocol.Weights} frame). The layout, with its offsets and limits, is
+ * {@link io.lgc4j.lgc.wire.Weights} frame). The layout, with its offsets and limits, is
  * {@link WeightsDescriptor} in {@code lgc-core}'s protocol package, beside every other payload; this class writes and
  * reads it because reading means checking each tensor against a {@link WeightSet} of ND4J arrays, which the core does
  * not know.

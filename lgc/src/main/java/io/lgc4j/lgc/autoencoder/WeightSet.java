@@ -1,6 +1,6 @@
 package io.lgc4j.lgc.autoencoder;
 
-import io.lgc4j.core.protocol.WeightsDescriptor;
+import io.lgc4j.lgc.wire.WeightsDescriptor;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;

@@ -2,8 +2,8 @@ package io.lgc4j.lgc.autoencoder;
 
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameCodec;
-import io.lgc4j.core.protocol.Weights;
-import io.lgc4j.core.protocol.WeightsDescriptor;
+import io.lgc4j.lgc.wire.Weights;
+import io.lgc4j.lgc.wire.WeightsDescriptor;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.comm.StepTag;
 import org.junit.jupiter.api.Test;

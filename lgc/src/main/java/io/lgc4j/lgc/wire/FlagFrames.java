@@ -1,4 +1,4 @@
-package io.lgc4j.core.protocol;
+package io.lgc4j.lgc.wire;
 
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameCodec;

@@ -1,4 +1,4 @@
-package io.lgc4j.core.protocol;
+package io.lgc4j.lgc.wire;
 
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
@@ -14,7 +14,7 @@ import java.util.List;
  * @param latent the encoder's output (empty on the ring)
  * @param scale  positive and finite
  */
-public record Code(float[] latent, float scale) implements Payload {
+public record Code(float[] latent, float scale) implements LgcPayload {
     /** The kind of its frame. */
     public static final TrafficKind KIND = TrafficKind.LATENT;
 

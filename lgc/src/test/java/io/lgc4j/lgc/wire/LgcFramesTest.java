@@ -1,17 +1,18 @@
-package io.lgc4j.core.protocol;
+package io.lgc4j.lgc.wire;
 
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.ValueEncoding;
+import io.lgc4j.core.protocol.FloatFrames;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
 import java.nio.ByteBuffer;
 
-import static io.lgc4j.core.protocol.PayloadGoldenTest.CODEC;
-import static io.lgc4j.core.protocol.PayloadGoldenTest.TAG;
+import static io.lgc4j.lgc.wire.LgcPayloadGoldenTest.CODEC;
+import static io.lgc4j.lgc.wire.LgcPayloadGoldenTest.TAG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 

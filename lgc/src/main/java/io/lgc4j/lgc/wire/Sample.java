@@ -1,5 +1,6 @@
-package io.lgc4j.core.protocol;
+package io.lgc4j.lgc.wire;
 
+import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
@@ -16,7 +17,7 @@ import java.util.List;
  *
  * @param values the values at the sampled positions, in the positions' (ascending) order
  */
-public record Sample(float[] values) implements Payload {
+public record Sample(float[] values) implements LgcPayload {
     /** The kind of its frame. */
     public static final TrafficKind KIND = TrafficKind.CONTROL;
 
@@ -53,7 +54,7 @@ public record Sample(float[] values) implements Payload {
         int expected = encoding.payloadLength(count);
         if (frame.payloadLength() != expected) {
             throw new FrameException("drift-guard sample of step " + frame.step() + ": expected " + count + " "
-                    + FloatFrames.valuesName(encoding) + " (" + FloatFrames.bytesName(encoding, expected)
+                    + encoding.valuesName() + " (" + encoding.bytesName(expected)
                     + "), found " + frame.payloadLength() + " bytes");
         }
         return new Sample(FloatFrames.read(frame, count));

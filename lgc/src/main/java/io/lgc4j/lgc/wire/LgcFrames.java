@@ -1,5 +1,6 @@
-package io.lgc4j.core.protocol;
+package io.lgc4j.lgc.wire;
 
+import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.codec.CodecException;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
@@ -102,7 +103,7 @@ public final class LgcFrames {
     public static Code decodeCode(Frame frame, int latentSize) {
         ValueEncoding encoding = ValueEncoding.of(frame);
         int expected = codeLength(encoding, latentSize);
-        String latentFloats = latentSize + " latent " + FloatFrames.valuesName(encoding);
+        String latentFloats = latentSize + " latent " + encoding.valuesName();
         if (frame.payloadLength() != expected) {
             throw new FrameException("latent frame of step " + frame.step() + ": expected " + latentFloats
                     + " and the scale (" + expected + " bytes), found " + frame.payloadLength() + " bytes");
@@ -161,8 +162,7 @@ public final class LgcFrames {
         int expected = encoding.payloadLength(at.length);
         if (values.payloadLength() != expected) {
             throw new FrameException("innovation values of step " + values.step() + ": expected " + at.length + " "
-                    + FloatFrames.valuesName(encoding) + ", one per position (" + FloatFrames.bytesName(encoding,
-                    expected) + "), found " + values.payloadLength() + " bytes");
+                    + encoding.valuesName() + ", one per position (" + encoding.bytesName(expected) + "), found " + values.payloadLength() + " bytes");
         }
         return new Innovation(at, FloatFrames.read(values, at.length));
     }

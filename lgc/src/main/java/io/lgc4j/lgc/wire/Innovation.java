@@ -1,4 +1,4 @@
-package io.lgc4j.core.protocol;
+package io.lgc4j.lgc.wire;
 
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
@@ -15,7 +15,7 @@ import java.util.List;
  * @param positions ascending positions in the compact vector
  * @param values    the compact vector's values at them, in the same order
  */
-public record Innovation(int[] positions, float[] values) implements Payload {
+public record Innovation(int[] positions, float[] values) implements LgcPayload {
     /** The kind of both its frames. */
     public static final TrafficKind KIND = TrafficKind.INNOVATION;
 

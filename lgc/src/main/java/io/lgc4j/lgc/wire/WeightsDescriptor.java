@@ -1,4 +1,4 @@
-package io.lgc4j.core.protocol;
+package io.lgc4j.lgc.wire;
 
 /**
  * The layout of an autoencoder's weights as they ship in an {@link io.lgc4j.core.comm.TrafficKind#AE_WEIGHTS} frame

@@ -1,4 +1,4 @@
-package io.lgc4j.core.protocol;
+package io.lgc4j.lgc.wire;
 
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameCodec;
@@ -15,7 +15,7 @@ import java.util.List;
  *
  * @param form the weight form
  */
-public record Weights(byte[] form) implements Payload {
+public record Weights(byte[] form) implements LgcPayload {
     /** The kind of its frame. */
     public static final TrafficKind KIND = TrafficKind.AE_WEIGHTS;
 

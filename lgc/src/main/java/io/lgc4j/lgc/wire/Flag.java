@@ -1,4 +1,4 @@
-package io.lgc4j.core.protocol;
+package io.lgc4j.lgc.wire;
 
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
@@ -12,7 +12,7 @@ import java.util.List;
  *
  * @param value the decision
  */
-public record Flag(boolean value) implements Payload {
+public record Flag(boolean value) implements LgcPayload {
     /** The kind of its frame. */
     public static final TrafficKind KIND = TrafficKind.CONTROL;
 

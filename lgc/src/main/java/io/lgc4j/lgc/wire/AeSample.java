@@ -1,5 +1,6 @@
-package io.lgc4j.core.protocol;
+package io.lgc4j.lgc.wire;
 
+import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.ValueEncoding;
@@ -13,7 +14,7 @@ import java.util.List;
  *
  * @param compact the rank's compact vector (length μ)
  */
-public record AeSample(float[] compact) implements Payload {
+public record AeSample(float[] compact) implements LgcPayload {
     /** The kind of its frame. */
     public static final TrafficKind KIND = TrafficKind.AE_SAMPLES;
 
