@@ -5,7 +5,7 @@ import io.lgc4j.lgc.autoencoder.AutoencoderSpec;
 import io.lgc4j.lgc.autoencoder.LinearRingCode;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.CompressorKeys;
-import io.lgc4j.core.compress.LgcSupportCompressor;
+import io.lgc4j.lgc.support.LgcSupportCompressor;
 import io.lgc4j.core.compress.CompressorProvider;
 import io.lgc4j.core.settings.ResolvedConfig;
 import io.lgc4j.core.settings.SettingsException;

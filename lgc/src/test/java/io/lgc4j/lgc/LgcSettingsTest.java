@@ -2,7 +2,7 @@ package io.lgc4j.lgc;
 
 import io.lgc4j.lgc.autoencoder.AeTraining;
 import io.lgc4j.lgc.autoencoder.AutoencoderSpec;
-import io.lgc4j.core.compress.LgcSupportCompressor;
+import io.lgc4j.lgc.support.LgcSupportCompressor;
 import io.lgc4j.core.method.Methods;
 import io.lgc4j.core.settings.ResolvedConfig;
 import io.lgc4j.core.settings.SettingsException;

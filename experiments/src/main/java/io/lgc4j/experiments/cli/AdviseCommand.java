@@ -23,8 +23,8 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code lgc advise CONFIG --rate-mbit R --hop-ms H}: which method trains the config's model fastest to the target
- * accuracy on a link of that rate, from this process's measurements of the model and of every candidate's exchange
- * (issue 42). The link is given here; {@code compressor: auto} probes it on the run's own processes
+ * accuracy on a link of that rate, from this process's measurements of the model and of every candidate's exchange.
+ * The link is given here; {@code compressor: auto} probes it on the run's own processes
  * ({@link io.lgc4j.runner.advise.AutoRun}). A config of {@code compressor: auto} brings its candidates.
  */
 @Command(name = "advise", mixinStandardHelpOptions = true,

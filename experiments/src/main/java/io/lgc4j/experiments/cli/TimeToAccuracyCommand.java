@@ -29,7 +29,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * {@code lgc table time-to-accuracy} (issue 18): every method of the suite as an {@code lgc launch} with one network
+ * {@code lgc table time-to-accuracy}: every method of the suite as an {@code lgc launch} with one network
  * namespace per process, the links capped at each of the suite's rates and every process held to the same CPU share,
  * beside the PyTorch DDP peer under the same fabric; then {@link TimeToAccuracyTable}. Needs root, and says so before
  * anything trains. Resumable: a finished run under {@code <out>/<rate>/runs/} (or a peer run under

@@ -12,7 +12,7 @@ public enum SuiteKind {
     SPARSIFICATION("sparsification", true),
     /** {@code lgc figure ae-convergence}: the analog of Fig. 14. */
     AE_CONVERGENCE("ae-convergence", true),
-    /** {@code lgc table time-to-accuracy}: every method over shaped links (issue 18), beside the PyTorch peer. */
+    /** {@code lgc table time-to-accuracy}: every method over shaped links, beside the PyTorch peer. */
     TIME_TO_ACCURACY("time-to-accuracy", true);
 
     private final String spelling;

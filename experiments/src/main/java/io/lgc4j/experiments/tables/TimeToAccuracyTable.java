@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * {@code lgc table time-to-accuracy} (issue 18): for every link cap of the suite and every method, the training time
+ * {@code lgc table time-to-accuracy}: for every link cap of the suite and every method, the training time
  * until the test accuracy first reaches the target, the final accuracy, the run's training and wall time, the bytes
  * each rank sent and the split of a step into compute, select + encode, communicate, decode and apply; the raw
  * throughput a TCP stream gets through each cap beside it; one PNG per link of test accuracy against training time;

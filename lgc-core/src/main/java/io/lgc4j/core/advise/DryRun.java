@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * rank at once on given gradients, and what that step cost: the bytes and frames every endpoint sent and received
  * (the cluster's meter, per stage and kind), its <em>legs</em> (the longest chain of receives a frame waited for
  * before the step ended) and the CPU time of every rank's exchange and every service loop. That is what the advisor
- * needs of a method without a link (issue 42, {@code docs/design/advise.md} §2.6): the exchange code itself runs, so
+ * needs of a method without a link ({@code docs/design/advise.md} §2.6): the exchange code itself runs, so
  * no method's bytes or round trips are modelled by hand. Tests use it to run a stretch of steps through the same
  * exchanges and to checkpoint them between steps ({@link #save}, {@link #restore}).
  *

@@ -157,7 +157,7 @@ public final class StepModel {
     }
 
     /**
-     * {@code p} with a service's lane counted (issue 42, {@code docs/results/advise/lane/}): a service whose lane
+     * {@code p} with a service's lane counted ({@code docs/results/advise/lane/}): a service whose lane
      * wants more CPU a step than its quota leaves is throttled, and the step waits {@code waitMs} more on its chain;
      * a step that waits for the lane's work ({@code Topology#waitsForLane}) takes at least {@code laneBoundMs}, the
      * service's and its lane's CPU over the quota. Either bounding the step makes it server-bound.

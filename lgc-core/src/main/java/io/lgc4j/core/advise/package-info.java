@@ -1,5 +1,5 @@
 /**
- * Choosing the method for the link (issue 42, {@code docs/design/advise.md}): what a method costs in steps to a
+ * Choosing the method for the link ({@code docs/design/advise.md}): what a method costs in steps to a
  * target accuracy, from committed evidence. It sits above {@code train} and {@code stage} (it reads a topology's
  * description, a schedule and an overlap mode) and nothing below refers to it.
  *

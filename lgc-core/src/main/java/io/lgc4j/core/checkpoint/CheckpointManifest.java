@@ -60,8 +60,8 @@ public record CheckpointManifest(String runName, long nextStep, Stage stage, Run
     /**
      * Config keys added after checkpoints had been written, each with its default as the flattened config spells it:
      * a key that only the resuming run has, at this value, is no difference, since the run that wrote the checkpoint
-     * behaved as the default does (the file sources of issue 40: {@code data.source: memory} is the old path; the
-     * dense warm-up of issue 41: {@code warmup.type: none, values: inherit}; one thread,
+     * behaved as the default does (the file sources: {@code data.source: memory} is the old path; the
+     * dense warm-up: {@code warmup.type: none, values: inherit}; one thread,
      * {@code model.compute.threads: 1}, is what every launcher ran; {@code training.overlap: none}, compute, exchange
      * and apply in turn). A key added later goes here with its default, or
      * every older checkpoint becomes unresumable.

@@ -24,6 +24,19 @@ public non-sealed interface SharedSupportCompressor extends Compressor {
     /** A fresh per-rank state for {@code blocks} (the compressible blocks, in layout order). */
     State newRank(List<ParamBlock> blocks);
 
+    /**
+     * The memory ScaleCom keeps, for a shared-support compressor of another module: per step m' = (1−β)·m + β·(m + g −
+     * sent), β = {@code lowPass} (1: error feedback); its support is the leader's top-k of the compensated vector by
+     * magnitude, {@code compressor}'s count per block.
+     *
+     * @param blocks     the compressible blocks, in layout order
+     * @param compressor whose {@link Compressor#count} sizes each block's support
+     * @param lowPass    β in (0, 1]
+     */
+    static State lowPassMemory(List<ParamBlock> blocks, Compressor compressor, double lowPass) {
+        return new SupportMemory(new Region(blocks), compressor, lowPass);
+    }
+
     /** One rank's memory; per step: {@link #compensate}, then (leader) {@link #chooseSupport}, then {@link #take}. */
     interface State extends CompressorState {
         /** Adds the rank's gradient to its memory (the compensated vector the step works on). */

@@ -11,8 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Shortcuts a topology may take through the mesh ({@code topology.supportPath}, {@code topology.directBelowBytes};
- * issue 41): the same math, the same bits on every rank, fewer legs on the critical path, some bytes between other
+ * Shortcuts a topology may take through the mesh ({@code topology.supportPath}, {@code topology.directBelowBytes}):
+ * the same math, the same bits on every rank, fewer legs on the critical path, some bytes between other
  * endpoints. Every endpoint of a cluster can reach every other (in process and over TCP), so a frame need not follow
  * the ring or pass through the server to arrive.
  *

@@ -39,7 +39,6 @@ class CompressorSettingsTest {
                 () -> new S2SketchCompressor.Shape(3, 0, 8));
         rejects("groupSize", "groupSize must be >= 1, found 0", () -> new S2SketchCompressor.Shape(3, 4, 0));
         rejects("sketch", "sketch is required", () -> new S2SketchCompressor.Settings(0.1, null));
-        rejects("lowPass", "lowPass must be > 0, found 0.0", () -> new LgcSupportCompressor.Settings(0.1, 1, 0));
         rejects("ratio", "ratio must be <= 1.0, found 1.5", () -> new RandomKCompressor.Settings(1.5));
     }
 
@@ -97,8 +96,6 @@ class CompressorSettingsTest {
         assertEquals(new ScaleComCompressor.Settings(0.01, 0.1), new ScaleComCompressor(0.01, 0.1).settings());
         assertEquals(new S2SketchCompressor.Settings(0.01, new S2SketchCompressor.Shape(5, 4.0, 8)),
                 new S2SketchCompressor(0.01, 5, 4.0, 8).settings());
-        assertEquals(new LgcSupportCompressor.Settings(0.01, 42, 0.1), new LgcSupportCompressor(0.01, 42, 0.1)
-                .settings());
         assertEquals(new RandomKCompressor.Settings(0.01, 0.01), new RandomKCompressor(0.01, 42).settings());
         assertEquals("randomk(ratio=0.01, seed=42)", new RandomKCompressor(0.01, 42).toString());
         assertEquals("randomk(ratio=0.01, learnedRatio=0.05, seed=42)",

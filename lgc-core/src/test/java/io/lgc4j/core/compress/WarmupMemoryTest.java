@@ -33,7 +33,6 @@ class WarmupMemoryTest {
     static Stream<Arguments> mains() {
         return Stream.of(Arguments.of(new TopKCompressor(0.05)), Arguments.of(new DgcCompressor(0.05, 0.9, 0, 0)),
                 Arguments.of(new ScaleComCompressor(0.05, 0.1)), Arguments.of(new RandomKCompressor(0.05, 3)),
-                Arguments.of(new LgcSupportCompressor(0.05, 3, 0.1)),
                 Arguments.of(new S2SketchCompressor(0.05, 5, 4.0, 8)),
                 Arguments.of(new PowerSgdCompressor(new PowerSgdCompressor.Settings(1), 3)));
     }

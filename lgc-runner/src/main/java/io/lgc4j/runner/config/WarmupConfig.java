@@ -16,7 +16,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The {@code warmup} section: how the FULL stage travels (issue 41 item 3). Its own keys are lgc-core's
+ * The {@code warmup} section: how the FULL stage travels. Its own keys are lgc-core's
  * {@link WarmupSection}, bound with {@link Section#bind} ({@link SectionBinding}); the keys of the chosen warm-up
  * compressor ({@code rank} for PowerSGD, {@code ratio} for top-k, ...) sit beside them, as under {@code compressor},
  * filled from that compressor's defaults and checked by its settings record when the whole config is built

@@ -13,7 +13,7 @@ import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.CompressorKeys;
-import io.lgc4j.core.compress.LgcSupportCompressor;
+import io.lgc4j.lgc.support.LgcSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.settings.Section;
 import io.lgc4j.core.settings.SettingsException;

@@ -2,8 +2,8 @@ package io.lgc4j.lgc.ps;
 
 import io.lgc4j.lgc.LgcAblation;
 import io.lgc4j.lgc.LgcControl;
-import io.lgc4j.core.compress.CompactLayout;
-import io.lgc4j.core.compress.LgcSupportCompressor;
+import io.lgc4j.lgc.support.CompactLayout;
+import io.lgc4j.lgc.support.LgcSupportCompressor;
 import io.lgc4j.core.compress.PowerSgdCompressor;
 import io.lgc4j.core.compress.S2SketchCompressor;
 import io.lgc4j.core.compress.TopKCompressor;

@@ -6,7 +6,7 @@ import io.lgc4j.core.comm.Direction;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.compress.Compressor;
-import io.lgc4j.core.compress.LgcSupportCompressor;
+import io.lgc4j.lgc.support.LgcSupportCompressor;
 import io.lgc4j.core.compress.SeededSupportCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.compress.TopKCompressor;

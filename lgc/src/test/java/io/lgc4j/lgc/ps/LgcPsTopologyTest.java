@@ -13,7 +13,7 @@ import io.lgc4j.core.comm.Direction;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.compress.Compressor;
-import io.lgc4j.core.compress.LgcSupportCompressor;
+import io.lgc4j.lgc.support.LgcSupportCompressor;
 import io.lgc4j.core.compress.TopKCompressor;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.metrics.StepMetrics;

@@ -136,13 +136,23 @@ public final class ParameterServerTopology implements Topology {
         this.compressor = compressor;
         this.codec = compressor == null ? null : codec == null ? IndexCodecs.defaultCodec() : codec;
         this.shards = Objects.requireNonNull(shards, "shards");
-        int servers = shards.servers();
-        if (servers > 1 && (compressor instanceof SketchCompressor || compressor instanceof LowRankCompressor)) {
+        String unsharded = unshardable(compressor);
+        if (shards.servers() > 1 && unsharded != null) {
             throw new SettingsException("servers", "must be 1 with compressor " + compressor.name() + ", found "
-                    + servers + ": a sharded server sums elements of its slices, and " + (compressor
-                    instanceof SketchCompressor ? "a sketch's counters" : "PowerSGD's factors") + " are not elements"
-                    + " of the gradient").under("topology");
+                    + shards.servers() + unsharded).under("topology");
         }
+    }
+
+    /**
+     * Why a sharded server cannot carry {@code compressor}'s payload (": a sharded server sums elements …"), or null
+     * when it can.
+     */
+    private static String unshardable(Compressor compressor) {
+        if (!(compressor instanceof SketchCompressor) && !(compressor instanceof LowRankCompressor)) {
+            return null;
+        }
+        return ": a sharded server sums elements of its slices, and " + (compressor instanceof SketchCompressor
+                ? "a sketch's counters" : "PowerSGD's factors") + " are not elements of the gradient";
     }
 
     /**
@@ -155,11 +165,11 @@ public final class ParameterServerTopology implements Topology {
      */
     public ParameterServerTopology withWarmup(Warmup warmup, IndexCodec codec) {
         Compressor w = warmup.compressor();
-        if (shards.servers() > 1 && (w instanceof SketchCompressor || w instanceof LowRankCompressor)) {
+        String unsharded = unshardable(w);
+        if (shards.servers() > 1 && unsharded != null) {
             throw new SettingsException(Warmup.SECTION + ".type", "cannot be " + w.name() + " with topology.servers "
-                    + shards.servers() + ": a sharded server sums elements of its slices, and " + (w
-                    instanceof SketchCompressor ? "a sketch's counters" : "PowerSGD's factors") + " are not elements"
-                    + " of the gradient; use a sparse compressor (topk, dgc, scalecom, randomk) or one server");
+                    + shards.servers() + unsharded + "; use a sparse compressor (topk, dgc, scalecom, randomk) or one"
+                    + " server");
         }
         return new ParameterServerTopology(compressor, this.codec, shards, warmup, codec, routes);
     }

@@ -1,5 +1,8 @@
-package io.lgc4j.core.compress;
+package io.lgc4j.lgc.support;
 
+import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.compress.CompressorKeys;
+import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.layout.ParamBlock;
 
 import java.util.List;
@@ -100,6 +103,6 @@ public final class LgcSupportCompressor implements SharedSupportCompressor {
 
     @Override
     public State newRank(List<ParamBlock> blocks) {
-        return new SupportMemory(new Region(blocks), this, lowPass);
+        return SharedSupportCompressor.lowPassMemory(blocks, this, lowPass);
     }
 }

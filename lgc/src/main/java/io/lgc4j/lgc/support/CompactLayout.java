@@ -1,4 +1,4 @@
-package io.lgc4j.core.compress;
+package io.lgc4j.lgc.support;
 
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.layout.GradientLayout;
