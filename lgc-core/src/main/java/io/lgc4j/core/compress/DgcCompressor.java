@@ -3,7 +3,6 @@ package io.lgc4j.core.compress;
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.settings.ResolvedConfig;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.protocol.SparseSet;
 import io.lgc4j.core.sparse.SparseVector;
@@ -11,8 +10,8 @@ import io.lgc4j.core.sparse.TopK;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
  * Deep Gradient Compression (Lin et al., ICLR 2018) on each rank: local gradient clipping, momentum correction
@@ -57,26 +56,9 @@ public final class DgcCompressor implements GatherCompressor {
     }
 
     /** Registers {@code dgc} (META-INF/services). */
-    public static final class Provider implements CompressorProvider<Settings> {
-        @Override
-        public String type() {
-            return "dgc";
-        }
-
-        @Override
-        public Class<Settings> settingsType() {
-            return Settings.class;
-        }
-
-        /** The {@code compressor} section; without {@code learnedRatio}, LEARNED blocks take {@code ratio}. */
-        @Override
-        public Settings settings(ResolvedConfig config) {
-            return BlockRatios.bind(config, Settings.class);
-        }
-
-        @Override
-        public Optional<Compressor> create(Settings settings, long seed) {
-            return Optional.of(new DgcCompressor(settings));
+    public static final class Provider extends SparseProvider<Settings> {
+        public Provider() {
+            super("dgc", Settings.class, Map.of(), (s, seed) -> new DgcCompressor(s));
         }
     }
 

@@ -3,13 +3,11 @@ package io.lgc4j.core.compress;
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.settings.ResolvedConfig;
 import io.lgc4j.core.sparse.RandomSubset;
 
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.SplittableRandom;
 
 /**
@@ -61,31 +59,13 @@ public final class RandomKCompressor implements SeededSupportCompressor {
         }
     }
 
-    /** Registers {@code randomk} (META-INF/services). */
-    public static final class Provider implements CompressorProvider<Settings> {
-        @Override
-        public String type() {
-            return "randomk";
-        }
-
-        @Override
-        public Class<Settings> settingsType() {
-            return Settings.class;
-        }
-
-        /**
-         * The {@code compressor} section; without {@code learnedRatio}, LEARNED blocks take {@code ratio}; without
-         * {@code lowPass}, plain error feedback.
-         */
-        @Override
-        public Settings settings(ResolvedConfig config) {
-            return BlockRatios.bind(config, Settings.class, Map.of("lowPass", 1.0));
-        }
-
-        /** Random-k drawing its indices from the run's {@code seed}. */
-        @Override
-        public Optional<Compressor> create(Settings settings, long seed) {
-            return Optional.of(new RandomKCompressor(settings, seed));
+    /**
+     * Registers {@code randomk} (META-INF/services): without {@code lowPass}, plain error feedback; the indices drawn
+     * from the run's seed.
+     */
+    public static final class Provider extends SparseProvider<Settings> {
+        public Provider() {
+            super("randomk", Settings.class, Map.of("lowPass", 1.0), RandomKCompressor::new);
         }
     }
 

@@ -1,11 +1,10 @@
 package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.settings.ResolvedConfig;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
  * ScaleCom (Chen et al., NeurIPS 2020): cyclic local top-k. At step t the leader rank {@code t mod K} picks the top
@@ -43,26 +42,9 @@ public final class ScaleComCompressor implements SharedSupportCompressor {
     }
 
     /** Registers {@code scalecom} (META-INF/services). */
-    public static final class Provider implements CompressorProvider<Settings> {
-        @Override
-        public String type() {
-            return "scalecom";
-        }
-
-        @Override
-        public Class<Settings> settingsType() {
-            return Settings.class;
-        }
-
-        /** The {@code compressor} section; without {@code learnedRatio}, LEARNED blocks take {@code ratio}. */
-        @Override
-        public Settings settings(ResolvedConfig config) {
-            return BlockRatios.bind(config, Settings.class);
-        }
-
-        @Override
-        public Optional<Compressor> create(Settings settings, long seed) {
-            return Optional.of(new ScaleComCompressor(settings));
+    public static final class Provider extends SparseProvider<Settings> {
+        public Provider() {
+            super("scalecom", Settings.class, Map.of(), (s, seed) -> new ScaleComCompressor(s));
         }
     }
 

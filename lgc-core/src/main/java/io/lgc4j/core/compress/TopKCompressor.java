@@ -3,7 +3,6 @@ package io.lgc4j.core.compress;
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.settings.ResolvedConfig;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.protocol.SparseSet;
 import io.lgc4j.core.sparse.SparseVector;
@@ -11,8 +10,8 @@ import io.lgc4j.core.sparse.TopK;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
  * Sparse GD (Strom 2015; Aji and Heafield 2017): each rank adds its residual to its gradient, sends the top
@@ -52,26 +51,9 @@ public final class TopKCompressor implements GatherCompressor {
     }
 
     /** Registers {@code topk} (META-INF/services). */
-    public static final class Provider implements CompressorProvider<Settings> {
-        @Override
-        public String type() {
-            return "topk";
-        }
-
-        @Override
-        public Class<Settings> settingsType() {
-            return Settings.class;
-        }
-
-        /** The {@code compressor} section; without {@code learnedRatio}, LEARNED blocks take {@code ratio}. */
-        @Override
-        public Settings settings(ResolvedConfig config) {
-            return BlockRatios.bind(config, Settings.class);
-        }
-
-        @Override
-        public Optional<Compressor> create(Settings settings, long seed) {
-            return Optional.of(new TopKCompressor(settings));
+    public static final class Provider extends SparseProvider<Settings> {
+        public Provider() {
+            super("topk", Settings.class, Map.of(), (s, seed) -> new TopKCompressor(s));
         }
     }
 
