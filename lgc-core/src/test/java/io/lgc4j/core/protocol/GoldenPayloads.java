@@ -21,6 +21,8 @@ import java.util.Map;
 import java.util.zip.DataFormatException;
 import java.util.zip.Inflater;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 /**
  * Golden payload files for the protocol's tests and LGC's: a payload's bytes (without the frame header) as hex in
  * {@code src/test/resources/golden/payload-*.hex} of the module that writes it, read back, put in a frame as a
@@ -110,5 +112,25 @@ public final class GoldenPayloads {
             inflater.end();
         }
         return HexFormat.of().formatHex(out.toByteArray());
+    }
+
+    /**
+     * Asserts that {@code frames} are one frame of each of {@code kinds}, in order, each at {@code tag}'s step and
+     * stage: what a payload family's contract test checks of every kind.
+     */
+    public static void assertSealedInOrder(List<TrafficKind> kinds, byte[][] frames, StepTag tag) {
+        List<TrafficKind> sealed = new ArrayList<>();
+        for (byte[] f : frames) {
+            Frame frame = FrameCodec.decode(f);
+            sealed.add(frame.kind());
+            assertEquals(tag.step(), frame.step());
+            assertEquals(tag.stage(), frame.stage());
+        }
+        assertEquals(kinds, sealed);
+    }
+
+    /** Asserts that golden file {@code name} holds exactly {@code written}, compared as hex. */
+    public static void assertGolden(String name, byte[] written) {
+        assertEquals(HexFormat.of().formatHex(golden(name)), HexFormat.of().formatHex(written), name);
     }
 }

@@ -92,7 +92,7 @@ class PayloadGoldenTest {
         if (name.equals(SUPPORT_FILE)) {
             assertEquals(inflatedBlocks(golden), inflatedBlocks(written), name);
         } else {
-            assertEquals(HexFormat.of().formatHex(golden), HexFormat.of().formatHex(written), name);
+            GoldenPayloads.assertGolden(name, written);
         }
     }
 

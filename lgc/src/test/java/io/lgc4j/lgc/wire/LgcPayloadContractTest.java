@@ -2,7 +2,7 @@ package io.lgc4j.lgc.wire;
 
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameCodec;
-import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.protocol.GoldenPayloads;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -59,13 +59,7 @@ class LgcPayloadContractTest {
     @ParameterizedTest
     @MethodSource("samples")
     void shouldSealOneFrameOfEachDeclaredKindInOrder(Sent sent) {
-        List<TrafficKind> kinds = Arrays.stream(sent.frames()).map(f -> FrameCodec.decode(f).kind()).toList();
-        assertEquals(sent.payload().kinds(), kinds);
-        for (byte[] f : sent.frames()) {
-            Frame frame = FrameCodec.decode(f);
-            assertEquals(TAG.step(), frame.step());
-            assertEquals(TAG.stage(), frame.stage());
-        }
+        GoldenPayloads.assertSealedInOrder(sent.payload().kinds(), sent.frames(), TAG);
     }
 
     @ParameterizedTest

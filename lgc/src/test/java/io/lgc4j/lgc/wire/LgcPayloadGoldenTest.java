@@ -16,7 +16,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -87,7 +86,7 @@ class LgcPayloadGoldenTest {
         if (name.equals(POSITIONS_FILE)) {
             assertEquals(inflated(golden), inflated(written), name);
         } else {
-            assertEquals(HexFormat.of().formatHex(golden), HexFormat.of().formatHex(written), name);
+            GoldenPayloads.assertGolden(name, written);
         }
     }
 
