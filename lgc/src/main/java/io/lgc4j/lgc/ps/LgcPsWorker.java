@@ -1,13 +1,14 @@
 package io.lgc4j.lgc.ps;
 
 import io.lgc4j.lgc.DriftGuard;
+import io.lgc4j.core.compress.CompressorState;
+import io.lgc4j.core.compress.CarriedState;
 import io.lgc4j.lgc.LgcControl;
 import io.lgc4j.lgc.LgcProtocolState;
 import io.lgc4j.lgc.autoencoder.PsAutoencoder;
 import io.lgc4j.lgc.autoencoder.Scale;
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
-import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.lgc.support.CompactLayout;
@@ -38,7 +39,7 @@ import java.util.List;
  * TOP_K step is the shared-support parameter server's step (the same {@link PsWorkerEnd} pieces in the same
  * order); a COMPRESSED step replaces the LEARNED blocks' values by the leader's latent and every rank's innovation.
  */
-final class LgcPsWorker implements PsWorker.Step {
+final class LgcPsWorker extends CarriedState implements PsWorker.Step {
     private final PsWorkerEnd end;
     private final LgcSupportCompressor support;
     private final SupportPolicy policy;
@@ -74,33 +75,25 @@ final class LgcPsWorker implements PsWorker.Step {
      */
     @Override
     public void save(CheckpointPart.Builder part, String prefix) {
-        memory.save(part, prefix);
+        super.save(part, prefix);
         autoencoder.encoderState().save(part, prefix + "/ae");
         protocol.save(part, prefix + "/protocol");
     }
 
     @Override
     public void restore(CheckpointPart part, String prefix) throws CheckpointException {
-        memory.restore(part, prefix);
+        super.restore(part, prefix);
         autoencoder.encoderState().restore(part, prefix + "/ae");
         protocol.restore(part, prefix + "/protocol");
     }
 
+    /**
+     * The support memory (what every TOP_K and COMPRESSED step selects from, and where a warm-up's residual goes at
+     * the switch).
+     */
     @Override
-    public void tap(OfferTap tap) {
-        memory.tap(tap);
-    }
-
-    /** The support memory (what every TOP_K and COMPRESSED step selects from). */
-    @Override
-    public java.util.Optional<float[]> memory() {
-        return java.util.Optional.of(memory.residual());
-    }
-
-    /** Into the support memory: a warm-up's residual at the switch ({@link io.lgc4j.core.warmup.WarmupExchange}). */
-    @Override
-    public boolean absorb(float[] residual) {
-        return memory.absorb(residual);
+    protected CompressorState carried() {
+        return memory;
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.lgc4j.lgc.ring;
 
 import io.lgc4j.lgc.autoencoder.AeLosses;
+import io.lgc4j.core.compress.CompressorState;
+import io.lgc4j.core.compress.CarriedState;
 import io.lgc4j.lgc.autoencoder.AeTraining;
 import io.lgc4j.lgc.autoencoder.AutoencoderLane;
 import io.lgc4j.lgc.autoencoder.AutoencoderSpec;
@@ -14,7 +16,6 @@ import io.lgc4j.lgc.autoencoder.RingAutoencoder;
 import io.lgc4j.lgc.autoencoder.Scale;
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
-import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.metrics.TracedTransport;
@@ -60,7 +61,7 @@ import java.util.Map;
  * step: rank 0 completes a step's metrics at the end of the next ({@link #notesLag}). The other ranks' lanes run in
  * place. Every rank builds its graphs when the exchange is built.
  */
-final class LgcRingExchange implements GradientExchange {
+final class LgcRingExchange extends CarriedState implements GradientExchange {
 
     /** The rank that trains the autoencoder during TOP_K and ships it at the switch. */
     static final int TRAINER = 0;
@@ -147,7 +148,7 @@ final class LgcRingExchange implements GradientExchange {
      */
     @Override
     public void save(CheckpointPart.Builder part, String prefix) {
-        memory.save(part, prefix);
+        super.save(part, prefix);
         lane.call("saving the autoencoder", () -> {
             if (linear != null) {
                 linear.save(part, prefix + "/linear");
@@ -166,7 +167,7 @@ final class LgcRingExchange implements GradientExchange {
 
     @Override
     public void restore(CheckpointPart part, String prefix) throws CheckpointException {
-        memory.restore(part, prefix);
+        super.restore(part, prefix);
         lane.restore(() -> {
             if (linear != null) {
                 linear.restore(part, prefix + "/linear");
@@ -183,21 +184,13 @@ final class LgcRingExchange implements GradientExchange {
         protocol.restore(part, prefix + "/protocol");
     }
 
+    /**
+     * The support memory (what every TOP_K and COMPRESSED step selects from, and where a warm-up's residual goes at
+     * the switch).
+     */
     @Override
-    public void tap(OfferTap tap) {
-        memory.tap(tap);
-    }
-
-    /** The support memory (what every TOP_K and COMPRESSED step selects from). */
-    @Override
-    public java.util.Optional<float[]> memory() {
-        return java.util.Optional.of(memory.residual());
-    }
-
-    /** Into the support memory: a warm-up's residual at the switch ({@link io.lgc4j.core.warmup.WarmupExchange}). */
-    @Override
-    public boolean absorb(float[] residual) {
-        return memory.absorb(residual);
+    protected CompressorState carried() {
+        return memory;
     }
 
     /** A FULL step takes the gradient piece by piece. */

@@ -1,8 +1,7 @@
 package io.lgc4j.ps.topology;
 
-import io.lgc4j.core.checkpoint.CheckpointException;
-import io.lgc4j.core.checkpoint.CheckpointPart;
-import io.lgc4j.core.compress.OfferTap;
+import io.lgc4j.core.compress.CompressorState;
+import io.lgc4j.core.compress.CarriedState;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
@@ -34,7 +33,7 @@ import java.util.List;
  * draws by itself; or PowerSGD's factors, in two round trips); it receives the dense mean and the compressible
  * blocks' mean.
  */
-final class CompressedPsWorker implements PsWorker.Step {
+final class CompressedPsWorker extends CarriedState implements PsWorker.Step {
     private final PsWorkerEnd end;
     private final IndexCodec codec;
     private final List<ParamBlock> sparseBlocks;
@@ -49,30 +48,10 @@ final class CompressedPsWorker implements PsWorker.Step {
         this.state = RankState.of(compressor, sparseBlocks);
     }
 
-    /** The compressor's memory (the rank's state; the exchange itself keeps none across steps). */
+    /** The compressor's memory: the rank's state (the exchange itself keeps none across steps). */
     @Override
-    public void save(CheckpointPart.Builder part, String prefix) {
-        state.persistent().save(part, prefix);
-    }
-
-    @Override
-    public void restore(CheckpointPart part, String prefix) throws CheckpointException {
-        state.persistent().restore(part, prefix);
-    }
-
-    @Override
-    public void tap(OfferTap tap) {
-        state.tap(tap);
-    }
-
-    @Override
-    public java.util.Optional<float[]> memory() {
-        return java.util.Optional.of(state.state().residual());
-    }
-
-    @Override
-    public boolean absorb(float[] residual) {
-        return state.absorb(residual);
+    protected CompressorState carried() {
+        return state.state();
     }
 
     @Override

@@ -1,8 +1,7 @@
 package io.lgc4j.ring.topology;
 
-import io.lgc4j.core.checkpoint.CheckpointException;
-import io.lgc4j.core.checkpoint.CheckpointPart;
-import io.lgc4j.core.compress.OfferTap;
+import io.lgc4j.core.compress.CompressorState;
+import io.lgc4j.core.compress.CarriedState;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
@@ -40,7 +39,7 @@ import java.util.List;
  * every rank forwards each set it receives, K−1 hops — and every rank sums the K sets in rank order. PowerSGD's
  * factors take two allreduces, P's (with the blocks it leaves plain) and then Q's.
  */
-final class CompressedRingExchange implements GradientExchange {
+final class CompressedRingExchange extends CarriedState implements GradientExchange {
     private final RingEnd end;
     private final IndexCodec codec;
     private final List<ParamBlock> sparseBlocks;
@@ -63,30 +62,10 @@ final class CompressedRingExchange implements GradientExchange {
         this.state = RankState.of(compressor, sparseBlocks);
     }
 
-    /** The compressor's memory (the rank's state; the exchange itself keeps none across steps). */
+    /** The compressor's memory: the rank's state (the exchange itself keeps none across steps). */
     @Override
-    public void save(CheckpointPart.Builder part, String prefix) {
-        state.persistent().save(part, prefix);
-    }
-
-    @Override
-    public void restore(CheckpointPart part, String prefix) throws CheckpointException {
-        state.persistent().restore(part, prefix);
-    }
-
-    @Override
-    public void tap(OfferTap tap) {
-        state.tap(tap);
-    }
-
-    @Override
-    public java.util.Optional<float[]> memory() {
-        return java.util.Optional.of(state.state().residual());
-    }
-
-    @Override
-    public boolean absorb(float[] residual) {
-        return state.absorb(residual);
+    protected CompressorState carried() {
+        return state.state();
     }
 
     /**
