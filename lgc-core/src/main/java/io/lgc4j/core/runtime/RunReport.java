@@ -254,106 +254,49 @@ public sealed interface RunReport {
 
     /** This report as a sealed REPORT frame of {@code step} in {@code stage}. */
     default byte[] encode(int step, Stage stage) {
-        ByteBuffer out = ByteBuffer.allocate(encodedLength()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        ReportWriter out = new ReportWriter();
         if (this instanceof StepReport s) {
-            out.put((byte) 1).putDouble(s.loss()).put((byte) s.phaseNanos().length);
+            out.put(1).putDouble(s.loss()).put(s.phaseNanos().length);
             for (long n : s.phaseNanos()) {
                 out.putLong(n);
             }
-            out.putShort((short) s.notes().size());
+            out.putShort(s.notes().size());
             for (Map.Entry<String, Double> e : new TreeMap<>(s.notes()).entrySet()) {
-                putString(out, e.getKey());
-                out.putDouble(e.getValue());
+                out.putString(e.getKey()).putDouble(e.getValue());
             }
             putTraffic(out, s.traffic());
         } else if (this instanceof FinalReport f) {
-            out.put((byte) 2);
-            putString(out, f.replicaChecksum());
-            putTraffic(out, f.traffic());
+            putTraffic(out.put(2).putString(f.replicaChecksum()), f.traffic());
         } else if (this instanceof Offer o) {
-            out.put((byte) 5).putInt(o.values().length);
-            out.asFloatBuffer().put(o.values());
-            out.position(out.position() + 4 * o.values().length);
-            out.asLongBuffer().put(o.taken());
-            out.position(out.position() + 8 * o.taken().length);
+            out.put(5).putInt(o.values().length).putFloats(o.values()).putLongs(o.taken());
         } else if (this instanceof Saved v) {
-            out.put((byte) 6);
-            putString(out, v.file());
-            out.putLong(v.size()).putInt(v.crc32c());
-            putString(out, v.replicaChecksum());
-            out.putLong(v.writeNanos());
+            out.put(6).putString(v.file()).putLong(v.size()).putInt(v.crc32c()).putString(v.replicaChecksum())
+                    .putLong(v.writeNanos());
         } else if (this instanceof Evaluated e) {
-            out.put((byte) 7).putLong(e.correct()).putLong(e.examples());
+            out.put(7).putLong(e.correct()).putLong(e.examples());
         } else if (this instanceof Data d) {
-            out.put((byte) 8).putLong(d.examples()).putInt(d.stepsPerEpoch()).putLong(d.fingerprint())
+            out.put(8).putLong(d.examples()).putInt(d.stepsPerEpoch()).putLong(d.fingerprint())
                     .putLong(d.initialModel());
         } else if (this instanceof Agreed a) {
-            out.put((byte) 9).putInt(a.stepsPerEpoch()).putInt(a.totalSteps());
+            out.put(9).putInt(a.stepsPerEpoch()).putInt(a.totalSteps());
         } else if (this instanceof ClockProbe p) {
-            out.put((byte) 10).putLong(p.rank0Nanos());
+            out.put(10).putLong(p.rank0Nanos());
         } else if (this instanceof ClockEcho e) {
-            out.put((byte) 11).putLong(e.rank0Nanos()).putLong(e.endpointNanos());
+            out.put(11).putLong(e.rank0Nanos()).putLong(e.endpointNanos());
         } else if (this instanceof Done d) {
-            out.put((byte) 4).putDouble(d.finalAccuracy()).putInt(d.stepCount()).putLong(d.wallNanos());
-            out.putShort((short) d.replicaChecksums().size());
+            out.put(4).putDouble(d.finalAccuracy()).putInt(d.stepCount()).putLong(d.wallNanos());
+            out.putShort(d.replicaChecksums().size());
             for (String c : d.replicaChecksums()) {
-                putString(out, c);
+                out.putString(c);
             }
-            out.putShort((short) d.traffic().length);
+            out.putShort(d.traffic().length);
             for (long[] row : d.traffic()) {
                 putTraffic(out, row);
             }
         } else {
-            out.put((byte) 3);
+            out.put(3);
         }
-        out.flip();
-        return FrameCodec.encode(TrafficKind.REPORT, stage, step, out);
-    }
-
-    private int encodedLength() {
-        if (this instanceof StepReport s) {
-            int n = 1 + 8 + 1 + 8 * s.phaseNanos().length + 2;
-            for (String name : s.notes().keySet()) {
-                n += 2 + name.getBytes(StandardCharsets.UTF_8).length + 8;
-            }
-            return n + trafficLength(s.traffic());
-        }
-        if (this instanceof FinalReport f) {
-            return 1 + 2 + f.replicaChecksum().getBytes(StandardCharsets.UTF_8).length + trafficLength(f.traffic());
-        }
-        if (this instanceof Offer o) {
-            return 1 + 4 + 4 * o.values().length + 8 * o.taken().length;
-        }
-        if (this instanceof Saved v) {
-            return 1 + 2 + v.file().getBytes(StandardCharsets.UTF_8).length + 8 + 4 + 2
-                    + v.replicaChecksum().getBytes(StandardCharsets.UTF_8).length + 8;
-        }
-        if (this instanceof Evaluated) {
-            return 1 + 8 + 8;
-        }
-        if (this instanceof Data) {
-            return 1 + 8 + 4 + 8 + 8;
-        }
-        if (this instanceof Agreed) {
-            return 1 + 4 + 4;
-        }
-        if (this instanceof ClockProbe) {
-            return 1 + 8;
-        }
-        if (this instanceof ClockEcho) {
-            return 1 + 8 + 8;
-        }
-        if (this instanceof Done d) {
-            int n = 1 + 8 + 4 + 8 + 2 + 2;
-            for (String c : d.replicaChecksums()) {
-                n += 2 + c.getBytes(StandardCharsets.UTF_8).length;
-            }
-            for (long[] row : d.traffic()) {
-                n += trafficLength(row);
-            }
-            return n;
-        }
-        return 1;
+        return FrameCodec.encode(TrafficKind.REPORT, stage, step, out.written());
     }
 
     /**
@@ -456,26 +399,13 @@ public sealed interface RunReport {
         return new Offer(values, taken);
     }
 
-    private static void putString(ByteBuffer out, String s) {
-        byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        out.putShort((short) b.length).put(b);
-    }
-
     private static String getString(ByteBuffer in) {
         byte[] b = new byte[in.getShort() & 0xFFFF];
         in.get(b);
         return new String(b, StandardCharsets.UTF_8);
     }
 
-    private static int trafficLength(long[] row) {
-        int n = 2;
-        for (long v : row) {
-            n += v != 0 ? 10 : 0;
-        }
-        return n;
-    }
-
-    private static void putTraffic(ByteBuffer out, long[] row) {
+    private static void putTraffic(ReportWriter out, long[] row) {
         if (row.length != TrafficMeter.ROW_LENGTH) {
             throw new IllegalArgumentException("traffic row has " + row.length + " counters, expected "
                     + TrafficMeter.ROW_LENGTH);
@@ -484,10 +414,10 @@ public sealed interface RunReport {
         for (long v : row) {
             count += v != 0 ? 1 : 0;
         }
-        out.putShort((short) count);
+        out.putShort(count);
         for (int i = 0; i < row.length; i++) {
             if (row[i] != 0) {
-                out.putShort((short) i).putLong(row[i]);
+                out.putShort(i).putLong(row[i]);
             }
         }
     }

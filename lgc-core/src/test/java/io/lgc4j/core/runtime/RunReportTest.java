@@ -33,9 +33,9 @@ class RunReportTest {
         return row;
     }
 
-    @Test
-    void shouldRoundTripEveryReport() {
-        RunReport[] reports = {
+    /** One report of each kind, with edge values: empty, NaN, the largest counts. */
+    static RunReport[] samples() {
+        return new RunReport[] {
             new RunReport.StepReport(0.6931, new long[] {1, 2, 3, 4, 5, 6, 7, 8}, Map.of("ae_rec_loss", 0.25,
                     "lgc_fallback", 1.0), row(17, 123_456_789_012L)),
             new RunReport.StepReport(Double.NaN, new long[0], Map.of(), new long[TrafficMeter.ROW_LENGTH]),
@@ -60,13 +60,43 @@ class RunReportTest {
             new RunReport.ClockProbe(-1),
             new RunReport.ClockEcho(123_456_789_012L, -5),
         };
-        for (RunReport r : reports) {
+    }
+
+    @Test
+    void shouldRoundTripEveryReport() {
+        for (RunReport r : samples()) {
             var frame = FrameCodec.decode(r.encode(17, Stage.TOP_K));
             assertEquals(TrafficKind.REPORT, frame.kind());
             assertEquals(17, frame.step());
             assertEquals(Stage.TOP_K, frame.stage());
             assertEquals(r, RunReport.decode(frame));
         }
+    }
+
+    /**
+     * Every sample's payload, byte for byte, as {@code src/test/resources/golden/run-reports.txt} has it (one line per
+     * sample, in order). Rewrite it with {@link #main}, by hand, only when a report's layout changes on purpose.
+     */
+    @Test
+    void everyReportShouldWriteItsGoldenBytes() throws java.io.IOException {
+        List<String> golden = java.nio.file.Files.readAllLines(GOLDEN);
+        assertEquals(String.join("\n", golden), String.join("\n", goldenLines()));
+    }
+
+    private static final java.nio.file.Path GOLDEN = java.nio.file.Path.of("src/test/resources/golden/run-reports.txt");
+
+    private static List<String> goldenLines() {
+        List<String> lines = new java.util.ArrayList<>();
+        RunReport[] samples = samples();
+        for (int i = 0; i < samples.length; i++) {
+            lines.add(i + " " + samples[i].getClass().getSimpleName() + " " + payloadHex(samples[i]).replace(" ", ""));
+        }
+        return lines;
+    }
+
+    /** Rewrites the golden file; run by hand, from {@code lgc-core}, never by a test. */
+    public static void main(String[] args) throws java.io.IOException {
+        java.nio.file.Files.write(GOLDEN, goldenLines());
     }
 
     /** The clock reports' payloads, byte for byte: type, then little-endian longs. */
