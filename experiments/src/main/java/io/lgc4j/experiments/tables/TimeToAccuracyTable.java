@@ -108,21 +108,7 @@ public final class TimeToAccuracyTable {
         List<String> peerLabels = new ArrayList<>();
         String denseRingLabel = null;
         Table stages = stageTable();
-        Table table = new Table(List.of(Table.column("link", "link cap"), Table.timing("measured_mbit_s",
-                        "measured (Mbit/s)"), Table.column("method", "method"),
-                Table.column("steps", until ? "steps to " + pct(target) : "steps"),
-                Table.timing("time_to_target_s", "time to " + pct(target) + " (s)"),
-                Table.timing("time_at_peer_compute_s", "at PyTorch's compute (s)"),
-                Table.column("final_accuracy", until ? "final accuracy (whole schedule)" : "final accuracy"),
-                Table.column("same_as_reference", "same as reference"), Table.timing("train_s", "train time (s)"),
-                Table.timing("wall_s", "wall (s)"), Table.column("sent_mb_per_rank", "sent (MB / rank)"),
-                Table.timing("compute_ms", "compute (ms/step)"),
-                Table.timing("encode_ms", "select+encode (ms/step)"),
-                Table.timing("communicate_ms", "communicate (ms/step)"), Table.timing("decode_ms", "decode (ms/step)"),
-                Table.timing("apply_ms", "apply (ms/step)"), Table.timing("step_ms", "step (ms)"),
-                Table.timing("floor_s", "floor (s)"), Table.timing("floor_x", "× floor"),
-                Table.timing("floor_link_s", "busiest link's floor (s)"),
-                Table.timing("floor_link_x", "× busiest link's floor")));
+        Table table = rowsTable(until, target);
         Map<String, String> figures = new LinkedHashMap<>();
         List<String> findings = new ArrayList<>();
         List<Map<String, Object>> links = new ArrayList<>();
@@ -219,7 +205,47 @@ public final class TimeToAccuracyTable {
             link.putAll(rate.setup());
             links.add(link);
         }
-        List<String> intro = new ArrayList<>(List.of("Every run: " + CompressionTable.describe(until ? reference : all)
+        List<String> intro = intro(settings, until, target, until ? reference : all);
+        Map<String, Object> provenance = provenance(rates, reference, links, settings, target, until, out);
+        String crossover = crossover(measuredRates, timesByMethod, equalTimesByMethod, denseRingLabel, peerLabels,
+                pct(target));
+        if (crossover != null) {
+            findings.add(crossover);
+        }
+        if (stages.size() > 0) {
+            stages.writeCsv(out.resolve("stages.csv"));
+            findings.add("**Where the time went, per stage** (`stages.csv`): the steps each LGC4J run spent in each"
+                    + " stage up to where it stopped, their training time (evaluations excluded), the mean split of"
+                    + " such a step (the first step and the steps after an evaluation left out: there the other"
+                    + " ranks wait for rank 0's evaluation) and the bytes a worker sent per step.\n\n"
+                    + stages.markdown().strip());
+        }
+        new Report(suite, profile, commandLine, intro, table, figures, findings).write(out, all, provenance);
+    }
+
+    /** The table's columns; with {@code until}, steps and accuracy are those to the target. */
+    private static Table rowsTable(boolean until, double target) {
+        return new Table(List.of(Table.column("link", "link cap"), Table.timing("measured_mbit_s",
+                        "measured (Mbit/s)"), Table.column("method", "method"),
+                Table.column("steps", until ? "steps to " + pct(target) : "steps"),
+                Table.timing("time_to_target_s", "time to " + pct(target) + " (s)"),
+                Table.timing("time_at_peer_compute_s", "at PyTorch's compute (s)"),
+                Table.column("final_accuracy", until ? "final accuracy (whole schedule)" : "final accuracy"),
+                Table.column("same_as_reference", "same as reference"), Table.timing("train_s", "train time (s)"),
+                Table.timing("wall_s", "wall (s)"), Table.column("sent_mb_per_rank", "sent (MB / rank)"),
+                Table.timing("compute_ms", "compute (ms/step)"),
+                Table.timing("encode_ms", "select+encode (ms/step)"),
+                Table.timing("communicate_ms", "communicate (ms/step)"), Table.timing("decode_ms", "decode (ms/step)"),
+                Table.timing("apply_ms", "apply (ms/step)"), Table.timing("step_ms", "step (ms)"),
+                Table.timing("floor_s", "floor (s)"), Table.timing("floor_x", "× floor"),
+                Table.timing("floor_link_s", "busiest link's floor (s)"),
+                Table.timing("floor_link_x", "× busiest link's floor")));
+    }
+
+    /** The paragraphs before the table: how every run was made, compute on equal terms, floors, until the target. */
+    private static List<String> intro(TimeToAccuracySettings settings, boolean until, double target,
+                                      List<SuiteRuns.Finished> described) {
+        List<String> intro = new ArrayList<>(List.of("Every run: " + CompressionTable.describe(described)
                 + ". Every process (worker,"
                 + " parameter-server shard, PyTorch rank) runs in its own Linux network namespace; the namespaces are"
                 + " joined through a bridge by veth links whose both directions are capped with `tc qdisc … tbf` at"
@@ -261,6 +287,13 @@ public final class TimeToAccuracyTable {
                     + " equals the reference's at the same step. A method whose reference never reached the target"
                     + " did not run under the caps (`not reached`; steps: its whole schedule).");
         }
+        return intro;
+    }
+
+    /** What ran: the kernel, the target, the CPU share, each link's probe and setup, the references and peers. */
+    private static Map<String, Object> provenance(List<RateResult> rates, List<SuiteRuns.Finished> reference,
+                                                  List<Map<String, Object>> links, TimeToAccuracySettings settings,
+                                                  double target, boolean until, Path out) {
         Map<String, Object> provenance = new LinkedHashMap<>();
         provenance.put("kernel", System.getProperty("os.name") + " " + System.getProperty("os.version"));
         provenance.put("targetAccuracy", target);
@@ -278,20 +311,7 @@ public final class TimeToAccuracyTable {
             }
         }
         provenance.put("peers", peers);
-        String crossover = crossover(measuredRates, timesByMethod, equalTimesByMethod, denseRingLabel, peerLabels,
-                pct(target));
-        if (crossover != null) {
-            findings.add(crossover);
-        }
-        if (stages.size() > 0) {
-            stages.writeCsv(out.resolve("stages.csv"));
-            findings.add("**Where the time went, per stage** (`stages.csv`): the steps each LGC4J run spent in each"
-                    + " stage up to where it stopped, their training time (evaluations excluded), the mean split of"
-                    + " such a step (the first step and the steps after an evaluation left out: there the other"
-                    + " ranks wait for rank 0's evaluation) and the bytes a worker sent per step.\n\n"
-                    + stages.markdown().strip());
-        }
-        new Report(suite, profile, commandLine, intro, table, figures, findings).write(out, all, provenance);
+        return provenance;
     }
 
     /**
