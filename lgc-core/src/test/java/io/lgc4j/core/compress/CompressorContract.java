@@ -37,8 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What every compressor keeps, whatever its kind (gather, shared support, seeded support, sketch), checked on every
- * compressor of the project: each step its payload carries exactly its selection of its compensated input — the
+ * What every compressor keeps, whatever its kind (gather, shared support, seeded support, sketch), for the compressors
+ * a subclass names ({@link #fp32Subjects()}): each step its payload carries exactly its selection of its compensated input — the
  * top-k by magnitude, or for a seeded support (random-k) the entries at the support every rank draws — with the
  * values bit for bit and each block's count of its policy's ratio ({@code learnedRatio} for a LEARNED block), and its
  * memory moves exactly as its rule says, element by element; the payload survives the wire within a bound on its
