@@ -4,6 +4,7 @@ import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.sparse.TopK;
 
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * A gradient compressor for the compressible blocks of a layout (policy TOP_K or LEARNED; DENSE blocks never reach
@@ -27,6 +28,24 @@ public sealed interface Compressor permits GatherCompressor, SharedSupportCompre
 
     /** Whether payloads of different ranks sum element-wise (and so can ride a ring allreduce). */
     boolean summable();
+
+    /**
+     * The result of the function for this compressor's kind. A caller says what it does with each of the four kinds
+     * in one call, so a fifth kind fails to compile wherever kinds are told apart instead of falling through a branch.
+     */
+    default <R> R byKind(Function<GatherCompressor, R> gather, Function<SharedSupportCompressor, R> shared,
+                         Function<SketchCompressor, R> sketch, Function<LowRankCompressor, R> lowRank) {
+        if (this instanceof GatherCompressor g) {
+            return gather.apply(g);
+        }
+        if (this instanceof SharedSupportCompressor s) {
+            return shared.apply(s);
+        }
+        if (this instanceof SketchCompressor k) {
+            return sketch.apply(k);
+        }
+        return lowRank.apply((LowRankCompressor) this);
+    }
 
     /**
      * Whether the compressor applies momentum itself (DGC's momentum correction). The model's own updater must then

@@ -6,15 +6,18 @@ import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.protocol.Sketch;
 import io.lgc4j.core.protocol.SparseSet;
 import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
- * One rank's compressor state, as one of the four ways payloads aggregate. A topology picks its exchange by the
- * kind (an {@code instanceof} over a sealed set: the compiler knows there are no others), and each kind carries the
- * compressor that made it, so the exchange can ask it for the step's leader or density.
+ * One rank's compressor state, as one of the four ways payloads aggregate. An exchange says what it does with each
+ * kind in one call ({@link #byKind}, {@link #onKind}), and each kind carries the compressor that made it, so the
+ * exchange can ask it for the step's leader or density.
  *
  * <pre>{@code
  * RankState state = RankState.of(compressor, layout.compressibleBlocks());
- * if (state instanceof RankState.Gather g) { SparseSet own = g.state().compress(gradient, step); ... }
+ * state.onKind(g -> gather(g, tag, gradient), s -> shared(s, tag, gradient), k -> sketch(k, tag, gradient),
+ *         l -> lowRank(l, tag, gradient));
  * }</pre>
  */
 public sealed interface RankState {
@@ -78,18 +81,38 @@ public sealed interface RankState {
         return state();
     }
 
+    /**
+     * The result of the function for this state's kind: every exchange names what it does with each of the four, so
+     * a fifth kind fails to compile there ({@link Compressor#byKind}).
+     */
+    default <R> R byKind(Function<Gather, R> gather, Function<Shared, R> shared, Function<Sketch, R> sketch,
+                         Function<LowRank, R> lowRank) {
+        if (this instanceof Gather g) {
+            return gather.apply(g);
+        }
+        if (this instanceof Shared s) {
+            return shared.apply(s);
+        }
+        if (this instanceof Sketch k) {
+            return sketch.apply(k);
+        }
+        return lowRank.apply((LowRank) this);
+    }
+
+    /** As {@link #byKind}, for a step that returns nothing. */
+    default void onKind(Consumer<Gather> gather, Consumer<Shared> shared, Consumer<Sketch> sketch,
+                        Consumer<LowRank> lowRank) {
+        byKind(g -> run(gather, g), s -> run(shared, s), k -> run(sketch, k), l -> run(lowRank, l));
+    }
+
+    private static <T> Void run(Consumer<T> action, T kind) {
+        action.accept(kind);
+        return null;
+    }
+
     /** A fresh state of {@code compressor} for one rank over {@code blocks}. */
     static RankState of(Compressor compressor, List<ParamBlock> blocks) {
-        if (compressor instanceof GatherCompressor g) {
-            return new Gather(g, g.newRank(blocks));
-        }
-        if (compressor instanceof SharedSupportCompressor s) {
-            return new Shared(s, s.newRank(blocks));
-        }
-        if (compressor instanceof LowRankCompressor l) {
-            return new LowRank(l, l.newRank(blocks));
-        }
-        SketchCompressor k = (SketchCompressor) compressor;
-        return new Sketch(k, k.newRank(blocks, SKETCH_SEED));
+        return compressor.byKind(g -> new Gather(g, g.newRank(blocks)), s -> new Shared(s, s.newRank(blocks)),
+                k -> new Sketch(k, k.newRank(blocks, SKETCH_SEED)), l -> new LowRank(l, l.newRank(blocks)));
     }
 }

@@ -58,62 +58,69 @@ final class CompressedPsWorker extends CarriedState implements PsWorker.Step {
     public void run(StepTag tag, float[] gradient, PhaseClock clock) {
         state.values(tag.values());
         end.pushDense(tag, gradient, clock);
-        if (state instanceof RankState.Gather g) {
-            clock.enter(Phase.SELECT);
-            SparseSet own = g.state().compress(gradient, tag.step());
-            for (int s = 0; s < views.size(); s++) {
-                clock.enter(Phase.ENCODE);
-                ShardView view = views.get(s);
-                end.sendTo(s, clock, SparseFrames.encode(view.split(own), view.blocks(), codec, tag));
-            }
-            end.receiveDenseMean(tag, gradient, clock);
-            for (int s = 0; s < views.size(); s++) {
-                ShardView view = views.get(s);
-                clock.enter(Phase.COMMUNICATE);
-                Frame indices = end.receiveFrom(s, TrafficKind.INDICES, tag);
-                Frame values = end.receiveFrom(s, TrafficKind.VALUES, tag);
-                clock.enter(Phase.DECODE);
-                int[][] union = SparseFrames.decodeIndices(indices, view.blocks(), codec, PsSupport.blockLengths(
-                        view.blocks()));
-                SparseFrames.decode(union, values, view.blocks()).writeInto(gradient, view.blocks());
-            }
-        } else if (state instanceof RankState.Sketch s) {
-            clock.enter(Phase.SELECT);
-            Sketch own = s.state().compress(gradient, tag.step());
+        state.onKind(g -> gather(g, tag, gradient, clock), s -> shared(s, tag, gradient, clock),
+                k -> sketch(k, tag, gradient, clock), l -> lowRank(l, tag, gradient, clock));
+    }
+
+    /** Each rank's own sparse set to every shard; each shard's union of supports and the mean on it back. */
+    private void gather(RankState.Gather g, StepTag tag, float[] gradient, PhaseClock clock) {
+        clock.enter(Phase.SELECT);
+        SparseSet own = g.state().compress(gradient, tag.step());
+        for (int s = 0; s < views.size(); s++) {
             clock.enter(Phase.ENCODE);
-            end.send(clock, new SketchPayload(own).encode(tag));
-            end.receiveDenseMean(tag, gradient, clock);
-            Frame counters = end.receive(SketchPayload.COUNTERS_KIND, tag);
-            Frame bitmap = end.receive(SketchPayload.BITMAP_KIND, tag);
+            ShardView view = views.get(s);
+            end.sendTo(s, clock, SparseFrames.encode(view.split(own), view.blocks(), codec, tag));
+        }
+        end.receiveDenseMean(tag, gradient, clock);
+        for (int s = 0; s < views.size(); s++) {
+            ShardView view = views.get(s);
+            clock.enter(Phase.COMMUNICATE);
+            Frame indices = end.receiveFrom(s, TrafficKind.INDICES, tag);
+            Frame values = end.receiveFrom(s, TrafficKind.VALUES, tag);
             clock.enter(Phase.DECODE);
-            Sketch sum = SketchPayload.decode(counters, bitmap, own.counters().length, own.bitmap().length).sketch();
-            s.state().decompress(sum, end.workers(), tag.step()).writeInto(gradient, sparseBlocks);
-        } else if (state instanceof RankState.LowRank l) {
-            lowRank(l, tag, gradient, clock);
-        } else {
-            RankState.Shared shared = (RankState.Shared) state;
-            clock.enter(Phase.SELECT);
-            shared.state().compensate(gradient, tag.step());
-            int[][] support = support(shared, tag, clock);
-            clock.enter(Phase.SELECT);
-            float[] values = shared.state().take(support);
-            SparseSet taken = views.size() == 1 ? null : SparseSet.onSupport(sparseBlocks, support, values);
-            List<int[][]> pieces = new ArrayList<>(views.size());
-            for (int s = 0; s < views.size(); s++) {
-                clock.enter(Phase.ENCODE);
-                ShardView view = views.get(s);
-                float[] mine = taken == null ? values : concatenated(view.split(taken));
-                pieces.add(view.split(support));
-                end.sendTo(s, clock, new Values(mine).encode(tag));
-            }
-            end.receiveDenseMean(tag, gradient, clock);
-            for (int s = 0; s < views.size(); s++) {
-                ShardView view = views.get(s);
-                clock.enter(Phase.COMMUNICATE);
-                Frame mean = end.receiveFrom(s, Values.KIND, tag);
-                clock.enter(Phase.DECODE);
-                SparseFrames.decode(pieces.get(s), mean, view.blocks()).writeInto(gradient, view.blocks());
-            }
+            int[][] union = SparseFrames.decodeIndices(indices, view.blocks(), codec, PsSupport.blockLengths(
+                    view.blocks()));
+            SparseFrames.decode(union, values, view.blocks()).writeInto(gradient, view.blocks());
+        }
+    }
+
+    /** The rank's sketch up; the sum of every rank's back, decoded here (one server: sketches are not sharded). */
+    private void sketch(RankState.Sketch k, StepTag tag, float[] gradient, PhaseClock clock) {
+        clock.enter(Phase.SELECT);
+        Sketch own = k.state().compress(gradient, tag.step());
+        clock.enter(Phase.ENCODE);
+        end.send(clock, new SketchPayload(own).encode(tag));
+        end.receiveDenseMean(tag, gradient, clock);
+        Frame counters = end.receive(SketchPayload.COUNTERS_KIND, tag);
+        Frame bitmap = end.receive(SketchPayload.BITMAP_KIND, tag);
+        clock.enter(Phase.DECODE);
+        Sketch sum = SketchPayload.decode(counters, bitmap, own.counters().length, own.bitmap().length).sketch();
+        k.state().decompress(sum, end.workers(), tag.step()).writeInto(gradient, sparseBlocks);
+    }
+
+    /** The step's support (drawn, or the leader's), every rank's values on it to each shard, their mean back. */
+    private void shared(RankState.Shared shared, StepTag tag, float[] gradient, PhaseClock clock) {
+        clock.enter(Phase.SELECT);
+        shared.state().compensate(gradient, tag.step());
+        int[][] support = support(shared, tag, clock);
+        clock.enter(Phase.SELECT);
+        float[] values = shared.state().take(support);
+        SparseSet taken = views.size() == 1 ? null : SparseSet.onSupport(sparseBlocks, support, values);
+        List<int[][]> pieces = new ArrayList<>(views.size());
+        for (int s = 0; s < views.size(); s++) {
+            clock.enter(Phase.ENCODE);
+            ShardView view = views.get(s);
+            float[] mine = taken == null ? values : concatenated(view.split(taken));
+            pieces.add(view.split(support));
+            end.sendTo(s, clock, new Values(mine).encode(tag));
+        }
+        end.receiveDenseMean(tag, gradient, clock);
+        for (int s = 0; s < views.size(); s++) {
+            ShardView view = views.get(s);
+            clock.enter(Phase.COMMUNICATE);
+            Frame mean = end.receiveFrom(s, Values.KIND, tag);
+            clock.enter(Phase.DECODE);
+            SparseFrames.decode(pieces.get(s), mean, view.blocks()).writeInto(gradient, view.blocks());
         }
     }
 

@@ -4,13 +4,11 @@ import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.compress.Compressor;
-import io.lgc4j.core.compress.GatherCompressor;
 import io.lgc4j.core.compress.LowRankCompressor;
 import io.lgc4j.core.protocol.LowRankPlan;
 import io.lgc4j.core.compress.SeededSupportCompressor;
 import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.protocol.Sketch;
-import io.lgc4j.core.compress.SketchCompressor;
 import io.lgc4j.core.compress.SparseMean;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.protocol.FloatFrames;
@@ -59,9 +57,8 @@ final class CompressedServer implements PsServer.Step {
     @Override
     public void serve(Frame first, StepTag tag) {
         byte[] denseMean = end.denseMean(first, tag);
-        byte[][] sparseMean = compressor instanceof GatherCompressor ? gather(tag)
-                : compressor instanceof SketchCompressor ? sketches(tag)
-                : compressor instanceof LowRankCompressor ? factors(tag) : shared(tag);
+        byte[][] sparseMean = compressor.byKind(g -> gather(tag), s -> shared(tag), k -> sketches(tag),
+                l -> factors(tag));
         end.broadcast(denseMean, sparseMean);
     }
 

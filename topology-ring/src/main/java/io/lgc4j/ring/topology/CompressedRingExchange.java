@@ -100,15 +100,16 @@ final class CompressedRingExchange extends CarriedState implements GradientExcha
             return;
         }
         state.values(tag.values());
-        if (state instanceof RankState.LowRank l) {
-            lowRank(l, tag, gradient, clock);
-            return;
+        // the sparse kinds' means as sparse sets; PowerSGD writes its mean into the gradient itself
+        SparseSet aggregate = state.byKind(g -> allGather(g, tag, gradient, clock),
+                s -> sharedSupport(s, tag, gradient, clock), k -> sketch(k, tag, gradient, clock), l -> {
+                    lowRank(l, tag, gradient, clock);
+                    return null;
+                });
+        if (aggregate != null) {
+            clock.enter(Phase.DECODE);
+            aggregate.writeInto(gradient, sparseBlocks);
         }
-        SparseSet aggregate = state instanceof RankState.Gather g ? allGather(g, tag, gradient, clock)
-                : state instanceof RankState.Sketch s ? sketch(s, tag, gradient, clock)
-                : sharedSupport((RankState.Shared) state, tag, gradient, clock);
-        clock.enter(Phase.DECODE);
-        aggregate.writeInto(gradient, sparseBlocks);
     }
 
     /**
