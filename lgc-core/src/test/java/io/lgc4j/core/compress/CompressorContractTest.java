@@ -1,33 +1,15 @@
 package io.lgc4j.core.compress;
 
-import io.lgc4j.core.codec.IndexCodecs;
-import io.lgc4j.core.comm.FrameCodec;
-import io.lgc4j.core.comm.FrameDescriptor;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.protocol.Sketch;
-import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.protocol.SparseSet;
-import io.lgc4j.core.protocol.Values;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.sparse.SparseVector;
-import io.lgc4j.core.sparse.TopK;
-import io.lgc4j.core.stage.Stage;
-import io.lgc4j.core.comm.StepTag;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 
-import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Random;
-import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;

@@ -1,6 +1,5 @@
 package io.lgc4j.lgc.support;
 
-import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.CompressorKeys;
 import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.layout.ParamBlock;
