@@ -88,59 +88,22 @@ public final class InProcessRuntime extends TrainingRuntime {
         TrainingPlan plan = run.plan();
         int workers = run.workers();
         int serviceCount = plan.serviceEndpoints();
-        Semaphore cpu = new Semaphore(computeConcurrency, true);
         InProcessCluster cluster = new InProcessCluster(workers + serviceCount);
         TrafficMeter meter = cluster.meter();
         StepNotes notes = new StepNotes();
         topology.attachNotes(notes);
-        List<ServiceReporter> reporters = new ArrayList<>();
-        List<Transport> serviceTransports = new ArrayList<>();
-        List<Timeline> timelines = new ArrayList<>();
         TraceClock traceClock = TraceClock.start(); // one clock: in-process traces need no alignment
+        List<Timeline> timelines = new ArrayList<>();
         for (int e = 0; e < workers + serviceCount; e++) {
             timelines.add(EndpointTrace.open(run.trace(), e, e < workers, traceClock,
                     e < workers ? "rank " + e : "service endpoint " + e + " (in-process)"));
         }
-        for (int s = 0; s < serviceCount; s++) {
-            ServiceReporter reporter = new ServiceReporter(cluster.unmetered(workers + s), meter, notes,
-                    run.stages()::stageAt);
-            reporters.add(reporter);
-            serviceTransports.add(EndpointTrace.wrap(new MeteredTransport(reporter, meter, cluster.controlMeter()),
-                    timelines.get(workers + s)));
-        }
-        List<ServiceLoop> services = topology.services(workers, serviceTransports, layout);
-        if (services.size() != serviceCount) {
-            throw new IllegalStateException("topology " + topology.name() + " declared " + serviceCount
-                    + " service endpoints but returned " + services.size() + " loops");
-        }
-        for (int s = 0; s < serviceCount; s++) {
-            attachService(run, s, services.get(s), reporters.get(s), meter, timelines.get(workers + s));
-        }
+        List<ServiceReporter> reporters = new ArrayList<>();
+        List<ServiceLoop> services = services(run, topology, layout, cluster, notes, timelines, reporters);
         // a Phaser rather than a barrier: a failure terminates it for good, so a rank arriving after the failure
         // does not wait for a generation that never fills
         Phaser beforeExchange = new Phaser(workers);
-        RankLoop.Gate gate = new RankLoop.Gate() {
-            @Override
-            public void beforeCompute() {
-                cpu.acquireUninterruptibly();
-            }
-
-            @Override
-            public void afterCompute() {
-                cpu.release();
-            }
-
-            @Override
-            public void beforeExchange(PhaseClock clock, int rank, int step) {
-                if (!alignExchange) {
-                    return;
-                }
-                clock.enter(Phase.CPU_WAIT);
-                if (beforeExchange.arriveAndAwaitAdvance() < 0) {
-                    throw new TransportClosedException("rank " + rank + ": another rank failed during step " + step);
-                }
-            }
-        };
+        RankLoop.Gate gate = new Turns(new Semaphore(computeConcurrency, true), alignExchange ? beforeExchange : null);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         AtomicReference<String> failedFirst = new AtomicReference<>();
         Runnable onFailure = () -> {
@@ -197,6 +160,62 @@ public final class InProcessRuntime extends TrainingRuntime {
             mergeTrace(run, topology);
         }
         return result.get();
+    }
+
+    /**
+     * The service endpoints' loops, on the cluster's endpoints after the workers', each with its reporter (added to
+     * {@code reporters}) and attached to the run.
+     */
+    private static List<ServiceLoop> services(RankLoop.Run run, Topology topology, GradientLayout layout,
+                                              InProcessCluster cluster, StepNotes notes, List<Timeline> timelines,
+                                              List<ServiceReporter> reporters) {
+        int workers = run.workers();
+        int serviceCount = run.plan().serviceEndpoints();
+        TrafficMeter meter = cluster.meter();
+        List<Transport> serviceTransports = new ArrayList<>();
+        for (int s = 0; s < serviceCount; s++) {
+            ServiceReporter reporter = new ServiceReporter(cluster.unmetered(workers + s), meter, notes,
+                    run.stages()::stageAt);
+            reporters.add(reporter);
+            serviceTransports.add(EndpointTrace.wrap(new MeteredTransport(reporter, meter, cluster.controlMeter()),
+                    timelines.get(workers + s)));
+        }
+        List<ServiceLoop> services = topology.services(workers, serviceTransports, layout);
+        if (services.size() != serviceCount) {
+            throw new IllegalStateException("topology " + topology.name() + " declared " + serviceCount
+                    + " service endpoints but returned " + services.size() + " loops");
+        }
+        for (int s = 0; s < serviceCount; s++) {
+            attachService(run, s, services.get(s), reporters.get(s), meter, timelines.get(workers + s));
+        }
+        return services;
+    }
+
+    /**
+     * The ranks' turns on the shared CPU ({@code computeConcurrency} passes at a time), and when exchanges are
+     * aligned the wait for every rank before each exchange, timed as {@link Phase#CPU_WAIT}.
+     */
+    private record Turns(Semaphore cpu, Phaser beforeExchange) implements RankLoop.Gate {
+        @Override
+        public void beforeCompute() {
+            cpu.acquireUninterruptibly();
+        }
+
+        @Override
+        public void afterCompute() {
+            cpu.release();
+        }
+
+        @Override
+        public void beforeExchange(PhaseClock clock, int rank, int step) {
+            if (beforeExchange == null) {
+                return;
+            }
+            clock.enter(Phase.CPU_WAIT);
+            if (beforeExchange.arriveAndAwaitAdvance() < 0) {
+                throw new TransportClosedException("rank " + rank + ": another rank failed during step " + step);
+            }
+        }
     }
 
     /** Every endpoint's trace file, merged into the run's trace: one clock, so no offsets. */
