@@ -82,7 +82,9 @@ public final class ClusterRuntime extends TrainingRuntime {
     }
 
     @Override
-    TrainingResult fit(RankLoop.Run run, Topology topology, GradientLayout layout, List<ReplicaModel> replicas) {
+    TrainingResult fit(RankLoop.Run run, List<ReplicaModel> replicas) {
+        Topology topology = run.spec().aggregation().topology();
+        GradientLayout layout = run.plan().layout();
         TrainingPlan plan = run.plan();
         int workers = run.workers();
         int services = plan.serviceEndpoints();

@@ -36,19 +36,19 @@ final class DataAgreement {
 
     /** This rank reads its share of the data as {@link RankLoop.Run#dataCheck()} says; a bad row fails it. */
     void checkData() {
-        if (run.dataCheck() == DataCheck.NONE) {
+        if (run.spec().input().check() == DataCheck.NONE) {
             return;
         }
         long start = System.nanoTime();
         long rows;
         try {
-            rows = run.data().check(rank, run.workers(), run.dataCheck());
+            rows = run.spec().input().source().check(rank, run.workers(), run.spec().input().check());
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e.getMessage(), e);
         }
         if (timeline.on() && rows > 0) { // a source in memory has nothing to check, and its trace shows nothing
             timeline.span(Timeline.RANK_THREAD, "data check", "io", start, System.nanoTime(), Map.of("rows", rows,
-                    "check", run.dataCheck().configName()));
+                    "check", run.spec().input().check().configName()));
         }
     }
 
@@ -58,7 +58,7 @@ final class DataAgreement {
      * both), and tells every service the run's length.
      */
     void agree(boolean fresh) {
-        DataPlan own = run.dataPlan();
+        DataPlan own = run.spec().input().plan();
         RunReport.Data mine = new RunReport.Data(own.examples(), own.stepsPerEpoch(), own.fingerprint(),
                 fresh ? initialModel(replica) : 0);
         if (rank != 0) {

@@ -2,10 +2,7 @@ package io.lgc4j.core.train;
 
 import io.lgc4j.core.checkpoint.Checkpoint;
 import io.lgc4j.core.checkpoint.CheckpointDirectory;
-import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointManifest;
-import io.lgc4j.core.checkpoint.ModelIdentity;
-import io.lgc4j.core.checkpoint.RunSignature;
 import io.lgc4j.core.metrics.TraceSettings;
 import io.lgc4j.core.compute.ComputeReport;
 import io.lgc4j.core.compute.ComputeSettings;
@@ -31,7 +28,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
@@ -60,128 +56,19 @@ import java.util.function.Function;
  * trained model ({@link #trainedModel()}).
  */
 public final class DistributedTrainer {
-    private final int workers;
-    private final int batchSize;
-    private final long seed;
-    private final Topology topology;
-    private final DataSource data;
-    private final DataPlan dataPlan;
-    private final int prefetch;
-    private final DataSetIterator evalData;
-    private final int evalEverySteps;
-    private final int maxSteps;
-    private final List<TrainingListener> listeners;
-    private final GradientLayout layout;
-    private final ReplicaModel origin;
+    private final TrainingSpec spec;
     private final List<ReplicaModel> replicas;
-    private final ComputeSettings compute;
     private final ComputeReport computeReport;
-    private final TrainingRuntime runtime;
-    private final boolean diagnostics;
-    private final ValueEncoding values;
-    private final StageSchedule stages;
-    private final Path checkpointRunDir;
-    private final int checkpointEverySteps;
-    private final boolean checkpointAtEnd;
-    private final Checkpoint resume;
-    private final String runName;
-    private final Map<String, String> runConfig;
-    private final Collection<String> resumeIgnoredKeys;
-    private final TraceSettings trace;
-    private final Overlap overlap;
-    private final int bucketBytes;
-    private final io.lgc4j.core.data.DataCheck dataCheck;
     private boolean used;
     private TrainingResult result;
 
-    private DistributedTrainer(Builder b) {
-        this.workers = b.workers;
-        this.batchSize = b.batchSizePerWorker;
-        this.seed = b.seed;
-        this.topology = b.topology;
-        this.evalData = b.evalData;
-        this.evalEverySteps = b.evalEverySteps;
-        this.maxSteps = b.maxSteps;
-        this.listeners = List.copyOf(b.listeners);
-        this.origin = ReplicaModel.wrap(b.model);
-        this.runtime = b.runtime;
-        topology.compressor().filter(c -> c.appliesMomentum()).ifPresent(c -> requirePlainSgd(b.model, c.name()));
-        GradientLayout base = GradientLayout.of(b.model);
-        this.layout = b.policy == null ? base : base.withPolicy(b.policy);
-        this.stages = b.stages != null ? b.stages
-                : topology.compressor().isPresent() ? StageSchedule.denseWarmup(0) : StageSchedule.ALWAYS_FULL;
-        topology.check(layout, stages, b.stages != null);
-        topology.checkTraining(b.overlap, b.checkpointRunDir != null, b.resume != null);
-        this.data = b.data;
-        this.dataPlan = b.dataPlan;
-        this.prefetch = b.prefetch;
-        this.compute = b.compute;
+    private DistributedTrainer(ReplicaModel origin, TrainingSpec spec) {
+        this.spec = spec;
         // every thread of the run computes with the run's count of OpenMP threads, whatever the JVM started with
-        io.lgc4j.core.compute.Nd4jThreads.use(compute.threads());
+        io.lgc4j.core.compute.Nd4jThreads.use(spec.compute().threads());
         // every replica is built here, after the user's model: its layers get the helpers the settings ask for
-        this.replicas = runtime.replicas(origin, compute, workers);
-        this.computeReport = ComputeReport.of(replicas.get(0).model(), compute);
-        this.diagnostics = b.diagnostics;
-        this.values = b.values;
-        this.checkpointRunDir = b.checkpointRunDir;
-        this.checkpointEverySteps = b.checkpointEverySteps;
-        this.checkpointAtEnd = b.checkpointAtEnd;
-        this.resume = b.resume;
-        this.runName = b.runName;
-        this.overlap = b.overlap;
-        this.bucketBytes = b.bucketBytes;
-        this.dataCheck = b.dataCheck;
-        this.runConfig = b.runConfig != null ? b.runConfig : ownConfig();
-        this.resumeIgnoredKeys = b.resumeIgnoredKeys;
-        this.trace = b.trace;
-        if (resume != null) {
-            try {
-                resume.manifest().checkCompatible(signature(), resumeIgnoredKeys);
-            } catch (CheckpointException e) {
-                throw new CheckpointMismatchException(e.getMessage(), e);
-            }
-        }
-    }
-
-    /** What a checkpoint of this run must match to be resumed: K, S, the model and the configuration. */
-    private RunSignature signature() {
-        return new RunSignature(workers, topology.serviceEndpoints(workers), ModelIdentity.of(layout), runConfig);
-    }
-
-    /**
-     * The configuration a library run's checkpoints carry when the caller gives none ({@link Builder#runIdentity}):
-     * the trainer's settings and the method's own description, flattened to dotted keys.
-     */
-    private Map<String, String> ownConfig() {
-        Map<String, String> config = new TreeMap<>();
-        config.put("training.workers", String.valueOf(workers));
-        config.put("training.batchSizePerWorker", String.valueOf(batchSize));
-        config.put("run.seed", String.valueOf(seed));
-        config.put("compressor.values", values.toString());
-        config.put("training.overlap", overlap.configName());
-        if (overlap == Overlap.BACKWARD) {
-            // in fp16 the pieces round each with their own scale
-            config.put("training.bucketBytes", String.valueOf(bucketBytes));
-        }
-        // oneDNN sums in another order: a resume on the other path would not end where the run would have
-        config.put("compute.oneDnn", String.valueOf(compute.oneDnn()));
-        if (compute.threads() != 1) {
-            // so do more threads (absent at one, the count every run had before it was a setting)
-            config.put("compute.threads", String.valueOf(compute.threads()));
-        }
-        flatten("method", method().toMap(), config);
-        return config;
-    }
-
-    private static void flatten(String prefix, Map<?, ?> map, Map<String, String> into) {
-        for (Map.Entry<?, ?> e : map.entrySet()) {
-            String key = prefix + "." + e.getKey();
-            if (e.getValue() instanceof Map<?, ?> inner) {
-                flatten(key, inner, into);
-            } else {
-                into.put(key, String.valueOf(e.getValue()));
-            }
-        }
+        this.replicas = spec.runtime().replicas(origin, spec.compute(), spec.ranks().workers());
+        this.computeReport = ComputeReport.of(replicas.get(0).model(), spec.compute());
     }
 
     /** A compressor that applies momentum itself needs the model's updater to be plain SGD. */
@@ -206,12 +93,12 @@ public final class DistributedTrainer {
 
     /** The layout of the model's gradient, with the policies in force. */
     public GradientLayout layout() {
-        return layout;
+        return spec.aggregation().layout();
     }
 
     /** Where the run's endpoints execute. */
     public TrainingRuntime runtime() {
-        return runtime;
+        return spec.runtime();
     }
 
     /**
@@ -263,12 +150,12 @@ public final class DistributedTrainer {
 
     /** Steps one epoch takes. */
     public int stepsPerEpoch() {
-        return dataPlan.stepsPerEpoch();
+        return spec.input().plan().stepsPerEpoch();
     }
 
     /** The training data: where each worker reads its shard. */
     public DataSource data() {
-        return data;
+        return spec.input().source();
     }
 
     /**
@@ -285,33 +172,16 @@ public final class DistributedTrainer {
             throw new IllegalStateException("fit may be called once per DistributedTrainer");
         }
         used = true;
-        int perEpoch = dataPlan.stepsPerEpoch();
-        int total = perEpoch * epochs;
-        if (maxSteps > 0) {
-            total = Math.min(total, maxSteps);
-        }
-        int serviceCount = topology.serviceEndpoints(workers);
-        TrainingPlan plan = new TrainingPlan(topology.name(), workers, serviceCount, batchSize, perEpoch, total,
-                (int) dataPlan.examples(), layout);
-        Checkpointing checkpoints = null;
-        if (checkpointRunDir != null || resume != null) {
-            if (resume != null && resume.nextStep() > total) {
-                throw new CheckpointMismatchException("the checkpoint " + resume.directory() + " is after step "
-                        + resume.nextStep() + ", beyond this run's " + total + " steps", null);
-            }
-            CheckpointDirectory dir = checkpointRunDir != null ? CheckpointDirectory.in(checkpointRunDir)
-                    : CheckpointDirectory.in(resume.directory().getParent().getParent());
-            checkpoints = new Checkpointing(dir, checkpointEverySteps, checkpointAtEnd && checkpointRunDir != null,
-                    runName, signature(), stages, total, resume);
-        }
-        EvaluationShares evaluation = evalData == null ? null : EvaluationShares.lazy(evalData);
-        RankLoop.Run run = new RankLoop.Run(plan, stages, data, dataPlan, seed, prefetch, batchSize, evaluation,
-                evalEverySteps, listeners, method(), diagnostics, values, checkpoints, trace, overlap, bucketBytes,
-                dataCheck);
+        TrainingPlan plan = plan(epochs);
+        EvaluationShares evaluation = spec.evaluation().data() == null ? null
+                : EvaluationShares.lazy(spec.evaluation().data());
+        RankLoop.Run run = new RankLoop.Run(spec, plan, spec.aggregation().describe(), checkpointing(plan.totalSteps()),
+                evaluation);
+        List<TrainingListener> listeners = spec.observation().listeners();
         listeners.forEach(l -> l.onStart(plan));
         TrainingResult outcome = null;
         try {
-            outcome = runtime.fit(run, topology, layout, replicas);
+            outcome = spec.runtime().fit(run, replicas);
             result = outcome;
             return outcome;
         } finally {
@@ -320,16 +190,40 @@ public final class DistributedTrainer {
         }
     }
 
-    /** What the run is: the topology's description of itself, with the run's value encoding. */
-    private TopologyDescription method() {
-        return topology.describe().withValues(values);
+    /** The plan of a run of {@code epochs} passes over the data, capped at the builder's {@code maxSteps}. */
+    private TrainingPlan plan(int epochs) {
+        TrainingSpec.Ranks ranks = spec.ranks();
+        DataPlan data = spec.input().plan();
+        int perEpoch = data.stepsPerEpoch();
+        int total = perEpoch * epochs;
+        if (ranks.maxSteps() > 0) {
+            total = Math.min(total, ranks.maxSteps());
+        }
+        Topology topology = spec.aggregation().topology();
+        return new TrainingPlan(topology.name(), ranks.workers(), topology.serviceEndpoints(ranks.workers()),
+                ranks.batchSize(), perEpoch, total, (int) data.examples(), spec.aggregation().layout());
+    }
+
+    /** Where and when a run of {@code total} steps saves its checkpoints and what it resumes from; null: neither. */
+    private Checkpointing checkpointing(int total) {
+        TrainingSpec.Checkpoints c = spec.checkpoints();
+        if (c.runDirectory() == null && c.resume() == null) {
+            return null;
+        }
+        if (c.resume() != null && c.resume().nextStep() > total) {
+            throw new CheckpointMismatchException("the checkpoint " + c.resume().directory() + " is after step "
+                    + c.resume().nextStep() + ", beyond this run's " + total + " steps", null);
+        }
+        CheckpointDirectory dir = c.runDirectory() != null ? CheckpointDirectory.in(c.runDirectory())
+                : CheckpointDirectory.in(c.resume().directory().getParent().getParent());
+        return new Checkpointing(dir, c.everySteps(), c.atEnd() && c.runDirectory() != null, c.runName(),
+                spec.signature(), spec.aggregation().stages(), total, c.resume());
     }
 
     /** Builds a {@link DistributedTrainer}; {@link #build()} checks every setting and names the one that is wrong. */
     public static final class Builder {
         private Model model;
         private DataSource data;
-        private DataPlan dataPlan;
         private int prefetch = 2;
         private int workers = 1;
         private int batchSizePerWorker = 32;
@@ -700,8 +594,35 @@ public final class DistributedTrainer {
             if (prefetch < 0) {
                 throw new IllegalArgumentException("prefetch must be >= 0, found " + prefetch);
             }
-            dataPlan = data.plan(workers, batchSizePerWorker);
-            return new DistributedTrainer(this);
+            DataPlan plan = data.plan(workers, batchSizePerWorker);
+            ReplicaModel origin = ReplicaModel.wrap(model);
+            return new DistributedTrainer(origin, conclude(plan));
+        }
+
+        /**
+         * The settings as one {@link TrainingSpec}: the data's plan, the layout with its policies, the default stage
+         * schedule and identity filled in, and what the topology and a resumed checkpoint ask of them checked.
+         */
+        private TrainingSpec conclude(DataPlan plan) {
+            topology.compressor().filter(c -> c.appliesMomentum()).ifPresent(c -> requirePlainSgd(model, c.name()));
+            GradientLayout base = GradientLayout.of(model);
+            GradientLayout layout = policy == null ? base : base.withPolicy(policy);
+            StageSchedule schedule = stages != null ? stages
+                    : topology.compressor().isPresent() ? StageSchedule.denseWarmup(0) : StageSchedule.ALWAYS_FULL;
+            topology.check(layout, schedule, stages != null);
+            topology.checkTraining(overlap, checkpointRunDir != null, resume != null);
+            TrainingSpec.Ranks ranks = new TrainingSpec.Ranks(workers, batchSizePerWorker, seed, maxSteps);
+            TrainingSpec.Aggregation aggregation = new TrainingSpec.Aggregation(topology, layout, schedule, values,
+                    overlap, bucketBytes);
+            Map<String, String> config = runConfig != null ? runConfig
+                    : TrainingSpec.ownConfig(ranks, aggregation, compute);
+            TrainingSpec spec = new TrainingSpec(ranks, new TrainingSpec.Input(data, plan, prefetch, dataCheck),
+                    new TrainingSpec.Evaluation(evalData, evalEverySteps), aggregation, compute,
+                    new TrainingSpec.Checkpoints(checkpointRunDir, checkpointEverySteps, checkpointAtEnd, resume,
+                            runName, config, resumeIgnoredKeys),
+                    new TrainingSpec.Observation(List.copyOf(listeners), diagnostics, trace), runtime);
+            spec.checkResumable();
+            return spec;
         }
     }
 }

@@ -30,7 +30,7 @@ final class ExchangeBeside extends StepOrder.Immediate {
     ExchangeBeside(RankLoop.Run run, RankCompute compute, GradientExchange exchange, ControlPlane link) {
         super(compute, exchange, link);
         this.run = run;
-        this.pieces = GradientPieces.plan(run.plan().layout(), run.bucketBytes());
+        this.pieces = GradientPieces.plan(run.plan().layout(), run.spec().aggregation().bucketBytes());
         this.thread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(() -> {
                 TracedTransport.trackThisThread(Timeline.EXCHANGE_THREAD);

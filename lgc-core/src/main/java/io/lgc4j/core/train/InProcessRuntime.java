@@ -84,7 +84,9 @@ public final class InProcessRuntime extends TrainingRuntime {
 
     /** The K ranks and the services on threads of this JVM, over an {@link InProcessCluster}. */
     @Override
-    TrainingResult fit(RankLoop.Run run, Topology topology, GradientLayout layout, List<ReplicaModel> replicas) {
+    TrainingResult fit(RankLoop.Run run, List<ReplicaModel> replicas) {
+        Topology topology = run.spec().aggregation().topology();
+        GradientLayout layout = run.plan().layout();
         TrainingPlan plan = run.plan();
         int workers = run.workers();
         int serviceCount = plan.serviceEndpoints();

@@ -67,8 +67,8 @@ final class RankCompute implements AutoCloseable {
         if (batches == null) {
             int count = Math.min(plan.stepsPerEpoch() - inEpoch, plan.totalSteps() - s);
             Shard shard = new Shard(rank, run.workers(), run.batchSize(), s / plan.stepsPerEpoch(), inEpoch,
-                    run.seed());
-            batches = BatchReader.open(run.data(), shard, count, run.prefetch(), timeline);
+                    run.spec().ranks().seed());
+            batches = BatchReader.open(run.spec().input().source(), shard, count, run.spec().input().prefetch(), timeline);
         }
         ReplicaModel.Snapshot current = null;
         if (predictor != null) {
@@ -82,7 +82,7 @@ final class RankCompute implements AutoCloseable {
         try {
             clock.enter(Phase.COMPUTE);
             DataSet batch = batches.next();
-            LayerRandomness.beginPass(run.seed(), rank, s);
+            LayerRandomness.beginPass(run.spec().ranks().seed(), rank, s);
             loss = streamed == null ? replica.computeGradient(batch.getFeatures(), batch.getLabels())
                     : replica.computeGradient(batch.getFeatures(), batch.getLabels(), streamed);
         } finally {

@@ -6,7 +6,6 @@ import io.lgc4j.core.checkpoint.PartInfo;
 import io.lgc4j.core.checkpoint.PartKind;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.TrafficMeter;
-import io.lgc4j.core.data.DataPlan;
 import io.lgc4j.core.data.DataSource;
 import io.lgc4j.core.metrics.CpuStat;
 import io.lgc4j.core.metrics.Phase;
@@ -57,19 +56,31 @@ final class RankLoop {
     static final Gate OPEN = new Gate() {
     };
 
-    /** Everything every rank of one run shares, read-only. */
-    record Run(TrainingPlan plan, io.lgc4j.core.stage.StageSchedule stages, DataSource data, DataPlan dataPlan,
-               long seed, int prefetch, int batchSize, EvaluationShares evalData,
-               int evalEverySteps, List<TrainingListener> listeners, TopologyDescription method,
-               boolean diagnostics, io.lgc4j.core.comm.ValueEncoding values, Checkpointing checkpoints,
-               io.lgc4j.core.metrics.TraceSettings trace, Overlap overlap, int bucketBytes,
-               io.lgc4j.core.data.DataCheck dataCheck) {
+    /**
+     * What every rank of one run shares, read-only: the run's settings, its plan (the steps of this fit), what the
+     * method is, its checkpoints (null: none) and its evaluation data (null: none).
+     */
+    record Run(TrainingSpec spec, TrainingPlan plan, TopologyDescription method, Checkpointing checkpoints,
+               EvaluationShares evalData) {
         int workers() {
             return plan.workers();
         }
 
         int endpoints() {
             return plan.workers() + plan.serviceEndpoints();
+        }
+
+        int batchSize() {
+            return spec.ranks().batchSize();
+        }
+
+        io.lgc4j.core.stage.StageSchedule stages() {
+            return spec.aggregation().stages();
+        }
+
+        /** The trace's settings, or null when the run is not traced. */
+        io.lgc4j.core.metrics.TraceSettings trace() {
+            return spec.observation().trace();
         }
     }
 
@@ -106,7 +117,7 @@ final class RankLoop {
         this.notes = notes;
         this.meter = meter;
         this.compute = new RankCompute(run, rank, replica, gate, timeline);
-        UpdateFidelity f = run.diagnostics() ? new UpdateFidelity(run.plan().layout()) : null;
+        UpdateFidelity f = run.spec().observation().diagnostics() ? new UpdateFidelity(run.plan().layout()) : null;
         this.fidelity = f != null && f.measurable() ? f : null;
         this.offers = fidelity == null ? null : fidelity.recorder();
         if (offers != null) {
@@ -193,9 +204,9 @@ final class RankLoop {
         boolean epochEnd = s % plan.stepsPerEpoch() == plan.stepsPerEpoch() - 1;
         boolean last = s == plan.totalSteps() - 1;
         boolean evaluates = run.evalData() != null
-                && (last || epochEnd || (run.evalEverySteps() > 0 && (s + 1) % run.evalEverySteps() == 0));
+                && (last || epochEnd || (run.spec().evaluation().everySteps() > 0 && (s + 1) % run.spec().evaluation().everySteps() == 0));
         boolean saves = run.checkpoints() != null && run.checkpoints().dueAfter(s);
-        StepOrder.Step current = new StepOrder.Step(s, stage, new StepTag(s, stage, run.values()), epochEnd, last,
+        StepOrder.Step current = new StepOrder.Step(s, stage, new StepTag(s, stage, run.spec().aggregation().values()), epochEnd, last,
                 evaluates, saves, traced);
         RankCompute.Computed computed = order.gradient(current, clock);
         float[] gradient = computed.gradient();

@@ -124,7 +124,7 @@ final class StepCollector {
                 p.accuracy(), p.mean(), p.max(), p.wallNanos(), TrafficMeter.Snapshot.ofRows(p.rows()),
                 run.workers(), p.notes());
         history.add(m);
-        for (TrainingListener l : run.listeners()) {
+        for (TrainingListener l : run.spec().observation().listeners()) {
             l.onStep(m);
         }
         if (p.own() != null) {
@@ -162,7 +162,7 @@ final class StepCollector {
                 slowestName = saved.file();
             }
         }
-        for (TrainingListener l : run.listeners()) {
+        for (TrainingListener l : run.spec().observation().listeners()) {
             l.onCheckpoint(p.step());
         }
         checkpoints.writeManifest(p.step(), parts, slowest, slowestName);

@@ -40,10 +40,10 @@ abstract sealed class StepOrder implements AutoCloseable permits StepOrder.Immed
      */
     static StepOrder of(RankLoop.Run run, boolean diagnosed, RankCompute compute, GradientExchange exchange,
                         ControlPlane link) {
-        if (run.overlap().delaysApplication()) {
-            return new ComputeAhead(compute, run.overlap() == Overlap.PREDICTED);
+        if (run.spec().aggregation().overlap().delaysApplication()) {
+            return new ComputeAhead(compute, run.spec().aggregation().overlap() == Overlap.PREDICTED);
         }
-        if (run.overlap() == Overlap.BACKWARD && !diagnosed) {
+        if (run.spec().aggregation().overlap() == Overlap.BACKWARD && !diagnosed) {
             return new ExchangeBeside(run, compute, exchange, link);
         }
         return new Immediate(compute, exchange, link);

@@ -5,7 +5,6 @@ import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.comm.TransportClosedException;
 import io.lgc4j.core.compute.ComputeSettings;
-import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.runtime.ClusterConnector;
 import io.lgc4j.core.runtime.LaunchEnvironment;
@@ -59,8 +58,7 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
      * @param replicas the replicas {@link #replicas} made; a runtime may empty the list (a service endpoint)
      * @return the run's result (on a worker other than rank 0 of a cluster, its own end state)
      */
-    abstract TrainingResult fit(RankLoop.Run run, Topology topology, GradientLayout layout,
-                                List<ReplicaModel> replicas);
+    abstract TrainingResult fit(RankLoop.Run run, List<ReplicaModel> replicas);
 
     /**
      * Service {@code index}'s checkpoints: saved between steps through its reporter (a {@code checkpoint} span on

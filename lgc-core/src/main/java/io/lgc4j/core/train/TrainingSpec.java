@@ -1,0 +1,130 @@
+package io.lgc4j.core.train;
+
+import io.lgc4j.core.checkpoint.Checkpoint;
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.ModelIdentity;
+import io.lgc4j.core.checkpoint.RunSignature;
+import io.lgc4j.core.comm.ValueEncoding;
+import io.lgc4j.core.compute.ComputeSettings;
+import io.lgc4j.core.data.DataCheck;
+import io.lgc4j.core.data.DataPlan;
+import io.lgc4j.core.data.DataSource;
+import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.metrics.TraceSettings;
+import io.lgc4j.core.stage.StageSchedule;
+
+import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
+
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Everything a run is told, concluded once by {@link DistributedTrainer.Builder#build()}: every setting checked, the
+ * defaults filled in (the layout with its policies, the stage schedule, the run's identity), immutable. The trainer
+ * and every rank's loop read it; nothing copies it field by field.
+ */
+record TrainingSpec(Ranks ranks, Input input, Evaluation evaluation, Aggregation aggregation, ComputeSettings compute,
+                    Checkpoints checkpoints, Observation observation, TrainingRuntime runtime) {
+
+    /** K worker ranks of {@code batchSize} examples a step, the data order's seed, a cap on steps (0: none). */
+    record Ranks(int workers, int batchSize, long seed, int maxSteps) {
+    }
+
+    /**
+     * Where each worker reads its shard, what its plan holds (every worker must agree on it), batches read ahead, and
+     * how much every worker reads before step 0.
+     */
+    record Input(DataSource source, DataPlan plan, int prefetch, DataCheck check) {
+    }
+
+    /** The data evaluated every {@code everySteps} steps (0: at epoch ends) and at the last step; null: none. */
+    record Evaluation(DataSetIterator data, int everySteps) {
+    }
+
+    /**
+     * How the ranks aggregate: the topology, the gradient's layout with its policies, each step's stage, the values'
+     * encoding, what a step overlaps and, when it overlaps the backward pass, the least bytes of a piece.
+     */
+    record Aggregation(Topology topology, GradientLayout layout, StageSchedule stages, ValueEncoding values,
+                       Overlap overlap, int bucketBytes) {
+
+        /** What the run is: the topology's description of itself, with the run's value encoding. */
+        TopologyDescription describe() {
+            return topology.describe().withValues(values);
+        }
+    }
+
+    /**
+     * Where checkpoints go (null: nowhere), after how many steps (0: none on the way) and whether after the last; the
+     * checkpoint resumed from (null: a fresh run); the name and configuration a checkpoint records and a resume
+     * compares, ignoring {@code ignoredKeys}.
+     */
+    record Checkpoints(Path runDirectory, int everySteps, boolean atEnd, Checkpoint resume, String runName,
+                       Map<String, String> runConfig, Collection<String> ignoredKeys) {
+    }
+
+    /** What watches the run: the listeners, the diagnostic mode, the trace (null: none). */
+    record Observation(List<TrainingListener> listeners, boolean diagnostics, TraceSettings trace) {
+    }
+
+    /** What a checkpoint of this run must match to be resumed: K, S, the model and the configuration. */
+    RunSignature signature() {
+        return new RunSignature(ranks.workers(), aggregation.topology().serviceEndpoints(ranks.workers()),
+                ModelIdentity.of(aggregation.layout()), checkpoints.runConfig());
+    }
+
+    /**
+     * Refuses a resume from a checkpoint of another run (another K, S, model or configuration), listing every
+     * difference.
+     */
+    void checkResumable() {
+        if (checkpoints.resume() == null) {
+            return;
+        }
+        try {
+            checkpoints.resume().manifest().checkCompatible(signature(), checkpoints.ignoredKeys());
+        } catch (CheckpointException e) {
+            throw new CheckpointMismatchException(e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The configuration a library run's checkpoints carry when the caller gives none
+     * ({@link DistributedTrainer.Builder#runIdentity}): the trainer's settings and the method's own description,
+     * flattened to dotted keys.
+     */
+    static Map<String, String> ownConfig(Ranks ranks, Aggregation aggregation, ComputeSettings compute) {
+        Map<String, String> config = new TreeMap<>();
+        config.put("training.workers", String.valueOf(ranks.workers()));
+        config.put("training.batchSizePerWorker", String.valueOf(ranks.batchSize()));
+        config.put("run.seed", String.valueOf(ranks.seed()));
+        config.put("compressor.values", aggregation.values().toString());
+        config.put("training.overlap", aggregation.overlap().configName());
+        if (aggregation.overlap() == Overlap.BACKWARD) {
+            // in fp16 the pieces round each with their own scale
+            config.put("training.bucketBytes", String.valueOf(aggregation.bucketBytes()));
+        }
+        // oneDNN sums in another order: a resume on the other path would not end where the run would have
+        config.put("compute.oneDnn", String.valueOf(compute.oneDnn()));
+        if (compute.threads() != 1) {
+            // so do more threads (absent at one, the count every run had before it was a setting)
+            config.put("compute.threads", String.valueOf(compute.threads()));
+        }
+        flatten("method", aggregation.describe().toMap(), config);
+        return config;
+    }
+
+    private static void flatten(String prefix, Map<?, ?> map, Map<String, String> into) {
+        for (Map.Entry<?, ?> e : map.entrySet()) {
+            String key = prefix + "." + e.getKey();
+            if (e.getValue() instanceof Map<?, ?> inner) {
+                flatten(key, inner, into);
+            } else {
+                into.put(key, String.valueOf(e.getValue()));
+            }
+        }
+    }
+}
