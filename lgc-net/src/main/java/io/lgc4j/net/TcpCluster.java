@@ -3,27 +3,9 @@ package io.lgc4j.net;
 import io.lgc4j.core.comm.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.ServerChannel;
-import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollEventLoopGroup;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.ssl.ClientAuth;
-import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.concurrent.DefaultThreadFactory;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -75,8 +57,6 @@ public final class TcpCluster implements AutoCloseable {
     static final long CLOSE_TIMEOUT_MS = 5_000;
     /** How long endpoint 0, giving up the rendezvous, waits for its reasons to be written. */
     static final long GIVE_UP_WRITE_MS = 1_000;
-    static final int LOW_WATER_MARK = 1 << 20;
-    static final int HIGH_WATER_MARK = 4 << 20;
     private static final System.Logger LOGGER = System.getLogger("io.lgc4j.net");
 
     /** Final but for {@link #join(InetSocketAddress)}, which names endpoint 0 once after {@link #listen}. */
@@ -84,15 +64,11 @@ public final class TcpCluster implements AutoCloseable {
     private final byte[] token;
     private final NetTransport.Log log;
     private final NetTransport transport;
-    private final boolean epoll;
-    private final EventLoopGroup group;
+    private final LinkPipelines pipelines;
     private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closing = new AtomicBoolean();
     private Channel server;
     private int boundPort;
-    /** Mutual TLS contexts, or null for plain TCP. */
-    private final SslContext tlsServer;
-    private final SslContext tlsClient;
 
     // rendezvous state, guarded by transport.lock
     private final Channel[] claims;
@@ -119,13 +95,7 @@ public final class TcpCluster implements AutoCloseable {
         this.dialAddresses = new InetSocketAddress[n];
         this.lastFailure = new String[n];
         this.dialAttempts = new int[n];
-        this.epoll = Epoll.isAvailable();
-        this.tlsServer = settings.tls() == null ? null : tlsContext(settings.tls(), true);
-        this.tlsClient = settings.tls() == null ? null : tlsContext(settings.tls(), false);
-        int threads = Math.max(1, Math.min(Math.min(n - 1, 4), Runtime.getRuntime().availableProcessors()));
-        DefaultThreadFactory threadFactory = new DefaultThreadFactory("lgc-net-" + settings.endpoint(), false);
-        this.group = epoll ? new EpollEventLoopGroup(threads, threadFactory)
-                : new NioEventLoopGroup(threads, threadFactory);
+        this.pipelines = new LinkPipelines(settings);
     }
 
     /**
@@ -223,7 +193,7 @@ public final class TcpCluster implements AutoCloseable {
      * was checked against the trusted CAs before its HELLO was read.
      */
     public boolean tls() {
-        return tlsServer != null;
+        return pipelines.tls();
     }
 
     /** The data port this endpoint actually bound. */
@@ -261,7 +231,7 @@ public final class TcpCluster implements AutoCloseable {
 
     /** Whether the native epoll transport is in use (else NIO). */
     public boolean nativeTransport() {
-        return epoll;
+        return pipelines.epoll();
     }
 
     /**
@@ -319,40 +289,18 @@ public final class TcpCluster implements AutoCloseable {
             transport.lock.unlock();
         }
         log.info(settings.name(self) + " joined job " + Integer.toUnsignedString(settings.job()) + " (attempt "
-                + settings.attempt() + ") with " + (n - 1) + " links over " + (epoll ? "epoll" : "NIO")
-                + (tlsServer == null ? "" : ", mutual TLS by " + (tlsServer.isServer() && io.netty.handler.ssl.OpenSsl
-                .isAvailable() ? "OpenSSL (BoringSSL)" : "the JDK's SSLEngine"))
+                + settings.attempt() + ") with " + (n - 1) + " links over " + (pipelines.epoll() ? "epoll" : "NIO")
+                + (pipelines.tls() ? ", mutual TLS by " + pipelines.tlsProvider() : "")
                 + ", listening on port " + boundPort);
     }
 
     private void bind() {
         int port = settings.endpoint() == 0 && settings.master() != null ? settings.master().getPort()
                 : settings.bindPort();
-        ServerBootstrap bootstrap = new ServerBootstrap().group(group)
-                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
-                .option(ChannelOption.SO_REUSEADDR, true)
-                .childHandler(new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        track(ch);
-                        HandshakeHandler handshake = new HandshakeHandler(TcpCluster.this,
-                                HandshakeHandler.Role.ACCEPTOR, -1);
-                        if (tlsServer != null) {
-                            SslHandler tls = tlsServer.newHandler(ch.alloc());
-                            tls.handshakeFuture().addListener(f -> {
-                                if (!f.isSuccess()) {
-                                    handshake.tlsFailed(f.cause());
-                                }
-                            });
-                            ch.pipeline().addLast("tls", tls);
-                        } else {
-                            // plaintext: once the link carries frames, large ones are read straight into place
-                            ch.config().setRecvByteBufAllocator(new FrameReadAllocator());
-                        }
-                        ch.pipeline().addLast("handshake", handshake);
-                    }
-                });
-        configure(bootstrap);
+        ServerBootstrap bootstrap = pipelines.acceptor(ch -> {
+            track(ch);
+            return new HandshakeHandler(this, HandshakeHandler.Role.ACCEPTOR, -1);
+        });
         ChannelFuture bound = bootstrap.bind(settings.bindHost(), port).awaitUninterruptibly();
         if (!bound.isSuccess()) {
             throw new RendezvousException(settings.name(settings.endpoint()) + " cannot listen on "
@@ -360,13 +308,6 @@ public final class TcpCluster implements AutoCloseable {
         }
         server = bound.channel();
         boundPort = ((InetSocketAddress) server.localAddress()).getPort();
-    }
-
-    private void configure(ServerBootstrap bootstrap) {
-        bootstrap.childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
-                        new WriteBufferWaterMark(LOW_WATER_MARK, HIGH_WATER_MARK));
     }
 
     private void dial(int peer, InetSocketAddress address) {
@@ -379,34 +320,10 @@ public final class TcpCluster implements AutoCloseable {
         } finally {
             transport.lock.unlock();
         }
-        Bootstrap bootstrap = new Bootstrap().group(group)
-                .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(LOW_WATER_MARK, HIGH_WATER_MARK))
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(handshakeTimeoutMillis(), 2_000))
-                .handler(new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        track(ch);
-                        HandshakeHandler handshake = new HandshakeHandler(TcpCluster.this,
-                                HandshakeHandler.Role.DIALER, peer);
-                        if (tlsClient != null) {
-                            SslHandler tls = tlsClient.newHandler(ch.alloc(), address.getHostString(),
-                                    address.getPort());
-                            tls.handshakeFuture().addListener(f -> {
-                                if (!f.isSuccess()) {
-                                    handshake.tlsFailed(f.cause());
-                                }
-                            });
-                            ch.pipeline().addLast("tls", tls);
-                        } else {
-                            // plaintext: once the link carries frames, large ones are read straight into place
-                            ch.config().setRecvByteBufAllocator(new FrameReadAllocator());
-                        }
-                        ch.pipeline().addLast("handshake", handshake);
-                    }
-                });
+        Bootstrap bootstrap = pipelines.dialer(address, (int) Math.min(handshakeTimeoutMillis(), 2_000), ch -> {
+            track(ch);
+            return new HandshakeHandler(this, HandshakeHandler.Role.DIALER, peer);
+        });
         try {
             bootstrap.connect(address).addListener((ChannelFuture f) -> {
                 if (!f.isSuccess()) {
@@ -566,37 +483,8 @@ public final class TcpCluster implements AutoCloseable {
 
     /** Acceptor: null when the dialer's HELLO is acceptable, else the reason to refuse it. */
     String checkHello(Handshake.Hello hello) {
-        int self = settings.endpoint();
-        int n = settings.endpoints();
-        if (hello.magic() != Handshake.MAGIC) {
-            return String.format("not an LGC4J handshake (magic 0x%08X)", hello.magic());
-        }
-        if (hello.version() != Handshake.VERSION) {
-            return "protocol version " + hello.version() + " (this endpoint speaks " + Handshake.VERSION + ")";
-        }
-        if (hello.job() != settings.job()) {
-            return "wrong job id " + Integer.toUnsignedString(hello.job()) + " (this job is "
-                    + Integer.toUnsignedString(settings.job()) + ")";
-        }
-        if (hello.attempt() != settings.attempt()) {
-            return "wrong attempt " + Integer.toUnsignedString(hello.attempt()) + " (this is attempt "
-                    + settings.attempt() + ")";
-        }
-        int peer = hello.endpoint();
-        if (peer >= n) {
-            return "endpoint " + peer + " is out of range (this job has endpoints 0.." + (n - 1) + ")";
-        }
-        if (peer == self) {
-            return "endpoint " + peer + " is this endpoint's own id";
-        }
-        if (hello.plan() != settings.plan().hash()) {
-            return planMismatch(settings.name(peer), hello.plan());
-        }
-        if (self > 0 && peer < self) {
-            return "endpoint " + peer + " should not dial endpoint " + self + " (each endpoint dials the endpoints"
-                    + " 1.." + "below it, and endpoint 0)";
-        }
-        return duplicate(peer);
+        String refusal = HelloCheck.refusal(settings, hello);
+        return refusal != null ? refusal : duplicate(hello.endpoint());
     }
 
     /** Null when {@code peer} has no link and no registration yet, else the reason to refuse another. */
@@ -617,36 +505,7 @@ public final class TcpCluster implements AutoCloseable {
 
     /** Dialer: what is wrong with the acceptor's HELLO, or null. */
     HandshakeHandler.Complaint checkAnswer(Handshake.Hello hello, int dialed) {
-        String who = describeDialed(dialed);
-        if (hello.magic() != Handshake.MAGIC) {
-            return new HandshakeHandler.Complaint(who + " is not an LGC4J endpoint (handshake magic "
-                    + String.format("0x%08X", hello.magic()) + ")", false);
-        }
-        if (hello.version() != Handshake.VERSION) {
-            return new HandshakeHandler.Complaint(who + " speaks protocol version " + hello.version()
-                    + ", this endpoint " + Handshake.VERSION, true);
-        }
-        if (hello.job() != settings.job() || hello.attempt() != settings.attempt()) {
-            return new HandshakeHandler.Complaint(who + " belongs to job " + Integer.toUnsignedString(hello.job())
-                    + " attempt " + Integer.toUnsignedString(hello.attempt()) + ", this endpoint to job "
-                    + Integer.toUnsignedString(settings.job()) + " attempt " + settings.attempt(), true);
-        }
-        if (hello.endpoint() != dialed) {
-            return new HandshakeHandler.Complaint("dialed " + who + " but endpoint " + hello.endpoint()
-                    + " answered", false);
-        }
-        if (hello.plan() != settings.plan().hash()) {
-            return new HandshakeHandler.Complaint(planMismatch(who, hello.plan()), true);
-        }
-        return null;
-    }
-
-    /** Why a peer whose HELLO carries {@code plan} cannot join this endpoint's run. */
-    private String planMismatch(String who, long plan) {
-        return who + " runs another plan (" + String.format("0x%016x", plan) + ") than " + settings.name(
-                settings.endpoint()) + ", whose plan is " + settings.plan().meaning() + " (hash "
-                + String.format("0x%016x", settings.plan().hash()) + "): every process must run the same model,"
-                + " topology.servers and topology.fusionBufferBytes";
+        return HelloCheck.complaint(settings, hello, dialed, describeDialed(dialed));
     }
 
     /** Endpoint 0: an authenticated dialer takes its endpoint's slot; null, or the reason to refuse it. */
@@ -770,7 +629,7 @@ public final class TcpCluster implements AutoCloseable {
         }
         InetSocketAddress address = dialAddresses[peer];
         try {
-            group.schedule(() -> dial(peer, address), backoffMs, TimeUnit.MILLISECONDS);
+            pipelines.group().schedule(() -> dial(peer, address), backoffMs, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
             // closing
         }
@@ -855,21 +714,7 @@ public final class TcpCluster implements AutoCloseable {
         for (Channel channel : channels) {
             channel.close();
         }
-        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
-    }
-
-    /** A mutual-TLS context: this endpoint's chain and key, peers trusted when their chain ends at the job's CA. */
-    private static SslContext tlsContext(NetSettings.Tls tls, boolean server) {
-        try {
-            SslContextBuilder builder = server
-                    ? SslContextBuilder.forServer(tls.certChain().toFile(), tls.privateKey().toFile())
-                            .clientAuth(ClientAuth.REQUIRE)
-                    : SslContextBuilder.forClient().keyManager(tls.certChain().toFile(), tls.privateKey().toFile());
-            return builder.trustManager(tls.trustedCa().toFile()).build();
-        } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
-            throw new IllegalArgumentException("tls: cannot use certificate chain " + tls.certChain() + ", key "
-                    + tls.privateKey() + " and CA " + tls.trustedCa() + ": " + e.getMessage(), e);
-        }
+        pipelines.group().shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
     }
 
     private static NetTransport.Log systemLog() {
