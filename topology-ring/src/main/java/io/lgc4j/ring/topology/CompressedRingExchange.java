@@ -7,7 +7,8 @@ import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.RankState;
-import io.lgc4j.core.compress.SeededSupportCompressor;
+import io.lgc4j.core.compress.CompressedStep;
+import io.lgc4j.core.compress.GatherCompressor;
 import io.lgc4j.core.protocol.Sketch;
 import io.lgc4j.core.compress.SparseMean;
 import io.lgc4j.core.protocol.SparseSet;
@@ -32,7 +33,7 @@ import io.lgc4j.ring.exchange.RingEnd;
 import java.util.List;
 
 /**
- * One rank's compressed step on the ring. DENSE blocks ride a ring allreduce. Compressible blocks go by the
+ * One rank's compressed step on the ring ({@link CompressedStep} around the ring's rounds). DENSE blocks ride a ring allreduce. Compressible blocks go by the
  * compressor's kind: shared-support values (ScaleCom) are summable and ride a ring allreduce after the leader's
  * indices travel once around the ring (a seeded support, random-k's, is drawn by every rank and never travels);
  * sketches (S2) ride it too, their bitmaps OR-ed; gather-only sparse sets (Sparse GD, DGC) go by ring all-gather —
@@ -45,6 +46,7 @@ final class CompressedRingExchange extends CarriedState implements GradientExcha
     private final List<ParamBlock> sparseBlocks;
     private final SparseMean mean;
     private final RankState state;
+    private final RingRounds rounds = new RingRounds();
     /** Whether FULL steps are compressed too: a compressed warm-up's exchange. */
     private final boolean everyStage;
 
@@ -99,16 +101,62 @@ final class CompressedRingExchange extends CarriedState implements GradientExcha
             end.fullStep(tag, gradient, clock);
             return;
         }
-        state.values(tag.values());
-        // the sparse kinds' means as sparse sets; PowerSGD writes its mean into the gradient itself
-        SparseSet aggregate = state.byKind(g -> allGather(g, tag, gradient, clock),
-                s -> sharedSupport(s, tag, gradient, clock), k -> sketch(k, tag, gradient, clock), l -> {
-                    lowRank(l, tag, gradient, clock);
-                    return null;
-                });
-        if (aggregate != null) {
+        CompressedStep.run(state, rounds, tag, gradient, clock);
+    }
+
+    /** The rounds on the ring: allreduces and all-gathers, the DENSE blocks' mean riding the kind's last hops. */
+    private final class RingRounds implements CompressedStep.Rounds {
+        @Override
+        public int workers() {
+            return end.workers();
+        }
+
+        @Override
+        public List<ParamBlock> compressibleBlocks() {
+            return sparseBlocks;
+        }
+
+        @Override
+        public void meanOfSets(SparseSet own, GatherCompressor compressor, StepTag tag, float[] gradient,
+                               PhaseClock clock) {
+            SparseSet aggregate = allGather(own, compressor, tag, gradient, clock);
             clock.enter(Phase.DECODE);
             aggregate.writeInto(gradient, sparseBlocks);
+        }
+
+        @Override
+        public int[][] leadersSupport(RankState.Shared shared, StepTag tag, PhaseClock clock) {
+            return CompressedRingExchange.this.leadersSupport(shared, tag, clock);
+        }
+
+        @Override
+        public void meanOnSupport(int[][] support, float[] values, StepTag tag, float[] gradient, PhaseClock clock) {
+            end.meanWithDense(values, TrafficKind.VALUES, tag, gradient, clock);
+            SparseSet aggregate = SparseSet.onSupport(sparseBlocks, support, values);
+            clock.enter(Phase.DECODE);
+            aggregate.writeInto(gradient, sparseBlocks);
+        }
+
+        /** S2: the counters summed and the bitmaps OR-ed in the same hops, and the DENSE blocks' mean with them. */
+        @Override
+        public Sketch sumOfSketches(Sketch own, StepTag tag, float[] gradient, PhaseClock clock) {
+            RingAllReduce ring = end.ring();
+            ring.run(clock, ring.sumPass(own.counters(), SketchPayload.COUNTERS_KIND,
+                    tag.withValues(ValueEncoding.FP32)), ring.orPass(own.bitmap(), SketchPayload.BITMAP_KIND, tag),
+                    end.densePass(tag, gradient));
+            return own;
+        }
+
+        @Override
+        public float[] mean(float[] values, StepTag tag, PhaseClock clock) {
+            end.mean(values, Values.KIND, tag, clock);
+            return values;
+        }
+
+        @Override
+        public float[] meanWithDense(float[] values, StepTag tag, float[] gradient, PhaseClock clock) {
+            end.meanWithDense(values, Values.KIND, tag, gradient, clock); // the DENSE blocks' mean in the same hops
+            return values;
         }
     }
 
@@ -116,11 +164,10 @@ final class CompressedRingExchange extends CarriedState implements GradientExcha
      * Every rank's set visits every other (K−1 hops, the DENSE blocks' mean riding the same hops); every rank sums
      * the K sets in rank order.
      */
-    private SparseSet allGather(RankState.Gather g, StepTag tag, float[] gradient, PhaseClock clock) {
+    private SparseSet allGather(SparseSet own, GatherCompressor compressor, StepTag tag, float[] gradient,
+                                PhaseClock clock) {
         int rank = end.rank();
         int workers = end.workers();
-        clock.enter(Phase.SELECT);
-        SparseSet own = g.state().compress(gradient, tag.step());
         clock.enter(Phase.ENCODE);
         byte[][][] slots = new byte[workers][][];
         slots[rank] = SparseFrames.encode(own, sparseBlocks, codec, tag);
@@ -128,7 +175,7 @@ final class CompressedRingExchange extends CarriedState implements GradientExcha
         sets[rank] = own;
         int right = (rank + 1) % workers;
         int left = (rank + workers - 1) % workers;
-        int[] maxCounts = maxCounts(g.compressor(), tag.step());
+        int[] maxCounts = maxCounts(compressor, tag.step());
         RingAllReduce.Pass gather = new RingAllReduce.Pass() {
             @Override
             public int rounds() {
@@ -162,29 +209,6 @@ final class CompressedRingExchange extends CarriedState implements GradientExcha
             mean.add(s);
         }
         return mean.mean(workers);
-    }
-
-    /** S2: the counters summed and the bitmaps OR-ed in the same hops, and the DENSE blocks' mean with them. */
-    private SparseSet sketch(RankState.Sketch s, StepTag tag, float[] gradient, PhaseClock clock) {
-        clock.enter(Phase.SELECT);
-        Sketch own = s.state().compress(gradient, tag.step());
-        RingAllReduce ring = end.ring();
-        ring.run(clock, ring.sumPass(own.counters(), SketchPayload.COUNTERS_KIND, tag.withValues(ValueEncoding.FP32)),
-                ring.orPass(own.bitmap(), SketchPayload.BITMAP_KIND, tag), end.densePass(tag, gradient));
-        clock.enter(Phase.DECODE);
-        return s.state().decompress(own, end.workers(), tag.step());
-    }
-
-    /** PowerSGD: the first payload (P, plain blocks) allreduced to its mean, then the Qs. */
-    private void lowRank(RankState.LowRank l, StepTag tag, float[] gradient, PhaseClock clock) {
-        clock.enter(Phase.ENCODE);
-        float[] first = l.state().project(gradient, tag.step());
-        end.mean(first, Values.KIND, tag, clock);
-        clock.enter(Phase.ENCODE);
-        float[] second = l.state().back(first, tag.step());
-        end.meanWithDense(second, Values.KIND, tag, gradient, clock); // the DENSE blocks' mean in the same hops
-        clock.enter(Phase.DECODE);
-        l.state().finish(second, tag.step(), gradient);
     }
 
     /**
@@ -225,18 +249,6 @@ final class CompressedRingExchange extends CarriedState implements GradientExcha
             b++;
         }
         return b;
-    }
-
-    private SparseSet sharedSupport(RankState.Shared shared, StepTag tag, float[] gradient, PhaseClock clock) {
-        clock.enter(Phase.SELECT);
-        shared.state().compensate(gradient, tag.step());
-        int[][] support = shared.compressor() instanceof SeededSupportCompressor
-                ? shared.state().chooseSupport(tag.step()) // every rank draws it: no indices travel
-                : leadersSupport(shared, tag, clock);
-        clock.enter(Phase.SELECT);
-        float[] values = shared.state().take(support);
-        end.meanWithDense(values, TrafficKind.VALUES, tag, gradient, clock);
-        return SparseSet.onSupport(sparseBlocks, support, values);
     }
 
     /** The step's leader chooses the support and sends its indices round the ring. */
