@@ -455,39 +455,16 @@ public final class LgcEstimator extends Estimator<LgcModel> {
     @Override
     public LgcModel fit(Dataset<?> dataset) {
         StructType schema = dataset.schema();
-        transformSchema(schema);
-        if (!isDefined(modelFactory)) {
-            throw new IllegalArgumentException("modelFactory is not set: setModelFactory(() -> model) or"
-                    + " setModelJson(configuration.toJson())");
-        }
+        checkParams(schema);
         String features = getOrDefault(featuresCol);
         String label = getOrDefault(labelCol);
-        if (isDefined(sortCol)) {
-            Columns.field(schema, getOrDefault(sortCol), "sortCol");
-        }
-        checkCheckpointParams();
         SparkContext sc = dataset.sparkSession().sparkContext();
         ClusterChecks.refuseDynamicAllocation(sc);
-
         ModelFactory factory = getOrDefault(modelFactory);
         Model model = Models.create(factory, "on the driver");
         boolean graph = model instanceof ComputationGraph;
         int width = Models.inputWidth(model);
-        int outputs = Models.outputWidth(model);
-        int classes = isDefined(numClasses) ? intOf(numClasses) : outputs;
-        if (classes < 1) {
-            throw new IllegalArgumentException("numClasses is not set and the model's output layer does not say its"
-                    + " width: setNumClasses(...)");
-        }
-        if (outputs > 0 && classes != outputs) {
-            throw new IllegalArgumentException("numClasses is " + classes + ", the model's output layer has "
-                    + outputs + " units: they must be equal");
-        }
-        int declared = Columns.declaredSize(schema, features);
-        if (declared >= 0 && width > 0 && declared != width) {
-            throw new IllegalArgumentException("column '" + features + "' (featuresCol) holds vectors of " + declared
-                    + " values (its ML attributes say), expected " + width + ": the model's input width");
-        }
+        int classes = classes(model, schema, features, width);
         String initialChecksum = Models.paramsChecksum(model);
 
         Dataset<Row> df = dataset.toDF();
@@ -503,19 +480,9 @@ public final class LgcEstimator extends Estimator<LgcModel> {
                     + " method, or drop setCheckpointDir");
         }
         Topology probe = spec.auto() != null ? null : spec.newEndpoint().topology();
-        int services = probe == null ? 0 : probe.serviceEndpoints(k);
-        if (services > k) {
-            throw new IllegalArgumentException("the topology has " + services + " parameter-server shards for " + k
-                    + " workers: each shard runs on a worker's task, so at most " + k + " (more workers, or fewer"
-                    + " topology.servers)");
-        }
-        String what = k + " barrier task" + (k > 1 ? "s" : "") + " (" + k + " rank" + (k > 1 ? "s" : "")
-                + (services == 0 ? "" : services == 1 ? ", parameter-server shard 0 with rank 0"
-                : ", parameter-server shards 0.." + (services - 1) + " with ranks 0.." + (services - 1)) + "; "
-                + (probe == null ? "compressor auto among " + spec.auto().candidates().size() + " candidates"
-                : MethodSpec.describe(probe)) + ")";
+        int services = services(probe, k);
+        String what = describeStage(k, services, probe, spec);
         ClusterChecks.awaitSlots(sc, k, what, Duration.ofSeconds(intOf(slotWaitSeconds)), "workers (setWorkers)");
-
         if (partitions != k || (Boolean) getOrDefault(forceRepartition)) {
             df = df.repartition(k);
         }
@@ -525,15 +492,7 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         JavaRDD<Row> rows = df.select(features, label).javaRDD();
         Columns columns = new Columns(features, Columns.featureKind(schema, features, "featuresCol"), width, label,
                 Columns.labelKind(schema, label, "labelCol"), classes);
-        sc.setJobDescription("lgc4j estimator " + uid + ": counting the rows of " + k + " partitions");
-        List<PartitionCount> counts;
-        try {
-            counts = new ArrayList<>(rows.mapPartitionsWithIndex(new PartitionCount.Counter(columns), false)
-                    .collect());
-        } finally {
-            sc.setJobDescription(null);
-        }
-        counts.sort(Comparator.comparingInt(PartitionCount::partition));
+        List<PartitionCount> counts = countRows(sc, rows, columns, k);
         int[] perPartition = checkCounts(counts, b, k);
         if (columns.width() < 0) {
             columns = columns.withWidth(agreedWidth(counts, features));
@@ -542,7 +501,6 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         for (int n : perPartition) {
             steps = Math.min(steps, n / b);
         }
-
         if (sc.isLocal()) {
             String problem = BarrierTimer.replaceInThisJvm();
             if (problem != null) {
@@ -560,8 +518,93 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         }
         EstimatorTask task = new EstimatorTask(columns, factory, initialChecksum, spec, k, services, true, b,
                 intOf(epochs), seedValue, intOf(maxSteps), Overlap.parse(getOrDefault(overlap)), perPartition, steps,
-                token, job,
-                (Boolean) getOrDefault(tls), checkpoints);
+                token, job, (Boolean) getOrDefault(tls), checkpoints);
+        List<TaskOutcome> outcomes = runStage(sc, rows, task, checkpoints != null, what);
+        TaskOutcome rank0 = outcomes.get(0);
+        int attempts = outcomes.stream().mapToInt(TaskOutcome::stageAttempt).max().orElse(0) + 1;
+        LgcModel trained = new LgcModel(uid, rank0.model(), graph, columns.width(), classes, new FitReport(
+                rank0.steps(), rank0.replicaChecksums(), attempts, rank0.resumedFrom(),
+                checkpoints == null ? null : checkpoints.runDir(), rank0.chosen(), rank0.advice()));
+        copyValues(trained, extractParamMap());
+        return trained.setParent(this);
+    }
+
+    /** The input columns, the model and the checkpoint parameters, before the cluster is asked for anything. */
+    private void checkParams(StructType schema) {
+        transformSchema(schema);
+        if (!isDefined(modelFactory)) {
+            throw new IllegalArgumentException("modelFactory is not set: setModelFactory(() -> model) or"
+                    + " setModelJson(configuration.toJson())");
+        }
+        if (isDefined(sortCol)) {
+            Columns.field(schema, getOrDefault(sortCol), "sortCol");
+        }
+        checkCheckpointParams();
+    }
+
+    /** The topology's parameter-server shards (0 for auto: not known yet), at most one per worker's task. */
+    private static int services(Topology probe, int k) {
+        int services = probe == null ? 0 : probe.serviceEndpoints(k);
+        if (services > k) {
+            throw new IllegalArgumentException("the topology has " + services + " parameter-server shards for " + k
+                    + " workers: each shard runs on a worker's task, so at most " + k + " (more workers, or fewer"
+                    + " topology.servers)");
+        }
+        return services;
+    }
+
+    /**
+     * The number of classes (numClasses, else the model's output width), checked against the model's output layer,
+     * and the features column's declared vector size against the model's input width.
+     */
+    private int classes(Model model, StructType schema, String features, int width) {
+        int outputs = Models.outputWidth(model);
+        int classes = isDefined(numClasses) ? intOf(numClasses) : outputs;
+        if (classes < 1) {
+            throw new IllegalArgumentException("numClasses is not set and the model's output layer does not say its"
+                    + " width: setNumClasses(...)");
+        }
+        if (outputs > 0 && classes != outputs) {
+            throw new IllegalArgumentException("numClasses is " + classes + ", the model's output layer has "
+                    + outputs + " units: they must be equal");
+        }
+        int declared = Columns.declaredSize(schema, features);
+        if (declared >= 0 && width > 0 && declared != width) {
+            throw new IllegalArgumentException("column '" + features + "' (featuresCol) holds vectors of " + declared
+                    + " values (its ML attributes say), expected " + width + ": the model's input width");
+        }
+        return classes;
+    }
+
+    /** The barrier stage in words, for Spark's UI and the wait for slots. */
+    private static String describeStage(int k, int services, Topology probe, MethodSpec spec) {
+        return k + " barrier task" + (k > 1 ? "s" : "") + " (" + k + " rank" + (k > 1 ? "s" : "")
+                + (services == 0 ? "" : services == 1 ? ", parameter-server shard 0 with rank 0"
+                : ", parameter-server shards 0.." + (services - 1) + " with ranks 0.." + (services - 1)) + "; "
+                + (probe == null ? "compressor auto among " + spec.auto().candidates().size() + " candidates"
+                : MethodSpec.describe(probe)) + ")";
+    }
+
+    /** Each partition's rows, counted (and checked) by a job of their own, in partition order. */
+    private List<PartitionCount> countRows(SparkContext sc, JavaRDD<Row> rows, Columns columns, int k) {
+        sc.setJobDescription("lgc4j estimator " + uid + ": counting the rows of " + k + " partitions");
+        List<PartitionCount> counts;
+        try {
+            counts = new ArrayList<>(rows.mapPartitionsWithIndex(new PartitionCount.Counter(columns), false)
+                    .collect());
+        } finally {
+            sc.setJobDescription(null);
+        }
+        counts.sort(Comparator.comparingInt(PartitionCount::partition));
+        return counts;
+    }
+
+    /**
+     * The barrier stage: one task per partition trains one rank; their outcomes in partition order, each checked to
+     * have run the links asked for.
+     */
+    private List<TaskOutcome> runStage(SparkContext sc, JavaRDD<Row> rows, EstimatorTask task, boolean checkpointed,
+                                       String what) {
         ClassTag<TaskOutcome> tag = ClassTag$.MODULE$.apply(TaskOutcome.class);
         sc.setJobDescription("lgc4j estimator " + uid + ": " + what);
         List<TaskOutcome> outcomes;
@@ -570,7 +613,7 @@ public final class LgcEstimator extends Estimator<LgcModel> {
             // with checkpoints, through a shuffle: Spark retries a failed barrier stage only when it is a shuffle-map
             // stage; a failed barrier result stage aborts the job ("Could not recover from a failed barrier
             // ResultStage"), which is what a fit without checkpoints wants: a retry would start at step 0
-            outcomes = new ArrayList<>((checkpoints == null ? trained : trained.repartition(1)).collect());
+            outcomes = new ArrayList<>((checkpointed ? trained.repartition(1) : trained).collect());
         } catch (RuntimeException e) {
             String hint = String.valueOf(e.getMessage()).contains("Barrier execution mode does not allow")
                     ? " (setForceRepartition(true) gives the stage a lineage of K partitions)" : "";
@@ -587,13 +630,7 @@ public final class LgcEstimator extends Estimator<LgcModel> {
                         + (o.tls() ? "mutual TLS" : "plain TCP"));
             }
         }
-        TaskOutcome rank0 = outcomes.get(0);
-        int attempts = outcomes.stream().mapToInt(TaskOutcome::stageAttempt).max().orElse(0) + 1;
-        LgcModel trained = new LgcModel(uid, rank0.model(), graph, columns.width(), classes, new FitReport(
-                rank0.steps(), rank0.replicaChecksums(), attempts, rank0.resumedFrom(),
-                checkpoints == null ? null : checkpoints.runDir(), rank0.chosen(), rank0.advice()));
-        copyValues(trained, extractParamMap());
-        return trained.setParent(this);
+        return outcomes;
     }
 
     /** Refuses a checkpoint directory without steps between checkpoints, and steps without a directory. */
