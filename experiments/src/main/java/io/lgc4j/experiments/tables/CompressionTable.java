@@ -11,6 +11,7 @@ import io.lgc4j.runner.RunSummary.StageSummary;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -80,6 +81,45 @@ public final class CompressionTable {
                              Path out) throws IOException {
         boolean diagnosed = runs.stream().anyMatch(r -> !r.summary().bytesByStage()
                 .get(r.summary().steadyStage()).diagnostics().isEmpty());
+        Table table = new Table(columns(diagnosed));
+        List<String> findings = new ArrayList<>();
+        Map<String, double[]> bytesByModel = new LinkedHashMap<>();
+        List<String> categories = new ArrayList<>();
+        for (String model : suite.models()) {
+            Map<String, List<SuiteRuns.Finished>> pairs = pairsOf(model, runs);
+            Baseline baseline = Baseline.of(pairs.values());
+            Map<Role, Double> byRole = new LinkedHashMap<>();
+            List<Double> modelBytes = new ArrayList<>();
+            for (List<SuiteRuns.Finished> pair : pairs.values()) {
+                Role role = Role.of(pair.get(0).planned().config()).orElse(null);
+                Stage stage = pair.get(0).summary().steadyStage();
+                if (role != null) {
+                    // the ordering's figure: every worker's mean, which stands for LGC-PS's two kinds of rank
+                    byRole.putIfAbsent(role, mean(pair, s -> Summaries.sent(s, stage, Summaries.EVERY_WORKER)
+                            .information()));
+                }
+                for (MethodRow row : methodRows(model, pair, baseline, diagnosed)) {
+                    table.add(row.cells());
+                    if (!categories.contains(row.label())) {
+                        categories.add(row.label());
+                    }
+                    modelBytes.add(row.info());
+                }
+            }
+            bytesByModel.put(model, modelBytes.stream().mapToDouble(Double::doubleValue).toArray());
+            findings.add(ordering(model, byRole));
+        }
+        Map<String, String> figures = new LinkedHashMap<>();
+        bytesFigure(categories, bytesByModel, out, figures);
+        if (diagnosed) {
+            diagnosticFigures(runs, out, figures);
+        }
+        new Report(suite, profile, commandLine, intro(runs, diagnosed), table, figures, findings)
+                .write(out, runs, Map.of());
+    }
+
+    /** The table's columns; with {@code diagnosed}, the diagnostic mode's four after the others. */
+    private static List<Table.Column> columns(boolean diagnosed) {
         List<Table.Column> columns = new ArrayList<>(List.of(
                 Table.column("model", "model"), Table.column("method", "method"),
                 Table.column("topology", "topology"), Table.column("rank", "rank"),
@@ -99,103 +139,132 @@ public final class CompressionTable {
             columns.add(Table.column("applied_cos_all", "applied cos (all LEARNED)"));
             columns.add(Table.column("offer_share", "support's share of the offer"));
         }
-        Table table = new Table(columns);
-        List<String> findings = new ArrayList<>();
-        Map<String, double[]> bytesByModel = new LinkedHashMap<>();
-        List<String> categories = new ArrayList<>();
-        for (String model : suite.models()) {
-            Map<String, List<SuiteRuns.Finished>> pairs = new LinkedHashMap<>();
-            for (SuiteRuns.Finished r : runs) {
-                if (r.planned().model().equals(model)) {
-                    pairs.computeIfAbsent(r.planned().pair(), k -> new ArrayList<>()).add(r);
-                }
+        return columns;
+    }
+
+    /** The runs of {@code model} by method (its seeds together), in the order the runs came. */
+    private static Map<String, List<SuiteRuns.Finished>> pairsOf(String model, List<SuiteRuns.Finished> runs) {
+        Map<String, List<SuiteRuns.Finished>> pairs = new LinkedHashMap<>();
+        for (SuiteRuns.Finished r : runs) {
+            if (r.planned().model().equals(model)) {
+                pairs.computeIfAbsent(r.planned().pair(), k -> new ArrayList<>()).add(r);
             }
-            List<SuiteRuns.Finished> baseline = pairs.values().stream()
+        }
+        return pairs;
+    }
+
+    /**
+     * What a model's methods are compared with: the baseline's runs, their information per step and run total (means
+     * over the seeds) and their accuracy; no runs, NaN and null when the suite has no baseline for the model.
+     */
+    private record Baseline(List<SuiteRuns.Finished> runs, double info, double total, SeedStats accuracy) {
+
+        /** The baseline among a model's methods: the first whose role is {@link Role#BASELINE}. */
+        static Baseline of(Collection<List<SuiteRuns.Finished>> pairs) {
+            List<SuiteRuns.Finished> baseline = pairs.stream()
                     .filter(p -> Role.of(p.get(0).planned().config()).orElse(null) == Role.BASELINE).findFirst()
                     .orElse(null);
-            double baselineInfo = Double.NaN;
-            double baselineTotal = Double.NaN;
-            SeedStats baselineAccuracy = null;
-            if (baseline != null) {
-                baselineInfo = mean(baseline, s -> Summaries.sent(s, s.steadyStage(), Summaries.EVERY_WORKER)
-                        .information());
-                baselineTotal = mean(baseline, s -> s.sentTotal(0, s.workers()));
-                baselineAccuracy = accuracy(baseline);
+            if (baseline == null) {
+                return new Baseline(null, Double.NaN, Double.NaN, null);
             }
-            Map<Role, Double> byRole = new LinkedHashMap<>();
-            List<Double> modelBytes = new ArrayList<>();
-            for (List<SuiteRuns.Finished> pair : pairs.values()) {
-                SuiteRuns.Finished first = pair.get(0);
-                ExperimentConfig c = first.planned().config();
-                Role role = Role.of(c).orElse(null);
-                Stage stage = first.summary().steadyStage();
-                double total = mean(pair, s -> s.sentTotal(0, s.workers()));
-                SeedStats accuracy = accuracy(pair);
-                String versus = "–";
-                if (baselineAccuracy != null && pair != baseline) {
-                    versus = String.format(Locale.ROOT, "%+.2f", accuracy.mean() - baselineAccuracy.mean())
-                            + (accuracy.ties(baselineAccuracy) ? " (tie)" : "");
-                }
-                Map<String, Function<StageSummary, SentBytes>> ranks = new LinkedHashMap<>();
-                if (role == Role.LGC_PS && stage == Stage.COMPRESSED) {
-                    ranks.put("leader", Summaries.LATENT_SENDER);
-                    ranks.put("others", Summaries.OTHER_WORKERS);
-                } else {
-                    ranks.put("every", Summaries.EVERY_WORKER);
-                }
-                if (role != null) {
-                    byRole.putIfAbsent(role, mean(pair, s -> Summaries.sent(s, stage, Summaries.EVERY_WORKER)
-                            .information()));
-                }
-                for (Map.Entry<String, Function<StageSummary, SentBytes>> rank : ranks.entrySet()) {
-                    double info = mean(pair, s -> Summaries.sent(s, stage, rank.getValue()).information());
-                    double indices = mean(pair, s -> Summaries.sent(s, stage, rank.getValue())
-                            .bytes(TrafficKind.INDICES));
-                    String label = first.planned().label() + (ranks.size() > 1 ? " (" + rank.getKey() + ")" : "");
-                    List<String> cells = new ArrayList<>(List.of(model, first.planned().label(),
-                            c.topology().type().toString(), rank.getKey(),
-                            stage.name(), String.valueOf(accuracy.n()), Table.number(accuracy.mean(), 2),
-                            accuracy.n() > 1 ? Table.number(accuracy.sd(), 2) : "", versus,
-                            Table.number(info, 1), Table.number(indices, 1),
-                            Table.number(baselineInfo / info, 1), Table.number(total / 1e6, 3),
-                            Table.number(baselineTotal / total, 2), String.valueOf(first.summary().steps()),
-                            Table.number(mean(pair, s -> s.wallMs() / 1000), 1)));
-                    if (diagnosed) {
-                        for (String note : StepNotes.DIAGNOSTICS) {
-                            // over the seeds that trained in the diagnostic mode (a suite's diagnosticSeeds)
-                            double v = pair.stream().map(r -> r.summary().bytesByStage().get(stage).diagnostics())
-                                    .filter(d -> d.containsKey(note)).mapToDouble(d -> d.get(note)).average()
-                                    .orElse(Double.NaN);
-                            cells.add(Double.isNaN(v) ? "–" : Table.number(v, 3));
-                        }
-                    }
-                    table.add(cells.toArray(new String[0]));
-                    if (!categories.contains(label)) {
-                        categories.add(label);
-                    }
-                    modelBytes.add(info);
-                }
+            return new Baseline(baseline, mean(baseline, s -> Summaries.sent(s, s.steadyStage(),
+                    Summaries.EVERY_WORKER).information()), mean(baseline, s -> s.sentTotal(0, s.workers())),
+                    CompressionTable.accuracy(baseline));
+        }
+
+        /** The "vs baseline" cell of a method's runs: the difference of mean accuracies, or "–" for the baseline. */
+        String versus(List<SuiteRuns.Finished> pair, SeedStats accuracy) {
+            if (this.accuracy == null || pair == runs) {
+                return "–";
             }
-            bytesByModel.put(model, modelBytes.stream().mapToDouble(Double::doubleValue).toArray());
-            findings.add(ordering(model, byRole));
+            return String.format(Locale.ROOT, "%+.2f", accuracy.mean() - this.accuracy.mean())
+                    + (accuracy.ties(this.accuracy) ? " (tie)" : "");
         }
-        for (Map.Entry<String, double[]> e : bytesByModel.entrySet()) {
-            if (e.getValue().length != categories.size()) {
-                // the models ran different method lists; a grouped chart needs the same categories for all
-                bytesByModel.clear();
-                break;
+    }
+
+    /**
+     * One row of the table.
+     *
+     * @param label the method's label, with the rank it stands for when the method has several rows (the bar's name)
+     * @param info  the information a node of those ranks sent per step in the steady stage (the bar's height)
+     * @param cells the row's cells, one per column
+     */
+    private record MethodRow(String label, double info, String[] cells) {
+    }
+
+    /**
+     * The rows of one method on one model (its seeds' means): one for every rank, or for LGC-PS in its COMPRESSED
+     * stage one for the leader and one for the other ranks.
+     */
+    private static List<MethodRow> methodRows(String model, List<SuiteRuns.Finished> pair, Baseline baseline,
+                                              boolean diagnosed) {
+        SuiteRuns.Finished first = pair.get(0);
+        ExperimentConfig c = first.planned().config();
+        Role role = Role.of(c).orElse(null);
+        Stage stage = first.summary().steadyStage();
+        double total = mean(pair, s -> s.sentTotal(0, s.workers()));
+        SeedStats accuracy = accuracy(pair);
+        String versus = baseline.versus(pair, accuracy);
+        Map<String, Function<StageSummary, SentBytes>> ranks = new LinkedHashMap<>();
+        if (role == Role.LGC_PS && stage == Stage.COMPRESSED) {
+            ranks.put("leader", Summaries.LATENT_SENDER);
+            ranks.put("others", Summaries.OTHER_WORKERS);
+        } else {
+            ranks.put("every", Summaries.EVERY_WORKER);
+        }
+        List<MethodRow> rows = new ArrayList<>();
+        for (Map.Entry<String, Function<StageSummary, SentBytes>> rank : ranks.entrySet()) {
+            double info = mean(pair, s -> Summaries.sent(s, stage, rank.getValue()).information());
+            double indices = mean(pair, s -> Summaries.sent(s, stage, rank.getValue())
+                    .bytes(TrafficKind.INDICES));
+            String label = first.planned().label() + (ranks.size() > 1 ? " (" + rank.getKey() + ")" : "");
+            List<String> cells = new ArrayList<>(List.of(model, first.planned().label(),
+                    c.topology().type().toString(), rank.getKey(),
+                    stage.name(), String.valueOf(accuracy.n()), Table.number(accuracy.mean(), 2),
+                    accuracy.n() > 1 ? Table.number(accuracy.sd(), 2) : "", versus,
+                    Table.number(info, 1), Table.number(indices, 1),
+                    Table.number(baseline.info() / info, 1), Table.number(total / 1e6, 3),
+                    Table.number(baseline.total() / total, 2), String.valueOf(first.summary().steps()),
+                    Table.number(mean(pair, s -> s.wallMs() / 1000), 1)));
+            if (diagnosed) {
+                cells.addAll(diagnosticCells(pair, stage));
             }
+            rows.add(new MethodRow(label, info, cells.toArray(new String[0])));
         }
-        Map<String, String> figures = new LinkedHashMap<>();
-        if (!bytesByModel.isEmpty()) {
-            Charts.bars("Information sent per node per step (steady stage)", "method", "bytes per node per step"
-                    + " (log scale)", categories, bytesByModel, true, out.resolve("compression.png"));
-            figures.put("compression.png", "Bytes per node per step, by method and model (log scale)");
+        return rows;
+    }
+
+    /** The diagnostic notes of a method's steady stage, each the mean over its seeds that trained in that mode. */
+    private static List<String> diagnosticCells(List<SuiteRuns.Finished> pair, Stage stage) {
+        List<String> cells = new ArrayList<>();
+        for (String note : StepNotes.DIAGNOSTICS) {
+            // over the seeds that trained in the diagnostic mode (a suite's diagnosticSeeds)
+            double v = pair.stream().map(r -> r.summary().bytesByStage().get(stage).diagnostics())
+                    .filter(d -> d.containsKey(note)).mapToDouble(d -> d.get(note)).average()
+                    .orElse(Double.NaN);
+            cells.add(Double.isNaN(v) ? "–" : Table.number(v, 3));
         }
-        if (diagnosed) {
-            diagnosticFigures(runs, out, figures);
+        return cells;
+    }
+
+    /**
+     * The bar chart of the information per step, a bar per method and model, when every model ran the same methods
+     * (a grouped chart needs the same categories for all); else none.
+     */
+    private static void bytesFigure(List<String> categories, Map<String, double[]> bytesByModel, Path out,
+                                    Map<String, String> figures) throws IOException {
+        if (bytesByModel.isEmpty()
+                || bytesByModel.values().stream().anyMatch(bytes -> bytes.length != categories.size())) {
+            return;
         }
-        List<String> intro = List.of(
+        Charts.bars("Information sent per node per step (steady stage)", "method", "bytes per node per step"
+                + " (log scale)", categories, bytesByModel, true, out.resolve("compression.png"));
+        figures.put("compression.png", "Bytes per node per step, by method and model (log scale)");
+    }
+
+    /** The paragraph before the table: how every run was made and what each column means. */
+    private static List<String> intro(List<SuiteRuns.Finished> runs, boolean diagnosed) {
+        return List.of(
                 "Every run: " + describe(runs) + ". **info size** is what one node sends per step in the method's"
                         + " steady stage (the last stage it reached: COMPRESSED for LGC, TOP_K for the sparsifiers,"
                         + " FULL for the baseline), every byte on the wire (values, indices, latent, innovation,"
@@ -213,7 +282,6 @@ public final class CompressionTable {
                         + " what the ranks offered there (m, their error-compensated gradients): ‖a − m‖ / ‖m‖ and"
                         + " cos(a, m) on the step's support, cos(a, m) over every LEARNED position, and ‖m_S‖ / ‖m‖,"
                         + " the share of the offer the support covers." : ""));
-        new Report(suite, profile, commandLine, intro, table, figures, findings).write(out, runs, Map.of());
     }
 
     /**

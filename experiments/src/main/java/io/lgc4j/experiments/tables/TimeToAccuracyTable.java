@@ -102,11 +102,7 @@ public final class TimeToAccuracyTable {
         TimeToAccuracySettings settings = suite.timeToAccuracy();
         double target = settings.targetAccuracy(profile);
         boolean until = !reference.isEmpty();
-        List<Double> measuredRates = new ArrayList<>();
-        Map<String, List<Double>> timesByMethod = new LinkedHashMap<>();
-        Map<String, List<Double>> equalTimesByMethod = new LinkedHashMap<>();
-        List<String> peerLabels = new ArrayList<>();
-        String denseRingLabel = null;
+        CrossoverInputs crossoverInputs = new CrossoverInputs();
         Table stages = stageTable();
         Table table = rowsTable(until, target);
         Map<String, String> figures = new LinkedHashMap<>();
@@ -116,99 +112,22 @@ public final class TimeToAccuracyTable {
         for (RateResult rate : rates) {
             all.addAll(rate.runs());
             String measured = Table.number(rate.probe().megabitsPerSecond(), 1);
-            List<Charts.Line> lines = new ArrayList<>();
-            Row denseRing = null;
-            List<Row> rows = new ArrayList<>();
-            for (SuiteRuns.Finished ref : until ? reference : rate.runs()) {
-                SuiteRuns.Finished run = until ? rate.runs().stream().filter(f -> f.planned().key()
-                        .equals(ref.planned().key())).findFirst().orElse(null) : ref;
-                Row r = run == null ? Row.notReached(ref.planned().label(), ref.summary().steps(),
-                        ref.summary().finalTestAccuracy()) : lgcRow(run, until ? ref : null, target);
-                rows.add(r);
-                if (ref.planned().methodId().equals("dense-ring")) {
-                    denseRing = r;
-                    denseRingLabel = r.method();
-                }
-                if (run != null) {
-                    lines.add(new Charts.Line(r.method(), r.curveS(), r.curveAcc(), false));
-                    addStages(stages, rate.shape().label(), run);
-                }
-            }
-            for (PeerRun ref : until && rate.peerNote() == null ? peerReference.values() : List.<PeerRun>of()) {
-                TimeToAccuracySettings.Peer p = ref.peer();
-                if (rate.peers().stream().noneMatch(run -> run.peer().id().equals(p.id()))) {
-                    JsonNode s = ref.summary();
-                    rows.add(Row.notReached(p.label(), s.path("steps").asLong(),
-                            s.path("final_test_accuracy").asDouble()));
-                }
-            }
-            for (PeerRun peer : rate.peers()) {
-                Row r = peerRow(peer, until ? peerReference.get(peer.peer().id()) : null, target);
-                rows.add(r);
-                lines.add(new Charts.Line(r.method(), r.curveS(), r.curveAcc(), true));
-            }
-            measuredRates.add(rate.probe().megabitsPerSecond());
-            String peerDense = rate.peers().isEmpty() ? null : rate.peers().get(0).peer().label();
-            double peerCompute = rows.stream().filter(r -> r.method().equals(peerDense)).findFirst()
-                    .map(Row::computeMs).orElse(Double.NaN);
-            for (Row r : rows) {
-                timesByMethod.computeIfAbsent(r.method(), m -> new ArrayList<>()).add(r.toTarget());
-                equalTimesByMethod.computeIfAbsent(r.method(), m -> new ArrayList<>())
-                        .add(r.toTargetAtCompute(peerCompute));
-            }
-            rate.peers().forEach(p -> {
-                if (!peerLabels.contains(p.peer().label())) {
-                    peerLabels.add(p.peer().label());
-                }
-            });
-            double mbit = rate.probe().megabitsPerSecond();
-            for (Row r : rows) {
-                double floor = r.floorS(r.bytesPerRank(), mbit);
-                double linkFloor = r.floorS(r.busiestBytes(), mbit);
-                table.add(rate.shape().label(), measured, r.method(), String.valueOf(r.steps()),
-                        Double.isNaN(r.toTarget()) ? "not reached" : Table.number(r.toTarget(), 1),
-                        Table.number(r.toTargetAtCompute(peerCompute), 1), Table.number(r.accuracy(), 4), r.check(),
-                        Table.number(r.trainS(), 1), Table.number(r.wallS(), 1),
-                        Table.number(r.bytesPerRank() / 1e6, 2), Table.number(r.computeMs(), 1),
-                        Table.number(r.encodeMs(), 1), Table.number(r.communicateMs(), 1),
-                        Table.number(r.decodeMs(), 1), Table.number(r.applyMs(), 1), Table.number(r.stepMs(), 1),
-                        Table.number(floor, 1), Table.number(r.trainS() / floor, 2), Table.number(linkFloor, 1),
-                        Table.number(r.trainS() / linkFloor, 2));
-            }
-            String png = "accuracy-" + rate.shape().label() + ".png";
-            Charts.lines("Test accuracy against training time, links " + rate.shape().label(),
-                    "training time (s, evaluations excluded)", "test accuracy", lines, false, out.resolve(png));
-            figures.put(png, "Test accuracy against training time, every link capped at " + rate.shape().label()
-                    + " (measured " + measured + " Mbit/s); dashed: PyTorch DDP");
-            if (denseRing != null && !Double.isNaN(denseRing.toTarget())) {
-                StringBuilder f = new StringBuilder(String.format(Locale.ROOT, "**%s** (measured %s Mbit/s): dense"
-                        + " ring reaches %s in %.1f s;", rate.shape().label(), measured, pct(target),
-                        denseRing.toTarget()));
-                for (Row r : rows) {
-                    if (r != denseRing) {
-                        f.append(Double.isNaN(r.toTarget()) ? String.format(Locale.ROOT, " %s does not reach it;",
-                                r.method()) : String.format(Locale.ROOT, " %s in %.2f× its time;", r.method(),
-                                r.toTarget() / denseRing.toTarget()));
-                    }
-                }
-                findings.add(f.substring(0, f.length() - 1) + ".");
+            LinkRows link = linkRows(rate, reference, peerReference, target, stages);
+            crossoverInputs.add(rate, link);
+            addRows(table, rate, measured, link);
+            accuracyFigure(rate, measured, link.lines(), out, figures);
+            String denseRingFinding = denseRingFinding(rate, measured, target, link);
+            if (denseRingFinding != null) {
+                findings.add(denseRingFinding);
             }
             if (rate.peerNote() != null) {
                 findings.add("PyTorch peer at " + rate.shape().label() + ": " + rate.peerNote());
             }
-            Map<String, Object> link = new LinkedHashMap<>();
-            link.put("cap", rate.shape().label());
-            link.put("tbf", rate.shape().describe());
-            link.put("probeBytes", rate.probe().bytes());
-            link.put("probeSeconds", rate.probe().seconds());
-            link.put("measuredMbitPerSecond", rate.probe().megabitsPerSecond());
-            link.putAll(rate.setup());
-            links.add(link);
+            links.add(linkProvenance(rate));
         }
         List<String> intro = intro(settings, until, target, until ? reference : all);
         Map<String, Object> provenance = provenance(rates, reference, links, settings, target, until, out);
-        String crossover = crossover(measuredRates, timesByMethod, equalTimesByMethod, denseRingLabel, peerLabels,
-                pct(target));
+        String crossover = crossoverInputs.paragraph(pct(target));
         if (crossover != null) {
             findings.add(crossover);
         }
@@ -221,6 +140,161 @@ public final class TimeToAccuracyTable {
                     + stages.markdown().strip());
         }
         new Report(suite, profile, commandLine, intro, table, figures, findings).write(out, all, provenance);
+    }
+
+    /**
+     * The rows of one link.
+     *
+     * @param rows          LGC4J's methods in plan order (those whose reference never reached the target as not
+     *                      reached), then the peer's that did not run under this cap, then the peer's that did
+     * @param denseRing     dense ring's row, or null when the suite has none
+     * @param lines         a curve of test accuracy against training time for every run (dashed: the peer's)
+     * @param peerComputeMs the compute per step of the peer's first method (PyTorch DDP dense) under this cap, which
+     *                      the "at PyTorch's compute" times are put at; NaN when it did not run
+     */
+    private record LinkRows(List<Row> rows, Row denseRing, List<Charts.Line> lines, double peerComputeMs) {
+    }
+
+    /**
+     * The rows of one link from its runs (with {@code reference}: one per reference run, a run to the target or not
+     * reached) and the peer's; adds every LGC4J run's stages to {@code stages}.
+     */
+    private static LinkRows linkRows(RateResult rate, List<SuiteRuns.Finished> reference,
+                                     Map<String, PeerRun> peerReference, double target, Table stages)
+            throws IOException {
+        boolean until = !reference.isEmpty();
+        List<Charts.Line> lines = new ArrayList<>();
+        Row denseRing = null;
+        List<Row> rows = new ArrayList<>();
+        for (SuiteRuns.Finished ref : until ? reference : rate.runs()) {
+            SuiteRuns.Finished run = until ? rate.runs().stream().filter(f -> f.planned().key()
+                    .equals(ref.planned().key())).findFirst().orElse(null) : ref;
+            Row r = run == null ? Row.notReached(ref.planned().label(), ref.summary().steps(),
+                    ref.summary().finalTestAccuracy()) : lgcRow(run, until ? ref : null, target);
+            rows.add(r);
+            if (ref.planned().methodId().equals("dense-ring")) {
+                denseRing = r;
+            }
+            if (run != null) {
+                lines.add(new Charts.Line(r.method(), r.curveS(), r.curveAcc(), false));
+                addStages(stages, rate.shape().label(), run);
+            }
+        }
+        for (PeerRun ref : until && rate.peerNote() == null ? peerReference.values() : List.<PeerRun>of()) {
+            TimeToAccuracySettings.Peer p = ref.peer();
+            if (rate.peers().stream().noneMatch(run -> run.peer().id().equals(p.id()))) {
+                JsonNode s = ref.summary();
+                rows.add(Row.notReached(p.label(), s.path("steps").asLong(),
+                        s.path("final_test_accuracy").asDouble()));
+            }
+        }
+        for (PeerRun peer : rate.peers()) {
+            Row r = peerRow(peer, until ? peerReference.get(peer.peer().id()) : null, target);
+            rows.add(r);
+            lines.add(new Charts.Line(r.method(), r.curveS(), r.curveAcc(), true));
+        }
+        String peerDense = rate.peers().isEmpty() ? null : rate.peers().get(0).peer().label();
+        double peerCompute = rows.stream().filter(r -> r.method().equals(peerDense)).findFirst()
+                .map(Row::computeMs).orElse(Double.NaN);
+        return new LinkRows(rows, denseRing, lines, peerCompute);
+    }
+
+    /** The table's rows of one link, {@code measured} its probe's rate as the table spells it. */
+    private static void addRows(Table table, RateResult rate, String measured, LinkRows link) {
+        double mbit = rate.probe().megabitsPerSecond();
+        double peerCompute = link.peerComputeMs();
+        for (Row r : link.rows()) {
+            double floor = r.floorS(r.bytesPerRank(), mbit);
+            double linkFloor = r.floorS(r.busiestBytes(), mbit);
+            table.add(rate.shape().label(), measured, r.method(), String.valueOf(r.steps()),
+                    Double.isNaN(r.toTarget()) ? "not reached" : Table.number(r.toTarget(), 1),
+                    Table.number(r.toTargetAtCompute(peerCompute), 1), Table.number(r.accuracy(), 4), r.check(),
+                    Table.number(r.trainS(), 1), Table.number(r.wallS(), 1),
+                    Table.number(r.bytesPerRank() / 1e6, 2), Table.number(r.computeMs(), 1),
+                    Table.number(r.encodeMs(), 1), Table.number(r.communicateMs(), 1),
+                    Table.number(r.decodeMs(), 1), Table.number(r.applyMs(), 1), Table.number(r.stepMs(), 1),
+                    Table.number(floor, 1), Table.number(r.trainS() / floor, 2), Table.number(linkFloor, 1),
+                    Table.number(r.trainS() / linkFloor, 2));
+        }
+    }
+
+    /** The link's PNG of test accuracy against training time, a curve per run, and its caption. */
+    private static void accuracyFigure(RateResult rate, String measured, List<Charts.Line> lines, Path out,
+                                       Map<String, String> figures) throws IOException {
+        String png = "accuracy-" + rate.shape().label() + ".png";
+        Charts.lines("Test accuracy against training time, links " + rate.shape().label(),
+                "training time (s, evaluations excluded)", "test accuracy", lines, false, out.resolve(png));
+        figures.put(png, "Test accuracy against training time, every link capped at " + rate.shape().label()
+                + " (measured " + measured + " Mbit/s); dashed: PyTorch DDP");
+    }
+
+    /**
+     * The link's finding: every row's time to the target as a multiple of dense ring's; null when dense ring did not
+     * run or did not reach the target.
+     */
+    private static String denseRingFinding(RateResult rate, String measured, double target, LinkRows link) {
+        Row denseRing = link.denseRing();
+        if (denseRing == null || Double.isNaN(denseRing.toTarget())) {
+            return null;
+        }
+        StringBuilder f = new StringBuilder(String.format(Locale.ROOT, "**%s** (measured %s Mbit/s): dense"
+                + " ring reaches %s in %.1f s;", rate.shape().label(), measured, pct(target),
+                denseRing.toTarget()));
+        for (Row r : link.rows()) {
+            if (r != denseRing) {
+                f.append(Double.isNaN(r.toTarget()) ? String.format(Locale.ROOT, " %s does not reach it;",
+                        r.method()) : String.format(Locale.ROOT, " %s in %.2f× its time;", r.method(),
+                        r.toTarget() / denseRing.toTarget()));
+            }
+        }
+        return f.substring(0, f.length() - 1) + ".";
+    }
+
+    /** The link's entry in provenance.json: its cap, the probe's measurement and how its hosts were set up. */
+    private static Map<String, Object> linkProvenance(RateResult rate) {
+        Map<String, Object> link = new LinkedHashMap<>();
+        link.put("cap", rate.shape().label());
+        link.put("tbf", rate.shape().describe());
+        link.put("probeBytes", rate.probe().bytes());
+        link.put("probeSeconds", rate.probe().seconds());
+        link.put("measuredMbitPerSecond", rate.probe().megabitsPerSecond());
+        link.putAll(rate.setup());
+        return link;
+    }
+
+    /**
+     * What the crossover paragraph fits, gathered link by link: the measured rates, every method's times to the
+     * target as measured and at PyTorch's compute, and the two baselines' labels (dense ring, the peer's first).
+     */
+    private static final class CrossoverInputs {
+        private final List<Double> measuredRates = new ArrayList<>();
+        private final Map<String, List<Double>> timesByMethod = new LinkedHashMap<>();
+        private final Map<String, List<Double>> equalTimesByMethod = new LinkedHashMap<>();
+        private final List<String> peerLabels = new ArrayList<>();
+        private String denseRingLabel;
+
+        /** Adds one link's rate and rows. */
+        void add(RateResult rate, LinkRows link) {
+            if (link.denseRing() != null) {
+                denseRingLabel = link.denseRing().method();
+            }
+            measuredRates.add(rate.probe().megabitsPerSecond());
+            for (Row r : link.rows()) {
+                timesByMethod.computeIfAbsent(r.method(), m -> new ArrayList<>()).add(r.toTarget());
+                equalTimesByMethod.computeIfAbsent(r.method(), m -> new ArrayList<>())
+                        .add(r.toTargetAtCompute(link.peerComputeMs()));
+            }
+            rate.peers().forEach(p -> {
+                if (!peerLabels.contains(p.peer().label())) {
+                    peerLabels.add(p.peer().label());
+                }
+            });
+        }
+
+        /** The paragraph ({@link #crossover}); null with fewer than two rates or no dense ring. */
+        String paragraph(String target) {
+            return crossover(measuredRates, timesByMethod, equalTimesByMethod, denseRingLabel, peerLabels, target);
+        }
     }
 
     /** The table's columns; with {@code until}, steps and accuracy are those to the target. */
