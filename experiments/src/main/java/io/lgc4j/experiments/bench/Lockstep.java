@@ -87,56 +87,93 @@ final class Lockstep {
      *                  (closing the transports); the failure is then thrown
      */
     static Result run(String name, List<Party> parties, int recorder, Budget budget, Runnable onFailure) {
-        int n = parties.size();
-        CyclicBarrier barrier = new CyclicBarrier(n + 1);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        int[] plan = new int[2]; // warm-up steps, measured steps: written by this thread between barriers
-        long[] measuredEnds = new long[budget.maxSteps()];
-        long[] measuredStart = new long[1];
-        List<Thread> threads = new ArrayList<>(n);
-        Thread driver = Thread.currentThread();
-        for (int p = 0; p < n; p++) {
+        Phases phases = new Phases(parties.size(), budget.maxSteps());
+        List<Thread> threads = new ArrayList<>(parties.size());
+        for (int p = 0; p < parties.size(); p++) {
             Party party = parties.get(p);
             boolean records = p == recorder;
-            Thread t = new Thread(() -> {
-                try {
-                    barrier.await();
-                    party.steps(0, 1, null);
-                    barrier.await();
-                    barrier.await();
-                    int warm = plan[0];
-                    party.steps(1, warm, null);
-                    barrier.await();
-                    int next = 1 + warm;
-                    while (true) {
-                        barrier.await();
-                        int measured = plan[1];
-                        if (measured == 0) {
-                            break; // the last measurement was long enough
-                        }
-                        if (records) {
-                            measuredStart[0] = System.nanoTime();
-                        }
-                        party.steps(next, measured, records ? measuredEnds : null);
-                        next += measured;
-                        barrier.await();
-                        barrier.await(); // alive until the resources are read
-                    }
-                } catch (BrokenBarrierException e) {
-                    // another party failed: its failure is the one reported
-                } catch (Throwable e) {
-                    // The first failure wins; interrupting the driver wakes it wherever it waits.
-                    if (failure.compareAndSet(null, e)) {
-                        driver.interrupt();
-                    }
-                    barrier.reset();
-                }
-            }, "bench-" + name + "-" + p);
+            Thread t = new Thread(() -> phases.take(party, records), "bench-" + name + "-" + p);
             t.setDaemon(true);
             threads.add(t);
         }
         threads.forEach(Thread::start);
         try {
+            return phases.drive(budget, threads);
+        } catch (BrokenBarrierException | TimeoutException | InterruptedException e) {
+            boolean partyFailed = phases.failure.get() != null;
+            // A party's failure interrupts this thread: that interrupt is consumed here; any other is kept.
+            boolean interrupted = Thread.interrupted() || e instanceof InterruptedException;
+            onFailure.run();
+            join(threads);
+            if (interrupted && !partyFailed) {
+                Thread.currentThread().interrupt();
+            }
+            Throwable cause = partyFailed ? phases.failure.get() : e;
+            throw new IllegalStateException(name + " failed: " + cause, cause);
+        }
+    }
+
+    /**
+     * The phases of one run as the parties and the driver (the thread of {@link #run}) share them: the barrier
+     * between phases, the plan the driver writes between barriers (warm-up steps, then measured steps: 0 when the
+     * last measurement was long enough), the recording party's step completions, and the first failure.
+     */
+    private static final class Phases {
+        private final CyclicBarrier barrier;
+        private final AtomicReference<Throwable> failure = new AtomicReference<>();
+        /** Warm-up steps, measured steps: written by the driver between barriers. */
+        private final int[] plan = new int[2];
+        private final long[] measuredEnds;
+        private final long[] measuredStart = new long[1];
+        private final Thread driver = Thread.currentThread();
+
+        Phases(int parties, int maxSteps) {
+            barrier = new CyclicBarrier(parties + 1);
+            measuredEnds = new long[maxSteps];
+        }
+
+        /** A party's side: the probe step, the warm-up, then measurements until the plan says 0. */
+        void take(Party party, boolean records) {
+            try {
+                barrier.await();
+                party.steps(0, 1, null);
+                barrier.await();
+                barrier.await();
+                int warm = plan[0];
+                party.steps(1, warm, null);
+                barrier.await();
+                int next = 1 + warm;
+                while (true) {
+                    barrier.await();
+                    int measured = plan[1];
+                    if (measured == 0) {
+                        break; // the last measurement was long enough
+                    }
+                    if (records) {
+                        measuredStart[0] = System.nanoTime();
+                    }
+                    party.steps(next, measured, records ? measuredEnds : null);
+                    next += measured;
+                    barrier.await();
+                    barrier.await(); // alive until the resources are read
+                }
+            } catch (BrokenBarrierException e) {
+                // another party failed: its failure is the one reported
+            } catch (Throwable e) {
+                // The first failure wins; interrupting the driver wakes it wherever it waits.
+                if (failure.compareAndSet(null, e)) {
+                    driver.interrupt();
+                }
+                barrier.reset();
+            }
+        }
+
+        /**
+         * The driver's side: times the probe step to plan the warm-up, the warm-up to plan the measurement, measures
+         * ({@link #measure}), then lets the parties end and joins them.
+         */
+        Result drive(Budget budget, List<Thread> threads)
+                throws BrokenBarrierException, TimeoutException, InterruptedException {
             await(barrier);
             long probeStart = System.nanoTime();
             await(barrier);
@@ -146,6 +183,25 @@ final class Lockstep {
             long warmStart = System.nanoTime();
             await(barrier);
             double perStep = (double) (System.nanoTime() - warmStart) / plan[0];
+            Measured measured = measure(budget, perStep);
+            plan[1] = 0;
+            await(barrier);
+            long[] stepNanos = new long[measured.steps()];
+            long previous = measuredStart[0];
+            for (int i = 0; i < stepNanos.length; i++) {
+                stepNanos[i] = measuredEnds[i] - previous;
+                previous = measuredEnds[i];
+            }
+            join(threads);
+            return new Result(measured.steps(), measured.wallNanos(), stepNanos, measured.spent());
+        }
+
+        /**
+         * The measured phase, planned at {@code perStep} nanoseconds a step; taken again at its own pace when it fell
+         * short of the time, up to {@value Lockstep#MAX_ATTEMPTS} times in all.
+         */
+        private Measured measure(Budget budget, double perStep)
+                throws BrokenBarrierException, TimeoutException, InterruptedException {
             long wall;
             ResourceUsage.Delta spent;
             int steps;
@@ -165,32 +221,15 @@ final class Lockstep {
                 // counts as more warm-up, and the next one is planned at its pace.
                 if (wall >= SHORT_FRACTION * budget.measureSeconds() * 1e9 || steps >= budget.maxSteps()
                         || attempt >= MAX_ATTEMPTS) {
-                    break;
+                    return new Measured(steps, wall, spent);
                 }
                 perStep = (double) wall / steps;
             }
-            plan[1] = 0;
-            await(barrier);
-            long[] stepNanos = new long[steps];
-            long previous = measuredStart[0];
-            for (int i = 0; i < stepNanos.length; i++) {
-                stepNanos[i] = measuredEnds[i] - previous;
-                previous = measuredEnds[i];
-            }
-            join(threads);
-            return new Result(steps, wall, stepNanos, spent);
-        } catch (BrokenBarrierException | TimeoutException | InterruptedException e) {
-            boolean partyFailed = failure.get() != null;
-            // A party's failure interrupts this thread: that interrupt is consumed here; any other is kept.
-            boolean interrupted = Thread.interrupted() || e instanceof InterruptedException;
-            onFailure.run();
-            join(threads);
-            if (interrupted && !partyFailed) {
-                Thread.currentThread().interrupt();
-            }
-            Throwable cause = partyFailed ? failure.get() : e;
-            throw new IllegalStateException(name + " failed: " + cause, cause);
         }
+    }
+
+    /** The last measurement of the measured phase: its steps, its wall time and what it spent. */
+    private record Measured(int steps, long wallNanos, ResourceUsage.Delta spent) {
     }
 
     private static void await(CyclicBarrier barrier)

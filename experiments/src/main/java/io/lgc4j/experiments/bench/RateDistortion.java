@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 
@@ -119,134 +120,199 @@ public final class RateDistortion {
 
     /** Fits every code on the first {@code trainSteps} steps of {@code source} and scores it on the rest. */
     public static List<Row> run(AeConvergence.Source source, Settings s, PrintStream log) {
-        int n = source.steps().size();
-        if (source.leaders() == null) {
-            throw new IllegalArgumentException("the source has no leaders: rate-distortion needs a recording");
-        }
-        if (s.trainSteps() >= n) {
-            throw new IllegalArgumentException("trainSteps (" + s.trainSteps() + ") must leave steps to score: the "
-                    + "source holds " + n + " steps");
-        }
-        int mu = source.mu();
-        int ranks = source.ranks();
-        List<float[][]> train = source.steps().subList(0, s.trainSteps());
-        List<float[][]> scored = source.steps().subList(s.trainSteps(), n);
-        int[] scoredLeaders = Arrays.copyOfRange(source.leaders(), s.trainSteps(), n);
-
+        Split split = Split.of(source, s.trainSteps());
         Map<String, Row> rows = new LinkedHashMap<>();
         TreeSet<Integer> exactSizes = new TreeSet<>();
-        int innovationCount = TopK.countFor(mu, INNOVATION_SHARE);
+        int innovationCount = TopK.countFor(split.mu(), INNOVATION_SHARE);
         for (int c : s.channels()) {
-            AutoencoderSpec spec = withChannels(c);
-            int latent = spec.latentSize(mu);
-            exactSizes.add(latent);
-            long start = System.nanoTime();
-            RingAutoencoder ring = new RingAutoencoder(spec, mu, ranks, s.training(), s.seed());
+            addLearnedRows(c, split, s, innovationCount, log, rows, exactSizes);
+        }
+        rows.put("ps/innovation", innovationRow(split, s, innovationCount));
+        exactSizes.add(innovationCount);
+
+        double[][] basis = secondMomentEigenvectors(split.train(), split.leaders(), split.mu());
+        TopK topK = new TopK();
+        for (int f : exactSizes) {
+            addExactRows(f, split, s, basis, topK, rows);
+        }
+        return new ArrayList<>(rows.values());
+    }
+
+    /**
+     * A recording split for {@link #run}.
+     *
+     * @param mu            the compact vector's length
+     * @param ranks         the vectors per step
+     * @param train         the steps the codes are fitted on, the recording's first
+     * @param leaders       every recorded step's leader, the training steps' first
+     * @param scored        the steps the codes are scored on, the rest
+     * @param scoredLeaders the scored steps' leaders
+     */
+    private record Split(int mu, int ranks, List<float[][]> train, int[] leaders, List<float[][]> scored,
+                         int[] scoredLeaders) {
+
+        /** {@code source} split after {@code trainSteps} steps; rejects a source without leaders or steps to score. */
+        static Split of(AeConvergence.Source source, int trainSteps) {
+            int n = source.steps().size();
+            if (source.leaders() == null) {
+                throw new IllegalArgumentException("the source has no leaders: rate-distortion needs a recording");
+            }
+            if (trainSteps >= n) {
+                throw new IllegalArgumentException("trainSteps (" + trainSteps + ") must leave steps to score: the "
+                        + "source holds " + n + " steps");
+            }
+            return new Split(source.mu(), source.ranks(), source.steps().subList(0, trainSteps), source.leaders(),
+                    source.steps().subList(trainSteps, n), Arrays.copyOfRange(source.leaders(), trainSteps, n));
+        }
+    }
+
+    /** LGC-RAR's and LGC-PS's autoencoders of one latent size, each with its trainer (as the runs train them). */
+    private record Learned(RingAutoencoder ring, AutoencoderTrainer ringTrainer, PsAutoencoder ps,
+                           AutoencoderTrainer psTrainer) {
+
+        /** Both autoencoders, initialized from the settings' seed. */
+        static Learned create(AutoencoderSpec spec, Split split, Settings s) {
+            RingAutoencoder ring = new RingAutoencoder(spec, split.mu(), split.ranks(), s.training(), s.seed());
             AutoencoderTrainer ringTrainer = AutoencoderTrainer.ring(ring, s.seed());
-            PsAutoencoder ps = new PsAutoencoder(spec, mu, ranks, INNOVATION_SHARE, s.training(), s.seed());
-            AutoencoderTrainer psTrainer = AutoencoderTrainer.ps(ps, s.seed());
-            boolean continued = c == AutoencoderSpec.PAPER.latentChannels(); // the paper's latent only: it costs 2×
-            // the continued rows train a second copy on from the same start: same seed, same steps, same weights
-            RingAutoencoder ringGoingOn = continued ? new RingAutoencoder(spec, mu, ranks, s.training(), s.seed()) : null;
-            AutoencoderTrainer ringGoingOnTrainer = continued ? AutoencoderTrainer.ring(ringGoingOn, s.seed()) : null;
-            PsAutoencoder psGoingOn = continued
-                    ? new PsAutoencoder(spec, mu, ranks, INNOVATION_SHARE, s.training(), s.seed()) : null;
-            AutoencoderTrainer psGoingOnTrainer = continued ? AutoencoderTrainer.ps(psGoingOn, s.seed()) : null;
-            for (int t = 0; t < train.size(); t++) {
-                ringTrainer.step(train.get(t), source.leaders()[t]);
-                psTrainer.step(train.get(t));
-                if (continued) {
-                    ringGoingOnTrainer.step(train.get(t), source.leaders()[t]);
-                    psGoingOnTrainer.step(train.get(t));
-                }
-            }
-            log.printf(Locale.ROOT, "latent %d channels (%d floats): trained on %d steps in %.1f s%n", c, latent,
-                    train.size(), (System.nanoTime() - start) / 1e9);
-            Scores ringScores = new Scores(scored.size());
-            Scores ring8 = new Scores(scored.size());
-            Scores ringContinued = new Scores(scored.size());
-            Scores psScores = new Scores(scored.size());
-            Scores psContinued = new Scores(scored.size());
-            for (int t = 0; t < scored.size(); t++) {
-                float[][] g = scored.get(t);
-                int leader = scoredLeaders[t];
-                double[] mean = mean(g);
-                double[][] ringMeans = ringMeans(ring, g, leader);
-                ringScores.add(t, mean, ringMeans[0]);
-                ring8.add(t, mean, ringMeans[1]);
-                psScores.add(t, mean, psMean(ps, g, leader));
-                if (continued) {
-                    ringContinued.add(t, mean, ringMeans(ringGoingOn, g, leader)[0]);
-                    psContinued.add(t, mean, psMean(psGoingOn, g, leader));
-                    ringGoingOnTrainer.step(g, leader);
-                    psGoingOnTrainer.step(g);
-                }
-            }
-            String tag = String.format(Locale.ROOT, "%d ch", c);
-            rows.put("ring/lgc/" + c, ringScores.row("ring", "LGC-RAR (" + tag + ")", latent, 4.0 * latent + 4));
-            rows.put("ring/lgc8/" + c, ring8.row("ring", "LGC-RAR, 8-bit latent (" + tag + ")", latent,
-                    latent + 4.0 + 4));
-            double psFloats = (double) latent / ranks + innovationCount;
-            rows.put("ps/lgc/" + c, psScores.row("PS", "LGC-PS (" + tag + ")", psFloats,
-                    4.0 * psFloats + 4.0 / ranks));
-            exactSizes.add((int) Math.round(psFloats));
+            PsAutoencoder ps = new PsAutoencoder(spec, split.mu(), split.ranks(), INNOVATION_SHARE, s.training(),
+                    s.seed());
+            return new Learned(ring, ringTrainer, ps, AutoencoderTrainer.ps(ps, s.seed()));
+        }
+
+        /** One training step of both on a step's vectors {@code g}, the ring's scale reference its leader's. */
+        void train(float[][] g, int leader) {
+            ringTrainer.step(g, leader);
+            psTrainer.step(g);
+        }
+    }
+
+    /**
+     * The scores of the learned codes of one latent size: LGC-RAR at float32 and at 8 bits, LGC-PS, and the
+     * continued rows (empty when there are none).
+     */
+    private record LearnedScores(Scores ring, Scores ring8, Scores ps, Scores ringContinued, Scores psContinued) {
+    }
+
+    /**
+     * The learned codes' rows at {@code c} latent channels: the autoencoders trained on the training steps, then
+     * scored frozen; at the paper's latent also a copy that trains on every scored step after scoring it. Adds the
+     * rows to {@code rows} and their floats per rank to {@code exactSizes}, where the exact codes are scored too.
+     */
+    private static void addLearnedRows(int c, Split split, Settings s, int innovationCount, PrintStream log,
+                                       Map<String, Row> rows, Set<Integer> exactSizes) {
+        AutoencoderSpec spec = withChannels(c);
+        int latent = spec.latentSize(split.mu());
+        exactSizes.add(latent);
+        long start = System.nanoTime();
+        Learned frozen = Learned.create(spec, split, s);
+        boolean continued = c == AutoencoderSpec.PAPER.latentChannels(); // the paper's latent only: it costs 2×
+        // the continued rows train a second copy on from the same start: same seed, same steps, same weights
+        Learned goingOn = continued ? Learned.create(spec, split, s) : null;
+        for (int t = 0; t < split.train().size(); t++) {
+            frozen.train(split.train().get(t), split.leaders()[t]);
             if (continued) {
-                rows.put("ring/lgc-cont/" + c, ringContinued.row("ring",
-                        "LGC-RAR (" + tag + "), training on every scored step after scoring it", latent,
-                        4.0 * latent + 4));
-                rows.put("ps/lgc-cont/" + c, psContinued.row("PS",
-                        "LGC-PS (" + tag + "), training on every scored step after scoring it", psFloats,
-                        4.0 * psFloats + 4.0 / ranks));
+                goingOn.train(split.train().get(t), split.leaders()[t]);
             }
         }
-        Scores innovation = new Scores(scored.size());
-        PsAutoencoder innovationOnly = new PsAutoencoder(AutoencoderSpec.PAPER, mu, ranks, INNOVATION_SHARE,
-                s.training(), s.seed());
-        for (int t = 0; t < scored.size(); t++) {
-            float[][] g = scored.get(t);
-            double[] a = new double[mu];
+        log.printf(Locale.ROOT, "latent %d channels (%d floats): trained on %d steps in %.1f s%n", c, latent,
+                split.train().size(), (System.nanoTime() - start) / 1e9);
+        LearnedScores scores = scoreLearned(frozen, goingOn, split);
+        String tag = String.format(Locale.ROOT, "%d ch", c);
+        rows.put("ring/lgc/" + c, scores.ring().row("ring", "LGC-RAR (" + tag + ")", latent, 4.0 * latent + 4));
+        rows.put("ring/lgc8/" + c, scores.ring8().row("ring", "LGC-RAR, 8-bit latent (" + tag + ")", latent,
+                latent + 4.0 + 4));
+        double psFloats = (double) latent / split.ranks() + innovationCount;
+        rows.put("ps/lgc/" + c, scores.ps().row("PS", "LGC-PS (" + tag + ")", psFloats,
+                4.0 * psFloats + 4.0 / split.ranks()));
+        exactSizes.add((int) Math.round(psFloats));
+        if (continued) {
+            rows.put("ring/lgc-cont/" + c, scores.ringContinued().row("ring",
+                    "LGC-RAR (" + tag + "), training on every scored step after scoring it", latent,
+                    4.0 * latent + 4));
+            rows.put("ps/lgc-cont/" + c, scores.psContinued().row("PS",
+                    "LGC-PS (" + tag + "), training on every scored step after scoring it", psFloats,
+                    4.0 * psFloats + 4.0 / split.ranks()));
+        }
+    }
+
+    /**
+     * Scores the frozen codes on every scored step and, with {@code goingOn} (null: none), that copy too, training
+     * it on each step after scoring it.
+     */
+    private static LearnedScores scoreLearned(Learned frozen, Learned goingOn, Split split) {
+        int steps = split.scored().size();
+        LearnedScores scores = new LearnedScores(new Scores(steps), new Scores(steps), new Scores(steps),
+                new Scores(steps), new Scores(steps));
+        for (int t = 0; t < steps; t++) {
+            float[][] g = split.scored().get(t);
+            int leader = split.scoredLeaders()[t];
+            double[] mean = mean(g);
+            double[][] ringMeans = ringMeans(frozen.ring(), g, leader);
+            scores.ring().add(t, mean, ringMeans[0]);
+            scores.ring8().add(t, mean, ringMeans[1]);
+            scores.ps().add(t, mean, psMean(frozen.ps(), g, leader));
+            if (goingOn != null) {
+                scores.ringContinued().add(t, mean, ringMeans(goingOn.ring(), g, leader)[0]);
+                scores.psContinued().add(t, mean, psMean(goingOn.ps(), g, leader));
+                goingOn.train(g, leader);
+            }
+        }
+        return scores;
+    }
+
+    /** The mean of the K innovations alone (LGC-PS without the decoders' output), on every scored step. */
+    private static Row innovationRow(Split split, Settings s, int innovationCount) {
+        Scores innovation = new Scores(split.scored().size());
+        PsAutoencoder innovationOnly = new PsAutoencoder(AutoencoderSpec.PAPER, split.mu(), split.ranks(),
+                INNOVATION_SHARE, s.training(), s.seed());
+        for (int t = 0; t < split.scored().size(); t++) {
+            float[][] g = split.scored().get(t);
+            double[] a = new double[split.mu()];
             for (float[] v : g) {
                 float[] inn = innovationOnly.innovation(v);
-                for (int i = 0; i < mu; i++) {
-                    a[i] += inn[i] / (double) ranks;
+                for (int i = 0; i < split.mu(); i++) {
+                    a[i] += inn[i] / (double) split.ranks();
                 }
             }
             innovation.add(t, mean(g), a);
         }
-        rows.put("ps/innovation", innovation.row("PS", "innovation only (each rank's top 10 %)", innovationCount,
-                4.0 * innovationCount));
-        exactSizes.add(innovationCount);
+        return innovation.row("PS", "innovation only (each rank's top 10 %)", innovationCount,
+                4.0 * innovationCount);
+    }
 
-        double[][] basis = secondMomentEigenvectors(train, source.leaders(), mu);
-        TopK topK = new TopK();
-        for (int f : exactSizes) {
-            Scores pca = new Scores(scored.size());
-            Scores leaderTop = new Scores(scored.size());
-            Scores random = new Scores(scored.size());
-            Scores oracle = new Scores(scored.size());
-            int[] picked = new int[Math.min(f, mu)];
-            for (int t = 0; t < scored.size(); t++) {
-                float[][] g = scored.get(t);
-                double[] mean = mean(g);
-                pca.add(t, mean, project(basis, mean, Math.min(f, mu)));
-                int count = topK.select(g[scoredLeaders[t]], 0, mu, picked.length, picked);
-                leaderTop.add(t, mean, keep(mean, Arrays.copyOf(picked, count)));
-                random.add(t, mean, keep(mean, randomPositions(mu, picked.length,
-                        new SplittableRandom(s.seed() * 1_000_003L + s.trainSteps() + t))));
-                float[] meanF = new float[mu];
-                for (int i = 0; i < mu; i++) {
-                    meanF[i] = (float) mean[i];
-                }
-                count = topK.select(meanF, 0, mu, picked.length, picked);
-                oracle.add(t, mean, keep(mean, Arrays.copyOf(picked, count)));
+    /**
+     * The codes with nothing learned at {@code f} floats per rank, scored on every scored step: PCA on
+     * {@code basis}, top-f on the leader's support, random-f, and the bound, top-f of the mean.
+     */
+    private static void addExactRows(int f, Split split, Settings s, double[][] basis, TopK topK,
+                                     Map<String, Row> rows) {
+        int mu = split.mu();
+        List<float[][]> scored = split.scored();
+        Scores pca = new Scores(scored.size());
+        Scores leaderTop = new Scores(scored.size());
+        Scores random = new Scores(scored.size());
+        Scores oracle = new Scores(scored.size());
+        int[] picked = new int[Math.min(f, mu)];
+        for (int t = 0; t < scored.size(); t++) {
+            float[][] g = scored.get(t);
+            double[] mean = mean(g);
+            pca.add(t, mean, project(basis, mean, Math.min(f, mu)));
+            int count = topK.select(g[split.scoredLeaders()[t]], 0, mu, picked.length, picked);
+            leaderTop.add(t, mean, keep(mean, Arrays.copyOf(picked, count)));
+            random.add(t, mean, keep(mean, randomPositions(mu, picked.length,
+                    new SplittableRandom(s.seed() * 1_000_003L + s.trainSteps() + t))));
+            float[] meanF = new float[mu];
+            for (int i = 0; i < mu; i++) {
+                meanF[i] = (float) mean[i];
             }
-            rows.put("exact/pca/" + f, pca.row("exact", "PCA fitted on the training steps", f, 4.0 * f));
-            rows.put("exact/top/" + f, leaderTop.row("exact", "top-f on the leader's support", f, 4.0 * f));
-            rows.put("exact/random/" + f, random.row("exact", "random-f, seeded positions", f, 4.0 * f));
-            rows.put("exact/oracle/" + f, oracle.row("exact", "top-f of the mean (a bound, not a code)", f,
-                    4.0 * f));
+            count = topK.select(meanF, 0, mu, picked.length, picked);
+            oracle.add(t, mean, keep(mean, Arrays.copyOf(picked, count)));
         }
-        return new ArrayList<>(rows.values());
+        rows.put("exact/pca/" + f, pca.row("exact", "PCA fitted on the training steps", f, 4.0 * f));
+        rows.put("exact/top/" + f, leaderTop.row("exact", "top-f on the leader's support", f, 4.0 * f));
+        rows.put("exact/random/" + f, random.row("exact", "random-f, seeded positions", f, 4.0 * f));
+        rows.put("exact/oracle/" + f, oracle.row("exact", "top-f of the mean (a bound, not a code)", f,
+                4.0 * f));
     }
 
     /** The paper's architecture with {@code channels} latent channels (a latent of about μ · channels / 16). */
