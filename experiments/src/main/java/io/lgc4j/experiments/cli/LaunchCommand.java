@@ -192,43 +192,103 @@ final class LaunchCommand implements Callable<Integer> {
     /** What the last failed attempt's first failure was, for the restart's log line. */
     private String lastFailure = "";
 
+    /** A usage error found before any process starts: the launch prints it after "lgc launch: " and exits 2. */
+    private static final class UsageError extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UsageError(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * What every attempt of a job starts from.
+     *
+     * @param services   the parameter-server shards' endpoints: processes of their own, unless --colocate puts them in
+     *                   the workers
+     * @param runDir     the directory every process names (its checkpoints, its trace), or null for none
+     * @param resumeStep the step the first attempt resumes from, or -1 to start from step 0
+     */
+    private record JobPlan(int services, Path runDir, long resumeStep) {
+    }
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         if (exitWithStdin) {
             WorkerCommand.watchStdin("lgc launch: the process that started it is gone (standard input closed);"
                     + " exiting, and the workers with it", true);
         }
-        if (WorkerJit.problem(jitOption) != null) {
-            System.err.println("lgc launch: --jit " + WorkerJit.problem(jitOption));
+        try {
+            checkCommonOptions();
+            return programMode() ? launchProgram() : launchConfig();
+        } catch (UsageError e) {
+            System.err.println("lgc launch: " + e.getMessage());
             return 2;
+        }
+    }
+
+    /** The options either mode checks first: --jit, --nproc and --max-restarts. */
+    private void checkCommonOptions() throws UsageError {
+        if (WorkerJit.problem(jitOption) != null) {
+            throw new UsageError("--jit " + WorkerJit.problem(jitOption));
         }
         if (nprocOption != null && nprocOption < 1) {
-            System.err.println("lgc launch: --nproc must be >= 1, found " + nprocOption);
-            return 2;
+            throw new UsageError("--nproc must be >= 1, found " + nprocOption);
         }
         if (maxRestarts < 0) {
-            System.err.println("lgc launch: --max-restarts must be >= 0, found " + maxRestarts);
-            return 2;
+            throw new UsageError("--max-restarts must be >= 0, found " + maxRestarts);
         }
-        if (programMode()) {
-            return launchProgram();
+    }
+
+    /**
+     * CONFIG mode: reads the config, checks the host options, sets up the hosts (namespaces, CPU shares) and runs
+     * every attempt of the job on them, each process an {@code lgc worker}.
+     */
+    private int launchConfig() throws UsageError, IOException, InterruptedException {
+        config = configFile();
+        JobPlan plan = readConfig();
+        LinkShape shape = linkShape();
+        if (cpuShare < 0) {
+            throw new UsageError("--cpu-share must be >= 0 cores, found " + cpuShare);
         }
+        if (!(cpuPeriodMs >= 1 && cpuPeriodMs <= 1000)) {
+            throw new UsageError("--cpu-period-ms must be 1 to 1000 ms (the kernel's bounds), found " + cpuPeriodMs);
+        }
+        int processes = colocate ? nproc : nproc + plan.services();
+        EmulatedHosts hosts = createHosts(processes, shape);
+        try (hosts) {
+            threads = resolveThreads(processes);
+            jit = resolveJit(processes, false);
+            if (shape != null || cpuShare > 0) {
+                System.out.println("lgc launch: " + hosts.describe().values().stream().map(String::valueOf)
+                        .collect(java.util.stream.Collectors.joining("; ")));
+            }
+            int status = launchAttempts(hosts, plan.services(), plan.runDir(), plan.resumeStep());
+            return status == 0 && trace.on() ? mergeTrace(plan.runDir()) : status;
+        } catch (FabricException e) {
+            System.err.println("lgc launch: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /** CONFIG mode: the config file, the one argument or else the resumed run's config.yaml. */
+    private Path configFile() throws UsageError {
         if (arguments.size() > 1) {
-            System.err.println("lgc launch: launch takes one CONFIG, found " + arguments.size() + " arguments "
-                    + arguments + " (to start a program: lgc launch --nproc K -- java -cp app.jar your.Main)");
-            return 2;
+            throw new UsageError("launch takes one CONFIG, found " + arguments.size() + " arguments " + arguments
+                    + " (to start a program: lgc launch --nproc K -- java -cp app.jar your.Main)");
         }
-        config = arguments.isEmpty() ? null : Path.of(arguments.get(0));
-        if (config == null && resume == null) {
-            System.err.println("lgc launch: launch needs a CONFIG or --resume RUN_DIR");
-            return 2;
+        if (arguments.isEmpty() && resume == null) {
+            throw new UsageError("launch needs a CONFIG or --resume RUN_DIR");
         }
-        if (config == null) {
-            config = resume.resolve("config.yaml");
-        }
-        int services;
-        Path runDir = resume;
-        long resumeStep = -1;
+        return arguments.isEmpty() ? resume.resolve("config.yaml") : Path.of(arguments.get(0));
+    }
+
+    /**
+     * CONFIG mode: reads the config with --nproc and --servers applied and sets what the launch takes from it (the
+     * workers, the advise session's endpoints for compressor: auto, the threads, the trace); checks --advise-only,
+     * --servers and --colocate against it; then plans the job ({@link #planFromConfig}).
+     */
+    private JobPlan readConfig() throws UsageError, IOException {
         try {
             Optional<AutoMethod> auto = AutoMethod.read(config);
             ExperimentConfig cfg = auto.isPresent() ? auto.get().base() : ConfigLoader.load(config);
@@ -237,16 +297,15 @@ final class LaunchCommand implements Callable<Integer> {
             }
             nproc = cfg.training().workers();
             if (adviseOnly && auto.isEmpty()) {
-                System.err.println("lgc launch: --advise-only advises a config of compressor: auto (its"
-                        + " advise.candidates), found compressor.type " + cfg.compressor().type() + " in " + config
+                throw new UsageError("--advise-only advises a config of compressor: auto (its advise.candidates),"
+                        + " found compressor.type " + cfg.compressor().type() + " in " + config
                         + ": write compressor: auto, or use lgc advise CONFIG --rate-mbit R --hop-ms H");
-                return 2;
             }
+            int services;
             if (auto.isPresent()) {
                 if (servers != null) {
-                    System.err.println("lgc launch: --servers sets one method's shards; with compressor: auto each"
-                            + " candidate has its own (the launch starts the most any needs)");
-                    return 2;
+                    throw new UsageError("--servers sets one method's shards; with compressor: auto each candidate"
+                            + " has its own (the launch starts the most any needs)");
                 }
                 // every candidate's processes: the most server processes any needs; those the choice leaves idle exit
                 services = auto.get().maxServices(nproc);
@@ -259,74 +318,68 @@ final class LaunchCommand implements Callable<Integer> {
             }
             threadsOption = cfg.model().compute().threads();
             trace = options.apply(cfg).training().trace();
-            if (colocate && auto.isPresent() && services > nproc) {
-                System.err.println("lgc launch: --colocate puts parameter-server shard s in worker s's process: a"
-                        + " candidate of compressor: auto has " + services + " shards for " + nproc + " workers");
-                return 2;
-            }
-            if (colocate && auto.isEmpty() && (services == 0 || services > nproc)) {
-                System.err.println("lgc launch: --colocate puts parameter-server shard s in worker s's process: it"
-                        + " needs topology.type ps with 1 to " + nproc + " shards (topology.servers or --servers),"
-                        + " found " + services);
-                return 2;
-            }
-            if (resume != null) {
-                resumeStep = latestStep(resume);
-                if (resumeStep < 0) {
-                    System.err.println("lgc launch: cannot resume " + resume + ": no complete checkpoint in "
-                            + CheckpointDirectory.in(resume).root() + " (a run saves them with"
-                            + " training.checkpointEverySteps > 0)");
-                    return 2;
-                }
-                System.out.println("lgc launch: resuming " + resume + " from step " + resumeStep);
-            } else if (cfg.training().checkpointEverySteps() > 0 || maxRestarts > 0 || trace.on()) {
-                // every process must name the same directory (its checkpoints, its trace): the launcher picks it
-                runDir = ExperimentRunner.newRunDirectory(Path.of(options.outputDir != null ? options.outputDir
-                        : cfg.run().outputDir()), cfg.run().name());
-            }
-            if (maxRestarts > 0 && cfg.training().checkpointEverySteps() == 0) {
-                System.err.println("lgc launch: warning: training.checkpointEverySteps is 0, so a restart starts"
-                        + " from step 0");
-            }
+            checkColocate(auto.isPresent(), services);
+            return planFromConfig(cfg, services);
         } catch (ConfigException e) {
-            System.err.println("lgc launch: " + e.getMessage());
-            return 2;
+            throw new UsageError(e.getMessage());
         }
-        LinkShape shape;
-        try {
-            shape = netnsRate == null ? null : LinkShape.parse(netnsRate, netnsLatencyMs);
-        } catch (IllegalArgumentException e) {
-            System.err.println("lgc launch: --netns-rate: " + e.getMessage());
-            return 2;
+    }
+
+    /** With --colocate: every shard must have a worker to run in (and a config without auto, a shard at all). */
+    private void checkColocate(boolean auto, int services) throws UsageError {
+        if (colocate && auto && services > nproc) {
+            throw new UsageError("--colocate puts parameter-server shard s in worker s's process: a candidate of"
+                    + " compressor: auto has " + services + " shards for " + nproc + " workers");
         }
-        if (cpuShare < 0) {
-            System.err.println("lgc launch: --cpu-share must be >= 0 cores, found " + cpuShare);
-            return 2;
+        if (colocate && !auto && (services == 0 || services > nproc)) {
+            throw new UsageError("--colocate puts parameter-server shard s in worker s's process: it needs"
+                    + " topology.type ps with 1 to " + nproc + " shards (topology.servers or --servers), found "
+                    + services);
         }
-        if (!(cpuPeriodMs >= 1 && cpuPeriodMs <= 1000)) {
-            System.err.println("lgc launch: --cpu-period-ms must be 1 to 1000 ms (the kernel's bounds), found "
-                    + cpuPeriodMs);
-            return 2;
-        }
-        EmulatedHosts hosts;
-        try {
-            hosts = EmulatedHosts.create(colocate ? nproc : nproc + services, shape, cpuShare, periodUs());
-        } catch (FabricException | IllegalArgumentException e) {
-            System.err.println("lgc launch: " + e.getMessage());
-            return 2;
-        }
-        try (hosts) {
-            threads = resolveThreads(colocate ? nproc : nproc + services);
-            jit = resolveJit(colocate ? nproc : nproc + services, false);
-            if (shape != null || cpuShare > 0) {
-                System.out.println("lgc launch: " + hosts.describe().values().stream().map(String::valueOf)
-                        .collect(java.util.stream.Collectors.joining("; ")));
+    }
+
+    /**
+     * CONFIG mode: where the job starts: --resume's run from its latest complete checkpoint, else a new run
+     * directory when the processes need to share one (checkpoints, restarts, a trace), else none.
+     */
+    private JobPlan planFromConfig(ExperimentConfig cfg, int services) throws UsageError, IOException {
+        Path runDir = resume;
+        long resumeStep = -1;
+        if (resume != null) {
+            resumeStep = latestStep(resume);
+            if (resumeStep < 0) {
+                throw new UsageError("cannot resume " + resume + ": no complete checkpoint in "
+                        + CheckpointDirectory.in(resume).root() + " (a run saves them with"
+                        + " training.checkpointEverySteps > 0)");
             }
-            int status = launchAttempts(hosts, services, runDir, resumeStep);
-            return status == 0 && trace.on() ? mergeTrace(runDir) : status;
-        } catch (FabricException e) {
-            System.err.println("lgc launch: " + e.getMessage());
-            return 1;
+            System.out.println("lgc launch: resuming " + resume + " from step " + resumeStep);
+        } else if (cfg.training().checkpointEverySteps() > 0 || maxRestarts > 0 || trace.on()) {
+            // every process must name the same directory (its checkpoints, its trace): the launcher picks it
+            runDir = ExperimentRunner.newRunDirectory(Path.of(options.outputDir != null ? options.outputDir
+                    : cfg.run().outputDir()), cfg.run().name());
+        }
+        if (maxRestarts > 0 && cfg.training().checkpointEverySteps() == 0) {
+            System.err.println("lgc launch: warning: training.checkpointEverySteps is 0, so a restart starts"
+                    + " from step 0");
+        }
+        return new JobPlan(services, runDir, resumeStep);
+    }
+
+    /** --netns-rate as a link shape; null without it. */
+    private LinkShape linkShape() throws UsageError {
+        try {
+            return netnsRate == null ? null : LinkShape.parse(netnsRate, netnsLatencyMs);
+        } catch (IllegalArgumentException e) {
+            throw new UsageError("--netns-rate: " + e.getMessage());
+        }
+    }
+
+    /** The hosts of {@code processes} processes: namespaces with links of {@code shape} and the CPU shares. */
+    private EmulatedHosts createHosts(int processes, LinkShape shape) throws UsageError {
+        try {
+            return EmulatedHosts.create(processes, shape, cpuShare, periodUs());
+        } catch (FabricException | IllegalArgumentException e) {
+            throw new UsageError(e.getMessage());
         }
     }
 
@@ -385,9 +438,31 @@ final class LaunchCommand implements Callable<Integer> {
         if (program != null) {
             return launchProgram(hosts, workers, services, tokenFile, attempt, runDir, resumeStep, port, job);
         }
+        List<String> command = workerCommand(runDir, resumeStep);
+        int endpoints = colocate ? workers : workers + services;
+        System.out.println("lgc launch: job " + job + ": " + workers + " worker process" + (workers > 1 ? "es" : "")
+                + (colocate ? " (" + services + " of them also run a parameter-server shard)"
+                : services > 0 ? " and " + services + " parameter-server process" + (services > 1 ? "es" : "") : "")
+                + (hosts.namespaced() ? " in network namespaces " + hosts.address(0) + ".." + hosts.address(endpoints
+                - 1) : " on 127.0.0.1") + ", rank 0 listening on port " + port + (tlsDir != null ? ", mutual TLS" : ""));
+        try (ProcessGroup group = new ProcessGroup("lgc launch")) {
+            for (int e = 0; e < endpoints; e++) {
+                String name = e < workers ? "rank " + e : services == 1 ? "server" : "server " + (e - workers);
+                ProcessBuilder pb = new ProcessBuilder(hosts.wrap(e, command));
+                identity(pb.environment(), hosts, e, workers, port, job, attempt, tokenFile);
+                pb.environment().put(StopReport.ENV_DIR, group.failureDir().toString());
+                group.start(name, pb);
+            }
+            ProcessGroup.Outcome outcome = group.await(graceSeconds);
+            lastFailure = outcome.describe();
+            return outcome.status();
+        }
+    }
+
+    /** CONFIG mode: what every process of an attempt runs, an {@code lgc worker} of the config. */
+    private List<String> workerCommand(Path runDir, long resumeStep) {
         List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.add(javaExecutable());
         command.addAll(javaOptions());
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), LgcCommand.class.getName(), "worker",
                 config.toString(), "--exit-with-stdin"));
@@ -410,24 +485,7 @@ final class LaunchCommand implements Callable<Integer> {
         if (resumeStep >= 0) {
             command.addAll(List.of("--resume-step", String.valueOf(resumeStep)));
         }
-        int endpoints = colocate ? workers : workers + services;
-        System.out.println("lgc launch: job " + job + ": " + workers + " worker process" + (workers > 1 ? "es" : "")
-                + (colocate ? " (" + services + " of them also run a parameter-server shard)"
-                : services > 0 ? " and " + services + " parameter-server process" + (services > 1 ? "es" : "") : "")
-                + (hosts.namespaced() ? " in network namespaces " + hosts.address(0) + ".." + hosts.address(endpoints
-                - 1) : " on 127.0.0.1") + ", rank 0 listening on port " + port + (tlsDir != null ? ", mutual TLS" : ""));
-        try (ProcessGroup group = new ProcessGroup("lgc launch")) {
-            for (int e = 0; e < endpoints; e++) {
-                String name = e < workers ? "rank " + e : services == 1 ? "server" : "server " + (e - workers);
-                ProcessBuilder pb = new ProcessBuilder(hosts.wrap(e, command));
-                identity(pb.environment(), hosts, e, workers, port, job, attempt, tokenFile);
-                pb.environment().put(StopReport.ENV_DIR, group.failureDir().toString());
-                group.start(name, pb);
-            }
-            ProcessGroup.Outcome outcome = group.await(graceSeconds);
-            lastFailure = outcome.describe();
-            return outcome.status();
-        }
+        return command;
     }
 
     /** Whether the arguments came after {@code --} (or {@code --main} was given): a program, not a CONFIG. */
@@ -439,7 +497,33 @@ final class LaunchCommand implements Callable<Integer> {
      * Program mode: the user's command, once per endpoint (K workers, then {@code --servers} S shard processes),
      * with the {@code LGC_*} environment its {@code DistributedTrainer.Builder#fromEnvironment()} reads.
      */
-    private int launchProgram() throws IOException, InterruptedException {
+    private int launchProgram() throws UsageError, IOException, InterruptedException {
+        checkProgramOptions();
+        if (options.trace != null) {
+            trace = programTrace();
+        }
+        nproc = nprocOption;
+        List<String> command = programCommand();
+        JobPlan plan = planProgram();
+        LinkShape shape = linkShape();
+        int processes = nproc + plan.services();
+        EmulatedHosts hosts = createHosts(processes, shape);
+        try (hosts) {
+            if (threadsOption != null) {
+                threads = resolveThreads(processes);
+            }
+            jit = resolveJit(processes, mainClass == null);
+            program = command;
+            int status = launchAttempts(hosts, plan.services(), plan.runDir(), plan.resumeStep());
+            return status == 0 && trace.on() ? mergeTrace(plan.runDir()) : status;
+        } catch (FabricException e) {
+            System.err.println("lgc launch: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /** Program mode: the options a program needs (--nproc, one command) and those it cannot take. */
+    private void checkProgramOptions() throws UsageError {
         String usage = null;
         if (nprocOption == null) {
             usage = "a program needs --nproc K (no config says how many workers it has)";
@@ -461,41 +545,51 @@ final class LaunchCommand implements Callable<Integer> {
             usage = "--trace-steps " + options.traceSteps + " has no trace to bound: add --trace FILE";
         }
         if (usage != null) {
-            System.err.println("lgc launch: " + usage);
-            return 2;
+            throw new UsageError(usage);
         }
-        if (options.trace != null) {
-            // absolute, so that every process writes beside the same file; the program reads it from the environment
-            // (DistributedTrainer.Builder#fromEnvironment) and the launcher merges the processes' files at the end
-            String steps = StepRange.ALL.toString();
-            if (options.traceSteps != null) {
-                try {
-                    steps = StepRange.parse(options.traceSteps, "--trace-steps").toString();
-                } catch (IllegalArgumentException e) {
-                    System.err.println("lgc launch: " + e.getMessage());
-                    return 2;
-                }
+    }
+
+    /** Program mode, with --trace: the trace of every process, its file and --trace-steps. */
+    private TraceSection programTrace() throws UsageError {
+        String steps = StepRange.ALL.toString();
+        if (options.traceSteps != null) {
+            try {
+                steps = StepRange.parse(options.traceSteps, "--trace-steps").toString();
+            } catch (IllegalArgumentException e) {
+                throw new UsageError(e.getMessage());
             }
-            trace = new TraceSection(Path.of(options.trace).toAbsolutePath().toString(), steps);
         }
-        nproc = nprocOption;
+        // absolute, so that every process writes beside the same file; the program reads it from the environment
+        // (DistributedTrainer.Builder#fromEnvironment) and the launcher merges the processes' files at the end
+        return new TraceSection(Path.of(options.trace).toAbsolutePath().toString(), steps);
+    }
+
+    /** Program mode: what every process runs, java with --main CLASS on --classpath, or the command after --. */
+    private List<String> programCommand() {
         List<String> command = new ArrayList<>();
         if (mainClass != null) {
-            command.add(ProcessHandle.current().info().command()
-                    .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+            command.add(javaExecutable());
             command.addAll(javaOptions());
             command.addAll(List.of("-cp", classPath, mainClass));
         } else {
             command.addAll(arguments);
         }
+        return command;
+    }
+
+    /**
+     * Program mode: where the job starts: --resume's run from its latest complete checkpoint, else --run-dir, else
+     * with --max-restarts a new run directory; the directory is created. The shards run in the workers unless
+     * --servers starts them as processes.
+     */
+    private JobPlan planProgram() throws UsageError, IOException {
         Path runDir = resume != null ? resume : programRunDir;
         long resumeStep = -1;
         if (resume != null) {
             resumeStep = latestStep(resume);
             if (resumeStep < 0) {
-                System.err.println("lgc launch: cannot resume " + resume + ": no complete checkpoint in "
+                throw new UsageError("cannot resume " + resume + ": no complete checkpoint in "
                         + CheckpointDirectory.in(resume).root());
-                return 2;
             }
         } else if (runDir == null && maxRestarts > 0) {
             runDir = ExperimentRunner.newRunDirectory(Path.of(options.outputDir != null ? options.outputDir
@@ -504,33 +598,13 @@ final class LaunchCommand implements Callable<Integer> {
         if (runDir != null) {
             Files.createDirectories(runDir);
         }
-        int services = servers == null ? 0 : servers;
-        LinkShape shape;
-        try {
-            shape = netnsRate == null ? null : LinkShape.parse(netnsRate, netnsLatencyMs);
-        } catch (IllegalArgumentException e) {
-            System.err.println("lgc launch: --netns-rate: " + e.getMessage());
-            return 2;
-        }
-        EmulatedHosts hosts;
-        try {
-            hosts = EmulatedHosts.create(nproc + services, shape, cpuShare, periodUs());
-        } catch (FabricException | IllegalArgumentException e) {
-            System.err.println("lgc launch: " + e.getMessage());
-            return 2;
-        }
-        try (hosts) {
-            if (threadsOption != null) {
-                threads = resolveThreads(nproc + services);
-            }
-            jit = resolveJit(nproc + services, mainClass == null);
-            program = command;
-            int status = launchAttempts(hosts, services, runDir, resumeStep);
-            return status == 0 && trace.on() ? mergeTrace(runDir) : status;
-        } catch (FabricException e) {
-            System.err.println("lgc launch: " + e.getMessage());
-            return 1;
-        }
+        return new JobPlan(servers == null ? 0 : servers, runDir, resumeStep);
+    }
+
+    /** The java of this JVM, which every process runs. */
+    private static String javaExecutable() {
+        return ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     }
 
     /** Program mode: the user's command ({@code null}: CONFIG mode, every process an {@code lgc worker}). */

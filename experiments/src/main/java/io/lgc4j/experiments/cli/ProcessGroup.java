@@ -92,37 +92,86 @@ final class ProcessGroup implements AutoCloseable {
      * is the peer that lost it).
      */
     Outcome await(int graceSeconds) throws InterruptedException {
-        Member first = null;
-        Member stoppedFirst = null;
-        long failedAt = 0;
-        List<Member> running = new ArrayList<>(members);
-        List<String> killed = new ArrayList<>();
-        Map<Member, Long> exitedAtMillis = new HashMap<>();
-        Map<Member, Long> stoppedSince = new HashMap<>();
-        long lastLook = System.nanoTime();
-        while (!running.isEmpty()) {
+        Watch watch = new Watch(graceSeconds);
+        while (!watch.running.isEmpty()) {
+            watch.look();
+        }
+        for (Member c : members) {
+            for (Thread pump : c.pumps()) {
+                pump.join(2_000);   // the last lines of a process that ended
+            }
+        }
+        return watch.outcome();
+    }
+
+    /**
+     * One {@link #await}: the members still running, the first failure (and when it came), the first member found
+     * stopped, what was killed after the grace period, and when each member exited.
+     */
+    private final class Watch {
+        private final int graceSeconds;
+        private final List<Member> running = new ArrayList<>(members);
+        private final List<String> killed = new ArrayList<>();
+        private final Map<Member, Long> exitedAtMillis = new HashMap<>();
+        private final Map<Member, Long> stoppedSince = new HashMap<>();
+        private Member first;
+        private Member stoppedFirst;
+        private long failedAt;
+        private long lastLook = System.nanoTime();
+
+        Watch(int graceSeconds) {
+            this.graceSeconds = graceSeconds;
+        }
+
+        /**
+         * One look at the members: kills one stopped too long (before any failure), notes the exits, kills the
+         * stopped ones (after a failure) and, once the grace period is over, all the others; then waits up to 100 ms.
+         */
+        void look() throws InterruptedException {
             long now = System.nanoTime();
             if (now - lastLook > TimeUnit.SECONDS.toNanos(1)) {
                 stoppedSince.clear(); // this launcher was stopped itself (^Z): what it saw before proves nothing
             }
             lastLook = now;
             if (first == null) {
-                for (Member c : List.copyOf(running)) {
-                    if (!stopped(c.process)) {
-                        stoppedSince.remove(c);
-                    } else if (now - stoppedSince.computeIfAbsent(c, m -> now)
-                            >= TimeUnit.MILLISECONDS.toNanos(STOPPED_FAILS_MS)) {
-                        c.process.destroyForcibly();
-                        c.process.waitFor(5, TimeUnit.SECONDS);
-                        running.remove(c);
-                        System.err.println(who + ": " + c.name + " was stopped (state T) for "
-                                + STOPPED_FAILS_MS / 1000 + " s and was killed");
-                        stoppedFirst = c;
-                        first = c;
-                        failedAt = now;
-                    }
+                killStoppedTooLong(now);
+            }
+            noteExits();
+            if (first != null) {
+                killStopped();
+            }
+            if (first != null && System.nanoTime() - failedAt > TimeUnit.SECONDS.toNanos(graceSeconds)) {
+                killTheRest();
+            }
+            if (!running.isEmpty()) {
+                running.get(0).process.waitFor(100, TimeUnit.MILLISECONDS);
+            }
+        }
+
+        /**
+         * Before any failure: a member stopped by a signal for {@value ProcessGroup#STOPPED_FAILS_MS} ms is killed,
+         * and is the first failure.
+         */
+        private void killStoppedTooLong(long now) throws InterruptedException {
+            for (Member c : List.copyOf(running)) {
+                if (!stopped(c.process)) {
+                    stoppedSince.remove(c);
+                } else if (now - stoppedSince.computeIfAbsent(c, m -> now)
+                        >= TimeUnit.MILLISECONDS.toNanos(STOPPED_FAILS_MS)) {
+                    c.process.destroyForcibly();
+                    c.process.waitFor(5, TimeUnit.SECONDS);
+                    running.remove(c);
+                    System.err.println(who + ": " + c.name + " was stopped (state T) for "
+                            + STOPPED_FAILS_MS / 1000 + " s and was killed");
+                    stoppedFirst = c;
+                    first = c;
+                    failedAt = now;
                 }
             }
+        }
+
+        /** The members that exited: when, and the first that failed. */
+        private void noteExits() {
             for (Member c : List.copyOf(running)) {
                 if (!c.process.isAlive()) {
                     running.remove(c);
@@ -133,61 +182,68 @@ final class ProcessGroup implements AutoCloseable {
                     }
                 }
             }
-            if (first != null) {
-                for (Member c : List.copyOf(running)) {
-                    if (stopped(c.process)) {
-                        c.process.destroyForcibly();
-                        c.process.waitFor(5, TimeUnit.SECONDS);
-                        running.remove(c);
-                        System.err.println(who + ": " + c.name + " was stopped (state T) and was killed");
-                        if (stoppedFirst == null) {
-                            stoppedFirst = c;
-                        }
+        }
+
+        /** After a failure: a stopped member cannot stop by itself, so it is killed at once. */
+        private void killStopped() throws InterruptedException {
+            for (Member c : List.copyOf(running)) {
+                if (stopped(c.process)) {
+                    c.process.destroyForcibly();
+                    c.process.waitFor(5, TimeUnit.SECONDS);
+                    running.remove(c);
+                    System.err.println(who + ": " + c.name + " was stopped (state T) and was killed");
+                    if (stoppedFirst == null) {
+                        stoppedFirst = c;
                     }
                 }
             }
-            if (first != null && System.nanoTime() - failedAt > TimeUnit.SECONDS.toNanos(graceSeconds)) {
-                for (Member c : running) {
-                    c.process.destroyForcibly();
-                    c.process.waitFor(5, TimeUnit.SECONDS);
-                    killed.add(c.name);
-                }
-                running.clear();
-            }
-            if (!running.isEmpty()) {
-                running.get(0).process.waitFor(100, TimeUnit.MILLISECONDS);
-            }
         }
-        for (Member c : members) {
-            for (Thread pump : c.pumps()) {
-                pump.join(2_000);   // the last lines of a process that ended
+
+        /** The grace period is over: kills every member still running. */
+        private void killTheRest() throws InterruptedException {
+            for (Member c : running) {
+                c.process.destroyForcibly();
+                c.process.waitFor(5, TimeUnit.SECONDS);
+                killed.add(c.name);
             }
+            running.clear();
         }
-        if (first == null) {
-            System.out.println(who + ": all " + members.size() + " processes finished");
-            return new Outcome(null, 0, List.of());
+
+        /** How the group ended, said in one line: every process finished, or which one failed first. */
+        Outcome outcome() {
+            if (first == null) {
+                System.out.println(who + ": all " + members.size() + " processes finished");
+                return new Outcome(null, 0, List.of());
+            }
+            String others = killed.isEmpty() ? "; every other process has stopped"
+                    : "; killed after " + graceSeconds + " s: " + String.join(", ", killed);
+            return stoppedFirst != null ? stoppedOutcome(others) : reportedOutcome(others);
         }
-        String others = killed.isEmpty() ? "; every other process has stopped"
-                : "; killed after " + graceSeconds + " s: " + String.join(", ", killed);
-        if (stoppedFirst != null) {
+
+        /** A stopped member failed first: it stopped before anyone could notice, the first to exit lost it. */
+        private Outcome stoppedOutcome(String others) {
             int status = stoppedFirst.process.exitValue();
             System.err.println(who + ": " + stoppedFirst.name + " failed first (it was stopped, state T, and killed"
                     + (first == stoppedFirst ? "" : "; " + first.name + " noticed first and exited with status "
                     + first.process.exitValue()) + ")" + others);
             return new Outcome(stoppedFirst.name, status, List.copyOf(killed));
         }
-        Map<Integer, StopReport> reports = readReports();
-        Member culprit = firstOwnFailure(reports, exitedAtMillis, killed);
-        if (culprit == null) {
-            culprit = first; // every report says it lost a peer: the first to exit is all there is to go by
+
+        /** The member whose own failure came first by the reports, and the members that noticed it. */
+        private Outcome reportedOutcome(String others) {
+            Map<Integer, StopReport> reports = readReports();
+            Member culprit = firstOwnFailure(reports, exitedAtMillis, killed);
+            if (culprit == null) {
+                culprit = first; // every report says it lost a peer: the first to exit is all there is to go by
+            }
+            int status = culprit.process.exitValue();
+            StopReport own = reports.get(members.indexOf(culprit));
+            System.err.println(who + ": " + culprit.name + " failed first (exit status " + status
+                    + (status > 128 ? ", killed by signal " + (status - 128) : "") + ")"
+                    + (own != null && own.failedItself() && !own.message().isEmpty() ? ": " + own.message() : "")
+                    + noticed(reports, culprit) + others);
+            return new Outcome(culprit.name, status, List.copyOf(killed));
         }
-        int status = culprit.process.exitValue();
-        StopReport own = reports.get(members.indexOf(culprit));
-        System.err.println(who + ": " + culprit.name + " failed first (exit status " + status
-                + (status > 128 ? ", killed by signal " + (status - 128) : "") + ")"
-                + (own != null && own.failedItself() && !own.message().isEmpty() ? ": " + own.message() : "")
-                + noticed(reports, culprit) + others);
-        return new Outcome(culprit.name, status, List.copyOf(killed));
     }
 
     /**
