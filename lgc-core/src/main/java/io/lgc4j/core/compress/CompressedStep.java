@@ -16,12 +16,30 @@ import java.util.List;
  * blocks' mean with it; the means land in the gradient.
  *
  * <pre>{@code
+ * CompressedStep step = new CompressedStep(RankState.of(compressor, blocks), blocks, workers);
  * end.pushDense(tag, gradient, clock);                       // a topology's own start, if any
- * CompressedStep.run(state, rounds, tag, gradient, clock);
+ * step.run(rounds, tag, gradient, clock);
  * }</pre>
  */
 public final class CompressedStep {
-    private CompressedStep() {
+    private final RankState state;
+    private final List<ParamBlock> blocks;
+    private final int workers;
+
+    /**
+     * @param state   this rank's compressor state
+     * @param blocks  the gradient's compressible blocks, in layout order: where a kind's mean lands
+     * @param workers the ranks taking part
+     */
+    public CompressedStep(RankState state, List<ParamBlock> blocks, int workers) {
+        this.state = state;
+        this.blocks = List.copyOf(blocks);
+        this.workers = workers;
+    }
+
+    /** This rank's compressor state. */
+    public RankState state() {
+        return state;
     }
 
     /**
@@ -30,12 +48,6 @@ public final class CompressedStep {
      * {@link #meanOnSupport}, {@link #sumOfSketches}) also brings the DENSE blocks' mean into {@code gradient}.
      */
     public interface Rounds {
-        /** The ranks taking part. */
-        int workers();
-
-        /** The gradient's compressible blocks, in layout order: where a kind's mean lands. */
-        List<ParamBlock> compressibleBlocks();
-
         /**
          * Gather kind: this rank's sparse set out, every rank's in; their mean over the ranks (on the union of their
          * supports) written into {@code gradient}'s compressible blocks.
@@ -59,23 +71,23 @@ public final class CompressedStep {
     }
 
     /**
-     * Step {@code tag} of a rank whose compressor state is {@code state}: its values' encoding set, then its kind's
-     * step around {@code rounds}; the gradient holds the step's mean after it.
+     * Step {@code tag}: the state's values' encoding set, then its kind's step around {@code rounds}; the gradient
+     * holds the step's mean after it.
      */
-    public static void run(RankState state, Rounds rounds, StepTag tag, float[] gradient, PhaseClock clock) {
+    public void run(Rounds rounds, StepTag tag, float[] gradient, PhaseClock clock) {
         state.values(tag.values());
         state.onKind(g -> gather(g, rounds, tag, gradient, clock), s -> shared(s, rounds, tag, gradient, clock),
                 k -> sketch(k, rounds, tag, gradient, clock), l -> lowRank(l, rounds, tag, gradient, clock));
     }
 
-    private static void gather(RankState.Gather g, Rounds rounds, StepTag tag, float[] gradient, PhaseClock clock) {
+    private void gather(RankState.Gather g, Rounds rounds, StepTag tag, float[] gradient, PhaseClock clock) {
         clock.enter(Phase.SELECT);
         SparseSet own = g.state().compress(gradient, tag.step());
         rounds.meanOfSets(own, g.compressor(), tag, gradient, clock);
     }
 
     /** The step's support (drawn by every rank when seeded, else the leader's), the rank's values on it, their mean. */
-    private static void shared(RankState.Shared shared, Rounds rounds, StepTag tag, float[] gradient,
+    private void shared(RankState.Shared shared, Rounds rounds, StepTag tag, float[] gradient,
                                PhaseClock clock) {
         clock.enter(Phase.SELECT);
         shared.state().compensate(gradient, tag.step());
@@ -87,16 +99,16 @@ public final class CompressedStep {
         rounds.meanOnSupport(support, values, tag, gradient, clock);
     }
 
-    private static void sketch(RankState.Sketch k, Rounds rounds, StepTag tag, float[] gradient, PhaseClock clock) {
+    private void sketch(RankState.Sketch k, Rounds rounds, StepTag tag, float[] gradient, PhaseClock clock) {
         clock.enter(Phase.SELECT);
         Sketch own = k.state().compress(gradient, tag.step());
         Sketch sum = rounds.sumOfSketches(own, tag, gradient, clock);
         clock.enter(Phase.DECODE);
-        k.state().decompress(sum, rounds.workers(), tag.step()).writeInto(gradient, rounds.compressibleBlocks());
+        k.state().decompress(sum, workers, tag.step()).writeInto(gradient, blocks);
     }
 
     /** PowerSGD: P (with the blocks it leaves plain) to its mean, then Q to its mean with the DENSE blocks'. */
-    private static void lowRank(RankState.LowRank l, Rounds rounds, StepTag tag, float[] gradient,
+    private void lowRank(RankState.LowRank l, Rounds rounds, StepTag tag, float[] gradient,
                                 PhaseClock clock) {
         clock.enter(Phase.ENCODE);
         float[] first = rounds.mean(l.state().project(gradient, tag.step()), tag, clock);

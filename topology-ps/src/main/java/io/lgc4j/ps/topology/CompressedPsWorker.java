@@ -40,6 +40,7 @@ final class CompressedPsWorker extends CarriedState implements PsWorker.Step {
     private final List<ParamBlock> sparseBlocks;
     private final List<ShardView> views;
     private final RankState state;
+    private final CompressedStep step;
     private final ShardRounds rounds = new ShardRounds();
 
     CompressedPsWorker(PsWorkerEnd end, GradientLayout layout, Compressor compressor, IndexCodec codec) {
@@ -48,6 +49,7 @@ final class CompressedPsWorker extends CarriedState implements PsWorker.Step {
         this.sparseBlocks = layout.compressibleBlocks();
         this.views = end.compressibleViews();
         this.state = RankState.of(compressor, sparseBlocks);
+        this.step = new CompressedStep(state, sparseBlocks, end.workers());
     }
 
     /** The compressor's memory: the rank's state (the exchange itself keeps none across steps). */
@@ -59,7 +61,7 @@ final class CompressedPsWorker extends CarriedState implements PsWorker.Step {
     @Override
     public void run(StepTag tag, float[] gradient, PhaseClock clock) {
         end.pushDense(tag, gradient, clock);
-        CompressedStep.run(state, rounds, tag, gradient, clock);
+        step.run(rounds, tag, gradient, clock);
     }
 
     /**
@@ -67,16 +69,6 @@ final class CompressedPsWorker extends CarriedState implements PsWorker.Step {
      * received before the kind's, each shard's mean written where its blocks are.
      */
     private final class ShardRounds implements CompressedStep.Rounds {
-        @Override
-        public int workers() {
-            return end.workers();
-        }
-
-        @Override
-        public List<ParamBlock> compressibleBlocks() {
-            return sparseBlocks;
-        }
-
         /** Each rank's own sparse set to every shard; each shard's union of supports and the mean on it back. */
         @Override
         public void meanOfSets(SparseSet own, GatherCompressor compressor, StepTag tag, float[] gradient,

@@ -46,6 +46,7 @@ final class CompressedRingExchange extends CarriedState implements GradientExcha
     private final List<ParamBlock> sparseBlocks;
     private final SparseMean mean;
     private final RankState state;
+    private final CompressedStep step;
     private final RingRounds rounds = new RingRounds();
     /** Whether FULL steps are compressed too: a compressed warm-up's exchange. */
     private final boolean everyStage;
@@ -62,6 +63,7 @@ final class CompressedRingExchange extends CarriedState implements GradientExcha
         this.sparseBlocks = layout.compressibleBlocks();
         this.mean = new SparseMean(sparseBlocks);
         this.state = RankState.of(compressor, sparseBlocks);
+        this.step = new CompressedStep(state, sparseBlocks, end.workers());
     }
 
     /** The compressor's memory: the rank's state (the exchange itself keeps none across steps). */
@@ -101,21 +103,11 @@ final class CompressedRingExchange extends CarriedState implements GradientExcha
             end.fullStep(tag, gradient, clock);
             return;
         }
-        CompressedStep.run(state, rounds, tag, gradient, clock);
+        step.run(rounds, tag, gradient, clock);
     }
 
     /** The rounds on the ring: allreduces and all-gathers, the DENSE blocks' mean riding the kind's last hops. */
     private final class RingRounds implements CompressedStep.Rounds {
-        @Override
-        public int workers() {
-            return end.workers();
-        }
-
-        @Override
-        public List<ParamBlock> compressibleBlocks() {
-            return sparseBlocks;
-        }
-
         @Override
         public void meanOfSets(SparseSet own, GatherCompressor compressor, StepTag tag, float[] gradient,
                                PhaseClock clock) {
