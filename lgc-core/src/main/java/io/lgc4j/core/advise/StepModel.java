@@ -33,7 +33,7 @@ import java.util.Objects;
  * p.bound();    // LINK
  * }</pre>
  */
-public final class StepModel {
+final class StepModel {
 
     private StepModel() {
     }

@@ -17,7 +17,7 @@ import java.util.Map;
  *         Stage.FULL, new TimeModel.StageTime(300, 0), Stage.TOP_K, new TimeModel.StageTime(126, 0)));   // 33900
  * }</pre>
  */
-public final class TimeModel {
+final class TimeModel {
 
     private TimeModel() {
     }

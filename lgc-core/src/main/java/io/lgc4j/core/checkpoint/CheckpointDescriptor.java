@@ -25,7 +25,7 @@ package io.lgc4j.core.checkpoint;
  * most {@value #MAX_PART_LENGTH} bytes; the length fields are 64 bits wide so that the layout need not change when
  * a reader maps larger files. {@link CheckpointPart} writes and reads this layout.
  */
-public final class CheckpointDescriptor {
+final class CheckpointDescriptor {
     /** The magic bytes "LGCK". */
     public static final byte[] MAGIC = {'L', 'G', 'C', 'K'};
     /** The format version this build writes and reads. */

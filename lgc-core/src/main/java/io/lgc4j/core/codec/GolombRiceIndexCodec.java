@@ -28,7 +28,7 @@ package io.lgc4j.core.codec;
  * int[] back = rice.decode(bytes, n, k);
  * }</pre>
  */
-public final class GolombRiceIndexCodec implements IndexCodec {
+final class GolombRiceIndexCodec implements IndexCodec {
     /** The version this code writes and reads. */
     public static final int FORMAT_VERSION = 1;
     /** The largest Rice parameter; gaps are below 2^31, so a larger one never helps. */

@@ -11,7 +11,7 @@ import java.util.NoSuchElementException;
  * A {@link DataSetIterator} over a fixed number of batches of one shard, read by {@link #read()}; it cannot be reset
  * (a shard is opened again instead). A preprocessor set on it is applied to every batch.
  */
-public abstract class ShardIterator implements DataSetIterator {
+abstract class ShardIterator implements DataSetIterator {
     private final int batchSize;
     private final int batches;
     private int taken;
