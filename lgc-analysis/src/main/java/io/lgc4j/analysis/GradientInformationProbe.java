@@ -283,22 +283,7 @@ public final class GradientInformationProbe {
             meanLoss[t] = loss;
             if (t % settings.every() == 0) {
                 sampled.add(t);
-                for (int l = 0; l < layers.size(); l++) {
-                    LayerSlice layer = layers.get(l);
-                    float[] x = layer.gather(gradientA);
-                    float[] y = layer.gather(gradientB);
-                    // One permutation per (step, layer), shared by the quantizers so their floors compare.
-                    long shuffleSeed = (settings.seed() ^ SHUFFLE_SALT) * 0x9E3779B97F4A7C15L
-                            + (long) t * 0xBF58476D1CE4E5B9L + layer.layerIndex();
-                    for (int q = 0; q < quantizers.size(); q++) {
-                        Quantizer quantizer = quantizers.get(q);
-                        Row row = new Row(t, layer.layerIndex(), layer.layerName(), x.length, quantizer,
-                                HistogramInformation.estimate(x, y, quantizer),
-                                HistogramInformation.shuffledControl(x, y, quantizer, shuffleSeed));
-                        sums[l][q].add(row);
-                        sink.accept(row);
-                    }
-                }
+                measure(t, layers, quantizers, gradientA, gradientB, settings.seed(), sums, sink);
             }
             for (int i = 0; i < mean.length; i++) {
                 mean[i] /= ranks;
@@ -319,6 +304,30 @@ public final class GradientInformationProbe {
         }
         return new Summary(List.copyOf(summaries), sampled.stream().mapToInt(Integer::intValue).toArray(), meanLoss,
                 System.nanoTime() - start);
+    }
+
+    /**
+     * A sampled step {@code t}: per layer and quantizer, the information between the two ranks' gradients and its
+     * shuffled control, each row added to its running sums and handed to {@code sink}.
+     */
+    private static void measure(int t, List<LayerSlice> layers, List<Quantizer> quantizers, float[] gradientA,
+                                float[] gradientB, long seed, Accumulator[][] sums, Sink sink) throws IOException {
+        for (int l = 0; l < layers.size(); l++) {
+            LayerSlice layer = layers.get(l);
+            float[] x = layer.gather(gradientA);
+            float[] y = layer.gather(gradientB);
+            // One permutation per (step, layer), shared by the quantizers so their floors compare.
+            long shuffleSeed = (seed ^ SHUFFLE_SALT) * 0x9E3779B97F4A7C15L + (long) t * 0xBF58476D1CE4E5B9L
+                    + layer.layerIndex();
+            for (int q = 0; q < quantizers.size(); q++) {
+                Quantizer quantizer = quantizers.get(q);
+                Row row = new Row(t, layer.layerIndex(), layer.layerName(), x.length, quantizer,
+                        HistogramInformation.estimate(x, y, quantizer),
+                        HistogramInformation.shuffledControl(x, y, quantizer, shuffleSeed));
+                sums[l][q].add(row);
+                sink.accept(row);
+            }
+        }
     }
 
     /** Running sums of one (layer, quantizer) over the sampled steps. */

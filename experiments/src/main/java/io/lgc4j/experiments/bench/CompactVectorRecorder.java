@@ -144,6 +144,64 @@ public final class CompactVectorRecorder {
     }
 
     /**
+     * Every rank's accumulator as the training runs keep it (error feedback, the low-pass filter of
+     * {@code SupportMemory}), and the leader's top-k that every rank sends its values on.
+     */
+    private static final class Accumulators {
+        private final float[][] accumulators;
+        private final float[][] memories; // the accumulators before this step's gradient
+        private final float beta;
+        private final TopK topK = new TopK();
+        private final int[] picked;
+
+        Accumulators(int ranks, int length, int maxSelected, float beta) {
+            this.accumulators = new float[ranks][length];
+            this.memories = new float[ranks][length];
+            this.beta = beta;
+            this.picked = new int[maxSelected];
+        }
+
+        /**
+         * One block's step: every rank's gradient added, the leader's top entries taken from every rank (their
+         * values into {@code compacts} from {@code position}, their mean into {@code update}, zero elsewhere in the
+         * block), the memories filtered.
+         *
+         * @return the entries taken
+         */
+        int take(Share share, float[][] gradients, int leader, float[] update, float[][] compacts, int position) {
+            int ranks = accumulators.length;
+            ParamBlock b = share.block();
+            for (int k = 0; k < ranks; k++) {
+                System.arraycopy(accumulators[k], b.offset(), memories[k], b.offset(), b.length());
+                for (int i = b.offset(); i < b.end(); i++) {
+                    accumulators[k][i] += gradients[k][i]; // now m + g, what a rank offers
+                }
+            }
+            int count = topK.select(accumulators[leader], b.offset(), b.end(), share.selected(), picked);
+            java.util.Arrays.fill(update, b.offset(), b.end(), 0f);
+            for (int j = 0; j < count; j++) {
+                int at = b.offset() + picked[j];
+                double sum = 0;
+                for (int k = 0; k < ranks; k++) {
+                    compacts[k][position + j] = accumulators[k][at];
+                    sum += accumulators[k][at];
+                    accumulators[k][at] = 0f;
+                }
+                update[at] = (float) (sum / ranks);
+            }
+            if (beta != 1f) {
+                // the training runs' filtered memory (SupportMemory): m ← (1 − β)·m + β·(m + g − sent)
+                for (int k = 0; k < ranks; k++) {
+                    for (int i = b.offset(); i < b.end(); i++) {
+                        accumulators[k][i] = (1 - beta) * memories[k][i] + beta * accumulators[k][i];
+                    }
+                }
+            }
+            return count;
+        }
+    }
+
+    /**
      * Trains {@code model} (its parameters and updater state move) on {@code train} as described above and hands
      * every recorded step to {@code sink}; progress lines go to {@code log} about every tenth of the run.
      *
@@ -164,11 +222,7 @@ public final class CompactVectorRecorder {
         INDArray features = train.toDataSet().getFeatures();
         INDArray labels = train.toDataSet().getLabels();
         SplittableRandom leaders = new SplittableRandom(settings.seed() ^ LEADER_SALT);
-        TopK topK = new TopK();
-        int[] picked = new int[maxSelected];
-        float[][] accumulators = new float[ranks][layout.length()];
-        float[][] memories = new float[ranks][layout.length()]; // the accumulators before this step's gradient
-        float beta = (float) settings.lowPass();
+        Accumulators accumulators = new Accumulators(ranks, layout.length(), maxSelected, (float) settings.lowPass());
         float[][] gradients = new float[ranks][];
         int total = settings.warmup() + settings.steps();
         double[] meanLoss = new double[total];
@@ -194,34 +248,7 @@ public final class CompactVectorRecorder {
                 float[][] compacts = new float[ranks][mu];
                 int position = 0;
                 for (Share share : shares) {
-                    ParamBlock b = share.block();
-                    for (int k = 0; k < ranks; k++) {
-                        System.arraycopy(accumulators[k], b.offset(), memories[k], b.offset(), b.length());
-                        for (int i = b.offset(); i < b.end(); i++) {
-                            accumulators[k][i] += gradients[k][i]; // now m + g, what a rank offers
-                        }
-                    }
-                    int count = topK.select(accumulators[leader], b.offset(), b.end(), share.selected(), picked);
-                    java.util.Arrays.fill(update, b.offset(), b.end(), 0f);
-                    for (int j = 0; j < count; j++) {
-                        int at = b.offset() + picked[j];
-                        double sum = 0;
-                        for (int k = 0; k < ranks; k++) {
-                            compacts[k][position + j] = accumulators[k][at];
-                            sum += accumulators[k][at];
-                            accumulators[k][at] = 0f;
-                        }
-                        update[at] = (float) (sum / ranks);
-                    }
-                    if (beta != 1f) {
-                        // the training runs' filtered memory (SupportMemory): m ← (1 − β)·m + β·(m + g − sent)
-                        for (int k = 0; k < ranks; k++) {
-                            for (int i = b.offset(); i < b.end(); i++) {
-                                accumulators[k][i] = (1 - beta) * memories[k][i] + beta * accumulators[k][i];
-                            }
-                        }
-                    }
-                    position += count;
+                    position += accumulators.take(share, gradients, leader, update, compacts, position);
                 }
                 sink.accept(t - settings.warmup(), leader, compacts);
             }

@@ -298,6 +298,20 @@ public final class CheckpointPart {
         }
 
         CheckpointPart parse() throws CheckpointException {
+            PartKind kind = header();
+            long count = Integer.toUnsignedLong(in.getInt(CheckpointDescriptor.SECTION_COUNT_OFFSET));
+            in.position(HEADER_LENGTH);
+            Map<String, ByteBuffer> sections = new LinkedHashMap<>();
+            List<String> order = new ArrayList<>();
+            for (long i = 1; i <= count; i++) {
+                section(i, count, sections, order);
+            }
+            trailer(count);
+            return new CheckpointPart(kind, label, sections);
+        }
+
+        /** The magic, the version, the kind and the reserved bytes of the part's header. */
+        private PartKind header() throws CheckpointException {
             int magicPresent = Math.min(MAGIC.length, bytes.length);
             if (!Arrays.equals(bytes, 0, magicPresent, MAGIC, 0, magicPresent)) {
                 throw new CheckpointException(label + " is not an LGC4J checkpoint part: expected magic LGCK, found "
@@ -323,48 +337,52 @@ public final class CheckpointPart {
                 throw new CheckpointException(String.format(Locale.ROOT,
                         "%s: reserved header bytes 6-7 are 0x%04x, expected 0", label, reserved));
             }
-            long count = Integer.toUnsignedLong(in.getInt(CheckpointDescriptor.SECTION_COUNT_OFFSET));
-            in.position(HEADER_LENGTH);
-            Map<String, ByteBuffer> sections = new LinkedHashMap<>();
-            List<String> order = new ArrayList<>();
-            for (long i = 1; i <= count; i++) {
-                String where = "section " + Messages.count(i) + " of " + Messages.count(count);
-                need(NAME_LENGTH_SIZE, where, "its name length");
-                int nameLength = Short.toUnsignedInt(in.getShort());
-                if (nameLength == 0) {
-                    throw new CheckpointException(label + ": " + where + " has an empty name");
-                }
-                if (nameLength > MAX_NAME_LENGTH) {
-                    throw new CheckpointException(label + ": " + where + " declares a name of "
-                            + Messages.bytes(nameLength) + ", at most " + MAX_NAME_LENGTH);
-                }
-                need(nameLength, where, "its name");
-                String name = name(nameLength, where);
-                String named = "section '" + name + "' (" + Messages.count(i) + " of " + Messages.count(count) + ")";
-                int earlier = order.indexOf(name);
-                if (earlier >= 0) {
-                    throw new CheckpointException(label + ": " + where + " repeats the name '" + name
-                            + "' of section " + (earlier + 1));
-                }
-                need(BODY_LENGTH_SIZE + BODY_CRC_SIZE, named, "its body length and CRC32C");
-                long bodyLength = in.getLong();
-                int storedCrc = in.getInt();
-                if (bodyLength < 0 || bodyLength > in.remaining()) {
-                    throw new CheckpointException(label + ": truncated in " + named + ": expected a body of "
-                            + Messages.unsignedCount(bodyLength) + " bytes, found " + Messages.bytes(in.remaining()));
-                }
-                ByteBuffer body = in.slice().limit((int) bodyLength);
-                CRC32C crc = new CRC32C();
-                crc.update(body.duplicate());
-                if ((int) crc.getValue() != storedCrc) {
-                    throw new CheckpointException(label + ": " + named + " fails its CRC32C: stored "
-                            + Messages.crc(storedCrc) + ", computed " + Messages.crc((int) crc.getValue())
-                            + ": its body is corrupt");
-                }
-                in.position(in.position() + (int) bodyLength);
-                sections.put(name, body.asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN));
-                order.add(name);
+            return kind;
+        }
+
+        /** Section {@code i} of {@code count}: its name (unique), its body checked against its CRC32C. */
+        private void section(long i, long count, Map<String, ByteBuffer> sections, List<String> order)
+                throws CheckpointException {
+            String where = "section " + Messages.count(i) + " of " + Messages.count(count);
+            need(NAME_LENGTH_SIZE, where, "its name length");
+            int nameLength = Short.toUnsignedInt(in.getShort());
+            if (nameLength == 0) {
+                throw new CheckpointException(label + ": " + where + " has an empty name");
             }
+            if (nameLength > MAX_NAME_LENGTH) {
+                throw new CheckpointException(label + ": " + where + " declares a name of "
+                        + Messages.bytes(nameLength) + ", at most " + MAX_NAME_LENGTH);
+            }
+            need(nameLength, where, "its name");
+            String name = name(nameLength, where);
+            String named = "section '" + name + "' (" + Messages.count(i) + " of " + Messages.count(count) + ")";
+            int earlier = order.indexOf(name);
+            if (earlier >= 0) {
+                throw new CheckpointException(label + ": " + where + " repeats the name '" + name
+                        + "' of section " + (earlier + 1));
+            }
+            need(BODY_LENGTH_SIZE + BODY_CRC_SIZE, named, "its body length and CRC32C");
+            long bodyLength = in.getLong();
+            int storedCrc = in.getInt();
+            if (bodyLength < 0 || bodyLength > in.remaining()) {
+                throw new CheckpointException(label + ": truncated in " + named + ": expected a body of "
+                        + Messages.unsignedCount(bodyLength) + " bytes, found " + Messages.bytes(in.remaining()));
+            }
+            ByteBuffer body = in.slice().limit((int) bodyLength);
+            CRC32C crc = new CRC32C();
+            crc.update(body.duplicate());
+            if ((int) crc.getValue() != storedCrc) {
+                throw new CheckpointException(label + ": " + named + " fails its CRC32C: stored "
+                        + Messages.crc(storedCrc) + ", computed " + Messages.crc((int) crc.getValue())
+                        + ": its body is corrupt");
+            }
+            in.position(in.position() + (int) bodyLength);
+            sections.put(name, body.asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN));
+            order.add(name);
+        }
+
+        /** The 4-byte trailer right after the last section: the CRC32C of everything before it. */
+        private void trailer(long count) throws CheckpointException {
             if (in.remaining() < TRAILER_LENGTH) {
                 throw new CheckpointException(label + ": truncated in the trailer: expected "
                         + Messages.bytes(TRAILER_LENGTH) + " (the CRC32C after the last section), found "
@@ -383,7 +401,6 @@ public final class CheckpointPart {
                         + ", computed " + Messages.crc((int) crc.getValue())
                         + ": every section's body verifies, so a header byte or the trailer is corrupt");
             }
-            return new CheckpointPart(kind, label, sections);
         }
 
         private void need(int length, String where, String what) throws CheckpointException {

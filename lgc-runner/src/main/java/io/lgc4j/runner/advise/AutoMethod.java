@@ -138,61 +138,7 @@ public record AutoMethod(ExperimentConfig base, List<AdviseCandidate> candidates
             throw ConfigException.forSource(source, "compressor." + other + ": compressor: auto takes no other key;"
                     + " each candidate sets its own method (advise.candidates)", null);
         }
-        String candidates = "default";
-        double target = 0.80;
-        double denseSteps = 0;
-        Map<String, Double> penalties = new TreeMap<>();
-        if (advise != null && !advise.isNull()) {
-            if (!(advise instanceof ObjectNode section)) {
-                throw ConfigException.forSource(source, "advise: expected a mapping with " + String.join(", ",
-                        ADVISE_KEYS) + ", found " + advise, null);
-            }
-            for (Iterator<String> it = section.fieldNames(); it.hasNext(); ) {
-                String key = it.next();
-                if (!ADVISE_KEYS.contains(key)) {
-                    throw ConfigException.forSource(source, "advise." + key + ": unknown key; allowed: "
-                            + String.join(", ", ADVISE_KEYS), null);
-                }
-            }
-            if (section.has("candidates")) {
-                if (!section.get("candidates").isTextual() || section.get("candidates").asText().isBlank()) {
-                    throw ConfigException.forSource(source, "advise.candidates: expected default or a file, found "
-                            + section.get("candidates"), null);
-                }
-                candidates = section.get("candidates").asText();
-            }
-            if (section.has("target")) {
-                JsonNode t = section.get("target");
-                if (!t.isNumber() || !(t.asDouble() > 0 && t.asDouble() <= 1)) {
-                    throw ConfigException.forSource(source, "advise.target: expected a test accuracy in (0, 1],"
-                            + " found " + t, null);
-                }
-                target = t.asDouble();
-            }
-            if (section.has("denseSteps")) {
-                JsonNode d = section.get("denseSteps");
-                if (!d.isNumber() || !(d.asDouble() >= 0)) {
-                    throw ConfigException.forSource(source, "advise.denseSteps: expected dense's steps to the target,"
-                            + " > 0 (0: from the evidence), found " + d, null);
-                }
-                denseSteps = d.asDouble();
-            }
-            if (section.has("penalties")) {
-                JsonNode p = section.get("penalties");
-                if (!(p instanceof ObjectNode map)) {
-                    throw ConfigException.forSource(source, "advise.penalties: expected a mapping of candidate id to"
-                            + " its steps to the target as a multiple of dense's, found " + p, null);
-                }
-                for (Iterator<Map.Entry<String, JsonNode>> it = map.fields(); it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> e = it.next();
-                    if (!e.getValue().isNumber()) {
-                        throw ConfigException.forSource(source, "advise.penalties." + e.getKey() + ": expected a"
-                                + " number, found " + e.getValue(), null);
-                    }
-                    penalties.put(e.getKey(), e.getValue().asDouble());
-                }
-            }
-        }
+        AdviseKeys keys = AdviseKeys.read(advise, source);
         tree.remove("advise");
         tree.remove("compressor");
         ExperimentConfig base;
@@ -201,8 +147,8 @@ public record AutoMethod(ExperimentConfig base, List<AdviseCandidate> candidates
         } catch (JsonProcessingException e) {
             throw ConfigException.forSource(source, "cannot write the config back: " + e.getMessage(), e);
         }
-        List<AdviseCandidate> list = candidates.equals("default") ? AdviseCandidates.defaults(base)
-                : AdviseCandidates.load(dir.resolve(candidates), base);
+        List<AdviseCandidate> list = keys.candidates().equals("default") ? AdviseCandidates.defaults(base)
+                : AdviseCandidates.load(dir.resolve(keys.candidates()), base);
         for (AdviseCandidate c : list) {
             try {
                 ConfiguredMethod.of(c.config()).newTopology();
@@ -211,9 +157,73 @@ public record AutoMethod(ExperimentConfig base, List<AdviseCandidate> candidates
             }
         }
         try {
-            return Optional.of(new AutoMethod(base, list, target, candidates, denseSteps, penalties));
+            return Optional.of(new AutoMethod(base, list, keys.target(), keys.candidates(), keys.denseSteps(),
+                    keys.penalties()));
         } catch (IllegalArgumentException e) {
             throw ConfigException.forSource(source, e.getMessage(), e);
+        }
+    }
+
+    /** The {@code advise} section's keys, each checked; the defaults where the section or a key is absent. */
+    private record AdviseKeys(String candidates, double target, double denseSteps, Map<String, Double> penalties) {
+
+        static AdviseKeys read(JsonNode advise, String source) {
+            String candidates = "default";
+            double target = 0.80;
+            double denseSteps = 0;
+            Map<String, Double> penalties = new TreeMap<>();
+            if (advise != null && !advise.isNull()) {
+                if (!(advise instanceof ObjectNode section)) {
+                    throw ConfigException.forSource(source, "advise: expected a mapping with " + String.join(", ",
+                            ADVISE_KEYS) + ", found " + advise, null);
+                }
+                for (Iterator<String> it = section.fieldNames(); it.hasNext(); ) {
+                    String key = it.next();
+                    if (!ADVISE_KEYS.contains(key)) {
+                        throw ConfigException.forSource(source, "advise." + key + ": unknown key; allowed: "
+                                + String.join(", ", ADVISE_KEYS), null);
+                    }
+                }
+                if (section.has("candidates")) {
+                    if (!section.get("candidates").isTextual() || section.get("candidates").asText().isBlank()) {
+                        throw ConfigException.forSource(source, "advise.candidates: expected default or a file, found "
+                                + section.get("candidates"), null);
+                    }
+                    candidates = section.get("candidates").asText();
+                }
+                if (section.has("target")) {
+                    JsonNode t = section.get("target");
+                    if (!t.isNumber() || !(t.asDouble() > 0 && t.asDouble() <= 1)) {
+                        throw ConfigException.forSource(source, "advise.target: expected a test accuracy in (0, 1],"
+                                + " found " + t, null);
+                    }
+                    target = t.asDouble();
+                }
+                if (section.has("denseSteps")) {
+                    JsonNode d = section.get("denseSteps");
+                    if (!d.isNumber() || !(d.asDouble() >= 0)) {
+                        throw ConfigException.forSource(source, "advise.denseSteps: expected dense's steps to the target,"
+                                + " > 0 (0: from the evidence), found " + d, null);
+                    }
+                    denseSteps = d.asDouble();
+                }
+                if (section.has("penalties")) {
+                    JsonNode p = section.get("penalties");
+                    if (!(p instanceof ObjectNode map)) {
+                        throw ConfigException.forSource(source, "advise.penalties: expected a mapping of candidate id to"
+                                + " its steps to the target as a multiple of dense's, found " + p, null);
+                    }
+                    for (Iterator<Map.Entry<String, JsonNode>> it = map.fields(); it.hasNext(); ) {
+                        Map.Entry<String, JsonNode> e = it.next();
+                        if (!e.getValue().isNumber()) {
+                            throw ConfigException.forSource(source, "advise.penalties." + e.getKey() + ": expected a"
+                                    + " number, found " + e.getValue(), null);
+                        }
+                        penalties.put(e.getKey(), e.getValue().asDouble());
+                    }
+                }
+            }
+            return new AdviseKeys(candidates, target, denseSteps, penalties);
         }
     }
 

@@ -135,7 +135,6 @@ public final class SymmetricEigen {
         for (int i = n - 1; i > 0; i--) {
             // the Householder vector of column i's part above the diagonal, scaled against underflow
             double scale = 0;
-            double h = 0;
             for (int k = 0; k < i; k++) {
                 scale += Math.abs(d[k]);
             }
@@ -146,58 +145,76 @@ public final class SymmetricEigen {
                     u[j][i] = 0;
                     u[i][j] = 0;
                 }
+                d[i] = 0;
             } else {
-                for (int k = 0; k < i; k++) {
-                    d[k] /= scale;
-                    h += d[k] * d[k];
-                }
-                double f = d[i - 1];
-                double g = Math.sqrt(h);
-                if (f > 0) {
-                    g = -g;
-                }
-                e[i] = scale * g;
-                h -= f * g;
-                d[i - 1] = f - g;
-                for (int j = 0; j < i; j++) {
-                    e[j] = 0;
-                }
-                // p = A x / h, into e
-                for (int j = 0; j < i; j++) {
-                    f = d[j];
-                    u[i][j] = f;
-                    double[] uj = u[j];
-                    g = e[j] + uj[j] * f;
-                    for (int k = j + 1; k < i; k++) {
-                        g += uj[k] * d[k];
-                        e[k] += uj[k] * f;
-                    }
-                    e[j] = g;
-                }
-                f = 0;
-                for (int j = 0; j < i; j++) {
-                    e[j] /= h;
-                    f += e[j] * d[j];
-                }
-                double hh = f / (h + h);
-                for (int j = 0; j < i; j++) {
-                    e[j] -= hh * d[j];
-                }
-                // A ← A − x qᵀ − q xᵀ on the (swapped) triangle
-                for (int j = 0; j < i; j++) {
-                    f = d[j];
-                    g = e[j];
-                    double[] uj = u[j];
-                    for (int k = j; k < i; k++) {
-                        uj[k] -= f * e[k] + g * d[k];
-                    }
-                    d[j] = uj[i - 1];
-                    uj[i] = 0;
-                }
+                d[i] = reflect(u, d, e, i, scale);
             }
-            d[i] = h;
         }
-        // accumulate the transformations
+        accumulate(u, d);
+        e[0] = 0;
+    }
+
+    /**
+     * Step i of {@link #tridiagonalize} when column i's part above the diagonal ({@code d[0..i)}, summing to
+     * {@code scale} in absolute value) is not zero: its Householder reflection applied to the leading i × i block.
+     *
+     * @return h, half the squared norm of the Householder vector (scaled), which the accumulation divides by
+     */
+    private static double reflect(double[][] u, double[] d, double[] e, int i, double scale) {
+        double h = 0;
+        for (int k = 0; k < i; k++) {
+            d[k] /= scale;
+            h += d[k] * d[k];
+        }
+        double f = d[i - 1];
+        double g = Math.sqrt(h);
+        if (f > 0) {
+            g = -g;
+        }
+        e[i] = scale * g;
+        h -= f * g;
+        d[i - 1] = f - g;
+        for (int j = 0; j < i; j++) {
+            e[j] = 0;
+        }
+        // p = A x / h, into e
+        for (int j = 0; j < i; j++) {
+            f = d[j];
+            u[i][j] = f;
+            double[] uj = u[j];
+            g = e[j] + uj[j] * f;
+            for (int k = j + 1; k < i; k++) {
+                g += uj[k] * d[k];
+                e[k] += uj[k] * f;
+            }
+            e[j] = g;
+        }
+        f = 0;
+        for (int j = 0; j < i; j++) {
+            e[j] /= h;
+            f += e[j] * d[j];
+        }
+        double hh = f / (h + h);
+        for (int j = 0; j < i; j++) {
+            e[j] -= hh * d[j];
+        }
+        // A ← A − x qᵀ − q xᵀ on the (swapped) triangle
+        for (int j = 0; j < i; j++) {
+            f = d[j];
+            g = e[j];
+            double[] uj = u[j];
+            for (int k = j; k < i; k++) {
+                uj[k] -= f * e[k] + g * d[k];
+            }
+            d[j] = uj[i - 1];
+            uj[i] = 0;
+        }
+        return h;
+    }
+
+    /** The transformations of {@link #tridiagonalize} accumulated into {@code u}; {@code d} gets the diagonal. */
+    private static void accumulate(double[][] u, double[] d) {
+        int n = u.length;
         for (int i = 0; i < n - 1; i++) {
             u[i][n - 1] = u[i][i];
             u[i][i] = 1;
@@ -227,7 +244,6 @@ public final class SymmetricEigen {
             u[j][n - 1] = 0;
         }
         u[n - 1][n - 1] = 1;
-        e[0] = 0;
     }
 
     /**

@@ -89,6 +89,41 @@ public final class WeightCodec {
      * @throws WeightFormatException if the bytes are not a weight set of the same part, μ, names and shapes
      */
     public static void read(byte[] bytes, WeightSet target, int mu) {
+        ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        int count = header(bytes, b, target, mu);
+        b.position(WeightsDescriptor.HEADER_LENGTH);
+        Map<String, INDArray> expected = target.tensors();
+        if (count != expected.size()) {
+            throw new WeightFormatException("autoencoder weights: " + count + " tensors, the configuration expects "
+                    + expected.size() + " " + expected.keySet());
+        }
+        INDArray[] loaded = new INDArray[count];
+        int t = 0;
+        try {
+            for (Map.Entry<String, INDArray> e : expected.entrySet()) {
+                loaded[t] = tensor(b, t, e.getKey(), e.getValue());
+                t++;
+            }
+        } catch (BufferUnderflowException e) {
+            throw new WeightFormatException("autoencoder weights: truncated in tensor " + t + " of " + count);
+        }
+        int after = b.remaining() - WeightsDescriptor.TRAILER_LENGTH;
+        if (after != 0) {
+            throw new WeightFormatException("autoencoder weights: " + after
+                    + " bytes follow the last tensor, expected none");
+        }
+        t = 0;
+        for (INDArray array : expected.values()) {
+            array.assign(loaded[t++]);
+        }
+    }
+
+    /**
+     * The header and the trailer's checksum: magic, version, CRC32C, the part {@code target} is and μ.
+     *
+     * @return the tensor count the header declares
+     */
+    private static int header(byte[] bytes, ByteBuffer b, WeightSet target, int mu) {
         if (bytes.length < WeightsDescriptor.MIN_LENGTH) {
             throw new WeightFormatException("autoencoder weights: " + bytes.length + " bytes is shorter than the "
                     + WeightsDescriptor.MIN_LENGTH + "-byte minimum (header and checksum)");
@@ -96,7 +131,6 @@ public final class WeightCodec {
         int crcOffset = bytes.length - WeightsDescriptor.TRAILER_LENGTH;
         CRC32C crc = new CRC32C();
         crc.update(bytes, 0, crcOffset);
-        ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         byte[] magic = Arrays.copyOfRange(bytes, WeightsDescriptor.MAGIC_OFFSET,
                 WeightsDescriptor.MAGIC_OFFSET + MAGIC.length);
         if (!Arrays.equals(magic, MAGIC)) {
@@ -123,68 +157,48 @@ public final class WeightCodec {
             throw new WeightFormatException("autoencoder weights: trained for compact vectors of length μ = "
                     + storedMu + ", but this autoencoder is configured for μ = " + mu);
         }
-        int count = Short.toUnsignedInt(b.getShort(WeightsDescriptor.TENSOR_COUNT_OFFSET));
-        b.position(WeightsDescriptor.HEADER_LENGTH);
-        Map<String, INDArray> expected = target.tensors();
-        if (count != expected.size()) {
-            throw new WeightFormatException("autoencoder weights: " + count + " tensors, the configuration expects "
-                    + expected.size() + " " + expected.keySet());
+        return Short.toUnsignedInt(b.getShort(WeightsDescriptor.TENSOR_COUNT_OFFSET));
+    }
+
+    /** Tensor {@code t} at {@code b}'s position: its name, rank and shape as {@code like}'s, then its values. */
+    private static INDArray tensor(ByteBuffer b, int t, String name, INDArray like) {
+        int nameLength = Short.toUnsignedInt(b.getShort());
+        if (nameLength > WeightsDescriptor.MAX_NAME_LENGTH || nameLength > b.remaining()) {
+            throw new WeightFormatException("autoencoder weights: tensor " + t + " declares a name of "
+                    + nameLength + " bytes; at most "
+                    + Math.min(WeightsDescriptor.MAX_NAME_LENGTH, b.remaining()) + " fit");
         }
-        INDArray[] loaded = new INDArray[count];
-        int t = 0;
-        try {
-            for (Map.Entry<String, INDArray> e : expected.entrySet()) {
-                int nameLength = Short.toUnsignedInt(b.getShort());
-                if (nameLength > WeightsDescriptor.MAX_NAME_LENGTH || nameLength > b.remaining()) {
-                    throw new WeightFormatException("autoencoder weights: tensor " + t + " declares a name of "
-                            + nameLength + " bytes; at most "
-                            + Math.min(WeightsDescriptor.MAX_NAME_LENGTH, b.remaining()) + " fit");
-                }
-                byte[] name = new byte[nameLength];
-                b.get(name);
-                String found = new String(name, StandardCharsets.UTF_8);
-                if (!found.equals(e.getKey())) {
-                    throw new WeightFormatException("autoencoder weights: tensor " + t + " is '" + found
-                            + "', the configuration expects '" + e.getKey() + "'");
-                }
-                int rank = Byte.toUnsignedInt(b.get());
-                if (rank > WeightsDescriptor.MAX_RANK) {
-                    throw new WeightFormatException("autoencoder weights: tensor '" + found + "' declares rank "
-                            + rank + ", at most " + WeightsDescriptor.MAX_RANK);
-                }
-                long[] shape = new long[rank];
-                for (int i = 0; i < rank; i++) {
-                    shape[i] = b.getInt();
-                }
-                if (!Arrays.equals(shape, e.getValue().shape())) {
-                    throw new WeightFormatException("autoencoder weights: tensor '" + found + "' has shape "
-                            + Arrays.toString(shape) + ", the configuration expects "
-                            + Arrays.toString(e.getValue().shape()));
-                }
-                int n = Math.toIntExact(e.getValue().length());
-                long valueBytes = (long) WeightsDescriptor.VALUE_SIZE * n;
-                int left = b.remaining() - WeightsDescriptor.TRAILER_LENGTH;
-                if (valueBytes > left) {
-                    throw new WeightFormatException("autoencoder weights: truncated in tensor '" + found
-                            + "': its " + n + " floats need " + valueBytes + " bytes, " + left + " remain");
-                }
-                float[] values = new float[n];
-                b.asFloatBuffer().get(values);
-                b.position(b.position() + (int) valueBytes);
-                loaded[t++] = Nd4j.create(values, shape, 'c');
-            }
-        } catch (BufferUnderflowException e) {
-            throw new WeightFormatException("autoencoder weights: truncated in tensor " + t + " of " + count);
+        byte[] bytes = new byte[nameLength];
+        b.get(bytes);
+        String found = new String(bytes, StandardCharsets.UTF_8);
+        if (!found.equals(name)) {
+            throw new WeightFormatException("autoencoder weights: tensor " + t + " is '" + found
+                    + "', the configuration expects '" + name + "'");
         }
-        int after = b.remaining() - WeightsDescriptor.TRAILER_LENGTH;
-        if (after != 0) {
-            throw new WeightFormatException("autoencoder weights: " + after
-                    + " bytes follow the last tensor, expected none");
+        int rank = Byte.toUnsignedInt(b.get());
+        if (rank > WeightsDescriptor.MAX_RANK) {
+            throw new WeightFormatException("autoencoder weights: tensor '" + found + "' declares rank "
+                    + rank + ", at most " + WeightsDescriptor.MAX_RANK);
         }
-        t = 0;
-        for (INDArray array : expected.values()) {
-            array.assign(loaded[t++]);
+        long[] shape = new long[rank];
+        for (int i = 0; i < rank; i++) {
+            shape[i] = b.getInt();
         }
+        if (!Arrays.equals(shape, like.shape())) {
+            throw new WeightFormatException("autoencoder weights: tensor '" + found + "' has shape "
+                    + Arrays.toString(shape) + ", the configuration expects " + Arrays.toString(like.shape()));
+        }
+        int n = Math.toIntExact(like.length());
+        long valueBytes = (long) WeightsDescriptor.VALUE_SIZE * n;
+        int left = b.remaining() - WeightsDescriptor.TRAILER_LENGTH;
+        if (valueBytes > left) {
+            throw new WeightFormatException("autoencoder weights: truncated in tensor '" + found
+                    + "': its " + n + " floats need " + valueBytes + " bytes, " + left + " remain");
+        }
+        float[] values = new float[n];
+        b.asFloatBuffer().get(values);
+        b.position(b.position() + (int) valueBytes);
+        return Nd4j.create(values, shape, 'c');
     }
 
     /** A weight form that does not match what the receiver expects. */

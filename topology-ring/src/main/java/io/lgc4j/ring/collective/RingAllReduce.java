@@ -207,59 +207,84 @@ public final class RingAllReduce {
         if (tag.values() != ValueEncoding.FP32) {
             throw new IllegalArgumentException("a direct sum carries fp32 values only, found " + tag.values());
         }
-        int n = data.length;
-        return new Pass() {
-            @Override
-            public int rounds() {
-                return 1;
-            }
+        return new DirectPass(data, from, to, kind, tag);
+    }
 
-            @Override
-            public void send(int round, PhaseClock clock) {
-                clock.enter(Phase.ENCODE);
-                FrameBuffer frame = FloatFrames.encode(transport, data, from, to, kind, tag.stage(), tag.step(),
-                        ValueEncoding.FP32);
-                clock.enter(Phase.COMMUNICATE);
-                for (int i = 2; i < size; i++) {
-                    frame.retain(); // one reference per peer, all taken before the first send gives one back
-                }
-                for (int peer = 0; peer < size; peer++) {
-                    if (peer != rank) {
-                        transport.send(peer, frame);
-                    }
-                }
-            }
+    /** {@link #directPass}: one leg to every other rank, then each chunk summed in the ring's order. */
+    private final class DirectPass implements Pass {
+        private final float[] data;
+        private final int from;
+        private final int to;
+        private final TrafficKind kind;
+        private final StepTag tag;
 
-            @Override
-            public void receive(int round, PhaseClock clock) {
-                float[][] all = new float[size][];
-                int[] base = new int[size];
-                all[rank] = data; // element i is read before it is written, and by no other element's sum
-                for (int peer = 0; peer < size; peer++) {
-                    if (peer != rank) {
-                        clock.enter(Phase.COMMUNICATE);
-                        Frame in = RingAllReduce.this.receive(peer, kind, tag);
-                        clock.enter(Phase.DECODE);
-                        all[peer] = new float[to - from];
-                        base[peer] = from;
-                        FloatFrames.copyInto(in, all[peer], 0, to - from);
-                    }
-                }
-                clock.enter(Phase.DECODE);
-                for (int c = 0; c < size; c++) {
-                    int lo = Math.max(from, chunkStart(n, size, c));
-                    int hi = Math.min(to, chunkStart(n, size, c + 1));
-                    for (int i = lo; i < hi; i++) {
-                        float sum = all[c][i - base[c]];
-                        for (int j = 1; j < size; j++) {
-                            int r = (c + j) % size;
-                            sum += all[r][i - base[r]];
-                        }
-                        data[i] = sum;
-                    }
+        DirectPass(float[] data, int from, int to, TrafficKind kind, StepTag tag) {
+            this.data = data;
+            this.from = from;
+            this.to = to;
+            this.kind = kind;
+            this.tag = tag;
+        }
+
+        @Override
+        public int rounds() {
+            return 1;
+        }
+
+        @Override
+        public void send(int round, PhaseClock clock) {
+            clock.enter(Phase.ENCODE);
+            FrameBuffer frame = FloatFrames.encode(transport, data, from, to, kind, tag.stage(), tag.step(),
+                    ValueEncoding.FP32);
+            clock.enter(Phase.COMMUNICATE);
+            for (int i = 2; i < size; i++) {
+                frame.retain(); // one reference per peer, all taken before the first send gives one back
+            }
+            for (int peer = 0; peer < size; peer++) {
+                if (peer != rank) {
+                    transport.send(peer, frame);
                 }
             }
-        };
+        }
+
+        @Override
+        public void receive(int round, PhaseClock clock) {
+            float[][] all = new float[size][];
+            int[] base = new int[size];
+            all[rank] = data; // element i is read before it is written, and by no other element's sum
+            for (int peer = 0; peer < size; peer++) {
+                if (peer != rank) {
+                    clock.enter(Phase.COMMUNICATE);
+                    Frame in = RingAllReduce.this.receive(peer, kind, tag);
+                    clock.enter(Phase.DECODE);
+                    all[peer] = new float[to - from];
+                    base[peer] = from;
+                    FloatFrames.copyInto(in, all[peer], 0, to - from);
+                }
+            }
+            clock.enter(Phase.DECODE);
+            sumInRingOrder(all, base);
+        }
+
+        /**
+         * Chunk c summed as the ring sums it: from rank c's elements, adding rank c+1's, c+2's, ... ({@code all[r]}
+         * holds rank r's elements from {@code base[r]} on).
+         */
+        private void sumInRingOrder(float[][] all, int[] base) {
+            int n = data.length;
+            for (int c = 0; c < size; c++) {
+                int lo = Math.max(from, chunkStart(n, size, c));
+                int hi = Math.min(to, chunkStart(n, size, c + 1));
+                for (int i = lo; i < hi; i++) {
+                    float sum = all[c][i - base[c]];
+                    for (int j = 1; j < size; j++) {
+                        int r = (c + j) % size;
+                        sum += all[r][i - base[r]];
+                    }
+                    data[i] = sum;
+                }
+            }
+        }
     }
 
     /** The bitwise OR of {@code words} over the ranks as a pass, in the rounds of {@link #sumPass}. */
