@@ -503,7 +503,6 @@ final class LaunchCommand implements Callable<Integer> {
             trace = programTrace();
         }
         nproc = nprocOption;
-        List<String> command = programCommand();
         JobPlan plan = planProgram();
         LinkShape shape = linkShape();
         int processes = nproc + plan.services();
@@ -513,7 +512,7 @@ final class LaunchCommand implements Callable<Integer> {
                 threads = resolveThreads(processes);
             }
             jit = resolveJit(processes, mainClass == null);
-            program = command;
+            program = programCommand(); // --main's java options carry the JIT: after it is resolved
             int status = launchAttempts(hosts, plan.services(), plan.runDir(), plan.resumeStep());
             return status == 0 && trace.on() ? mergeTrace(plan.runDir()) : status;
         } catch (FabricException e) {

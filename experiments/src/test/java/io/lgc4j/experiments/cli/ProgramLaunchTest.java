@@ -48,6 +48,29 @@ class ProgramLaunchTest {
     }
 
     /**
+     * The manual's other form of a program, {@code --main CLASS --classpath CP}: the launcher builds each process's
+     * java command itself, with the JIT it resolved (it once built the command before resolving it, and failed).
+     */
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void aProgramGivenAsMainClassShouldComputeWhatItComputesInOneJvm(@TempDir Path tmp)
+            throws IOException, InterruptedException {
+        List<String> inProcess = LaunchedProgram.train(2).replicaChecksums();
+        String java = ProcessHandle.current().info().command().orElse("java");
+        String classPath = System.getProperty("java.class.path");
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-cp", classPath, LgcCommand.class.getName(),
+                "launch", "--nproc", "2", "--main", LaunchedProgram.class.getName(), "--classpath", classPath,
+                "--java-opts", "-Xmx512m").redirectErrorStream(true).redirectOutput(tmp.resolve("launch.log").toFile());
+        pb.environment().put("OMP_NUM_THREADS", "1");
+        Process launch = pb.start();
+        assertTrue(launch.waitFor(3, TimeUnit.MINUTES), "the launch did not end within 3 minutes");
+        String output = Files.readString(tmp.resolve("launch.log"), StandardCharsets.UTF_8);
+        assertEquals(0, launch.exitValue(), output);
+        Map<Integer, String> byRank = checksums(output);
+        assertEquals(Map.of(0, String.join(",", inProcess), 1, String.join(",", inProcess)), byRank, output);
+    }
+
+    /**
      * A model that draws random numbers while it trains (Dropout, Gaussian noise, alpha dropout, DropConnect) beside
      * a convolution, batch normalization and a residual merge: the same bits in this JVM twice (one OpenMP thread), in
      * a plain {@code java} run whose ND4J has two ({@code OMP_NUM_THREADS=2}), and launched as two processes with two.
