@@ -227,7 +227,7 @@ final class LaunchCommand implements Callable<Integer> {
         }
     }
 
-    /** The options either mode checks first: --jit, --nproc and --max-restarts. */
+    /** The options either mode checks first: --jit, --nproc, --max-restarts, --cpu-share and --cpu-period-ms. */
     private void checkCommonOptions() throws UsageError {
         if (WorkerJit.problem(jitOption) != null) {
             throw new UsageError("--jit " + WorkerJit.problem(jitOption));
@@ -237,6 +237,12 @@ final class LaunchCommand implements Callable<Integer> {
         }
         if (maxRestarts < 0) {
             throw new UsageError("--max-restarts must be >= 0, found " + maxRestarts);
+        }
+        if (cpuShare < 0) {
+            throw new UsageError("--cpu-share must be >= 0 cores, found " + cpuShare);
+        }
+        if (!(cpuPeriodMs >= 1 && cpuPeriodMs <= 1000)) {
+            throw new UsageError("--cpu-period-ms must be 1 to 1000 ms (the kernel's bounds), found " + cpuPeriodMs);
         }
     }
 
@@ -248,12 +254,6 @@ final class LaunchCommand implements Callable<Integer> {
         config = configFile();
         JobPlan plan = readConfig();
         LinkShape shape = linkShape();
-        if (cpuShare < 0) {
-            throw new UsageError("--cpu-share must be >= 0 cores, found " + cpuShare);
-        }
-        if (!(cpuPeriodMs >= 1 && cpuPeriodMs <= 1000)) {
-            throw new UsageError("--cpu-period-ms must be 1 to 1000 ms (the kernel's bounds), found " + cpuPeriodMs);
-        }
         int processes = colocate ? nproc : nproc + plan.services();
         EmulatedHosts hosts = createHosts(processes, shape);
         try (hosts) {

@@ -90,6 +90,12 @@ class LgcCommandTest {
         assertEquals(2, LgcCommand.execute("launch", "--nproc", "2", "--main", "com.example.Train"));
         assertEquals("lgc launch: --main com.example.Train needs --classpath CP", error());
         err.reset();
+        assertEquals(2, LgcCommand.execute("launch", "--nproc", "2", "--cpu-share", "-1", "--", "java", "Train"));
+        assertEquals("lgc launch: --cpu-share must be >= 0 cores, found -1.0", error(), "a program's CPU share too");
+        err.reset();
+        assertEquals(2, LgcCommand.execute("launch", "--nproc", "2", "--cpu-period-ms", "0", "--", "java", "Train"));
+        assertEquals("lgc launch: --cpu-period-ms must be 1 to 1000 ms (the kernel's bounds), found 0.0", error());
+        err.reset();
         assertEquals(2, LgcCommand.execute("launch", "--nproc", "2", "--threads", "0", "--", "java", "Train"));
         assertEquals("lgc launch: --threads must be 'auto' or a number of threads of at least 1, found '0'", error());
         err.reset();
