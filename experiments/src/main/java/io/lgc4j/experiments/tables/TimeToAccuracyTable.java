@@ -380,8 +380,13 @@ public final class TimeToAccuracyTable {
         List<Map<String, Object>> peers = new ArrayList<>();
         for (RateResult rate : rates) {
             for (PeerRun p : rate.peers()) {
-                peers.add(Map.of("cap", rate.shape().label(), "peer", p.peer().id(),
-                        "directory", out.relativize(p.directory()).toString(), "reused", p.reused()));
+                // in this order in every JVM (Map.of's iteration order is not fixed from one run to the next)
+                Map<String, Object> peer = new LinkedHashMap<>();
+                peer.put("cap", rate.shape().label());
+                peer.put("peer", p.peer().id());
+                peer.put("directory", out.relativize(p.directory()).toString());
+                peer.put("reused", p.reused());
+                peers.add(peer);
             }
         }
         provenance.put("peers", peers);
