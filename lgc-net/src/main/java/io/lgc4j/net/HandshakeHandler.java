@@ -7,8 +7,10 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.DecoderException;
 
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.concurrent.ScheduledFuture;
@@ -138,7 +140,7 @@ final class HandshakeHandler extends ByteToMessageDecoder {
     private boolean handle(ChannelHandlerContext ctx, int type, ByteBuf body) {
         NetSettings s = cluster.settings();
         if (type == Handshake.REFUSED) {
-            String reason = body.toString(java.nio.charset.StandardCharsets.UTF_8);
+            String reason = body.toString(StandardCharsets.UTF_8);
             // registered and waiting for the table: endpoint 0 gave up the whole rendezvous, not this endpoint
             finishDialer(ctx, state == State.TABLE ? s.name(0) + " gave up the rendezvous: " + reason
                     : cluster.describeDialed(peer) + " refused " + s.name(s.endpoint()) + ": " + reason, true);
@@ -396,8 +398,7 @@ final class HandshakeHandler extends ByteToMessageDecoder {
     }
 
     private void fail(ChannelHandlerContext ctx, Throwable cause) {
-        Throwable root = cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() != null
-                ? cause.getCause() : cause;
+        Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         boolean tls = root instanceof javax.net.ssl.SSLException;
         if (role == Role.ACCEPTOR) {
             if (state != State.DONE) {

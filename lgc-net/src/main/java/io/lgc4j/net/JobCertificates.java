@@ -19,16 +19,19 @@ import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
 import java.security.SecureRandom;
 import java.security.spec.ECGenParameterSpec;
+import java.security.spec.PKCS8EncodedKeySpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -139,8 +142,8 @@ public final class JobCertificates {
     private static KeyPair readKeyPair(Path pkcs8) throws IOException, GeneralSecurityException {
         byte[] der = Base64.getMimeDecoder().decode(Files.readString(pkcs8)
                 .replaceAll("-----[A-Z ]+-----", "").strip());
-        java.security.KeyFactory f = java.security.KeyFactory.getInstance("EC");
-        PrivateKey priv = f.generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(der));
+        KeyFactory f = KeyFactory.getInstance("EC");
+        PrivateKey priv = f.generatePrivate(new PKCS8EncodedKeySpec(der));
         // the public key travels in the CA certificate; only the private key signs
         return new KeyPair(null, priv);
     }
@@ -156,7 +159,7 @@ public final class JobCertificates {
         try {
             InetAddress.getByName(host);
             return true;
-        } catch (java.net.UnknownHostException e) {
+        } catch (UnknownHostException e) {
             return false;
         }
     }

@@ -1,6 +1,7 @@
 package io.lgc4j.net;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.zip.CRC32C;
 
 /**
@@ -20,7 +21,7 @@ public final class JobId {
 
     /** {@code text}'s job number; see the class comment. */
     public static int of(String text) {
-        java.util.Objects.requireNonNull(text, "text");
+        Objects.requireNonNull(text, "text");
         try {
             return Integer.parseUnsignedInt(text.strip());
         } catch (NumberFormatException e) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -55,7 +56,7 @@ public final class JobToken {
             }
             byte[] bytes = Files.readAllBytes(file);
             return check(strip(bytes), "token file " + file);
-        } catch (java.nio.file.NoSuchFileException e) {
+        } catch (NoSuchFileException e) {
             throw new UncheckedIOException("token file " + file + " does not exist", e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read token file " + file + ": " + e.getMessage(), e);

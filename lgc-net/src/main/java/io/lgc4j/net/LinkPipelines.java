@@ -16,6 +16,7 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
@@ -63,8 +64,7 @@ final class LinkPipelines {
 
     /** The TLS implementation in use, for the log line after the rendezvous. */
     String tlsProvider() {
-        return tlsServer.isServer() && io.netty.handler.ssl.OpenSsl.isAvailable() ? "OpenSSL (BoringSSL)"
-                : "the JDK's SSLEngine";
+        return tlsServer.isServer() && OpenSsl.isAvailable() ? "OpenSSL (BoringSSL)" : "the JDK's SSLEngine";
     }
 
     /** The event loops: a dial retried later is scheduled on them; they stop when the cluster closes. */

@@ -4,7 +4,11 @@ import io.lgc4j.core.comm.FrameDescriptor;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Objects;
 import java.util.function.IntFunction;
 
 /**
@@ -68,7 +72,7 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
 
         /** Rejects a null meaning. */
         public Plan {
-            java.util.Objects.requireNonNull(meaning, "meaning");
+            Objects.requireNonNull(meaning, "meaning");
         }
     }
 
@@ -90,7 +94,7 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
      * @param privateKey PEM PKCS#8 private key of the chain's first certificate
      * @param trustedCa  PEM certificate(s) of the CA that signs every endpoint of the job
      */
-    public record Tls(java.nio.file.Path certChain, java.nio.file.Path privateKey, java.nio.file.Path trustedCa) {
+    public record Tls(Path certChain, Path privateKey, Path trustedCa) {
         /** Checks that every file is given and readable. */
         public Tls {
             readable("tls.certChain", certChain);
@@ -98,8 +102,8 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
             readable("tls.trustedCa", trustedCa);
         }
 
-        private static void readable(String field, java.nio.file.Path file) {
-            if (file == null || !java.nio.file.Files.isReadable(file)) {
+        private static void readable(String field, Path file) {
+            if (file == null || !Files.isReadable(file)) {
                 throw invalid(field, file, "a readable PEM file");
             }
         }
@@ -194,20 +198,20 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
     @Override
     public boolean equals(Object o) {
         return o instanceof NetSettings other && endpoint == other.endpoint && endpoints == other.endpoints
-                && job == other.job && attempt == other.attempt && java.util.Objects.equals(master, other.master)
+                && job == other.job && attempt == other.attempt && Objects.equals(master, other.master)
                 && bindHost.equals(other.bindHost) && bindPort == other.bindPort
-                && java.util.Objects.equals(advertiseHost, other.advertiseHost)
-                && java.util.Arrays.equals(token, other.token)
+                && Objects.equals(advertiseHost, other.advertiseHost)
+                && Arrays.equals(token, other.token)
                 && rendezvousTimeout.equals(other.rendezvousTimeout) && receiveTimeout.equals(other.receiveTimeout)
                 && firstReceiveTimeout.equals(other.firstReceiveTimeout)
                 && heartbeatInterval.equals(other.heartbeatInterval) && idleTimeout.equals(other.idleTimeout)
-                && names.equals(other.names) && java.util.Objects.equals(tls, other.tls) && plan.equals(other.plan);
+                && names.equals(other.names) && Objects.equals(tls, other.tls) && plan.equals(other.plan);
     }
 
     /** Leaves the token out: nothing derived from it leaves the settings. */
     @Override
     public int hashCode() {
-        return java.util.Objects.hash(endpoint, endpoints, job, attempt, master, bindHost, bindPort, advertiseHost,
+        return Objects.hash(endpoint, endpoints, job, attempt, master, bindHost, bindPort, advertiseHost,
                 rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, names, tls,
                 plan);
     }

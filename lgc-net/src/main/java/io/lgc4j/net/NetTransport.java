@@ -16,6 +16,7 @@ import io.netty.channel.socket.DuplexChannel;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -73,7 +74,7 @@ final class NetTransport implements Transport {
     private final Log log;
     private final FramePool pool = new FramePool(POOL_IDLE_BYTES);
     /** Releases of the frames handed to the endpoint's thread since its last {@link #releaseReceived()}. */
-    private final java.util.ArrayList<Runnable> handedOut = new java.util.ArrayList<>();
+    private final ArrayList<Runnable> handedOut = new ArrayList<>();
     private final LongAdder sentInPlace = new LongAdder();
     private final LongAdder sentCopied = new LongAdder();
     private final LongAdder receivedInPlace = new LongAdder();
@@ -461,7 +462,7 @@ final class NetTransport implements Transport {
     List<Integer> missingLinks() {
         lock.lock();
         try {
-            java.util.ArrayList<Integer> missing = new java.util.ArrayList<>();
+            ArrayList<Integer> missing = new ArrayList<>();
             for (int e = 0; e < endpoints; e++) {
                 if (e != endpoint && links[e] == null) {
                     missing.add(e);
@@ -508,7 +509,7 @@ final class NetTransport implements Transport {
         } finally {
             lock.unlock();
         }
-        java.util.ArrayList<ChannelFuture> closing = new java.util.ArrayList<>();
+        ArrayList<ChannelFuture> closing = new ArrayList<>();
         for (Link link : snapshot) {
             if (link == null) {
                 continue;

@@ -15,10 +15,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -331,12 +333,12 @@ public final class TcpCluster implements AutoCloseable {
                             false);
                 }
             });
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             // closing: the event loops are gone
         }
     }
 
-    private void awaitRendezvous(BooleanSupplier done, java.util.function.Supplier<String> missing) {
+    private void awaitRendezvous(BooleanSupplier done, Supplier<String> missing) {
         transport.lock.lock();
         try {
             while (!done.getAsBoolean()) {
@@ -383,7 +385,7 @@ public final class TcpCluster implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new RendezvousException(settings.name(0) + " was interrupted while joining");
-            } catch (ExecutionException | TimeoutException | java.util.concurrent.RejectedExecutionException e) {
+            } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
                 throw new RendezvousException(settings.name(0) + " could not send the endpoint table: " + e, e);
             }
         }
@@ -416,7 +418,7 @@ public final class TcpCluster implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (ExecutionException | TimeoutException | java.util.concurrent.RejectedExecutionException e) {
+            } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
                 // that endpoint learns it from the closed connection instead
             }
         }
@@ -630,7 +632,7 @@ public final class TcpCluster implements AutoCloseable {
         InetSocketAddress address = dialAddresses[peer];
         try {
             pipelines.group().schedule(() -> dial(peer, address), backoffMs, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             // closing
         }
     }

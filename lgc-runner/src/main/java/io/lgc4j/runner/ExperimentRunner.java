@@ -2,11 +2,13 @@ package io.lgc4j.runner;
 
 import io.lgc4j.core.compute.ComputeReport;
 import io.lgc4j.core.compute.ComputeThreads;
+import io.lgc4j.core.compute.CpuInfo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.lgc4j.core.checkpoint.Checkpoint;
 import io.lgc4j.core.checkpoint.CheckpointDirectory;
+import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointManifest;
 import io.lgc4j.core.compute.Nd4jThreads;
 import io.lgc4j.core.data.DataSource;
@@ -19,6 +21,7 @@ import io.lgc4j.core.train.CheckpointMismatchException;
 import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TrainingListener;
+import io.lgc4j.core.train.TrainingPlan;
 import io.lgc4j.core.train.TrainingResult;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.runner.config.ConfigLoader;
@@ -43,15 +46,25 @@ import org.nd4j.linalg.learning.config.IUpdater;
 import org.nd4j.linalg.learning.config.Nesterovs;
 import org.nd4j.linalg.learning.config.Sgd;
 
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.zip.GZIPInputStream;
 
 /**
  * Runs one {@link ExperimentConfig}: loads the data, builds the model and the topology, trains with
@@ -73,7 +86,7 @@ public final class ExperimentRunner {
 
     private Map<String, String> records = Map.of();
     private Map<String, Object> provenanceExtra = Map.of();
-    private java.util.function.Function<TrainingResult, Map<String, Object>> summaryExtra = r -> null;
+    private Function<TrainingResult, Map<String, Object>> summaryExtra = r -> null;
 
     /**
      * Files to write into the run's directory beside {@code config.yaml} (name to content), and entries to add to
@@ -91,8 +104,8 @@ public final class ExperimentRunner {
      * as {@code advice} (null: nothing).
      */
     public ExperimentRunner records(Map<String, String> files, Map<String, Object> provenance,
-                                    java.util.function.Function<TrainingResult, Map<String, Object>> summary) {
-        this.summaryExtra = java.util.Objects.requireNonNull(summary, "summary");
+                                    Function<TrainingResult, Map<String, Object>> summary) {
+        this.summaryExtra = Objects.requireNonNull(summary, "summary");
         return records(files, provenance);
     }
 
@@ -152,7 +165,7 @@ public final class ExperimentRunner {
      * @throws RunFailedException when training failed after it resumed
      */
     public RunOutcome resume(Path runDir, ExperimentConfig config, String configSource,
-                             List<TrainingListener> extraListeners, java.io.PrintStream log) throws IOException {
+                             List<TrainingListener> extraListeners, PrintStream log) throws IOException {
         Path yaml = runDir.resolve("config.yaml");
         if (!Files.isDirectory(runDir)) {
             throw new RunInputException("cannot resume " + runDir + ": no such directory");
@@ -215,7 +228,7 @@ public final class ExperimentRunner {
             }
             try {
                 from = CheckpointDirectory.in(runDir).load(resumeStep);
-            } catch (io.lgc4j.core.checkpoint.CheckpointException e) {
+            } catch (CheckpointException e) {
                 throw new RunInputException("cannot resume " + runDir + ": " + e.getMessage(), e);
             }
         }
@@ -281,7 +294,7 @@ public final class ExperimentRunner {
         private TrainingListener target;
 
         @Override
-        public void onStart(io.lgc4j.core.train.TrainingPlan plan) {
+        public void onStart(TrainingPlan plan) {
             target.onStart(plan);
         }
 
@@ -411,12 +424,12 @@ public final class ExperimentRunner {
         boolean gzipped = !Files.isRegularFile(plain);
         Path file = gzipped ? dir.resolve(name + ".gz") : plain;
         long declared;
-        try (java.io.InputStream raw = Files.newInputStream(file);
-             java.io.DataInputStream in = new java.io.DataInputStream(gzipped
-                     ? new java.util.zip.GZIPInputStream(raw) : new java.io.BufferedInputStream(raw))) {
+        try (InputStream raw = Files.newInputStream(file);
+             DataInputStream in = new DataInputStream(gzipped
+                     ? new GZIPInputStream(raw) : new BufferedInputStream(raw))) {
             in.readInt(); // magic, checked by the workers' reader
             declared = Integer.toUnsignedLong(in.readInt());
-        } catch (java.nio.file.NoSuchFileException e) {
+        } catch (NoSuchFileException e) {
             throw new RunInputException("cannot train on " + dir + ": " + file + " is missing", e);
         }
         return data.trainLimit() == DataConfig.NO_LIMIT ? declared : Math.min(declared, data.trainLimit());
@@ -479,7 +492,7 @@ public final class ExperimentRunner {
      */
     public static String accuracy(double finalAccuracy) {
         return Double.isNaN(finalAccuracy) ? "not evaluated (no test data: set data.testPath)"
-                : String.format(java.util.Locale.ROOT, "test accuracy %.4f", finalAccuracy);
+                : String.format(Locale.ROOT, "test accuracy %.4f", finalAccuracy);
     }
 
     /**
@@ -487,7 +500,7 @@ public final class ExperimentRunner {
      * path computes the same gradient, slower), and provenance.json names the layers.
      */
     private static void warnAboutCompute(ComputeReport compute) {
-        if (compute.build().narrowerThanTheCpu(io.lgc4j.core.compute.CpuInfo.ofThisMachine())) {
+        if (compute.build().narrowerThanTheCpu(CpuInfo.ofThisMachine())) {
             System.err.println("lgc: note: this CPU has AVX-512, but ND4J runs " + compute.build().loaded() + " ("
                     + compute.build().reason() + ")");
         }
@@ -503,7 +516,7 @@ public final class ExperimentRunner {
         if (!compute.missingHelpers().isEmpty()) {
             System.err.println("lgc: warning: these layers run without their oneDNN helper (DL4J refused it for"
                     + " their configuration), slower: " + compute.missingHelpers().stream()
-                    .map(l -> l.name() + " (" + l.type() + ")").collect(java.util.stream.Collectors.joining(", ")));
+                    .map(l -> l.name() + " (" + l.type() + ")").collect(Collectors.joining(", ")));
         }
     }
 

@@ -16,9 +16,12 @@ import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Stream;
 
 /**
  * Writes {@code metrics.csv}: one row per step. Columns ending in {@code _ms} are timings (they vary between runs);
@@ -55,9 +58,7 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
     private MetricsCsvWriter(FileChannel file, boolean diagnostics, String header) {
         this.file = file;
         this.out = new BufferedWriter(Channels.newWriter(file, StandardCharsets.UTF_8));
-        this.notes = diagnostics
-                ? java.util.stream.Stream.concat(NOTES.stream(), StepNotes.DIAGNOSTICS.stream()).toList()
-                : NOTES;
+        this.notes = diagnostics ? Stream.concat(NOTES.stream(), StepNotes.DIAGNOSTICS.stream()).toList() : NOTES;
         this.continuedHeader = header;
     }
 
@@ -77,7 +78,7 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
             throw new IOException("cannot continue " + file + ": it is empty, expected a header and " + nextStep
                     + " rows");
         }
-        List<String> kept = new java.util.ArrayList<>();
+        List<String> kept = new ArrayList<>();
         kept.add(lines.get(0));
         for (int i = 1; i < lines.size() && kept.size() <= nextStep; i++) {
             String line = lines.get(i);
@@ -95,8 +96,7 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
         }
         Path temp = file.resolveSibling("." + file.getFileName() + ".continued");
         Files.write(temp, kept, StandardCharsets.UTF_8);
-        Files.move(temp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         return new MetricsCsvWriter(FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND),
                 diagnostics, lines.get(0));
     }

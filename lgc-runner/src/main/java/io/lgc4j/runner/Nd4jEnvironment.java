@@ -7,6 +7,7 @@ import io.lgc4j.core.compute.Nd4jThreads;
 
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.nativeblas.Nd4jCpu;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -40,7 +41,7 @@ public final class Nd4jEnvironment {
      */
     public static void nativeOneDnn(boolean use) {
         configure();
-        org.nd4j.nativeblas.Nd4jCpu.Environment.getInstance().setUseMKLDNN(use);
+        Nd4jCpu.Environment.getInstance().setUseMKLDNN(use);
     }
 
     /**

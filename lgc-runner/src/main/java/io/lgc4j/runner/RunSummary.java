@@ -8,6 +8,7 @@ import com.fasterxml.jackson.annotation.JsonValue;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.ObjectCodec;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -123,7 +124,7 @@ public record RunSummary(String run, String topology, int workers, int steps, do
     private static Map<String, Object> asJson(Map<String, Object> method) {
         try {
             return Collections.unmodifiableMap(JSON.readValue(JSON.writeValueAsBytes(method),
-                    new com.fasterxml.jackson.core.type.TypeReference<LinkedHashMap<String, Object>>() {
+                    new TypeReference<LinkedHashMap<String, Object>>() {
                     }));
         } catch (IOException e) {
             throw new IllegalArgumentException("method is not plain JSON data: " + e.getMessage(), e);

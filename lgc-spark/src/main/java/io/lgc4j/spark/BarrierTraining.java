@@ -26,7 +26,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
@@ -60,7 +62,7 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
      * YAML), the target and where the candidates came from.
      */
     record AutoPlan(String baseYaml, List<String[]> candidates, double target, String source, double denseSteps,
-                    java.util.Map<String, Double> penalties) implements Serializable {
+                    Map<String, Double> penalties) implements Serializable {
         private static final long serialVersionUID = 1L;
 
         static AutoPlan of(AutoMethod auto) {
@@ -69,7 +71,7 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
                 list.add(new String[] {c.id(), c.label(), c.config().toYaml()});
             }
             return new AutoPlan(auto.base().toYaml(), list, auto.target(), auto.source(), auto.denseSteps(),
-                    new java.util.TreeMap<>(auto.penalties()));
+                    new TreeMap<>(auto.penalties()));
         }
 
         AutoMethod toAuto(String configSource) {

@@ -12,6 +12,7 @@ import io.lgc4j.runner.advise.AutoMethod;
 import io.lgc4j.runner.advise.ConfigAdvisor;
 import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.core.train.DistributedTrainer;
+import io.lgc4j.core.train.Overlap;
 import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.core.train.TrainingResult;
 import io.lgc4j.net.NetSettings;
@@ -52,7 +53,7 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
     private final int epochs;
     private final long seed;
     private final int maxSteps;
-    private final io.lgc4j.core.train.Overlap overlap;
+    private final Overlap overlap;
     private final int[] rows;
     private final int stepsPerEpoch;
     private final byte[] token;
@@ -70,7 +71,7 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
      */
     EstimatorTask(Columns columns, ModelFactory factory, String initialChecksum, MethodSpec method, int workers,
                   int services, boolean colocate, int batchSize, int epochs, long seed, int maxSteps,
-                  io.lgc4j.core.train.Overlap overlap, int[] rows,
+                  Overlap overlap, int[] rows,
                   int stepsPerEpoch, byte[] token, int job, boolean tls, TaskCheckpoints checkpoints) {
         this.columns = columns;
         this.factory = factory;

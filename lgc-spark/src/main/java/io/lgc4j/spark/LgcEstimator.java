@@ -145,7 +145,7 @@ public final class LgcEstimator extends Estimator<LgcModel> {
                 + " gradient computed while step t's is exchanged, step t's mean applied one step late; predicted:"
                 + " delayed, the gradient taken at predicted parameters; backward: a dense step's exchange starts on the last"
                 + " layers while the backward pass computes the first (the same math, pieces of at least 1 MiB)",
-                ParamValidators.inArray(java.util.Arrays.stream(Overlap.values()).map(Overlap::configName)
+                ParamValidators.inArray(Arrays.stream(Overlap.values()).map(Overlap::configName)
                         .toArray(String[]::new)));
         forceRepartition = new BooleanParam(this, "forceRepartition", "repartition to K even when the DataFrame has"
                 + " K partitions already");

@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -249,7 +250,7 @@ public final class LgcSpark {
     /** Writes {@code bytes} to {@code file} through a temporary file (rank 0 may have written the same file). */
     private static void write(Path file, byte[] bytes) {
         try {
-            if (Files.exists(file) && java.util.Arrays.equals(Files.readAllBytes(file), bytes)) {
+            if (Files.exists(file) && Arrays.equals(Files.readAllBytes(file), bytes)) {
                 return;
             }
             Path partial = file.resolveSibling(file.getFileName() + ".partial");

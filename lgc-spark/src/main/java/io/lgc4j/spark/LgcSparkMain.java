@@ -12,11 +12,13 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
 
 /**
  * {@code spark-submit --class io.lgc4j.spark.LgcSparkMain lgc-spark.jar CONFIG}: trains the experiment as one barrier
@@ -77,7 +79,7 @@ public final class LgcSparkMain implements Callable<Integer> {
         SparkOptions options;
         Optional<AutoMethod> auto;
         try {
-            java.util.function.UnaryOperator<ExperimentConfig> flags = c -> {
+            UnaryOperator<ExperimentConfig> flags = c -> {
                 ExperimentConfig out = workers == null ? c : c.withTraining(c.training().withWorkers(workers));
                 return maxSteps == null ? out : out.withTraining(out.training().withMaxSteps(maxSteps));
             };
@@ -87,7 +89,7 @@ public final class LgcSparkMain implements Callable<Integer> {
             options = SparkOptions.defaults().withColocate(!noColocate).withOutputDir(outputDir)
                     .withSharedDir(sharedDir).withSlotWait(Duration.ofSeconds(slotWaitSeconds))
                     .withToken(tokenFile == null ? null : JobToken.fromFile(tokenFile)).withTls(tls);
-        } catch (ConfigException | IllegalArgumentException | java.io.UncheckedIOException e) {
+        } catch (ConfigException | IllegalArgumentException | UncheckedIOException e) {
             System.err.println("lgc-spark: " + e.getMessage());
             return 2;
         }

@@ -14,6 +14,7 @@ import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.runner.config.RuntimeConfig;
 
 import java.io.Serializable;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -82,7 +83,7 @@ record MethodSpec(TopologyFactory factory, String yaml, BarrierTraining.AutoPlan
         config.set("model", json.objectNode().set("updater", json.objectNode().put("type", "sgd")));
         if (auto) {
             // the candidates' configs are resolved here, on the driver, where a candidates file is read
-            AutoMethod method = AutoMethod.parse(config.toString(), SOURCE, java.nio.file.Path.of("."))
+            AutoMethod method = AutoMethod.parse(config.toString(), SOURCE, Path.of("."))
                     .orElseThrow();
             return new MethodSpec(null, method.base().toYaml(), BarrierTraining.AutoPlan.of(method));
         }

@@ -1,5 +1,7 @@
 package io.lgc4j.spark;
 
+import io.lgc4j.net.NetSettings;
+
 import java.io.Serializable;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,8 +56,8 @@ public record SparkOptions(boolean colocate, Path outputDir, Path sharedDir, Dur
         if (slotWait == null || slotWait.isNegative()) {
             throw new IllegalArgumentException("slotWait: expected a duration of at least 0, found " + slotWait);
         }
-        if (token != null && token.length < io.lgc4j.net.NetSettings.MIN_TOKEN_LENGTH) {
-            throw new IllegalArgumentException("token: expected at least " + io.lgc4j.net.NetSettings.MIN_TOKEN_LENGTH
+        if (token != null && token.length < NetSettings.MIN_TOKEN_LENGTH) {
+            throw new IllegalArgumentException("token: expected at least " + NetSettings.MIN_TOKEN_LENGTH
                     + " bytes, found " + token.length + " bytes");
         }
         token = token == null ? null : token.clone();

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 import java.util.function.IntConsumer;
 
 /**
@@ -273,8 +274,7 @@ public final class AutoencoderBenchmark {
         }
     }
 
-    private static void row(PrintStream out, String label, List<Column> columns,
-                            java.util.function.Function<Column, String> cell) {
+    private static void row(PrintStream out, String label, List<Column> columns, Function<Column, String> cell) {
         StringBuilder row = new StringBuilder("| " + label + " |");
         for (Column c : columns) {
             row.append(' ').append(cell.apply(c)).append(" |");

@@ -1,5 +1,6 @@
 package io.lgc4j.experiments.bench;
 
+import io.lgc4j.core.compute.Nd4jBuild;
 import io.lgc4j.runner.Provenance;
 
 import java.lang.management.ManagementFactory;
@@ -27,7 +28,7 @@ public final class BenchEnvironment {
                 "true".equals(p.get("gitDirty")) ? " (dirty tree)" : "", p.get("startedAt"), Runtime.version(),
                 System.getProperty("os.arch"), p.get("cpu"), Runtime.getRuntime().availableProcessors(),
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
-                io.lgc4j.core.compute.Nd4jBuild.current().loaded(),
+                Nd4jBuild.current().loaded(),
                 threads);
     }
 }

@@ -12,6 +12,7 @@ import io.lgc4j.runner.ExperimentRunner;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
@@ -160,13 +162,13 @@ public final class CheckpointBenchmark {
         return every - 1;
     }
 
-    private static String medMax(List<Measured> c, java.util.function.ToDoubleFunction<Measured> f) {
+    private static String medMax(List<Measured> c, ToDoubleFunction<Measured> f) {
         double[] v = c.stream().mapToDouble(f).sorted().toArray();
         return String.format(Locale.ROOT, v[v.length - 1] >= 100 ? "%.0f / %.0f" : "%.1f / %.1f", median(v),
                 v[v.length - 1]);
     }
 
-    private static double median(List<Measured> c, java.util.function.ToDoubleFunction<Measured> f) {
+    private static double median(List<Measured> c, ToDoubleFunction<Measured> f) {
         return median(c.stream().mapToDouble(f).sorted().toArray());
     }
 
@@ -334,7 +336,7 @@ public final class CheckpointBenchmark {
         try {
             return Files.exists(p) ? Files.size(p) : 0;
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 

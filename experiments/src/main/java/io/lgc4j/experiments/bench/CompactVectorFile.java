@@ -15,6 +15,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -190,7 +191,7 @@ public final class CompactVectorFile {
         }
         Header header = new Header((int) ranks, (int) mu, (int) steps);
         if (header.fileBytes() != size) {
-            throw new CompactVectorFormatException(file, String.format(java.util.Locale.ROOT,
+            throw new CompactVectorFormatException(file, String.format(Locale.ROOT,
                     "expected %d + %d steps × (4 + 4·%d·%d) = %d bytes for K = %d, μ = %d, steps = %d; found %d "
                             + "bytes (%s)", HEADER_BYTES, steps, ranks, mu, header.fileBytes(), ranks, mu, steps,
                     size, size < header.fileBytes() ? "truncated" : "trailing bytes"));

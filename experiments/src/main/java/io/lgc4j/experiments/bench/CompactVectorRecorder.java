@@ -13,6 +13,7 @@ import org.nd4j.linalg.factory.Nd4j;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -178,7 +179,7 @@ public final class CompactVectorRecorder {
                 }
             }
             int count = topK.select(accumulators[leader], b.offset(), b.end(), share.selected(), picked);
-            java.util.Arrays.fill(update, b.offset(), b.end(), 0f);
+            Arrays.fill(update, b.offset(), b.end(), 0f);
             for (int j = 0; j < count; j++) {
                 int at = b.offset() + picked[j];
                 double sum = 0;

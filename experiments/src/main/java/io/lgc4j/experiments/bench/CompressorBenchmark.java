@@ -16,6 +16,7 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.protocol.SparseFrames;
+import io.lgc4j.core.sparse.TopK;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.zoo.ModelZoo;
@@ -112,7 +113,7 @@ public final class CompressorBenchmark {
         int mu = 0;
         for (ParamBlock b : blocks) {
             if (b.policy() == LayerPolicy.LEARNED) {
-                mu += io.lgc4j.core.sparse.TopK.countFor(b.length(), 0.001);
+                mu += TopK.countFor(b.length(), 0.001);
             }
         }
         out.printf(Locale.ROOT, "Per-rank coding time of one compressed step, small CNN (LeNet-5) layout: %d"

@@ -28,6 +28,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.DoubleStream;
 
 /**
  * Forward + backward of every zoo model at batch 32, on every compute path ({@link ComputeSettings}: DL4J's own or
@@ -182,7 +183,7 @@ public final class ForwardBackwardBenchmark {
         Map<String, Row> pooled = new LinkedHashMap<>();
         for (Row r : rows) {
             pooled.merge(r.model() + "\t" + r.threads() + "\t" + r.path(), r, (a, b) -> new Row(a.model(), a.threads(),
-                    a.path(), java.util.stream.DoubleStream.concat(Arrays.stream(a.ms()), Arrays.stream(b.ms()))
+                    a.path(), DoubleStream.concat(Arrays.stream(a.ms()), Arrays.stream(b.ms()))
                     .toArray()));
         }
         return List.copyOf(pooled.values());

@@ -13,6 +13,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -436,7 +437,7 @@ public final class RateDistortion {
 
     /** {@code f} distinct positions of [0, mu), by Floyd's algorithm. */
     static int[] randomPositions(int mu, int f, SplittableRandom random) {
-        java.util.LinkedHashSet<Integer> chosen = new java.util.LinkedHashSet<>();
+        LinkedHashSet<Integer> chosen = new LinkedHashSet<>();
         for (int j = mu - f; j < mu; j++) {
             int r = random.nextInt(j + 1);
             chosen.add(chosen.contains(r) ? j : r);

@@ -5,6 +5,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
@@ -171,7 +172,7 @@ final class RawNettyStream implements AutoCloseable {
     }
 
     /** Counts bytes on the event loop; a waiting party is woken when the messages it waits for are complete. */
-    @io.netty.channel.ChannelHandler.Sharable
+    @ChannelHandler.Sharable
     private static final class Receiver extends ChannelInboundHandlerAdapter {
         private final int size;
         private final long[] arrivals;

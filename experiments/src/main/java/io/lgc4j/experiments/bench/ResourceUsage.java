@@ -1,6 +1,7 @@
 package io.lgc4j.experiments.bench;
 
 import java.lang.management.ManagementFactory;
+import java.util.HashMap;
 
 /**
  * What the whole JVM has spent at one instant: process CPU time (every thread, GC and JIT included) and heap bytes
@@ -56,7 +57,7 @@ final class ResourceUsage {
      * born in between counts from zero).
      */
     Delta since(ResourceUsage earlier) {
-        java.util.HashMap<Long, Long> before = new java.util.HashMap<>(earlier.threadIds.length * 2);
+        HashMap<Long, Long> before = new HashMap<>(earlier.threadIds.length * 2);
         for (int i = 0; i < earlier.threadIds.length; i++) {
             before.put(earlier.threadIds[i], earlier.allocated[i]);
         }

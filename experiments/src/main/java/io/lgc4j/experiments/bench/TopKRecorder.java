@@ -1,5 +1,6 @@
 package io.lgc4j.experiments.bench;
 
+import io.lgc4j.core.compute.ComputeSettings;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
@@ -43,7 +44,7 @@ public final class TopKRecorder {
     /** Trains {@code steps} steps on {@code train} and records one top-k set per step. */
     public static Recording record(LabeledImages train, int steps, int batch, double ratio, long seed) {
         ReplicaModel model = ReplicaModel.wrap(ModelZoo.smallCnn(seed, ModelZoo.defaultUpdater()))
-                .copy(io.lgc4j.core.compute.ComputeSettings.DEFAULT);
+                .copy(ComputeSettings.DEFAULT);
         GradientLayout layout = GradientLayout.of(model.model());
         ParamBlock block = layout.blocks(LayerPolicy.LEARNED).stream()
                 .max(Comparator.comparingInt(ParamBlock::length))

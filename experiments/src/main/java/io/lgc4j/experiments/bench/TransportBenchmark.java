@@ -38,6 +38,8 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.stream.Stream;
 
 /**
@@ -70,7 +72,7 @@ public final class TransportBenchmark {
     private static final long SEED = 20240601L;
 
     /** Keeps lgc-net's rendezvous lines (one per join, a hundred joins a run) off the console. */
-    private static final java.util.logging.Logger NET_LOG = java.util.logging.Logger.getLogger("io.lgc4j.net");
+    private static final Logger NET_LOG = Logger.getLogger("io.lgc4j.net");
 
     private TransportBenchmark() {
     }
@@ -222,7 +224,7 @@ public final class TransportBenchmark {
 
     /** Runs every configuration of {@code settings}, prints the tables to {@code out}, progress to stderr. */
     public static List<Row> run(PrintStream out, Settings settings) throws IOException {
-        NET_LOG.setLevel(java.util.logging.Level.WARNING);
+        NET_LOG.setLevel(Level.WARNING);
         double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         String started = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         List<Row> rows = new ArrayList<>();

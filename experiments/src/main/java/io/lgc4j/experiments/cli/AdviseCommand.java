@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
@@ -105,7 +106,7 @@ final class AdviseCommand implements Callable<Integer> {
             // the auto config's own evidence (advise.denseSteps, advise.penalties) goes with its own candidates
             boolean own = auto.isPresent() && candidates == null;
             advice = ConfigAdvisor.advise(cfg, list, link, target, cores == null ? Double.NaN : cores,
-                    own ? auto.get().denseSteps() : 0, own ? auto.get().penalties() : java.util.Map.of(), System.err);
+                    own ? auto.get().denseSteps() : 0, own ? auto.get().penalties() : Map.of(), System.err);
         } catch (IllegalStateException e) {
             return bad(e.getMessage());
         } catch (IOException e) {

@@ -1,6 +1,7 @@
 package io.lgc4j.experiments.cli;
 
 import io.lgc4j.experiments.bench.AeConvergence;
+import io.lgc4j.experiments.bench.CompactVectorFormatException;
 import io.lgc4j.runner.Nd4jEnvironment;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -8,6 +9,8 @@ import picocli.CommandLine.Option;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
@@ -77,7 +80,7 @@ final class AeConvergenceCommand implements Callable<Integer> {
                 AeConvergence.run(tables, settings, recording, csv);
                 return 0;
             });
-        } catch (io.lgc4j.experiments.bench.CompactVectorFormatException | NoSuchFileException e) {
+        } catch (CompactVectorFormatException | NoSuchFileException e) {
             System.err.println("lgc: " + e.getMessage());
             return 2;
         } catch (IOException e) {
@@ -101,8 +104,8 @@ final class AeConvergenceCommand implements Callable<Integer> {
         /** The accepted names. */
         static final class Names implements Iterable<String> {
             @Override
-            public java.util.Iterator<String> iterator() {
-                return java.util.List.of("sgd", "adam").iterator();
+            public Iterator<String> iterator() {
+                return List.of("sgd", "adam").iterator();
             }
         }
     }

@@ -5,6 +5,7 @@ import io.lgc4j.runner.Nd4jEnvironment;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -39,7 +40,7 @@ final class AutoencoderBenchCommand implements Callable<Integer> {
     private boolean oneDnn;
 
     @Override
-    public Integer call() throws java.io.IOException {
+    public Integer call() throws IOException {
         AutoencoderBenchmark.Settings settings;
         try {
             settings = new AutoencoderBenchmark.Settings(mus, workers, warmup, runs, seed);

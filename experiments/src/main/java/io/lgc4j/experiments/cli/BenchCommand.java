@@ -1,5 +1,6 @@
 package io.lgc4j.experiments.cli;
 
+import io.lgc4j.core.compute.Nd4jBuild;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.StepMetrics;
 import io.lgc4j.core.train.DistributedTrainer;
@@ -8,6 +9,12 @@ import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.data.FashionMnist;
 import io.lgc4j.data.LabeledImages;
 import io.lgc4j.data.PixelPreprocessing;
+import io.lgc4j.experiments.bench.BenchEnvironment;
+import io.lgc4j.experiments.bench.CodecBenchmark;
+import io.lgc4j.experiments.bench.CompressorBenchmark;
+import io.lgc4j.experiments.bench.ForwardBackwardBenchmark;
+import io.lgc4j.experiments.bench.TopKBenchmark;
+import io.lgc4j.experiments.bench.TopKRecorder;
 import io.lgc4j.runner.Nd4jEnvironment;
 import io.lgc4j.zoo.ModelZoo;
 import io.lgc4j.ps.topology.ParameterServerTopology;
@@ -43,7 +50,7 @@ final class BenchCommand implements Callable<Integer> {
      * {@code lgc bench dense}: per-step time of dense data-parallel training of the small CNN, split into compute,
      * encode, communicate, decode and apply, for each K and topology; then every zoo model's forward+backward at
      * batch 32 on each compute path and thread count beside PyTorch's, measured in the same run
-     * ({@link io.lgc4j.experiments.bench.ForwardBackwardBenchmark}).
+     * ({@link ForwardBackwardBenchmark}).
      */
     @Command(name = "dense", mixinStandardHelpOptions = true,
             description = "Where a dense step's time goes (compute, encode, communicate, decode, apply) for each K and"
@@ -100,10 +107,10 @@ final class BenchCommand implements Callable<Integer> {
             LabeledImages train = FashionMnist.load(data, FashionMnist.Split.TRAIN, maxK * batch * (steps + warmup),
                     PixelPreprocessing.STANDARDIZE);
             DataSet all = train.toDataSet();
-            System.out.println(io.lgc4j.experiments.bench.BenchEnvironment.describe(42));
+            System.out.println(BenchEnvironment.describe(42));
             System.out.printf(Locale.ROOT, "dense step of the small CNN (%,d params), batch %d per worker, mean of %d"
                     + " steps after %d warm-up; ND4J %s, %d cores%n", ModelZoo.SMALL_CNN_PARAMS, batch, steps, warmup,
-                    io.lgc4j.core.compute.Nd4jBuild.current().loaded(), Runtime.getRuntime().availableProcessors());
+                    Nd4jBuild.current().loaded(), Runtime.getRuntime().availableProcessors());
             System.out.println("| topology | K | compute ms | encode ms | communicate ms | decode ms | apply ms | step ms"
                     + " | comm machinery / compute |");
             System.out.println("|---|---|---|---|---|---|---|---|---|");
@@ -134,7 +141,7 @@ final class BenchCommand implements Callable<Integer> {
                             100 * (encode + comm + decode) / compute);
                 }
             }
-            io.lgc4j.experiments.bench.ForwardBackwardBenchmark.run(System.out, threads, builds, defaultPathOnly, repeats,
+            ForwardBackwardBenchmark.run(System.out, threads, builds, defaultPathOnly, repeats,
                     rounds, steps, warmup, computePeer);
             return 0;
     
@@ -155,7 +162,7 @@ final class BenchCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            io.lgc4j.experiments.bench.TopKBenchmark.run(System.out, steps > 0 ? Math.min(steps, 10) : 10);
+            TopKBenchmark.run(System.out, steps > 0 ? Math.min(steps, 10) : 10);
             return 0;
         }
     }
@@ -175,7 +182,7 @@ final class BenchCommand implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             Nd4jEnvironment.configure();
-            io.lgc4j.experiments.bench.CompressorBenchmark.run(System.out, warmup, steps, "/usr/bin/python3");
+            CompressorBenchmark.run(System.out, warmup, steps, "/usr/bin/python3");
             return 0;
         }
     }
@@ -195,16 +202,15 @@ final class BenchCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            io.lgc4j.experiments.bench.CodecBenchmark.run(System.out);
+            CodecBenchmark.run(System.out);
             if (realSteps > 0) {
                 Nd4jEnvironment.configure();
                 LabeledImages train = FashionMnist.load(data, FashionMnist.Split.TRAIN, realSteps * 128,
                         PixelPreprocessing.STANDARDIZE);
-                io.lgc4j.experiments.bench.TopKRecorder.Recording r =
-                        io.lgc4j.experiments.bench.TopKRecorder.record(train, realSteps, 128, 0.001, 42);
+                TopKRecorder.Recording r = TopKRecorder.record(train, realSteps, 128, 0.001, 42);
                 System.out.printf(Locale.ROOT, "%nReal top-k sets: block %s of the small CNN, Sparse GD's"
                         + " selection over %d steps of Fashion-MNIST training at batch 128%n", r.block(), realSteps);
-                io.lgc4j.experiments.bench.CodecBenchmark.run(System.out, r.indexSets(), r.length());
+                CodecBenchmark.run(System.out, r.indexSets(), r.length());
             }
             return 0;
         }

@@ -2,6 +2,8 @@ package io.lgc4j.experiments.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.lgc4j.core.compute.ComputeSettings;
+import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.train.ReplicaModel;
 import io.lgc4j.experiments.bench.CompactVectorFile;
 import io.lgc4j.experiments.bench.CompactVectorRecorder;
@@ -104,8 +106,8 @@ final class CompactVectorsCommand implements Callable<Integer> {
             }
             Map<String, Object> provenance = Provenance.collect("lgc record compact-vectors", seed);
             MultiLayerNetwork net = ModelZoo.smallCnn(seed, ModelZoo.defaultUpdater());
-            ReplicaModel model = ReplicaModel.wrap(net).copy(io.lgc4j.core.compute.ComputeSettings.DEFAULT);
-            int mu = CompactVectorRecorder.compactLength(io.lgc4j.core.layout.GradientLayout.of(net), ratio);
+            ReplicaModel model = ReplicaModel.wrap(net).copy(ComputeSettings.DEFAULT);
+            int mu = CompactVectorRecorder.compactLength(GradientLayout.of(net), ratio);
             System.out.printf(Locale.ROOT, "recording %d steps after %d dense warm-up steps: small CNN (%,d params),"
                     + " K = %d, batch %d per rank, ratio %s, low-pass β %s, μ = %d, seed %d -> %s%n", steps, warmup,
                     net.numParams(), workers, batch, ratio, lowPass, mu, seed, output);

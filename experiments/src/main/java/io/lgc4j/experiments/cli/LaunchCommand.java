@@ -3,6 +3,7 @@ package io.lgc4j.experiments.cli;
 import io.lgc4j.core.checkpoint.CheckpointDirectory;
 import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.core.compute.ComputeThreads;
+import io.lgc4j.core.metrics.TraceMerge;
 import io.lgc4j.core.metrics.TraceSettings;
 import io.lgc4j.core.runtime.StopReport;
 import io.lgc4j.core.metrics.StepRange;
@@ -25,6 +26,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
+import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -32,12 +34,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
 
 /**
  * {@code lgc launch [--nproc K] CONFIG}: starts the K worker processes of a run on this host (K: training.workers) (and the parameter
@@ -261,7 +266,7 @@ final class LaunchCommand implements Callable<Integer> {
             jit = resolveJit(processes, false);
             if (shape != null || cpuShare > 0) {
                 System.out.println("lgc launch: " + hosts.describe().values().stream().map(String::valueOf)
-                        .collect(java.util.stream.Collectors.joining("; ")));
+                        .collect(Collectors.joining("; ")));
             }
             int status = launchAttempts(hosts, plan.services(), plan.runDir(), plan.resumeStep());
             return status == 0 && trace.on() ? mergeTrace(plan.runDir()) : status;
@@ -388,10 +393,10 @@ final class LaunchCommand implements Callable<Integer> {
      * on this host, so the launcher finds them all.
      */
     private int mergeTrace(Path runDir) {
-        io.lgc4j.core.metrics.TraceSettings settings = ExperimentRunner.traceSettings(trace, runDir);
+        TraceSettings settings = ExperimentRunner.traceSettings(trace, runDir);
         try {
-            long events = io.lgc4j.core.metrics.TraceMerge.merge(List.of(settings.directory()), settings.file(),
-                    java.util.Map.of("runtime", "launch", "workers", nproc, "steps", settings.steps().toString()));
+            long events = TraceMerge.merge(List.of(settings.directory()), settings.file(),
+                    Map.of("runtime", "launch", "workers", nproc, "steps", settings.steps().toString()));
             System.out.println("lgc launch: trace of " + events + " events in " + settings.file());
             return 0;
         } catch (IOException e) {
@@ -414,7 +419,7 @@ final class LaunchCommand implements Callable<Integer> {
                     return status;
                 }
                 resumeStep = latestStep(runDir);
-                System.err.println("lgc launch: attempt " + attempt + " failed at " + java.time.LocalTime.now()
+                System.err.println("lgc launch: attempt " + attempt + " failed at " + LocalTime.now()
                         .withNano(0) + " (" + lastFailure + "); restart " + (attempt + 1) + " of " + maxRestarts
                         + ": every process again, " + (resumeStep < 0 ? "from step 0 (no complete checkpoint yet)"
                         : "from the checkpoint after " + resumeStep + " steps in " + runDir));
@@ -692,7 +697,7 @@ final class LaunchCommand implements Callable<Integer> {
             String arg = command.get(i);
             boolean classPath = i > 0 && List.of("-cp", "-classpath", "--class-path").contains(command.get(i - 1));
             line.append(i > 0 ? " " : "").append(classPath && arg.length() > 60
-                    ? "<class path of " + arg.split(java.io.File.pathSeparator).length + " entries>" : arg);
+                    ? "<class path of " + arg.split(File.pathSeparator).length + " entries>" : arg);
         }
         return line.toString();
     }
@@ -747,7 +752,7 @@ final class LaunchCommand implements Callable<Integer> {
     private static int freePort() throws IOException {
         IOException last = null;
         for (int attempt = 0; attempt < 100; attempt++) {
-            int port = java.util.concurrent.ThreadLocalRandom.current().nextInt(20_000, 32_000);
+            int port = ThreadLocalRandom.current().nextInt(20_000, 32_000);
             try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
                 return s.getLocalPort();
             } catch (IOException e) {

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -34,7 +35,7 @@ import java.util.stream.Stream;
  */
 final class LaunchedRuns implements SuiteRuns.Executor {
 
-    private final java.util.function.Function<Suite.PlannedRun, List<String>> launchOptions;
+    private final Function<Suite.PlannedRun, List<String>> launchOptions;
 
     /** Runs on loopback, as {@code lgc launch --nproc K} places them. */
     LaunchedRuns() {
@@ -45,7 +46,7 @@ final class LaunchedRuns implements SuiteRuns.Executor {
      * Runs with more {@code lgc launch} options per run, e.g. {@code --netns-rate 10mbit --cpu-share 0.4}
      * ({@code lgc table time-to-accuracy}).
      */
-    LaunchedRuns(java.util.function.Function<Suite.PlannedRun, List<String>> launchOptions) {
+    LaunchedRuns(Function<Suite.PlannedRun, List<String>> launchOptions) {
         this.launchOptions = launchOptions;
     }
 

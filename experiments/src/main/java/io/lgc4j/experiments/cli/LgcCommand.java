@@ -1,5 +1,6 @@
 package io.lgc4j.experiments.cli;
 
+import io.lgc4j.runner.BuildInfo;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -38,9 +39,9 @@ public final class LgcCommand implements Runnable {
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            return new String[] {"lgc " + io.lgc4j.runner.BuildInfo.version() + " (DL4J "
-                    + io.lgc4j.runner.BuildInfo.dl4jVersion() + ", ND4J "
-                    + io.lgc4j.runner.BuildInfo.nd4jClassifiers() + ")"};
+            return new String[] {"lgc " + BuildInfo.version() + " (DL4J "
+                    + BuildInfo.dl4jVersion() + ", ND4J "
+                    + BuildInfo.nd4jClassifiers() + ")"};
         }
     }
 }

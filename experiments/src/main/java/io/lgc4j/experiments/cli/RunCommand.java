@@ -1,6 +1,7 @@
 package io.lgc4j.experiments.cli;
 
 import io.lgc4j.core.train.TrainingListener;
+import io.lgc4j.experiments.tables.SeedStats;
 import io.lgc4j.runner.advise.AutoMethod;
 import io.lgc4j.runner.advise.AutoRun;
 import io.lgc4j.runner.config.ConfigException;
@@ -17,6 +18,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,8 +82,8 @@ final class RunCommand implements Callable<Integer> {
             try {
                 // one JVM: no link to probe; the method is chosen once, for every seed
                 chosen = AutoRun.inProcess(auto.get(), System.err);
-            } catch (java.io.IOException | IllegalStateException e) {
-                return failed(e instanceof java.io.IOException io ? io : new RunInputException(e.getMessage(), e));
+            } catch (IOException | IllegalStateException e) {
+                return failed(e instanceof IOException io ? io : new RunInputException(e.getMessage(), e));
             }
             cfg = chosen.config();
             System.err.println("lgc: compressor: auto chose " + chosen.chosen().id() + " (" + chosen.chosen().label()
@@ -96,7 +98,7 @@ final class RunCommand implements Callable<Integer> {
                         + ", e.g. --seeds 1,2,3");
                 return 2;
             }
-            if (cfg.training().trace().on() && java.nio.file.Path.of(cfg.training().trace().file()).isAbsolute()) {
+            if (cfg.training().trace().on() && Path.of(cfg.training().trace().file()).isAbsolute()) {
                 System.err.println("lgc: the trace " + cfg.training().trace().file() + " is one file, and --seeds"
                         + " trains " + seeds.size() + " runs: trace one seed at a time, or give training.trace.file"
                         + " a relative path (each run writes it in its own directory)");
@@ -124,10 +126,10 @@ final class RunCommand implements Callable<Integer> {
             }
             if (seeds != null) {
                 System.out.printf(Locale.ROOT, "test accuracy over %d seeds: %s%%%n", runs.size(),
-                        io.lgc4j.experiments.tables.SeedStats.of(accuracies).format(2));
+                        SeedStats.of(accuracies).format(2));
             }
             return 0;
-        } catch (java.io.IOException | RunFailedException e) {
+        } catch (IOException | RunFailedException e) {
             return failed(e);
         }
     }
@@ -199,7 +201,7 @@ final class RunCommand implements Callable<Integer> {
                     ExperimentRunner.accuracy(outcome.result().finalAccuracy()), outcome.result().steps().size(),
                     outcome.result().wallNanos() / 1e9, outcome.directory());
             return 0;
-        } catch (java.io.IOException | RunFailedException e) {
+        } catch (IOException | RunFailedException e) {
             return failed(e);
         }
     }

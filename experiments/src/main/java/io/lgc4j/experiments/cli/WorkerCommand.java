@@ -3,6 +3,7 @@ package io.lgc4j.experiments.cli;
 import io.lgc4j.core.runtime.LaunchEnvironment;
 import io.lgc4j.core.runtime.LauncherWatch;
 import io.lgc4j.core.runtime.StopReport;
+import io.lgc4j.core.train.TrainingFailedException;
 import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.data.DatasetNotFoundException;
 import io.lgc4j.data.IdxFormatException;
@@ -24,6 +25,9 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -202,7 +206,7 @@ final class WorkerCommand implements Callable<Integer> {
             }
             // the shards' placement is --colocate's alone: the config already says how many there are
             connector = connector(cfg.runtime(), env).colocateServices(env.colocate()).build();
-        } catch (ConfigException | UsageException | IllegalArgumentException | java.io.UncheckedIOException e) {
+        } catch (ConfigException | UsageException | IllegalArgumentException | UncheckedIOException e) {
             System.err.println("lgc worker: " + e.getMessage());
             return 2;
         }
@@ -220,12 +224,12 @@ final class WorkerCommand implements Callable<Integer> {
         try {
             Path dir = ExperimentRunner.newRunDirectory(Path.of(auto.base().run().outputDir()),
                     auto.base().run().name() + "-advice");
-            java.nio.file.Files.createDirectories(dir);
+            Files.createDirectories(dir);
             AutoRun.write(chosen, dir);
             System.out.println("chosen: " + chosen.chosen().id() + "; written: " + dir.resolve(AutoRun.ADVICE_CSV)
                     + ", " + dir.resolve(AutoRun.ADVICE_JSON));
             return 0;
-        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             System.err.println("lgc worker: cannot write the advice: " + e.getMessage());
             return 1;
         }
@@ -270,7 +274,7 @@ final class WorkerCommand implements Callable<Integer> {
         } catch (RunInputException e) {
             System.err.println("lgc worker: " + e.getMessage());
             return 2;
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             System.err.println("lgc worker: compressor: auto could not choose: " + e.getMessage());
             return 1;
         }
@@ -355,7 +359,7 @@ final class WorkerCommand implements Callable<Integer> {
             System.err.println("lgc worker: " + (e instanceof RunFailedException ? "training failed: " : "")
                     + e.getMessage());
             return 1;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             System.err.println("lgc worker: " + e);
             return 1;
         }
@@ -364,7 +368,7 @@ final class WorkerCommand implements Callable<Integer> {
     /** Whether {@code e} says this process stopped because another failed ({@link TrainingFailedException#lostPeer}). */
     private static boolean lostPeer(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof io.lgc4j.core.train.TrainingFailedException f) {
+            if (t instanceof TrainingFailedException f) {
                 return f.lostPeer();
             }
         }
@@ -399,7 +403,7 @@ final class WorkerCommand implements Callable<Integer> {
                 while (System.in.read() >= 0) {
                     // the launcher never writes; anything read is ignored
                 }
-            } catch (java.io.IOException ignored) {
+            } catch (IOException ignored) {
                 // closed: the same as end of input
             }
             System.err.println(message);

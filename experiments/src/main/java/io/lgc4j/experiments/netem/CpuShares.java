@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -59,7 +60,7 @@ public final class CpuShares implements AutoCloseable {
     private final double coresEach;
     private final long periodUs;
     /** The cgroups made so far, removed at close. */
-    private final List<Path> groups = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Path> groups = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread hook;
 

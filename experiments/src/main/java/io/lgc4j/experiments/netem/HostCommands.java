@@ -1,5 +1,6 @@
 package io.lgc4j.experiments.netem;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -65,8 +66,7 @@ public interface HostCommands {
         String shown = String.join(" ", command);
         Process p;
         try {
-            p = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-                    .start();
+            p = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
         } catch (IOException e) {
             throw new FabricException("`" + shown + "` could not start: " + e.getMessage(), e);
         }

@@ -102,7 +102,7 @@ public final class Charts {
      */
     public static void bars(String title, String xTitle, String yTitle, List<String> categories,
                             Map<String, double[]> series, boolean logY, Path png) throws IOException {
-        boolean positive = series.values().stream().flatMapToDouble(java.util.Arrays::stream)
+        boolean positive = series.values().stream().flatMapToDouble(Arrays::stream)
                 .allMatch(v -> Double.isFinite(v) && v > 0);
         if (logY && !positive) {
             // XChart cannot draw a missing or non-positive bar on a log axis: fall back to a linear one, say so
@@ -118,7 +118,7 @@ public final class Charts {
         styler.setXAxisLabelRotation(categories.size() > 6 ? 30 : 0);
         if (logY) {
             // bars grow from the axis minimum, which must be > 0 on a log axis: a power of ten under the smallest bar
-            double min = series.values().stream().flatMapToDouble(java.util.Arrays::stream).min().orElse(1);
+            double min = series.values().stream().flatMapToDouble(Arrays::stream).min().orElse(1);
             styler.setYAxisMin(Math.pow(10, Math.floor(Math.log10(min))));
         }
         styler.setChartBackgroundColor(java.awt.Color.WHITE);

@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 
 /**
  * {@code lgc table compression}: the analog of seeds/003 Table VI (with Table IV's run totals). For every model and
@@ -333,7 +334,7 @@ public final class CompressionTable {
         return SeedStats.of(runs.stream().mapToDouble(r -> 100 * r.summary().finalTestAccuracy()).toArray());
     }
 
-    private static double mean(List<SuiteRuns.Finished> runs, java.util.function.ToDoubleFunction<RunSummary> f) {
+    private static double mean(List<SuiteRuns.Finished> runs, ToDoubleFunction<RunSummary> f) {
         return runs.stream().map(SuiteRuns.Finished::summary).mapToDouble(f).average().orElse(Double.NaN);
     }
 

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -39,7 +40,7 @@ public record Report(Suite suite, Suite.Profile profile, String command, List<St
         table.writeCsv(out.resolve("table.csv"));
         StringBuilder md = new StringBuilder("# ").append(suite.title()).append("\n\n");
         md.append("Made by `").append(command).append("` from `").append(suite.file()).append("` (")
-                .append(profile.name().toLowerCase(java.util.Locale.ROOT)).append(" profile); provenance in"
+                .append(profile.name().toLowerCase(Locale.ROOT)).append(" profile); provenance in"
                 + " `provenance.json`, every run's files under `runs/`.\n\n");
         for (String p : intro) {
             md.append(p).append("\n\n");
@@ -57,7 +58,7 @@ public record Report(Suite suite, Suite.Profile profile, String command, List<St
         provenance.put("command", command);
         provenance.put("suite", suite.file().toString());
         provenance.put("suiteSha256", sha256(suite.file()));
-        provenance.put("profile", profile.name().toLowerCase(java.util.Locale.ROOT));
+        provenance.put("profile", profile.name().toLowerCase(Locale.ROOT));
         provenance.putAll(Provenance.collect(suite.file().toString(), seedOf(runs)));
         List<Map<String, Object>> listed = new ArrayList<>();
         for (SuiteRuns.Finished r : runs) {

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -33,7 +34,7 @@ public final class SparsificationFigure {
                 Table.column("loss_q4", "4th quarter"), Table.column("top1_pct", "top-1 (%)")));
         StringBuilder series = new StringBuilder("model,method,step,stage,loss\n");
         List<String> findings = new ArrayList<>();
-        java.util.Map<String, String> figures = new java.util.LinkedHashMap<>();
+        Map<String, String> figures = new LinkedHashMap<>();
         for (String model : suite.models()) {
             List<Charts.Line> lines = new ArrayList<>();
             double bestLast = Double.POSITIVE_INFINITY;

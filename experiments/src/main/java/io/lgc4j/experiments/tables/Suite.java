@@ -1,5 +1,6 @@
 package io.lgc4j.experiments.tables;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.lgc4j.runner.config.ConfigException;
@@ -9,6 +10,7 @@ import io.lgc4j.runner.config.ExperimentConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * A table's or figure's suite, as read by {@link SuiteLoader}: which models, which methods, and the experiment config
@@ -173,11 +175,11 @@ public record Suite(Path file, SuiteKind kind, String title, List<String> models
         }
         merged.withObject("/model").put("name", model);
         String source = file + " (method '" + method.id() + "', model " + model + (seed == null ? "" : ", seed "
-                + seed) + ", " + profile.name().toLowerCase(java.util.Locale.ROOT) + " profile)";
+                + seed) + ", " + profile.name().toLowerCase(Locale.ROOT) + " profile)";
         String yaml;
         try {
             yaml = MAPPER.writeValueAsString(merged);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw ConfigException.forSource(source, "cannot write the merged config: " + e.getMessage(), e);
         }
         return ConfigLoader.parse(yaml, source);

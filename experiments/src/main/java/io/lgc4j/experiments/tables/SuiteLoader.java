@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -89,7 +90,7 @@ public final class SuiteLoader {
             throw ConfigException.forSource(source, "a suite is a mapping with keys "
                     + String.join(", ", expected.trainsMethods() ? TRAINED_KEYS : ANALYSIS_KEYS) + ", found "
                     + (tree == null || tree.isMissingNode() || tree.isNull() ? "an empty file" : "a "
-                    + tree.getNodeType().toString().toLowerCase(java.util.Locale.ROOT)), null);
+                    + tree.getNodeType().toString().toLowerCase(Locale.ROOT)), null);
         }
         List<String> allowed = expected == SuiteKind.TIME_TO_ACCURACY ? TIME_TO_ACCURACY_KEYS
                 : expected.trainsMethods() ? TRAINED_KEYS : ANALYSIS_KEYS;

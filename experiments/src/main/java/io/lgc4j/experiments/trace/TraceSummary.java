@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.metrics.TracedTransport;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Where each worker's step went, read from a merged trace (docs/design/time.md §3.5). Per step and worker:
@@ -103,7 +105,7 @@ public final class TraceSummary {
         JsonNode root;
         try {
             root = new ObjectMapper().readTree(trace.toFile());
-        } catch (java.io.FileNotFoundException | NoSuchFileException e) {
+        } catch (FileNotFoundException | NoSuchFileException e) {
             throw new NoSuchFileException(trace.toString(), null, "no such file; expected a merged trace (lgc run"
                     + " --trace FILE, or lgc trace merge DIR... -o FILE)");
         } catch (JsonProcessingException e) {
@@ -363,7 +365,7 @@ public final class TraceSummary {
     }
 
     /** The mean of the values a trace gives (NaN: not available for that row), NaN when none does. */
-    private static double mean(List<Row> rows, java.util.function.ToDoubleFunction<Row> f) {
+    private static double mean(List<Row> rows, ToDoubleFunction<Row> f) {
         return rows.stream().mapToDouble(f).filter(v -> !Double.isNaN(v)).average().orElse(Double.NaN);
     }
 

@@ -6,15 +6,21 @@ import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
+import io.lgc4j.core.compute.CpuLimits;
 import io.lgc4j.core.stage.Stage;
 
+import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.IntStream;
 
 /**
  * The advise session: every endpoint of a run, on a connection of its own, measures the links it will train over,
@@ -165,7 +171,7 @@ public final class AdviseSession {
          * the {@link #hostWorkers} that run on it.
          */
         public double cores() {
-            io.lgc4j.core.compute.CpuLimits limits = io.lgc4j.core.compute.CpuLimits.ofThisProcess();
+            CpuLimits limits = CpuLimits.ofThisProcess();
             int machine = limits.affinityCpus() > 0 ? limits.affinityCpus() : limits.onlineCpus();
             return Math.min(limits.cores(), machine / (double) hostWorkers);
         }
@@ -208,7 +214,7 @@ public final class AdviseSession {
      * @throws FrameException        when a frame comes out of turn
      */
     public static Outcome run(Transport t, int workers, String digest, int probeBytes, Runnable pass,
-                              Decision decision, java.io.PrintStream log) {
+                              Decision decision, PrintStream log) {
         return run(t, workers, digest, hostName(), probeBytes, pass, decision, log);
     }
 
@@ -217,7 +223,7 @@ public final class AdviseSession {
      * named: the workers whose host is rank 0's share its cores ({@link Probe#hostWorkers()}).
      */
     static Outcome run(Transport t, int workers, String digest, String host, int probeBytes, Runnable pass,
-                       Decision decision, java.io.PrintStream log) {
+                       Decision decision, PrintStream log) {
         int n = t.endpointCount();
         int me = t.endpoint();
         if (workers < 1 || workers > n) {
@@ -361,7 +367,7 @@ public final class AdviseSession {
     }
 
     private static int[] range(int from, int to) {
-        return java.util.stream.IntStream.range(from, to).toArray();
+        return IntStream.range(from, to).toArray();
     }
 
     private static void hops(Transport t, int right, int left, int hops, int bytes, int phase) {
@@ -385,7 +391,7 @@ public final class AdviseSession {
         int n = t.endpointCount();
         int hub = workers < n ? workers : 0;
         int me = t.endpoint();
-        int[] senders = java.util.stream.IntStream.range(0, workers).filter(w -> w != hub).toArray();
+        int[] senders = IntStream.range(0, workers).filter(w -> w != hub).toArray();
         if (senders.length == 0 || me != hub && me >= workers) {
             return new double[] {Double.NaN, Double.NaN};
         }
@@ -597,8 +603,8 @@ public final class AdviseSession {
     /** This machine's name (network namespaces on one machine share it, and its cores). */
     static String hostName() {
         try {
-            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/hostname")).strip();
-        } catch (java.io.IOException | RuntimeException e) {
+            return Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+        } catch (IOException | RuntimeException e) {
             return System.getenv().getOrDefault("HOSTNAME", "unknown");
         }
     }

@@ -6,17 +6,25 @@ import io.lgc4j.core.compute.ComputeSettings;
 import io.lgc4j.core.compute.CpuLimits;
 import io.lgc4j.core.data.DataSource;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.runtime.ClusterConnection;
+import io.lgc4j.core.runtime.ClusterConnector;
+import io.lgc4j.core.runtime.LaunchEnvironment;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.Overlap;
 import io.lgc4j.core.train.Topology;
+import io.lgc4j.core.train.TrainingRuntime;
 import org.deeplearning4j.nn.api.Model;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -239,7 +247,7 @@ public final class Advisor {
          * @throws IOException           when the data cannot be read
          */
         public AdviseSession.Outcome adviseFromEnvironment() throws IOException {
-            io.lgc4j.core.runtime.LaunchEnvironment env = io.lgc4j.core.runtime.LaunchEnvironment.current();
+            LaunchEnvironment env = LaunchEnvironment.current();
             long start = System.nanoTime();
             if (!env.launched()) {
                 link = Link.IN_PROCESS;
@@ -256,8 +264,7 @@ public final class Advisor {
                         + env.servers() + "): a program chooses its method with the shards inside the workers; launch"
                         + " without --servers");
             }
-            return adviseOver(io.lgc4j.core.train.TrainingRuntime.connector(env), env.requireWorldSize(),
-                    env.requireRank());
+            return adviseOver(TrainingRuntime.connector(env), env.requireWorldSize(), env.requireRank());
         }
 
         /**
@@ -266,14 +273,13 @@ public final class Advisor {
          *
          * @throws IOException when the data cannot be read
          */
-        public AdviseSession.Outcome adviseOver(io.lgc4j.core.runtime.ClusterConnector connector, int workers,
-                                                int rank) throws IOException {
+        public AdviseSession.Outcome adviseOver(ClusterConnector connector, int workers, int rank) throws IOException {
             this.workers = workers;
             check();
             Runnable pass = ComputeProbe.warmedPass(model, data, rank, workers, batchSize, seed, compute);
             int probeBytes = AdviseSession.probeBytes(GradientLayout.of(model).length(), workers);
             boolean coresGiven = !Double.isNaN(cores);
-            try (io.lgc4j.core.runtime.ClusterConnection c = connector
+            try (ClusterConnection c = connector
                     .connect(workers, r -> "rank " + r, AdviseSession.PLAN, AdviseSession.PLAN_MEANING)) {
                 return AdviseSession.run(c.transport(), workers, digest(), probeBytes, pass, probe -> {
                     link = probe.link();
@@ -296,10 +302,9 @@ public final class Advisor {
             }
             b.append(target).append('|').append(denseSteps);
             try {
-                byte[] sha = java.security.MessageDigest.getInstance("SHA-256")
-                        .digest(b.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
-                return "sha256:" + java.util.HexFormat.of().formatHex(sha).substring(0, 16);
-            } catch (java.security.NoSuchAlgorithmException e) {
+                byte[] sha = MessageDigest.getInstance("SHA-256").digest(b.toString().getBytes(StandardCharsets.UTF_8));
+                return "sha256:" + HexFormat.of().formatHex(sha).substring(0, 16);
+            } catch (NoSuchAlgorithmException e) {
                 throw new IllegalStateException("this JVM has no SHA-256", e);
             }
         }

@@ -1,6 +1,7 @@
 package io.lgc4j.core.advise;
 
 import io.lgc4j.core.compute.ComputeSettings;
+import io.lgc4j.core.compute.Nd4jThreads;
 import io.lgc4j.core.data.DataSource;
 import io.lgc4j.core.data.Shard;
 import io.lgc4j.core.train.ReplicaModel;
@@ -98,7 +99,7 @@ public final class ComputeProbe {
     public static Result measure(Model model, DataSource data, int workers, int batchSize, long seed,
                                  ComputeSettings compute, int onlyRank) throws IOException {
         ReplicaModel replica = ReplicaModel.wrap(model).copy(compute);
-        io.lgc4j.core.compute.Nd4jThreads.onThisThread(compute.threads()); // the passes a run's ranks would make
+        Nd4jThreads.onThisThread(compute.threads()); // the passes a run's ranks would make
         DataSet[] batches = new DataSet[workers];
         for (int r = 0; r < workers; r++) {
             batches[r] = onlyRank >= 0 && r > 0 ? batches[0]

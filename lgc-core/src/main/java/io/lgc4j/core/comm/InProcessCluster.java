@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The embedded default cluster: endpoints on threads of one JVM exchanging real, encoded frames through one queue
@@ -40,7 +41,7 @@ public final class InProcessCluster implements AutoCloseable {
 
     /** A cluster of {@code endpoints} endpoints counting on {@code meter}, with a job id of its own. */
     public InProcessCluster(int endpoints, TrafficMeter meter) {
-        this(endpoints, meter, java.util.concurrent.ThreadLocalRandom.current().nextInt());
+        this(endpoints, meter, ThreadLocalRandom.current().nextInt());
     }
 
     /**

@@ -2,6 +2,7 @@ package io.lgc4j.core.compress;
 
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.sparse.RandomSubset;
 
@@ -184,7 +185,7 @@ public final class RandomKCompressor implements SeededSupportCompressor {
         }
 
         @Override
-        public void values(io.lgc4j.core.comm.ValueEncoding encoding) {
+        public void values(ValueEncoding encoding) {
             memory.values(encoding);
         }
 

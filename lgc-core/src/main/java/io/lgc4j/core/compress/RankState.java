@@ -1,5 +1,6 @@
 package io.lgc4j.core.compress;
 
+import io.lgc4j.core.checkpoint.Persistent;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.comm.ValueEncoding;
 
@@ -77,7 +78,7 @@ public sealed interface RankState {
     }
 
     /** What this state carries from one step to the next (its memory), for checkpoints. */
-    default io.lgc4j.core.checkpoint.Persistent persistent() {
+    default Persistent persistent() {
         return state();
     }
 

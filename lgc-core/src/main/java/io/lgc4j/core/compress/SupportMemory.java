@@ -5,6 +5,8 @@ import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.sparse.TopK;
 
+import java.util.Arrays;
+
 /**
  * One rank's state for a shared-support compressor: the compensated vector {@code m + g}, the top
  * {@link Compressor#count} entries of each block when this rank leads, the values on the step's support taken out
@@ -51,7 +53,7 @@ final class SupportMemory implements SharedSupportCompressor.State {
             int k = compressor.count(step, region.block(b));
             int[] idx = new int[k];
             int count = topK.select(memory.compensated(), region.start(b), region.start(b) + length, k, idx);
-            support[b] = count == k ? idx : java.util.Arrays.copyOf(idx, count);
+            support[b] = count == k ? idx : Arrays.copyOf(idx, count);
         }
         return support;
     }

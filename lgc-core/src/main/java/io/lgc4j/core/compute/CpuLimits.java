@@ -3,6 +3,7 @@ package io.lgc4j.core.compute;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -141,7 +142,7 @@ public record CpuLimits(int onlineCpus, int affinityCpus, double quotaCores, Str
 
     /** {@code root/path}, then each of its parents up to {@code root} itself. */
     private static List<Path> ancestors(Path root, String path) {
-        java.util.ArrayList<Path> dirs = new java.util.ArrayList<>();
+        ArrayList<Path> dirs = new ArrayList<>();
         Path dir = path.isEmpty() ? root : root.resolve(path);
         while (dir != null && dir.startsWith(root)) {
             dirs.add(dir);

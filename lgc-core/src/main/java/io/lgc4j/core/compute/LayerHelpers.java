@@ -6,9 +6,11 @@ import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.layers.LayerHelper;
 import org.deeplearning4j.nn.layers.convolution.ConvolutionLayer;
 import org.deeplearning4j.nn.layers.convolution.subsampling.SubsamplingLayer;
+import org.deeplearning4j.nn.layers.mkldnn.MKLDNNConvHelper;
 import org.deeplearning4j.nn.layers.normalization.BatchNormalization;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.nativeblas.Nd4jCpu;
 
 import java.lang.reflect.Field;
 import java.util.ArrayList;
@@ -28,7 +30,7 @@ import java.util.function.Supplier;
  *       sets it around the construction of a model (a replica is a {@code clone()}, which constructs every layer
  *       anew) and restores it afterwards, so models built elsewhere in the JVM are untouched.</li>
  *   <li>The helper then asks {@code BaseMKLDNNHelper.mklDnnEnabled()}, which looks up a class ND4J M2.1 renamed; the
- *       class {@link org.nd4j.nativeblas.Nd4jCpu} in this module answers under the old name.</li>
+ *       class {@link Nd4jCpu} in this module answers under the old name.</li>
  * </ol>
  * Two helpers are replaced (set into the layer's {@code helper} field: DL4J offers no other way in): oneDNN's max
  * pooling is several times slower than ND4J's own kernels, so every {@code SubsamplingLayer} built with helpers gets
@@ -107,7 +109,7 @@ public final class LayerHelpers {
      */
     private static void useInputConvolution(Model model) {
         replaceHelpers(ConvolutionLayer.class, inputLayers(model),
-                layer -> layer.getHelper() instanceof org.deeplearning4j.nn.layers.mkldnn.MKLDNNConvHelper,
+                layer -> layer.getHelper() instanceof MKLDNNConvHelper,
                 InputConvolutionHelper::new);
     }
 
@@ -165,7 +167,7 @@ public final class LayerHelpers {
         if (!"CPU".equalsIgnoreCase(backend)) {
             return false;
         }
-        org.nd4j.nativeblas.Nd4jCpu.Environment env = org.nd4j.nativeblas.Nd4jCpu.Environment.getInstance();
+        Nd4jCpu.Environment env = Nd4jCpu.Environment.getInstance();
         return env.helpersAllowed() && env.isUseMKLDNN();
     }
 

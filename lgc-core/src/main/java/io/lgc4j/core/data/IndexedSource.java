@@ -5,6 +5,7 @@ import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
 
 /**
  * A source that can read any example by its number {@code 0 … N−1}: every such source gives the same order
@@ -91,7 +92,7 @@ public abstract class IndexedSource implements DataSource {
             boolean last = nextCheckedRow(row, from, to, how) >= to;
             if (len == CHECK_BATCH || last) {
                 try {
-                    read(len == CHECK_BATCH ? batch : java.util.Arrays.copyOf(batch, len));
+                    read(len == CHECK_BATCH ? batch : Arrays.copyOf(batch, len));
                 } catch (IOException | RuntimeException e) {
                     throw checkFailed(rank, workers, how, e);
                 }

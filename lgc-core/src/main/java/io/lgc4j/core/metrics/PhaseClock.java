@@ -1,5 +1,9 @@
 package io.lgc4j.core.metrics;
 
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Objects;
+
 /**
  * Splits one thread's time into {@link Phase}s: time runs into the current phase until the next
  * {@link #enter(Phase)}. One clock per rank thread; not thread-safe.
@@ -20,7 +24,7 @@ public final class PhaseClock {
 
     static {
         for (Phase p : Phase.values()) {
-            NAMES[p.ordinal()] = p.name().toLowerCase(java.util.Locale.ROOT);
+            NAMES[p.ordinal()] = p.name().toLowerCase(Locale.ROOT);
         }
     }
 
@@ -47,7 +51,7 @@ public final class PhaseClock {
      * {@code --trace-steps}).
      */
     public void timeline(Timeline timeline) {
-        this.timeline = java.util.Objects.requireNonNull(timeline, "timeline");
+        this.timeline = Objects.requireNonNull(timeline, "timeline");
         this.tracing = timeline.on();
     }
 
@@ -93,7 +97,7 @@ public final class PhaseClock {
 
     /** Zeroes every phase and stops the clock. */
     public void reset() {
-        java.util.Arrays.fill(nanos, 0);
+        Arrays.fill(nanos, 0);
         current = null;
     }
 }

@@ -1,5 +1,6 @@
 package io.lgc4j.core.metrics;
 
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,8 +37,7 @@ public final class StepNotes {
     /** Diagnostic mode: the share ‖m_S‖ / ‖m‖ of the ranks' mean offer the step's support covers. */
     public static final String OFFER_SHARE = "offer_share";
     /** The diagnostic mode's notes, in the order result files show them. */
-    public static final java.util.List<String> DIAGNOSTICS = java.util.List.of(APPLIED_REL_ERR, APPLIED_COS,
-            APPLIED_COS_ALL, OFFER_SHARE);
+    public static final List<String> DIAGNOSTICS = List.of(APPLIED_REL_ERR, APPLIED_COS, APPLIED_COS_ALL, OFFER_SHARE);
 
     private final Map<Integer, Map<String, Double>> byStep = new ConcurrentHashMap<>();
 

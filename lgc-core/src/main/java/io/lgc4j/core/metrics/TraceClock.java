@@ -1,5 +1,7 @@
 package io.lgc4j.core.metrics;
 
+import java.time.Instant;
+
 /**
  * A process's origin for trace times, taken once: the {@link System#nanoTime()} reading every trace time is measured
  * from, and the wall clock at that moment (for a person reading the trace; alignment between processes uses the
@@ -19,7 +21,7 @@ public record TraceClock(long anchorNanos, long anchorEpochMicros) {
     /** A clock whose time 0 is now. */
     public static TraceClock start() {
         long nanos = System.nanoTime();
-        java.time.Instant now = java.time.Instant.now();
+        Instant now = Instant.now();
         return new TraceClock(nanos, now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000);
     }
 

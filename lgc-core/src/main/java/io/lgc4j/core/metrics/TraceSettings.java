@@ -1,6 +1,7 @@
 package io.lgc4j.core.metrics;
 
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -43,7 +44,7 @@ public record TraceSettings(Path file, Path directory, StepRange steps) {
      *
      * @throws IllegalArgumentException naming {@link #ENV_STEPS} when its steps are not a range
      */
-    public static TraceSettings fromEnvironment(java.util.Map<String, String> variables) {
+    public static TraceSettings fromEnvironment(Map<String, String> variables) {
         String file = variables.get(ENV_FILE);
         if (file == null || file.isBlank()) {
             return null;

@@ -5,6 +5,7 @@ import io.lgc4j.core.settings.SettingsException;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * How a low-rank compressor factors the compressible blocks of a layout, and where each block's factors sit in the
@@ -93,7 +94,7 @@ public record LowRankPlan(List<Entry> entries, int pLength, int plainLength, int
      * @throws IndexOutOfBoundsException when the range is not within the plan's blocks
      */
     public Span span(int from, int to) {
-        java.util.Objects.checkFromToIndex(from, to, entries.size());
+        Objects.checkFromToIndex(from, to, entries.size());
         int[] p = {Integer.MAX_VALUE, 0};
         int[] plain = {Integer.MAX_VALUE, 0};
         int[] q = {Integer.MAX_VALUE, 0};

@@ -3,6 +3,8 @@ package io.lgc4j.core.protocol;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.sparse.SparseVector;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -23,11 +25,11 @@ public record SparseSet(List<SparseVector> blocks) {
      * values at {@code support[b]} (indices relative to the block).
      */
     public static SparseSet onSupport(List<ParamBlock> blocks, int[][] support, float[] values) {
-        List<SparseVector> out = new java.util.ArrayList<>(support.length);
+        List<SparseVector> out = new ArrayList<>(support.length);
         int at = 0;
         for (int b = 0; b < support.length; b++) {
             out.add(new SparseVector(blocks.get(b).length(), support[b],
-                    java.util.Arrays.copyOfRange(values, at, at + support[b].length)));
+                    Arrays.copyOfRange(values, at, at + support[b].length)));
             at += support[b].length;
         }
         return new SparseSet(out);
@@ -46,7 +48,7 @@ public record SparseSet(List<SparseVector> blocks) {
     public void writeInto(float[] gradient, List<ParamBlock> layoutBlocks) {
         for (int b = 0; b < blocks.size(); b++) {
             ParamBlock block = layoutBlocks.get(b);
-            java.util.Arrays.fill(gradient, block.offset(), block.end(), 0f);
+            Arrays.fill(gradient, block.offset(), block.end(), 0f);
             blocks.get(b).scatterInto(gradient, block.offset());
         }
     }

@@ -7,11 +7,14 @@ import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.stage.Stage;
 
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -73,7 +76,7 @@ public sealed interface RunReport {
     record FinalReport(String replicaChecksum, long[] traffic) implements RunReport {
         /** Copies the counters. */
         public FinalReport {
-            java.util.Objects.requireNonNull(replicaChecksum, "replicaChecksum");
+            Objects.requireNonNull(replicaChecksum, "replicaChecksum");
             traffic = traffic.clone();
         }
 
@@ -139,8 +142,8 @@ public sealed interface RunReport {
     record Saved(String file, long size, int crc32c, String replicaChecksum, long writeNanos) implements RunReport {
         /** Checks the strings. */
         public Saved {
-            java.util.Objects.requireNonNull(file, "file");
-            java.util.Objects.requireNonNull(replicaChecksum, "replicaChecksum");
+            Objects.requireNonNull(file, "file");
+            Objects.requireNonNull(replicaChecksum, "replicaChecksum");
         }
     }
 
@@ -308,7 +311,7 @@ public sealed interface RunReport {
         if (frame.kind() != TrafficKind.REPORT) {
             throw new FrameException("expected a REPORT frame, found " + frame.kind());
         }
-        ByteBuffer in = frame.payload().duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer in = frame.payload().duplicate().order(ByteOrder.LITTLE_ENDIAN);
         try {
             int type = in.get() & 0xFF;
             RunReport report = switch (type) {
@@ -342,7 +345,7 @@ public sealed interface RunReport {
                         + " bytes after its end");
             }
             return report;
-        } catch (java.nio.BufferUnderflowException e) {
+        } catch (BufferUnderflowException e) {
             throw new FrameException("truncated report of step " + frame.step() + ": " + frame.payloadLength()
                     + " payload bytes");
         }

@@ -9,6 +9,7 @@ import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 
@@ -119,7 +120,7 @@ final class BatchReader implements AutoCloseable {
         }
         long start = System.nanoTime();
         DataSet batch = read(it, step);
-        timeline.span(tid, "read batch", "data", start, System.nanoTime(), java.util.Map.of("step", step));
+        timeline.span(tid, "read batch", "data", start, System.nanoTime(), Map.of("step", step));
         return batch;
     }
 

@@ -13,7 +13,10 @@ import io.lgc4j.core.stage.StageSchedule;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
+import java.util.logging.Logger;
 
 /**
  * A run's checkpoints as its endpoints see them: when one is due, where parts go, what the manifest says, and the
@@ -32,8 +35,7 @@ import java.util.List;
 record Checkpointing(CheckpointDirectory directory, int everySteps, boolean atEnd, String runName,
                      RunSignature signature, StageSchedule stages, int totalSteps, Checkpoint resume) {
 
-    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(
-            Checkpointing.class.getName());
+    private static final Logger LOG = Logger.getLogger(Checkpointing.class.getName());
 
     /** Sections every part has besides its state. */
     static final String TRAFFIC = "traffic";
@@ -58,7 +60,7 @@ record Checkpointing(CheckpointDirectory directory, int everySteps, boolean atEn
      *
      * @throws UncheckedIOException naming the directory, the step and what is wrong with it
      */
-    static Checkpoint load(java.nio.file.Path runDir, long step) {
+    static Checkpoint load(Path runDir, long step) {
         try {
             return CheckpointDirectory.in(runDir).load(step);
         } catch (IOException e) {
@@ -113,7 +115,7 @@ record Checkpointing(CheckpointDirectory directory, int everySteps, boolean atEn
             long start = System.nanoTime();
             Checkpoint written = directory.writeManifest(manifest);
             long bytes = parts.stream().mapToLong(PartInfo::size).sum();
-            LOG.info(() -> String.format(java.util.Locale.ROOT, "checkpoint %s complete: %d parts, %,d bytes;"
+            LOG.info(() -> String.format(Locale.ROOT, "checkpoint %s complete: %d parts, %,d bytes;"
                     + " slowest part %.1f ms (%s), manifest %.1f ms", written.directory(), parts.size(), bytes,
                     slowestWriteNanos / 1e6, slowest, (System.nanoTime() - start) / 1e6));
         } catch (IOException e) {

@@ -7,6 +7,8 @@ import io.lgc4j.core.runtime.ControlPlane;
 import io.lgc4j.core.runtime.RunReport;
 import io.lgc4j.core.stage.Stage;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -58,8 +60,8 @@ final class ClockProbes {
         }
         try {
             TraceMerge.writeOffsets(run.trace().directory(), offsets);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException("cannot write the trace's clock offsets into "
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the trace's clock offsets into "
                     + run.trace().directory() + ": " + e, e);
         }
     }

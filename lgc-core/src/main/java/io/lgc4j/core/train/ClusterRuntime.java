@@ -4,6 +4,7 @@ import io.lgc4j.core.comm.MeteredTransport;
 import io.lgc4j.core.comm.PeerLostException;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.compute.ComputeSettings;
+import io.lgc4j.core.compute.Nd4jThreads;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.metrics.Timeline;
@@ -14,6 +15,8 @@ import io.lgc4j.core.runtime.ControlPlane;
 import io.lgc4j.core.runtime.ServiceReporter;
 import io.lgc4j.core.runtime.StopReport;
 
+import java.io.IOException;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -182,7 +185,7 @@ public final class ClusterRuntime extends TrainingRuntime {
         int workers = run.workers();
         int endpoints = run.endpoints();
         // before the topology builds the endpoint (an LGC worker warms up its encoder there): the run's threads
-        io.lgc4j.core.compute.Nd4jThreads.adopt();
+        Nd4jThreads.adopt();
         ClusterConnection connection = connector.connect(endpoints, names, topology.fingerprint(layout),
                 topology.describeFingerprint(layout));
         int endpoint = connection.endpoint();
@@ -215,7 +218,7 @@ public final class ClusterRuntime extends TrainingRuntime {
             }
             connection.close();
         } catch (RuntimeException e) {
-            EndpointTrace.closeAll(java.util.List.of(timeline), true);
+            EndpointTrace.closeAll(List.of(timeline), true);
             int lost = e instanceof PeerLostException p ? p.peer() : endpoint;
             int step = loop != null ? loop.step() : -1;
             String where = names.apply(endpoint) + " stopped" + (step >= 0 ? " at step " + step + " ("
@@ -234,8 +237,8 @@ public final class ClusterRuntime extends TrainingRuntime {
 
     private static String hostName() {
         try {
-            return java.net.InetAddress.getLocalHost().getHostName();
-        } catch (java.io.IOException e) {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
             return "unknown host";
         }
     }

@@ -7,6 +7,8 @@ import io.lgc4j.core.runtime.ControlPlane;
 import io.lgc4j.core.runtime.RunReport;
 import io.lgc4j.core.stage.Stage;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -43,8 +45,8 @@ final class DataAgreement {
         long rows;
         try {
             rows = run.spec().input().source().check(rank, run.workers(), run.spec().input().check());
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e.getMessage(), e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e.getMessage(), e);
         }
         if (timeline.on() && rows > 0) { // a source in memory has nothing to check, and its trace shows nothing
             timeline.span(Timeline.RANK_THREAD, "data check", "io", start, System.nanoTime(), Map.of("rows", rows,

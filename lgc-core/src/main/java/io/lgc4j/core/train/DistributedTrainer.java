@@ -6,6 +6,9 @@ import io.lgc4j.core.checkpoint.CheckpointManifest;
 import io.lgc4j.core.metrics.TraceSettings;
 import io.lgc4j.core.compute.ComputeReport;
 import io.lgc4j.core.compute.ComputeSettings;
+import io.lgc4j.core.compute.ComputeThreads;
+import io.lgc4j.core.compute.Nd4jThreads;
+import io.lgc4j.core.data.DataCheck;
 import io.lgc4j.core.data.DataPlan;
 import io.lgc4j.core.data.DataSource;
 import io.lgc4j.core.data.MemorySource;
@@ -15,14 +18,25 @@ import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.runtime.ClusterConnector;
+import io.lgc4j.core.runtime.LaunchEnvironment;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 
+import org.deeplearning4j.nn.api.Layer;
 import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.nn.conf.layers.BaseLayer;
+import org.deeplearning4j.nn.graph.ComputationGraph;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.util.ModelSerializer;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
+import org.nd4j.linalg.learning.config.NoOp;
+import org.nd4j.linalg.learning.config.Sgd;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -65,7 +79,7 @@ public final class DistributedTrainer {
     private DistributedTrainer(ReplicaModel origin, TrainingSpec spec) {
         this.spec = spec;
         // every thread of the run computes with the run's count of OpenMP threads, whatever the JVM started with
-        io.lgc4j.core.compute.Nd4jThreads.use(spec.compute().threads());
+        Nd4jThreads.use(spec.compute().threads());
         // every replica is built here, after the user's model: its layers get the helpers the settings ask for
         this.replicas = spec.runtime().replicas(origin, spec.compute(), spec.ranks().workers());
         this.computeReport = ComputeReport.of(replicas.get(0).model(), spec.compute());
@@ -73,12 +87,11 @@ public final class DistributedTrainer {
 
     /** A compressor that applies momentum itself needs the model's updater to be plain SGD. */
     private static void requirePlainSgd(Model model, String compressor) {
-        org.deeplearning4j.nn.api.Layer[] layers = model instanceof org.deeplearning4j.nn.multilayer.MultiLayerNetwork n
-                ? n.getLayers() : ((org.deeplearning4j.nn.graph.ComputationGraph) model).getLayers();
-        for (org.deeplearning4j.nn.api.Layer layer : layers) {
-            if (layer.conf().getLayer() instanceof org.deeplearning4j.nn.conf.layers.BaseLayer base
-                    && layer.numParams() > 0 && !(base.getIUpdater() instanceof org.nd4j.linalg.learning.config.Sgd)
-                    && !(base.getIUpdater() instanceof org.nd4j.linalg.learning.config.NoOp)) {
+        Layer[] layers = model instanceof MultiLayerNetwork n ? n.getLayers() : ((ComputationGraph) model).getLayers();
+        for (Layer layer : layers) {
+            if (layer.conf().getLayer() instanceof BaseLayer base
+                    && layer.numParams() > 0 && !(base.getIUpdater() instanceof Sgd)
+                    && !(base.getIUpdater() instanceof NoOp)) {
                 throw new IllegalArgumentException("compressor '" + compressor + "' applies momentum itself, so the"
                         + " model's updater must be plain SGD; layer '" + base.getLayerName() + "' uses "
                         + base.getIUpdater().getClass().getSimpleName());
@@ -133,7 +146,7 @@ public final class DistributedTrainer {
      * @return true when this process wrote the file (in one JVM, or rank 0's process); false on any other endpoint
      * @throws IllegalStateException before {@link #fit}
      */
-    public boolean saveModel(Path file) throws java.io.IOException {
+    public boolean saveModel(Path file) throws IOException {
         if (result == null) {
             throw new IllegalStateException("saveModel saves the trained model: call fit first");
         }
@@ -142,9 +155,8 @@ public final class DistributedTrainer {
         }
         Path target = file.toAbsolutePath();
         Path temporary = target.resolveSibling(target.getFileName() + ".tmp");
-        org.deeplearning4j.util.ModelSerializer.writeModel(trainedModel(), temporary.toFile(), true);
-        java.nio.file.Files.move(temporary, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        ModelSerializer.writeModel(trainedModel(), temporary.toFile(), true);
+        Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         return true;
     }
 
@@ -249,7 +261,7 @@ public final class DistributedTrainer {
         private TraceSettings trace;
         private Overlap overlap = Overlap.NONE;
         private int bucketBytes = Overlap.DEFAULT_BUCKET_BYTES;
-        private io.lgc4j.core.data.DataCheck dataCheck = io.lgc4j.core.data.DataCheck.FULL;
+        private DataCheck dataCheck = DataCheck.FULL;
 
         private Builder() {
         }
@@ -292,7 +304,7 @@ public final class DistributedTrainer {
          * examples are in memory has nothing to check; {@code SAMPLE} reads about one row in a hundred, {@code NONE}
          * nothing.
          */
-        public Builder checkData(io.lgc4j.core.data.DataCheck how) {
+        public Builder checkData(DataCheck how) {
             this.dataCheck = Objects.requireNonNull(how, "how");
             return this;
         }
@@ -460,7 +472,7 @@ public final class DistributedTrainer {
          * {@link #trace} was given. Call it after the other settings.
          */
         public Builder fromEnvironment() {
-            io.lgc4j.core.runtime.LaunchEnvironment env = io.lgc4j.core.runtime.LaunchEnvironment.current();
+            LaunchEnvironment env = LaunchEnvironment.current();
             if (env.launched()) {
                 int k = env.requireWorldSize();
                 if (workers != 1 && workers != k) {
@@ -471,7 +483,7 @@ public final class DistributedTrainer {
                 workers = k;
                 runtime = TrainingRuntime.fromEnvironment(env);
                 // lgc launch --threads N: the launcher resolved the count for every process it started
-                String threads = System.getenv(io.lgc4j.core.compute.ComputeThreads.ENV_THREADS);
+                String threads = System.getenv(ComputeThreads.ENV_THREADS);
                 if (threads != null) {
                     compute = compute.withThreads(Integer.parseInt(threads.strip()));
                 }

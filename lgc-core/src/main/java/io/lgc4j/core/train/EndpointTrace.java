@@ -9,6 +9,7 @@ import io.lgc4j.core.metrics.TraceWriter;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.List;
 
 /**
  * How a runtime gives an endpoint its trace: the endpoint's {@link TraceWriter} when the run is traced, named and with
@@ -61,7 +62,7 @@ final class EndpointTrace {
      * Closes every timeline, each even when another failed; a failure to write a trace is thrown only when
      * {@code failed} is false, so it never hides the failure that ended the run.
      */
-    static void closeAll(java.util.List<Timeline> timelines, boolean failed) {
+    static void closeAll(List<Timeline> timelines, boolean failed) {
         UncheckedIOException first = null;
         for (Timeline t : timelines) {
             try {

@@ -1,8 +1,14 @@
 package io.lgc4j.core.train;
 
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.Persistent;
 import io.lgc4j.core.comm.StepTag;
+import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.exchange.GradientPieces;
 import io.lgc4j.core.metrics.PhaseClock;
+
+import java.util.Optional;
 
 /**
  * One worker rank's side of a topology's gradient aggregation. Every rank calls {@link #allReduceMean} once per
@@ -11,10 +17,10 @@ import io.lgc4j.core.metrics.PhaseClock;
  * the steps {@link #averagesParameters} names.
  *
  * <p>An exchange whose method keeps state from one step to the next (a compressor's memory, an autoencoder, protocol
- * flags) saves and restores it as a {@link io.lgc4j.core.checkpoint.Persistent}, called between steps; the defaults
- * are for an exchange that keeps none (dense).
+ * flags) saves and restores it as a {@link Persistent}, called between steps; the defaults are for an exchange that
+ * keeps none (dense).
  */
-public interface GradientExchange extends io.lgc4j.core.checkpoint.Persistent {
+public interface GradientExchange extends Persistent {
 
     /**
      * Replaces {@code gradient} (this rank's flattened gradient) with the mean over all ranks' gradients of this
@@ -78,7 +84,7 @@ public interface GradientExchange extends io.lgc4j.core.checkpoint.Persistent {
      *
      * @throws UnsupportedOperationException when the method's compressor cannot show its offer (a sketch)
      */
-    default void tap(io.lgc4j.core.compress.OfferTap tap) {
+    default void tap(OfferTap tap) {
     }
 
     /**
@@ -100,8 +106,8 @@ public interface GradientExchange extends io.lgc4j.core.checkpoint.Persistent {
      * compressed warm-up to hand to the main method at the switch ({@code warmup.carryMemory}); empty for an exchange
      * that keeps none (dense). Between steps only.
      */
-    default java.util.Optional<float[]> memory() {
-        return java.util.Optional.empty();
+    default Optional<float[]> memory() {
+        return Optional.empty();
     }
 
     /**
@@ -116,11 +122,10 @@ public interface GradientExchange extends io.lgc4j.core.checkpoint.Persistent {
     }
 
     @Override
-    default void save(io.lgc4j.core.checkpoint.CheckpointPart.Builder part, String prefix) {
+    default void save(CheckpointPart.Builder part, String prefix) {
     }
 
     @Override
-    default void restore(io.lgc4j.core.checkpoint.CheckpointPart part, String prefix)
-            throws io.lgc4j.core.checkpoint.CheckpointException {
+    default void restore(CheckpointPart part, String prefix) throws CheckpointException {
     }
 }

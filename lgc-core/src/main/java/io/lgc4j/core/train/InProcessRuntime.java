@@ -6,6 +6,7 @@ import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.comm.TransportClosedException;
 import io.lgc4j.core.compute.ComputeSettings;
+import io.lgc4j.core.compute.Nd4jThreads;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
@@ -16,14 +17,18 @@ import io.lgc4j.core.metrics.TraceMerge;
 import io.lgc4j.core.runtime.ControlPlane;
 import io.lgc4j.core.runtime.ServiceReporter;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Phaser;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -223,11 +228,11 @@ public final class InProcessRuntime extends TrainingRuntime {
     /** Every endpoint's trace file, merged into the run's trace: one clock, so no offsets. */
     private static void mergeTrace(RankLoop.Run run, Topology topology) {
         try {
-            TraceMerge.merge(List.of(run.trace().directory()), run.trace().file(), java.util.Map.of("runtime",
+            TraceMerge.merge(List.of(run.trace().directory()), run.trace().file(), Map.of("runtime",
                     "in-process", "topology", topology.name(), "workers", run.workers(), "services",
                     run.plan().serviceEndpoints(), "steps", run.trace().steps().toString()));
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException("cannot merge the trace into " + run.trace().file() + ": " + e, e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot merge the trace into " + run.trace().file() + ": " + e, e);
         }
     }
 
@@ -237,7 +242,7 @@ public final class InProcessRuntime extends TrainingRuntime {
         try {
             // before the topology builds the endpoint: an LGC worker builds (and warms up) its encoder there, and
             // oneDNN keeps what it built for the thread count of the moment
-            io.lgc4j.core.compute.Nd4jThreads.adopt();
+            Nd4jThreads.adopt();
             body.run();
         } catch (Throwable t) {
             boolean consequence = t instanceof TransportClosedException && failure.get() != null;
@@ -259,7 +264,7 @@ public final class InProcessRuntime extends TrainingRuntime {
         }
     }
 
-    private static java.util.concurrent.ThreadFactory daemonThreads() {
+    private static ThreadFactory daemonThreads() {
         return runnable -> {
             Thread t = new Thread(runnable);
             t.setDaemon(true);

@@ -13,10 +13,13 @@ import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.metrics.TraceClock;
+import io.lgc4j.core.metrics.TraceSettings;
 import io.lgc4j.core.runtime.ControlPlane;
 import io.lgc4j.core.runtime.RunReport;
 import io.lgc4j.core.stage.Stage;
+import io.lgc4j.core.stage.StageSchedule;
 
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -74,12 +77,12 @@ final class RankLoop {
             return spec.ranks().batchSize();
         }
 
-        io.lgc4j.core.stage.StageSchedule stages() {
+        StageSchedule stages() {
             return spec.aggregation().stages();
         }
 
         /** The trace's settings, or null when the run is not traced. */
-        io.lgc4j.core.metrics.TraceSettings trace() {
+        TraceSettings trace() {
             return spec.observation().trace();
         }
     }
@@ -315,7 +318,7 @@ final class RankLoop {
             meter.add(rank, row);
             return row;
         } catch (CheckpointException e) {
-            throw new java.io.UncheckedIOException("rank " + rank + " cannot resume from "
+            throw new UncheckedIOException("rank " + rank + " cannot resume from "
                     + checkpoints.resume().directory() + ": " + e.getMessage(), e);
         }
     }

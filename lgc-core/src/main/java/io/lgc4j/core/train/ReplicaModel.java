@@ -7,6 +7,7 @@ import io.lgc4j.core.checkpoint.SectionReader;
 import io.lgc4j.core.compute.ComputeSettings;
 import io.lgc4j.core.compute.LayerHelpers;
 
+import org.deeplearning4j.nn.api.Layer;
 import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.nn.gradient.DefaultGradient;
 import org.deeplearning4j.nn.gradient.Gradient;
@@ -175,14 +176,13 @@ public sealed interface ReplicaModel extends Persistent permits ReplicaModel.Net
      * The model's last gradient re-pointed at its own flattened gradient array. DL4J's updater compares that array
      * by identity: any other array takes its "external gradient" path, which steps differently from {@code fit}.
      */
-    private static Gradient standardGradient(Gradient computed, INDArray flat,
-                                             org.deeplearning4j.nn.api.Layer[] layers, boolean graph) {
+    private static Gradient standardGradient(Gradient computed, INDArray flat, Layer[] layers, boolean graph) {
         if (computed == null) {
             // no gradient computed yet in this model (a predicted step right after a resume): the same views, by
             // the names DL4J gives them, from each layer's parameter initializer
             DefaultGradient g = new DefaultGradient(flat);
             for (int i = 0; i < layers.length; i++) {
-                org.deeplearning4j.nn.api.Layer layer = layers[i];
+                Layer layer = layers[i];
                 INDArray view = layer.getGradientsViewArray();
                 if (view == null || layer.numParams() == 0) {
                     continue;

@@ -1,5 +1,7 @@
 package io.lgc4j.core.train;
 
+import io.lgc4j.core.checkpoint.Persistent;
+
 /**
  * The work of a non-worker endpoint (a parameter server shard), one step at a time: the runtime calls
  * {@link #serveStep} on the endpoint's own thread, and after each call reports the step to rank 0 and saves the
@@ -51,7 +53,7 @@ public interface ServiceLoop {
      * What the service carries from one step to the next (an autoencoder, a drift guard), saved and restored between
      * steps; by default nothing (a server that only averages).
      */
-    default io.lgc4j.core.checkpoint.Persistent state() {
-        return io.lgc4j.core.checkpoint.Persistent.NONE;
+    default Persistent state() {
+        return Persistent.NONE;
     }
 }

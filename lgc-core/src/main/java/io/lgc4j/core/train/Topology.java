@@ -3,6 +3,8 @@ package io.lgc4j.core.train;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 
 import java.util.List;
@@ -68,7 +70,7 @@ public interface Topology {
      * Gives the topology the board for its per-step notes (autoencoder losses and the like); called once before
      * {@link #worker} and {@link #services}. The default ignores it.
      */
-    default void attachNotes(io.lgc4j.core.metrics.StepNotes notes) {
+    default void attachNotes(StepNotes notes) {
     }
 
     /**
@@ -76,7 +78,7 @@ public interface Topology {
      * (LGC's decode behind its autoencoder's training): the advisor then bounds such a step by that lane's CPU over
      * the process's quota. False by default.
      */
-    default boolean waitsForLane(io.lgc4j.core.stage.Stage stage) {
+    default boolean waitsForLane(Stage stage) {
         return false;
     }
 

@@ -2,8 +2,10 @@ package io.lgc4j.core.train;
 
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.metrics.StepMetrics;
+import io.lgc4j.core.runtime.RunReport;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The outcome of {@link DistributedTrainer#fit}.
@@ -28,7 +30,7 @@ public record TrainingResult(List<StepMetrics> steps, double finalAccuracy, Traf
     /** Creates the result; the lists are copied. */
     public TrainingResult {
         steps = List.copyOf(steps);
-        java.util.Objects.requireNonNull(method, "method");
+        Objects.requireNonNull(method, "method");
         replicaChecksums = List.copyOf(replicaChecksums);
     }
 
@@ -39,7 +41,7 @@ public record TrainingResult(List<StepMetrics> steps, double finalAccuracy, Traf
     }
 
     /** What endpoint {@code endpoint} learns from rank 0's last word: the run's outcome, without the steps. */
-    static TrainingResult of(io.lgc4j.core.runtime.RunReport.Done done, int endpoint, TopologyDescription method) {
+    static TrainingResult of(RunReport.Done done, int endpoint, TopologyDescription method) {
         return new TrainingResult(List.of(), done.finalAccuracy(), TrafficMeter.Snapshot.ofRows(done.traffic()),
                 done.wallNanos(), method, done.replicaChecksums(), endpoint, done.stepCount());
     }

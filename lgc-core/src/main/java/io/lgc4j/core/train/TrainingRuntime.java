@@ -12,7 +12,9 @@ import io.lgc4j.core.runtime.LauncherWatch;
 import io.lgc4j.core.runtime.RunReport;
 import io.lgc4j.core.runtime.ServiceReporter;
 
+import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.function.IntFunction;
 
@@ -79,7 +81,7 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
             RunReport.Saved saved = checkpoints.writeService(step, index, service.state(), row);
             if (timeline.covers(step)) {
                 timeline.span(Timeline.RANK_THREAD, "checkpoint", "io", start, System.nanoTime(),
-                        java.util.Map.of("step", step, "bytes", saved.size()));
+                        Map.of("step", step, "bytes", saved.size()));
             }
             return saved;
         });
@@ -94,7 +96,7 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
             meter.add(run.workers() + index, row);
             reporter.resumeAt(first, row);
         } catch (CheckpointException e) {
-            throw new java.io.UncheckedIOException("service " + index + " cannot resume from "
+            throw new UncheckedIOException("service " + index + " cannot resume from "
                     + checkpoints.resume().directory() + ": " + e.getMessage(), e);
         }
     }
@@ -118,7 +120,7 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
                 if (timeline.covers(step)) {
                     // a service's step: from waiting for its first frame to its work after the last one
                     timeline.span(Timeline.RANK_THREAD, "serve", "step", start, System.nanoTime(),
-                            java.util.Map.of("step", step));
+                            Map.of("step", step));
                 }
                 reporter.endStep(step);
             }

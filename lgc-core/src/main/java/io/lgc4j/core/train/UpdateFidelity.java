@@ -10,6 +10,7 @@ import io.lgc4j.core.runtime.RunReport.Offer;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The diagnostic mode's measurement: how faithfully a step's applied update on the LEARNED blocks carries what the
@@ -93,7 +94,7 @@ final class UpdateFidelity {
                 }
             }
         }
-        Map<String, Double> notes = new java.util.TreeMap<>();
+        Map<String, Double> notes = new TreeMap<>();
         if (mmS > 0) {
             notes.put(StepNotes.APPLIED_REL_ERR, Math.sqrt(errS / mmS));
             notes.put(StepNotes.APPLIED_COS, cosine(amS, aaS, mmS));

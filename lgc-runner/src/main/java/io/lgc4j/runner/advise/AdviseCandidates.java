@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -94,7 +95,7 @@ public final class AdviseCandidates {
         if (!(root instanceof ObjectNode file)) {
             throw ConfigException.forSource(source, "expected a mapping with 'base' and 'candidates', found "
                     + (root == null || root.isMissingNode() ? "nothing" : root.getNodeType().toString()
-                    .toLowerCase(java.util.Locale.ROOT)), null);
+                    .toLowerCase(Locale.ROOT)), null);
         }
         for (Iterator<String> it = file.fieldNames(); it.hasNext(); ) {
             String key = it.next();

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 
 /**
  * A config whose method is {@code compressor: auto}: the run measures its own processes before step 0 and trains
@@ -241,7 +242,7 @@ public record AutoMethod(ExperimentConfig base, List<AdviseCandidate> candidates
      * This auto method with {@code f} applied to its base and to every candidate's config: a change of keys that are
      * not the method's (the workers a launch started, the runtime, the length of training).
      */
-    public AutoMethod map(java.util.function.UnaryOperator<ExperimentConfig> f) {
+    public AutoMethod map(UnaryOperator<ExperimentConfig> f) {
         return new AutoMethod(f.apply(base), candidates.stream().map(c -> new AdviseCandidate(c.id(), c.label(),
                 f.apply(c.config()))).toList(), target, source, denseSteps, penalties);
     }

@@ -1,5 +1,6 @@
 package io.lgc4j.runner.advise;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -10,8 +11,12 @@ import io.lgc4j.core.advise.Link;
 import io.lgc4j.core.compute.CpuLimits;
 import io.lgc4j.core.data.DataSource;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.metrics.Phase;
+import io.lgc4j.core.metrics.StepMetrics;
 import io.lgc4j.core.runtime.ClusterConnection;
 import io.lgc4j.core.runtime.ClusterConnector;
+import io.lgc4j.core.stage.Stage;
+import io.lgc4j.core.train.TrainingResult;
 import io.lgc4j.runner.BuildInfo;
 import io.lgc4j.runner.ExperimentRunner;
 import io.lgc4j.runner.Nd4jEnvironment;
@@ -24,9 +29,11 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.IntFunction;
 
 /**
@@ -99,7 +106,7 @@ public final class AutoRun {
             try {
                 return Map.of(ADVICE_JSON, MAPPER.writeValueAsString(json) + System.lineSeparator(),
                         ADVICE_CSV, advice.get().csv());
-            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            } catch (JsonProcessingException e) {
                 throw new IllegalStateException("cannot write advice.json: " + e.getMessage(), e);
             }
         }
@@ -111,21 +118,21 @@ public final class AutoRun {
          * the one-offs) and their difference, and the predicted time to the target; null without an advice (a
          * recorded choice).
          */
-        public Map<String, Object> summary(io.lgc4j.core.train.TrainingResult result) {
+        public Map<String, Object> summary(TrainingResult result) {
             if (advice.isEmpty()) {
                 return null;
             }
             Advice.Row row = advice.get().rows().stream().filter(r -> r.id().equals(chosen.id())).findFirst()
                     .orElseThrow();
             Map<String, double[]> took = new LinkedHashMap<>();
-            java.util.Set<io.lgc4j.core.stage.Stage> seen = java.util.EnumSet.noneOf(io.lgc4j.core.stage.Stage.class);
-            for (io.lgc4j.core.metrics.StepMetrics m : result.steps()) {
+            Set<Stage> seen = EnumSet.noneOf(Stage.class);
+            for (StepMetrics m : result.steps()) {
                 boolean first = seen.add(m.stage());
                 if (first || m.step() < JIT_STEPS || m.evaluated()) {
                     continue;
                 }
                 double[] sum = took.computeIfAbsent(m.stage().name(), s -> new double[2]);
-                sum[0] += (m.wallNanos() - m.nanos(io.lgc4j.core.metrics.Phase.EVALUATE)) / 1e6;
+                sum[0] += (m.wallNanos() - m.nanos(Phase.EVALUATE)) / 1e6;
                 sum[1]++;
             }
             Map<String, Object> stages = new LinkedHashMap<>();

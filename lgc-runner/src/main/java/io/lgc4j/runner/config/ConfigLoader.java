@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.exc.InputCoercionException;
 import com.fasterxml.jackson.core.util.JsonParserDelegate;
 import com.fasterxml.jackson.databind.JsonMappingException;
@@ -13,12 +14,14 @@ import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.JacksonYAMLParseException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 import java.io.IOException;
+import java.lang.reflect.RecordComponent;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.CharacterCodingException;
@@ -28,9 +31,12 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * Reads an experiment's YAML file into a checked {@link ExperimentConfig}.
@@ -126,21 +132,19 @@ public final class ConfigLoader {
      * nested maps of strings, numbers, booleans and lists, as {@link ConfigWriter} writes them.
      */
     @SuppressWarnings("unchecked")
-    public static java.util.Map<String, Object> asTree(ExperimentConfig config) {
-        return YamlMapping.MAPPER.convertValue(config, java.util.Map.class);
+    public static Map<String, Object> asTree(ExperimentConfig config) {
+        return YamlMapping.MAPPER.convertValue(config, Map.class);
     }
 
     /**
      * Merges the YAML tree {@code over} into {@code into}: mappings key by key, anything else (a value, a list)
      * replaced. How a suite's method or an advise candidate lays its sections over a base config.
      */
-    public static void merge(com.fasterxml.jackson.databind.node.ObjectNode into,
-                             com.fasterxml.jackson.databind.node.ObjectNode over) {
+    public static void merge(ObjectNode into, ObjectNode over) {
         for (var it = over.fields(); it.hasNext(); ) {
             var f = it.next();
             JsonNode existing = into.get(f.getKey());
-            if (existing instanceof com.fasterxml.jackson.databind.node.ObjectNode target
-                    && f.getValue() instanceof com.fasterxml.jackson.databind.node.ObjectNode source) {
+            if (existing instanceof ObjectNode target && f.getValue() instanceof ObjectNode source) {
                 merge(target, source);
             } else {
                 into.set(f.getKey(), f.getValue().deepCopy());
@@ -250,8 +254,7 @@ public final class ConfigLoader {
     }
 
     /** YAML's not-a-number and infinities: {@code .nan}, {@code .inf}, {@code -.Inf} and so on. */
-    private static final java.util.regex.Pattern SPECIAL_FLOAT =
-            java.util.regex.Pattern.compile("[-+]?\\.(inf|Inf|INF)|\\.(nan|NaN|NAN)");
+    private static final Pattern SPECIAL_FLOAT = Pattern.compile("[-+]?\\.(inf|Inf|INF)|\\.(nan|NaN|NAN)");
 
     private static String currentText(JsonParser parser) {
         try {
@@ -289,7 +292,7 @@ public final class ConfigLoader {
         }
 
         @Override
-        public boolean nextFieldName(com.fasterxml.jackson.core.SerializableString name) throws IOException {
+        public boolean nextFieldName(SerializableString name) throws IOException {
             boolean same = super.nextFieldName(name);
             checked(currentToken());
             return same;
@@ -444,8 +447,8 @@ public final class ConfigLoader {
 
     /** The sections of {@link ExperimentConfig}, sorted: derived from the record so a new section is never missed. */
     private static List<String> topLevelKeys() {
-        return java.util.Arrays.stream(ExperimentConfig.class.getRecordComponents())
-                .map(java.lang.reflect.RecordComponent::getName).sorted().toList();
+        return Arrays.stream(ExperimentConfig.class.getRecordComponents())
+                .map(RecordComponent::getName).sorted().toList();
     }
 
     private static String firstLine(String message) {

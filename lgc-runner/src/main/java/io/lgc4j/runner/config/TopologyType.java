@@ -2,6 +2,7 @@ package io.lgc4j.runner.config;
 
 import com.fasterxml.jackson.annotation.JsonValue;
 import io.lgc4j.core.method.Methods;
+import io.lgc4j.ring.topology.LocalSgdTopology;
 
 import java.util.List;
 import java.util.Objects;
@@ -29,9 +30,9 @@ public final class TopologyType {
     public static final TopologyType PS = new TopologyType("ps");
     /**
      * Local SGD: the ring's allreduce averages the models every few local steps instead of the gradients every step
-     * ({@link io.lgc4j.ring.topology.LocalSgdTopology}).
+     * ({@link LocalSgdTopology}).
      */
-    public static final TopologyType LOCAL_SGD = new TopologyType(io.lgc4j.ring.topology.LocalSgdTopology.TYPE);
+    public static final TopologyType LOCAL_SGD = new TopologyType(LocalSgdTopology.TYPE);
 
     private final String name;
 

@@ -3,6 +3,10 @@ package io.lgc4j.runner.config;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.lgc4j.core.train.Overlap;
+
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * The {@code training} section: how many workers, how much data per step, and how long.
@@ -66,7 +70,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
     /** Default of {@code training.overlap}: compute, exchange and apply in turn. */
     public static final String DEFAULT_OVERLAP = "none";
     /** Default of {@code training.bucketBytes}: 1 MiB. */
-    public static final int DEFAULT_BUCKET_BYTES = io.lgc4j.core.train.Overlap.DEFAULT_BUCKET_BYTES;
+    public static final int DEFAULT_BUCKET_BYTES = Overlap.DEFAULT_BUCKET_BYTES;
 
     /**
      * Checks every component; the first bad one is reported by its key.
@@ -94,8 +98,7 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
         Checks.atLeast("training.checkpointEverySteps", checkpointEverySteps, 0);
         Checks.required("training.trace", trace);
         Checks.required("training.overlap", overlap);
-        java.util.List<String> modes = java.util.Arrays.stream(io.lgc4j.core.train.Overlap.values())
-                .map(io.lgc4j.core.train.Overlap::configName).sorted().toList();
+        List<String> modes = Arrays.stream(Overlap.values()).map(Overlap::configName).sorted().toList();
         if (!modes.contains(overlap)) {
             throw ConfigException.forKey("training.overlap", "expects one of " + modes + ", found \"" + overlap
                     + "\"");
@@ -118,8 +121,8 @@ public record TrainingConfig(int workers, int batchSizePerWorker, int epochs, in
     }
 
     /** {@code training.overlap} as the trainer takes it. */
-    public io.lgc4j.core.train.Overlap overlapMode() {
-        return io.lgc4j.core.train.Overlap.parse(overlap);
+    public Overlap overlapMode() {
+        return Overlap.parse(overlap);
     }
 
     /** The section without a trace. */

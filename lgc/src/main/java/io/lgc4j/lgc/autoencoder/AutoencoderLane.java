@@ -1,10 +1,12 @@
 package io.lgc4j.lgc.autoencoder;
 
 import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.compute.Nd4jThreads;
 
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -46,7 +48,7 @@ public final class AutoencoderLane {
     public AutoencoderLane(String name) {
         this.thread = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
             Thread t = new Thread(() -> {
-                io.lgc4j.core.compute.Nd4jThreads.adopt(); // the autoencoder's ops: the run's count, as its ranks'
+                Nd4jThreads.adopt(); // the autoencoder's ops: the run's count, as its ranks'
                 r.run();
             }, name);
             t.setDaemon(true);
@@ -88,7 +90,7 @@ public final class AutoencoderLane {
         };
         if (thread == null) {
             guarded.run();
-            return new Ticket(what, java.util.concurrent.CompletableFuture.completedFuture(null));
+            return new Ticket(what, CompletableFuture.completedFuture(null));
         }
         return new Ticket(what, thread.submit(guarded));
     }

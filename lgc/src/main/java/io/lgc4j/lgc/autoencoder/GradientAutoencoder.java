@@ -15,6 +15,7 @@ import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.learning.GradientUpdater;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -76,7 +77,7 @@ public abstract sealed class GradientAutoencoder implements Persistent permits P
         this.training = training;
         this.encoder = ConvStack.encoderWeights(spec, random);
         float[] m = new float[paddedLength];
-        java.util.Arrays.fill(m, 0, mu, 1f);
+        Arrays.fill(m, 0, mu, 1f);
         this.mask = Nd4j.create(m, new long[] {1, 1, 1, paddedLength}, 'c');
     }
 

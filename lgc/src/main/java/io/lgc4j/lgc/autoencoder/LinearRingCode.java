@@ -5,6 +5,7 @@ import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.checkpoint.Persistent;
 import io.lgc4j.core.checkpoint.SectionReader;
 import io.lgc4j.core.checkpoint.SectionWriter;
+import org.nd4j.linalg.factory.Nd4j;
 
 import java.util.Arrays;
 
@@ -151,7 +152,7 @@ public final class LinearRingCode implements Persistent {
                 flat[j * mu + i] = (float) direction[i];
             }
         }
-        weights.get(BASIS).assign(org.nd4j.linalg.factory.Nd4j.create(flat, new long[] {size, mu}, 'c'));
+        weights.get(BASIS).assign(Nd4j.create(flat, new long[] {size, mu}, 'c'));
         basis = rows(flat);
     }
 

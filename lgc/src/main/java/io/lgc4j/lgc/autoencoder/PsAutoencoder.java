@@ -10,6 +10,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -114,7 +115,7 @@ public final class PsAutoencoder extends GradientAutoencoder {
         checkLength("compact vector", compact, mu);
         int[] picked = new int[innovationCount()];
         int count = topK.select(compact, 0, mu, picked.length, picked);
-        return java.util.Arrays.copyOf(picked, count);
+        return Arrays.copyOf(picked, count);
     }
 
     /** {@code compact} with everything but its innovation set to zero. */

@@ -34,8 +34,11 @@ import io.lgc4j.ps.exchange.PsServer;
 import io.lgc4j.ps.exchange.PsServerEnd;
 import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The server of LGC-PS in TOP_K and COMPRESSED steps; see {@link LgcPsTopology} for the protocol. It owns the
@@ -165,7 +168,7 @@ final class LgcPsServer implements PsServer.Step, Persistent {
             shipEncoder(tag);
             t = span(traced, "ship encoder", tag, t);
             if (traced) {
-                timeline.instant(Timeline.RANK_THREAD, "weights shipped", t, java.util.Map.of("step", tag.step()));
+                timeline.instant(Timeline.RANK_THREAD, "weights shipped", t, Map.of("step", tag.step()));
             }
         }
         byte[] denseMean = end.denseMean(first, tag);
@@ -210,7 +213,7 @@ final class LgcPsServer implements PsServer.Step, Persistent {
             end.sendToAll(new Flag(nextCompressed).encode(tag));
             t = span(traced, "flag", tag, t);
             if (traced && !nextCompressed) {
-                timeline.instant(Timeline.RANK_THREAD, "fallback", t, java.util.Map.of("step", tag.step()));
+                timeline.instant(Timeline.RANK_THREAD, "fallback", t, Map.of("step", tag.step()));
             }
         }
     }
@@ -221,7 +224,7 @@ final class LgcPsServer implements PsServer.Step, Persistent {
             return 0;
         }
         long now = System.nanoTime();
-        timeline.span(Timeline.RANK_THREAD, name, "server", start, now, java.util.Map.of("step", tag.step()));
+        timeline.span(Timeline.RANK_THREAD, name, "server", start, now, Map.of("step", tag.step()));
         return now;
     }
 
@@ -259,13 +262,13 @@ final class LgcPsServer implements PsServer.Step, Persistent {
     }
 
     /** Trains on the lane; the step's losses are noted there. */
-    private void submitTraining(StepTag tag, java.util.function.Supplier<AeLosses> step) {
+    private void submitTraining(StepTag tag, Supplier<AeLosses> step) {
         lane.submitStep(tag.step(), "the autoencoder's training step " + tag.step(), () -> {
             long start = System.nanoTime();
             AeLosses losses = step.get();
             if (timeline.covers(tag.step())) {
                 timeline.span(Timeline.AE_THREAD, "ae.train", "ae", start, System.nanoTime(),
-                        java.util.Map.of("step", tag.step(), "rec_loss", losses.reconstruction()));
+                        Map.of("step", tag.step(), "rec_loss", losses.reconstruction()));
             }
             record(tag, losses);
         });
@@ -331,7 +334,7 @@ final class LgcPsServer implements PsServer.Step, Persistent {
             int leader = support.leader(tag.step(), workers);
             Optional<int[][]> supp = end.leadersSupport(leader, compact.blocks(), codec, compact.counts(), tag);
             supp.ifPresent(s -> compact.requireFullSupport(s, "leader " + leader, tag.step()));
-            java.util.Arrays.fill(supports, supp.orElse(null));
+            Arrays.fill(supports, supp.orElse(null));
         } else {
             for (int w = 0; w < workers; w++) {
                 supports[w] = Support.decode(end.receive(w, Support.KIND, tag), compact.blocks(), codec,

@@ -20,6 +20,7 @@ import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.ServiceLoop;
@@ -36,6 +37,7 @@ import io.lgc4j.ps.topology.ParameterServerTopology;
 import io.lgc4j.ps.topology.Shards;
 import io.lgc4j.core.exchange.Routes;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -398,8 +400,8 @@ public final class LgcPsTopology implements Topology {
 
     /** The server decodes a COMPRESSED step on its autoencoder's lane, after the training queued before it. */
     @Override
-    public boolean waitsForLane(io.lgc4j.core.stage.Stage stage) {
-        return stage == io.lgc4j.core.stage.Stage.COMPRESSED;
+    public boolean waitsForLane(Stage stage) {
+        return stage == Stage.COMPRESSED;
     }
 
     /** The fusion plan's hash, as the generic parameter server's. */
@@ -474,7 +476,7 @@ public final class LgcPsTopology implements Topology {
 
     @Override
     public List<ServiceLoop> services(int workers, List<Transport> serviceTransports, GradientLayout layout) {
-        List<ServiceLoop> loops = new java.util.ArrayList<>(serviceTransports.size());
+        List<ServiceLoop> loops = new ArrayList<>(serviceTransports.size());
         for (int s = 0; s < serviceTransports.size(); s++) {
             loops.add(service(s, workers, serviceTransports.get(s), layout));
         }

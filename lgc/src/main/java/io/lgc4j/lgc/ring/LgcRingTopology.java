@@ -7,9 +7,11 @@ import io.lgc4j.lgc.LgcControl;
 import io.lgc4j.lgc.LgcSettings;
 import io.lgc4j.lgc.autoencoder.LinearRingCode;
 import io.lgc4j.core.codec.IndexCodec;
+import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.lgc.support.CompactLayout;
 import io.lgc4j.core.compress.Compressor;
+import io.lgc4j.core.compress.CompressorKeys;
 import io.lgc4j.lgc.support.LgcSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.settings.SettingsException;
@@ -126,8 +128,8 @@ public final class LgcRingTopology implements Topology {
      * }</pre>
      */
     public static final class Builder {
-        private double ratio = io.lgc4j.core.compress.CompressorKeys.DEFAULT_RATIO;
-        private IndexCodec codec = io.lgc4j.core.codec.IndexCodecs.defaultCodec();
+        private double ratio = CompressorKeys.DEFAULT_RATIO;
+        private IndexCodec codec = IndexCodecs.defaultCodec();
         private AutoencoderSpec spec = AutoencoderSpec.PAPER;
         private AeTraining training = AeTraining.DEFAULT;
         private long seed;
@@ -145,7 +147,7 @@ public final class LgcRingTopology implements Topology {
             return this;
         }
 
-        /** The index codec of the leader's support (default {@link io.lgc4j.core.codec.IndexCodecs#defaultCodec}). */
+        /** The index codec of the leader's support (default {@link IndexCodecs#defaultCodec}). */
         public Builder codec(IndexCodec codec) {
             this.codec = codec;
             return this;

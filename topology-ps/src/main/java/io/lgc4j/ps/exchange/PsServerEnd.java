@@ -12,6 +12,8 @@ import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.metrics.Timeline;
+import io.lgc4j.core.metrics.TracedTransport;
 import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.protocol.Support;
 import io.lgc4j.core.comm.ValueEncoding;
@@ -176,11 +178,11 @@ public final class PsServerEnd {
     }
 
     /**
-     * Where the server records its own spans: the timeline of a traced endpoint
-     * ({@link io.lgc4j.core.metrics.TracedTransport#timelineOf}), else {@link io.lgc4j.core.metrics.Timeline#NOOP}.
+     * Where the server records its own spans: the timeline of a traced endpoint ({@link TracedTransport#timelineOf}),
+     * else {@link Timeline#NOOP}.
      */
-    public io.lgc4j.core.metrics.Timeline timeline() {
-        return io.lgc4j.core.metrics.TracedTransport.timelineOf(link.transport());
+    public Timeline timeline() {
+        return TracedTransport.timelineOf(link.transport());
     }
 
     /** The step's frames are decoded: a network transport may reuse their receive buffers. */

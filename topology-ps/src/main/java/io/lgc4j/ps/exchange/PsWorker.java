@@ -11,6 +11,7 @@ import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.comm.StepTag;
 
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A worker of the parameter server, for every method: FULL steps are dense (the whole gradient up, the mean down);
@@ -27,8 +28,8 @@ public final class PsWorker implements GradientExchange {
         void tap(OfferTap tap);
 
         /** As {@link GradientExchange#memory()}: this rank's error-feedback memory; by default none. */
-        default java.util.Optional<float[]> memory() {
-            return java.util.Optional.empty();
+        default Optional<float[]> memory() {
+            return Optional.empty();
         }
 
         /** As {@link GradientExchange#absorb}: by default no memory, the residual dropped. */
@@ -55,7 +56,7 @@ public final class PsWorker implements GradientExchange {
             }
 
             @Override
-            public java.util.Optional<float[]> memory() {
+            public Optional<float[]> memory() {
                 return step.memory();
             }
 
@@ -134,8 +135,8 @@ public final class PsWorker implements GradientExchange {
     }
 
     @Override
-    public java.util.Optional<float[]> memory() {
-        return compressed == null ? java.util.Optional.empty() : compressed.memory();
+    public Optional<float[]> memory() {
+        return compressed == null ? Optional.empty() : compressed.memory();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.lgc4j.ps.topology;
 
+import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.settings.Require;
 import io.lgc4j.core.settings.Section;
 import io.lgc4j.core.settings.SettingsException;
@@ -43,7 +44,7 @@ public record Shards(int servers, int fusionBufferBytes, FusionPlan.Placement sh
     }
 
     /** The plan of {@code layout} these settings make. */
-    public FusionPlan plan(io.lgc4j.core.layout.GradientLayout layout) {
+    public FusionPlan plan(GradientLayout layout) {
         return switch (shardBy) {
             case LAYERS -> FusionPlan.byLayer(layout, servers);
             case BLOCKS -> FusionPlan.byBlock(layout, servers);
