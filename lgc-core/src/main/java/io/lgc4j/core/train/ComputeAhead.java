@@ -2,7 +2,6 @@ package io.lgc4j.core.train;
 
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
-import io.lgc4j.core.compute.Nd4jThreads;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.Timeline;
@@ -10,7 +9,6 @@ import io.lgc4j.core.runtime.RunReport;
 
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -40,13 +38,7 @@ final class ComputeAhead extends StepOrder {
     ComputeAhead(RankCompute compute, boolean predicts) {
         this.compute = compute;
         this.predicts = predicts;
-        this.thread = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(() -> {
-                Nd4jThreads.adopt();
-                r.run();
-            }, "lgc-compute-ahead-rank-" + compute.rank());
-            t.setDaemon(true);
-            return t;
+        this.thread = besideTheRank("lgc-compute-ahead-rank-" + compute.rank(), () -> {
         });
         compute.timeline().threadName(Timeline.COMPUTE_THREAD, "compute ahead");
     }

@@ -5,12 +5,10 @@ import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.metrics.TracedTransport;
-import io.lgc4j.core.compute.Nd4jThreads;
 import io.lgc4j.core.runtime.ControlPlane;
 
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
@@ -31,15 +29,8 @@ final class ExchangeBeside extends StepOrder.Immediate {
         super(compute, exchange, link);
         this.run = run;
         this.pieces = GradientPieces.plan(run.plan().layout(), run.spec().aggregation().bucketBytes());
-        this.thread = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(() -> {
-                TracedTransport.trackThisThread(Timeline.EXCHANGE_THREAD);
-                Nd4jThreads.adopt();
-                r.run();
-            }, "lgc-exchange-rank-" + compute.rank());
-            t.setDaemon(true);
-            return t;
-        });
+        this.thread = besideTheRank("lgc-exchange-rank-" + compute.rank(),
+                () -> TracedTransport.trackThisThread(Timeline.EXCHANGE_THREAD));
         compute.timeline().threadName(Timeline.EXCHANGE_THREAD, "exchange beside the backward pass");
     }
 

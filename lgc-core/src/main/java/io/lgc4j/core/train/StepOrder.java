@@ -4,6 +4,7 @@ import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.TransportClosedException;
+import io.lgc4j.core.compute.Nd4jThreads;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.runtime.ControlPlane;
@@ -13,6 +14,8 @@ import io.lgc4j.core.stage.Stage;
 import org.nd4j.linalg.api.ndarray.INDArray;
 
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
@@ -73,6 +76,22 @@ abstract sealed class StepOrder implements AutoCloseable permits StepOrder.Immed
     /** Stops any thread the order runs; a computation or exchange still running (a failed step's) is waited for. */
     @Override
     public void close() {
+    }
+
+    /**
+     * The one daemon thread an order runs beside the rank's, named {@code name}: it runs {@code first} (e.g. the trace
+     * track it records on), then computes with the run's ND4J threads ({@link Nd4jThreads#adopt}).
+     */
+    static ExecutorService besideTheRank(String name, Runnable first) {
+        return Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(() -> {
+                first.run();
+                Nd4jThreads.adopt();
+                r.run();
+            }, name);
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /**
