@@ -4,7 +4,7 @@ import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.sparse.RandomSubset;
+
 
 import java.util.List;
 import java.util.Map;

@@ -1,8 +1,7 @@
 /**
- * How a run's endpoints talk about the run rather than train: the step reports every rank and service sends rank 0
- * ({@link io.lgc4j.core.runtime.RunReport}), the decorators that carry them over any transport
- * ({@link io.lgc4j.core.runtime.ControlPlane}, {@link io.lgc4j.core.runtime.ServiceReporter}), and how a process
- * joins a cluster ({@link io.lgc4j.core.runtime.ClusterConnector}). Nothing here knows threads or processes: the
- * same frames cross the in-process cluster and TCP.
+ * How a process becomes an endpoint of a job: how it joins a cluster ({@link io.lgc4j.core.runtime.ClusterConnector}),
+ * what a launcher told it ({@link io.lgc4j.core.runtime.LaunchEnvironment}) and what it tells the launcher when it
+ * stops ({@link io.lgc4j.core.runtime.StopReport}). The reports the endpoints send rank 0 during a run, and the planes
+ * that carry them, are the rank loop's own (package {@code io.lgc4j.core.train}).
  */
 package io.lgc4j.core.runtime;

@@ -1,7 +1,6 @@
 /**
  * Sparsification primitives on plain float arrays and buffers: exact top-k selection by magnitude
- * ({@link io.lgc4j.core.sparse.TopK}), a uniform random k-subset of a range
- * ({@link io.lgc4j.core.sparse.RandomSubset}, random-k's support) and sparse vectors of sorted indices and their
- * values ({@link io.lgc4j.core.sparse.SparseVector}).
+ * ({@link io.lgc4j.core.sparse.TopK}) and sparse vectors of sorted indices and their values
+ * ({@link io.lgc4j.core.sparse.SparseVector}). Random-k's support is its compressor's ({@code compress}).
  */
 package io.lgc4j.core.sparse;

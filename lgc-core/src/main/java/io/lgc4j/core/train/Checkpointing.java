@@ -8,7 +8,6 @@ import io.lgc4j.core.checkpoint.PartInfo;
 import io.lgc4j.core.checkpoint.PartKind;
 import io.lgc4j.core.checkpoint.Persistent;
 import io.lgc4j.core.checkpoint.RunSignature;
-import io.lgc4j.core.runtime.RunReport;
 import io.lgc4j.core.stage.StageSchedule;
 
 import java.io.IOException;

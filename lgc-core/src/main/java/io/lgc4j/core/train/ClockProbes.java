@@ -3,8 +3,6 @@ package io.lgc4j.core.train;
 import io.lgc4j.core.metrics.ClockOffset;
 import io.lgc4j.core.metrics.TraceClock;
 import io.lgc4j.core.metrics.TraceMerge;
-import io.lgc4j.core.runtime.ControlPlane;
-import io.lgc4j.core.runtime.RunReport;
 import io.lgc4j.core.stage.Stage;
 
 import java.io.IOException;

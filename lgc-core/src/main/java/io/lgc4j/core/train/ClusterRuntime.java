@@ -11,8 +11,6 @@ import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.metrics.TraceClock;
 import io.lgc4j.core.runtime.ClusterConnection;
 import io.lgc4j.core.runtime.ClusterConnector;
-import io.lgc4j.core.runtime.ControlPlane;
-import io.lgc4j.core.runtime.ServiceReporter;
 import io.lgc4j.core.runtime.StopReport;
 
 import java.io.IOException;

@@ -5,7 +5,6 @@ import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.Timeline;
-import io.lgc4j.core.runtime.RunReport;
 
 import java.util.Map;
 import java.util.concurrent.ExecutorService;

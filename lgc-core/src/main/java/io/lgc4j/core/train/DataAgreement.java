@@ -3,8 +3,6 @@ package io.lgc4j.core.train;
 import io.lgc4j.core.data.DataCheck;
 import io.lgc4j.core.data.DataPlan;
 import io.lgc4j.core.metrics.Timeline;
-import io.lgc4j.core.runtime.ControlPlane;
-import io.lgc4j.core.runtime.RunReport;
 import io.lgc4j.core.stage.Stage;
 
 import java.io.IOException;

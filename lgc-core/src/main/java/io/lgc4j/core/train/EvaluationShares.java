@@ -1,7 +1,6 @@
 package io.lgc4j.core.train;
 
 import io.lgc4j.core.data.MemorySource;
-import io.lgc4j.core.runtime.RunReport;
 
 import org.nd4j.evaluation.classification.ConfusionMatrix;
 import org.nd4j.evaluation.classification.Evaluation;

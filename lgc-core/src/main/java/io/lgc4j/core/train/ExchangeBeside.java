@@ -5,7 +5,6 @@ import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.metrics.TracedTransport;
-import io.lgc4j.core.runtime.ControlPlane;
 
 import java.util.List;
 import java.util.concurrent.ExecutorService;

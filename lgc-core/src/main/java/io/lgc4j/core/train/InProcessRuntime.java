@@ -14,8 +14,6 @@ import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.metrics.TraceClock;
 import io.lgc4j.core.metrics.TraceMerge;
-import io.lgc4j.core.runtime.ControlPlane;
-import io.lgc4j.core.runtime.ServiceReporter;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -14,8 +14,6 @@ import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.metrics.TraceClock;
 import io.lgc4j.core.metrics.TraceSettings;
-import io.lgc4j.core.runtime.ControlPlane;
-import io.lgc4j.core.runtime.RunReport;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 

@@ -5,7 +5,7 @@ import io.lgc4j.core.checkpoint.Persistent;
 /**
  * The work of a non-worker endpoint (a parameter server shard), one step at a time: the runtime calls
  * {@link #serveStep} on the endpoint's own thread, and after each call reports the step to rank 0 and saves the
- * service's checkpoint part when one is due ({@link io.lgc4j.core.runtime.ServiceReporter#endStep}). It goes on until
+ * service's checkpoint part when one is due ({@link ServiceReporter#endStep}). It goes on until
  * rank 0 stops the service or the cluster closes, at which point the endpoint's transport throws
  * {@link io.lgc4j.core.comm.TransportClosedException} out of {@link #serveStep}.
  *

@@ -8,8 +8,6 @@ import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.StepMetrics;
 import io.lgc4j.core.metrics.StepNotes;
-import io.lgc4j.core.runtime.ControlPlane;
-import io.lgc4j.core.runtime.RunReport;
 import io.lgc4j.core.stage.Stage;
 
 import java.util.ArrayDeque;
@@ -22,7 +20,7 @@ import java.util.Map;
 /**
  * Rank 0's side of a run: the reports of every endpoint, assembled into the {@link StepMetrics} the listeners see, the
  * checkpoints completed, the result. A service endpoint reports a step once it has served it
- * ({@link io.lgc4j.core.runtime.ServiceReporter#endStep}), which may be after the step's last frame (the LGC-PS server
+ * ({@link ServiceReporter#endStep}), which may be after the step's last frame (the LGC-PS server
  * trains its autoencoder then). So step s completes at the end of step s when a checkpoint is due after it, so that
  * the checkpoint's manifest is written when the step ends, as on a topology without services; otherwise, with
  * services, at the end of step s + 1, so that the service's work after its last frame overlaps rank 0's next step. At

@@ -7,8 +7,6 @@ import io.lgc4j.core.comm.TransportClosedException;
 import io.lgc4j.core.compute.Nd4jThreads;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
-import io.lgc4j.core.runtime.ControlPlane;
-import io.lgc4j.core.runtime.RunReport;
 import io.lgc4j.core.stage.Stage;
 
 import org.nd4j.linalg.api.ndarray.INDArray;

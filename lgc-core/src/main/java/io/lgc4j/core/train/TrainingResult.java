@@ -2,7 +2,6 @@ package io.lgc4j.core.train;
 
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.metrics.StepMetrics;
-import io.lgc4j.core.runtime.RunReport;
 
 import java.util.List;
 import java.util.Objects;

@@ -9,8 +9,6 @@ import io.lgc4j.core.metrics.Timeline;
 import io.lgc4j.core.runtime.ClusterConnector;
 import io.lgc4j.core.runtime.LaunchEnvironment;
 import io.lgc4j.core.runtime.LauncherWatch;
-import io.lgc4j.core.runtime.RunReport;
-import io.lgc4j.core.runtime.ServiceReporter;
 
 import java.io.UncheckedIOException;
 import java.util.List;

@@ -5,7 +5,7 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.StepNotes;
-import io.lgc4j.core.runtime.RunReport.Offer;
+import io.lgc4j.core.train.RunReport.Offer;
 
 import java.util.Arrays;
 import java.util.List;

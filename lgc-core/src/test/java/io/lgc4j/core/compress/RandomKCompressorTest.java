@@ -2,7 +2,7 @@ package io.lgc4j.core.compress;
 
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.sparse.RandomSubset;
+
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;

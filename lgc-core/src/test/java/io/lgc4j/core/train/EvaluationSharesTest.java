@@ -3,7 +3,6 @@ package io.lgc4j.core.train;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.lgc4j.core.runtime.RunReport;
 
 import org.junit.jupiter.api.Test;
 import org.nd4j.linalg.dataset.DataSet;

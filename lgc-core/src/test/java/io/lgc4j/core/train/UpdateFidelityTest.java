@@ -4,7 +4,7 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.StepNotes;
-import io.lgc4j.core.runtime.RunReport.Offer;
+import io.lgc4j.core.train.RunReport.Offer;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

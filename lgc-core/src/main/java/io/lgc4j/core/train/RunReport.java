@@ -1,4 +1,4 @@
-package io.lgc4j.core.runtime;
+package io.lgc4j.core.train;
 
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameCodec;
@@ -42,7 +42,7 @@ import java.util.TreeMap;
  * RunReport r = RunReport.decode(frame);
  * }</pre>
  */
-public sealed interface RunReport {
+sealed interface RunReport {
 
     /** A step as one endpoint saw it: a worker's loss and phase times (a service: NaN and none), notes, bytes. */
     record StepReport(double loss, long[] phaseNanos, Map<String, Double> notes, long[] traffic) implements RunReport {

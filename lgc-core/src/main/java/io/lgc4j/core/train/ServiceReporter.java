@@ -1,4 +1,4 @@
-package io.lgc4j.core.runtime;
+package io.lgc4j.core.train;
 
 import io.lgc4j.core.comm.ForwardingTransport;
 import io.lgc4j.core.comm.Frame;
@@ -37,7 +37,7 @@ import java.util.function.IntFunction;
  * reporter.awaitDone();
  * }</pre>
  */
-public final class ServiceReporter extends ForwardingTransport {
+final class ServiceReporter extends ForwardingTransport {
     private static final int RANK0 = 0;
 
     private final TrafficMeter meter;

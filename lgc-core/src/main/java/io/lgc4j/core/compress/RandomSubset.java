@@ -1,4 +1,4 @@
-package io.lgc4j.core.sparse;
+package io.lgc4j.core.compress;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
@@ -14,7 +14,7 @@ import java.util.SplittableRandom;
  * int[] support = RandomSubset.draw(1_000_000, 1_000, new SplittableRandom(seed));   // 1,000 ascending indices
  * }</pre>
  */
-public final class RandomSubset {
+final class RandomSubset {
     private static final int EMPTY = -1;
     /** The largest hash table, 2^30 slots: more than the at most 2^30 − 1 indices one table ever holds. */
     private static final int MAX_TABLE = 1 << 30;

@@ -1,4 +1,4 @@
-package io.lgc4j.core.runtime;
+package io.lgc4j.core.train;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,4 +1,4 @@
-package io.lgc4j.core.runtime;
+package io.lgc4j.core.train;
 
 import io.lgc4j.core.comm.ForwardingTransport;
 import io.lgc4j.core.comm.Frame;

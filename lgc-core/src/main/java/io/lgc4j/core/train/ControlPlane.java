@@ -1,4 +1,4 @@
-package io.lgc4j.core.runtime;
+package io.lgc4j.core.train;
 
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.ForwardingTransport;
@@ -26,7 +26,7 @@ import java.util.List;
  * RunReport.StepReport r = (RunReport.StepReport) plane.receiveReport(2, step).report();
  * }</pre>
  */
-public final class ControlPlane extends ForwardingTransport {
+final class ControlPlane extends ForwardingTransport {
 
     /**
      * A report as received.
