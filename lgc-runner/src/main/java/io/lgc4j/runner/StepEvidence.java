@@ -1,7 +1,7 @@
 package io.lgc4j.runner;
 
-import io.lgc4j.core.advise.MethodKey;
-import io.lgc4j.core.advise.StepPenalties;
+import io.lgc4j.advise.MethodKey;
+import io.lgc4j.advise.StepPenalties;
 import io.lgc4j.runner.config.ConfiguredMethod;
 import io.lgc4j.runner.config.DatasetName;
 import io.lgc4j.runner.config.ExperimentConfig;
@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.SortedMap;
 
 /**
- * The keys under which a config's run counts as evidence of steps to a target ({@code io.lgc4j.core.advise}), and
+ * The keys under which a config's run counts as evidence of steps to a target ({@code io.lgc4j.advise}), and
  * the evidence this build ships ({@link #RESOURCE}, generated from the committed results by {@code lgc evidence
  * step-penalties}).
  *

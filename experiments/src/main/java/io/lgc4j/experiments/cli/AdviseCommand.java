@@ -1,7 +1,7 @@
 package io.lgc4j.experiments.cli;
 
-import io.lgc4j.core.advise.Advice;
-import io.lgc4j.core.advise.Link;
+import io.lgc4j.advise.Advice;
+import io.lgc4j.advise.Link;
 import io.lgc4j.runner.advise.AdviseCandidate;
 import io.lgc4j.runner.advise.AdviseCandidates;
 import io.lgc4j.runner.advise.AutoMethod;

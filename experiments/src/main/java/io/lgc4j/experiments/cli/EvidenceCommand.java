@@ -1,7 +1,7 @@
 package io.lgc4j.experiments.cli;
 
-import io.lgc4j.core.advise.StepPenalties;
-import io.lgc4j.core.advise.StepPenalty;
+import io.lgc4j.advise.StepPenalties;
+import io.lgc4j.advise.StepPenalty;
 import io.lgc4j.experiments.tables.StepPenaltyEvidence;
 import io.lgc4j.runner.StepEvidence;
 import picocli.CommandLine;

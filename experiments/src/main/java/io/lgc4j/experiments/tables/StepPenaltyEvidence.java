@@ -1,8 +1,8 @@
 package io.lgc4j.experiments.tables;
 
-import io.lgc4j.core.advise.MethodKey;
-import io.lgc4j.core.advise.StepPenalties;
-import io.lgc4j.core.advise.StepPenalty;
+import io.lgc4j.advise.MethodKey;
+import io.lgc4j.advise.StepPenalties;
+import io.lgc4j.advise.StepPenalty;
 import io.lgc4j.runner.StepEvidence;
 import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.runner.config.ConfigLoader;

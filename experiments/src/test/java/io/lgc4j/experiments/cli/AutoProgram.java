@@ -1,8 +1,8 @@
 package io.lgc4j.experiments.cli;
 
-import io.lgc4j.core.advise.AdviseSession;
-import io.lgc4j.core.advise.Advisor;
-import io.lgc4j.core.advise.MethodCandidate;
+import io.lgc4j.advise.AdviseSession;
+import io.lgc4j.advise.Advisor;
+import io.lgc4j.advise.MethodCandidate;
 import io.lgc4j.core.data.MemorySource;
 import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.TrainingResult;

@@ -460,7 +460,7 @@ class LgcCommandTest {
         Path out = dir.resolve("penalties.csv");
         assertEquals(0, LgcCommand.execute("evidence", "step-penalties", dir.resolve("results").toString(),
                 "--output", out.toString()));
-        var read = io.lgc4j.core.advise.StepPenalties.read(out);
+        var read = io.lgc4j.advise.StepPenalties.read(out);
         assertEquals(2, read.rows().size(), Files.readString(out));
         assertEquals(java.util.List.of(150), read.rows().get(1).steps());
         assertEquals(java.util.List.of(100), read.rows().get(1).denseSteps());

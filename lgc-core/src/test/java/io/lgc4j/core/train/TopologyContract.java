@@ -142,7 +142,7 @@ public abstract class TopologyContract {
     }
 
     /**
-     * A dry run's step (the advisor's, {@link io.lgc4j.core.advise.DryRun}) gives the bits a plain exchange gives,
+     * A dry run's step (the advisor's, {@link DryRun}) gives the bits a plain exchange gives,
      * every byte one endpoint sent is one another received, and each step's cost is that step's alone.
      */
     @ParameterizedTest(name = "K={0}")
@@ -152,7 +152,7 @@ public abstract class TopologyContract {
         GradientLayout layout = meanLayout(n);
         float[][] inputs = gaussianInputs(k, n);
         float[][] plain = exchange(topology(), layout, inputs, new StepTag(0, Stage.FULL));
-        try (io.lgc4j.core.advise.DryRun run = new io.lgc4j.core.advise.DryRun(topology(), k, layout)) {
+        try (DryRun run = new DryRun(topology(), k, layout)) {
             long[] sentPerStep = new long[2];
             for (int step = 0; step < 2; step++) {
                 float[][] dry = run.step(new StepTag(step, Stage.FULL), inputs);

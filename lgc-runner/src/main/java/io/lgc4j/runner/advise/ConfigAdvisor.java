@@ -1,12 +1,12 @@
 package io.lgc4j.runner.advise;
 
-import io.lgc4j.core.advise.Advice;
-import io.lgc4j.core.advise.Advisor;
-import io.lgc4j.core.advise.Link;
-import io.lgc4j.core.advise.MethodCandidate;
-import io.lgc4j.core.advise.MethodKey;
-import io.lgc4j.core.advise.StepPenalties;
-import io.lgc4j.core.advise.StepPenalty;
+import io.lgc4j.advise.Advice;
+import io.lgc4j.advise.Advisor;
+import io.lgc4j.advise.Link;
+import io.lgc4j.advise.MethodCandidate;
+import io.lgc4j.advise.MethodKey;
+import io.lgc4j.advise.StepPenalties;
+import io.lgc4j.advise.StepPenalty;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.data.DataSource;
 import io.lgc4j.runner.ExperimentRunner;

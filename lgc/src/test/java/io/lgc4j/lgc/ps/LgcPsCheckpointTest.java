@@ -6,7 +6,7 @@ import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.StageSchedule;
-import io.lgc4j.core.advise.DryRun;
+import io.lgc4j.core.train.DryRun;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
 import org.junit.jupiter.api.Test;

@@ -11,7 +11,7 @@ import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.StageSchedule;
-import io.lgc4j.core.advise.DryRun;
+import io.lgc4j.core.train.DryRun;
 import io.lgc4j.core.comm.StepTag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -75,7 +75,7 @@ class ParameterServerTopologyTest extends TopologyContract {
     @org.junit.jupiter.params.provider.ValueSource(ints = {1, 3, 4})
     void dryRunShouldCountAPushAndAMeanPerWorker(int k) throws Exception {
         int n = 1003;
-        try (io.lgc4j.core.advise.DryRun run = new io.lgc4j.core.advise.DryRun(topology(), k, meanLayout(n))) {
+        try (io.lgc4j.core.train.DryRun run = new io.lgc4j.core.train.DryRun(topology(), k, meanLayout(n))) {
             run.step(new io.lgc4j.core.comm.StepTag(0, Stage.FULL), gaussianInputs(k, n));
             var cost = run.lastCost();
             assertEquals(2, cost.legs());

@@ -1,9 +1,9 @@
 package io.lgc4j.ring.advise;
 
-import io.lgc4j.core.advise.Advice;
-import io.lgc4j.core.advise.Advisor;
-import io.lgc4j.core.advise.Link;
-import io.lgc4j.core.advise.MethodCandidate;
+import io.lgc4j.advise.Advice;
+import io.lgc4j.advise.Advisor;
+import io.lgc4j.advise.Link;
+import io.lgc4j.advise.MethodCandidate;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.compress.PowerSgdCompressor;
 import io.lgc4j.core.data.MemorySource;

@@ -1,6 +1,6 @@
 package io.lgc4j.ring.topology;
 
-import io.lgc4j.core.advise.DryRun;
+import io.lgc4j.core.train.DryRun;
 import io.lgc4j.core.comm.Direction;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.TrafficKind;

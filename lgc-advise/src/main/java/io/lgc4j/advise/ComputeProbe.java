@@ -1,4 +1,4 @@
-package io.lgc4j.core.advise;
+package io.lgc4j.advise;
 
 import io.lgc4j.core.compute.ComputeSettings;
 import io.lgc4j.core.compute.Nd4jThreads;

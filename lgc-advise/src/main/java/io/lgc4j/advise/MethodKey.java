@@ -1,4 +1,4 @@
-package io.lgc4j.core.advise;
+package io.lgc4j.advise;
 
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.Overlap;

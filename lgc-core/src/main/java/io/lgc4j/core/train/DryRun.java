@@ -1,4 +1,4 @@
-package io.lgc4j.core.advise;
+package io.lgc4j.core.train;
 
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
@@ -13,9 +13,6 @@ import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.comm.TransportClosedException;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.PhaseClock;
-import io.lgc4j.core.train.GradientExchange;
-import io.lgc4j.core.train.ServiceLoop;
-import io.lgc4j.core.train.Topology;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

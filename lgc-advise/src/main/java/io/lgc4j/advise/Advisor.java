@@ -1,4 +1,4 @@
-package io.lgc4j.core.advise;
+package io.lgc4j.advise;
 
 import io.lgc4j.core.comm.Direction;
 import io.lgc4j.core.comm.StepTag;
@@ -11,6 +11,7 @@ import io.lgc4j.core.runtime.ClusterConnector;
 import io.lgc4j.core.runtime.LaunchEnvironment;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
+import io.lgc4j.core.train.DryRun;
 import io.lgc4j.core.train.Overlap;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TrainingRuntime;

@@ -1,4 +1,4 @@
-package io.lgc4j.core.advise;
+package io.lgc4j.advise;
 
 import java.util.List;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package io.lgc4j.core.advise;
+package io.lgc4j.advise;
 
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameBuffer;
