@@ -12,13 +12,13 @@ import java.util.TreeMap;
  * A config as the flat map of dotted keys a checkpoint's manifest records ({@code training.workers → 4},
  * {@code compressor.ratio → 0.001}), so that a resume can name every key that differs.
  */
-final class ConfigKeys {
+public final class ConfigKeys {
 
     private ConfigKeys() {
     }
 
     /** Every key of {@code config} as its resolved YAML spells it (defaults included), ascending. */
-    static SortedMap<String, String> flatten(ExperimentConfig config) {
+    public static SortedMap<String, String> flatten(ExperimentConfig config) {
         Map<String, Object> tree = ConfigLoader.asTree(config);
         SortedMap<String, String> flat = new TreeMap<>();
         flatten("", tree, flat);

@@ -461,7 +461,7 @@ public record RunSummary(String run, String topology, int workers, int steps, do
      * The method as the topology described itself, with the resolved warm-up ({@code warmup}: type, its settings,
      * values, carryMemory) when the FULL stage is not the default dense one (so a default run's summary is as before).
      */
-    static Map<String, Object> method(ExperimentConfig config, TopologyDescription described) {
+    public static Map<String, Object> method(ExperimentConfig config, TopologyDescription described) {
         Map<String, Object> method = described.toMap();
         if (config.warmup().section().isDefault()) {
             return method;

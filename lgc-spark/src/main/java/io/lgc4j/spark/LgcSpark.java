@@ -3,7 +3,7 @@ package io.lgc4j.spark;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.lgc4j.runner.config.ConfiguredMethod;
-import io.lgc4j.runner.advise.AutoMethod;
+import io.lgc4j.advise.config.AutoMethod;
 import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.runner.config.RuntimeType;
 import io.lgc4j.runner.ExperimentRunner;

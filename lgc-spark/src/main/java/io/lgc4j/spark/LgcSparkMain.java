@@ -1,7 +1,7 @@
 package io.lgc4j.spark;
 
 import io.lgc4j.runner.config.ConfigException;
-import io.lgc4j.runner.advise.AutoMethod;
+import io.lgc4j.advise.config.AutoMethod;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.net.JobToken;

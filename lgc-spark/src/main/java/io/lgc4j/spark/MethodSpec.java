@@ -7,7 +7,7 @@ import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.ring.topology.RingTopology;
-import io.lgc4j.runner.advise.AutoMethod;
+import io.lgc4j.advise.config.AutoMethod;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.ConfiguredMethod;
 import io.lgc4j.runner.config.ExperimentConfig;

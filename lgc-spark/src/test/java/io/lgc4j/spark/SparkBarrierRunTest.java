@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.ExperimentRunner;
 import io.lgc4j.runner.RunFiles;
-import io.lgc4j.runner.advise.AutoMethod;
+import io.lgc4j.advise.config.AutoMethod;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.junit.jupiter.api.AfterAll;

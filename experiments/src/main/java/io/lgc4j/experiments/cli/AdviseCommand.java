@@ -2,10 +2,10 @@ package io.lgc4j.experiments.cli;
 
 import io.lgc4j.advise.Advice;
 import io.lgc4j.advise.Link;
-import io.lgc4j.runner.advise.AdviseCandidate;
-import io.lgc4j.runner.advise.AdviseCandidates;
-import io.lgc4j.runner.advise.AutoMethod;
-import io.lgc4j.runner.advise.ConfigAdvisor;
+import io.lgc4j.advise.config.AdviseCandidate;
+import io.lgc4j.advise.config.AdviseCandidates;
+import io.lgc4j.advise.config.AutoMethod;
+import io.lgc4j.advise.config.ConfigAdvisor;
 import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.ExperimentConfig;
@@ -26,7 +26,7 @@ import java.util.concurrent.Callable;
  * {@code lgc advise CONFIG --rate-mbit R --hop-ms H}: which method trains the config's model fastest to the target
  * accuracy on a link of that rate, from this process's measurements of the model and of every candidate's exchange.
  * The link is given here; {@code compressor: auto} probes it on the run's own processes
- * ({@link io.lgc4j.runner.advise.AutoRun}). A config of {@code compressor: auto} brings its candidates.
+ * ({@link io.lgc4j.advise.config.AutoRun}). A config of {@code compressor: auto} brings its candidates.
  */
 @Command(name = "advise", mixinStandardHelpOptions = true,
         description = "Predict each candidate method's step time and time to the target accuracy on a link of the"

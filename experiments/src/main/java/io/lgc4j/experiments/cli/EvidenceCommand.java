@@ -3,7 +3,7 @@ package io.lgc4j.experiments.cli;
 import io.lgc4j.advise.StepPenalties;
 import io.lgc4j.advise.StepPenalty;
 import io.lgc4j.experiments.tables.StepPenaltyEvidence;
-import io.lgc4j.runner.StepEvidence;
+import io.lgc4j.advise.config.StepEvidence;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -10,7 +10,7 @@ import io.lgc4j.core.metrics.StepRange;
 import io.lgc4j.core.compute.CpuLimits;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.TraceSection;
-import io.lgc4j.runner.advise.AutoMethod;
+import io.lgc4j.advise.config.AutoMethod;
 import io.lgc4j.runner.config.ConfiguredMethod;
 import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.experiments.netem.EmulatedHosts;

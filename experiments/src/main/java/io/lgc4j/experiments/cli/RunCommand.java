@@ -2,8 +2,8 @@ package io.lgc4j.experiments.cli;
 
 import io.lgc4j.core.train.TrainingListener;
 import io.lgc4j.experiments.tables.SeedStats;
-import io.lgc4j.runner.advise.AutoMethod;
-import io.lgc4j.runner.advise.AutoRun;
+import io.lgc4j.advise.config.AutoMethod;
+import io.lgc4j.advise.config.AutoRun;
 import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.ExperimentConfig;

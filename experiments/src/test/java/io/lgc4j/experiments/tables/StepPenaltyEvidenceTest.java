@@ -3,7 +3,7 @@ package io.lgc4j.experiments.tables;
 import io.lgc4j.advise.MethodKey;
 import io.lgc4j.advise.StepPenalties;
 import io.lgc4j.advise.StepPenalty;
-import io.lgc4j.runner.StepEvidence;
+import io.lgc4j.advise.config.StepEvidence;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.ExperimentConfig;
 import org.junit.jupiter.api.Test;

@@ -167,7 +167,7 @@ public final class ConfigLoader {
         JsonNode compressor = tree.path("compressor");
         if (compressor.asText("").equals("auto") || compressor.path("type").asText("").equals("auto")) {
             throw ConfigException.forSource(sourceName, "compressor: auto is chosen when a run starts (lgc run,"
-                    + " lgc launch and lgc worker resolve it: io.lgc4j.runner.advise.AutoRun); here the config must"
+                    + " lgc launch and lgc worker resolve it: io.lgc4j.advise.config.AutoRun); here the config must"
                     + " name its method", null);
         }
         try {

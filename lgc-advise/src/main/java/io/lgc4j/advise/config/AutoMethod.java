@@ -1,4 +1,4 @@
-package io.lgc4j.runner.advise;
+package io.lgc4j.advise.config;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;

@@ -1,4 +1,4 @@
-package io.lgc4j.runner.advise;
+package io.lgc4j.advise.config;
 
 import io.lgc4j.runner.AutoFixtures;
 import com.fasterxml.jackson.databind.JsonNode;

@@ -1,4 +1,4 @@
-package io.lgc4j.runner.advise;
+package io.lgc4j.advise.config;
 
 import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.runner.config.ConfigLoader;
@@ -119,7 +119,7 @@ class AutoMethodTest {
                 parse(USER + "compressor: auto\nadvise: {denseSteps: -3}\n")).getMessage());
         // a command that needs a named method says where auto is resolved
         assertEquals("mine.yaml: compressor: auto is chosen when a run starts (lgc run, lgc launch and lgc worker"
-                + " resolve it: io.lgc4j.runner.advise.AutoRun); here the config must name its method",
+                + " resolve it: io.lgc4j.advise.config.AutoRun); here the config must name its method",
                 assertThrows(ConfigException.class, () -> ConfigLoader.parse(USER + "compressor: auto\n",
                         "mine.yaml")).getMessage());
     }

@@ -1,4 +1,4 @@
-package io.lgc4j.runner.advise;
+package io.lgc4j.advise.config;
 
 import io.lgc4j.advise.Advice;
 import io.lgc4j.advise.Advisor;
@@ -11,7 +11,6 @@ import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.data.DataSource;
 import io.lgc4j.runner.ExperimentRunner;
 import io.lgc4j.runner.Nd4jEnvironment;
-import io.lgc4j.runner.StepEvidence;
 import io.lgc4j.runner.config.ConfiguredMethod;
 import io.lgc4j.runner.config.ExperimentConfig;
 

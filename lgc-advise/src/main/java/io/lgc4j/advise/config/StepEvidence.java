@@ -1,7 +1,9 @@
-package io.lgc4j.runner;
+package io.lgc4j.advise.config;
 
 import io.lgc4j.advise.MethodKey;
 import io.lgc4j.advise.StepPenalties;
+import io.lgc4j.runner.ConfigKeys;
+import io.lgc4j.runner.RunSummary;
 import io.lgc4j.runner.config.ConfiguredMethod;
 import io.lgc4j.runner.config.DatasetName;
 import io.lgc4j.runner.config.ExperimentConfig;

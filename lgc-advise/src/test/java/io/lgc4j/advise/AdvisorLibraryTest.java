@@ -1,4 +1,4 @@
-package io.lgc4j.ring.advise;
+package io.lgc4j.advise;
 
 import io.lgc4j.advise.Advice;
 import io.lgc4j.advise.Advisor;
