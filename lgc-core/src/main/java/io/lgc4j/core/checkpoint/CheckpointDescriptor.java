@@ -1,29 +1,18 @@
 package io.lgc4j.core.checkpoint;
 
 /**
- * The byte layout of a checkpoint part file ({@code *.lgcc}): the container every part of a checkpoint uses — a
- * rank's, a service's and the manifest. All multi-byte fields are little-endian.
+ * The byte layout of a checkpoint part file ({@code *.lgcc}), shared by rank, service and manifest parts; all
+ * multi-byte fields are little-endian. {@link CheckpointPart} writes and reads it.
  *
  * <pre>
- *  offset  size  field
- *  0       4     magic "LGCK" (bytes 4C 47 43 4B)
- *  4       1     format version ({@value #VERSION})
- *  5       1     part kind: {@value #KIND_RANK} rank, {@value #KIND_SERVER} server, {@value #KIND_MANIFEST} manifest
- *  6       2     reserved, 0
- *  8       4     section count N (uint32)
- *  12            N sections, in the order they were added, each:
- *                  2  name length L (uint16, 1..{@value #MAX_NAME_LENGTH})
- *                  L  name, UTF-8, unique within the part
- *                  8  body length B (uint64)
- *                  4  CRC32C of the body
- *                  B  body (its layout is the section owner's: little-endian values, counts known to the reader)
- *  end-4   4     CRC32C of every byte before it
+ *  0 magic "LGCK" (4) | 4 version {@value #VERSION} (1) | 5 kind: {@value #KIND_RANK} rank, {@value #KIND_SERVER}
+ *  server, {@value #KIND_MANIFEST} manifest (1) | 6 reserved 0 (2) | 8 section count N (uint32)
+ *  12 N sections in insertion order: name length L (uint16, 1..{@value #MAX_NAME_LENGTH}), name (UTF-8, unique),
+ *     body length B (uint64), CRC32C of the body (4), body (B, little-endian, layout owned by the section's writer)
+ *  end-4 CRC32C of every byte before it (covers the headers, which no body CRC does)
  * </pre>
  *
- * <p>Each body carries its own CRC so that a reader names the section that is corrupt; the trailer covers the
- * headers (names, lengths, the kind), which no body CRC does. A part is read whole into memory, so a file holds at
- * most {@value #MAX_PART_LENGTH} bytes; the length fields are 64 bits wide so that the layout need not change when
- * a reader maps larger files. {@link CheckpointPart} writes and reads this layout.
+ * <p>A part is read whole into memory, so a file holds at most {@value #MAX_PART_LENGTH} bytes.
  */
 final class CheckpointDescriptor {
     /** The magic bytes "LGCK". */

@@ -16,33 +16,19 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Where a run's checkpoints live and how they are written and found:
- * <pre>
- * &lt;runDir&gt;/checkpoints/
- *   step-000124/                 named by the next step to run (at least six digits)
- *     rank-0.lgcc .. rank-(K-1).lgcc    each rank's part, written by that rank
- *     server-0.lgcc                     the parameter server's part (S = 1), none on a ring
- *     manifest.lgcc                     written last, when every part is in: its presence makes the checkpoint
- * </pre>
- *
- * <p>Every file is written atomically ({@link CheckpointPart#write}); a process killed while writing leaves at most
- * a {@code .rank-0.lgcc.<random>.tmp} file, which nothing reads. {@link #writeManifest} first checks every part the
- * manifest lists against the files on disk, so a manifest never describes parts that are not all there.
+ * A run's checkpoints: {@code <runDir>/checkpoints/step-NNNNNN/} (the next step to run, at least six digits) holding
+ * {@code rank-<r>.lgcc} per rank, {@code server-<s>.lgcc} per service and {@code manifest.lgcc}, written last; a
+ * checkpoint exists once its manifest does. Every file is written atomically ({@link CheckpointPart#write}), and
+ * {@link #writeManifest} first checks every listed part against the files on disk.
  *
  * <pre>{@code
- * CheckpointDirectory checkpoints = CheckpointDirectory.in(runDir);
  * PartInfo mine = checkpoints.writeRankPart(124, rank, part);          // on every rank
  * checkpoints.writeManifest(new CheckpointManifest(...,  parts));      // on rank 0, once all parts are in
- *
  * Optional<Checkpoint> resume = checkpoints.latest();                  // the newest checkpoint that verifies
- * Checkpoint explicit = checkpoints.load(124);                          // or says why it cannot be used
  * }</pre>
  *
- * <p>Readers ({@link #steps}, {@link #latest}, {@link #load}) never create, change or delete a file. Writing a step
- * whose directory already holds a checkpoint (a run resumed from an older one reaches the step again) replaces its
- * files one by one, each by an atomic rename; until the new manifest is in, the old manifest no longer matches the
- * replaced parts, so the step reads as bad (never as a mix of two runs) and {@link #latest} passes over it.
- * Temporary files left by a killed writer are not cleaned up.
+ * <p>Readers ({@link #steps}, {@link #latest}, {@link #load}) never create, change or delete a file. A step being
+ * rewritten reads as bad, never as a mix of two runs, until its new manifest is in. Temporary files are not cleaned up.
  */
 public final class CheckpointDirectory {
     /** The directory under a run's directory that holds its checkpoints. */

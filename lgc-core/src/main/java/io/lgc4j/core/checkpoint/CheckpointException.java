@@ -3,25 +3,14 @@ package io.lgc4j.core.checkpoint;
 import java.io.IOException;
 
 /**
- * A checkpoint that cannot be used: a part that is not a checkpoint part, of another format version, truncated, with
- * a bad section or trailer CRC, a duplicate or missing section, a section shorter or longer than its reader expects,
- * a part that disagrees with the manifest or is missing, a directory without a manifest, or a checkpoint written by
+ * A checkpoint that cannot be used: a part that is not one, of another version, truncated, with a bad CRC, a
+ * duplicate, missing or wrong-sized section, a part that disagrees with the manifest or is missing, no manifest, or
  * another run shape (K, S, model, config). The message names the file ({@code step-000123/rank-1.lgcc}) or the
- * checkpoint, and says what was expected and what was found:
- * <pre>{@code
- * rank-1.lgcc is not an LGC4J checkpoint part: expected magic LGCK, found 50 4B 03 04
- * section 'compressor/residual' of rank-2.lgcc: expected 1,200 floats (4,800 bytes), found 4,796 bytes
- * }</pre>
+ * checkpoint and says what was expected and what was found.
  *
- * <p>Checked, and an {@link IOException}, because a bad checkpoint is a property of files on disk that every caller
- * must expect — a process killed mid-write, a full disk, a copy cut short — not a programming error: the resume
- * path has to decide what to do (refuse and exit, or fall back to an older checkpoint, as
- * {@link CheckpointDirectory#latest()} does), and it already handles the {@code IOException}s of reading the same
- * files with the same {@code catch}. The data readers of {@code lgc-data} do the same for bad IDX files. Misuse of
- * the writing API (an empty or duplicate section name) is an {@link IllegalArgumentException} instead.
- *
- * <p>Whoever throws this has changed nothing: readers never write, and writers replace a file only by the atomic
- * rename of a complete new one.
+ * <p>Checked, and an {@link IOException}, because a bad checkpoint is a property of files on disk that every resume
+ * path must handle (refuse, or fall back as {@link CheckpointDirectory#latest()} does). Misuse of the writing API is
+ * an {@link IllegalArgumentException} instead. Whoever throws this has changed nothing on disk.
  */
 public final class CheckpointException extends IOException {
     private static final long serialVersionUID = 1L;

@@ -11,30 +11,15 @@ import java.util.TreeMap;
 import java.util.function.Supplier;
 
 /**
- * The last file of a checkpoint, {@code manifest.lgcc}: its presence makes the checkpoint complete. It says which
- * run wrote the checkpoint, where that run resumes, what must match for a run to resume from it, and every part's
- * file with its size and CRC32C, so that a part changed or cut short after the manifest was written is refused.
- *
- * <p>A {@link CheckpointPart} of kind {@link PartKind#MANIFEST} (the container's header carries the format version)
- * with these sections, in this order, each read to its last byte:
- * <pre>
- *  section    body (little-endian; a string is a uint32 UTF-8 length, then the bytes)
- *  run        string: the run's name
- *  position   int64 the next step to run (0-based; the number of steps done), uint8 its stage (Stage wire id)
- *  cluster    int32 K (workers), int32 S (services: 1 parameter server, 0 for a ring)
- *  model      int64 parameter count, string fingerprint
- *  config     uint32 n, then n pairs (string key, string value), keys unique and ascending
- *  parts      uint32 n, then n entries (string file name, int64 size, uint32 CRC32C of the file's bytes before
- *             its trailer, which is the trailer's value; see {@link PartInfo} for why not the whole file's):
- *             rank-0.lgcc .. rank-(K-1).lgcc, then server-0.lgcc .. server-(S-1).lgcc
- * </pre>
+ * The last file of a checkpoint, {@code manifest.lgcc}, whose presence makes the checkpoint complete: which run wrote
+ * it, where that run resumes, what must match to resume from it, and every part's file with its size and CRC32C, so a
+ * part changed or cut short afterwards is refused. A {@link CheckpointPart} of kind {@link PartKind#MANIFEST} with
+ * the sections {@code run}, {@code position}, {@code cluster}, {@code model}, {@code config} and {@code parts}, in
+ * that order, each read to its last byte (see {@link PartInfo} for which bytes a part's CRC covers).
  *
  * <pre>{@code
- * CheckpointManifest m = new CheckpointManifest("lgc-ps", 124, Stage.TOP_K, signature, List.of(rank0, rank1, ps));
- * checkpoints.writeManifest(m);
- * ...
- * Checkpoint c = checkpoints.latest().orElseThrow();
- * c.manifest().checkCompatible(thisRunsSignature);    // K, S, model and config, every difference listed
+ * checkpoints.writeManifest(new CheckpointManifest("lgc-ps", 124, Stage.TOP_K, signature, parts));
+ * checkpoints.latest().orElseThrow().manifest().checkCompatible(thisRunsSignature);  // every difference listed
  * }</pre>
  *
  * @param runName  the name of the run that wrote the checkpoint

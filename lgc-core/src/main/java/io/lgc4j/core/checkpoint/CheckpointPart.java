@@ -35,48 +35,21 @@ import static io.lgc4j.core.checkpoint.CheckpointDescriptor.TRAILER_LENGTH;
 import static io.lgc4j.core.checkpoint.CheckpointDescriptor.VERSION;
 
 /**
- * One file of a checkpoint: one endpoint's part (a rank's, or a service's such as the parameter server's), or the
- * manifest. A part is an ordered list of named sections, each a body of bytes that its owner writes with a
- * {@link SectionWriter} and reads back with a {@link SectionReader}; the container knows names and lengths, never
- * what a body means. No Java serialization: every value is written by hand, little-endian.
+ * One immutable file of a checkpoint (a rank's part, a service's, or the manifest): an ordered list of named
+ * sections whose bodies their owners write with a {@link SectionWriter} and read with a {@link SectionReader}. The
+ * container knows names and lengths, never what a body means; no Java serialization, everything little-endian.
+ * {@link CheckpointDescriptor} has the byte layout.
  *
- * <pre>
- *  offset  size  field (little-endian; {@link CheckpointDescriptor} has the constants)
- *  0       4     magic "LGCK" (4C 47 43 4B)
- *  4       1     format version (1)
- *  5       1     part kind: 1 rank, 2 server, 3 manifest
- *  6       2     reserved, 0
- *  8       4     section count N (uint32)
- *  12            N sections, in the order they were added, each:
- *                  2  name length L (uint16, 1..255)
- *                  L  name, UTF-8, unique within the part
- *                  8  body length B (uint64)
- *                  4  CRC32C of the body
- *                  B  body
- *  end-4   4     CRC32C of every byte before it
- * </pre>
- *
- * <p>Writing and reading:
  * <pre>{@code
  * CheckpointPart.Builder b = CheckpointPart.builder(PartKind.RANK);
  * b.section("compressor/residual").putFloats(residual);
- * b.section("compressor/state").putInt(stepsSinceReset).putBoolean(fallback);
  * PartInfo info = b.build().write(stepDir.resolve("rank-2.lgcc"));    // temp file, force, atomic rename
- *
- * CheckpointPart part = CheckpointPart.read(stepDir.resolve("rank-2.lgcc"));
- * float[] residual = part.floats("compressor/residual", layout.length());
- * SectionReader s = part.section("compressor/state");
- * int stepsSinceReset = s.getInt();
- * boolean fallback = s.getBoolean();
- * s.end();
+ * float[] back = CheckpointPart.read(stepDir.resolve("rank-2.lgcc")).floats("compressor/residual", n);
  * }</pre>
  *
- * <p>Reading checks everything before it returns: the magic, the version, the kind, the reserved bytes, every
- * section's header against the bytes that remain (a truncated file is named with the section it ends in), every
- * name (non-empty, at most 255 bytes of valid UTF-8, unique), every body's CRC, that nothing follows the last
- * section but the trailer, and the trailer's CRC (which covers the headers). Each failure is a
+ * <p>{@link #read} verifies everything (header, names, every body CRC, trailer) before it returns; each failure is a
  * {@link CheckpointException} whose message starts with the part's label (its file name, or
- * {@code step-000123/rank-2.lgcc} when read through a {@link CheckpointDirectory}). A part is immutable.
+ * {@code step-000123/rank-2.lgcc} when read through a {@link CheckpointDirectory}).
  */
 public final class CheckpointPart {
     private final PartKind kind;

@@ -1,24 +1,18 @@
 package io.lgc4j.core.checkpoint;
 
 /**
- * Something that keeps state from one training step to the next, which a checkpoint must carry for a resumed run to
- * go on exactly as an uninterrupted one: a compressor's memory, an autoencoder's weights and optimizer state, a drift
- * guard's window, a protocol's flags.
+ * State kept from one training step to the next that a checkpoint must carry for a resumed run to go on exactly as
+ * an uninterrupted one (compressor memory, autoencoder weights and optimizer state, a drift guard's window, flags).
  *
- * <p>{@link #save} is called between steps (after step s is applied and before step s + 1 begins) and writes every
- * such value into sections of {@code part}, each named {@code prefix + "/" + what}; {@link #restore} reads them back
- * into an object built the same way (same configuration, same layout) before its first step. What an object
- * recomputes each step (scratch buffers, the step's support, decoded frames) is not state and is not saved.
+ * <p>{@link #save} is called between steps (after step s is applied, before s + 1 begins) and writes sections named
+ * {@code prefix + "/" + what}; {@link #restore} reads them into a freshly built object of the same configuration and
+ * layout before its first step. Per-step scratch is not state and is not saved. A restore checks every section's
+ * length and throws a {@link CheckpointException} naming the section on a mismatch; the object is then discarded.
  *
  * <pre>{@code
- * CheckpointPart.Builder part = CheckpointPart.builder(PartKind.RANK);
  * exchange.save(part, "exchange");                 // e.g. section "exchange/residual"
- * ...
  * fresh.restore(CheckpointPart.read(file), "exchange");
  * }</pre>
- *
- * <p>A restore checks every section's length against the object it fills and throws a {@link CheckpointException}
- * naming the section on a mismatch; it is meant for a freshly built object, which the failed run then discards.
  */
 public interface Persistent {
 

@@ -13,50 +13,18 @@ import java.util.zip.Deflater;
 import java.util.zip.Inflater;
 
 /**
- * The shared index codec: a {@link Transform} of the indices, then DEFLATE, framed as a standard zlib stream
- * (RFC 1950) that any zlib inflates ({@code zlib.decompress(bytes)} in Python, {@link Inflater} in Java).
+ * The default index codec: a {@link Transform} of the indices, then DEFLATE in a standard zlib stream (RFC 1950) that
+ * any zlib inflates ({@code zlib.decompress(bytes)}, {@link Inflater}). Inflated content, version
+ * {@link #FORMAT_VERSION}: version (1 byte), transform id ({@link Transform#wireId()}, 1 byte), count k (LEB128),
+ * for GAPS_BYTE_PLANES a plane count (0..4), then the body: raw int32 indices, or gaps {@code d_i = x_i - x_(i-1) - 1}
+ * as int32, LEB128 or byte planes. {@code n} is not written; any instance decodes every transform.
  *
- * <p><b>Stream.</b> zlib, not raw DEFLATE: its two header bytes and Adler-32 trailer cost 6 bytes a message and buy
- * a checksum of the content at this layer and a stream that every zlib opens with default settings. Inflated, the
- * content is (version 1):
- *
- * <pre>
- *  offset  size  field
- *  0       1     format version ({@link #FORMAT_VERSION}: 1)
- *  1       1     transform id ({@link Transform#wireId()}): 0 RAW_INT32, 1 GAPS_INT32, 2 GAPS_VARINT,
- *                3 GAPS_BYTE_PLANES (the default)
- *  2       1..5  count k, unsigned LEB128
- *  .       1     planes p in 0..4 (transform 3, GAPS_BYTE_PLANES, only)
- *  .       ..    body, by transform id, with gaps d_i = x_i - x_(i-1) - 1 and x_(-1) = -1 (so d_i &gt;= 0):
- *                0 RAW_INT32         k int32 little-endian indices x_i
- *                1 GAPS_INT32        k int32 little-endian gaps d_i
- *                2 GAPS_VARINT       k unsigned LEB128 gaps d_i
- *                3 GAPS_BYTE_PLANES  p planes of k bytes; plane j holds bits 8j..8j+7 of every d_i, and p is the
- *                                    fewest bytes that hold the largest d_i (0 for a single run 0..k-1)
- * </pre>
- *
- * <p>The header is 2 bytes, then the count's 1 to 5, then (transform 3 only) the planes byte: 3 to 8 bytes. A
- * decoder rejects a version other than 1, a transform id above 3 and a plane count above 4, each with a message
- * naming what it expected and what it found.
- *
- * <p>The content describes itself, so any instance decodes every transform; the transform and the level only choose
- * how to encode. {@code n} is not written.
- *
- * <p><b>Encoding.</b> RAW_INT32, GAPS_INT32 and GAPS_VARINT go through Commons Compress's
- * {@link DeflateCompressorOutputStream} at the configured level. GAPS_BYTE_PLANES drives {@link Deflater} (the zlib
- * that stream wraps) itself, because it needs two things that stream does not expose: a DEFLATE block that ends at
- * each plane (a SYNC_FLUSH), so every plane gets its own Huffman code, and the HUFFMAN_ONLY strategy, because LZ77
- * matches in the low-entropy high planes cost more than they save. Measured on uniform 0.1%-density sets at
- * n = 25M: 12.66 bits/index through the plain stream, 11.47 with both (the bound is 11.41).
- *
- * <p><b>Decoding.</b> Through {@link Inflater} directly, so that inflation stops at the bytes the declared count can
- * need (a decompression bomb inflates a few bytes past the bound, not gigabytes) and so that bytes after the zlib
- * trailer are seen and rejected.
+ * <p>Decoding stops inflating at the bytes the declared count can need and rejects trailing bytes, an unknown
+ * version, transform or plane count with a message naming what it expected and found.
  *
  * <pre>{@code
  * IndexCodec codec = new DeflateIndexCodec(DeflateIndexCodec.Transform.GAPS_VARINT, 6);
- * byte[] zlib = codec.encode(indices, k, n);
- * int[] back = codec.decode(zlib, n, k);
+ * int[] back = codec.decode(codec.encode(indices, k, n), n, k);
  * }</pre>
  */
 public final class DeflateIndexCodec implements IndexCodec {

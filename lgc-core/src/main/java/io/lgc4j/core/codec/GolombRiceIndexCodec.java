@@ -1,31 +1,17 @@
 package io.lgc4j.core.codec;
 
 /**
- * The near-entropy index codec: gaps coded with a Golomb-Rice code, bit-packed. For a uniform random k-subset of
- * {@code [0, n)} the gaps are close to geometric, for which a Rice code with the right parameter comes within about
- * 0.1 bit of the entropy: 11.5 bits/index at 0.1% density, where the bound {@code log2 C(n,k) / k} is 11.4.
+ * The near-entropy index codec: gaps {@code d_i = x_i - x_(i-1) - 1} ({@code x_(-1) = -1}) coded with a Golomb-Rice
+ * code, bit-packed. Version {@link #FORMAT_VERSION}: version (1 byte), Rice parameter r in 0..{@link #MAX_PARAMETER}
+ * (1 byte), count k (LEB128), then k codewords MSB first ({@code d_i >> r} zero bits, a one bit, the low r bits),
+ * the last byte zero-padded. The encoder picks the r that makes the stream shortest.
  *
- * <p>Byte format, version 1:
- *
- * <pre>
- *  offset  size  field
- *  0       1     format version ({@link #FORMAT_VERSION})
- *  1       1     Rice parameter r in 0..{@link #MAX_PARAMETER}
- *  2       1..5  count k, unsigned LEB128
- *  .       ..    k codewords, bit-packed most significant bit first; for each gap d_i = x_i - x_(i-1) - 1
- *                (x_(-1) = -1): q = d_i &gt;&gt; r zero bits, a one bit, then the low r bits of d_i. The last byte is
- *                padded with zero bits; nothing follows it.
- * </pre>
- *
- * <p>The encoder picks the r that makes this stream shortest ({@code k·(r+1) + Σ (d_i >> r)} bits is convex in r,
- * so a short walk from {@code log2} of the mean gap finds it); it lands on {@code log2} of about 0.69 times the mean
- * gap {@code n/k}. The decoder checks that k codewords of at least r+1 bits fit in the bytes before allocating, and
- * stops reading a quotient as soon as the index it would make reaches {@code n}.
+ * <p>The decoder checks that k codewords fit in the bytes before allocating and stops a quotient as soon as its index
+ * would reach {@code n}.
  *
  * <pre>{@code
  * IndexCodec rice = new GolombRiceIndexCodec();
- * byte[] bytes = rice.encode(indices, k, n);
- * int[] back = rice.decode(bytes, n, k);
+ * int[] back = rice.decode(rice.encode(indices, k, n), n, k);
  * }</pre>
  */
 final class GolombRiceIndexCodec implements IndexCodec {

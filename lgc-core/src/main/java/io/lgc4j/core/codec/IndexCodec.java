@@ -1,22 +1,15 @@
 package io.lgc4j.core.codec;
 
 /**
- * Sorted indices ⇄ bytes: how the positions of a sparse gradient cross the wire.
+ * Sorted indices ⇄ bytes: how the positions of a sparse gradient cross the wire. An encoder takes the first
+ * {@code count} entries of a strictly increasing array in {@code [0, n)} and writes only them ({@code n} is known to
+ * the receiver). A decoder is written for hostile input: it checks the declared count against {@code maxCount} and
+ * {@code n} before allocating (memory bounded by a small multiple of {@code min(maxCount, n)}), never returns an
+ * index out of range or order, and rejects leftovers; every failure is a {@link CodecException}.
  *
- * <p>An encoder takes the first {@code count} entries of a strictly increasing array of indices in {@code [0, n)}
- * and returns bytes that carry them and nothing else; {@code n} is not written, the receiver knows it from the
- * layout. A decoder is written for hostile input: it checks the declared count against the caller's
- * {@code maxCount} (and {@code n}) before allocating, never returns an index outside {@code [0, n)} or out of
- * order, never loops without consuming input, and rejects anything left over. What it allocates is bounded by a small
- * multiple of {@code min(maxCount, n)} (at most five bytes and one int an index), whatever the bytes say, so
- * {@code maxCount} is the caller's memory guard. Every failure is a {@link CodecException} whose message says what
- * was expected and what was found.
- *
- * <p>Implementations are stateless and safe to share between threads. Choose one by name with
- * {@link IndexCodecs#byName(String)}.
+ * <p>Implementations are stateless and thread-safe; choose one with {@link IndexCodecs#byName(String)}.
  *
  * <pre>{@code
- * IndexCodec codec = IndexCodecs.byName("deflate");
  * byte[] wire = codec.encode(indices, k, n);        // indices[0..k) strictly increasing, each in [0, n)
  * int[] back = codec.decode(wire, n, k);            // throws CodecException on a corrupt or hostile stream
  * }</pre>

@@ -1,32 +1,18 @@
 package io.lgc4j.core.comm;
 
 /**
- * Layout of a frame on the wire, version 2. All multi-byte fields are little-endian.
+ * Layout of a frame on the wire, version 2; all multi-byte fields little-endian.
  *
  * <pre>
- *  offset  size  field
- *  0       4     magic 0x3443474C ("LGC4" in ASCII, as the bytes 4C 47 43 34)
- *  4       1     version (2)
- *  5       1     kind: {@link TrafficKind#wireId()}
- *  6       1     stage: {@link io.lgc4j.core.stage.Stage#wireId()}
- *  7       1     flags: bits 0–1 the value encoding of a float payload (0 fp32, 1 fp16, 2 bf16; 3 reserved),
- *                bits 2–7 reserved (0)
- *  8       4     step (signed; -1 outside a training step)
- *  12      4     payload length in bytes, L
- *  16      2     sender endpoint (unsigned), stamped by the transport that sends the frame
- *  18      2     stream (unsigned): which of a step's parallel streams (a server shard, a fusion bucket); 0 for
- *                the only one
- *  20      4     job id: the session all endpoints of one run share, stamped by the transport
- *  24      L     payload
- *  24+L    4     CRC32C of bytes [0, 24+L)
+ *  0 magic 0x3443474C ("LGC4") | 4 version 2 | 5 kind ({@link TrafficKind#wireId()})
+ *  6 stage ({@link io.lgc4j.core.stage.Stage#wireId()}) | 7 flags: bits 0–1 value encoding (0 fp32, 1 fp16, 2 bf16)
+ *  8 step (int32, -1 outside a step) | 12 payload length L | 16 sender endpoint (uint16, stamped by the transport)
+ *  18 stream (uint16, 0 for the only one) | 20 job id (stamped by the transport) | 24 payload
+ *  24+L CRC32C of bytes [0, 24+L)
  * </pre>
  *
- * <p>The flags byte was always 0 before half precision: an fp32 frame is byte for byte what it was. Only float payloads
- * ({@link io.lgc4j.core.comm.ValueEncoding}) set the value-encoding bits; a decoder rejects a reserved bit or
- * the reserved encoding 3 with a message that names them.
- *
- * <p>Version 1 (until the network runtime) had a 16-byte header without sender, stream and job; decoders reject it
- * and say so.
+ * <p>Only float payloads ({@link io.lgc4j.core.comm.ValueEncoding}) set the encoding bits; decoders reject reserved
+ * flag bits, encoding 3 and version 1 frames with a message naming them.
  */
 public final class FrameDescriptor {
     /** "LGC4" read as a little-endian int. */

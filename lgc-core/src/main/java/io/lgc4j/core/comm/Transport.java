@@ -1,27 +1,18 @@
 package io.lgc4j.core.comm;
 
 /**
- * One endpoint's view of the cluster: sends sealed frames to peers and receives checked frames from them, in
- * order per peer. Implementations count every frame on the {@link TrafficMeter} at both ends.
+ * One endpoint's view of the cluster: sends sealed frames to peers and receives checked frames, in order per peer,
+ * counting each on the {@link TrafficMeter} at both ends. Used by one thread at a time (its endpoint's).
  *
- * <p>Receives block until a frame from that peer arrives, the transport closes, or (on a network) the receive's
- * deadline passes or the peer is lost ({@link PeerLostException}). Sends return once the transport took the frame:
- * the in-process cluster queues it; TCP ({@code lgc-net}) blocks while the link is back-pressured (the peer does not
- * read), up to the deadline, and never queues without bound. A {@link Transport} is used by one thread at a time
- * (its endpoint's). Implementations: {@link InProcessCluster}'s endpoints, {@code io.lgc4j.net.TcpCluster}'s;
- * decorators extend {@link ForwardingTransport}.
- *
- * <p>Frames go out in memory the transport lends ({@link #allocate}: pooled direct buffers on TCP, so a payload is
- * written once on its way to the socket) and come in as views of the transport's receive buffers: a received
- * {@link Frame}'s payload stays valid until this endpoint calls {@link #releaseReceived()}, which the training loops
- * do once per step after its exchange; a frame that must live longer is copied ({@link FrameCodec#copy}).
+ * <p>A receive blocks until a frame arrives, the transport closes, or (on a network) its deadline passes or the peer
+ * is lost ({@link PeerLostException}). A send returns once the transport took the frame and never queues without
+ * bound. Implementations: {@link InProcessCluster}'s endpoints, {@code io.lgc4j.net.TcpCluster}'s; decorators extend
+ * {@link ForwardingTransport}. Frames go out in memory from {@link #allocate}; a received {@link Frame}'s payload is
+ * valid until {@link #releaseReceived()} (once per step), so copy one that must live longer ({@link FrameCodec#copy}).
  *
  * <pre>{@code
- * FrameBuffer out = transport.allocate(4 * chunk.length);
- * out.payload().asFloatBuffer().put(chunk);
- * transport.send(right, out.seal(TrafficKind.VALUES, stage, step));
- * Frame in = transport.receive(left, TrafficKind.VALUES);
- * FloatFrames.addInto(in, sum, 0, sum.length);
+ * transport.send(right, out.seal(TrafficKind.VALUES, stage, step));   // out = transport.allocate(4 * n), filled
+ * FloatFrames.addInto(transport.receive(left, TrafficKind.VALUES), sum, 0, sum.length);
  * transport.releaseReceived();                     // the step is over: its receive buffers go back
  * }</pre>
  */

@@ -10,49 +10,19 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * How the values of a float payload travel: float32, IEEE binary16 with a per-frame power-of-two scale, or bfloat16.
- * The encoding is chosen by the sender ({@link io.lgc4j.core.comm.StepTag#values()}, the config's
- * {@code compressor.values}) and written in bits 0–1 of the frame header's flags byte
- * ({@link FrameDescriptor#FLAGS_VALUE_ENCODING_MASK}), so a receiver reads it from the frame and needs no setting.
- * Receivers decode to float32 and sum in float32.
+ * How the values of a float payload travel: fp32, fp16 (IEEE binary16 with a per-frame power-of-two scale) or bf16.
+ * The sender chooses ({@link io.lgc4j.core.comm.StepTag#values()}, {@code compressor.values}) and the choice travels
+ * in the frame header's flags ({@link FrameDescriptor#FLAGS_VALUE_ENCODING_MASK}); receivers decode to float32 and
+ * sum in float32. Layouts: fp32 {@code 4·n} bytes; bf16 {@code 2·n} bytes; fp16 an int16 scale exponent e, then
+ * {@code n} binary16 values {@code h_i} with value {@code h_i · 2^e}.
  *
- * <pre>
- *  fp32 (flags 0): float32 × n                     4·n bytes, exactly the layout of LGC4J before half precision
- *  bf16 (flags 2): bfloat16 × n                    2·n bytes: the upper 16 bits of each float32, rounded
- *  fp16 (flags 1): offset  size  field
- *                  0       2     e: int16, little-endian, the frame's scale exponent
- *                  2       2·n   binary16 × n: value i is h_i · 2^e
- *                  2 + 2·n       end (the values stay 2-byte aligned after the header)
- * </pre>
- *
- * <p><b>Rounding.</b> Both half formats round to nearest, ties to even. {@link #round(float[], int, int)} and
- * {@link #round(float, int)} give exactly what a receiver decodes, so a sender can keep what it loses: a compressor
- * with memory subtracts the rounded value, and {@code x − round(x)} is exact in float32 (the rounded value lies within
- * a factor of two of {@code x}, or is zero).
- *
- * <p><b>fp16's scale.</b> The frame's exponent is {@code e = ⌈log2 M⌉ − 15}, M the largest magnitude in the frame
- * (e = 0 for an all-zero frame), so {@code M·2^-e} lies in (2^14, 2^15]: binary16's top binade, below its largest
- * finite value (65504). The power-of-two scale is exact; only the binary16 rounding loses precision. A value x of the
- * frame keeps 11 significant bits (relative error at most 2^-11) while {@code |x| ≥ 2^(e−14)}, i.e. above
- * M·2^-29 to M·2^-28 (where M sits in its binade decides which); below that it is a binary16 subnormal with
- * absolute error at most 2^(e−25); at or below 2^(e−25) — between M·2^-40 and M·2^-39 — it flushes to zero (with its
- * sign). Nothing overflows: the largest value maps to at most 2^15, and at the top of float32's range (e = 113, where
- * 2^15·2^113 would be infinite) a value that would round up to 2^128 is rounded down to the largest float32 the
- * format holds there, (2^15 − 16)·2^113, instead (an error of up to one binary16 ulp, there only). Rounding never raises a frame's exponent, and a value rounded at
- * exponent e is exact at every exponent below it, so values rounded as one frame travel unchanged in any frame that
- * holds a part of them (a ring allreduce's chunks of a rank's values).
- *
- * <p><b>bf16</b> has float32's exponent range and needs no scale: it keeps 8 significant bits (relative error at most
- * 2^-8) down to 2^-126, bfloat16 subnormals below, and flushes magnitudes at or below 2^-134 to zero. Values within
- * 2^-9 of {@link Float#MAX_VALUE}, which would round to infinity, are rounded down to bfloat16's largest finite value.
- *
- * <p><b>Non-finite values</b> are refused by both half formats ({@link #write}), with a message naming the value, its
- * position, the frame and the encoding; fp32 carries them as it always did.
+ * <p>Both half formats round to nearest, ties to even, and never overflow. {@link #round(float[], int, int)} and
+ * {@link #round(float, int)} give exactly what a receiver decodes, so a compressor with memory can keep
+ * {@code x − round(x)} (exact in float32); values rounded as one frame travel unchanged in any frame holding a part
+ * of them. Non-finite values are refused by the half formats ({@link #write}); fp32 carries them.
  *
  * <pre>{@code
- * ValueEncoding fp16 = ValueEncoding.byName("fp16");
- * float[] sent = gradient.clone();
- * fp16.round(sent, 0, sent.length);   // what the receiver of one frame of sent[] will decode
+ * ValueEncoding.byName("fp16").round(sent, 0, sent.length);   // what the receiver of one frame will decode
  * }</pre>
  */
 public enum ValueEncoding {

@@ -5,22 +5,12 @@ import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.settings.Require;
 
 /**
- * The keys every {@code compressor} section has, whatever its type: the one definition of each — its default, its
- * range and the words a bad value is refused with. The compressors' settings records take the keys they read from
- * here (their checks call {@link #requireRatio} and the like, their defaults are {@link #DEFAULT}'s), so a key cannot
- * mean two things in two places; a configuration binds this record from the section and writes it back whole.
+ * The keys every {@code compressor} section has, whatever its type, defined once: default, range and refusal
+ * wording. Settings records call its checks ({@link #requireRatio} and the like) and take {@link #DEFAULT}'s
+ * defaults, so a key cannot mean two things; a configuration binds this record from the section and writes it back.
  *
  * <pre>{@code
- * compressor:
- *   type: dgc          # registered by a CompressorProvider; not a shared key
- *   ratio: 0.001       # fraction of each block sent per step, (0, 1]
- *   momentum: 0.9      # dgc: momentum correction factor, [0, 1)
- *   clipNorm: 0        # dgc: local gradient clipping (L2 norm), 0 = off
- *   warmupSteps: 0     # dgc, topk: steps of exponential sparsity warm-up (DGC's schedule)
- *   lowPass: 0.1       # scalecom, randomk and lgc: memory filter β, (0, 1]; 1 = plain error feedback
- *   codec: deflate     # index codec: see IndexCodecs
- *   values: fp32       # fp32 | fp16 | bf16: how every value travels; see ValueEncoding
- *   sketch: {rows: 5, columnsPerSelected: 4.0, groupSize: 8}   # s2: count-sketch shape and bitmap grouping
+ * compressor: {type: dgc, ratio: 0.001, momentum: 0.9, codec: deflate, values: fp32}
  * }</pre>
  *
  * @param ratio       fraction of each block sent per step, in (0, 1]

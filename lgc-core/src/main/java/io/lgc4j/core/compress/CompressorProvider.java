@@ -12,36 +12,20 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The service a compressor family registers so that configurations can name it: its type (the name in YAML), its
- * settings record, how to build the compressor from them, and which stages a run with it goes through. Found by
- * {@link java.util.ServiceLoader} (see {@code Methods}); a provider is registered by one line, its binary class name,
- * in {@code META-INF/services/io.lgc4j.core.compress.CompressorProvider} of its jar.
- *
- * <p>A compressor of an existing payload kind (gather, shared support, sketch) needs nothing else: its class, its
- * settings record and the registration. The settings record's component names are the keys of the
- * {@code compressor} section it reads, and its compact constructor checks them ({@link SettingsException#require}):
+ * The service a compressor family registers so that configurations can name it: its YAML type, its settings record,
+ * how to build the compressor and which stages a run with it goes through. Found by {@link java.util.ServiceLoader}
+ * (see {@code Methods}) from one line in {@code META-INF/services/io.lgc4j.core.compress.CompressorProvider}. The
+ * settings record's component names are the section's keys; its compact constructor checks them
+ * ({@link SettingsException#require}). Implementations are stateless with a public no-argument constructor.
  *
  * <pre>{@code
- * public final class MyCompressor implements GatherCompressor {
- *     public record Settings(double ratio, int rank) {
- *         public Settings {
- *             SettingsException.require(rank >= 1, "rank", "must be >= 1, found " + rank);
- *         }
- *     }
- *
- *     public static final class Provider implements CompressorProvider<Settings> {
- *         public String type() { return "mine"; }
- *         public Class<Settings> settingsType() { return Settings.class; }
- *         public Optional<Settings> defaults() { return Optional.of(new Settings(0.001, 4)); }
- *         public Optional<Compressor> create(Settings s, long seed) { return Optional.of(new MyCompressor(s)); }
- *     }
- *     ...
+ * public static final class Provider implements CompressorProvider<Settings> {
+ *     public String type() { return "mine"; }                        // compressor: {type: mine, ...}
+ *     public Class<Settings> settingsType() { return Settings.class; }
+ *     public Optional<Settings> defaults() { return Optional.of(new Settings(0.001, 4)); }
+ *     public Optional<Compressor> create(Settings s, long seed) { return Optional.of(new MyCompressor(s)); }
  * }
- * // META-INF/services/io.lgc4j.core.compress.CompressorProvider:  com.example.MyCompressor$Provider
- * // YAML:  compressor: {type: mine, ratio: 0.001, rank: 8}
  * }</pre>
- *
- * <p>Implementations are stateless and have a public no-argument constructor.
  *
  * @param <S> the settings record
  */

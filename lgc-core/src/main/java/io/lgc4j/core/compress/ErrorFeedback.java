@@ -10,22 +10,13 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One rank's error-feedback memory m over a {@link Region}, and the step it takes part in: the rank adds its gradient
- * (the compensated vector c = m + g, which the step selects from), the entries sent are taken out of c, and what
- * stays behind is the next step's memory. In a half-precision run "sent" is what the receivers decode: the values are
- * rounded as the one frame they travel in, and what the rounding lost stays behind too. The memory is saved in one
- * checkpoint section, {@code prefix + "/" + section}, region coordinates.
- *
- * <p>What stays behind becomes the memory in one of two ways. {@link #inPlace} compensates in m itself (c is m), so
- * after the take m = c − sent: Sparse GD, S2, DGC's velocity and PowerSGD (whose compressors add what they add and
- * take what they take in their own way). {@link #lowPass} compensates into a vector of its own and, at
- * {@link #update()}, filters it into the memory: m ← (1 − β)·m + β·(c − sent), β = 1 being plain error feedback
- * (ScaleCom, random-k, LGC's support).
+ * One rank's error-feedback memory m over a {@link Region}: the rank compensates its gradient (c = m + g), the entries
+ * sent (in a half-precision run, as the receivers decode them) are taken out of c, and what stays behind is the next
+ * step's memory. {@link #inPlace} uses m itself as c (m = c − sent); {@link #lowPass} filters at {@link #update()}:
+ * m ← (1 − β)·m + β·(c − sent). Saved in one checkpoint section, {@code prefix + "/" + section}.
  *
  * <pre>{@code
- * ErrorFeedback memory = ErrorFeedback.inPlace(region, "residual");
  * memory.compensate(b, gradient);                                   // c = m + g on block b
- * int count = topK.select(memory.compensated(), start, end, k, indices);
  * SparseVector sent = memory.take(b, indices, count);               // c − sent stays behind
  * memory.round(List.of(sent));                                      // and so does the rounding
  * memory.update();                                                  // m from what stayed (low-pass only)

@@ -7,24 +7,13 @@ import io.lgc4j.core.protocol.LowRankPlan;
 import java.util.List;
 
 /**
- * A compressor whose payload is a low-rank factorization of each matrix-shaped block (PowerSGD): the ranks agree on
- * the factors in two summable rounds, so they ride two allreduces on a ring and two round trips to a parameter
- * server.
- *
- * <ol>
- *   <li>{@link State#project}: each rank adds its memory to its gradient (M) and sends P = M·Q for the step's Q, with
- *       the blocks that go uncompressed appended as plain values;</li>
- *   <li>{@link State#back}: from the ranks' mean of that payload each rank orthonormalizes the mean P (P̂, the same
- *       bits on every rank) and sends Q = Mᵀ·P̂;</li>
- *   <li>{@link State#finish}: from the ranks' mean of the Qs (Q̄) each rank writes P̂·Q̄ᵀ — the mean of the ranks'
- *       M projected on P̂'s columns — and the uncompressed blocks' mean into its gradient, keeps M − P̂·Q̄ᵀ as its
- *       memory and Q̄ as the next step's Q.</li>
- * </ol>
- * Both means must be bit-identical on every rank (an allreduce's or a server's broadcast), and then so is what each
- * rank writes.
+ * A compressor whose payload is a low-rank factorization of each matrix-shaped block (PowerSGD), agreed in two
+ * summable rounds: two allreduces on a ring, two round trips to a parameter server. {@link State#project} sends
+ * P = M·Q (M = memory + gradient) with the uncompressed blocks appended; {@link State#back} orthonormalizes the mean
+ * P and sends Q = Mᵀ·P̂; {@link State#finish} writes P̂·Q̄ᵀ and the plain blocks' mean into the gradient.
+ * Both means must be bit-identical on every rank; then so is what each rank writes.
  *
  * <pre>{@code
- * LowRankCompressor.State rank = psgd.newRank(layout.compressibleBlocks());
  * float[] p = rank.project(gradient, step);      // allreduce-mean p
  * float[] q = rank.back(p, step);                // allreduce-mean q
  * rank.finish(q, step, gradient);                // gradient's compressible blocks hold the estimated mean

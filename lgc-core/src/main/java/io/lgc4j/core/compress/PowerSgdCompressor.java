@@ -15,24 +15,14 @@ import java.util.Optional;
 import java.util.Random;
 
 /**
- * PowerSGD (Vogels, Karimireddy and Jaggi, "PowerSGD: Practical Low-Rank Gradient Compression for Distributed
- * Optimization", NeurIPS 2019), as PyTorch's {@code powerSGD_hook} runs it: one step of subspace iteration per
- * training step, warm-started from the previous step's Q, with error feedback.
+ * PowerSGD (Vogels, Karimireddy and Jaggi, NeurIPS 2019) as PyTorch's {@code powerSGD_hook} runs it: one step of
+ * subspace iteration per training step, warm-started from the previous step's Q, with error feedback. Per factored
+ * block ({@link LowRankPlan}): P = mean M·Q, P̂ = Gram–Schmidt(P), Q̄ = mean Mᵀ·P̂, applied = P̂·Q̄ᵀ,
+ * memory = M − applied. Plain blocks are averaged exactly and keep no memory.
  *
- * <p>Per factored block (matrix view and choice of blocks: {@link LowRankPlan}) and step, every rank k:
- * <pre>
- *   M_k = memory_k + gradient_k                       (rows × cols)
- *   P_k = M_k · Q              → mean over ranks: P    (rows × r)
- *   P̂  = Gram–Schmidt(P)      (orthonormal columns, the same bits on every rank)
- *   Q_k = M_kᵀ · P̂            → mean over ranks: Q̄    (cols × r)
- *   applied = P̂ · Q̄ᵀ          (= P̂ P̂ᵀ · mean M: the ranks' mean projected on P̂'s columns)
- *   memory_k = M_k − applied;  the next step's Q = Q̄ (warm start)
- * </pre>
- * The first Q of each block, and every step's Q without warm start, is drawn N(0, 1) from (seed, step, block) and
- * orthonormalized, the same on every rank. The plain blocks are averaged exactly and keep no memory (PyTorch keeps
- * each rank's own value minus the mean there, which sums to zero over the ranks and so changes no later mean).
- * Arithmetic is plain Java in a fixed order, sums of products accumulated in double: the same inputs give the same
- * bits on every rank and every run. A column of P whose norm is zero (a block with a zero gradient) stays zero.
+ * <p>The first Q (and every Q without warm start) is drawn from (seed, step, block) and orthonormalized, the same on
+ * every rank. Arithmetic is plain Java in a fixed order with double accumulation: the same inputs give the same bits
+ * on every rank and every run.
  *
  * <pre>{@code
  * LowRankCompressor psgd = new PowerSgdCompressor(new PowerSgdCompressor.Settings(2, 2.0, true, true), seed);

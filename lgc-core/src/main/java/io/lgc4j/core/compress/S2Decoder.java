@@ -8,26 +8,14 @@ import io.lgc4j.core.sparse.TopK;
 import java.util.Arrays;
 
 /**
- * Decodes one block of a summed S2 sketch into the estimated mean of the ranks' selections, in three stages.
+ * Decodes one block of a summed S2 sketch into the estimated mean of the ranks' selections: candidates are the
+ * elements of the groups the summed bitmap marks; with at least three rows, candidates whose readings agree in a
+ * strict majority of rows are certified and peeled from the sketch until nothing changes; the rest get the median
+ * of their readings. It keeps at most {@code min(candidates, workers · k)} entries, certified first, then the largest
+ * medians, ties to lower indices, so every rank decodes the same sum to the same set.
  *
- * <ol>
- * <li><b>Candidates</b>: every element of every group the summed bitmap marks. Most of them were selected by no
- * rank (a group of 8 holding one selected entry brings 7 others); their count-sketch readings are pure hash
- * noise, as large as real values, and left alone they dominate the error.</li>
- * <li><b>Peeling</b> (rows ≥ 3): a candidate whose readings {@code sign · counter} agree in a strict majority of
- * rows sits alone in those counters, so the agreed reading is its exact summed value (readings of an unselected
- * element agree only if it collides with the same entry in that many rows). It is certified and subtracted from
- * its counters in every row, which can leave other candidates alone in theirs; a FIFO work list (in candidate
- * order) repeats this until nothing changes, as an invertible Bloom lookup table is peeled.</li>
- * <li><b>Median and final selection</b>: the candidates left get S2's query, the median over rows of their
- * readings in the peeled sketch. The result keeps at most {@code cap = min(candidates, workers · k)} entries (the
- * ranks' supports hold at most {@code workers · k}): the certified ones first, then the remaining room filled by
- * the largest medians. Ties go to lower indices, so every rank decodes the same sum to the same set.</li>
- * </ol>
- *
- * <p>Readings agree when they differ by at most {@link #AGREEMENT} of the larger (counters summed in other orders
- * differ by a few ulps), and readings within {@link #FLOOR} of the block's largest counter count as empty (what
- * subtraction leaves behind). Holds scratch; one per rank state, not thread-safe.
+ * <p>Readings agree within {@link #AGREEMENT} of the larger; readings within {@link #FLOOR} of the block's largest
+ * counter count as empty. Holds scratch: one per rank state, not thread-safe.
  */
 final class S2Decoder {
     /** Largest relative difference of two readings that agree. */

@@ -16,43 +16,19 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * S2 Reducer's sparse sketch (Ge et al., "S2 Reducer: High-Performance Sparse Communication to Accelerate
- * Distributed Deep Learning"): each rank adds its residual to its gradient, selects the top {@code ratio} of each
- * block by magnitude (exactly, as {@link TopKCompressor}), and sends not the selected entries but a count-sketch of
- * them plus a bitmap of the element groups that hold one. Sketches of different ranks add element-wise (bitmaps
- * OR), so they ride a ring allreduce; the residual keeps exactly what was not selected (compensated input −
- * selected), as in Sparse GD.
+ * S2 Reducer's sparse sketch (Ge et al.): each rank selects the exact top {@code ratio} of each compensated block (as
+ * {@link TopKCompressor}) and sends a count-sketch of the selection plus a bitmap of the groups that hold one.
+ * Sketches add element-wise and bitmaps OR, so they ride a ring allreduce; the residual keeps exactly what was not
+ * selected, and the sketch error is not fed back. Buckets and signs are SplitMix64 hashes of (seed, row, block,
+ * element): the same on every rank with the same seed.
  *
- * <p><b>Sketch.</b> Per block {@code b} with {@code k_b = TopK.countFor(length, ratio)} selected entries: a
- * count-sketch of {@code rows} rows × {@code max(1, ceil(columnsPerSelected · k_b))} columns, so its size follows
- * the selection, not the block. A selected value {@code v} at element {@code i} adds {@code s_r(i) · v} to counter
- * {@code (r, h_r(i))} of every row {@code r}; bucket {@code h_r} and sign {@code s_r} are SplitMix64 hashes of
- * (seed, row, block index, i), computed on the fly, the same on every rank that uses the same seed.
- *
- * <p><b>Wire layout</b> ({@link Sketch}): {@code counters} holds the blocks end to end, block {@code b} as
- * {@code rows × columns_b} floats, row-major; {@code bitmap} holds the blocks end to end, block {@code b} as
- * {@code ceil(length_b / groupSize)} bits starting on a fresh 64-bit word, bit {@code g} (word {@code g / 64}, bit
- * {@code g % 64}, least significant first) set when an element of {@code [g · groupSize, (g + 1) · groupSize)} was
- * selected. {@link #payloadBytes} gives the size: {@code 4 · counters + 8 · words}.
- *
- * <p><b>Decompression</b> ({@code S2Decoder}). The candidates are the elements of every group the summed bitmap
- * marks. S2's query for a candidate is the median over rows of {@code s_r(i) · S[r][h_r(i)]} (unbiased: the signs
- * are independent of the collisions). But with element-wise top-k most candidates were selected by no rank (a
- * marked group of 8 brings 7 bystanders), their medians are hash noise as large as real values, and a plain
- * "median, then keep the largest" decoder is swamped by them: with four ranks, 3 rows and 4 columns per selected
- * entry its relative L2 error is about 1. So the decoder first peels: a candidate whose readings agree in a strict
- * majority of rows is alone in those counters, its agreed reading is its exact summed value, and subtracting it
- * frees other candidates (rows ≥ 3; with one row nothing can be certified). The rest get the median of the peeled
- * sketch. Per block it keeps at most {@code min(candidates, workers · k_b)} entries (the ranks' supports hold at
- * most that many): certified ones first, then the largest medians, ties to the lower index; and it divides by
- * {@code workers}, so the result estimates the mean of the ranks' selected vectors. Every rank decodes the same
- * sum to the same set. The sketch error is not fed back into the residual.
+ * <p>Per block {@code b}: {@code rows × max(1, ceil(columnsPerSelected · k_b))} float counters, row-major, and
+ * {@code ceil(length_b / groupSize)} bitmap bits from a fresh 64-bit word, least significant first ({@link Sketch});
+ * {@link #payloadBytes} gives the size. Decompression ({@code S2Decoder}) divides by {@code workers}.
  *
  * <pre>{@code
- * SketchCompressor s2 = new S2SketchCompressor(0.001, 3, 4.0, 8);   // 0.1 %, 3 rows, 4 columns per selected
  * SketchCompressor.State rank = s2.newRank(layout.blocks(LayerPolicy.LEARNED), sharedSeed);
- * Sketch mine = rank.compress(gradient, step);                      // residual = (residual + gradient) - selected
- * Sketch sum = ringAllReduce(mine);                                 // counters summed, bitmaps OR-ed
+ * Sketch sum = ringAllReduce(rank.compress(gradient, step));         // counters summed, bitmaps OR-ed
  * SparseSet mean = rank.decompress(sum, workers, step);             // estimated mean of the ranks' selections
  * }</pre>
  */

@@ -21,21 +21,11 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * DL4J's oneDNN layer helpers, which DL4J 1.0.0-M2.1 never uses by default, turned on for the models LGC4J builds.
- *
- * <p>Two things stand in the way, both fixed from here:
- * <ol>
- *   <li>A layer creates its helper in its constructor ({@code HelperUtils.createHelper}) only when the system
- *       property {@value #DISABLE_PROPERTY} is {@code "false"}; DL4J's default is {@code "true"}. {@link #build}
- *       sets it around the construction of a model (a replica is a {@code clone()}, which constructs every layer
- *       anew) and restores it afterwards, so models built elsewhere in the JVM are untouched.</li>
- *   <li>The helper then asks {@code BaseMKLDNNHelper.mklDnnEnabled()}, which looks up a class ND4J M2.1 renamed; the
- *       class {@link Nd4jCpu} in this module answers under the old name.</li>
- * </ol>
- * Two helpers are replaced (set into the layer's {@code helper} field: DL4J offers no other way in): oneDNN's max
- * pooling is several times slower than ND4J's own kernels, so every {@code SubsamplingLayer} built with helpers gets
- * {@link NativePoolingHelper} instead of DL4J's {@code MKLDNNSubsamplingHelper}; and a convolution that reads the
- * network's input gets {@link InputConvolutionHelper}, which does not compute the input's gradient.
+ * Turns on DL4J's oneDNN layer helpers, which DL4J never uses by default, for the models LGC4J builds.
+ * {@link #build} sets {@value #DISABLE_PROPERTY} only around the construction of a model and restores it, so models
+ * built elsewhere in the JVM are untouched; {@link Nd4jCpu} answers the oneDNN check under the class name DL4J looks
+ * up. Max pooling gets {@link NativePoolingHelper} and a convolution on the network's input gets
+ * {@link InputConvolutionHelper} instead of DL4J's helpers.
  *
  * <pre>{@code
  * MultiLayerNetwork fast = LayerHelpers.build(true, net::clone);

@@ -12,24 +12,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Which of ND4J's native builds this process runs, and why: LGC4J picks the widest build the CPU runs whose jar is on
- * the class path, before ND4J loads — {@code linux-x86_64-onednn-avx512} on a CPU with AVX-512, else
- * {@code linux-x86_64-onednn-avx2}, ... — where JavaCPP alone takes the first jar it finds (the AVX2 build, even on
- * an AVX-512 CPU, when both jars are there).
+ * Which of ND4J's native builds this process runs, and why: the widest build the CPU runs whose jar is on the class
+ * path ({@code linux-x86_64-onednn-avx512}, else {@code -onednn-avx2}, ...), chosen by {@link Nd4jBuildHook} in every
+ * JVM with LGC4J before ND4J loads its native library. Another build gives other bits.
  *
- * <p>The choice is made in every JVM that has LGC4J on its class path — {@code lgc}, each process of
- * {@code lgc launch}, a Spark executor, a user's own program — at ND4J's first use, whatever the program did first:
- * {@link Nd4jBuildHook} is an {@code Nd4jBackend} service that ND4J instantiates before it loads its native library,
- * and sets JavaCPP's {@code org.bytedeco.javacpp.platform.extension} then. Another build gives other bits: the
- * same CPU kind and the same build give the same run.
+ * <p>Override with {@code LGC_ND4J_BUILD} (or {@code -Dlgc.nd4j.build}): a build's suffix, or {@code default} for
+ * JavaCPP's own choice; a {@code -Dorg.bytedeco.javacpp.platform.extension} on the command line is always kept.
  *
  * <pre>{@code
- * Nd4jBuild.current();   // loaded=linux-x86_64-onednn-avx512, reason="the CPU has AVX-512 ... and its jar is on the class path"
+ * Nd4jBuild.current();   // loaded=linux-x86_64-onednn-avx512, reason="the CPU has AVX-512 ..."
  * }</pre>
- *
- * <p>To choose yourself: {@code LGC_ND4J_BUILD} (or {@code -Dlgc.nd4j.build}) = {@code onednn-avx2}, any other
- * build's suffix, or {@code default} for JavaCPP's own choice; a {@code -Dorg.bytedeco.javacpp.platform.extension}
- * given on the command line is always kept.
  *
  * @param loaded the classifier of the build ND4J loaded ({@code linux-x86_64-onednn-avx512}), or {@value #NOT_LOADED}
  * @param reason why that build: the CPU, the jars, or who asked

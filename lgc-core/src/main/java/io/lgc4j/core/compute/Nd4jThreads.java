@@ -4,20 +4,10 @@ import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.nativeblas.NativeOpsHolder;
 
 /**
- * The OpenMP threads ND4J's operations run with on the threads of a run, the same in every runtime.
- *
- * <p>OpenMP keeps the count per thread: {@code OMP_NUM_THREADS}, read when ND4J's native library loads, is only the
- * default of threads that never set their own. So a plain {@code java} run (ND4J's default: every core) and an
- * {@code lgc launch}ed one ({@code OMP_NUM_THREADS=1}) computed another gradient for any model whose convolutions or
- * batch normalization split their sums over threads. Every thread of a run that computes — a rank's, the one that
- * computes a step ahead, a service's, an autoencoder's lane — calls {@link #adopt()} when it starts, which sets its
- * own count to the run's ({@link ComputeSettings#threads()}, 1 unless asked): the same wherever the process came from.
- *
- * <p>OpenBLAS, which computes the dense layers' products, keeps one count for the whole process, set when ND4J loads:
- * {@code OMP_NUM_THREADS} when given, else the machine's cores. A JVM started without it (a user's own {@code java},
- * a Spark executor) ran every product on that many threads: other bits than a launched process for LeNet-5's dense
- * layer, and an idle worker spinning in {@code sched_yield} between products. {@link #use} sets OpenBLAS's count to
- * the run's too, as a launched process has it.
+ * The OpenMP threads ND4J's operations run with on the threads of a run, the same in every runtime whatever
+ * {@code OMP_NUM_THREADS} the process started with. {@link #use} (when the trainer is built) checks the run's count
+ * ({@link ComputeSettings#threads()}) and sets it on the calling thread and for OpenBLAS; every thread of the run that
+ * computes calls {@link #adopt()} when it starts.
  *
  * <pre>{@code
  * Nd4jThreads.use(1);      // the trainer, when it is built: checks the count, applies it on the calling thread

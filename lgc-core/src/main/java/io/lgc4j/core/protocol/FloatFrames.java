@@ -11,30 +11,16 @@ import io.lgc4j.core.stage.Stage;
 
 /**
  * The values layout: a payload that is a run of values and nothing else, in the frame's {@link ValueEncoding}
- * (float32 unless the sender chose a half format; the encoding travels in the frame header's flags). It carries dense
- * values (a whole gradient, the DENSE blocks, a mean), values on a support, a sparse set's values and PowerSGD's
- * low-rank factors (all {@link Values}), the drift guard's {@link Sample}, the ring trainer's {@link AeSample}, the
- * float parts of {@link Code} and {@link Innovation}, a sketch's counters, and every chunk of a ring allreduce
- * whatever its kind. The count is never sent: the receiver knows it from the layout and the step, and checks the
- * length against it (and the frame's encoding).
+ * (fp32: {@code 4·n} bytes; bf16: {@code 2·n}; fp16: an int16 scale exponent, then {@code 2·n}). It carries
+ * {@link Values}, the drift guard's {@link Sample}, the ring trainer's {@link AeSample}, the float parts of
+ * {@link Code} and {@link Innovation}, a sketch's counters and every ring-allreduce chunk. The count is never sent:
+ * the receiver knows it and checks the length against it, throwing {@link FrameException} otherwise.
  *
- * <pre>
- *  fp32 (flags 0):  offset  size  field
- *                   0       4     value 0: float32, IEEE 754, little-endian
- *                   4·i     4     value i
- *                   4·n           end: the payload is exactly 4·n bytes
- *  bf16 (flags 2):  2·i     2     value i: bfloat16, little-endian; 2·n bytes
- *  fp16 (flags 1):  0       2     scale exponent e: int16, little-endian
- *                   2 + 2·i 2     value i / 2^e: IEEE binary16, little-endian; 2 + 2·n bytes
- * </pre>
- *
- * <p>One copy from the array to the wire on the way out (the transport's {@link FrameAllocator#allocate} → fill →
- * {@link FrameBuffer#seal}), and reads straight from the received bytes (copy or accumulate, in float32) on the way
- * in.
+ * <p>One copy on the way out ({@link FrameAllocator#allocate} → fill → {@link FrameBuffer#seal}); the way in reads
+ * straight from the received bytes, in float32.
  *
  * <pre>{@code
- * byte[] frame = FloatFrames.encode(gradient, 0, gradient.length, TrafficKind.VALUES, tag.stage(), tag.step(),
- *         tag.values());
+ * byte[] frame = FloatFrames.encode(gradient, 0, n, TrafficKind.VALUES, tag.stage(), tag.step(), tag.values());
  * FloatFrames.addInto(received, sum, 0, sum.length);   // throws FrameException unless it holds sum.length values
  * }</pre>
  */

@@ -9,21 +9,13 @@ import java.util.Objects;
 
 /**
  * How a low-rank compressor factors the compressible blocks of a layout, and where each block's factors sit in the
- * two payloads.
+ * two payloads. A block is viewed, without moving an element, as a row-major matrix whose rows are output channels
+ * ({@code d0 × (n / d0)} for three or more dimensions, {@code d1 × d0} for two). It is factored at rank
+ * {@code r = min(rank, rows, cols)} when {@code (rows + cols) · r · minCompressionRate < rows · cols}; every other
+ * block travels as plain values.
  *
- * <p><b>Matrix view.</b> A block of shape {@code [d0, d1, ...]} with three or more dimensions (a convolution kernel,
- * DL4J's {@code [out, in, kh, kw]} in C order) is the row-major matrix {@code d0 × (n / d0)}; a two-dimensional block
- * (a dense layer's {@code W}, DL4J's {@code [in, out]} stored in Fortran order, or a {@code [1, n]} bias) is the
- * row-major matrix {@code d1 × d0}: for a weight, one row per output unit, as PyTorch views {@code Linear.weight}
- * ({@code [out, in]}). Either way the rows are the output channels and no element moves.
- *
- * <p><b>Which blocks.</b> A matrix of {@code rows × cols}, both above 1, is factored at rank
- * {@code r = min(rank, rows, cols)} when that saves bytes by the factor asked, PyTorch's {@code _should_compress}:
- * {@code (rows + cols) · r · minCompressionRate < rows · cols}. Every other block (vectors: biases, batch-norm
- * parameters; matrices too small to gain) travels as plain values in the first payload.
- *
- * <p><b>Payloads.</b> First: each factored block's P ({@code rows × r}, row-major) in block order, then each plain
- * block's values in block order. Second: each factored block's Q ({@code cols × r}, row-major) in block order.
+ * <p>First payload: each factored block's P ({@code rows × r}, row-major), then the plain blocks' values; second:
+ * each factored block's Q ({@code cols × r}, row-major); both in block order.
  *
  * @param entries    one per block, in block order
  * @param pLength    floats of all Ps

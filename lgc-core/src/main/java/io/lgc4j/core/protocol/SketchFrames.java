@@ -15,18 +15,11 @@ import java.nio.LongBuffer;
 
 /**
  * The sketch layout (S2, {@link SketchPayload}): a {@link Sketch} as two frames, its counters as a
- * {@link TrafficKind#VALUES} frame in the {@link FloatFrames} layout (rows × columns per compressible block, blocks
- * end to end; always float32: S2's decoder certifies an entry when its readings in several counters agree to 10^-5,
- * which half-precision counters cannot), its bitmap as an {@link TrafficKind#INDICES} frame of int64 words. The ring's OR-allreduce sends the
- * bitmap in chunks of the same word layout ({@link #encodeWords}, {@link #orInto}, {@link #copyInto}).
- *
- * <pre>
- *  bitmap payload (or one chunk of it):
- *  offset  size  field
- *  0       8     word 0: int64, little-endian; bit g (least significant first) marks element group 64·w + g
- *  8·w     8     word w
- *  8·n           end: exactly 8·n bytes, n known to the receiver
- * </pre>
+ * {@link TrafficKind#VALUES} frame in the {@link FloatFrames} layout, always fp32 (S2's decoder needs counters to
+ * agree to 10^-5), and its bitmap as a {@link TrafficKind#INDICES} frame of {@code n} little-endian int64 words, bit
+ * g (least significant first) of word w marking element group {@code 64·w + g}; {@code n} is known to the receiver.
+ * The ring's OR-allreduce sends the bitmap in chunks of the same layout ({@link #encodeWords}, {@link #orInto},
+ * {@link #copyInto}).
  *
  * <pre>{@code
  * byte[][] frames = SketchFrames.encode(sketch, tag);                        // counters, bitmap

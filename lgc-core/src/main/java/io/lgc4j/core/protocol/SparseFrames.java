@@ -17,23 +17,11 @@ import java.util.List;
 
 /**
  * The support layout, and a {@link SparseSet} as a support followed by its values. A support is one
- * {@link TrafficKind#INDICES} frame holding, per compressible block in layout order, the byte length of that block's
- * coded indices and the bytes of the shared {@link IndexCodec} (ascending indices relative to the block, in
- * {@code [0, n_b)}; the codec's own layout is in its class, e.g. {@link io.lgc4j.core.codec.DeflateIndexCodec}):
- *
- * <pre>
- *  offset          size  field
- *  0               4     block 0: coded length b0 (uint32, little-endian)
- *  4               b0    block 0: the index codec's bytes
- *  4+b0            4     block 1: coded length b1
- *  8+b0            b1    block 1: the index codec's bytes
- *  ...                   one entry per compressible block; nothing after the last
- * </pre>
- *
- * <p>The values of a support ({@link Values}) or of a sparse set follow as a {@link TrafficKind#VALUES} frame in
- * the {@link FloatFrames} layout: block 0's values in the order of its indices, then block 1's, and so on. Two frames,
- * so the meter counts indices and values apart. Decoding checks each length against the bytes and each block's count
- * against the caller's bound before allocating, and names the step and block when something is wrong.
+ * {@link TrafficKind#INDICES} frame holding, per compressible block in layout order, the uint32 little-endian byte
+ * length of that block's coded indices, then the shared {@link IndexCodec}'s bytes (indices relative to the block);
+ * nothing after the last. The values follow as a {@link TrafficKind#VALUES} frame in the {@link FloatFrames} layout,
+ * block after block in index order, so the meter counts indices and values apart. Decoding checks every length and
+ * each block's count against the caller's bound before allocating, and names the step and block on failure.
  *
  * <pre>{@code
  * byte[] indices = SparseFrames.encodeIndices(support, counts, blocks, codec, tag);

@@ -7,19 +7,11 @@ import io.lgc4j.core.comm.StepTag;
 import java.util.List;
 
 /**
- * A run of values, as one {@link TrafficKind#VALUES} frame in the {@link FloatFrames} layout, in the step's value
- * encoding ({@link StepTag#values()}). The count is never sent: the receiver knows it from the use, and
- * {@link #decode} checks the frame against it. The array is not copied: it is the one the caller filled. Three uses
- * share it, told apart by the exchange's step, not by the frame:
- * <ul>
- *   <li><b>dense values</b>: a whole gradient (FULL), the DENSE blocks, or a mean of either; the count is the
- *       layout's length;</li>
- *   <li><b>values on a support</b>: per compressible block, the values at the indices of the step's
- *       {@link Support}, blocks in layout order, or a mean on that support; the count is the support's size;</li>
- *   <li><b>low-rank factors</b> of one PowerSGD round ({@link LowRankPlan}): in the first round a rank's P of every
- *       factored block followed by the plain blocks' values, in the second its Q of every factored block, or the
- *       ranks' mean of either; the count is the plan's round length.</li>
- * </ul>
+ * A run of values, as one {@link TrafficKind#VALUES} frame in the {@link FloatFrames} layout and the step's value
+ * encoding ({@link StepTag#values()}). The count is never sent; {@link #decode} checks the frame against the count
+ * the receiver knows. The array is not copied. Its uses, told apart by the step: dense values (count: the layout's
+ * length), values on the step's {@link Support} in layout order (count: the support's size), and one round of
+ * low-rank factors ({@link LowRankPlan}; count: the plan's round length), or a mean of any of them.
  *
  * <pre>{@code
  * end.send(clock, new Values(onSupport).encode(tag));

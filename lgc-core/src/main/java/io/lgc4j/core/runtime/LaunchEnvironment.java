@@ -7,33 +7,17 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Who this process is in a launched job, as the launcher ({@code lgc launch}, torchrun's conventions) told it through
- * {@code LGC_*} environment variables: read once, in one place, by {@code lgc worker} and by user programs alike. A
- * record of strings, numbers and paths; it opens no sockets and reads no files. A component is {@code null} (or its
- * stated default) when its variable is unset; the {@code require…} methods say which variable (and which option of
- * {@code lgc worker}) is missing.
+ * Who this process is in a launched job, read once from the launcher's {@code LGC_*} environment variables (torchrun's
+ * conventions) by {@code lgc worker} and user programs alike. A record of strings, numbers and paths; it opens no
+ * sockets and reads no files. A component is {@code null} (or its stated default) when its variable is unset; the
+ * {@code require…} methods name the missing variable and option.
  *
  * <pre>{@code
  * LaunchEnvironment env = LaunchEnvironment.current();
- * if (env.launched()) {
- *     int rank = env.requireRank();           // LGC_RANK: 0..K-1 a worker, K.. a parameter-server endpoint
- *     int workers = env.requireWorldSize();   // LGC_WORLD_SIZE
- * }
+ * if (env.launched()) { int rank = env.requireRank(); int workers = env.requireWorldSize(); }
  * }</pre>
  *
- * <pre>
- * LGC_RANK, LGC_WORLD_SIZE                 this endpoint and K, the number of worker ranks
- * LGC_MASTER_ADDR, LGC_MASTER_PORT         where rank 0 listens
- * LGC_JOB_ID, LGC_ATTEMPT                  the job's id (any text) and attempt (default 0)
- * LGC_BIND_ADDR, LGC_PORT, LGC_ADVERTISE_ADDR   where this process listens, and the address others dial
- * LGC_TOKEN_FILE | LGC_TOKEN               the job token: a file readable by its owner only, or the token itself
- * LGC_TLS_CERT, LGC_TLS_KEY, LGC_TLS_CA    mutual TLS
- * LGC_COLOCATE, LGC_SERVERS                where the parameter-server shards run, and how many there are
- * LGC_RUN_DIR, LGC_RESUME_STEP             the run's directory (checkpoints), and the step to resume from
- * LGC_LAUNCHER_PID                         the launcher's process: this one halts when it is gone
- * </pre>
- *
- * @param rank          LGC_RANK, or null: not launched
+ * @param rank          LGC_RANK: 0..K-1 a worker, K.. a parameter-server endpoint; null: not launched
  * @param worldSize     LGC_WORLD_SIZE, K
  * @param masterAddr    LGC_MASTER_ADDR, rank 0's host
  * @param masterPort    LGC_MASTER_PORT, the port rank 0 listens on
@@ -41,17 +25,17 @@ import java.util.Objects;
  * @param attempt       LGC_ATTEMPT, default 0
  * @param bindAddr      LGC_BIND_ADDR, or null (see {@link #bindAddress()})
  * @param port          LGC_PORT, default 0: any free port
- * @param advertiseAddr LGC_ADVERTISE_ADDR, or null: derived
- * @param tokenFile     LGC_TOKEN_FILE, or null
+ * @param advertiseAddr LGC_ADVERTISE_ADDR, the address others dial, or null: derived
+ * @param tokenFile     LGC_TOKEN_FILE, the job token's file (readable by its owner only), or null
  * @param token         LGC_TOKEN, or null; never shown by {@link #toString()}
- * @param tlsCert       LGC_TLS_CERT, or null
+ * @param tlsCert       LGC_TLS_CERT (mutual TLS), or null
  * @param tlsKey        LGC_TLS_KEY, or null
  * @param tlsCa         LGC_TLS_CA, or null
- * @param colocate      LGC_COLOCATE, default false
- * @param servers       LGC_SERVERS, or null
- * @param runDir        LGC_RUN_DIR, or null
+ * @param colocate      LGC_COLOCATE: where the parameter-server shards run, default false
+ * @param servers       LGC_SERVERS, how many shards, or null
+ * @param runDir        LGC_RUN_DIR, the run's directory (checkpoints), or null
  * @param resumeStep    LGC_RESUME_STEP, default -1: start at step 0
- * @param launcherPid   LGC_LAUNCHER_PID, or null
+ * @param launcherPid   LGC_LAUNCHER_PID, the launcher's process (this one halts when it is gone), or null
  */
 public record LaunchEnvironment(Integer rank, Integer worldSize, String masterAddr, Integer masterPort, String jobId,
                                 int attempt, String bindAddr, int port, String advertiseAddr, Path tokenFile,

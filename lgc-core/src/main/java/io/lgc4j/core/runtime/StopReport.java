@@ -16,14 +16,10 @@ import java.util.Properties;
 import java.util.TreeMap;
 
 /**
- * What a launched process leaves for its launcher when its run fails: whether it failed itself (its model threw, its
- * data was bad, it refused to start) or stopped because it lost a peer, and which. The launcher reads every process's
- * report once all have stopped and names the process whose own failure came first — not the first to exit, which is
- * often a peer that noticed: a process that died without a report (killed, or failed outside the trainer) failed
- * itself.
- *
- * <p>The launcher names a directory in {@value #ENV_DIR}; process {@code i} (its place in the launch: a worker's
- * rank, or K + s for a parameter-server process of its own) writes {@code process-i.stop} there, a properties file.
+ * What a launched process leaves for its launcher when its run fails: whether it failed itself or stopped because it
+ * lost a peer, and which. The launcher reads every report once all processes stopped and names the one whose own
+ * failure came first; a process without a report failed itself. Process {@code i} (a worker's rank, or K + s for a
+ * parameter-server process) writes the properties file {@code process-i.stop} in the directory {@value #ENV_DIR} names.
  *
  * <pre>{@code
  * StopReport.of(process, "rank 0", failure, placement).leaveForLauncher();   // ClusterRuntime, on failure
@@ -33,8 +29,7 @@ import java.util.TreeMap;
  * @param process      this process's place in the launch
  * @param failedItself whether the process failed itself; false: it stopped because it lost {@code peerProcess}
  * @param peerProcess  the process it lost, or -1 when it failed itself
- * @param peer         that process's endpoint as the run names it ("rank 1", "the parameter server (endpoint 2, …)"),
- *                     empty when it failed itself
+ * @param peer         that process's endpoint as the run names it ("rank 1"), empty when it failed itself
  * @param atMillis     when it stopped, milliseconds since the epoch
  * @param message      why, the first line of its error
  */

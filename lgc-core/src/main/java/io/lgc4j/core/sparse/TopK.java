@@ -8,33 +8,17 @@ import java.util.Objects;
 
 /**
  * Exact top-k selection by magnitude: the {@code k} entries of largest {@code |value|} in a range of a
- * {@code float[]} or {@link FloatBuffer}, as indices in ascending order, in expected linear time and without sorting
- * the data.
+ * {@code float[]} or {@link FloatBuffer}, as ascending indices, in expected linear time without sorting. The result is
+ * what a full sort by ({@code |v|} descending, index ascending) would pick, so ties go to lower indices and the
+ * selection is deterministic; {@code -0.0f} equals {@code 0.0f}. A NaN in the range (with {@code k > 0}) is an
+ * {@link IllegalArgumentException} naming its index.
  *
- * <p>The result is exactly what a full sort by ({@code |v|} descending, index ascending) would pick: ties at the
- * threshold go to the lower indices, so the selection is deterministic. {@code -0.0f} and {@code 0.0f} have the same
- * magnitude. A NaN anywhere in the range is rejected with an {@link IllegalArgumentException} naming its index
- * (whenever {@code k > 0}).
- *
- * <p>How: a deterministic sample of {@code |v|} (runs of 16 floats spread evenly over the range) gives a threshold a
- * little below the expected k-th largest magnitude. One pass over the data collects, in index order, the entries
- * strictly above it and the first {@code k} entries equal to it. The pass copies chunks of 4096 floats into scratch,
- * builds a tree of maxima over each by folding it in halves six times (loops C2 vectorizes), and walks down only the
- * branches whose maximum reaches the threshold. A radix select on the float bits of the few candidates then finds
- * the exact k-th largest magnitude. When the sample misses (too few candidates, or more than the scratch bound), one
- * retry uses a lower or higher sample order statistic; the last resort is a radix select over a copy of all
- * magnitudes followed by the same pass. Nothing is ever sorted. Buffers are read through bulk absolute gets.
- *
- * <p>An instance holds scratch buffers, so after the first calls of a given size selection allocates nothing. It is
- * not thread-safe: use one per thread. The scratch grows with the largest {@code k} and candidate count seen (up to
- * a few floats and ints per entry of the range for a large {@code k / n}, or after a fallback).
+ * <p>An instance holds scratch that grows with the largest {@code k} seen, so it allocates nothing once warm; not
+ * thread-safe: one per thread.
  *
  * <pre>{@code
  * TopK topK = new TopK();                          // one per thread, reused every step
- * int k = TopK.countFor(to - from, 0.001);         // 0.1 % of the block
- * int[] indices = new int[k];
- * int count = topK.select(gradient, from, to, k, indices);
- * SparseVector sent = SparseVector.gather(gradient, from, to, indices, count);
+ * int count = topK.select(gradient, from, to, TopK.countFor(to - from, 0.001), indices);
  * }</pre>
  */
 public final class TopK {

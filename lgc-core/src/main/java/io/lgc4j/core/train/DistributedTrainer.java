@@ -45,25 +45,16 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * Data-parallel training of a DL4J model on K worker ranks: K replicas of the model, each reading a disjoint
- * shuffled shard of the data, computing its gradient, aggregating it through a {@link Topology} (real frames, every
- * byte metered) and applying the identical aggregate with the model's own updater. Replicas therefore stay
- * bit-identical. Each rank runs the same loop ({@link RankLoop}) on the run's {@link TrainingRuntime}: by default
- * all ranks and the topology's services are threads of this JVM over an in-process cluster; on
- * {@link TrainingRuntime#cluster} this process is one endpoint of a cluster of processes (every process builds the
- * same trainer; the results are the same bit for bit).
+ * Data-parallel training of a DL4J model on K worker ranks: each replica reads a disjoint shuffled shard, computes its
+ * gradient, aggregates it through a {@link Topology} (real frames, every byte metered) and applies the identical
+ * aggregate with the model's own updater, so replicas stay bit-identical. Each rank runs {@link RankLoop} on the
+ * run's {@link TrainingRuntime}: threads of this JVM by default, or one endpoint per process on
+ * {@link TrainingRuntime#cluster}, where every process builds the same trainer and gets the same bits.
  *
  * <pre>{@code
- * TrainingResult result = DistributedTrainer.builder()
- *         .model(net)                        // a MultiLayerNetwork or ComputationGraph, initialized
- *         .data(trainIterator)               // read once into memory; or a DataSource each rank streams
- *         .workers(4)
- *         .batchSizePerWorker(32)
- *         .topology(new RingTopology())
- *         .evaluation(testIterator, 100)     // every 100 steps and at each epoch's end
- *         .seed(42)
- *         .build()
- *         .fit(1);
+ * TrainingResult result = DistributedTrainer.builder().model(net).data(trainIterator).workers(4)
+ *         .batchSizePerWorker(32).topology(new RingTopology()).evaluation(testIterator, 100).seed(42)
+ *         .build().fit(1);
  * }</pre>
  *
  * <p>Lifecycle: {@link #fit} may be called once. The model passed in is not modified; rank 0's replica is the

@@ -29,38 +29,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A topology's endpoints kept alive on one in-process cluster across steps, each {@link #step} one exchange on every
- * rank at once on given gradients, and what that step cost: the bytes and frames every endpoint sent and received
- * (the cluster's meter, per stage and kind), its <em>legs</em> (the longest chain of receives a frame waited for
- * before the step ended) and the CPU time of every rank's exchange and every service loop. That is what the advisor
- * needs of a method without a link ({@code docs/design/advise.md} §2.6): the exchange code itself runs, so
- * no method's bytes or round trips are modelled by hand. Tests use it to run a stretch of steps through the same
- * exchanges and to checkpoint them between steps ({@link #save}, {@link #restore}).
+ * A topology's endpoints kept alive on one in-process cluster across steps; each {@link #step} runs one exchange on
+ * every rank at once on given gradients and records its cost: bytes and frames per endpoint, stage and kind, its
+ * <em>legs</em> (the longest chain of receives a frame waited for; an upper bound where an endpoint interleaves
+ * exchanges) and the CPU time of every rank's {@link GradientExchange#allReduceMean} and service loop (other threads'
+ * work is in {@link Cost#otherCpuNanos}). The exchange code itself runs, so nothing is modelled by hand.
  *
  * <pre>{@code
  * try (DryRun run = new DryRun(topology, 4, layout)) {
  *     float[][] means = run.step(new StepTag(0, Stage.FULL), gradients);
- *     DryRun.Cost cost = run.lastCost();
- *     cost.bytes().bytes(0, Direction.SENT);   // what rank 0 sent in the step
- *     cost.legs();                             // 6 for a dense ring of 4
+ *     run.lastCost().legs();                   // 6 for a dense ring of 4
  * }
  * }</pre>
  *
- * <p><b>Legs.</b> Each endpoint's transport stamps a frame it sends with one more than the deepest frame the endpoint
- * has received in the step, and the cluster's links are FIFO, so the receiver learns each frame's stamp in the order
- * they were sent. A step's legs are the deepest stamp a rank received: a parameter server's push and mean are 2, a
- * ring's reduce-scatter and all-gather 2(K − 1), a relayed support and its values 4. A send that does not wait for the
- * endpoint's last receive is counted as if it did, so the figure is an upper bound where an endpoint interleaves
- * independent exchanges.
- *
- * <p><b>CPU.</b> The thread time of each rank's {@link GradientExchange#allReduceMean} and of each service loop's
- * thread over the step; work a step hands to a thread of its own (an autoencoder's training lane) is not in it, but in
- * the process's CPU beyond those threads ({@link Cost#otherCpuNanos}, with the collector's and the JIT's).
- *
- * <p>{@link #step} returns only once every service is blocked receiving with nothing queued for it, i.e. waiting for
- * the next step, and every endpoint's notes of the step are written: a service's work after its last frame (the
- * LGC-PS server training its autoencoder after the broadcast) is inside the step, and a save between steps reads a
- * service that is idle, as the runtimes' own saves do.
+ * <p>{@link #step} returns only once every service is idle waiting for the next step and every endpoint's notes are
+ * written, so a {@link #save} or {@link #restore} between steps sees idle services.
  */
 public final class DryRun implements AutoCloseable {
     /** The prefix of every rank's sections in {@link #save}. */

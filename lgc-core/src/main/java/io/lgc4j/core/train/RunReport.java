@@ -19,23 +19,10 @@ import java.util.TreeMap;
 
 /**
  * What an endpoint tells rank 0 about the run, and how rank 0 ends it: one {@link TrafficKind#REPORT} frame each,
- * counted apart from training traffic.
- *
- * <pre>
- *  payload byte 0: type (1 step, 2 final, 3 stop, 4 done, 5 offer, 6 saved, 7 evaluated, 8 data, 9 agreed,
- *                  10 clock probe, 11 clock echo), then
- *  step:  f64 loss, u8 phases, i64 nanos × phases, u16 notes, (u16 length, UTF-8 name, f64 value) × notes, traffic
- *  final: u16 length, UTF-8 replica checksum (length 0: a service endpoint), traffic
- *  offer: u32 n, f32 × n values, (n + 63) / 64 × i64 taken bits
- *  saved: u16 length, UTF-8 file, i64 size, i32 crc32c, u16 length, UTF-8 replica checksum, i64 write nanos
- *  evaluated: i64 correct, i64 examples
- *  data: i64 examples, i32 steps per epoch, i64 fingerprint
- *  agreed: i32 steps per epoch, i32 total steps
- *  clock probe: i64 rank 0's trace nanos
- *  clock echo: i64 rank 0's trace nanos (echoed), i64 the endpoint's trace nanos
- *  done:  f64 accuracy, i32 steps, i64 wall nanos, u16 n, (u16 length, UTF-8 checksum) × n, u16 rows, traffic × rows
- *  traffic: u16 non-zero counters, (u16 index, i64 value) × counters — a {@link TrafficMeter.Snapshot#row}
- * </pre>
+ * counted apart from training traffic. Payload byte 0 is the type (1 step, 2 final, 3 stop, 4 done, 5 offer, 6 saved,
+ * 7 evaluated, 8 data, 9 agreed, 10 clock probe, 11 clock echo), then the type's fields, little-endian, strings as a
+ * u16 length and UTF-8; traffic is a {@link TrafficMeter.Snapshot#row} as (u16 index, i64 value) pairs of its non-zero
+ * counters. Each record's {@code encode} and {@link #decode} hold the exact field order.
  *
  * <pre>{@code
  * transport.send(0, new RunReport.StepReport(loss, clock.snapshot(), notes.take(step), delta).encode(step, stage));

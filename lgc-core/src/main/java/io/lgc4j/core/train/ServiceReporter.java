@@ -17,20 +17,13 @@ import java.util.function.IntFunction;
 
 /**
  * The transport of a service endpoint (a parameter server) that reports each step to rank 0 without the service's
- * code knowing: the runtime serves one step at a time ({@link io.lgc4j.core.train.ServiceLoop#serveStep}) and calls
- * {@link #endStep} after each, which saves the service's checkpoint part when one is due and sends rank 0 one
- * {@link RunReport.StepReport} for the step (the bytes the endpoint counted in it, setup traffic in step 0, and the
- * notes written for it). So rank 0 has a service's report of step s as soon as the service has done step s, and can
- * complete that step's checkpoint then. Rank 0's {@link RunReport.Stop}, after the last step, makes the decorator
- * report the endpoint's totals and end the service's loop with a {@link TransportClosedException} and
- * {@link #stopped()} set.
- *
- * <p>It sits under the {@link io.lgc4j.core.comm.MeteredTransport} of the endpoint, so a step's report counts
- * exactly the frames of that step.
+ * code knowing. After each {@link io.lgc4j.core.train.ServiceLoop#serveStep} the runtime calls {@link #endStep},
+ * which saves the service's checkpoint part when due and sends rank 0 one {@link RunReport.StepReport} (the step's
+ * bytes, setup traffic in step 0, its notes). Rank 0's {@link RunReport.Stop} makes it report the totals and end the
+ * loop with a {@link TransportClosedException} and {@link #stopped()} set. It sits under the endpoint's
+ * {@link io.lgc4j.core.comm.MeteredTransport}, so a report counts exactly the frames of its step.
  *
  * <pre>{@code
- * ServiceReporter reporter = new ServiceReporter(raw, meter, notes, stages::stageAt);
- * Transport transport = new MeteredTransport(reporter, meter, control);
  * reporter.awaitAgreement();
  * try { while (true) reporter.endStep(loop.serveStep()); }
  * catch (TransportClosedException e) { if (!reporter.stopped()) throw e; }

@@ -10,18 +10,13 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * What a {@link Topology} is, in its own words: its type, its compressor with that compressor's settings record,
- * the index codec and the topology's own settings; and the encoding its values travel in, which the trainer adds
- * ({@link DistributedTrainer.Builder#values}: a topology describes itself with fp32). {@link DistributedTrainer}
- * records it in every {@link TrainingResult}, so a result says which method made it whatever built the topology (the
- * CLI, a test, a library user).
+ * What a {@link Topology} is, in its own words: type, compressor and its settings record, index codec and the
+ * topology's own settings, plus the value encoding the trainer adds ({@link DistributedTrainer.Builder#values}).
+ * {@link DistributedTrainer} records it in every {@link TrainingResult}, whatever built the topology.
  *
  * <pre>{@code
- * TopologyDescription d = new ParameterServerTopology(new DgcCompressor(0.001, 0.9, 0, 0), codec).describe();
- * d.compressor();          // "dgc"
- * d.compressorSettings();  // DgcCompressor.Settings[ratio=0.001, momentum=0.9, clipNorm=0.0, warmupSteps=0]
- * d.toMap();               // {topology=ps, compressor=dgc, compressorSettings={ratio=0.001, ...}, codec=deflate,
- *                          //  values=fp32, topologySettings={}}
+ * new ParameterServerTopology(new DgcCompressor(0.001, 0.9, 0, 0), codec).describe().toMap();
+ * // {topology=ps, compressor=dgc, compressorSettings={ratio=0.001, ...}, codec=deflate, values=fp32, ...}
  * }</pre>
  *
  * @param topology           the topology's type ({@code ps}, {@code ring})

@@ -15,24 +15,14 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * One rank's exchange with a compressed warm-up: FULL steps go to the warm-up exchange (the topology's generic
- * compressed exchange of the warm-up compressor, which compresses whatever the stage), or, for a dense warm-up in
- * another encoding, to the main exchange with the step's values in that encoding; every later step goes to the main
- * exchange. A topology builds it with {@link #wrap}, which gives back the main exchange itself for
- * {@link Warmup#NONE}: the default run is today's, object for object.
+ * One rank's exchange with a compressed warm-up: FULL steps go to the warm-up exchange (or, for a dense warm-up in
+ * another encoding, to the main exchange in that encoding); every later step to the main exchange. {@link #wrap}
+ * returns the main exchange itself for {@link Warmup#NONE}.
  *
- * <p><b>The switch.</b> Before the first step that is not FULL, with {@code carryMemory}, the warm-up exchange's
- * residual (its compressor's error-feedback memory: what the FULL steps did not send) is added into the main
- * exchange's ({@link GradientExchange#absorb}, one {@code ErrorFeedback} for every compressor), so error feedback is
- * exact across the stage boundary. What is not carried: a PowerSGD warm-up's warm-start Qs and DGC's momentum u (the
- * main compressor starts its own); and when the main method keeps no memory (dense, {@code compressor.type none}, or
- * PowerSGD with {@code errorFeedback: false}) the residual is dropped, as with {@code carryMemory: false}. The
- * warm-up exchange is not used again.
- *
- * <p><b>Checkpoints.</b> The main exchange saves under the prefix as before; the warm-up exchange under
- * {@code prefix/warmup}, with whether the switch has happened ({@code prefix/warmup/switched}), so a resume inside the
- * warm-up, or after the switch, goes on exactly as the uninterrupted run (the residual is absorbed once). A dense
- * warm-up in another encoding keeps no state of its own and saves nothing more.
+ * <p>Before the first non-FULL step, with {@code carryMemory}, the warm-up's residual is absorbed into the main
+ * exchange's memory ({@link GradientExchange#absorb}) exactly once, unless the main method keeps no memory; the
+ * warm-up exchange is not used again. Checkpoints: the main exchange saves under the prefix, the warm-up under
+ * {@code prefix/warmup} with {@code prefix/warmup/switched}, so a resume before or after the switch is exact.
  */
 public final class WarmupExchange implements GradientExchange {
 

@@ -8,23 +8,15 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The {@code warmup} section's own keys, the one definition of each: how the FULL stage (the dense warm-up every
- * method starts with) travels. Bound with {@link io.lgc4j.core.settings.Section#bind}; the keys of the chosen
- * compressor ({@code rank} for PowerSGD, {@code ratio} for top-k, ...) sit beside them in the same section and are
- * read by that compressor's provider ({@link Warmup#of}).
+ * The {@code warmup} section's own keys, defined once: how the FULL stage (the dense warm-up every method starts with)
+ * travels. Bound with {@link io.lgc4j.core.settings.Section#bind}; the chosen compressor's keys sit beside them and
+ * are read by its provider ({@link Warmup#of}).
  *
  * <pre>{@code
- * warmup:
- *   type: none         # none (dense: the FULL stage as it always was) | a registered compressor whose payload the
- *                      #   topology carries (powersgd, topk, dgc, scalecom, randomk, s2); not lgc
- *   values: inherit    # inherit (compressor.values) | fp32 | fp16 | bf16: how the FULL stage's values travel
- *   carryMemory: true  # at the switch from FULL, the warm-up compressor's residual goes into the main compressor's
- *                      #   error-feedback memory
- *   rank: 2            # + the keys of the warm-up compressor (powersgd: rank, ...): absent, its own take its
- *                      #   defaults and the shared ones (ratio, lowPass, ...) the compressor section's values
+ * warmup: {type: powersgd, values: inherit, carryMemory: true, rank: 2}
  * }</pre>
  *
- * @param type        {@code none} or a registered compressor type
+ * @param type        {@code none} or a registered compressor type whose payload the topology carries (not lgc)
  * @param values      {@code inherit} or a value encoding's name ({@link ValueEncoding#names()})
  * @param carryMemory whether the warm-up's residual is absorbed by the main method's memory at the switch
  */
