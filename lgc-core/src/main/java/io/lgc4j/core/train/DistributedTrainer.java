@@ -52,9 +52,16 @@ import java.util.function.Function;
  * {@link TrainingRuntime#cluster}, where every process builds the same trainer and gets the same bits.
  *
  * <pre>{@code
- * TrainingResult result = DistributedTrainer.builder().model(net).data(trainIterator).workers(4)
- *         .batchSizePerWorker(32).topology(new RingTopology()).evaluation(testIterator, 100).seed(42)
- *         .build().fit(1);
+ * TrainingResult result = DistributedTrainer.builder()
+ *         .model(net)                        // a MultiLayerNetwork or ComputationGraph, initialized
+ *         .data(trainIterator)               // read once into memory; or a DataSource each rank streams
+ *         .workers(4)
+ *         .batchSizePerWorker(32)
+ *         .topology(new RingTopology())
+ *         .evaluation(testIterator, 100)     // every 100 steps and at each epoch's end
+ *         .seed(42)
+ *         .build()
+ *         .fit(1);
  * }</pre>
  *
  * <p>Lifecycle: {@link #fit} may be called once. The model passed in is not modified; rank 0's replica is the
