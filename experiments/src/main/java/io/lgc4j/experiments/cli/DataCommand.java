@@ -8,7 +8,6 @@ import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.DataConfig;
 import io.lgc4j.runner.config.DatasetName;
-import io.lgc4j.runner.config.ExperimentConfig;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -5,7 +5,6 @@ import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.comm.ValueEncoding;
 
 import io.lgc4j.core.protocol.Sketch;
-import io.lgc4j.core.protocol.SparseSet;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;

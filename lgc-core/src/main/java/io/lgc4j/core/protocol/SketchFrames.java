@@ -3,7 +3,6 @@ package io.lgc4j.core.protocol;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameAllocator;
 import io.lgc4j.core.comm.FrameBuffer;
-import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.ValueEncoding;

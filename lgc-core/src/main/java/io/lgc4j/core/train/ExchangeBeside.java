@@ -40,7 +40,7 @@ final class ExchangeBeside extends StepOrder.Immediate {
             return super.gradient(step, clock);
         }
         int s = step.s();
-        float[] into = gradient != null ? gradient : new float[run.plan().layout().length()];
+        float[] into = gradient != null ? gradient : new float[compute.gradientLength()];
         StreamedGradient streamed = new StreamedGradient(pieces, run.plan().layout(), compute.replica()::gradient,
                 into, compute.rank(), s);
         Timeline timeline = compute.timeline();

@@ -5,7 +5,6 @@ import io.lgc4j.core.settings.Section;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 

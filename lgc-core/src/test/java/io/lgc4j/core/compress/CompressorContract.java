@@ -15,7 +15,6 @@ import io.lgc4j.core.sparse.TopK;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.comm.StepTag;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
