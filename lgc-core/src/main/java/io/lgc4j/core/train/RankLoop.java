@@ -7,7 +7,7 @@ import io.lgc4j.core.checkpoint.PartKind;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.data.DataSource;
-import io.lgc4j.core.metrics.CpuStat;
+import io.lgc4j.core.compute.CpuStat;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.StepNotes;

@@ -5,6 +5,7 @@ import io.lgc4j.core.comm.FrameCodec;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.InProcessCluster;
 import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.comm.StepTag;
@@ -122,5 +123,16 @@ class StepLinkTest {
             assertEquals("endpoint 1 received from endpoint 0 a frame stamped by endpoint 0 of job 78; expected"
                     + " endpoint 0 of job 77", e.getMessage());
         }
+    }
+
+    @Test
+    void forwardingShouldKeepTheFlags() {
+        ByteBuffer payload = FrameCodec.allocate(ValueEncoding.FP16.payloadLength(3));
+        ValueEncoding.FP16.write(payload, new float[] {1.0f, -2.5f, 0.125f}, 0, 3, TrafficKind.VALUES, 5);
+        Frame fp16 = FrameCodec.decode(FrameCodec.seal(payload, TrafficKind.VALUES, Stage.FULL, 5, 1,
+                ValueEncoding.FP16.wireId()));
+        Frame forwarded = FrameCodec.decode(StepLink.forward(fp16));
+        assertEquals(1, forwarded.flags());
+        assertEquals(fp16.payload(), forwarded.payload());
     }
 }

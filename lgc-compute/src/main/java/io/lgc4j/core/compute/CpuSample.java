@@ -1,4 +1,4 @@
-package io.lgc4j.core.metrics;
+package io.lgc4j.core.compute;
 
 /**
  * Cumulative CPU counters at one moment ({@link CpuStat#sample()}); -1 for a counter this machine does not give.

@@ -99,14 +99,6 @@ class FrameCodecTest {
     }
 
     @Test
-    void forwardingShouldKeepTheFlags() {
-        Frame fp16 = FrameCodec.decode(goldenFp16Frame());
-        Frame forwarded = FrameCodec.decode(io.lgc4j.core.exchange.StepLink.forward(fp16));
-        assertEquals(1, forwarded.flags());
-        assertEquals(fp16.payload(), forwarded.payload());
-    }
-
-    @Test
     void shouldLayTheHeaderFieldsAtTheirOffsets() {
         ByteBuffer b = ByteBuffer.wrap(goldenFrame()).order(ByteOrder.LITTLE_ENDIAN);
         assertEquals(0x3443474C, b.getInt(0));

@@ -1,4 +1,4 @@
-package io.lgc4j.core.metrics;
+package io.lgc4j.core.compute;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package io.lgc4j.core.metrics;
+package io.lgc4j.core.compute;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
