@@ -22,7 +22,7 @@ import java.util.TreeMap;
  * counted apart from training traffic. Payload byte 0 is the type (1 step, 2 final, 3 stop, 4 done, 5 offer, 6 saved,
  * 7 evaluated, 8 data, 9 agreed, 10 clock probe, 11 clock echo), then the type's fields, little-endian, strings as a
  * u16 length and UTF-8; traffic is a {@link TrafficMeter.Snapshot#row} as (u16 index, i64 value) pairs of its non-zero
- * counters. Each record's {@code encode} and {@link #decode} hold the exact field order.
+ * counters. Each record's {@code write} and {@link #decode} hold the exact field order.
  *
  * <pre>{@code
  * transport.send(0, new RunReport.StepReport(loss, clock.snapshot(), notes.take(step), delta).encode(step, stage));
@@ -33,6 +33,19 @@ sealed interface RunReport {
 
     /** A step as one endpoint saw it: a worker's loss and phase times (a service: NaN and none), notes, bytes. */
     record StepReport(double loss, long[] phaseNanos, Map<String, Double> notes, long[] traffic) implements RunReport {
+        @Override
+        public void write(ReportWriter out) {
+            out.put(1).putDouble(loss).put(phaseNanos.length);
+            for (long n : phaseNanos) {
+                out.putLong(n);
+            }
+            out.putShort(notes.size());
+            for (Map.Entry<String, Double> e : new TreeMap<>(notes).entrySet()) {
+                out.putString(e.getKey()).putDouble(e.getValue());
+            }
+            putTraffic(out, traffic);
+        }
+
         /** Copies the arrays and notes. */
         public StepReport {
             phaseNanos = phaseNanos.clone();
@@ -61,6 +74,11 @@ sealed interface RunReport {
 
     /** An endpoint's end of the run: its replica's checksum (a service has none: empty) and all its bytes. */
     record FinalReport(String replicaChecksum, long[] traffic) implements RunReport {
+        @Override
+        public void write(ReportWriter out) {
+            putTraffic(out.put(2).putString(replicaChecksum), traffic);
+        }
+
         /** Copies the counters. */
         public FinalReport {
             Objects.requireNonNull(replicaChecksum, "replicaChecksum");
@@ -93,6 +111,11 @@ sealed interface RunReport {
      * @param taken  bit i (of word i / 64) set when position i was sent; {@code (values.length + 63) / 64} words
      */
     record Offer(float[] values, long[] taken) implements RunReport {
+        @Override
+        public void write(ReportWriter out) {
+            out.put(5).putInt(values.length).putFloats(values).putLongs(taken);
+        }
+
         /** Checks the bitmap's length; keeps the arrays (the caller hands them over). */
         public Offer {
             if (taken.length != (values.length + 63) >>> 6) {
@@ -127,6 +150,11 @@ sealed interface RunReport {
      * @param writeNanos      how long the endpoint took to build and write its part
      */
     record Saved(String file, long size, int crc32c, String replicaChecksum, long writeNanos) implements RunReport {
+        @Override
+        public void write(ReportWriter out) {
+            out.put(6).putString(file).putLong(size).putInt(crc32c).putString(replicaChecksum).putLong(writeNanos);
+        }
+
         /** Checks the strings. */
         public Saved {
             Objects.requireNonNull(file, "file");
@@ -142,6 +170,11 @@ sealed interface RunReport {
      * @param examples examples evaluated (0 when the share was empty)
      */
     record Evaluated(long correct, long examples) implements RunReport {
+        @Override
+        public void write(ReportWriter out) {
+            out.put(7).putLong(correct).putLong(examples);
+        }
+
         /** Checks the counts. */
         public Evaluated {
             if (examples < 0 || correct < 0 || correct > examples) {
@@ -162,6 +195,10 @@ sealed interface RunReport {
      *                      resume (the checkpoint's are restored)
      */
     record Data(long examples, int stepsPerEpoch, long fingerprint, long initialModel) implements RunReport {
+        @Override
+        public void write(ReportWriter out) {
+            out.put(8).putLong(examples).putInt(stepsPerEpoch).putLong(fingerprint).putLong(initialModel);
+        }
     }
 
     /**
@@ -169,6 +206,11 @@ sealed interface RunReport {
      * learns the run's length from this.
      */
     record Agreed(int stepsPerEpoch, int totalSteps) implements RunReport {
+        @Override
+        public void write(ReportWriter out) {
+            out.put(9).putInt(stepsPerEpoch).putInt(totalSteps);
+        }
+
         /** Checks the counts. */
         public Agreed {
             if (stepsPerEpoch < 1 || totalSteps < 0) {
@@ -185,6 +227,10 @@ sealed interface RunReport {
      * @param rank0Nanos rank 0's {@code nanoTime} less its trace clock's anchor
      */
     record ClockProbe(long rank0Nanos) implements RunReport {
+        @Override
+        public void write(ReportWriter out) {
+            out.put(10).putLong(rank0Nanos);
+        }
     }
 
     /**
@@ -194,10 +240,18 @@ sealed interface RunReport {
      * @param endpointNanos the endpoint's {@code nanoTime} less its trace clock's anchor, when it answered
      */
     record ClockEcho(long rank0Nanos, long endpointNanos) implements RunReport {
+        @Override
+        public void write(ReportWriter out) {
+            out.put(11).putLong(rank0Nanos).putLong(endpointNanos);
+        }
     }
 
     /** Rank 0 to a service endpoint: the last step is over; report it and your totals. */
     record Stop() implements RunReport {
+        @Override
+        public void write(ReportWriter out) {
+            out.put(3);
+        }
     }
 
     /**
@@ -212,6 +266,19 @@ sealed interface RunReport {
      */
     record Done(double finalAccuracy, int stepCount, long wallNanos, List<String> replicaChecksums, long[][] traffic)
             implements RunReport {
+        @Override
+        public void write(ReportWriter out) {
+            out.put(4).putDouble(finalAccuracy).putInt(stepCount).putLong(wallNanos);
+            out.putShort(replicaChecksums.size());
+            for (String c : replicaChecksums) {
+                out.putString(c);
+            }
+            out.putShort(traffic.length);
+            for (long[] row : traffic) {
+                putTraffic(out, row);
+            }
+        }
+
         /** Copies the lists. */
         public Done {
             replicaChecksums = List.copyOf(replicaChecksums);
@@ -242,50 +309,13 @@ sealed interface RunReport {
         }
     }
 
+    /** Writes this report's type byte and fields (the layout {@link #decode} reads). */
+    void write(ReportWriter out);
+
     /** This report as a sealed REPORT frame of {@code step} in {@code stage}. */
     default byte[] encode(int step, Stage stage) {
         ReportWriter out = new ReportWriter();
-        if (this instanceof StepReport s) {
-            out.put(1).putDouble(s.loss()).put(s.phaseNanos().length);
-            for (long n : s.phaseNanos()) {
-                out.putLong(n);
-            }
-            out.putShort(s.notes().size());
-            for (Map.Entry<String, Double> e : new TreeMap<>(s.notes()).entrySet()) {
-                out.putString(e.getKey()).putDouble(e.getValue());
-            }
-            putTraffic(out, s.traffic());
-        } else if (this instanceof FinalReport f) {
-            putTraffic(out.put(2).putString(f.replicaChecksum()), f.traffic());
-        } else if (this instanceof Offer o) {
-            out.put(5).putInt(o.values().length).putFloats(o.values()).putLongs(o.taken());
-        } else if (this instanceof Saved v) {
-            out.put(6).putString(v.file()).putLong(v.size()).putInt(v.crc32c()).putString(v.replicaChecksum())
-                    .putLong(v.writeNanos());
-        } else if (this instanceof Evaluated e) {
-            out.put(7).putLong(e.correct()).putLong(e.examples());
-        } else if (this instanceof Data d) {
-            out.put(8).putLong(d.examples()).putInt(d.stepsPerEpoch()).putLong(d.fingerprint())
-                    .putLong(d.initialModel());
-        } else if (this instanceof Agreed a) {
-            out.put(9).putInt(a.stepsPerEpoch()).putInt(a.totalSteps());
-        } else if (this instanceof ClockProbe p) {
-            out.put(10).putLong(p.rank0Nanos());
-        } else if (this instanceof ClockEcho e) {
-            out.put(11).putLong(e.rank0Nanos()).putLong(e.endpointNanos());
-        } else if (this instanceof Done d) {
-            out.put(4).putDouble(d.finalAccuracy()).putInt(d.stepCount()).putLong(d.wallNanos());
-            out.putShort(d.replicaChecksums().size());
-            for (String c : d.replicaChecksums()) {
-                out.putString(c);
-            }
-            out.putShort(d.traffic().length);
-            for (long[] row : d.traffic()) {
-                putTraffic(out, row);
-            }
-        } else {
-            out.put(3);
-        }
+        write(out);
         return FrameCodec.encode(TrafficKind.REPORT, stage, step, out.written());
     }
 
