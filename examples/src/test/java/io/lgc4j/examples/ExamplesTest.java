@@ -1,7 +1,7 @@
 package io.lgc4j.examples;
 
+import io.lgc4j.cli.LgcCommand;
 import io.lgc4j.core.train.TrainingResult;
-import io.lgc4j.experiments.cli.LgcCommand;
 
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.deeplearning4j.util.ModelSerializer;

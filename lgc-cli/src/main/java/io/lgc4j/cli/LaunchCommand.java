@@ -1,0 +1,764 @@
+package io.lgc4j.cli;
+
+import io.lgc4j.cli.netem.EmulatedHosts;
+import io.lgc4j.cli.netem.FabricException;
+import io.lgc4j.cli.netem.LinkShape;
+import io.lgc4j.core.checkpoint.CheckpointDirectory;
+import io.lgc4j.runner.config.ConfigException;
+import io.lgc4j.core.compute.ComputeThreads;
+import io.lgc4j.core.metrics.TraceMerge;
+import io.lgc4j.core.metrics.TraceSettings;
+import io.lgc4j.core.runtime.StopReport;
+import io.lgc4j.core.metrics.StepRange;
+import io.lgc4j.core.compute.CpuLimits;
+import io.lgc4j.runner.config.ConfigLoader;
+import io.lgc4j.runner.config.TraceSection;
+import io.lgc4j.advise.config.AutoMethod;
+import io.lgc4j.runner.config.ConfiguredMethod;
+import io.lgc4j.runner.config.ExperimentConfig;
+import io.lgc4j.runner.ExperimentRunner;
+import io.lgc4j.net.JobToken;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.LocalTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
+
+/**
+ * {@code lgc launch [--nproc K] CONFIG}: starts the K worker processes of a run on this host (K: training.workers) (and the parameter
+ * server's process for {@code topology: ps}), each an {@code lgc worker} over loopback TCP with a fresh job id and
+ * token, prefixes their output with their rank, waits for all of them and exits with the status of the first that
+ * failed. When one fails the others stop by themselves within seconds (their links tell them); any still running
+ * after the grace period is killed, so no process outlives the launch — nor the launcher itself (each worker exits
+ * when its standard input, a pipe from the launcher, closes).
+ *
+ * <p>Program mode, {@code lgc launch --nproc K [--servers S] -- COMMAND…} (or {@code --main CLASS --classpath CP}):
+ * the user's command K (or K + S) times with the same identity plus {@code LGC_SERVERS} (only with --servers),
+ * {@code LGC_RUN_DIR}, {@code LGC_RESUME_STEP} and {@code LGC_LAUNCHER_PID}, which a program's
+ * {@code DistributedTrainer.Builder#fromEnvironment()} reads; without --servers the shards run inside the workers.
+ */
+@Command(name = "launch", mixinStandardHelpOptions = true,
+        description = {"Run a job as one process per rank on this host (lgc worker over loopback TCP).",
+            "Exits with the status of the first process that failed, naming it."})
+final class LaunchCommand implements Callable<Integer> {
+
+    /** JVM options of each process unless LGC_WORKER_JAVA_OPTS or --java-opts says otherwise. */
+    static final String DEFAULT_JAVA_OPTS = "-Xmx2g -Dorg.bytedeco.javacpp.maxbytes=3G"
+            + " -Dorg.bytedeco.javacpp.maxphysicalbytes=5G";
+
+    @Parameters(arity = "0..*", paramLabel = "CONFIG | -- COMMAND",
+            description = {"the experiment's YAML file (with --resume: default RUN_DIR/config.yaml); or, after --,",
+                "your program's command, started --nproc times (and --servers more) with the LGC_* environment"})
+    private List<String> arguments = new ArrayList<>();
+
+    private Path config;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--main", paramLabel = "CLASS",
+            description = "program mode: run java CLASS in every process (with --classpath; instead of -- COMMAND)")
+    private String mainClass;
+
+    @Option(names = "--classpath", paramLabel = "CP", description = "program mode: the class path of --main")
+    private String classPath;
+
+    @Option(names = "--run-dir", paramLabel = "DIR", description = "program mode: the run's directory, LGC_RUN_DIR of"
+            + " every process (checkpoints; with --max-restarts, default: a new one under --output-dir or results)")
+    private Path programRunDir;
+
+    @Option(names = "--resume", paramLabel = "RUN_DIR",
+            description = "resume this result directory from its latest complete checkpoint, every process from its"
+                    + " own part")
+    private Path resume;
+
+    @Option(names = "--advise-only",
+            description = "compressor: auto: run the advise session on the launched processes (their links, a leg"
+                    + " under load, the straggler, the model's pass, each candidate's exchange), print the table,"
+                    + " write advice.csv and advice.json into a new <run.outputDir>/<run.name>-advice-<time>/, and"
+                    + " stop before training")
+    private boolean adviseOnly;
+
+    @Option(names = "--max-restarts", defaultValue = "0", paramLabel = "N",
+            description = "when a process fails, stop the others and start every process again from the last"
+                    + " complete checkpoint (from step 0 when there is none), at most N times (default 0)")
+    private int maxRestarts;
+
+    @Option(names = "--nproc", paramLabel = "K", description = "the number of worker processes (default: the config's"
+            + " training.workers; when given, it overrides that key as --max-steps overrides training.maxSteps)")
+    private Integer nprocOption;
+
+    private int nproc;
+
+    @Option(names = "--servers", paramLabel = "S", description = "parameter-server shards, each a process of its own"
+            + " (overrides topology.servers; topology.type ps)")
+    private Integer servers;
+
+    @Option(names = "--colocate", description = "run parameter-server shard s in worker s's process (Herring places"
+            + " its servers on the workers' hosts); needs topology.servers <= --nproc")
+    private boolean colocate;
+
+    /** compressor: auto: every process started, each joining the advise session (0: not auto). */
+    private int sessionEndpoints;
+
+    @Mixin
+    private TrainingOptions options;
+
+    /** The run's trace (the config's, with --trace and --trace-steps), read when the config is. */
+    private TraceSection trace = TraceSection.OFF;
+
+    @Option(names = "--master-port", description = "the port rank 0 listens on (default: a free port)")
+    private Integer masterPort;
+
+    @Option(names = "--java-opts", defaultValue = "${env:LGC_WORKER_JAVA_OPTS}",
+            description = "JVM options of each process (env LGC_WORKER_JAVA_OPTS; default: " + DEFAULT_JAVA_OPTS + ")")
+    private String javaOpts;
+
+    @Option(names = "--jit", paramLabel = "auto|c1|tiered", defaultValue = "${env:" + WorkerJit.ENV + "}",
+            description = {"the JIT of every process: c1 (C1 alone, compiling a method after a couple of calls:"
+                + " " + WorkerJit.EARLY_FLAG + "), tiered (C1 then C2, HotSpot's default) or auto (default, env "
+                + WorkerJit.ENV + "): c1 when a process has less than a core (its --cpu-share, else this machine's"
+                + " CPUs shared among the processes), where C2's compiler threads take CPU the ranks need. Options of"
+                + " --java-opts that choose a JIT or its thresholds win"})
+    private String jitOption;
+
+    /** Every process's JIT, resolved before any starts. */
+    private WorkerJit jit;
+
+    @Option(names = "--tls-dir", description = "mutual TLS on every link with the certificates lgc keys wrote in"
+            + " this directory (ca.crt, localhost.crt, localhost.key)")
+    private Path tlsDir;
+
+    @Option(names = "--netns-rate", paramLabel = "RATE",
+            description = "run every process in its own network namespace (root), joined through a bridge by links"
+                    + " capped at RATE in each direction with tc tbf: e.g. 100mbit, 1gbit, or unshaped (namespaces,"
+                    + " no cap); everything is removed at the end")
+    private String netnsRate;
+
+    @Option(names = "--netns-latency-ms", defaultValue = "" + LinkShape.DEFAULT_LATENCY_MS, paramLabel = "MS",
+            description = "with --netns-rate: the tbf queue's bound, the longest a packet waits (default 400)")
+    private int netnsLatencyMs;
+
+    @Option(names = "--cpu-share", defaultValue = "0", paramLabel = "CORES",
+            description = "cap every process at CORES cores (root; a cgroup each, CFS quota), e.g. 0.4 for 5"
+                    + " processes on 2 cores: every method's ranks get the same compute (default 0: no cap)")
+    private double cpuShare;
+
+    @Option(names = "--cpu-period-ms", defaultValue = "100", paramLabel = "MS",
+            description = "with --cpu-share: the CFS period the share is enforced over, 1 to 1000 ms (default 100, the"
+                    + " kernel's): a process that used its share waits for the next period, so a shorter one makes"
+                    + " shorter, more frequent pauses")
+    private double cpuPeriodMs;
+
+    @Option(names = "--threads", paramLabel = "N|auto",
+            description = "program mode: ND4J's OpenMP threads in every process (OMP_NUM_THREADS): a count, or auto"
+                    + " (the cores each process really has: its --cpu-share, else this machine's CPUs it may use"
+                    + " shared among the processes); default: the caller's OMP_NUM_THREADS, else 1. A config says it"
+                    + " in model.compute.threads")
+    private String threadsOption;
+
+    /** --cpu-period-ms in microseconds. */
+    private long periodUs() {
+        return Math.round(cpuPeriodMs * 1000);
+    }
+
+    /** The threads every process computes with, resolved before any starts; null: the caller's, else 1. */
+    private ComputeThreads threads;
+
+    @Option(names = "--exit-with-stdin", hidden = true,
+            description = "exit, and the workers with it, when standard input closes (lgc table --processes: no run"
+                    + " outlives the suite that started it)")
+    private boolean exitWithStdin;
+
+    @Option(names = "--grace-seconds", defaultValue = "5",
+            description = "after the first failure, how long the others may take to stop before they are killed")
+    private int graceSeconds;
+
+    /** What the last failed attempt's first failure was, for the restart's log line. */
+    private String lastFailure = "";
+
+    /** A usage error found before any process starts: the launch prints it after "lgc launch: " and exits 2. */
+    private static final class UsageError extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UsageError(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * What every attempt of a job starts from.
+     *
+     * @param services   the parameter-server shards' endpoints: processes of their own, unless --colocate puts them in
+     *                   the workers
+     * @param runDir     the directory every process names (its checkpoints, its trace), or null for none
+     * @param resumeStep the step the first attempt resumes from, or -1 to start from step 0
+     */
+    private record JobPlan(int services, Path runDir, long resumeStep) {
+    }
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        if (exitWithStdin) {
+            WorkerCommand.watchStdin("lgc launch: the process that started it is gone (standard input closed);"
+                    + " exiting, and the workers with it", true);
+        }
+        try {
+            checkCommonOptions();
+            return programMode() ? launchProgram() : launchConfig();
+        } catch (UsageError e) {
+            System.err.println("lgc launch: " + e.getMessage());
+            return 2;
+        }
+    }
+
+    /** The options either mode checks first: --jit, --nproc, --max-restarts, --cpu-share and --cpu-period-ms. */
+    private void checkCommonOptions() throws UsageError {
+        if (WorkerJit.problem(jitOption) != null) {
+            throw new UsageError("--jit " + WorkerJit.problem(jitOption));
+        }
+        if (nprocOption != null && nprocOption < 1) {
+            throw new UsageError("--nproc must be >= 1, found " + nprocOption);
+        }
+        if (maxRestarts < 0) {
+            throw new UsageError("--max-restarts must be >= 0, found " + maxRestarts);
+        }
+        if (cpuShare < 0) {
+            throw new UsageError("--cpu-share must be >= 0 cores, found " + cpuShare);
+        }
+        if (!(cpuPeriodMs >= 1 && cpuPeriodMs <= 1000)) {
+            throw new UsageError("--cpu-period-ms must be 1 to 1000 ms (the kernel's bounds), found " + cpuPeriodMs);
+        }
+    }
+
+    /**
+     * CONFIG mode: reads the config, checks the host options, sets up the hosts (namespaces, CPU shares) and runs
+     * every attempt of the job on them, each process an {@code lgc worker}.
+     */
+    private int launchConfig() throws UsageError, IOException, InterruptedException {
+        config = configFile();
+        JobPlan plan = readConfig();
+        LinkShape shape = linkShape();
+        int processes = colocate ? nproc : nproc + plan.services();
+        EmulatedHosts hosts = createHosts(processes, shape);
+        try (hosts) {
+            threads = resolveThreads(processes);
+            jit = resolveJit(processes, false);
+            if (shape != null || cpuShare > 0) {
+                System.out.println("lgc launch: " + hosts.describe().values().stream().map(String::valueOf)
+                        .collect(Collectors.joining("; ")));
+            }
+            int status = launchAttempts(hosts, plan.services(), plan.runDir(), plan.resumeStep());
+            return status == 0 && trace.on() ? mergeTrace(plan.runDir()) : status;
+        } catch (FabricException e) {
+            System.err.println("lgc launch: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /** CONFIG mode: the config file, the one argument or else the resumed run's config.yaml. */
+    private Path configFile() throws UsageError {
+        if (arguments.size() > 1) {
+            throw new UsageError("launch takes one CONFIG, found " + arguments.size() + " arguments " + arguments
+                    + " (to start a program: lgc launch --nproc K -- java -cp app.jar your.Main)");
+        }
+        if (arguments.isEmpty() && resume == null) {
+            throw new UsageError("launch needs a CONFIG or --resume RUN_DIR");
+        }
+        return arguments.isEmpty() ? resume.resolve("config.yaml") : Path.of(arguments.get(0));
+    }
+
+    /**
+     * CONFIG mode: reads the config with --nproc and --servers applied and sets what the launch takes from it (the
+     * workers, the advise session's endpoints for compressor: auto, the threads, the trace); checks --advise-only,
+     * --servers and --colocate against it; then plans the job ({@link #planFromConfig}).
+     */
+    private JobPlan readConfig() throws UsageError, IOException {
+        try {
+            Optional<AutoMethod> auto = AutoMethod.read(config);
+            ExperimentConfig cfg = auto.isPresent() ? auto.get().base() : ConfigLoader.load(config);
+            if (nprocOption != null) {
+                cfg = cfg.withTraining(cfg.training().withWorkers(nprocOption));
+            }
+            nproc = cfg.training().workers();
+            if (adviseOnly && auto.isEmpty()) {
+                throw new UsageError("--advise-only advises a config of compressor: auto (its advise.candidates),"
+                        + " found compressor.type " + cfg.compressor().type() + " in " + config
+                        + ": write compressor: auto, or use lgc advise CONFIG --rate-mbit R --hop-ms H");
+            }
+            int services;
+            if (auto.isPresent()) {
+                if (servers != null) {
+                    throw new UsageError("--servers sets one method's shards; with compressor: auto each candidate"
+                            + " has its own (the launch starts the most any needs)");
+                }
+                // every candidate's processes: the most server processes any needs; those the choice leaves idle exit
+                services = auto.get().maxServices(nproc);
+                sessionEndpoints = colocate ? nproc : nproc + services;
+            } else {
+                if (servers != null) {
+                    cfg = cfg.withTopology(cfg.topology().withServers(servers));
+                }
+                services = ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(nproc);
+            }
+            threadsOption = cfg.model().compute().threads();
+            trace = options.apply(cfg).training().trace();
+            checkColocate(auto.isPresent(), services);
+            return planFromConfig(cfg, services);
+        } catch (ConfigException e) {
+            throw new UsageError(e.getMessage());
+        }
+    }
+
+    /** With --colocate: every shard must have a worker to run in (and a config without auto, a shard at all). */
+    private void checkColocate(boolean auto, int services) throws UsageError {
+        if (colocate && auto && services > nproc) {
+            throw new UsageError("--colocate puts parameter-server shard s in worker s's process: a candidate of"
+                    + " compressor: auto has " + services + " shards for " + nproc + " workers");
+        }
+        if (colocate && !auto && (services == 0 || services > nproc)) {
+            throw new UsageError("--colocate puts parameter-server shard s in worker s's process: it needs"
+                    + " topology.type ps with 1 to " + nproc + " shards (topology.servers or --servers), found "
+                    + services);
+        }
+    }
+
+    /**
+     * CONFIG mode: where the job starts: --resume's run from its latest complete checkpoint, else a new run
+     * directory when the processes need to share one (checkpoints, restarts, a trace), else none.
+     */
+    private JobPlan planFromConfig(ExperimentConfig cfg, int services) throws UsageError, IOException {
+        Path runDir = resume;
+        long resumeStep = -1;
+        if (resume != null) {
+            resumeStep = latestStep(resume);
+            if (resumeStep < 0) {
+                throw new UsageError("cannot resume " + resume + ": no complete checkpoint in "
+                        + CheckpointDirectory.in(resume).root() + " (a run saves them with"
+                        + " training.checkpointEverySteps > 0)");
+            }
+            System.out.println("lgc launch: resuming " + resume + " from step " + resumeStep);
+        } else if (cfg.training().checkpointEverySteps() > 0 || maxRestarts > 0 || trace.on()) {
+            // every process must name the same directory (its checkpoints, its trace): the launcher picks it
+            runDir = ExperimentRunner.newRunDirectory(Path.of(options.outputDir != null ? options.outputDir
+                    : cfg.run().outputDir()), cfg.run().name());
+        }
+        if (maxRestarts > 0 && cfg.training().checkpointEverySteps() == 0) {
+            System.err.println("lgc launch: warning: training.checkpointEverySteps is 0, so a restart starts"
+                    + " from step 0");
+        }
+        return new JobPlan(services, runDir, resumeStep);
+    }
+
+    /** --netns-rate as a link shape; null without it. */
+    private LinkShape linkShape() throws UsageError {
+        try {
+            return netnsRate == null ? null : LinkShape.parse(netnsRate, netnsLatencyMs);
+        } catch (IllegalArgumentException e) {
+            throw new UsageError("--netns-rate: " + e.getMessage());
+        }
+    }
+
+    /** The hosts of {@code processes} processes: namespaces with links of {@code shape} and the CPU shares. */
+    private EmulatedHosts createHosts(int processes, LinkShape shape) throws UsageError {
+        try {
+            return EmulatedHosts.create(processes, shape, cpuShare, periodUs());
+        } catch (FabricException | IllegalArgumentException e) {
+            throw new UsageError(e.getMessage());
+        }
+    }
+
+    /**
+     * Every process's trace file, merged into the run's trace with the clock offsets rank 0 probed: every process ran
+     * on this host, so the launcher finds them all.
+     */
+    private int mergeTrace(Path runDir) {
+        TraceSettings settings = ExperimentRunner.traceSettings(trace, runDir);
+        try {
+            long events = TraceMerge.merge(List.of(settings.directory()), settings.file(),
+                    Map.of("runtime", "launch", "workers", nproc, "steps", settings.steps().toString()));
+            System.out.println("lgc launch: trace of " + events + " events in " + settings.file());
+            return 0;
+        } catch (IOException e) {
+            System.err.println("lgc launch: cannot merge the trace into " + settings.file() + ": " + e);
+            return 1;
+        }
+    }
+
+    private int launchAttempts(EmulatedHosts hosts, int services, Path runDir, long resumeStep)
+            throws IOException, InterruptedException {
+        Path tokenDir = Files.createTempDirectory("lgc-job-",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Path tokenFile = Files.createFile(tokenDir.resolve("token"),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.write(tokenFile, JobToken.generate());
+        try {
+            for (int attempt = 0; ; attempt++) {
+                int status = launch(hosts, nproc, services, tokenFile, attempt, runDir, resumeStep);
+                if (status == 0 || attempt >= maxRestarts) {
+                    return status;
+                }
+                resumeStep = latestStep(runDir);
+                System.err.println("lgc launch: attempt " + attempt + " failed at " + LocalTime.now()
+                        .withNano(0) + " (" + lastFailure + "); restart " + (attempt + 1) + " of " + maxRestarts
+                        + ": every process again, " + (resumeStep < 0 ? "from step 0 (no complete checkpoint yet)"
+                        : "from the checkpoint after " + resumeStep + " steps in " + runDir));
+            }
+        } finally {
+            Files.deleteIfExists(tokenFile);
+            Files.deleteIfExists(tokenDir);
+        }
+    }
+
+    /** The next step of the latest complete checkpoint in {@code runDir}, or -1 when it has none. */
+    private static long latestStep(Path runDir) throws IOException {
+        return CheckpointDirectory.in(runDir).latest(skipped -> System.err.println("lgc launch: passing over a"
+                + " checkpoint that fails its checks: " + skipped.getMessage())).map(c -> c.nextStep()).orElse(-1L);
+    }
+
+    private int launch(EmulatedHosts hosts, int workers, int services, Path tokenFile, int attempt, Path runDir,
+                       long resumeStep) throws IOException, InterruptedException {
+        int port = masterPort != null && attempt == 0 ? masterPort : freePort();
+        String job = "launch-" + new String(JobToken.generate(), 0, 12, StandardCharsets.US_ASCII);
+        if (program != null) {
+            return launchProgram(hosts, workers, services, tokenFile, attempt, runDir, resumeStep, port, job);
+        }
+        List<String> command = workerCommand(runDir, resumeStep);
+        int endpoints = colocate ? workers : workers + services;
+        System.out.println("lgc launch: job " + job + ": " + workers + " worker process" + (workers > 1 ? "es" : "")
+                + (colocate ? " (" + services + " of them also run a parameter-server shard)"
+                : services > 0 ? " and " + services + " parameter-server process" + (services > 1 ? "es" : "") : "")
+                + (hosts.namespaced() ? " in network namespaces " + hosts.address(0) + ".." + hosts.address(endpoints
+                - 1) : " on 127.0.0.1") + ", rank 0 listening on port " + port + (tlsDir != null ? ", mutual TLS" : ""));
+        try (ProcessGroup group = new ProcessGroup("lgc launch")) {
+            for (int e = 0; e < endpoints; e++) {
+                String name = e < workers ? "rank " + e : services == 1 ? "server" : "server " + (e - workers);
+                ProcessBuilder pb = new ProcessBuilder(hosts.wrap(e, command));
+                identity(pb.environment(), hosts, e, workers, port, job, attempt, tokenFile);
+                pb.environment().put(StopReport.ENV_DIR, group.failureDir().toString());
+                group.start(name, pb);
+            }
+            ProcessGroup.Outcome outcome = group.await(graceSeconds);
+            lastFailure = outcome.describe();
+            return outcome.status();
+        }
+    }
+
+    /** CONFIG mode: what every process of an attempt runs, an {@code lgc worker} of the config. */
+    private List<String> workerCommand(Path runDir, long resumeStep) {
+        List<String> command = new ArrayList<>();
+        command.add(javaExecutable());
+        command.addAll(javaOptions());
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), LgcCommand.class.getName(), "worker",
+                config.toString(), "--exit-with-stdin"));
+        command.addAll(options.forward());
+        if (servers != null) {
+            command.addAll(List.of("--servers", String.valueOf(servers)));
+        }
+        if (colocate) {
+            command.add("--colocate");
+        }
+        if (sessionEndpoints > 0) {
+            command.addAll(List.of("--session-endpoints", String.valueOf(sessionEndpoints)));
+        }
+        if (adviseOnly) {
+            command.add("--advise-only");
+        }
+        if (runDir != null) {
+            command.addAll(List.of("--run-dir", runDir.toString()));
+        }
+        if (resumeStep >= 0) {
+            command.addAll(List.of("--resume-step", String.valueOf(resumeStep)));
+        }
+        return command;
+    }
+
+    /** Whether the arguments came after {@code --} (or {@code --main} was given): a program, not a CONFIG. */
+    private boolean programMode() {
+        return mainClass != null || spec.commandLine().getParseResult().originalArgs().contains("--");
+    }
+
+    /**
+     * Program mode: the user's command, once per endpoint (K workers, then {@code --servers} S shard processes),
+     * with the {@code LGC_*} environment its {@code DistributedTrainer.Builder#fromEnvironment()} reads.
+     */
+    private int launchProgram() throws UsageError, IOException, InterruptedException {
+        checkProgramOptions();
+        if (options.trace != null) {
+            trace = programTrace();
+        }
+        nproc = nprocOption;
+        JobPlan plan = planProgram();
+        LinkShape shape = linkShape();
+        int processes = nproc + plan.services();
+        EmulatedHosts hosts = createHosts(processes, shape);
+        try (hosts) {
+            if (threadsOption != null) {
+                threads = resolveThreads(processes);
+            }
+            jit = resolveJit(processes, mainClass == null);
+            program = programCommand(); // --main's java options carry the JIT: after it is resolved
+            int status = launchAttempts(hosts, plan.services(), plan.runDir(), plan.resumeStep());
+            return status == 0 && trace.on() ? mergeTrace(plan.runDir()) : status;
+        } catch (FabricException e) {
+            System.err.println("lgc launch: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /** Program mode: the options a program needs (--nproc, one command) and those it cannot take. */
+    private void checkProgramOptions() throws UsageError {
+        String usage = null;
+        if (nprocOption == null) {
+            usage = "a program needs --nproc K (no config says how many workers it has)";
+        } else if (mainClass != null && !arguments.isEmpty()) {
+            usage = "give the program either after -- or as --main CLASS, not both (found --main " + mainClass
+                    + " and " + arguments + ")";
+        } else if (mainClass == null && arguments.isEmpty()) {
+            usage = "no command after --: e.g. lgc launch --nproc 2 -- java -cp app.jar com.example.Train";
+        } else if (mainClass != null && classPath == null) {
+            usage = "--main " + mainClass + " needs --classpath CP";
+        } else if (servers != null && servers < 1) {
+            usage = "--servers must be >= 1, found " + servers;
+        } else if (colocate) {
+            usage = "--colocate is a CONFIG mode option: a program runs its shards inside the workers unless"
+                    + " --servers starts them as processes of their own";
+        } else if (threadsOption != null && ComputeThreads.problem(threadsOption) != null) {
+            usage = "--threads " + ComputeThreads.problem(threadsOption);
+        } else if (options.trace == null && options.traceSteps != null) {
+            usage = "--trace-steps " + options.traceSteps + " has no trace to bound: add --trace FILE";
+        }
+        if (usage != null) {
+            throw new UsageError(usage);
+        }
+    }
+
+    /** Program mode, with --trace: the trace of every process, its file and --trace-steps. */
+    private TraceSection programTrace() throws UsageError {
+        String steps = StepRange.ALL.toString();
+        if (options.traceSteps != null) {
+            try {
+                steps = StepRange.parse(options.traceSteps, "--trace-steps").toString();
+            } catch (IllegalArgumentException e) {
+                throw new UsageError(e.getMessage());
+            }
+        }
+        // absolute, so that every process writes beside the same file; the program reads it from the environment
+        // (DistributedTrainer.Builder#fromEnvironment) and the launcher merges the processes' files at the end
+        return new TraceSection(Path.of(options.trace).toAbsolutePath().toString(), steps);
+    }
+
+    /** Program mode: what every process runs, java with --main CLASS on --classpath, or the command after --. */
+    private List<String> programCommand() {
+        List<String> command = new ArrayList<>();
+        if (mainClass != null) {
+            command.add(javaExecutable());
+            command.addAll(javaOptions());
+            command.addAll(List.of("-cp", classPath, mainClass));
+        } else {
+            command.addAll(arguments);
+        }
+        return command;
+    }
+
+    /**
+     * Program mode: where the job starts: --resume's run from its latest complete checkpoint, else --run-dir, else
+     * with --max-restarts a new run directory; the directory is created. The shards run in the workers unless
+     * --servers starts them as processes.
+     */
+    private JobPlan planProgram() throws UsageError, IOException {
+        Path runDir = resume != null ? resume : programRunDir;
+        long resumeStep = -1;
+        if (resume != null) {
+            resumeStep = latestStep(resume);
+            if (resumeStep < 0) {
+                throw new UsageError("cannot resume " + resume + ": no complete checkpoint in "
+                        + CheckpointDirectory.in(resume).root());
+            }
+        } else if (runDir == null && maxRestarts > 0) {
+            runDir = ExperimentRunner.newRunDirectory(Path.of(options.outputDir != null ? options.outputDir
+                    : "results"), "launch");
+        }
+        if (runDir != null) {
+            Files.createDirectories(runDir);
+        }
+        return new JobPlan(servers == null ? 0 : servers, runDir, resumeStep);
+    }
+
+    /** The java of this JVM, which every process runs. */
+    private static String javaExecutable() {
+        return ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    }
+
+    /** Program mode: the user's command ({@code null}: CONFIG mode, every process an {@code lgc worker}). */
+    private List<String> program;
+
+    /** The environment every launched process gets, in either mode: who it is, the job, the token, TLS. */
+    private void identity(Map<String, String> env, EmulatedHosts hosts, int e, int workers, int port, String job,
+                          int attempt, Path tokenFile) {
+        env.put("LGC_RANK", String.valueOf(e));
+        env.put("LGC_WORLD_SIZE", String.valueOf(workers));
+        env.put("LGC_MASTER_ADDR", hosts.address(0));
+        env.put("LGC_MASTER_PORT", String.valueOf(port));
+        env.put("LGC_JOB_ID", job);
+        env.put("LGC_ATTEMPT", String.valueOf(attempt));
+        env.put("LGC_TOKEN_FILE", tokenFile.toString());
+        env.remove("LGC_TOKEN");
+        if (hosts.namespaced()) {
+            env.put("LGC_BIND_ADDR", hosts.address(e));
+        }
+        if (tlsDir != null) {
+            env.put("LGC_TLS_CERT", tlsDir.resolve("localhost.crt").toString());
+            env.put("LGC_TLS_KEY", tlsDir.resolve("localhost.key").toString());
+            env.put("LGC_TLS_CA", tlsDir.resolve("ca.crt").toString());
+        }
+        if (program != null && trace.on()) {
+            env.put(TraceSettings.ENV_FILE, trace.file());
+            env.put(TraceSettings.ENV_STEPS, trace.steps());
+        }
+        if (threads == null) {
+            env.putIfAbsent("OMP_NUM_THREADS", "1");
+        } else {
+            env.put("OMP_NUM_THREADS", String.valueOf(threads.threads()));
+            env.put(ComputeThreads.ENV_THREADS, String.valueOf(threads.threads()));
+            env.put(ComputeThreads.ENV_REASON, threads.reason());
+        }
+    }
+
+    /**
+     * The threads of every process, {@code processes} of them on this machine: each has its --cpu-share when one is
+     * given, else shares the CPUs this launcher may use. Says so, and when it replaces the caller's OMP_NUM_THREADS.
+     */
+    private ComputeThreads resolveThreads(int processes) {
+        ComputeThreads t = ComputeThreads.resolve(threadsOption, eachProcess(), processes);
+        String inherited = System.getenv("OMP_NUM_THREADS");
+        boolean replaced = inherited != null && !inherited.strip().equals(String.valueOf(t.threads()));
+        if (replaced || t.threads() != 1 || t.requested().equals(ComputeThreads.AUTO)) {
+            System.out.println("lgc launch: " + t.threads() + " OpenMP thread" + (t.threads() == 1 ? "" : "s")
+                    + " per process (" + t.reason() + ")" + (replaced ? "; OMP_NUM_THREADS=" + inherited
+                    + " from the environment replaced" : ""));
+        }
+        return t;
+    }
+
+    /** The CPU limits of each process: its --cpu-share when one is given, else this launcher's, shared. */
+    private CpuLimits eachProcess() {
+        CpuLimits own = CpuLimits.ofThisProcess();
+        return cpuShare > 0 ? new CpuLimits(own.onlineCpus(), own.affinityCpus(), cpuShare, "--cpu-share") : own;
+    }
+
+    /** --java-opts (else the defaults) with the JIT's flag ({@link WorkerJit#appliedTo}). */
+    private List<String> javaOptions() {
+        return jit.appliedTo(Arrays.asList((javaOpts == null || javaOpts.isBlank() ? DEFAULT_JAVA_OPTS : javaOpts)
+                .strip().split("\\s+")));
+    }
+
+    /**
+     * The JIT of every process, {@code processes} of them on this machine ({@link WorkerJit}); says when C1 alone, or
+     * when the user's own command ({@code ownCommand}: program mode after --) should choose it.
+     */
+    private WorkerJit resolveJit(int processes, boolean ownCommand) {
+        WorkerJit j = WorkerJit.resolve(jitOption, eachProcess(), processes);
+        if (j.c1Only() && ownCommand) {
+            System.out.println("lgc launch: your command chooses its own JIT; with less than a core per process, add "
+                    + String.join(" ", j.flags()) + " to its java options (" + j.reason() + ")");
+        } else if (j.c1Only()) {
+            System.out.println("lgc launch: the C1 JIT alone in every process, compiling early ("
+                    + String.join(" ", j.flags()) + "; " + j.reason() + ")");
+        }
+        return j;
+    }
+
+    /** The command as the launch line shows it: a class path after -cp/-classpath/--class-path by its length. */
+    static String shortened(List<String> command) {
+        StringBuilder line = new StringBuilder();
+        for (int i = 0; i < command.size(); i++) {
+            String arg = command.get(i);
+            boolean classPath = i > 0 && List.of("-cp", "-classpath", "--class-path").contains(command.get(i - 1));
+            line.append(i > 0 ? " " : "").append(classPath && arg.length() > 60
+                    ? "<class path of " + arg.split(File.pathSeparator).length + " entries>" : arg);
+        }
+        return line.toString();
+    }
+
+    /**
+     * Program mode, one attempt: the user's command per endpoint, with the identity, LGC_SERVERS (only with
+     * --servers), LGC_RUN_DIR, LGC_RESUME_STEP (a restart, or --resume) and LGC_LAUNCHER_PID.
+     */
+    private int launchProgram(EmulatedHosts hosts, int workers, int services, Path tokenFile, int attempt,
+                              Path runDir, long resumeStep, int port, String job)
+            throws IOException, InterruptedException {
+        int endpoints = workers + services;
+        System.out.println("lgc launch: job " + job + ": " + shortened(program) + " as " + workers
+                + " worker process" + (workers > 1 ? "es" : "") + (services > 0 ? " and " + services
+                + " parameter-server process" + (services > 1 ? "es" : "") : "")
+                + (hosts.namespaced() ? " in network namespaces " + hosts.address(0) + ".."
+                + hosts.address(endpoints - 1) : " on 127.0.0.1") + ", rank 0 listening on port " + port
+                + (tlsDir != null ? ", mutual TLS" : ""));
+        try (ProcessGroup group = new ProcessGroup("lgc launch")) {
+            for (int e = 0; e < endpoints; e++) {
+                String name = e < workers ? "rank " + e : services == 1 ? "server" : "server " + (e - workers);
+                ProcessBuilder pb = new ProcessBuilder(hosts.wrap(e, program));
+                Map<String, String> env = pb.environment();
+                identity(env, hosts, e, workers, port, job, attempt, tokenFile);
+                env.remove("LGC_SERVERS");
+                env.remove("LGC_COLOCATE");
+                env.remove("LGC_RUN_DIR");
+                env.remove("LGC_RESUME_STEP");
+                if (servers != null) {
+                    env.put("LGC_SERVERS", String.valueOf(services));
+                }
+                if (runDir != null) {
+                    env.put("LGC_RUN_DIR", runDir.toString());
+                }
+                if (resumeStep >= 0) {
+                    env.put("LGC_RESUME_STEP", String.valueOf(resumeStep));
+                }
+                env.put("LGC_LAUNCHER_PID", String.valueOf(ProcessHandle.current().pid()));
+                env.put(StopReport.ENV_DIR, group.failureDir().toString());
+                group.start(name, pb);
+            }
+            ProcessGroup.Outcome outcome = group.await(graceSeconds);
+            lastFailure = outcome.describe();
+            return outcome.status();
+        }
+    }
+
+    /**
+     * A port free a moment ago for rank 0, below Linux's ephemeral range (32768–60999): the other processes bind port
+     * 0, and an ephemeral port could be handed to one of them before rank 0 binds it.
+     */
+    private static int freePort() throws IOException {
+        IOException last = null;
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port = ThreadLocalRandom.current().nextInt(20_000, 32_000);
+            try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return s.getLocalPort();
+            } catch (IOException e) {
+                last = e;
+            }
+        }
+        throw new IOException("no free port for rank 0 in 20000..31999", last);
+    }
+}
