@@ -9,11 +9,11 @@
 #   files-csv-12x   data.source: files, 12 copies as CSV, pixels / 255 (720,000 rows, 3.9 GB) -Xmx256m
 #
 #   scripts/fmnist-csv.py /tmp/lgc-data/csv-12x --copies 12 --scale   # once: the CSV and the uncompressed IDX
-#   scripts/data-memory.sh --jar experiments/target/lgc.jar --out /tmp/data-memory
+#   scripts/data-memory.sh --jar lgc-cli/target/lgc.jar --out /tmp/data-memory
 #   scripts/data-memory.sh --runs files-csv-12x --steps 0 --out /tmp/data-memory-epoch   # a whole epoch: 5,625 steps
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-JAR=experiments/target/lgc.jar
+JAR=lgc-cli/target/lgc.jar
 OUT=/tmp/data-memory
 DATA=/tmp/lgc-data
 MAX_STEPS=300
@@ -48,7 +48,7 @@ run() { # NAME HEAP DATA_SECTION
   rm -rf "$dir"; mkdir -p "$dir"
   config "$name" "$3"
   echo "== $name (-Xmx$heap)"
-  OMP_NUM_THREADS=1 java -Xmx256m -cp "$CP" io.lgc4j.experiments.cli.LgcCommand launch "$OUT/$name.yaml" --nproc 4 \
+  OMP_NUM_THREADS=1 java -Xmx256m -cp "$CP" io.lgc4j.cli.LgcCommand launch "$OUT/$name.yaml" --nproc 4 \
       --java-opts "-Xmx$heap -Dorg.bytedeco.javacpp.maxbytes=1500M -Xlog:gc:file=$dir/gc-%p.log" \
       > "$dir/launch.log" 2>&1 &
   local launcher=$!

@@ -119,12 +119,12 @@ def inject(args, cp, data_good, out_dir, i, rng):
         data, row, column = bad_copy(data_good, out_dir, victim, rng)
         detail = "row %d column %d" % (row, column)
     java = shutil.which("java") or "java"
-    launch = [java, "-Xmx256m", "-cp", cp, "io.lgc4j.experiments.cli.LgcCommand", "launch", "--nproc", str(K)]
+    launch = [java, "-Xmx256m", "-cp", cp, "io.lgc4j.cli.LgcCommand", "launch", "--nproc", str(K)]
     if mode == "program":
         if separate:
             launch += ["--servers", "1"]
         program = [java, "-Xmx384m", "-Dorg.bytedeco.javacpp.maxbytes=1G", "-cp", cp,
-                   "io.lgc4j.experiments.faults.FaultProgram", str(data), method, "1000"]
+                   "io.lgc4j.cli.faults.FaultProgram", str(data), method, "1000"]
         if fault == "throw":
             step = rng.randrange(5, 40)
             program += [str(victim), str(step)]
@@ -203,7 +203,7 @@ def main():
     ap.add_argument("--n", type=int, default=56)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=120)
-    ap.add_argument("--jar", default=str(ROOT / "experiments/target/lgc.jar"))
+    ap.add_argument("--jar", default=str(ROOT / "lgc-cli/target/lgc.jar"))
     ap.add_argument("--only-mode", choices=["program", "config"])
     args = ap.parse_args()
     args.modes = [args.only_mode] if args.only_mode else ["program", "config"]

@@ -7,8 +7,8 @@ LGC-PS with its own support and with a drift guard that trips, LGC's control run
 endpoint and per stage and kind from summary.json, and the replica checksums. Two fingerprint directories compare
 with --compare.
 
-    scripts/fingerprint.py run  --jar experiments/target/lgc.jar --out /tmp/fp-before
-    scripts/fingerprint.py run  --jar experiments/target/lgc.jar --out /tmp/fp-after
+    scripts/fingerprint.py run  --jar lgc-cli/target/lgc.jar --out /tmp/fp-before
+    scripts/fingerprint.py run  --jar lgc-cli/target/lgc.jar --out /tmp/fp-after
     scripts/fingerprint.py compare /tmp/fp-before /tmp/fp-after [--header-bytes-per-frame 20:32]
     scripts/fingerprint.py run  --launch 4 --parallel 1 --out /tmp/fp-tcp    # one process per rank over TCP
     scripts/fingerprint.py run  --set model.compute.oneDnn=false --set model.compute.cacheMode=none --out /tmp/fp-dl4j
@@ -245,7 +245,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
-    r.add_argument("--jar", default=str(ROOT / "experiments/target/lgc.jar"))
+    r.add_argument("--jar", default=str(ROOT / "lgc-cli/target/lgc.jar"))
     r.add_argument("--out", required=True)
     r.add_argument("--parallel", type=int, default=2)
     r.add_argument("--only", nargs="*")

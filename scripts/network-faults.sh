@@ -6,7 +6,7 @@
 # Usage: scripts/network-faults.sh [OUT.md]   (default docs/results/network/faults.md; ~3 minutes)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-jar=${LGC_JAR:-$root/experiments/target/lgc.jar}
+jar=${LGC_JAR:-$root/lgc-cli/target/lgc.jar}
 out=${1:-$root/docs/results/network/faults.md}
 [ -f "$jar" ] || { echo "no $jar: build with mvn -B -q -DskipTests package" >&2; exit 1; }
 work=$(mktemp -d)

@@ -652,7 +652,7 @@ def run_campaign(args, jar, out, work, meta, rng):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--jar", default=str(ROOT / "experiments/target/lgc.jar"))
+    p.add_argument("--jar", default=str(ROOT / "lgc-cli/target/lgc.jar"))
     p.add_argument("--out", default=None, help="where README.md, results.json and logs/ go (default: a temp dir)")
     p.add_argument("--cases", nargs="*", help="methods to run (default: every case)")
     p.add_argument("--seed", type=int, default=None, help="seed of the kill steps and victims (default: random)")

@@ -7,5 +7,5 @@
 #        STOP injections over every method, S = 1 and S = K; OUT/README.md and OUT/results.json)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-"$root/bin/lgc" --version > /dev/null   # builds experiments/target/lgc.jar when a source is newer
+"$root/bin/lgc" --version > /dev/null   # builds lgc-cli/target/lgc.jar when a source is newer
 exec python3 "$root/scripts/resume-check.py" "$@"

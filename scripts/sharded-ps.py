@@ -30,7 +30,7 @@ import time
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-JAR = ROOT / "experiments/target/lgc.jar"
+JAR = ROOT / "lgc-cli/target/lgc.jar"
 
 BASE = {
     "run": {"seed": 1},

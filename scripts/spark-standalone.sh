@@ -100,7 +100,7 @@ PY
 newest() { ls -td "$1"/*/ | head -1; }
 in_process() {  # the same config in one JVM, for the comparison
   local cfg=$1; shift
-  OMP_NUM_THREADS=1 java -Xmx4g -Dorg.bytedeco.javacpp.maxbytes=6G -jar "${LGC_JAR:-$root/experiments/target/lgc.jar}" run "$cfg" \
+  OMP_NUM_THREADS=1 java -Xmx4g -Dorg.bytedeco.javacpp.maxbytes=6G -jar "${LGC_JAR:-$root/lgc-cli/target/lgc.jar}" run "$cfg" \
     --output-dir "$out/in-process" --no-progress "$@" | tail -1
 }
 

@@ -6,7 +6,7 @@
 # Usage: scripts/two-hosts-netns.sh [STEPS]   (default 30)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-jar=${LGC_JAR:-$root/experiments/target/lgc.jar}
+jar=${LGC_JAR:-$root/lgc-cli/target/lgc.jar}
 steps=${1:-30}
 [ "$(id -u)" = 0 ] || { echo "needs root (ip netns)" >&2; exit 1; }
 [ -f "$jar" ] || { echo "no $jar: build with mvn -B -q -DskipTests package" >&2; exit 1; }
