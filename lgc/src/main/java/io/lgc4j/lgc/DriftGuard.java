@@ -17,17 +17,10 @@ import java.util.SplittableRandom;
 /**
  * Watches an autoencoder's reconstruction error online and says when to stop trusting it (beyond the paper).
  *
- * <p>The compressed stage feeds it a {@link Measurement} now and then: ‖reconstruction − truth‖² and ‖truth‖² on a
- * sample of positions. When the relative error of the last {@code window} measurements together — the sum of their
- * errors over the sum of their norms — exceeds {@code bound}, the guard trips and the topology falls back to top-k
- * updates while the autoencoder trains again. During the fallback it is fed measurements of the training steps and
- * recovers when the last {@code window} are back under the bound. Deterministic: the same measurements give the same
- * decisions on every rank.
- *
- * <p>Why a ratio of sums, not a mean of ratios: compact vectors are heavy-tailed, so a sample of a few dozen positions
- * often misses the few large ones; its norm is then small and its ratio large. The mean of such ratios overstates
- * the error (LGC-PS, 32 positions: 0.86 on average against 0.46 measured on whole vectors); pooling the window's
- * sums is the ratio estimate of the pooled sample.
+ * <p>Fed a {@link Measurement} (‖reconstruction − truth‖² and ‖truth‖² on sampled positions) now and then, it trips
+ * when the relative error pooled over the last {@code window} measurements (sum of errors over sum of norms) exceeds
+ * {@code bound}; during the fallback that follows it recovers once the last {@code window} are back under the bound.
+ * Deterministic: the same measurements give the same decisions on every rank. Not thread-safe.
  *
  * <pre>{@code
  * DriftGuard guard = new DriftGuard(0.9, 5);

@@ -10,25 +10,11 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * A control run for the learned compressor ({@code autoencoder.ablation}): what a COMPRESSED step applies at the
- * LEARNED blocks' positions is replaced, while everything it sends stays as it is — every frame, every byte, every
- * message — so the control costs the same bytes by construction and shows whether what the autoencoder delivers is
- * worth them.
- *
- * <p>What each one does not change, and why (the same on every endpoint, so replicas stay identical):
- * <ul>
- *   <li>The drift guard judges the reconstruction of the unablated method (what {@link #NONE} would apply), in its
- *       checks and in the recovery of a fallback; it trips, falls back and resumes at the steps it would without the
- *       ablation given the same gradients, so the control has the same COMPRESSED steps and the same weight
- *       shipments. Judging what the ablation applies would make {@link #LEARNED_FROZEN} (error 1 by definition) and
- *       the others fall back for good: the control would become top-k.</li>
- *   <li>Fallback steps (TOP_K steps run in the COMPRESSED stage) are not ablated: they carry no code, so there is
- *       nothing of the autoencoder's to take away.</li>
- *   <li>The accumulators take out what was selected, as always (that is what was sent). Reconstruction feedback,
- *       when on, puts back each rank's compact vector minus what was <em>applied</em>: the residuals keep what this
- *       step's update missed, whichever update it was. On the parameter server it could not be otherwise without
- *       bytes the method does not send (a worker knows only the mean it receives).</li>
- * </ul>
+ * A control run for the learned compressor ({@code autoencoder.ablation}): a COMPRESSED step applies something else
+ * at the LEARNED blocks' positions while every frame, byte and message stays the method's, so the control costs the
+ * same bytes and shows whether what the autoencoder delivers is worth them. The drift guard still judges the
+ * unablated reconstruction, fallback steps are not ablated, and reconstruction feedback uses what was applied; the
+ * same on every endpoint, so replicas stay identical.
  *
  * <pre>{@code
  * LgcControl control = LgcControl.DEFAULT.withAblation(LgcAblation.LEARNED_FROZEN);

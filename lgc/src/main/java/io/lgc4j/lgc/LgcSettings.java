@@ -16,14 +16,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The settings of learned gradient compression ({@code compressor: {type: lgc}}), shared by LGC-PS and LGC-RAR:
- * the support's ratio, the autoencoder's architecture and online training, and the controls beyond the paper
- * (drift guard, reconstruction feedback, exact innovation, the accumulators' low-pass factor, the ablation of a control
- * run). The settings only the parameter server has (the innovation share, the support policy) are LGC-PS's topology
- * settings.
- *
- * <p>A configuration's {@code autoencoder} section is {@link AutoencoderSection}, which builds these settings with
- * the compressor's keys.
+ * The settings of learned gradient compression ({@code compressor: {type: lgc}}), shared by LGC-PS and LGC-RAR; the
+ * parameter server's own settings (innovation share, support policy) are LGC-PS's topology settings. A
+ * configuration's {@code autoencoder} section, {@link AutoencoderSection}, builds them with the compressor's keys.
  *
  * <pre>{@code
  * LgcSettings lgc = new LgcSettings(0.001, AutoencoderSpec.PAPER, AeTraining.DEFAULT, LgcControl.DEFAULT);
@@ -62,8 +57,9 @@ public record LgcSettings(double ratio, AutoencoderSpec spec, AeTraining trainin
     /**
      * Registers {@code lgc} (META-INF/services of this module). Its settings come from two sections:
      * {@code compressor} ({@code ratio}, {@code lowPass}) and {@code autoencoder} ({@link AutoencoderSection}:
-     * architecture, optimizer, λs, controls; the topology checks that it runs the {@code ablation}). On its own its compressor is the support selection ({@link LgcSupportCompressor}); the topology
-     * modules register LGC-PS and LGC-RAR for {@code lgc}, which add the autoencoder.
+     * architecture, optimizer, λs, controls; the topology checks that it runs the {@code ablation}). On its own its
+     * compressor is the support selection ({@link LgcSupportCompressor}); the topology modules register LGC-PS and
+     * LGC-RAR for {@code lgc}, which add the autoencoder.
      */
     public static final class Provider implements CompressorProvider<LgcSettings> {
         @Override

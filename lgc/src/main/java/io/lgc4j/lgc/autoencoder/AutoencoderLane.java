@@ -15,18 +15,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The one thread on which an endpoint uses its autoencoder, so that its training leaves the critical path: the
- * owner {@link #submit submits} a training step and goes on (answers the next step's frames), and every other use
- * ({@link #call}: encode, decode, the encoder's bytes, a save) runs on the same thread after everything submitted
- * before it. The autoencoder then does exactly what it did when its owner ran each use in place, in the same order on
- * the same arrays, so a run computes the same bits; only the owner's wait is gone. Every SameDiff call of the
- * autoencoder is made on this thread (SameDiff keeps one inference session per calling thread).
- *
- * <p>A task that throws fails the lane: the next {@link #submit}, {@link #call} or {@link #drain} rethrows its error,
- * naming what failed; nothing runs after it.
- *
- * <p>The thread is a daemon that ends after a minute without work (a run over, a long stall) and is made again at the
- * next use, so a lane needs no closing.
+ * The one thread on which an endpoint uses its autoencoder, so that training leaves the critical path: the owner
+ * {@link #submit submits} a training step and goes on; every other use ({@link #call}: encode, decode, the encoder's
+ * bytes, a save) runs on the same thread after everything submitted before it, so a run computes the same bits as
+ * in place. A task that throws fails the lane: the next {@link #submit}, {@link #call} or {@link #drain} rethrows
+ * its error, naming what failed. The thread is a daemon that ends when idle and is made again on use: no closing.
  *
  * <pre>{@code
  * AutoencoderLane lane = new AutoencoderLane("lgc-ae-server-4");

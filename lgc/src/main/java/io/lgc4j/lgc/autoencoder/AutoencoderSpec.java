@@ -3,20 +3,10 @@ package io.lgc4j.lgc.autoencoder;
 import java.util.List;
 
 /**
- * The shape of a gradient autoencoder: 1D convolutions over the compact vector seen as a one-channel signal.
- *
- * <p>The defaults are seeds/003 Tables I and II. Encoder: four 1×3 convolutions with stride 2 and 64, 128, 256, 64
- * filters, leaky ReLU after each, then a linear 1×1 convolution to {@code latentChannels} (4) channels. The input of
- * length μ is zero-padded to a multiple of {@link #paddingMultiple()} (16), so the latent holds
- * {@code latentChannels · L / 16 = L / 4} floats. Decoder: five 1×3 transposed convolutions with 4, 32, 64, 128, 32
- * filters and leaky ReLU, then a linear 1×1 convolution to one channel (the parameter server's decoders read the
- * innovation as a second channel just before it).
- *
- * <p><b>One decision where the paper is ambiguous:</b> Table II lists stride 2 for all five transposed
- * convolutions, which would produce twice the input length and leave half the latent with no counterpart in the
- * output after cropping. The default here keeps the five layers and their filters but gives the last one stride 1,
- * so the decoder upsamples by exactly what the encoder downsampled and output position i lines up with input
- * position i. The literal variant is {@code decoderStrides: [2, 2, 2, 2, 2]}: its output is cropped to L in the graph.
+ * The shape of a gradient autoencoder: 1D convolutions over the compact vector seen as a one-channel signal. The
+ * input of length μ is zero-padded to a multiple of {@link #paddingMultiple()}; {@link #PAPER} is seeds/003 Tables I
+ * and II with the last transposed convolution at stride 1 (so output position i lines up with input position i); the
+ * literal table is {@code decoderStrides: [2, 2, 2, 2, 2]}, its output cropped to L in the graph.
  *
  * @param encoderFilters filters of the strided encoder convolutions, in order
  * @param encoderStride  stride of each of them (the paper: 2)

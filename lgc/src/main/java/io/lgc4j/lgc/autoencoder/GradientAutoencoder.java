@@ -24,23 +24,12 @@ import java.util.SplittableRandom;
 
 /**
  * What both gradient autoencoders share: the compact-vector length μ and its padding, the encoder E_c, the online
- * training step (SameDiff computes the gradients, an ND4J updater applies them to the shared weight arrays) and the
- * two losses.
+ * training step and the two losses. Inputs are compact vectors divided by a {@link Scale} the caller chooses (the
+ * same on every rank of a step); padding is zero on the way in, excluded from the loss and cropped on the way out.
  *
- * <p>Inputs are compact vectors of length μ in the model's own units, divided by a {@link Scale} the caller chooses
- * (every rank of one step uses the same one, so latents stay comparable and summable). Padding positions are zero on
- * the way in, excluded from the loss, and cropped on the way out: they never leak into a reconstruction.
- *
- * <p>Not thread-safe: one owner (the server, or one rank) uses an autoencoder at a time, from one thread (SameDiff
- * keeps an inference session per calling thread); a server that trains it off its critical path makes every use on
- * an {@link AutoencoderLane}.
- *
- * <p>Between training steps its state is its weights, each trainable tensor's optimizer state and the number of
- * steps taken; {@link #save} and {@link #restore} carry them through a checkpoint (a resumed autoencoder trains,
- * encodes and decodes bit for bit as the original would have). The SameDiff graphs are caches, not state: they hold
- * no weights of their own ({@link ConvStack} makes each graph variable over the {@link WeightSet}'s array, and a
- * training step updates those arrays in place, which is how an encode graph sees the training), and are rebuilt on
- * first use.
+ * <p>Not thread-safe: one owner uses it from one thread (an {@link AutoencoderLane} when training runs off the
+ * critical path). Its state is its weights, optimizer state and step count; {@link #save} and {@link #restore} carry
+ * them bit for bit through a checkpoint. The SameDiff graphs are caches over the weight arrays, rebuilt on first use.
  */
 public abstract sealed class GradientAutoencoder implements Persistent permits PsAutoencoder, RingAutoencoder {
 

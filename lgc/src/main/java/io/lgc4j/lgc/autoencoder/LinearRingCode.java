@@ -10,21 +10,11 @@ import org.nd4j.linalg.factory.Nd4j;
 import java.util.Arrays;
 
 /**
- * LGC-RAR's linear code: the compact vector (divided by the leader's scale) projected on f orthonormal directions,
- * the top f eigenvectors of the second-moment matrix of the compact vectors seen in the TOP_K stage (their principal
- * directions). The best linear autoencoder of those vectors, and a code that averages exactly: the mean of the K
- * ranks' codes is the code of the K ranks' mean, so the ring's allreduce of the codes followed by one decode delivers
- * the projection of the true mean, with nothing lost to a nonlinear decoder reading an averaged latent.
- *
- * <p>Measured offline (`lgc bench rate-distortion`, docs/results/rate-distortion): on the compact vectors of the
- * small CNN with the training runs' low-pass memory, this code at 108 floats leaves a relative error of 0.50 on the
- * ranks' mean where the convolutional autoencoder at the same 108 floats leaves 0.71 and the leader's 108 largest
- * exact values 0.74.
- *
- * <p>Training is accumulation: every TOP_K step adds the K vectors' outer products; {@link #fit} solves for the basis
- * (Householder tridiagonalization and implicit QL, in double: {@link SymmetricEigen}) and rounds it to float32, the
- * form that ships ({@link WeightSet.Part#LINEAR}), so the trainer encodes and decodes with exactly what every other
- * rank loads.
+ * LGC-RAR's linear code: the compact vector (divided by the leader's scale) projected on the top f eigenvectors of
+ * the second-moment matrix of the compact vectors seen in the TOP_K stage. Linear, so the mean of the ranks' codes is
+ * the code of their mean: the ring's allreduce of the codes and one decode give the projection of the true mean.
+ * {@link #fit} rounds the basis to float32, the form that ships ({@link WeightSet.Part#LINEAR}), so the trainer codes
+ * with exactly what every other rank loads. Not thread-safe.
  *
  * <pre>{@code
  * LinearRingCode code = new LinearRingCode(mu, 108);   // rank 0; the others: LinearRingCode.receiver(mu, 108)

@@ -13,27 +13,11 @@ import java.util.Map;
 import java.util.zip.CRC32C;
 
 /**
- * The versioned byte form of a {@link WeightSet}: what ships once from the trainer of an autoencoder to the ranks
- * that encode or decode (the bytes a topology counts as AE weights, the payload of a
- * {@link io.lgc4j.lgc.wire.Weights} frame). The layout, with its offsets and limits, is
- * {@link WeightsDescriptor} in {@code lgc-core}'s protocol package, beside every other payload; this class writes and
- * reads it because reading means checking each tensor against a {@link WeightSet} of ND4J arrays, which the core does
- * not know.
+ * Writes and reads the versioned byte form of a {@link WeightSet}: what ships once from an autoencoder's trainer to
+ * the ranks that encode or decode (the payload of a {@link io.lgc4j.lgc.wire.Weights} frame). The layout, offsets and
+ * limits are {@link WeightsDescriptor}.
  *
- * <pre>
- * offset  size  field (little-endian)
- *      0     4  magic "LGCW"
- *      4     2  version (1)
- *      6     1  part (1 encoder, 2 ring decoder, 3 parameter-server decoder)
- *      7     1  reserved, 0
- *      8     4  μ, the compact-vector length the weights were trained for
- *     12     2  tensor count T
- *     14        T tensors: name length (u16), name (UTF-8), rank r (u8), r dimensions (i32), then the
- *               product of the dimensions float32 values, row-major
- *   end-4     4  CRC32C of every byte before it
- * </pre>
- *
- * <p>{@link #read} checks the whole form against the weight set it loads into, before changing anything: a wrong
+ * <p>{@link #read} checks the whole form against the weight set it loads into before changing anything: a wrong
  * magic, version, part, μ, tensor name or shape, a truncated or over-long form and a checksum mismatch are each
  * rejected with a message naming what was expected and what was found.
  */

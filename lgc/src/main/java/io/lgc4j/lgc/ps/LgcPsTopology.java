@@ -44,45 +44,15 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * LGC-PS: learned gradient compression through a parameter server (seeds/003 Section IV-A, Algorithm 1, Figs. 6
- * and 8). Workers are endpoints 0..K-1, the server is endpoint K. Per stage:
- * <ul>
- *   <li>FULL — the dense parameter server: each worker pushes its whole gradient, the server broadcasts the mean.</li>
- *   <li>TOP_K — each worker pushes its DENSE blocks and its error-accumulated values on the step's support (see
- *       {@link SupportPolicy}); the server broadcasts the dense mean and the mean of the values. The LEARNED
- *       blocks' values of each rank, in block order, are its compact vector g̃_k (length μ = Σ ⌈ratio·n_l⌉ over
- *       the LEARNED blocks); after the broadcast the server trains the {@link PsAutoencoder} one step on the K
- *       compact vectors (the common rank drawn from the seed). Those vectors are already inside the values the
- *       server receives for the mean, so training needs no extra upload — unlike LGC-RAR, whose trainer is a rank
- *       that must be sent the others' vectors.</li>
- *   <li>COMPRESSED — at the first such step the server ships the encoder (its weight-file bytes, one AE_WEIGHTS
- *       frame) to every worker: the leader is drawn at random each step, so any rank may have to encode, and the
- *       price is K copies of the encoder once. Then each worker pushes its DENSE blocks, its TOP_K blocks' values on
- *       the support, and its innovation (the top {@code innovationShare} of g̃_k by magnitude: positions within
- *       g̃_k coded by the index codec, and their values, both INNOVATION frames); the step's leader also sends the
- *       latent E(g̃_leader / s) with the scale s = rms(g̃_leader) (one LATENT frame). The LEARNED values themselves
- *       do not travel. The server decodes g̃_k ≈ D_k(latent, innovation_k, s) for every k, averages the K
- *       reconstructions on their supports and broadcasts the mean like in TOP_K.</li>
- * </ul>
- * Every worker applies the same broadcast bytes, so replicas stay bit-identical. What a rank did not send stays in
- * its accumulator (error feedback). Beyond the paper, {@link LgcControl} adds, each switchable:
- * <ul>
- *   <li>exact innovation — the server puts the innovation values it received over D_k's output at those
- *       positions;</li>
- *   <li>reconstruction feedback (LEADER policy) — each worker puts its compact vector minus the mean it applied back
- *       into its accumulator, so the accumulators' sum keeps what the autoencoder lost;</li>
- *   <li>a drift guard — every {@code checkEvery} compressed steps each worker sends its true values at
- *       {@code checkSample} positions drawn from the seed (one CONTROL frame); the server compares their mean with
- *       the mean it applied there, and when the guard trips it answers with a CONTROL byte that makes the next steps
- *       TOP_K steps (values sent, the autoencoder trained), one flag per step, until the mean reconstruction of the
- *       training steps is back under the bound; the encoder then ships again;</li>
- *   <li>control runs ({@link LgcAblation}: {@code innovation-only}, {@code latent-only}, {@code learned-frozen}) —
- *       the server applies something else at the LEARNED positions of a compressed step; every frame is the same,
- *       and the guard judges the reconstruction it would have applied without the ablation.</li>
- * </ul>
- * Every message is an encoded frame
- * through the {@link Transport}, so every byte above — indices up and relayed down, the means broadcast down, the
- * encoder shipped — is counted by the meter.
+ * LGC-PS: learned gradient compression through a parameter server (seeds/003 Section IV-A, Algorithm 1). Workers
+ * are endpoints 0..K-1, the server is endpoint K. FULL: the dense parameter server. TOP_K: each worker pushes its
+ * DENSE blocks and its accumulated values on the step's support ({@link SupportPolicy}); the server broadcasts the
+ * means and trains the {@link PsAutoencoder} on the K compact vectors. COMPRESSED: the server ships the encoder to
+ * every worker (again after a fallback); workers push their innovation instead of the LEARNED values, the leader also
+ * its latent, and the server broadcasts the mean of its K decodings. Every worker applies the same broadcast bytes,
+ * so replicas stay bit-identical; what a rank did not send stays in its accumulator. {@link LgcControl} adds, each
+ * switchable, exact innovation, reconstruction feedback, a drift guard and control runs ({@link LgcAblation}, those
+ * in {@link #ABLATIONS}). Every message is a frame through the {@link Transport}, so every byte is metered.
  *
  * <pre>{@code
  * Topology lgc = LgcPsTopology.builder().ratio(0.001).support(LgcPsTopology.SupportPolicy.LEADER).seed(42).build();

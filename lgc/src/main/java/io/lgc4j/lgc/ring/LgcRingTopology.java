@@ -35,27 +35,16 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * LGC-RAR: learned gradient compression on the ring (seeds/003 Algorithm 2, Fig. 9). Per stage:
- * <ul>
- *   <li>FULL — dense gradients ride the ring allreduce;</li>
- *   <li>TOP_K — a leader drawn from the shared seed broadcasts its top-k indices round the ring; every rank takes
- *       its error-accumulated values on them; the values ride the allreduce and the mean is the update. Each rank
- *       also sends the LEARNED part of its compact vector to rank 0, which trains the ring autoencoder on them;</li>
- *   <li>COMPRESSED — at the first such step rank 0 ships the encoder and decoder to every rank. Then, as in TOP_K,
- *       but the LEARNED part is encoded (divided by the leader's scale, which travels with its indices), the
- *       latents ride the allreduce, and every rank decodes the mean latent into the mean compact vector.</li>
- * </ul>
- * DENSE blocks (the first layer) always ride the allreduce dense; TOP_K blocks (the last layer) always go as
- * values on the leader's support. Every byte, including the samples for training and the weights, is counted.
- *
- * <p>Beyond the paper ({@link LgcControl}): with reconstruction feedback each rank puts its own compact vector minus
- * the decoded mean back into its residual, so over the ranks the residuals keep exactly what the autoencoder lost.
- * With the drift guard, every {@code checkEvery} compressed steps the true values at a few sampled positions ride a
- * small allreduce and every rank computes the same relative error of the reconstruction; when the guard trips, the
- * ranks run TOP_K steps (rank 0 training again and telling the others each step, with one byte, whether the
- * autoencoder has recovered) and resume with freshly shipped weights. A control run ({@link LgcAblation}:
- * {@code learned-frozen}, {@code zero-latent}) applies something else at the LEARNED positions of a compressed step;
- * every frame is the same, and the guard judges the decoded mean latent as without the ablation.
+ * LGC-RAR: learned gradient compression on the ring (seeds/003 Algorithm 2). FULL: dense gradients ride the ring
+ * allreduce. TOP_K: a leader drawn from the shared seed sends its top-k indices round the ring, every rank's
+ * accumulated values on them ride the allreduce, and rank 0 trains the ring autoencoder on the LEARNED parts of the
+ * compact vectors the others send it. COMPRESSED: rank 0 ships encoder and decoder (again after a fallback); the
+ * LEARNED part is encoded (divided by the leader's scale), the latents ride the allreduce, and every rank decodes the
+ * mean latent. DENSE blocks (the first layer) always ride dense, TOP_K blocks (the last layer) always go as values on
+ * the leader's support; every byte is counted.
+ * {@link LgcControl} adds, each switchable, reconstruction feedback, a drift guard and control runs
+ * ({@link LgcAblation}, those in {@link #ABLATIONS}); {@link LgcSettings#linearLatent} swaps in
+ * {@link LinearRingCode}.
  *
  * <pre>{@code
  * Topology lgc = LgcRingTopology.builder().ratio(0.001).seed(42).build();   // every other setting at its default
@@ -177,7 +166,9 @@ public final class LgcRingTopology implements Topology {
             return this;
         }
 
-        /** 0 (default): the convolutional autoencoder; f &gt; 0: the linear code of f floats ({@link #withLinearCode}). */
+        /**
+         * 0 (default): the convolutional autoencoder; f &gt; 0: the linear code of f floats ({@link #withLinearCode}).
+         */
         public Builder linearCode(int floats) {
             this.linearCode = floats;
             return this;

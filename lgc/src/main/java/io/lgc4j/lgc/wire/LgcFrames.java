@@ -13,34 +13,17 @@ import io.lgc4j.core.comm.StepTag;
 import java.nio.ByteBuffer;
 
 /**
- * The layouts only LGC sends: the code and the innovation.
- *
- * <p><b>Code</b> ({@link Code}, one {@link TrafficKind#LATENT} frame): the common latent of the step's leader and the
- * scale its compact vector was divided by. LGC-RAR sends the scale alone (m = 0: the ring sums the latents instead,
- * in {@link FloatFrames} chunks), so its scale frame is this layout with an empty latent, byte for byte.
+ * The layouts only LGC sends ({@code docs/architecture/wire.md}). <b>Code</b> ({@link Code}, one
+ * {@link TrafficKind#LATENT} frame): the leader's latent and the scale its compact vector was divided by; LGC-RAR's
+ * scale frame is the same layout with m = 0. <b>Innovation</b> ({@link Innovation}, LGC-PS): two
+ * {@link TrafficKind#INNOVATION} frames, the positions within the compact vector (index codec bytes, ascending, in
+ * [0, μ)), then one value per position ({@link FloatFrames} layout, in the step's value encoding).
  *
  * <pre>
  *  offset  size  field
- *  0       4·m   latent: m float32, little-endian (m = the autoencoder's latent size, known to the receiver)
- *  4·m     4     scale: float32, finite and &gt; 0 (the compact vector's RMS, 1 for an all-zero vector)
- *  4·m+4         end
- * </pre>
- *
- * <p>In a half-precision step the latent is written in the step's {@link ValueEncoding} (the frame's flags say which)
- * and takes its {@link ValueEncoding#payloadLength} bytes (fp16: 2 + 2·m, bf16: 2·m); the scale that follows stays
- * float32, whatever the encoding (one number, which every value of the reconstruction is multiplied by). A code
- * without latent (LGC-RAR's scale) is always float32: 4 bytes, as before.
- *
- * <p><b>Innovation</b> ({@link Innovation}, LGC-PS): two {@link TrafficKind#INNOVATION} frames, so the meter shows
- * positions and values apart.
- *
- * <pre>
- *  frame 1, positions:
- *  offset  size  field
- *  0       b     the index codec's bytes of the positions within the compact vector: ascending, in [0, μ), at
- *                most the innovation count
- *  frame 2, values: {@link FloatFrames} layout, one value per position, in the same order (in the step's value
- *           encoding)
+ *  0       4·m   latent: m float32, little-endian (m = the latent size, known to the receiver); in a half-precision
+ *                step the step's {@link ValueEncoding#payloadLength} bytes instead (fp16: 2 + 2·m, bf16: 2·m)
+ *  4·m     4     scale: float32 whatever the encoding, finite and &gt; 0 (the compact vector's RMS, 1 if all zero)
  * </pre>
  *
  * <pre>{@code

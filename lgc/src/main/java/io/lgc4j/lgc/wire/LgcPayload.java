@@ -5,20 +5,11 @@ import io.lgc4j.core.comm.TrafficKind;
 import java.util.List;
 
 /**
- * What an LGC message carries: the closed set of payload kinds LGC-PS and LGC-RAR send besides the core's
+ * The closed set of payload kinds LGC-PS and LGC-RAR send besides the core's
  * ({@link io.lgc4j.core.protocol.Payload}), each a record that knows its frames' {@link TrafficKind}s and how it
- * encodes to and decodes from them.
- *
- * <table>
- *   <caption>LGC's payload kinds</caption>
- *   <tr><th>record</th><th>frames (kind)</th><th>layout</th></tr>
- *   <tr><td>{@link Code}</td><td>LATENT</td><td>{@link LgcFrames}</td></tr>
- *   <tr><td>{@link Innovation}</td><td>INNOVATION, INNOVATION</td><td>{@link LgcFrames}</td></tr>
- *   <tr><td>{@link Weights}</td><td>AE_WEIGHTS</td><td>{@link WeightsDescriptor}</td></tr>
- *   <tr><td>{@link Flag}</td><td>CONTROL</td><td>{@link FlagFrames}</td></tr>
- *   <tr><td>{@link Sample}</td><td>CONTROL</td><td>{@code FloatFrames}</td></tr>
- *   <tr><td>{@link AeSample}</td><td>AE_SAMPLES</td><td>{@code FloatFrames}</td></tr>
- * </table>
+ * encodes to and decodes from them: {@link Code} (LATENT), {@link Innovation} (INNOVATION, INNOVATION), both laid out
+ * in {@link LgcFrames}; {@link Weights} (AE_WEIGHTS, {@link WeightsDescriptor}); {@link Flag} (CONTROL,
+ * {@link FlagFrames}); {@link Sample} (CONTROL) and {@link AeSample} (AE_SAMPLES), both {@code FloatFrames}.
  *
  * <pre>{@code
  * end.send(clock, new Code(latent, scale).encode(tag));

@@ -1,10 +1,8 @@
 package io.lgc4j.lgc.wire;
 
 /**
- * The layout of an autoencoder's weights as they ship in an {@link io.lgc4j.core.comm.TrafficKind#AE_WEIGHTS} frame
- * ({@link Weights}): one part (the encoder, or one decoder) of a trained autoencoder. All multi-byte fields are
- * little-endian.
- *
+ * The layout of one part of a trained autoencoder as it ships in an {@link io.lgc4j.core.comm.TrafficKind#AE_WEIGHTS}
+ * frame ({@link Weights}), written and read by {@code io.lgc4j.lgc.autoencoder.WeightCodec}; little-endian.
  * <pre>
  *  offset  size  field
  *  0       4     magic "LGCW" (bytes 4C 47 43 57)
@@ -15,19 +13,11 @@ package io.lgc4j.lgc.wire;
  *  7       1     reserved, 0
  *  8       4     μ, the compact-vector length the weights were trained for (int32)
  *  12      2     tensor count T (uint16)
- *  14            T tensors, in the part's fixed order, each:
- *                  2  name length N (uint16, at most {@value #MAX_NAME_LENGTH})
- *                  N  name, UTF-8
- *                  1  rank r (uint8, at most {@value #MAX_RANK})
- *                  4·r  dimensions (int32 each)
- *                  4·Π  values: float32, row-major, Π the product of the dimensions
+ *  14            T tensors in the part's fixed order: name length N (uint16, at most {@value #MAX_NAME_LENGTH}),
+ *                N bytes of UTF-8 name, rank r (uint8, at most {@value #MAX_RANK}), r dimensions (int32 each),
+ *                then float32 values, row-major, as many as the product of the dimensions
  *  end-4   4     CRC32C of every byte before it
  * </pre>
- *
- * <p>The code that writes and reads this form is {@code io.lgc4j.lgc.autoencoder.WeightCodec}, in the autoencoders
- * module: reading means checking every tensor's name and shape against the receiver's own configuration (a
- * {@code WeightSet} of ND4J arrays), which {@code lgc-core} does not know. The layout lives here with every other
- * payload so the protocol can be read in one package; the codec builds on these constants.
  */
 public final class WeightsDescriptor {
     /** The magic bytes "LGCW". */
