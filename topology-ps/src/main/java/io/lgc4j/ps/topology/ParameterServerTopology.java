@@ -31,18 +31,12 @@ import java.util.Optional;
 
 /**
  * Parameter-server topology (seeds/003, Fig. 1): workers push their gradient to a server endpoint (endpoint K),
- * which averages and broadcasts the mean. Dense, each worker sends n·4 bytes and receives n·4 bytes per step, plus
- * one frame header each way. With a compressor, DENSE blocks stay dense and the compressible blocks travel as the
- * compressor's payload; the server's sparse mean is broadcast on the union of the supports (downlink counted).
+ * which averages and broadcasts the mean. Dense, each worker sends and receives n·4 bytes per step plus one frame
+ * header each way. With a compressor, DENSE blocks stay dense and the compressible blocks travel as the compressor's
+ * payload; the server's sparse mean is broadcast on the union of the supports (downlink counted).
  *
- * <p><b>Shards</b> (seeds/002, Herring): with S &gt; 1 servers the server is S endpoints K..K+S-1, and shard s serves
- * shard s's slices of the {@link FusionPlan} — an even share of every fusion buffer — so every shard gets the same
- * bytes of a dense gradient whatever the layers' sizes. Every piece of the step is the unsharded one, per shard: a
- * worker sends shard s its slices (dense), its pieces of its sparse set (gather-only compressors), or its values on its
- * pieces of the shared support (the leader sends each shard its pieces of the support, each shard relays them), and
- * takes back each shard's mean of them. Each element is still summed over the workers in rank order, so the run is
- * the unsharded run, bit for bit; only the frames (their headers, and the index codec's bytes of the cut blocks)
- * differ. Sketches and PowerSGD's factors are not sums of elements and are refused sharded.
+ * <p>With S &gt; 1 servers (endpoints K..K+S-1), shard s serves shard s's slices of the {@link FusionPlan}; the run is
+ * the unsharded run bit for bit, only the frames differ. Sketches and PowerSGD's factors are refused sharded.
  *
  * <pre>{@code
  * new ParameterServerTopology();                                           // dense
