@@ -20,27 +20,15 @@ import java.util.Objects;
 
 /**
  * Local SGD with periodic model averaging, as PyTorch's post-local SGD runs it ({@code PostLocalSGDOptimizer} with
- * {@code post_localSGD_hook}): the dense ring for the first {@code localFrom} steps, then each rank on its own with
- * the models averaged every {@code period} steps.
- * <ul>
- *   <li>Step s &lt; localFrom: exactly the dense ring ({@link RingTopology#RingTopology()}): the gradients' mean,
- *       applied by every rank.</li>
- *   <li>Step s &ge; localFrom: no gradient crosses a link; each rank applies its own gradient with its own updater.
- *       After the update of step s, when s − localFrom is a multiple of {@code period} (the first local step
- *       included, as PyTorch's {@code PeriodicModelAverager} with {@code warmup_steps = start_localSGD_iter}
- *       averages), the parameters are averaged over the ranks by the dense ring's fp32 allreduce on the flattened
- *       parameters (VALUES frames of step s, counted by the traffic meter as a dense step's), and every replica
- *       takes the mean: the replicas are bit-identical after each averaging. The last step is not averaged unless
- *       the rule says so (as in PyTorch): a run ends on one model when its last step s has s − localFrom a multiple
- *       of {@code period}; else its replicas differ and rank 0's is the trained model.</li>
- *   <li>The updater's state (momentum, Adam's moments) is never averaged: each rank keeps its own, as PyTorch's
- *       {@code PeriodicModelAverager} averages parameters only.</li>
- * </ul>
- * It has no compressor and no stages of its own (the default schedule, every step FULL). It refuses, when the
- * trainer is built ({@link #checkTraining}) or the configuration loads ({@link Provider}): an overlap other than
- * none (the averaging follows the update at once), checkpoints on the way and resumes (each rank's optimizer state
- * differs between averagings, and a checkpoint saves one rank's), and in a configuration a compressor or a warm-up
- * (the models are averaged in fp32; the steps before {@code localFrom} are the dense ring's).
+ * {@code post_localSGD_hook}): exactly the dense ring ({@link RingTopology#RingTopology()}) for steps s &lt;
+ * {@code localFrom}; from then on no gradient crosses a link and each rank applies its own gradient, and after the
+ * update of each step with s − localFrom a multiple of {@code period} the parameters are averaged over the ranks by
+ * the dense ring's fp32 allreduce (counted as a dense step's), leaving the replicas bit-identical. The updater's
+ * state is never averaged. A run whose last step is not an averaging step ends with differing replicas; rank 0's is
+ * the trained model. It has no compressor and no stages of its own.
+ *
+ * <p>Refused when the trainer is built ({@link #checkTraining}) or the configuration loads ({@link Provider}): an
+ * overlap other than none, checkpoints on the way and resumes, and in a configuration a compressor or a warm-up.
  *
  * <pre>{@code
  * Topology local = new LocalSgdTopology(4, 100);   // dense for 100 steps, then the models averaged every 4 steps
