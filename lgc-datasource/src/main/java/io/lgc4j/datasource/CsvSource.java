@@ -28,25 +28,16 @@ import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
 /**
- * Labelled rows streamed from a directory of CSV files (or one file): a classification data set whose every line is
- * one example, one column holding its class {@code 0 … classes−1} and every other column a numeric feature.
+ * Labelled rows streamed from a directory of CSV files (or one file): every line is one example, one column holds
+ * its class {@code 0 … classes−1} and every other column a numeric feature. Row i is line i of the files taken in
+ * name order ({@link String#compareTo}; dot files ignored), after each file's first {@code skipLines} lines, empty
+ * lines skipped; so the source gives the trainer's global order ({@link io.lgc4j.core.data.EpochOrder}). Features
+ * are {@code [b, columns − 1]} floats, labels one-hot {@code [b, classes]}; a bad value fails naming its file, line
+ * and column.
  *
- * <p><b>Row numbers.</b> The files are taken in the order of their names ({@link String#compareTo}, not the
- * directory listing's order); files whose name starts with a dot are ignored. Within a file the rows are its lines in
- * order, after its first {@code skipLines} lines (a header, in every file); empty lines are not rows. Row i of that
- * concatenation is example i, so the source gives the trainer's global order ({@link io.lgc4j.core.data.EpochOrder})
- * and the same rows in memory give the same run bit for bit. A row is one line: a quoted field cannot hold a line
- * break.
- *
- * <p><b>Reading.</b> At the first {@link #plan}, {@link #open} or {@link #examples} the source scans its files once
- * and keeps the byte offset of every row: <b>8 bytes per row</b> (12 MB for 1.5 million rows), the only memory it
- * holds besides the batches being read. A batch's lines are then read by positional reads (several ranks of one
- * process may read at once). Fields are split by DataVec's {@link SerializableCSVParser}, the parser of
- * {@code CSVRecordReader} (delimiter, quotes); the values are converted here as {@code RecordReaderDataSetIterator}
- * converts them ({@code Double.parseDouble}, then {@code float}), so that a bad value is reported with its file, line
- * and column. Features are {@code [b, columns − 1]} floats, labels one-hot {@code [b, classes]}. Values written as
- * integers (pixels 0 … 255) are exact; a decimal written from a float may round twice (once to double, once to
- * float), so compare with an in-memory run only on integer data.
+ * <p>The first {@link #plan}, {@link #open} or {@link #examples} scans the files once and keeps 8 bytes per row;
+ * batches are then read by positional reads, so the ranks of one process may read at once. The options return a new
+ * source. {@link #close()} closes the files; a closed source scans them again when used.
  *
  * <pre>{@code
  * DataSource train = CsvSource.in(Path.of("data/train"))   // part-0.csv, part-1.csv, …
@@ -55,8 +46,6 @@ import java.util.zip.CRC32C;
  *         .preProcessor(normalizer);                      // optional, applied to every batch
  * DistributedTrainer.builder().data(train)…
  * }</pre>
- *
- * <p>The options return a new source. {@link #close()} closes the files; a closed source scans them again when used.
  */
 public final class CsvSource extends IndexedSource {
     /** Bytes read at once while scanning a file for its rows. */

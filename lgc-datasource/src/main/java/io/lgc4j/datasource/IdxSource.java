@@ -23,15 +23,11 @@ import java.util.Objects;
 import java.util.zip.CRC32C;
 
 /**
- * Labelled images streamed from an uncompressed IDX images file and its labels file (the format of MNIST and
- * Fashion-MNIST): every record has the same width after the header, so example i is read by one positional read at
- * {@code header + i · rows · cols}, and its label at {@code 8 + i}. A rank holds only the batch it reads; nothing of
- * the files is cached.
- *
- * <p>Features are flat {@code [b, rows · cols]} floats and labels one-hot {@code [b, classes]}, exactly what
- * {@code FashionMnist.load(…).toDataSet()} gives: the pixels go through the same {@link PixelPreprocessing} table, so
- * the batches are bit-equal to {@code MemorySource.of(FashionMnist.load(dir, split, n, pixels).toDataSet())}'s for
- * the same shards.
+ * Labelled images streamed from an uncompressed IDX images file and its labels file (MNIST, Fashion-MNIST): example
+ * i by one positional read at {@code header + i · rows · cols}, its label at {@code 8 + i}; nothing is cached.
+ * Features are flat {@code [b, rows · cols]} floats through {@link PixelPreprocessing}, labels one-hot
+ * {@code [b, classes]}: bit-equal to {@code MemorySource.of(FashionMnist.load(dir, split, n, pixels).toDataSet())}'s
+ * batches for the same shards.
  *
  * <pre>{@code
  * DataSource train = IdxSource.in(dir.resolve("train-images-idx3-ubyte"), dir.resolve("train-labels-idx1-ubyte"))
@@ -39,10 +35,9 @@ import java.util.zip.CRC32C;
  * DistributedTrainer.builder().data(train)…
  * }</pre>
  *
- * <p>The options return a new source; the files are opened (and their headers checked) at the first {@link #plan},
- * {@link #open} or {@link #examples}. Gzipped files are refused: a gzip stream cannot be read at an offset. Reads are
- * positional, so the ranks of one process may read one source at once. {@link #close()} closes the files; a closed
- * source opens them again when it is used.
+ * <p>The options return a new source; the files are opened and their headers checked at the first {@link #plan},
+ * {@link #open} or {@link #examples}. Gzipped files are refused (a gzip stream cannot be read at an offset). Ranks of
+ * one process may read one source at once. {@link #close()} closes the files; a closed source opens them again.
  */
 public final class IdxSource extends IndexedSource {
     /** The bytes before the first image: magic, count, rows, cols. */

@@ -36,65 +36,23 @@ import java.util.zip.CRC32C;
 
 /**
  * A DL4J user's DataVec pipeline as a data source: any {@link RecordReader} that reads <b>one record per file</b>
- * ({@code ImageRecordReader}, {@code FileRecordReader}, a reader of your own) over the files an {@link InputSplit}
- * lists ({@code FileSplit}, {@code CollectionInputSplit}), configured as {@code RecordReaderDataSetIterator} is
- * configured: which value of the record is the label and how many classes there are (or which values are regression
- * targets), and optionally a {@link DataSetPreProcessor}. Each worker rank reads only the files of its own batches.
+ * over the files an {@link InputSplit} lists, configured as {@code RecordReaderDataSetIterator} is (label index and
+ * classes, or regression targets; an optional {@link DataSetPreProcessor}). Example i is the split's location i
+ * <b>sorted by URI</b>, read with {@code loadFromMetaData} and turned into arrays as
+ * {@code RecordReaderDataSetIterator} does; each rank reads only its batches' files. Line readers
+ * ({@link LineRecordReader}: use {@link CsvSource}), {@link SequenceRecordReader}s and splits without locations are
+ * refused; bad input fails naming the file, and a full {@link #check} decodes every file before step 0.
+ *
+ * <p>A {@code RecordReader} is not thread-safe: {@link #of(RecordReader, InputSplit)} lends yours for one record at
+ * a time, {@link #of(Supplier, InputSplit)} makes one per concurrent read; the source initializes each with the split
+ * ({@link Configuration} from {@code getConf}). Options return a new source sharing the readers; {@link #close()}
+ * closes the readers the factory made, and a closed source makes or initializes them again when used.
  *
  * <pre>{@code
- * // the pipeline you have
- * FileSplit train = new FileSplit(new File("data/train"), NativeImageLoader.ALLOWED_FORMATS); // data/train/cat/…
- * ImageRecordReader reader = new ImageRecordReader(28, 28, 1, new ParentPathLabelGenerator());
- * // new RecordReaderDataSetIterator(reader, 32, 1, 10) becomes
- * DataSource source = RecordReaderSource.of(reader, train)
+ * DataSource source = RecordReaderSource.of(new ImageRecordReader(28, 28, 1, new ParentPathLabelGenerator()), train)
  *         .label(1, 10)                                   // the record is [image, class]: class at 1, 10 classes
  *         .preProcessor(new ImagePreProcessingScaler());  // optional, applied to every batch
- * // or a reader per reading thread, so that the ranks of one process decode at once:
- * //   RecordReaderSource.of(() -> new ImageRecordReader(28, 28, 1, new ParentPathLabelGenerator()), train)
- * DistributedTrainer.builder().model(net).data(source).workers(4).batchSizePerWorker(32)…
  * }</pre>
- *
- * <p><b>Example numbers.</b> Example i is the file at position i of the split's locations <b>sorted by their URI</b>,
- * whatever order the split lists them in: a {@code FileSplit} lists a directory in the file system's order, which
- * differs between machines, and every process of a run must number the files alike. A {@code FileSplit}'s
- * {@code Random} is ignored: the trainer shuffles every epoch ({@link io.lgc4j.core.data.EpochOrder}, the order every
- * {@link IndexedSource} gives), so the same examples in memory, numbered in this order, give the same run bit for bit.
- * The data's fingerprint, compared across processes before step 0, covers the locations relative to their common
- * directory (the files' names and their order, not their contents or where the directory is).
- *
- * <p><b>Reading.</b> Example i is the record the reader gives for its file when asked by its metadata,
- * {@code reader.loadFromMetaData(new RecordMetaDataURI(uri, readerClass))}: DataVec's random access, the record its
- * own iteration gives for that file ({@code ImageRecordReader} decodes the file with
- * {@code record(uri, stream)}). The reader opens the file itself ({@code file:} locations, for DataVec's readers).
- * The records become arrays as {@code RecordReaderDataSetIterator} makes them: a single {@link NDArrayWritable} of
- * features keeps its shape (an image {@code [1, c, h, w]} gives batches {@code [b, c, h, w]}), other features are
- * concatenated into a row {@code [b, n]}; a class becomes a one-hot row {@code [b, classes]}. Values are
- * {@code float}. The source holds one location string per example (about 100 bytes) and the batch being read.
- *
- * <p><b>Readers and threads.</b> The ranks of one process read at once, and a {@code RecordReader} is not
- * thread-safe. {@link #of(RecordReader, InputSplit)} takes your reader and lends it for one record at a time (the
- * ranks of a process take turns decoding); {@link #of(Supplier, InputSplit)} makes a reader whenever a record is to
- * be read and none is free, so the ranks decode in parallel, and keeps them for the next records. The source
- * initializes every reader with the split before its first record, as you would before wrapping it in a
- * {@code RecordReaderDataSetIterator} ({@code initialize(reader.getConf(), split)} when the reader was given a
- * {@link Configuration} with {@code setConf}); {@code ImageRecordReader} then infers its classes, the split's folder
- * names sorted. Give each source a reader of its own.
- *
- * <p><b>Limits.</b> One record per file: a reader of lines (a {@link LineRecordReader}, {@code CSVRecordReader}) is
- * refused — {@link CsvSource} indexes the lines of CSV files — and so is a {@link SequenceRecordReader} (sequences
- * need masks, which are not carried to the ranks); a reader that wraps one ({@code TransformProcessRecordReader}
- * over a {@code CSVRecordReader}) cannot be told apart and would read each file's first record. A split without
- * locations ({@code InputStreamInputSplit}, {@code ListStringSplit}) is refused. {@code ImageRecordReader} labels a
- * file by its class list only when read this way, so a {@code PathLabelGenerator} that does not infer classes
- * (regression targets from the path) is not supported: its files read as class −1, which fails naming the file.
- *
- * <p>Bad input fails naming the file: one that does not decode, a label outside {@code [0, classes)} or one the reader
- * placed in no class (−1), a record too short for its label, a value that is not a number, features of another
- * shape than the batch's first example's. A full {@link #check} before step 0 (the trainer's default) reads every file
- * once, decoding it, so a bad file stops the run before it starts.
- *
- * <p>The options return a new source sharing the readers. {@link #close()} closes the readers the factory made (not
- * yours); a closed source makes or initializes them again when it is used.
  */
 public final class RecordReaderSource extends IndexedSource {
 
