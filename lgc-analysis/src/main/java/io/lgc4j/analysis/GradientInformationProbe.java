@@ -14,19 +14,13 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The measurement behind the paper's Figs 3–4: during data-parallel training of any DL4J model, how much of rank
- * b's layer gradient rank a's gradient of the same layer at the same iteration already tells, per layer.
- *
- * <p>K ranks each compute a gradient on their own disjoint mini-batch ({@link ShardPlan}, as the distributed trainer
- * shards) and the model applies the mean dense gradient with its own updater ({@link ReplicaModel#applyGradient}),
- * ending each epoch as the trainer does. The replicas of a real run stay identical, so one model computes all K
- * gradients in turn. At step 0 and every {@code every} steps, before the update, each layer's gradient on rank a
- * and on rank b (its parameter blocks concatenated in parameter order; see {@link #layers}) goes to
- * {@link HistogramInformation} under every requested {@link Quantizer}, with the shuffled control beside it: one
- * {@link Row} per (step, layer, quantizer).
- *
- * <p>A layer is what DL4J puts in the gradient vector for it: a batch-normalization layer's running mean and
- * variance updates are part of it.
+ * The measurement behind the paper's Figs 3–4: how much of rank b's layer gradient rank a's gradient of the same
+ * layer at the same iteration already tells, per layer, during data-parallel training of any DL4J model. K ranks'
+ * gradients on disjoint mini-batches ({@link ShardPlan}) are computed in turn on one model, which applies their mean
+ * ({@link ReplicaModel#applyGradient}). At step 0 and every {@code every} steps each layer's gradient on rank a and on
+ * rank b (see {@link #layers}) goes to {@link HistogramInformation} under every {@link Quantizer}, beside the shuffled
+ * control: one {@link Row} per (step, layer, quantizer). A layer's gradient is what DL4J puts in the gradient vector
+ * for it (batch normalization's running statistics included).
  *
  * <pre>{@code
  * GradientInformationProbe.Settings settings = new GradientInformationProbe.Settings(4, 32, 300, 10, 0, 1, 42,

@@ -5,16 +5,11 @@ import java.util.SplittableRandom;
 
 /**
  * Plug-in (maximum-likelihood) histogram estimates, in bits, of the entropies of two paired arrays and of their
- * mutual information: entry {@code i} of {@code x} and of {@code y} is one sample of the pair (in the paper's
- * Section III, the same element of one layer's gradient on rank 1 and on rank 2 at the same iteration). A
- * {@link Quantizer} turns values into symbols; each entropy is {@code -Σ p log2 p} over the symbols' relative
- * frequencies, and {@code I(x; y) = H(x) + H(y) - H(x, y)}.
- *
- * <p>Plug-in estimates are biased: the entropies low, the mutual information high, by roughly
- * {@code (occupied cells - occupied rows - occupied columns + 1) / (2 n ln 2)} bits. When nearly every value is its
- * own symbol (the float32 quantizer on gradients) the bias is everything: {@code H(x, y) = H(x) = H(y) = log2 n}
- * and {@code I = H} whatever the dependence. {@link #shuffledControl} measures that floor: the same estimate with
- * {@code y} permuted, which keeps both marginals and destroys the pairing, so its true mutual information is zero.
+ * mutual information: entry {@code i} of {@code x} and of {@code y} is one sample of the pair. A {@link Quantizer}
+ * turns values into symbols; each entropy is {@code -Σ p log2 p} over the symbols' frequencies, and
+ * {@code I(x; y) = H(x) + H(y) - H(x, y)}. Plug-in estimates are biased (entropies low, mutual information high);
+ * when nearly every value is its own symbol, {@code I = H = log2 n} whatever the dependence.
+ * {@link #shuffledControl} measures that floor: the same estimate with {@code y} permuted.
  *
  * <pre>{@code
  * Quantizer q = Quantizer.uniform(256);
@@ -23,9 +18,6 @@ import java.util.SplittableRandom;
  * System.out.printf("I = %.3f of H = %.3f bits (%.0f%%), shuffled %.3f%n", e.mutualInformation(), e.entropyY(),
  *         100 * e.mutualInformationShare(), floor.mutualInformation());
  * }</pre>
- *
- * <p>Small alphabets are counted in arrays, large ones (the float32 quantizer, or B² above about a million joint
- * cells) by sorting primitive keys: n = 10^6 takes a fraction of a second either way.
  */
 public final class HistogramInformation {
 
