@@ -11,26 +11,21 @@ import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipException;
 
 /**
- * Reads unsigned-byte IDX files, the format of MNIST and Fashion-MNIST, gzip-compressed or plain (told apart by the
- * gzip magic {@code 1f 8b}, not by the file name).
+ * Reads unsigned-byte IDX files (MNIST, Fashion-MNIST), gzip-compressed or plain (told apart by the magic
+ * {@code 1f 8b}, not the name): a big-endian header {@code 00 00 08 <ndims>}, one 32-bit size per dimension, then
+ * the data row-major; one dimension for labels ({@code 0x00000801}), three for images ({@code 0x00000803}: count,
+ * rows, cols). Immutable and thread-safe.
  *
- * <p>An IDX file is a big-endian header, {@code 00 00 <type> <ndims>} then one 32-bit size per dimension, followed by
- * the data, row-major. This reader accepts type {@code 0x08} (unsigned byte) only, with one dimension for labels
- * (magic {@code 0x00000801}) and three for images (magic {@code 0x00000803}: count, rows, cols).
- *
- * <p>The reader trusts nothing in the file. It rejects, with an {@link IdxFormatException} naming the file, what was
- * expected and what was found: a bad magic, a wrong dimension count, a declared size above {@link #maxDataBytes()}
- * (checked before anything is allocated), data shorter than declared, bytes after the declared data, and a truncated or
- * corrupt gzip stream. It never allocates more than the declared size, and with a {@code limit} it allocates only for
- * the items it keeps while still reading the rest of the file to check it.
+ * <p>It trusts nothing in the file: a bad magic, a wrong dimension count, a declared size above
+ * {@link #maxDataBytes()} (checked before allocating), data shorter than declared, bytes after it and a truncated or
+ * corrupt gzip stream each throw an {@link IdxFormatException} naming the file, what was expected and what was found.
+ * It allocates at most the declared size; with a {@code limit}, only for the items kept (the rest is still checked).
  *
  * <pre>{@code
  * IdxReader reader = new IdxReader();
  * IdxImages images = reader.readImages(dir.resolve("t10k-images-idx3-ubyte.gz"));
  * IdxLabels labels = reader.readLabels(dir.resolve("t10k-labels-idx1-ubyte.gz"), 1000);  // first 1000
  * }</pre>
- *
- * <p>Instances are immutable and thread-safe.
  */
 public final class IdxReader {
 

@@ -11,19 +11,16 @@ import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
 import org.nd4j.linalg.factory.Nd4j;
 
 /**
- * Single-channel labelled images held in memory as preprocessed floats, with conversions to ND4J: a whole
- * {@link DataSet} or a {@link DataSetIterator} of mini-batches. Features are flat, {@code [N, rows*cols]}, which is what
- * a network declared with {@code InputType.convolutionalFlat(rows, cols, 1)} takes; labels become one-hot
- * {@code [N, numClasses]}.
+ * Single-channel labelled images held in memory as preprocessed floats, with conversions to a {@link DataSet} or a
+ * {@link DataSetIterator} of mini-batches: features flat {@code [N, rows*cols]} (for
+ * {@code InputType.convolutionalFlat(rows, cols, 1)}), labels one-hot {@code [N, numClasses]}. The arrays are
+ * shared, not copied: treat them as read-only; {@code equals} compares them by identity.
  *
  * <pre>{@code
  * LabeledImages train = FashionMnist.load(FashionMnist.DEFAULT_DIR, FashionMnist.Split.TRAIN, FashionMnist.ALL);
  * DataSetIterator batches = train.shuffledIterator(128, 42L, PartialBatch.DROP);
  * net.fit(batches);
  * }</pre>
- *
- * <p>The arrays are shared, not copied: treat them as read-only. Like every record holding arrays, {@code equals}
- * compares them by identity.
  *
  * @param features      {@code size() * rows * cols} preprocessed pixels, image after image, each row-major
  * @param labels        class index per image, {@code 0 .. classNames.size() - 1}

@@ -29,36 +29,14 @@ import org.nd4j.linalg.lossfunctions.LossFunctions.LossFunction;
  * The models the experiments train on Fashion-MNIST (28x28x1 inputs, 10 classes), built initialized from a seed: the
  * same seed gives bit-identical parameters, so every rank of a data-parallel run can build its replica locally.
  * Features are flat {@code [N, 784]}; both models declare {@code InputType.convolutionalFlat(28, 28, 1)}. There is no
- * dropout anywhere, so a forward pass is a function of parameters and input only.
+ * dropout anywhere, so a forward pass is a function of parameters and input only. The defaults
+ * ({@link #SMALL_CNN_WEIGHT_INIT}, {@link #SMALL_RESNET_WEIGHT_INIT}, {@link #defaultUpdater()}) are the measured
+ * choices in {@code docs/architecture/data.md}.
  *
  * <pre>{@code
  * MultiLayerNetwork lenet = ModelZoo.smallCnn(42L, ModelZoo.defaultUpdater());
  * ComputationGraph resnet = ModelZoo.smallResNet(42L, ModelZoo.defaultUpdater());
  * }</pre>
- *
- * <p><b>Defaults, and why.</b> The quickstart trains LeNet-5 for one epoch of Fashion-MNIST at an effective batch of
- * 128 (468 steps) and must reach 86% test accuracy. Measured with single-model DL4J training (batch 128, shuffled,
- * one epoch, 10,000 test images):
- * <table>
- *   <caption>LeNet-5, one epoch, test accuracy</caption>
- *   <tr><th>weights</th><th>updater</th><th>inputs</th><th>accuracy</th></tr>
- *   <tr><td>XAVIER</td><td>Nesterov 0.05, 0.9</td><td>[0, 1]</td><td>84.9%</td></tr>
- *   <tr><td>UNIFORM</td><td>Nesterov 0.05, 0.9</td><td>[0, 1]</td><td>84.5%</td></tr>
- *   <tr><td>XAVIER</td><td>Nesterov 0.05, 0.9</td><td>standardized</td><td>86.8%</td></tr>
- *   <tr><td>RELU (He)</td><td>Nesterov 0.05, 0.9</td><td>standardized</td><td>10% (diverges)</td></tr>
- *   <tr><td>UNIFORM</td><td>Adam 1e-3</td><td>standardized</td><td>87.1%</td></tr>
- *   <tr><td>UNIFORM</td><td>Nesterov 0.1, 0.9</td><td>standardized</td><td>86.5%</td></tr>
- *   <tr><td>UNIFORM</td><td>Nesterov 0.05, 0.9</td><td>standardized</td><td>87.3%, 87.9%, 87.8% (seeds 1-3)</td></tr>
- * </table>
- * Standardized inputs ({@code PixelPreprocessing.STANDARDIZE}) are what lifts one epoch above the bar (+2 to 3
- * points); with them {@link WeightInit#UNIFORM}, U(-1/sqrt(fanIn), 1/sqrt(fanIn)) and the same bound as PyTorch's
- * default for weights, is the best and steadiest of the inits tried, so it is {@link #SMALL_CNN_WEIGHT_INIT}, and
- * Nesterov (0.05, 0.9), the PyTorch peer's optimizer, is {@link #defaultUpdater()}. He-normal init with that learning
- * rate blows up in the first steps and never recovers. The ResNet's convolutions use He init
- * ({@link #SMALL_RESNET_WEIGHT_INIT}) as usual for ReLU networks, batch normalization keeping it stable; one epoch
- * under the same protocol reaches 82.0% with Nesterov (0.05, 0.9) and 79.2% with Adam 1e-3: with 20 thousand
- * parameters it learns more slowly than LeNet-5 and is there to exercise batch-norm state and a graph model, not to
- * beat it.
  */
 public final class ModelZoo {
 
