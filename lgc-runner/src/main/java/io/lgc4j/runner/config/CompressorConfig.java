@@ -22,7 +22,6 @@ import java.util.TreeSet;
 
 /**
  * The {@code compressor} section: how the non-dense blocks (policy TOP_K and LEARNED) travel after the FULL stage.
- *
  * <pre>{@code
  * compressor:
  *   type: dgc          # none | topk | dgc | scalecom | randomk | s2 | lgc, or any other registered compressor
@@ -36,16 +35,8 @@ import java.util.TreeSet;
  *   values: fp32       # fp32 | fp16 | bf16: how every value travels (dense or compressed); see ValueEncoding
  *   sketch: {rows: 5, columnsPerSelected: 4.0, groupSize: 8}   # s2: count-sketch shape and bitmap grouping
  * }</pre>
- *
- * <p>The keys above but {@code type} and {@code learnedRatio} are the shared ones, defined once, with their defaults
- * and checks, by lgc-core's {@link CompressorKeys}, and accepted whatever the type (so a file may keep {@code ratio}
- * with {@code type: none}). A registered compressor whose settings
- * record has other components ({@link CompressorProvider#sectionKeys()}) adds them for its own type: with that type
- * they are accepted under {@code compressor}, held in {@link #extensions()}, filled from its
- * {@link CompressorProvider#defaults()} and checked by its settings record when the config is built; with another
- * type such a key is an error that names the types it belongs to, and any other key is an unknown key. That is how
- * {@code learnedRatio} is read: a component of the topk, dgc, scalecom and randomk settings (absent, their providers
- * take {@code ratio}), refused with s2, lgc or none.
+ * The keys but {@code type} and {@code learnedRatio} are {@link CompressorKeys}, accepted whatever the type; a
+ * compressor's own keys ({@link CompressorProvider#sectionKeys()}) only with its type, in {@link #extensions()}.
  *
  * @param type       the compressor
  * @param keys       the shared keys

@@ -19,13 +19,9 @@ import org.deeplearning4j.nn.conf.CacheMode;
  *     cacheMode: host    # host (keep the forward pass's im2col for the backward pass) | none (recompute it)
  *     threads: 1         # ND4J's OpenMP threads per process: a count, or auto (the cores the process really has)
  * }</pre>
- *
- * <p>The first two change how fast a step is, not what it computes beyond float rounding (oneDNN sums in another
- * order; the cache mode changes no bit). Runs before the fast path was on by default ran {@code oneDnn: false,
- * cacheMode: none}. {@code threads} ({@link ComputeThreads}) is resolved per process before ND4J loads: {@code lgc
- * launch} puts it in each process's {@code OMP_NUM_THREADS}, a run refuses to start when ND4J's pool has fewer
- * threads, and every thread of the run computes with the count whatever the JVM started with.
- * More than one thread changes bits (BLAS and oneDNN sum in another order), so it is part of the run's identity.
+ * <p>{@code oneDnn} and {@code cacheMode} change speed, not results beyond float rounding. {@code threads}
+ * ({@link ComputeThreads}) is resolved per process before ND4J loads and changes bits, so it is part of the run's
+ * identity.
  *
  * @param oneDnn    whether the replicas' layers get DL4J's oneDNN helpers
  * @param cacheMode what a layer keeps from its forward pass for its backward pass

@@ -6,18 +6,11 @@ import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * The one error of the configuration layer: a bad key, a bad value, malformed YAML or a missing file.
- *
- * <p>Unchecked on purpose: it reports a mistake in the input that no caller can repair on the spot, only show to
- * the user, and records built in code throw it from their constructors like any other argument check.
- *
- * <p>The message is the whole report. When the problem came from a file it starts with the file name; when it is
- * about one key it names the key by its dotted path:
- * <pre>{@code
- * configs/x.yaml: key 'training.workers' must be >= 1, found 0
- * configs/x.yaml: unknown key 'training.wrokers'; allowed keys under 'training': batchSizePerWorker, ...
- * }</pre>
- * A record built in code throws the same message without the file prefix; {@link ConfigLoader} adds it.
+ * The one error of the configuration layer: a bad key, a bad value, malformed YAML or a missing file. Unchecked: it
+ * reports a mistake in the input that no caller can repair, only show, and records built in code throw it from
+ * their constructors like any argument check. The message is the whole report: it starts with the file name when
+ * the problem came from a file ({@link ConfigLoader} adds it) and names a key by its dotted path:
+ * {@code configs/x.yaml: key 'training.workers' must be >= 1, found 0}.
  *
  * <pre>{@code
  * try {

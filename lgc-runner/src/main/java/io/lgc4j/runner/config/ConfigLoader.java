@@ -50,25 +50,12 @@ import java.util.regex.Pattern;
  * }</pre>
  *
  * <p>Every failure is a {@link ConfigException} whose message starts with the file name (for {@link #parse}, the
- * given source name) and, when one key is at fault, names it by its dotted path:
+ * given source name) and names the key at fault by its dotted path (the full list: docs/architecture/runner.md):
  * <pre>{@code
- * <file>: unknown key 'training.wrokers'; allowed keys under 'training': batchSizePerWorker, bucketBytes, checkpointEverySteps, ...
- * <file>: unknown key 'foo'; allowed keys at the top level: data, model, run, topology, training
+ * <file>: unknown key 'training.wrokers'; allowed keys under 'training': batchSizePerWorker, bucketBytes, ...
  * <file>: key 'training.workers' expects an integer, found "four"
- * <file>: key 'topology.type' expects one of [ps, ring], found "mesh"
  * <file>: key 'training.workers' must be >= 1, found 0
- * <file>: key 'run.name' is required
- * <file>: duplicate key 'training.workers' at line 3, column 3
- * <file>: malformed YAML at line 2, column 7: mapping values are not allowed here
- * <path>: config file not found
- * <file>: file is 10485760 bytes, above the 1 MiB limit (1048576 bytes); a config is a few hundred
- * <file>: key 'compressor.ratio' expects a finite number, found .nan
- * <file>: key 'training.batchSizePerWorker' uses the YAML alias *w; aliases are not supported in a config: write ...
- * <file>: key 'model.updater.type' must be sgd with compressor.type dgc, found nesterovs: DGC applies momentum ...
  * }</pre>
- * Kinds named after "expects" are {@code an integer}, {@code a number}, {@code a boolean}, {@code text},
- * {@code a mapping} and {@code one of [...]}; what was found is quoted when it is text, written plainly when it is a
- * number, and called {@code a mapping} or {@code a list} when it is one.
  */
 public final class ConfigLoader {
 

@@ -10,30 +10,24 @@ import io.lgc4j.data.PixelPreprocessing;
 import java.util.Locale;
 
 /**
- * The {@code data} section: which dataset, where its files are, how the workers read it, how much of it, and how it
- * is preprocessed.
- *
+ * The {@code data} section: which dataset, where its files are, how the workers read it, how much, and how it is
+ * preprocessed.
  * <pre>{@code
  * data:
  *   dataset: fashion-mnist                    # fashion-mnist | csv
- *   path: /usr/share/datasets/fashion-mnist   # directory of the IDX files (Debian: dataset-fashion-mnist); csv: a
- *                                             #   directory of CSV files or one file
- *   testPath: ""                              # csv: the test rows (a directory or a file, the same columns); none:
- *                                             #   the run is not evaluated, and says so
+ *   path: /usr/share/datasets/fashion-mnist   # the IDX files' directory; csv: a directory of CSV files or one file
+ *   testPath: ""                              # csv: the test rows (directory or file); none: not evaluated
  *   source: memory                            # memory | files: each worker streams its own rows (uncompressed IDX)
  *   prefetch: 2                               # batches each worker reads ahead; 0 = on the rank's own thread
- *   check: full                               # files: each worker reads its share of the rows before step 0 (full |
- *                                             #   sample: ~1 in 100 | none), so a bad row fails the run at once
+ *   check: full                               # files: rows each worker reads before step 0: full | sample | none
  *   csv: {labelColumn: -1, classes: 0, skipLines: 0, delimiter: ","}   # dataset: csv only; set the first two
  *   trainLimit: 0                             # first N training examples, >= workers × batchSizePerWorker; 0 = all
  *   testLimit: 0                              # first N test examples; 0 = all
  *   preprocessing: standardize                # standardize | scale (Fashion-MNIST's pixels)
  * }</pre>
- *
  * <pre>{@code
  * DataConfig small = DataConfig.defaults().withTrainLimit(2_000).withTestLimit(500);
  * }</pre>
- *
  * @param dataset       the dataset
  * @param path          the directory holding the dataset's files (csv: a directory of CSV files or one file)
  * @param testPath      csv: the test rows (a directory of CSV files or one file), "" for none

@@ -21,11 +21,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * One experiment, as read from a {@code configs/*.yaml} file: the top-level record of the configuration.
- *
- * <p>Every component is non-null and already checked; a section missing from the YAML holds its defaults. Only
- * {@code run.name} has no default.
- *
+ * One experiment, as read from a {@code configs/*.yaml} file: every component non-null and checked, a missing
+ * section holding its defaults (only {@code run.name} has none).
  * <pre>{@code
  * ExperimentConfig config = ConfigLoader.load(Path.of("configs/quickstart.yaml"));
  * ExperimentConfig smoke = config.withTraining(config.training().withMaxSteps(20));
@@ -62,14 +59,10 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * @param warmup     how those FULL steps travel
      * @param autoencoder the gradient autoencoders' architecture and training
      * @param runtime    where the ranks live and the deadlines
-     * @throws ConfigException if a component is missing or out of range, or components disagree: the compressor's
-     *                         settings record rejects a value, a compressor that applies momentum itself
-     *                         ({@code dgc}) with an updater other than {@code sgd}, a {@code data.trainLimit} smaller
-     *                         than one global batch, {@code topology.support: own} other than on the
-     *                         parameter server with compressor {@code lgc}, a topology that has no provider for the
-     *                         compressor or whose provider rejects a setting (an {@code autoencoder.ablation} the
-     *                         topology does not run), an {@code autoencoder.ablation} with a compressor other than
-     *                         {@code lgc}
+     * @throws ConfigException if a component is missing or out of range, or components disagree: a value the
+     *         compressor's settings reject, {@code dgc} with an updater other than {@code sgd}, a {@code trainLimit}
+     *         below one global batch, {@code support: own} other than LGC on the parameter server, a topology
+     *         without a provider for the compressor or rejecting a setting, an {@code ablation} without {@code lgc}
      */
     public ExperimentConfig {
         // Only nulls to reject: each section checked its own keys when it was built.

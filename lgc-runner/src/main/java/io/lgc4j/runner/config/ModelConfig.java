@@ -16,7 +16,6 @@ import io.lgc4j.zoo.ModelSpec;
  *   compute:               # see ComputeConfig
  *     oneDnn: true
  * }</pre>
- *
  * <pre>{@code
  * ModelConfig resnet = new ModelConfig(ModelSpec.SMALL_RESNET, UpdaterConfig.defaults());
  * }</pre>

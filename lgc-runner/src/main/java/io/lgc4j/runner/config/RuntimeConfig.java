@@ -5,10 +5,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
 /**
- * The {@code runtime} section: where the ranks live and how long anyone waits for a peer. Which rank a process is,
- * where rank 0 listens and the job's token come from the process's environment ({@code LGC_RANK}, ...; see
- * {@code lgc worker --help}), never from this file: one config serves every process of a job.
- *
+ * The {@code runtime} section: where the ranks live and how long anyone waits for a peer. Rank, rank 0's address and
+ * token come from the environment ({@code lgc worker --help}), never from this file: one config serves every process.
  * <pre>{@code
  * runtime:
  *   type: in-process           # in-process (default: threads of one JVM) | tcp (one process per rank)
@@ -18,7 +16,6 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  *   heartbeatMs: 1000          # tcp: a heartbeat on a link idle this long
  *   peerIdleTimeoutMs: 5000    # tcp: a peer silent this long (not even a heartbeat) is lost
  * }</pre>
- *
  * @param type                in-process or tcp
  * @param timeoutMs           deadline of one receive in steady state
  * @param firstStepTimeoutMs  deadline of the first receive from each peer

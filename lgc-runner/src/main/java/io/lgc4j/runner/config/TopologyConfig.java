@@ -15,34 +15,23 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * The {@code topology} section: how gradients travel between the workers.
- *
+ * The {@code topology} section: how gradients travel between the workers. This record only holds the keys; each
+ * topology defines their defaults and checks: {@code support} LGC-PS's ({@link SupportPolicy}), {@code servers},
+ * {@code fusionBufferBytes} and {@code shardBy} the sharded server's ({@link Shards}), {@code supportPath} and
+ * {@code directBelowBytes} every topology's ({@link Routes}), {@code period} and {@code localFrom} local SGD's
+ * ({@link LocalSgdTopology.Settings}, accepted and written with {@code type: local-sgd} only).
  * <pre>{@code
  * topology:
  *   type: ring                   # ring | ps | local-sgd
- *   support: leader              # lgc on ps: leader (the leader's top-k, relayed) | own (each rank its own,
- *                                # paper-literal); own is accepted only with type ps and compressor.type lgc
+ *   support: leader              # lgc on ps: leader (the leader's top-k, relayed) | own (each rank its own)
  *   servers: 1                   # ps: S server shards, each an even share of every fusion buffer (seeds/002)
  *   fusionBufferBytes: 1048576   # ps: a fusion buffer's bytes, a positive multiple of 4
- *   shardBy: buffers             # ps: buffers (Herring's) | blocks (every block split evenly) | layers (each layer
- *                                # whole on one shard, the contrast)
+ *   shardBy: buffers             # ps: buffers (Herring's) | blocks (every block split evenly) | layers (whole)
  *   supportPath: relay           # relay (through the server / round the ring) | direct (the leader to each worker)
  *   directBelowBytes: 0          # ring: fp32 allreduces below this many bytes go to every rank in one leg (0: never)
- *   period: 4                    # local-sgd only: the models averaged after every 4th local step and the last
+ *   period: 4                    # local-sgd only: the models averaged after every 4th local step, the first included
  *   localFrom: 0                 # local-sgd only: steps before it average gradients (the dense ring)
  * }</pre>
- *
- * <pre>{@code
- * TopologyConfig ps = new TopologyConfig(TopologyType.PS);
- * }</pre>
- *
- * <p>The keys are the topologies' own: {@code support} is LGC-PS's ({@link SupportPolicy}), {@code servers},
- * {@code fusionBufferBytes} and {@code shardBy} the sharded parameter server's ({@link Shards}, which defines their
- * defaults and checks), {@code supportPath} and {@code directBelowBytes} the shortcuts every topology may take
- * ({@link Routes}), {@code period} and {@code localFrom} local SGD's ({@link LocalSgdTopology.Settings}); this record
- * only holds them. Local SGD's keys are accepted, and written to {@code config.yaml}, with {@code type: local-sgd}
- * only, so every other topology's section reads and writes as it did before they existed.
- *
  * @param type     ring allreduce, parameter server or local SGD
  * @param support  how LGC on the parameter server picks the support
  * @param shards   the parameter server's shards (one with a ring)

@@ -10,7 +10,6 @@ import java.util.List;
 
 /**
  * The {@code training} section: how many workers, how much data per step, and how long.
- *
  * <pre>{@code
  * training:
  *   workers: 4               # K, 1..256
@@ -21,33 +20,23 @@ import java.util.List;
  *   diagnostics: false       # measure the fidelity of each applied update (notes applied_*; run unchanged)
  *   checkpointEverySteps: 0  # save a checkpoint every N steps and at the end (lgc run --resume); 0 = none
  *   trace: {file: "", steps: "0.."}   # a Chrome/Perfetto trace of the run (TraceSection); "" = none
- *   overlap: none            # none | delayed: step t + 1's gradient computed while step t's is exchanged, step
- *                            # t's mean applied one step late | predicted: delayed, at predicted parameters
- *                            # (both change the math; opt-in) | backward: a dense step's exchange starts on the
- *                            # last layers while the backward pass computes the first (the same math in fp32)
+ *   overlap: none            # none | delayed | predicted (both change the math; opt-in) | backward (same math in fp32)
  *   bucketBytes: 1048576     # backward: the least a piece holds before it goes (whole layers, from the last)
  * }</pre>
- *
- * <pre>{@code
- * TrainingConfig smoke = config.training().withEpochs(1).withMaxSteps(20);
- * }</pre>
- *
  * @param workers            K, the number of data-parallel ranks
  * @param batchSizePerWorker examples per rank per step
  * @param epochs             passes over the training data
  * @param maxSteps           a cap on the number of steps, 0 for none
  * @param evalEverySteps     steps between evaluations, 0 to evaluate only at the end of each epoch
- * @param diagnostics        the diagnostic mode ({@code DistributedTrainer.Builder#diagnostics}): each step's notes
- *                           say how faithfully the applied LEARNED update carries what the ranks offered
+ * @param diagnostics        the diagnostic mode ({@code DistributedTrainer.Builder#diagnostics})
  * @param checkpointEverySteps a checkpoint into {@code <run dir>/checkpoints/} after every this many steps and after
  *                           the last; 0 for none. It changes no result, and a resume ignores it
  * @param trace              the run's trace ({@link TraceSection}); it changes no result, and a resume ignores it
  * @param overlap            {@code none}, {@code delayed}, {@code predicted} or {@code backward}
- *                           ({@code io.lgc4j.core.train.Overlap}): part of the run's identity, a checkpoint resumes
+ *                           ({@code io.lgc4j.core.train.Overlap}); part of the run's identity, a checkpoint resumes
  *                           only in its own mode
- * @param bucketBytes        with {@code backward}: a piece of the gradient goes once it holds at least this many
- *                           bytes of float32 (whole layers, from the last); part of the run's identity (fp16 rounds
- *                           per piece)
+ * @param bucketBytes        with {@code backward}: the least float32 bytes a piece holds before it goes; part of the
+ *                           run's identity (fp16 rounds per piece)
  */
 @JsonPropertyOrder({"workers", "batchSizePerWorker", "epochs", "maxSteps", "evalEverySteps", "diagnostics",
         "checkpointEverySteps", "trace", "overlap", "bucketBytes"})

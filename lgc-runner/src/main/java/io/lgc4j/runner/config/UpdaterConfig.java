@@ -12,15 +12,12 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  *   updater:
  *     type: nesterovs      # nesterovs | sgd | adam
  *     learningRate: 0.05   # > 0
- *     momentum: 0.9        # [0, 1); read by nesterovs only
+ *     momentum: 0.9        # [0, 1); checked and kept for every type, used by nesterovs only
  * }</pre>
  *
  * <pre>{@code
  * UpdaterConfig adam = new UpdaterConfig(UpdaterType.ADAM, 1e-3, UpdaterConfig.DEFAULT_MOMENTUM);
  * }</pre>
- *
- * <p>{@code momentum} is checked and kept for every type, so a written config reads back equal, but only
- * {@link UpdaterType#NESTEROVS} uses it.
  *
  * @param type         the optimiser
  * @param learningRate the step size, finite and {@code > 0}
