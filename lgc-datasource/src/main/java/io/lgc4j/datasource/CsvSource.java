@@ -38,7 +38,6 @@ import java.util.zip.CRC32C;
  * <p>The first {@link #plan}, {@link #open} or {@link #examples} scans the files once and keeps 8 bytes per row;
  * batches are then read by positional reads, so the ranks of one process may read at once. The options return a new
  * source. {@link #close()} closes the files; a closed source scans them again when used.
- *
  * <pre>{@code
  * DataSource train = CsvSource.in(Path.of("data/train"))   // part-0.csv, part-1.csv, …
  *         .label(784, 10)                                 // column 784 (from 0) holds the class, 10 classes

@@ -47,7 +47,6 @@ import java.util.zip.CRC32C;
  * a time, {@link #of(Supplier, InputSplit)} makes one per concurrent read; the source initializes each with the split
  * ({@link Configuration} from {@code getConf}). Options return a new source sharing the readers; {@link #close()}
  * closes the readers the factory made, and a closed source makes or initializes them again when used.
- *
  * <pre>{@code
  * DataSource source = RecordReaderSource.of(new ImageRecordReader(28, 28, 1, new ParentPathLabelGenerator()), train)
  *         .label(1, 10)                                   // the record is [image, class]: class at 1, 10 classes
