@@ -28,7 +28,6 @@ import java.util.Map;
  * ExperimentConfig smoke = config.withTraining(config.training().withMaxSteps(20));
  * String resolved = smoke.toYaml();   // every default spelled out; ConfigLoader.parse(resolved, ...) equals smoke
  * }</pre>
- *
  * @param run      name, seed and output directory
  * @param data     dataset, location, limits and preprocessing
  * @param model    architecture and optimiser
