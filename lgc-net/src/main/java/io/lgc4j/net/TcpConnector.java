@@ -136,7 +136,7 @@ public final class TcpConnector implements ClusterConnector {
          * environment ({@link LaunchEnvironment}): LGC_RANK, LGC_MASTER_ADDR and LGC_MASTER_PORT, LGC_JOB_ID
          * ({@link #job(String)}), LGC_ATTEMPT, LGC_BIND_ADDR, LGC_PORT, LGC_ADVERTISE_ADDR, LGC_TOKEN_FILE or
          * LGC_TOKEN, LGC_TLS_*, and whether the shards run in the workers ({@link
-         * LaunchEnvironment#servicesColocated()}). The deadlines stay as they are; set them after this.
+         * LaunchEnvironment.Shards#colocated()}). The deadlines stay as they are; set them after this.
          *
          * @throws IllegalArgumentException naming the variable (and {@code lgc worker}'s option) that is missing or
          *                                  wrong
@@ -146,21 +146,24 @@ public final class TcpConnector implements ClusterConnector {
             String master = env.requireMasterAddr();
             int masterPort = env.requireMasterPort();
             String job = env.requireJobId();
+            LaunchEnvironment.Credentials credentials = env.credentials();
             byte[] token;
-            if (env.tokenFile() != null) {
-                token = JobToken.fromFile(env.tokenFile());
-            } else if (env.token() != null) {
-                token = JobToken.fromEnvironment("LGC_TOKEN", name -> env.token());
+            if (credentials.tokenFile() != null) {
+                token = JobToken.fromFile(credentials.tokenFile());
+            } else if (credentials.token() != null) {
+                token = JobToken.fromEnvironment("LGC_TOKEN", name -> credentials.token());
             } else {
                 throw new IllegalArgumentException("no job token: set LGC_TOKEN_FILE (or --token-file) to a file"
                         + " readable by its owner only, or LGC_TOKEN to the token; every process of the job needs"
                         + " the same token");
             }
-            NetSettings.Tls tls = env.tls() ? new NetSettings.Tls(env.tlsCert(), env.tlsKey(), env.tlsCa()) : null;
-            endpoint(endpoint).job(job).attempt(env.attempt()).master(new InetSocketAddress(master, masterPort))
-                    .bindHost(env.bindAddress()).bindPort(endpoint == 0 ? masterPort : env.port())
-                    .advertiseHost(env.advertiseAddr()).token(token).tls(tls);
-            return colocateServices(env.servicesColocated());
+            NetSettings.Tls tls = credentials.tls()
+                    ? new NetSettings.Tls(credentials.tlsCert(), credentials.tlsKey(), credentials.tlsCa()) : null;
+            endpoint(endpoint).job(job).attempt(env.rendezvous().attempt())
+                    .master(new InetSocketAddress(master, masterPort)).bindHost(env.bindAddress())
+                    .bindPort(endpoint == 0 ? masterPort : env.listen().port())
+                    .advertiseHost(env.listen().advertiseAddr()).token(token).tls(tls);
+            return colocateServices(env.shards().colocated());
         }
 
         /**

@@ -17,30 +17,112 @@ import java.util.Objects;
  * if (env.launched()) { int rank = env.requireRank(); int workers = env.requireWorldSize(); }
  * }</pre>
  *
- * @param rank          LGC_RANK: 0..K-1 a worker, K.. a parameter-server endpoint; null: not launched
- * @param worldSize     LGC_WORLD_SIZE, K
- * @param masterAddr    LGC_MASTER_ADDR, rank 0's host
- * @param masterPort    LGC_MASTER_PORT, the port rank 0 listens on
- * @param jobId         LGC_JOB_ID, the same text on every process of the job
- * @param attempt       LGC_ATTEMPT, default 0
- * @param bindAddr      LGC_BIND_ADDR, or null (see {@link #bindAddress()})
- * @param port          LGC_PORT, default 0: any free port
- * @param advertiseAddr LGC_ADVERTISE_ADDR, the address others dial, or null: derived
- * @param tokenFile     LGC_TOKEN_FILE, the job token's file (readable by its owner only), or null
- * @param token         LGC_TOKEN, or null; never shown by {@link #toString()}
- * @param tlsCert       LGC_TLS_CERT (mutual TLS), or null
- * @param tlsKey        LGC_TLS_KEY, or null
- * @param tlsCa         LGC_TLS_CA, or null
- * @param colocate      LGC_COLOCATE: where the parameter-server shards run, default false
- * @param servers       LGC_SERVERS, how many shards, or null
- * @param runDir        LGC_RUN_DIR, the run's directory (checkpoints), or null
- * @param resumeStep    LGC_RESUME_STEP, default -1: start at step 0
- * @param launcherPid   LGC_LAUNCHER_PID, the launcher's process (this one halts when it is gone), or null
+ * <p>The variables come in parts: the {@link Rendezvous} (who this process is and whom it meets), where it
+ * {@link Listen}s, its {@link Credentials}, where the parameter-server {@link Shards} run, and what it
+ * {@link Resume}s from. {@link #worldSize()}, {@link #servers()}, {@link #colocate()}, {@link #runDir()} and
+ * {@link #resumeStep()} read a part's component for the many callers that need just that one.
+ *
+ * @param rendezvous  LGC_RANK, LGC_WORLD_SIZE, LGC_MASTER_ADDR, LGC_MASTER_PORT, LGC_JOB_ID, LGC_ATTEMPT
+ * @param listen      LGC_BIND_ADDR, LGC_PORT, LGC_ADVERTISE_ADDR
+ * @param credentials LGC_TOKEN_FILE, LGC_TOKEN, LGC_TLS_CERT, LGC_TLS_KEY, LGC_TLS_CA
+ * @param shards      LGC_COLOCATE, LGC_SERVERS
+ * @param resume      LGC_RUN_DIR, LGC_RESUME_STEP
+ * @param launcherPid LGC_LAUNCHER_PID, the launcher's process (this one halts when it is gone), or null
  */
-public record LaunchEnvironment(Integer rank, Integer worldSize, String masterAddr, Integer masterPort, String jobId,
-                                int attempt, String bindAddr, int port, String advertiseAddr, Path tokenFile,
-                                String token, Path tlsCert, Path tlsKey, Path tlsCa, boolean colocate,
-                                Integer servers, Path runDir, long resumeStep, Long launcherPid) {
+public record LaunchEnvironment(Rendezvous rendezvous, Listen listen, Credentials credentials, Shards shards,
+                                Resume resume, Long launcherPid) {
+
+    /**
+     * Who this process is in the job and where it meets the others.
+     *
+     * @param rank       LGC_RANK: 0..K-1 a worker, K.. a parameter-server endpoint; null: not launched
+     * @param worldSize  LGC_WORLD_SIZE, K
+     * @param masterAddr LGC_MASTER_ADDR, rank 0's host
+     * @param masterPort LGC_MASTER_PORT, the port rank 0 listens on
+     * @param jobId      LGC_JOB_ID, the same text on every process of the job
+     * @param attempt    LGC_ATTEMPT, default 0
+     */
+    public record Rendezvous(Integer rank, Integer worldSize, String masterAddr, Integer masterPort, String jobId,
+                             int attempt) {
+    }
+
+    /**
+     * Where this process listens, and the address it gives the others.
+     *
+     * @param bindAddr      LGC_BIND_ADDR, or null (see {@link LaunchEnvironment#bindAddress()})
+     * @param port          LGC_PORT, default 0: any free port
+     * @param advertiseAddr LGC_ADVERTISE_ADDR, the address others dial, or null: derived
+     */
+    public record Listen(String bindAddr, int port, String advertiseAddr) {
+    }
+
+    /**
+     * The job token and the mutual-TLS files.
+     *
+     * @param tokenFile LGC_TOKEN_FILE, the job token's file (readable by its owner only), or null
+     * @param token     LGC_TOKEN, or null; never shown by {@link #toString()}
+     * @param tlsCert   LGC_TLS_CERT (mutual TLS), or null
+     * @param tlsKey    LGC_TLS_KEY, or null
+     * @param tlsCa     LGC_TLS_CA, or null
+     */
+    public record Credentials(Path tokenFile, String token, Path tlsCert, Path tlsKey, Path tlsCa) {
+
+        /**
+         * LGC_TLS_CERT, LGC_TLS_KEY and LGC_TLS_CA: all three, or none (false).
+         *
+         * @throws IllegalArgumentException when one or two are set
+         */
+        public boolean tls() {
+            int files = (tlsCert != null ? 1 : 0) + (tlsKey != null ? 1 : 0) + (tlsCa != null ? 1 : 0);
+            if (files != 0 && files != 3) {
+                throw new IllegalArgumentException("mutual TLS needs all three of --tls-cert, --tls-key and --tls-ca"
+                        + " (or LGC_TLS_CERT, LGC_TLS_KEY, LGC_TLS_CA), found " + files);
+            }
+            return files == 3;
+        }
+
+        /** Never shows the token. */
+        @Override
+        public String toString() {
+            return "Credentials[tokenFile=" + tokenFile + ", token=" + (token != null ? "(LGC_TOKEN)" : "none")
+                    + ", tlsCert=" + tlsCert + ", tlsKey=" + tlsKey + ", tlsCa=" + tlsCa + "]";
+        }
+    }
+
+    /**
+     * Where the parameter-server shards run.
+     *
+     * @param colocate LGC_COLOCATE, default false
+     * @param servers  LGC_SERVERS, how many shards, or null
+     */
+    public record Shards(boolean colocate, Integer servers) {
+
+        /**
+         * Whether parameter-server shards run inside the worker processes (shard s in rank s mod K's): LGC_COLOCATE,
+         * or LGC_SERVERS unset (a launcher that starts shard processes of their own sets it). {@code lgc worker
+         * CONFIG} decides by its {@code --colocate} alone, since its config says how many shards there are.
+         */
+        public boolean colocated() {
+            return colocate || servers == null;
+        }
+    }
+
+    /**
+     * The run this process continues, if any.
+     *
+     * @param runDir     LGC_RUN_DIR, the run's directory (checkpoints), or null
+     * @param resumeStep LGC_RESUME_STEP, default -1: start at step 0
+     */
+    public record Resume(Path runDir, long resumeStep) {
+
+        /** A resume step needs the directory that holds its checkpoint. */
+        public Resume {
+            if (resumeStep >= 0 && runDir == null) {
+                throw new IllegalArgumentException("--resume-step needs --run-dir (or LGC_RUN_DIR): the directory"
+                        + " whose checkpoints/ holds step-" + String.format("%06d", resumeStep));
+            }
+        }
+    }
 
     /** Not launched: every variable unset. */
     public static final LaunchEnvironment NONE = read(Map.of());
@@ -57,12 +139,13 @@ public record LaunchEnvironment(Integer rank, Integer worldSize, String masterAd
             Map.entry("LGC_SERVERS", "--servers"), Map.entry("LGC_RUN_DIR", "--run-dir"),
             Map.entry("LGC_RESUME_STEP", "--resume-step"));
 
-    /** Rejects inconsistent values, naming the variables. */
+    /** Rejects a missing part: an unset variable is a part's null component, never a null part. */
     public LaunchEnvironment {
-        if (resumeStep >= 0 && runDir == null) {
-            throw new IllegalArgumentException("--resume-step needs --run-dir (or LGC_RUN_DIR): the directory whose"
-                    + " checkpoints/ holds step-" + String.format("%06d", resumeStep));
-        }
+        Objects.requireNonNull(rendezvous, "rendezvous");
+        Objects.requireNonNull(listen, "listen");
+        Objects.requireNonNull(credentials, "credentials");
+        Objects.requireNonNull(shards, "shards");
+        Objects.requireNonNull(resume, "resume");
     }
 
     /** This process's environment: {@code read(System.getenv())}. */
@@ -85,29 +168,59 @@ public record LaunchEnvironment(Integer rank, Integer worldSize, String masterAd
             throw new IllegalArgumentException(describe("LGC_COLOCATE") + " must be true or false, found '"
                     + colocate + "'");
         }
-        return new LaunchEnvironment(integer(variables, "LGC_RANK"), integer(variables, "LGC_WORLD_SIZE"),
+        Rendezvous rendezvous = new Rendezvous(integer(variables, "LGC_RANK"), integer(variables, "LGC_WORLD_SIZE"),
                 text(variables, "LGC_MASTER_ADDR"), integer(variables, "LGC_MASTER_PORT"),
-                text(variables, "LGC_JOB_ID"), attempt == null ? 0 : attempt, text(variables, "LGC_BIND_ADDR"),
-                port == null ? 0 : port, text(variables, "LGC_ADVERTISE_ADDR"), path(variables, "LGC_TOKEN_FILE"),
-                variables.get("LGC_TOKEN"), path(variables, "LGC_TLS_CERT"), path(variables, "LGC_TLS_KEY"),
-                path(variables, "LGC_TLS_CA"), Boolean.parseBoolean(colocate), integer(variables, "LGC_SERVERS"),
-                path(variables, "LGC_RUN_DIR"), resume == null ? -1 : resume,
-                longValue(variables, "LGC_LAUNCHER_PID"));
+                text(variables, "LGC_JOB_ID"), attempt == null ? 0 : attempt);
+        Listen listen = new Listen(text(variables, "LGC_BIND_ADDR"), port == null ? 0 : port,
+                text(variables, "LGC_ADVERTISE_ADDR"));
+        Credentials credentials = new Credentials(path(variables, "LGC_TOKEN_FILE"), variables.get("LGC_TOKEN"),
+                path(variables, "LGC_TLS_CERT"), path(variables, "LGC_TLS_KEY"), path(variables, "LGC_TLS_CA"));
+        Shards shards = new Shards(Boolean.parseBoolean(colocate), integer(variables, "LGC_SERVERS"));
+        Path runDir = path(variables, "LGC_RUN_DIR");
+        // every variable parsed before the parts' checks, so a malformed one is reported first
+        Long launcherPid = longValue(variables, "LGC_LAUNCHER_PID");
+        return new LaunchEnvironment(rendezvous, listen, credentials, shards,
+                new Resume(runDir, resume == null ? -1 : resume), launcherPid);
     }
 
     /** Whether a launcher started this process: {@code LGC_RANK} is set. */
     public boolean launched() {
-        return rank != null;
+        return rendezvous.rank() != null;
+    }
+
+    /** LGC_WORLD_SIZE, K, or null: {@code rendezvous().worldSize()}. */
+    public Integer worldSize() {
+        return rendezvous.worldSize();
+    }
+
+    /** LGC_SERVERS, how many shards, or null: {@code shards().servers()}. */
+    public Integer servers() {
+        return shards.servers();
+    }
+
+    /** LGC_COLOCATE, default false: {@code shards().colocate()}. */
+    public boolean colocate() {
+        return shards.colocate();
+    }
+
+    /** LGC_RUN_DIR, or null: {@code resume().runDir()}. */
+    public Path runDir() {
+        return resume.runDir();
+    }
+
+    /** LGC_RESUME_STEP, default -1: {@code resume().resumeStep()}. */
+    public long resumeStep() {
+        return resume.resumeStep();
     }
 
     /** LGC_RANK: this process's endpoint. */
     public int requireRank() {
-        return require("rank", "LGC_RANK", rank);
+        return require("rank", "LGC_RANK", rendezvous.rank());
     }
 
     /** LGC_WORLD_SIZE: K, the number of worker ranks. */
     public int requireWorldSize() {
-        int k = require("world size", "LGC_WORLD_SIZE", worldSize);
+        int k = require("world size", "LGC_WORLD_SIZE", rendezvous.worldSize());
         if (k < 1) {
             throw new IllegalArgumentException(describe("LGC_WORLD_SIZE") + " must be >= 1, found " + k);
         }
@@ -116,17 +229,17 @@ public record LaunchEnvironment(Integer rank, Integer worldSize, String masterAd
 
     /** LGC_MASTER_ADDR: rank 0's host. */
     public String requireMasterAddr() {
-        return require("master address", "LGC_MASTER_ADDR", masterAddr);
+        return require("master address", "LGC_MASTER_ADDR", rendezvous.masterAddr());
     }
 
     /** LGC_MASTER_PORT: the port rank 0 listens on. */
     public int requireMasterPort() {
-        return require("master port", "LGC_MASTER_PORT", masterPort);
+        return require("master port", "LGC_MASTER_PORT", rendezvous.masterPort());
     }
 
     /** LGC_JOB_ID: the job's id, the same text on every process. */
     public String requireJobId() {
-        return require("job id", "LGC_JOB_ID", jobId);
+        return require("job id", "LGC_JOB_ID", rendezvous.jobId());
     }
 
     /**
@@ -134,8 +247,8 @@ public record LaunchEnvironment(Integer rank, Integer worldSize, String masterAd
      * machine); else every interface, 0.0.0.0.
      */
     public String bindAddress() {
-        if (bindAddr != null) {
-            return bindAddr;
+        if (listen.bindAddr() != null) {
+            return listen.bindAddr();
         }
         String master = requireMasterAddr();
         try {
@@ -145,36 +258,15 @@ public record LaunchEnvironment(Integer rank, Integer worldSize, String masterAd
         }
     }
 
-    /**
-     * Whether parameter-server shards run inside the worker processes (shard s in rank s mod K's): LGC_COLOCATE, or
-     * LGC_SERVERS unset (a launcher that starts shard processes of their own sets it). {@code lgc worker CONFIG}
-     * decides by its {@code --colocate} alone, since its config says how many shards there are.
-     */
-    public boolean servicesColocated() {
-        return colocate || servers == null;
-    }
-
-    /**
-     * LGC_TLS_CERT, LGC_TLS_KEY and LGC_TLS_CA: all three, or none (false).
-     *
-     * @throws IllegalArgumentException when one or two are set
-     */
-    public boolean tls() {
-        int files = (tlsCert != null ? 1 : 0) + (tlsKey != null ? 1 : 0) + (tlsCa != null ? 1 : 0);
-        if (files != 0 && files != 3) {
-            throw new IllegalArgumentException("mutual TLS needs all three of --tls-cert, --tls-key and --tls-ca (or"
-                    + " LGC_TLS_CERT, LGC_TLS_KEY, LGC_TLS_CA), found " + files);
-        }
-        return files == 3;
-    }
-
     /** Never shows the token. */
     @Override
     public String toString() {
-        return "LaunchEnvironment[rank=" + rank + ", worldSize=" + worldSize + ", master=" + masterAddr + ":"
-                + masterPort + ", jobId=" + jobId + ", attempt=" + attempt + ", servers=" + servers + ", colocate="
-                + colocate + ", runDir=" + runDir + ", resumeStep=" + resumeStep + ", token="
-                + (tokenFile != null ? tokenFile : token != null ? "(LGC_TOKEN)" : "none") + "]";
+        return "LaunchEnvironment[rank=" + rendezvous.rank() + ", worldSize=" + rendezvous.worldSize() + ", master="
+                + rendezvous.masterAddr() + ":" + rendezvous.masterPort() + ", jobId=" + rendezvous.jobId()
+                + ", attempt=" + rendezvous.attempt() + ", servers=" + shards.servers() + ", colocate="
+                + shards.colocate() + ", runDir=" + resume.runDir() + ", resumeStep=" + resume.resumeStep()
+                + ", token=" + (credentials.tokenFile() != null ? credentials.tokenFile()
+                : credentials.token() != null ? "(LGC_TOKEN)" : "none") + "]";
     }
 
     private static <T> T require(String what, String variable, T value) {

@@ -28,12 +28,12 @@ class LaunchEnvironmentTest {
         assertTrue(env.launched());
         assertEquals(1, env.requireRank());
         assertEquals(2, env.requireWorldSize());
-        assertEquals(3, env.attempt());
+        assertEquals(3, env.rendezvous().attempt());
         assertEquals(Path.of("/tmp/run"), env.runDir());
         assertEquals(8, env.resumeStep());
         assertEquals(4711L, env.launcherPid());
         assertEquals("127.0.0.1", env.bindAddress(), "a loopback master: listen there");
-        assertTrue(env.servicesColocated(), "LGC_SERVERS unset: the shards run inside the workers");
+        assertTrue(env.shards().colocated(), "LGC_SERVERS unset: the shards run inside the workers");
         assertFalse(env.toString().contains("secret"), env.toString());
     }
 
