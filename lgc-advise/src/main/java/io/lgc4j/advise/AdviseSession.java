@@ -1,5 +1,6 @@
 package io.lgc4j.advise;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameBuffer;
 import io.lgc4j.core.comm.FrameCodec;
@@ -130,28 +131,49 @@ public final class AdviseSession {
     }
 
     /**
-     * What the session measured, on rank 0.
+     * What the session measured, on rank 0. In {@code advice.json} the parts' figures stand beside the others, in
+     * the order of these components.
      *
-     * @param endpoints      the session's endpoints
-     * @param workers        the workers among them
-     * @param probeBytes     the size of the ring and fan frames
-     * @param ringMbit       the ring pattern's rate at the probe size, Mbit/s (NaN with one worker)
-     * @param serviceInMbit  the hub's rate with every worker sending to it, Mbit/s (NaN without a hub)
-     * @param serviceOutMbit the hub's rate sending to every worker, Mbit/s (NaN without a hub)
-     * @param idleRttMs      the least idle round trip between rank 0 and any endpoint, ms (NaN alone)
-     * @param hopMs          a leg's loaded cost, ms: the median over the loaded rounds
-     * @param stragglerMs    the slowest worker's pass minus the mean, ms: the median over the loaded rounds
-     * @param passMs         a pass's wall time under this process's share, ms: the median of the workers' means
-     * @param seconds        the probes' wall time on rank 0
-     * @param hostWorkers    the workers on rank 0's host (by host name), itself included: they share its cores
+     * @param endpoints   the session's endpoints
+     * @param workers     the workers among them
+     * @param probeBytes  the size of the ring and fan frames
+     * @param rates       the patterns' rates at the probe size
+     * @param times       the round trip, the loaded leg, the straggler and the pass
+     * @param seconds     the probes' wall time on rank 0
+     * @param hostWorkers the workers on rank 0's host (by host name), itself included: they share its cores
      */
-    public record Probe(int endpoints, int workers, int probeBytes, double ringMbit, double serviceInMbit,
-                        double serviceOutMbit, double idleRttMs, double hopMs, double stragglerMs, double passMs,
-                        double seconds, int hostWorkers) {
+    public record Probe(int endpoints, int workers, int probeBytes, @JsonUnwrapped Rates rates,
+                        @JsonUnwrapped Times times, double seconds, int hostWorkers) {
+
+        /**
+         * The rates the session measured.
+         *
+         * @param ringMbit       the ring pattern's rate at the probe size, Mbit/s (NaN with one worker)
+         * @param serviceInMbit  the hub's rate with every worker sending to it, Mbit/s (NaN without a hub)
+         * @param serviceOutMbit the hub's rate sending to every worker, Mbit/s (NaN without a hub)
+         */
+        public record Rates(double ringMbit, double serviceInMbit, double serviceOutMbit) {
+        }
+
+        /**
+         * The times the session measured, ms.
+         *
+         * @param idleRttMs   the least idle round trip between rank 0 and any endpoint, ms (NaN alone)
+         * @param hopMs       a leg's loaded cost, ms: the median over the loaded rounds
+         * @param stragglerMs the slowest worker's pass minus the mean, ms: the median over the loaded rounds
+         * @param passMs      a pass's wall time under this process's share, ms: the median of the workers' means
+         */
+        public record Times(double idleRttMs, double hopMs, double stragglerMs, double passMs) {
+        }
+
+        /** Rejects a missing part. */
+        public Probe {
+            Objects.requireNonNull(rates, "rates");
+            Objects.requireNonNull(times, "times");
+        }
 
         Probe sharing(int workersOnHost) {
-            return new Probe(endpoints, workers, probeBytes, ringMbit, serviceInMbit, serviceOutMbit, idleRttMs,
-                    hopMs, stragglerMs, passMs, seconds, workersOnHost);
+            return new Probe(endpoints, workers, probeBytes, rates, times, seconds, workersOnHost);
         }
 
         /**
@@ -159,10 +181,10 @@ public final class AdviseSession {
          * two directions for a server (their harmonic mean: a step sends both), the loaded leg and straggler.
          */
         public Link link() {
-            double ring = Double.isNaN(ringMbit) ? Link.IN_PROCESS.rateMbit() : ringMbit;
-            double service = Double.isNaN(serviceInMbit) || Double.isNaN(serviceOutMbit) ? ring
-                    : 2 / (1 / serviceInMbit + 1 / serviceOutMbit);
-            return new Link(ring, service, orZero(hopMs), orZero(stragglerMs), 0,
+            double ring = Double.isNaN(rates.ringMbit()) ? Link.IN_PROCESS.rateMbit() : rates.ringMbit();
+            double service = Double.isNaN(rates.serviceInMbit()) || Double.isNaN(rates.serviceOutMbit()) ? ring
+                    : 2 / (1 / rates.serviceInMbit() + 1 / rates.serviceOutMbit());
+            return new Link(ring, service, orZero(times.hopMs()), orZero(times.stragglerMs()), 0,
                     String.format(Locale.ROOT, "probed on %d endpoints in %.1f s", endpoints, seconds));
         }
 
@@ -184,9 +206,9 @@ public final class AdviseSession {
         public String describe() {
             return String.format(Locale.ROOT, "ring %.1f Mbit/s at %d B a hop, server in %.1f / out %.1f Mbit/s,"
                             + " idle round trip %.2f ms, loaded leg %.2f ms, straggler %.1f ms, a pass %.1f ms"
-                            + " (%d endpoints, %d workers on rank 0's host, %.1f s)", ringMbit, probeBytes,
-                    serviceInMbit, serviceOutMbit, idleRttMs, hopMs, stragglerMs, passMs, endpoints, hostWorkers,
-                    seconds);
+                            + " (%d endpoints, %d workers on rank 0's host, %.1f s)", rates.ringMbit(), probeBytes,
+                    rates.serviceInMbit(), rates.serviceOutMbit(), times.idleRttMs(), times.hopMs(),
+                    times.stragglerMs(), times.passMs(), endpoints, hostWorkers, seconds);
         }
     }
 
@@ -527,9 +549,9 @@ public final class AdviseSession {
             hop[r] = (end - slowest) / hops - smallWireMs;
             straggler[r] = slowest - sum / workers;
         }
-        return new Probe(n, workers, probeBytes, ringMbit, in, out, leastRtt,
+        return new Probe(n, workers, probeBytes, new Probe.Rates(ringMbit, in, out), new Probe.Times(leastRtt,
                 rounds > 0 ? median(hop) : Double.NaN, rounds > 0 ? median(straggler) : Double.NaN,
-                rounds > 0 ? median(passMean) : Double.NaN, seconds, 1);
+                rounds > 0 ? median(passMean) : Double.NaN), seconds, 1);
     }
 
     static double median(double[] values) {

@@ -477,8 +477,8 @@ public final class Advisor {
                 // a run's first steps also compile the pass; where the CPU bounds a step, that costs its time
                 oneOff += probe.warmupCpuMs() / Math.min(1, cores);
             }
-            rows.add(new Advice.StageRow(m.stage(), steadyStep, oneOff, m.steady().legs(), steadyIn.upBytes(),
-                    steadyIn.downBytes()));
+            rows.add(new Advice.StageRow(m.stage(), steadyStep, oneOff, m.steady().legs(), steadyIn.wire().upBytes(),
+                    steadyIn.wire().downBytes()));
         }
         return rows;
     }
@@ -497,7 +497,7 @@ public final class Advisor {
         double laneMs = Math.max(0, cost.otherCpuNanos() - baseline) / 1e6;
         double share = Math.min(1, cores);
         double wait = laneMs / share > p.stepMs() ? StepModel.throttleWaitMs(cores) : 0;
-        double bound = topology.waitsForLane(stage) ? (in.serverCpuMs() + laneMs) / share : 0;
+        double bound = topology.waitsForLane(stage) ? (in.server().cpuMs() + laneMs) / share : 0;
         return StepModel.withLane(p, wait, bound);
     }
 
@@ -529,9 +529,11 @@ public final class Advisor {
         }
         Busiest b = busiest(cost);
         // the rank applies the mean after the exchange, on its thread, within its quota as its pass
-        return new StepModel.Inputs(probe.passCpuMs() + probe.applyCpuMs(), rankCpuMs, cores, b.up, b.down,
-                b.service, b.service ? link.serviceRateMbit() : link.rateMbit(), link.psOverlap(), cost.legs(),
-                link.hopMs(), link.stragglerMs(),
-                serverCpuMs, cores, streams ? probe.backwardMs() : 0, cores >= 1);
+        return new StepModel.Inputs(new StepModel.Local(probe.passCpuMs() + probe.applyCpuMs(), rankCpuMs, cores),
+                new StepModel.Wire(b.up, b.down, b.service, b.service ? link.serviceRateMbit() : link.rateMbit(),
+                        link.psOverlap()),
+                new StepModel.Legs(cost.legs(), link.hopMs(), link.stragglerMs()),
+                new StepModel.Server(serverCpuMs, cores), new StepModel.Overlap(streams ? probe.backwardMs() : 0,
+                cores >= 1));
     }
 }

@@ -27,8 +27,9 @@ import java.util.Objects;
  * ({@code tta/backward/README.md}: −9.6 % with a core each, −3.2 % at 0.4 cores), which the model counts as nothing.
  *
  * <pre>{@code
- * StepModel.Prediction p = StepModel.predict(new StepModel.Inputs(37, 3.3, 0.4, 2_586_600, 2_586_600, false, 9.6, 0,
- *         6, 0.05, 0, 0, 1, 0, false));
+ * StepModel.Prediction p = StepModel.predict(new StepModel.Inputs(new StepModel.Local(37, 3.3, 0.4),
+ *         new StepModel.Wire(2_586_600, 2_586_600, false, 9.6, 0), new StepModel.Legs(6, 0.05, 0),
+ *         StepModel.Server.NONE, StepModel.Overlap.NONE));
  * p.stepMs();   // 2195.8: 40.3 ms of CPU + 2155.5 ms of wire + 6 legs
  * p.bound();    // LINK
  * }</pre>
@@ -54,59 +55,131 @@ final class StepModel {
     }
 
     /**
-     * One stage's measurements for one method.
+     * One stage's measurements for one method, in the parts of the model: the ranks' CPU, the busiest link, the legs
+     * of the pattern, the busiest service and what backward overlap can hide. Each part checks its figures, naming
+     * the figure.
      *
-     * @param passCpuMs   forward, backward and the update of one step: CPU time at one core, ms
-     * @param cpuMs       the exchange's select, encode, decode and framing of one step: CPU time at one core, ms
-     * @param share       the worker process's cores (its quota; 1 or more: a core of its own)
-     * @param upBytes     bytes per step the busiest link carries one way (a worker's sends on a ring; all the
-     *                    pushes into a server)
-     * @param downBytes   bytes per step it carries the other way
-     * @param serial      whether the two directions take turns (a parameter server) rather than flow at once (a ring)
-     * @param rateMbit    the link's effective rate for the pattern, Mbit/s
-     * @param psOverlap   for a serial pattern, the fraction of the shorter direction that overlaps the longer, [0, 1]
-     * @param legs        receives on the step's critical chain
-     * @param hopMs       the loaded cost of one leg, ms
-     * @param stragglerMs the slowest rank's pass minus the mean, ms
-     * @param serverCpuMs the busiest service's CPU per step at one core, ms (0 without a service)
-     * @param serverShare that service's cores
-     * @param backwardMs  the backward pass, ms, when the step overlaps its exchange with it
-     *                    ({@code training.overlap: backward}); 0 otherwise
-     * @param ownCore     whether every process has a core of its own (the pass and the exchange do not compete)
+     * @param local   the pass, the update and the exchange's CPU of a rank, and its cores
+     * @param wire    the busiest link's bytes and rate
+     * @param legs    the receives on the step's critical chain
+     * @param server  the busiest service's CPU and cores
+     * @param overlap the backward pass the exchange can hide behind
      */
-    public record Inputs(double passCpuMs, double cpuMs, double share, long upBytes, long downBytes, boolean serial,
-                         double rateMbit, double psOverlap, int legs, double hopMs, double stragglerMs,
-                         double serverCpuMs, double serverShare, double backwardMs, boolean ownCore) {
+    public record Inputs(Local local, Wire wire, Legs legs, Server server, Overlap overlap) {
+
+        /** Rejects a missing part. */
+        public Inputs {
+            Objects.requireNonNull(local, "local");
+            Objects.requireNonNull(wire, "wire");
+            Objects.requireNonNull(legs, "legs");
+            Objects.requireNonNull(server, "server");
+            Objects.requireNonNull(overlap, "overlap");
+        }
+    }
+
+    /**
+     * A rank's CPU per step.
+     *
+     * @param passCpuMs forward, backward and the update of one step: CPU time at one core, ms
+     * @param cpuMs     the exchange's select, encode, decode and framing of one step: CPU time at one core, ms
+     * @param share     the worker process's cores (its quota; 1 or more: a core of its own)
+     */
+    public record Local(double passCpuMs, double cpuMs, double share) {
 
         /** Checks every figure. */
-        public Inputs {
+        public Local {
             nonNegative("passCpuMs", passCpuMs);
             nonNegative("cpuMs", cpuMs);
             positive("share", share);
+        }
+    }
+
+    /**
+     * The busiest link of a step.
+     *
+     * @param upBytes   bytes per step the busiest link carries one way (a worker's sends on a ring; all the pushes
+     *                  into a server)
+     * @param downBytes bytes per step it carries the other way
+     * @param serial    whether the two directions take turns (a parameter server) rather than flow at once (a ring)
+     * @param rateMbit  the link's effective rate for the pattern, Mbit/s
+     * @param psOverlap for a serial pattern, the fraction of the shorter direction that overlaps the longer, [0, 1]
+     */
+    public record Wire(long upBytes, long downBytes, boolean serial, double rateMbit, double psOverlap) {
+
+        /** Checks every figure. */
+        public Wire {
             nonNegative("upBytes", upBytes);
             nonNegative("downBytes", downBytes);
             positive("rateMbit", rateMbit);
             if (!(psOverlap >= 0 && psOverlap <= 1)) {
                 throw new IllegalArgumentException("psOverlap must be in [0, 1], found " + psOverlap);
             }
-            nonNegative("legs", legs);
+        }
+    }
+
+    /**
+     * The receives on a step's critical chain.
+     *
+     * @param count       receives on the chain (the figure {@code legs})
+     * @param hopMs       the loaded cost of one leg, ms
+     * @param stragglerMs the slowest rank's pass minus the mean, ms
+     */
+    public record Legs(int count, double hopMs, double stragglerMs) {
+
+        /** Checks every figure. */
+        public Legs {
+            nonNegative("legs", count);
             nonNegative("hopMs", hopMs);
             nonNegative("stragglerMs", stragglerMs);
-            nonNegative("serverCpuMs", serverCpuMs);
-            positive("serverShare", serverShare);
+        }
+    }
+
+    /**
+     * The busiest service of a step ({@link #NONE} without one).
+     *
+     * @param cpuMs the busiest service's CPU per step at one core, ms (0 without a service; the figure
+     *              {@code serverCpuMs})
+     * @param share that service's cores (the figure {@code serverShare})
+     */
+    public record Server(double cpuMs, double share) {
+
+        /** No service: no CPU, a core. */
+        public static final Server NONE = new Server(0, 1);
+
+        /** Checks every figure. */
+        public Server {
+            nonNegative("serverCpuMs", cpuMs);
+            positive("serverShare", share);
+        }
+    }
+
+    /**
+     * What backward overlap can hide ({@link #NONE}: nothing).
+     *
+     * @param backwardMs the backward pass, ms, when the step overlaps its exchange with it
+     *                   ({@code training.overlap: backward}); 0 otherwise
+     * @param ownCore    whether every process has a core of its own (the pass and the exchange do not compete)
+     */
+    public record Overlap(double backwardMs, boolean ownCore) {
+
+        /** No overlap, shared cores. */
+        public static final Overlap NONE = new Overlap(0, false);
+
+        /** Checks the figure. */
+        public Overlap {
             nonNegative("backwardMs", backwardMs);
         }
+    }
 
-        private static void nonNegative(String name, double value) {
-            if (!(value >= 0) || Double.isInfinite(value)) {
-                throw new IllegalArgumentException(name + " must be a finite number >= 0, found " + value);
-            }
+    private static void nonNegative(String name, double value) {
+        if (!(value >= 0) || Double.isInfinite(value)) {
+            throw new IllegalArgumentException(name + " must be a finite number >= 0, found " + value);
         }
+    }
 
-        private static void positive(String name, double value) {
-            if (!(value > 0) || Double.isInfinite(value)) {
-                throw new IllegalArgumentException(name + " must be a finite number > 0, found " + value);
-            }
+    private static void positive(String name, double value) {
+        if (!(value > 0) || Double.isInfinite(value)) {
+            throw new IllegalArgumentException(name + " must be a finite number > 0, found " + value);
         }
     }
 
@@ -124,14 +197,16 @@ final class StepModel {
     /** The step time of {@code in}. */
     public static Prediction predict(Inputs in) {
         Objects.requireNonNull(in, "in");
-        double local = in.passCpuMs() + in.cpuMs();
-        double quota = local / Math.min(1, in.share());
-        double up = transferMs(in.upBytes(), in.rateMbit());
-        double down = transferMs(in.downBytes(), in.rateMbit());
-        double wire = in.serial() ? up + down - in.psOverlap() * Math.min(up, down) : Math.max(up, down);
-        double legs = in.legs() * in.hopMs() + in.stragglerMs();
-        double server = in.serverCpuMs() / Math.min(1, in.serverShare());
-        double hidden = in.ownCore() ? Math.min(wire + legs, in.backwardMs()) : 0;
+        Local cpu = in.local();
+        Wire link = in.wire();
+        double local = cpu.passCpuMs() + cpu.cpuMs();
+        double quota = local / Math.min(1, cpu.share());
+        double up = transferMs(link.upBytes(), link.rateMbit());
+        double down = transferMs(link.downBytes(), link.rateMbit());
+        double wire = link.serial() ? up + down - link.psOverlap() * Math.min(up, down) : Math.max(up, down);
+        double legs = in.legs().count() * in.legs().hopMs() + in.legs().stragglerMs();
+        double server = in.server().cpuMs() / Math.min(1, in.server().share());
+        double hidden = in.overlap().ownCore() ? Math.min(wire + legs, in.overlap().backwardMs()) : 0;
         double chain = local + wire + legs - hidden;
         double served = server + wire + legs;
         double step = Math.max(chain, Math.max(quota, served));

@@ -96,14 +96,15 @@ class AdviseSessionTest {
         assertEquals(4, p.endpoints());
         assertEquals(3, p.workers());
         assertEquals(2, p.hostWorkers(), "ranks 0 and 2 share a host, rank 1 has its own, the server is no worker");
-        assertTrue(p.ringMbit() > 0 && p.serviceInMbit() > 0 && p.serviceOutMbit() > 0, p.describe());
-        assertTrue(p.idleRttMs() >= 0, p.describe());
-        assertEquals(24, p.stragglerMs(), 8, p.describe());
-        assertTrue(p.passMs() >= 4, p.describe());
-        assertTrue(p.hopMs() < 20, "queues in memory: a hop is far below a pass, " + p.describe());
+        AdviseSession.Probe.Rates rates = p.rates();
+        assertTrue(rates.ringMbit() > 0 && rates.serviceInMbit() > 0 && rates.serviceOutMbit() > 0, p.describe());
+        assertTrue(p.times().idleRttMs() >= 0, p.describe());
+        assertEquals(24, p.times().stragglerMs(), 8, p.describe());
+        assertTrue(p.times().passMs() >= 4, p.describe());
+        assertTrue(p.times().hopMs() < 20, "queues in memory: a hop is far below a pass, " + p.describe());
         Link link = p.link();
-        assertEquals(p.ringMbit(), link.rateMbit(), 1e-9);
-        assertEquals(2 / (1 / p.serviceInMbit() + 1 / p.serviceOutMbit()), link.serviceRateMbit(), 1e-6);
+        assertEquals(p.rates().ringMbit(), link.rateMbit(), 1e-9);
+        assertEquals(2 / (1 / rates.serviceInMbit() + 1 / rates.serviceOutMbit()), link.serviceRateMbit(), 1e-6);
     }
 
     @Test
@@ -117,7 +118,7 @@ class AdviseSessionTest {
             return choosing("dense-ps");
         });
         assertEquals("dense-ps", assertInstanceOf(AdviseSession.Outcome.class, alone.get(0)).chosen());
-        assertTrue(Double.isNaN(seen.get().ringMbit()), "one worker has no ring");
+        assertTrue(Double.isNaN(seen.get().rates().ringMbit()), "one worker has no ring");
         assertEquals(Link.IN_PROCESS.rateMbit(), seen.get().link().rateMbit(), 1e-9);
     }
 
@@ -155,16 +156,16 @@ class AdviseSessionTest {
                 new double[] {60, 120}, new double[] {130, 141});
         AdviseSession.Probe p = AdviseSession.probe(new AdviseSession.Measured[] {w0, w1}, 2, 1_000_000,
                 new double[] {Double.NaN, 0.25}, 3.0);
-        assertEquals(10.0, p.ringMbit(), 1e-9);
+        assertEquals(10.0, p.rates().ringMbit(), 1e-9);
         // the hub is rank 0 (no server process): rank 1 alone sends, 1 MB in 100 ms in and 200 ms out
-        assertEquals(80.0, p.serviceInMbit(), 1e-9);
-        assertEquals(40.0, p.serviceOutMbit(), 1e-9);
+        assertEquals(80.0, p.rates().serviceInMbit(), 1e-9);
+        assertEquals(40.0, p.rates().serviceOutMbit(), 1e-9);
         // round 1: (130 - 100) / 2 hops - 1024 B at 10 Mbit/s; round 2: (141 - 120) / 2 - the same
         double small = 1024 * 8 / 10.0 / 1e3;
-        assertEquals(((15 - small) + (10.5 - small)) / 2, p.hopMs(), 1e-9);
-        assertEquals((20 + 10) / 2.0, p.stragglerMs(), 1e-9);
-        assertEquals(0.25, p.idleRttMs(), 1e-9);
-        assertEquals(95, p.passMs(), 1e-9);
+        assertEquals(((15 - small) + (10.5 - small)) / 2, p.times().hopMs(), 1e-9);
+        assertEquals((20 + 10) / 2.0, p.times().stragglerMs(), 1e-9);
+        assertEquals(0.25, p.times().idleRttMs(), 1e-9);
+        assertEquals(95, p.times().passMs(), 1e-9);
     }
 
     @Test

@@ -18,8 +18,9 @@ class StepModelTest {
     /** A ring step at 0.4 cores a process: CPU at one core, the link, the legs. */
     private static StepModel.Inputs ring(double passCpu, double cpu, long bytes, double rate, int legs, double hopMs,
                                          double straggler) {
-        return new StepModel.Inputs(passCpu, cpu, 0.4, bytes, bytes, false, rate, 0, legs, hopMs, straggler, 0, 1, 0,
-                false);
+        return new StepModel.Inputs(new StepModel.Local(passCpu, cpu, 0.4),
+                new StepModel.Wire(bytes, bytes, false, rate, 0), new StepModel.Legs(legs, hopMs, straggler),
+                StepModel.Server.NONE, StepModel.Overlap.NONE);
     }
 
     @Test
@@ -59,7 +60,9 @@ class StepModelTest {
         assertEquals(112.5, p.stepMs(), 1e-9);
         assertEquals(StepModel.Bound.COMPUTE, p.bound());
         // a core of its own: the chain, 45 ms of CPU and what the link and legs add
-        var own = new StepModel.Inputs(40, 5, 1, 2_586_600, 2_586_600, false, 12_608.4, 0, 6, 0.05, 0, 0, 1, 0, true);
+        var own = new StepModel.Inputs(new StepModel.Local(40, 5, 1),
+                new StepModel.Wire(2_586_600, 2_586_600, false, 12_608.4, 0), new StepModel.Legs(6, 0.05, 0),
+                StepModel.Server.NONE, new StepModel.Overlap(0, true));
         assertEquals(45 + StepModel.transferMs(2_586_600, 12_608.4) + 0.3, StepModel.predict(own).stepMs(), 1e-9);
     }
 
@@ -78,16 +81,20 @@ class StepModelTest {
     void shouldTakeAServerLinksDirectionsInTurn() {
         // LGC-PS (S = 1), dense FULL at 10 Mbit/s: the server's link carries 4 × 1,724.3 kB in, then out
         long fourPushes = 4 * 1_724_300L;
-        var alone = new StepModel.Inputs(37, 3, 0.4, fourPushes, fourPushes, true, 9.6, 0, 2, 0, 0, 0, 1, 0, false);
+        var alone = new StepModel.Inputs(new StepModel.Local(37, 3, 0.4),
+                new StepModel.Wire(fourPushes, fourPushes, true, 9.6, 0), new StepModel.Legs(2, 0, 0),
+                StepModel.Server.NONE, StepModel.Overlap.NONE);
         assertEquals(40 + 2 * 5_747.67, StepModel.predict(alone).stepMs(), 0.1);
-        var overlapped = new StepModel.Inputs(37, 3, 0.4, fourPushes, fourPushes, true, 9.6, 0.17, 2, 0, 0, 0, 1, 0,
-                false);
+        var overlapped = new StepModel.Inputs(new StepModel.Local(37, 3, 0.4),
+                new StepModel.Wire(fourPushes, fourPushes, true, 9.6, 0.17), new StepModel.Legs(2, 0, 0),
+                StepModel.Server.NONE, StepModel.Overlap.NONE);
         assertEquals(40 + (2 - 0.17) * 5_747.67, StepModel.predict(overlapped).stepMs(), 0.1);
     }
 
     @Test
     void shouldBoundAStepByTheServerWhenItsCpuIsTheLongest() {
-        var lgcPs = new StepModel.Inputs(35, 5, 0.4, 4_000, 4_000, true, 95.6, 0, 4, 5, 0, 60, 0.4, 0, false);
+        var lgcPs = new StepModel.Inputs(new StepModel.Local(35, 5, 0.4),
+                new StepModel.Wire(4_000, 4_000, true, 95.6, 0), new StepModel.Legs(4, 5, 0), new StepModel.Server(60, 0.4), StepModel.Overlap.NONE);
         StepModel.Prediction p = StepModel.predict(lgcPs);
         assertEquals(150, p.serverMs(), 1e-9);
         assertEquals(150 + p.wireMs() + 20, p.stepMs(), 1e-9);
@@ -96,9 +103,12 @@ class StepModelTest {
 
     @Test
     void shouldHideExchangeBehindTheBackwardPassOnlyWithACoreOfItsOwn() {
-        var shared = new StepModel.Inputs(73, 0, 0.4, 2_586_600, 2_586_600, false, 95.6, 0, 6, 3, 10, 0, 1, 50,
-                false);
-        var own = new StepModel.Inputs(73, 0, 1, 2_586_600, 2_586_600, false, 95.6, 0, 6, 3, 10, 0, 1, 50, true);
+        var link = new StepModel.Wire(2_586_600, 2_586_600, false, 95.6, 0);
+        var legs = new StepModel.Legs(6, 3, 10);
+        var shared = new StepModel.Inputs(new StepModel.Local(73, 0, 0.4), link, legs, StepModel.Server.NONE,
+                new StepModel.Overlap(50, false));
+        var own = new StepModel.Inputs(new StepModel.Local(73, 0, 1), link, legs, StepModel.Server.NONE,
+                new StepModel.Overlap(50, true));
         assertEquals(0, StepModel.predict(shared).hiddenMs());
         StepModel.Prediction p = StepModel.predict(own);
         assertEquals(50, p.hiddenMs(), 1e-9);
@@ -112,7 +122,7 @@ class StepModelTest {
         assertEquals("passCpuMs must be a finite number >= 0, found NaN", assertThrows(
                 IllegalArgumentException.class, () -> ring(Double.NaN, 1, 100, 1, 0, 0, 0)).getMessage());
         assertEquals("psOverlap must be in [0, 1], found 1.5", assertThrows(IllegalArgumentException.class,
-                () -> new StepModel.Inputs(1, 1, 1, 1, 1, true, 1, 1.5, 0, 0, 0, 0, 1, 0, false)).getMessage());
+                () -> new StepModel.Wire(1, 1, true, 1, 1.5)).getMessage());
     }
 
     @Test
