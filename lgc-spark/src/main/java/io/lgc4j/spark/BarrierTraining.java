@@ -168,8 +168,8 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
             long listening = connectors.stream().mapToLong(BarrierConnector::listeningMs).min().orElse(0);
             long joined = connectors.stream().mapToLong(BarrierConnector::joinedMs).max().orElse(0);
             boolean overTls = connectors.stream().allMatch(BarrierConnector::joinedOverTls);
-            TaskReport report = new TaskReport(partition, attempt, host, endpoints, resume, start, listening,
-                    rendezvous.gatheredMs(), joined, end, overTls, files);
+            TaskReport report = new TaskReport(partition, attempt, host, endpoints, resume,
+                    new TaskReport.Timeline(start, listening, rendezvous.gatheredMs(), joined, end), overTls, files);
             return JavaConverters.asScalaIterator(List.of(report).iterator());
         } finally {
             if (certificates != null) {

@@ -253,8 +253,8 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
             DistributedTrainer trainer = builder.build();
             TrainingResult result = trainer.fit(epochs);
             byte[] bytes = endpoint == 0 ? Models.toBytes(trainer.trainedModel()) : new byte[0];
-            return new TaskOutcome(partition, rows[partition], bytes, result.stepCount(), result.replicaChecksums(),
-                    System.currentTimeMillis() - start,
+            return new TaskOutcome(partition, rows[partition], new TaskOutcome.Trained(bytes, result.stepCount(),
+                    result.replicaChecksums(), System.currentTimeMillis() - start),
                     connectors.stream().allMatch(BarrierConnector::joinedOverTls), attempt, resumedFrom,
                     chosen == null ? null : chosen.id(), chosen == null ? null : chosen.table());
         });

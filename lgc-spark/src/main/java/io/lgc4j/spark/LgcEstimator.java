@@ -522,8 +522,9 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         List<TaskOutcome> outcomes = runStage(sc, rows, task, checkpoints != null, what);
         TaskOutcome rank0 = outcomes.get(0);
         int attempts = outcomes.stream().mapToInt(TaskOutcome::stageAttempt).max().orElse(0) + 1;
-        LgcModel trained = new LgcModel(uid, rank0.model(), graph, columns.width(), classes, new FitReport(
-                rank0.steps(), rank0.replicaChecksums(), attempts, rank0.resumedFrom(),
+        TaskOutcome.Trained run = rank0.trained();
+        LgcModel trained = new LgcModel(uid, run.model(), graph, columns.width(), classes, new FitReport(
+                run.steps(), run.replicaChecksums(), attempts, rank0.resumedFrom(),
                 checkpoints == null ? null : checkpoints.runDir(), rank0.chosen(), rank0.advice()));
         copyValues(trained, extractParamMap());
         return trained.setParent(this);

@@ -192,11 +192,12 @@ public final class LgcSpark {
 
     private static SparkRun timing(Path dir, List<TaskReport> reports, long submitted, long collected) {
         int attempts = reports.stream().mapToInt(TaskReport::stageAttempt).max().orElse(0) + 1;
-        long firstStart = reports.stream().mapToLong(TaskReport::startMs).min().orElse(submitted);
-        long preparing = reports.stream().mapToLong(r -> r.listeningMs() - r.startMs()).max().orElse(0);
-        long firstListening = reports.stream().mapToLong(TaskReport::listeningMs).min().orElse(0);
-        long lastJoined = reports.stream().mapToLong(TaskReport::joinedMs).max().orElse(0);
-        long lastEnd = reports.stream().mapToLong(TaskReport::endMs).max().orElse(0);
+        List<TaskReport.Timeline> times = reports.stream().map(TaskReport::timeline).toList();
+        long firstStart = times.stream().mapToLong(TaskReport.Timeline::startMs).min().orElse(submitted);
+        long preparing = times.stream().mapToLong(t -> t.listeningMs() - t.startMs()).max().orElse(0);
+        long firstListening = times.stream().mapToLong(TaskReport.Timeline::listeningMs).min().orElse(0);
+        long lastJoined = times.stream().mapToLong(TaskReport.Timeline::joinedMs).max().orElse(0);
+        long lastEnd = times.stream().mapToLong(TaskReport.Timeline::endMs).max().orElse(0);
         RunSummary summary;
         try {
             summary = RunSummary.read(dir.resolve(ExperimentRunner.SUMMARY));
@@ -232,10 +233,11 @@ public final class LgcSpark {
             t.put("host", r.host());
             t.put("endpoints", r.endpoints());
             t.put("tls", r.tls());
-            t.put("preparingMs", r.listeningMs() - r.startMs());
-            t.put("allGatherMs", r.gatheredMs() - r.listeningMs());
-            t.put("joinMs", r.joinedMs() - r.gatheredMs());
-            t.put("trainingMs", r.endMs() - r.joinedMs());
+            TaskReport.Timeline at = r.timeline();
+            t.put("preparingMs", at.listeningMs() - at.startMs());
+            t.put("allGatherMs", at.gatheredMs() - at.listeningMs());
+            t.put("joinMs", at.joinedMs() - at.gatheredMs());
+            t.put("trainingMs", at.endMs() - at.joinedMs());
             perTask.add(t);
         }
         record.put("perTask", perTask);
