@@ -83,7 +83,8 @@ final class HandshakeHandler extends ByteToMessageDecoder {
         }
         started = true;
         NetSettings s = cluster.settings();
-        ctx.writeAndFlush(Handshake.hello(ctx.alloc(), s.job(), s.attempt(), s.endpoint(), nonce, s.plan().hash()));
+        NetSettings.Identity me = s.identity();
+        ctx.writeAndFlush(Handshake.hello(ctx.alloc(), me.job(), me.attempt(), me.endpoint(), nonce, s.plan().hash()));
         long ms = cluster.handshakeTimeoutMillis();
         timeout = ctx.executor().schedule(() -> timedOut(ctx, ms), ms, TimeUnit.MILLISECONDS);
     }
@@ -128,7 +129,7 @@ final class HandshakeHandler extends ByteToMessageDecoder {
         if (!expected) {
             return "unexpected " + Handshake.typeName(type) + " during the handshake (state " + state + ")";
         }
-        long max = Handshake.maxBodyLength(type, cluster.settings().endpoints());
+        long max = Handshake.maxBodyLength(type, cluster.settings().identity().endpoints());
         boolean exact = type == Handshake.HELLO || type == Handshake.PROOF;
         if (length > max || exact && length != max) {
             return Handshake.typeName(type) + " of " + length + " bytes, expected " + (exact ? "" : "at most ") + max;
@@ -143,7 +144,8 @@ final class HandshakeHandler extends ByteToMessageDecoder {
             String reason = body.toString(StandardCharsets.UTF_8);
             // registered and waiting for the table: endpoint 0 gave up the whole rendezvous, not this endpoint
             finishDialer(ctx, state == State.TABLE ? s.name(0) + " gave up the rendezvous: " + reason
-                    : cluster.describeDialed(peer) + " refused " + s.name(s.endpoint()) + ": " + reason, true);
+                    : cluster.describeDialed(peer) + " refused " + s.name(s.identity().endpoint()) + ": " + reason,
+                    true);
             return false;
         }
         switch (state) {
@@ -165,8 +167,10 @@ final class HandshakeHandler extends ByteToMessageDecoder {
                     }
                     state = State.PROOF;
                     if (complaint == null) {
+                        NetSettings.Identity me = s.identity();
                         ctx.writeAndFlush(Handshake.proof(ctx.alloc(), Handshake.mac(cluster.token(),
-                                Handshake.DIALER_LABEL, s.endpoint(), peerHello.nonce(), nonce, s.job(), s.attempt())));
+                                Handshake.DIALER_LABEL, me.endpoint(), peerHello.nonce(), nonce, me.job(),
+                                me.attempt())));
                     } // else: the acceptor refuses this endpoint too and says why; wait for that
                 }
             }
@@ -190,7 +194,7 @@ final class HandshakeHandler extends ByteToMessageDecoder {
             case TABLE -> {
                 List<InetSocketAddress> table;
                 try {
-                    table = Handshake.readTable(body, s.endpoints());
+                    table = Handshake.readTable(body, s.identity().endpoints());
                 } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
                     finishDialer(ctx, "malformed endpoint table from " + cluster.describeDialed(peer) + ": "
                             + e.getMessage(), true);
@@ -208,15 +212,16 @@ final class HandshakeHandler extends ByteToMessageDecoder {
     private boolean acceptorProof(ChannelHandlerContext ctx, byte[] found) {
         NetSettings s = cluster.settings();
         byte[] expected = Handshake.mac(cluster.token(), Handshake.DIALER_LABEL, peer, nonce, peerHello.nonce(),
-                s.job(), s.attempt());
+                s.identity().job(), s.identity().attempt());
         if (!Handshake.proofMatches(expected, found)) {
             refuse(ctx, peer, "its proof of the job token does not match (wrong token?)");
             return false;
         }
-        byte[] own = Handshake.mac(cluster.token(), Handshake.ACCEPTOR_LABEL, s.endpoint(), peerHello.nonce(), nonce,
-                s.job(), s.attempt());
+        NetSettings.Identity me = s.identity();
+        byte[] own = Handshake.mac(cluster.token(), Handshake.ACCEPTOR_LABEL, me.endpoint(), peerHello.nonce(), nonce,
+                me.job(), me.attempt());
         Channel channel = ctx.channel();
-        if (s.endpoint() == 0) {
+        if (s.identity().endpoint() == 0) {
             String reason = cluster.claim(peer, channel);
             if (reason != null) {
                 refuse(ctx, peer, reason);
@@ -242,7 +247,7 @@ final class HandshakeHandler extends ByteToMessageDecoder {
     private boolean dialerProof(ChannelHandlerContext ctx, byte[] found) {
         NetSettings s = cluster.settings();
         byte[] expected = Handshake.mac(cluster.token(), Handshake.ACCEPTOR_LABEL, peer, nonce, peerHello.nonce(),
-                s.job(), s.attempt());
+                s.identity().job(), s.identity().attempt());
         if (!Handshake.proofMatches(expected, found)) {
             finishDialer(ctx, cluster.describeDialed(peer) + " could not prove the job token (a wrong token on one"
                     + " side?)", true);

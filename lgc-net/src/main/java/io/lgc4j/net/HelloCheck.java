@@ -12,21 +12,21 @@ final class HelloCheck {
 
     /** Acceptor: null when the dialer's HELLO is acceptable so far, else the reason to refuse it. */
     static String refusal(NetSettings settings, Handshake.Hello hello) {
-        int self = settings.endpoint();
-        int n = settings.endpoints();
+        int self = settings.identity().endpoint();
+        int n = settings.identity().endpoints();
         if (hello.magic() != Handshake.MAGIC) {
             return String.format("not an LGC4J handshake (magic 0x%08X)", hello.magic());
         }
         if (hello.version() != Handshake.VERSION) {
             return "protocol version " + hello.version() + " (this endpoint speaks " + Handshake.VERSION + ")";
         }
-        if (hello.job() != settings.job()) {
+        if (hello.job() != settings.identity().job()) {
             return "wrong job id " + Integer.toUnsignedString(hello.job()) + " (this job is "
-                    + Integer.toUnsignedString(settings.job()) + ")";
+                    + Integer.toUnsignedString(settings.identity().job()) + ")";
         }
-        if (hello.attempt() != settings.attempt()) {
+        if (hello.attempt() != settings.identity().attempt()) {
             return "wrong attempt " + Integer.toUnsignedString(hello.attempt()) + " (this is attempt "
-                    + settings.attempt() + ")";
+                    + settings.identity().attempt() + ")";
         }
         int peer = hello.endpoint();
         if (peer >= n) {
@@ -55,10 +55,11 @@ final class HelloCheck {
             return new HandshakeHandler.Complaint(who + " speaks protocol version " + hello.version()
                     + ", this endpoint " + Handshake.VERSION, true);
         }
-        if (hello.job() != settings.job() || hello.attempt() != settings.attempt()) {
+        if (hello.job() != settings.identity().job() || hello.attempt() != settings.identity().attempt()) {
             return new HandshakeHandler.Complaint(who + " belongs to job " + Integer.toUnsignedString(hello.job())
                     + " attempt " + Integer.toUnsignedString(hello.attempt()) + ", this endpoint to job "
-                    + Integer.toUnsignedString(settings.job()) + " attempt " + settings.attempt(), true);
+                    + Integer.toUnsignedString(settings.identity().job()) + " attempt " + settings.identity().attempt(),
+                    true);
         }
         if (hello.endpoint() != dialed) {
             return new HandshakeHandler.Complaint("dialed " + who + " but endpoint " + hello.endpoint()
@@ -73,7 +74,7 @@ final class HelloCheck {
     /** Why a peer whose HELLO carries {@code plan} cannot join this endpoint's run. */
     private static String planMismatch(NetSettings settings, String who, long plan) {
         return who + " runs another plan (" + String.format("0x%016x", plan) + ") than " + settings.name(
-                settings.endpoint()) + ", whose plan is " + settings.plan().meaning() + " (hash "
+                settings.identity().endpoint()) + ", whose plan is " + settings.plan().meaning() + " (hash "
                 + String.format("0x%016x", settings.plan().hash()) + "): every process must run the same model,"
                 + " topology.servers and topology.fusionBufferBytes";
     }

@@ -45,9 +45,10 @@ final class LinkPipelines {
         this.epoll = Epoll.isAvailable();
         this.tlsServer = settings.tls() == null ? null : tlsContext(settings.tls(), true);
         this.tlsClient = settings.tls() == null ? null : tlsContext(settings.tls(), false);
-        int threads = Math.max(1, Math.min(Math.min(settings.endpoints() - 1, 4),
+        int threads = Math.max(1, Math.min(Math.min(settings.identity().endpoints() - 1, 4),
                 Runtime.getRuntime().availableProcessors()));
-        DefaultThreadFactory threadFactory = new DefaultThreadFactory("lgc-net-" + settings.endpoint(), false);
+        DefaultThreadFactory threadFactory = new DefaultThreadFactory("lgc-net-" + settings.identity().endpoint(),
+                false);
         this.group = epoll ? new EpollEventLoopGroup(threads, threadFactory)
                 : new NioEventLoopGroup(threads, threadFactory);
     }

@@ -14,7 +14,8 @@ import java.util.function.IntFunction;
 /**
  * Everything one endpoint needs to join a {@link TcpCluster}: who it is, where endpoint 0 listens, where it listens
  * itself, the job token and the deadlines. Build them with {@link #builder()}, which names every setting and holds
- * the defaults; the compact constructor rejects a bad value naming the field, the value and what was expected.
+ * the defaults; each part's constructor (and this one, for what spans parts) rejects a bad value naming the field,
+ * the value and what was expected.
  *
  * <pre>{@code
  * NetSettings settings = NetSettings.builder()
@@ -27,37 +28,107 @@ import java.util.function.IntFunction;
  * settings.toBuilder().attempt(1).build();   // the same settings for the job's next attempt
  * }</pre>
  *
- * @param endpoint            this endpoint's id, in 0..endpoints-1; endpoint 0 is the rendezvous
- * @param endpoints           number of endpoints in the job, 1..65536
- * @param job                 the job id every endpoint of the run shares (stamped on every frame)
- * @param attempt             which attempt of the job this is (a restarted job refuses the previous attempt's
- *                            stragglers), at least 0
- * @param master              endpoint 0's data address: endpoint 0 binds its port, everyone else dials it;
- *                            {@code null} while it is not known yet ({@link TcpCluster#listen}, then
- *                            {@link TcpCluster#join(InetSocketAddress)})
- * @param bindHost            where this endpoint listens ("0.0.0.0" for every interface)
- * @param bindPort            the port this endpoint listens on, 0 for any free port; endpoint 0 listens on
- *                            {@code master}'s port and accepts 0 or that port here
- * @param advertiseHost       the host others dial to reach this endpoint; {@code null} for {@code bindHost}, or
- *                            when that is a wildcard, the address this endpoint reaches endpoint 0 from (the
- *                            loopback address on one machine)
- * @param token               the job token, the key of the handshake's HMAC, at least 16 bytes; never sent
- * @param rendezvousTimeout   how long {@link TcpCluster#join} waits for the whole table and all links
- * @param receiveTimeout      deadline of one receive in steady state (and of a send that cannot progress)
- * @param firstReceiveTimeout deadline of the first receive from each peer (model loading, warm-up)
- * @param heartbeatInterval   a LINK heartbeat goes on a link nothing was written to for this long
- * @param idleTimeout         nothing at all read from a peer for this long: that peer is lost
- * @param names               how messages name an endpoint, e.g. {@code e -> e < 4 ? "rank " + e : "the server"}
- * @param tls                 mutual TLS for every link, or {@code null} for plain TCP (the token's handshake runs
- *                            either way)
- * @param plan                the run's plan fingerprint (the parameter server's fusion plan, say), sent in every
- *                            HELLO: a peer with another is refused ({@link Plan#NONE} when there is nothing to check)
+ * @param identity   who this endpoint is, in which attempt of which job
+ * @param addressing where endpoint 0 listens, where this endpoint listens and the host others dial
+ * @param token      the job token, the key of the handshake's HMAC, at least 16 bytes; never sent
+ * @param deadlines  how long the rendezvous, a receive and a silent peer may take
+ * @param names      how messages name an endpoint, e.g. {@code e -> e < 4 ? "rank " + e : "the server"}
+ * @param tls        mutual TLS for every link, or {@code null} for plain TCP (the token's handshake runs either
+ *                   way)
+ * @param plan       the run's plan fingerprint (the parameter server's fusion plan, say), sent in every HELLO: a
+ *                   peer with another is refused ({@link Plan#NONE} when there is nothing to check)
  */
-public record NetSettings(int endpoint, int endpoints, int job, int attempt, InetSocketAddress master,
-                          String bindHost, int bindPort, String advertiseHost, byte[] token,
-                          Duration rendezvousTimeout, Duration receiveTimeout, Duration firstReceiveTimeout,
-                          Duration heartbeatInterval, Duration idleTimeout, IntFunction<String> names, Tls tls,
-                          Plan plan) {
+public record NetSettings(Identity identity, Addressing addressing, byte[] token, Deadlines deadlines,
+                          IntFunction<String> names, Tls tls, Plan plan) {
+
+    /**
+     * Who an endpoint is: its id among the job's endpoints, the job and the attempt.
+     *
+     * @param endpoint  this endpoint's id, in 0..endpoints-1; endpoint 0 is the rendezvous
+     * @param endpoints number of endpoints in the job, 1..65536
+     * @param job       the job id every endpoint of the run shares (stamped on every frame)
+     * @param attempt   which attempt of the job this is (a restarted job refuses the previous attempt's
+     *                  stragglers), at least 0
+     */
+    public record Identity(int endpoint, int endpoints, int job, int attempt) {
+
+        /** Checks every value, naming the field. */
+        public Identity {
+            int maxEndpoints = FrameDescriptor.MAX_ENDPOINT + 1;
+            if (endpoints < 1 || endpoints > maxEndpoints) {
+                throw invalid("endpoints", endpoints, "1.." + maxEndpoints);
+            }
+            if (endpoint < 0 || endpoint >= endpoints) {
+                throw invalid("endpoint", endpoint, "0.." + (endpoints - 1) + " (endpoints=" + endpoints + ")");
+            }
+            if (attempt < 0) {
+                throw invalid("attempt", attempt, "at least 0");
+            }
+        }
+    }
+
+    /**
+     * Where endpoint 0 listens, where this endpoint listens and the host the others dial to reach it.
+     *
+     * @param master        endpoint 0's data address: endpoint 0 binds its port, everyone else dials it;
+     *                      {@code null} while it is not known yet ({@link TcpCluster#listen}, then
+     *                      {@link TcpCluster#join(InetSocketAddress)})
+     * @param bindHost      where this endpoint listens ("0.0.0.0" for every interface)
+     * @param bindPort      the port this endpoint listens on, 0 for any free port; endpoint 0 listens on
+     *                      {@code master}'s port and accepts 0 or that port here
+     * @param advertiseHost the host others dial to reach this endpoint; {@code null} for {@code bindHost}, or when
+     *                      that is a wildcard, the address this endpoint reaches endpoint 0 from (the loopback
+     *                      address on one machine)
+     */
+    public record Addressing(InetSocketAddress master, String bindHost, int bindPort, String advertiseHost) {
+
+        /** Checks every value, naming the field; endpoint 0's port is checked by {@link NetSettings}. */
+        public Addressing {
+            if (master != null && master.getPort() < 1) {
+                throw invalid("master", Addresses.show(master),
+                        "endpoint 0's host and a port in 1..65535 (everyone dials it)");
+            }
+            if (bindHost == null || bindHost.isBlank()) {
+                throw invalid("bindHost", bindHost == null ? null : '"' + bindHost + '"',
+                        "a host name or address (\"0.0.0.0\" for every interface)");
+            }
+            if (bindPort < 0 || bindPort > 0xFFFF) {
+                throw invalid("bindPort", bindPort, "0..65535 (0 for any free port)");
+            }
+            if (advertiseHost != null && (advertiseHost.isBlank()
+                    || advertiseHost.getBytes(StandardCharsets.UTF_8).length > MAX_HOST_LENGTH)) {
+                throw invalid("advertiseHost", '"' + advertiseHost + '"',
+                        "null or a host name of 1.." + MAX_HOST_LENGTH + " UTF-8 bytes");
+            }
+        }
+    }
+
+    /**
+     * How long an endpoint waits.
+     *
+     * @param rendezvousTimeout   how long {@link TcpCluster#join} waits for the whole table and all links
+     * @param receiveTimeout      deadline of one receive in steady state (and of a send that cannot progress)
+     * @param firstReceiveTimeout deadline of the first receive from each peer (model loading, warm-up)
+     * @param heartbeatInterval   a LINK heartbeat goes on a link nothing was written to for this long
+     * @param idleTimeout         nothing at all read from a peer for this long: that peer is lost
+     */
+    public record Deadlines(Duration rendezvousTimeout, Duration receiveTimeout, Duration firstReceiveTimeout,
+                            Duration heartbeatInterval, Duration idleTimeout) {
+
+        /** Checks every duration, naming the field; a heartbeat must come before a peer counts as lost. */
+        public Deadlines {
+            positive("rendezvousTimeout", rendezvousTimeout);
+            positive("receiveTimeout", receiveTimeout);
+            positive("firstReceiveTimeout", firstReceiveTimeout);
+            positive("heartbeatInterval", heartbeatInterval);
+            positive("idleTimeout", idleTimeout);
+            if (heartbeatInterval.compareTo(idleTimeout) >= 0) {
+                throw invalid("heartbeatInterval", heartbeatInterval.toMillis() + " ms",
+                        "shorter than idleTimeout=" + idleTimeout.toMillis() + " ms (a live peer must be heard"
+                                + " from before it is declared lost)");
+            }
+        }
+    }
 
     /**
      * What every endpoint of the run must agree on beyond the job: a hash, and what it stands for in the message
@@ -110,40 +181,19 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
     }
 
     /**
-     * Checks every value; see the components. Public only because a record's canonical constructor must be as
-     * visible as the record: build settings with {@link #builder()}, which names each value.
+     * Checks what spans the parts (endpoint 0 listens on master's port), the token and the names; each part checks
+     * its own values. Public only because a record's canonical constructor must be as visible as the record: build
+     * settings with {@link #builder()}, which names each value.
      */
     public NetSettings {
         plan = plan == null ? Plan.NONE : plan;
-        int maxEndpoints = FrameDescriptor.MAX_ENDPOINT + 1;
-        if (endpoints < 1 || endpoints > maxEndpoints) {
-            throw invalid("endpoints", endpoints, "1.." + maxEndpoints);
-        }
-        if (endpoint < 0 || endpoint >= endpoints) {
-            throw invalid("endpoint", endpoint, "0.." + (endpoints - 1) + " (endpoints=" + endpoints + ")");
-        }
-        if (attempt < 0) {
-            throw invalid("attempt", attempt, "at least 0");
-        }
-        if (master != null && master.getPort() < 1) {
-            throw invalid("master", Addresses.show(master),
-                    "endpoint 0's host and a port in 1..65535 (everyone dials it)");
-        }
-        if (bindHost == null || bindHost.isBlank()) {
-            throw invalid("bindHost", bindHost == null ? null : '"' + bindHost + '"',
-                    "a host name or address (\"0.0.0.0\" for every interface)");
-        }
-        if (bindPort < 0 || bindPort > 0xFFFF) {
-            throw invalid("bindPort", bindPort, "0..65535 (0 for any free port)");
-        }
-        if (endpoint == 0 && master != null && bindPort != 0 && bindPort != master.getPort()) {
-            throw invalid("bindPort", bindPort, "0 or master's port " + master.getPort()
+        Objects.requireNonNull(identity, "identity");
+        Objects.requireNonNull(addressing, "addressing");
+        InetSocketAddress master = addressing.master();
+        if (identity.endpoint() == 0 && master != null && addressing.bindPort() != 0
+                && addressing.bindPort() != master.getPort()) {
+            throw invalid("bindPort", addressing.bindPort(), "0 or master's port " + master.getPort()
                     + " (endpoint 0 listens on master's port)");
-        }
-        if (advertiseHost != null && (advertiseHost.isBlank()
-                || advertiseHost.getBytes(StandardCharsets.UTF_8).length > MAX_HOST_LENGTH)) {
-            throw invalid("advertiseHost", '"' + advertiseHost + '"',
-                    "null or a host name of 1.." + MAX_HOST_LENGTH + " UTF-8 bytes");
         }
         if (token == null || token.length < MIN_TOKEN_LENGTH) {
             // The length only: a token's bytes never appear in a message.
@@ -151,16 +201,7 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
                     "at least " + MIN_TOKEN_LENGTH + " bytes");
         }
         token = token.clone();
-        positive("rendezvousTimeout", rendezvousTimeout);
-        positive("receiveTimeout", receiveTimeout);
-        positive("firstReceiveTimeout", firstReceiveTimeout);
-        positive("heartbeatInterval", heartbeatInterval);
-        positive("idleTimeout", idleTimeout);
-        if (heartbeatInterval.compareTo(idleTimeout) >= 0) {
-            throw invalid("heartbeatInterval", heartbeatInterval.toMillis() + " ms",
-                    "shorter than idleTimeout=" + idleTimeout.toMillis() + " ms (a live peer must be heard from"
-                            + " before it is declared lost)");
-        }
+        Objects.requireNonNull(deadlines, "deadlines");
         if (names == null) {
             throw invalid("names", null, "a function naming endpoints");
         }
@@ -174,10 +215,12 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
     /** A builder holding these settings, to change some of them. */
     public Builder toBuilder() {
         Builder b = new Builder()
-                .endpoint(endpoint).endpoints(endpoints).job(job).attempt(attempt).master(master)
-                .bindHost(bindHost).bindPort(bindPort).advertiseHost(advertiseHost)
-                .rendezvousTimeout(rendezvousTimeout).receiveTimeout(receiveTimeout)
-                .firstReceiveTimeout(firstReceiveTimeout).heartbeatInterval(heartbeatInterval).idleTimeout(idleTimeout)
+                .endpoint(identity.endpoint()).endpoints(identity.endpoints()).job(identity.job())
+                .attempt(identity.attempt()).master(addressing.master()).bindHost(addressing.bindHost())
+                .bindPort(addressing.bindPort()).advertiseHost(addressing.advertiseHost())
+                .rendezvousTimeout(deadlines.rendezvousTimeout()).receiveTimeout(deadlines.receiveTimeout())
+                .firstReceiveTimeout(deadlines.firstReceiveTimeout())
+                .heartbeatInterval(deadlines.heartbeatInterval()).idleTimeout(deadlines.idleTimeout())
                 .names(names).tls(tls).plan(plan);
         b.token = token; // already a private copy
         return b;
@@ -197,34 +240,29 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
     /** Equal components, the token compared by content (a record compares an array by reference). */
     @Override
     public boolean equals(Object o) {
-        return o instanceof NetSettings other && endpoint == other.endpoint && endpoints == other.endpoints
-                && job == other.job && attempt == other.attempt && Objects.equals(master, other.master)
-                && bindHost.equals(other.bindHost) && bindPort == other.bindPort
-                && Objects.equals(advertiseHost, other.advertiseHost)
-                && Arrays.equals(token, other.token)
-                && rendezvousTimeout.equals(other.rendezvousTimeout) && receiveTimeout.equals(other.receiveTimeout)
-                && firstReceiveTimeout.equals(other.firstReceiveTimeout)
-                && heartbeatInterval.equals(other.heartbeatInterval) && idleTimeout.equals(other.idleTimeout)
-                && names.equals(other.names) && Objects.equals(tls, other.tls) && plan.equals(other.plan);
+        return o instanceof NetSettings other && identity.equals(other.identity)
+                && addressing.equals(other.addressing) && Arrays.equals(token, other.token)
+                && deadlines.equals(other.deadlines) && names.equals(other.names) && Objects.equals(tls, other.tls)
+                && plan.equals(other.plan);
     }
 
     /** Leaves the token out: nothing derived from it leaves the settings. */
     @Override
     public int hashCode() {
-        return Objects.hash(endpoint, endpoints, job, attempt, master, bindHost, bindPort, advertiseHost,
-                rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, names, tls,
-                plan);
+        return Objects.hash(identity, addressing, deadlines, names, tls, plan);
     }
 
     /** Never shows the token. */
     @Override
     public String toString() {
-        return "NetSettings[endpoint=" + endpoint + ", endpoints=" + endpoints + ", job="
-                + Integer.toUnsignedString(job) + ", attempt=" + attempt + ", master=" + master + ", bind=" + bindHost
-                + ":" + bindPort + ", advertiseHost=" + advertiseHost + ", token=<" + token.length + " bytes>"
-                + ", rendezvousTimeout=" + rendezvousTimeout + ", receiveTimeout=" + receiveTimeout
-                + ", firstReceiveTimeout=" + firstReceiveTimeout + ", heartbeatInterval=" + heartbeatInterval
-                + ", idleTimeout=" + idleTimeout + ", tls=" + tls + "]";
+        return "NetSettings[endpoint=" + identity.endpoint() + ", endpoints=" + identity.endpoints() + ", job="
+                + Integer.toUnsignedString(identity.job()) + ", attempt=" + identity.attempt() + ", master="
+                + addressing.master() + ", bind=" + addressing.bindHost() + ":" + addressing.bindPort()
+                + ", advertiseHost=" + addressing.advertiseHost() + ", token=<" + token.length + " bytes>"
+                + ", rendezvousTimeout=" + deadlines.rendezvousTimeout() + ", receiveTimeout="
+                + deadlines.receiveTimeout() + ", firstReceiveTimeout=" + deadlines.firstReceiveTimeout()
+                + ", heartbeatInterval=" + deadlines.heartbeatInterval() + ", idleTimeout=" + deadlines.idleTimeout()
+                + ", tls=" + tls + "]";
     }
 
     /**
@@ -269,49 +307,49 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
         private Builder() {
         }
 
-        /** See {@link NetSettings#endpoint()}; no default. */
+        /** See {@link Identity#endpoint()}; no default. */
         public Builder endpoint(int value) {
             endpoint = value;
             return this;
         }
 
-        /** See {@link NetSettings#endpoints()}; no default. */
+        /** See {@link Identity#endpoints()}; no default. */
         public Builder endpoints(int value) {
             endpoints = value;
             return this;
         }
 
-        /** See {@link NetSettings#job()}; no default. */
+        /** See {@link Identity#job()}; no default. */
         public Builder job(int value) {
             job = value;
             return this;
         }
 
-        /** See {@link NetSettings#attempt()}; default 0. */
+        /** See {@link Identity#attempt()}; default 0. */
         public Builder attempt(int value) {
             attempt = value;
             return this;
         }
 
-        /** See {@link NetSettings#master()}; default {@code null} (not known yet). */
+        /** See {@link Addressing#master()}; default {@code null} (not known yet). */
         public Builder master(InetSocketAddress value) {
             master = value;
             return this;
         }
 
-        /** See {@link NetSettings#bindHost()}; default "0.0.0.0". */
+        /** See {@link Addressing#bindHost()}; default "0.0.0.0". */
         public Builder bindHost(String value) {
             bindHost = value;
             return this;
         }
 
-        /** See {@link NetSettings#bindPort()}; default 0 (any free port; endpoint 0: master's). */
+        /** See {@link Addressing#bindPort()}; default 0 (any free port; endpoint 0: master's). */
         public Builder bindPort(int value) {
             bindPort = value;
             return this;
         }
 
-        /** See {@link NetSettings#advertiseHost()}; default {@code null} (derived). */
+        /** See {@link Addressing#advertiseHost()}; default {@code null} (derived). */
         public Builder advertiseHost(String value) {
             advertiseHost = value;
             return this;
@@ -323,31 +361,31 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
             return this;
         }
 
-        /** See {@link NetSettings#rendezvousTimeout()}; default 120 s. */
+        /** See {@link Deadlines#rendezvousTimeout()}; default 120 s. */
         public Builder rendezvousTimeout(Duration value) {
             rendezvousTimeout = value;
             return this;
         }
 
-        /** See {@link NetSettings#receiveTimeout()}; default 120 s. */
+        /** See {@link Deadlines#receiveTimeout()}; default 120 s. */
         public Builder receiveTimeout(Duration value) {
             receiveTimeout = value;
             return this;
         }
 
-        /** See {@link NetSettings#firstReceiveTimeout()}; default 10 min. */
+        /** See {@link Deadlines#firstReceiveTimeout()}; default 10 min. */
         public Builder firstReceiveTimeout(Duration value) {
             firstReceiveTimeout = value;
             return this;
         }
 
-        /** See {@link NetSettings#heartbeatInterval()}; default 1 s. */
+        /** See {@link Deadlines#heartbeatInterval()}; default 1 s. */
         public Builder heartbeatInterval(Duration value) {
             heartbeatInterval = value;
             return this;
         }
 
-        /** See {@link NetSettings#idleTimeout()}; default 15 s. */
+        /** See {@link Deadlines#idleTimeout()}; default 15 s. */
         public Builder idleTimeout(Duration value) {
             idleTimeout = value;
             return this;
@@ -382,10 +420,10 @@ public record NetSettings(int endpoint, int endpoints, int job, int attempt, Ine
          * @throws IllegalArgumentException naming the first bad or missing setting, its value and what was expected
          */
         public NetSettings build() {
-            return new NetSettings(required("endpoint", endpoint), required("endpoints", endpoints),
-                    required("job", job), attempt, master, bindHost, bindPort, advertiseHost, token,
-                    rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval, idleTimeout, names, tls,
-                    plan);
+            return new NetSettings(new Identity(required("endpoint", endpoint), required("endpoints", endpoints),
+                    required("job", job), attempt), new Addressing(master, bindHost, bindPort, advertiseHost), token,
+                    new Deadlines(rendezvousTimeout, receiveTimeout, firstReceiveTimeout, heartbeatInterval,
+                            idleTimeout), names, tls, plan);
         }
 
         private static int required(String field, long value) {

@@ -82,8 +82,8 @@ final class NetTransport implements Transport {
 
     NetTransport(NetSettings settings, Log log) {
         this.settings = settings;
-        this.endpoint = settings.endpoint();
-        this.endpoints = settings.endpoints();
+        this.endpoint = settings.identity().endpoint();
+        this.endpoints = settings.identity().endpoints();
         this.links = new Link[endpoints];
         this.log = log;
         this.heartbeat = stamped(new LinkMessage.Heartbeat());
@@ -119,7 +119,7 @@ final class NetTransport implements Transport {
                         + settings.name(peer) + ": LINK frames are the transport's own");
             }
             link = link(peer, "send to");
-            frame.stamp(endpoint, settings.job());
+            frame.stamp(endpoint, settings.identity().job());
         } catch (RuntimeException e) {
             frame.releaseIfHeld();
             throw e;
@@ -140,7 +140,8 @@ final class NetTransport implements Transport {
         try {
             boolean patient = !link.firstReceived || link.extendNextReceive;
             link.extendNextReceive = false;
-            long timeout = (patient ? settings.firstReceiveTimeout() : settings.receiveTimeout()).toNanos();
+            NetSettings.Deadlines deadlines = settings.deadlines();
+            long timeout = (patient ? deadlines.firstReceiveTimeout() : deadlines.receiveTimeout()).toNanos();
             long deadline = System.nanoTime() + timeout;
             while (true) {
                 if (closed) {
@@ -286,7 +287,8 @@ final class NetTransport implements Transport {
     private boolean awaitWritable(Link link, boolean user) {
         // A goodbye or abort must not hold up close() for a send deadline of minutes.
         long timeout = !user ? TimeUnit.MILLISECONDS.toNanos(TcpCluster.CLOSE_TIMEOUT_MS)
-                : (link.firstReceived ? settings.receiveTimeout() : settings.firstReceiveTimeout()).toNanos();
+                : (link.firstReceived ? settings.deadlines().receiveTimeout()
+                : settings.deadlines().firstReceiveTimeout()).toNanos();
         String stuck = null;
         lock.lock();
         try {
@@ -552,7 +554,7 @@ final class NetTransport implements Transport {
     /** A stamped LINK message of this endpoint. */
     byte[] stamped(LinkMessage message) {
         byte[] bytes = LinkMessage.encode(message);
-        FrameCodec.stamp(bytes, endpoint, settings.job());
+        FrameCodec.stamp(bytes, endpoint, settings.identity().job());
         return bytes;
     }
 

@@ -90,7 +90,7 @@ public final class TcpCluster implements AutoCloseable {
         this.token = settings.token();
         this.log = log;
         this.transport = new NetTransport(settings, log);
-        int n = settings.endpoints();
+        int n = settings.identity().endpoints();
         this.claims = new Channel[n];
         this.registrations = new HandshakeHandler[n];
         this.registered = new InetSocketAddress[n];
@@ -112,20 +112,20 @@ public final class TcpCluster implements AutoCloseable {
 
     /** As {@link #join(NetSettings)}, logging to {@code log} (tests watch the refusals this way). */
     static TcpCluster join(NetSettings settings, NetTransport.Log log) {
-        if (settings.master() == null) {
+        if (settings.addressing().master() == null) {
             throw NetSettings.invalid("master", null, "endpoint 0's host and a port in 1..65535 (everyone dials it;"
                     + " when it is not known yet, TcpCluster.listen first and join(master) once it is)");
         }
         TcpCluster cluster = listen(settings, log);
-        return cluster.join(settings.master());
+        return cluster.join(settings.addressing().master());
     }
 
     /**
      * Binds and returns at once, before anyone is met: the first half of {@link #join(NetSettings)}, for an engine
      * that exchanges the endpoints' addresses itself (Spark's barrier {@code allGather}) and must know this
-     * endpoint's port before it does. Every endpoint, endpoint 0 too, listens on {@code settings.bindPort()} (0:
-     * any free port; {@link #boundPort()} tells which) unless {@code settings.master()} is given, whose port
-     * endpoint 0 then takes. The rendezvous deadline runs from here. Peers that dial before {@link
+     * endpoint's port before it does. Every endpoint, endpoint 0 too, listens on
+     * {@code settings.addressing().bindPort()} (0: any free port; {@link #boundPort()} tells which) unless
+     * {@code settings.addressing().master()} is given, whose port endpoint 0 then takes. The rendezvous deadline runs from here. Peers that dial before {@link
      * #join(InetSocketAddress)} are handled as they would be after it. Close the cluster if the join never comes.
      *
      * @throws RendezvousException when it cannot listen there
@@ -137,7 +137,7 @@ public final class TcpCluster implements AutoCloseable {
     static TcpCluster listen(NetSettings settings, NetTransport.Log log) {
         TcpCluster cluster = new TcpCluster(settings, log);
         try {
-            cluster.deadlineNanos = System.nanoTime() + settings.rendezvousTimeout().toNanos();
+            cluster.deadlineNanos = System.nanoTime() + settings.deadlines().rendezvousTimeout().toNanos();
             cluster.bind();
             return cluster;
         } catch (RuntimeException | Error e) {
@@ -157,11 +157,11 @@ public final class TcpCluster implements AutoCloseable {
      */
     public TcpCluster join(InetSocketAddress master) {
         if (rendezvousStarted) {
-            throw new IllegalStateException(settings.name(settings.endpoint()) + " already joined its job");
+            throw new IllegalStateException(settings.name(settings.identity().endpoint()) + " already joined its job");
         }
         rendezvousStarted = true;
         try {
-            if (master == null && settings.endpoint() != 0) {
+            if (master == null && settings.identity().endpoint() != 0) {
                 throw NetSettings.invalid("master", null, "endpoint 0's host and a port in 1..65535 (everyone dials"
                         + " it)");
             }
@@ -242,11 +242,12 @@ public final class TcpCluster implements AutoCloseable {
      * closes without goodbye. Does nothing after {@link #close()}.
      */
     public void abort(int lostEndpoint, String reason) {
-        if (lostEndpoint < 0 || lostEndpoint >= settings.endpoints()) {
-            throw new IllegalArgumentException("lostEndpoint: expected 0.." + (settings.endpoints() - 1) + ", found "
-                    + lostEndpoint);
+        if (lostEndpoint < 0 || lostEndpoint >= settings.identity().endpoints()) {
+            throw new IllegalArgumentException("lostEndpoint: expected 0.." + (settings.identity().endpoints() - 1)
+                    + ", found " + lostEndpoint);
         }
-        log.warning(settings.name(settings.endpoint()) + " aborts the job: " + (lostEndpoint == settings.endpoint()
+        int self = settings.identity().endpoint();
+        log.warning(settings.name(self) + " aborts the job: " + (lostEndpoint == self
                 ? "" : "lost " + settings.name(lostEndpoint) + ": ") + reason);
         shutdown(transport.stamped(new LinkMessage.Abort(lostEndpoint, reason)));
     }
@@ -264,20 +265,21 @@ public final class TcpCluster implements AutoCloseable {
     // ---------------------------------------------------------------- rendezvous
 
     private void rendezvous() {
-        int self = settings.endpoint();
-        int n = settings.endpoints();
+        int self = settings.identity().endpoint();
+        int n = settings.identity().endpoints();
         if (n == 1) {
             setTable(List.of(InetSocketAddress.createUnresolved(ownHost(null), boundPort)));
         } else if (self == 0) {
             try {
                 awaitRendezvous(() -> missingRegistrations().isEmpty(), this::registrationsMissing);
             } catch (RendezvousException e) {
-                giveUp(registrationsMissing() + " within " + settings.rendezvousTimeout().toMillis() + " ms");
+                giveUp(registrationsMissing() + " within " + settings.deadlines().rendezvousTimeout().toMillis()
+                        + " ms");
                 throw e;
             }
             activateRegistrations();
         } else {
-            dial(0, settings.master());
+            dial(0, settings.addressing().master());
             awaitRendezvous(() -> table != null, this::tableMissing);
             for (int j = 1; j < self; j++) {
                 dial(j, table.get(j));
@@ -290,23 +292,25 @@ public final class TcpCluster implements AutoCloseable {
         } finally {
             transport.lock.unlock();
         }
-        log.info(settings.name(self) + " joined job " + Integer.toUnsignedString(settings.job()) + " (attempt "
-                + settings.attempt() + ") with " + (n - 1) + " links over " + (pipelines.epoll() ? "epoll" : "NIO")
+        log.info(settings.name(self) + " joined job " + Integer.toUnsignedString(settings.identity().job())
+                + " (attempt " + settings.identity().attempt() + ") with " + (n - 1) + " links over "
+                + (pipelines.epoll() ? "epoll" : "NIO")
                 + (pipelines.tls() ? ", mutual TLS by " + pipelines.tlsProvider() : "")
                 + ", listening on port " + boundPort);
     }
 
     private void bind() {
-        int port = settings.endpoint() == 0 && settings.master() != null ? settings.master().getPort()
-                : settings.bindPort();
+        InetSocketAddress master = settings.addressing().master();
+        int port = settings.identity().endpoint() == 0 && master != null ? master.getPort()
+                : settings.addressing().bindPort();
         ServerBootstrap bootstrap = pipelines.acceptor(ch -> {
             track(ch);
             return new HandshakeHandler(this, HandshakeHandler.Role.ACCEPTOR, -1);
         });
-        ChannelFuture bound = bootstrap.bind(settings.bindHost(), port).awaitUninterruptibly();
+        ChannelFuture bound = bootstrap.bind(settings.addressing().bindHost(), port).awaitUninterruptibly();
         if (!bound.isSuccess()) {
-            throw new RendezvousException(settings.name(settings.endpoint()) + " cannot listen on "
-                    + settings.bindHost() + ":" + port + ": " + bound.cause().getMessage(), bound.cause());
+            throw new RendezvousException(settings.name(settings.identity().endpoint()) + " cannot listen on "
+                    + settings.addressing().bindHost() + ":" + port + ": " + bound.cause().getMessage(), bound.cause());
         }
         server = bound.channel();
         boundPort = ((InetSocketAddress) server.localAddress()).getPort();
@@ -343,20 +347,21 @@ public final class TcpCluster implements AutoCloseable {
         try {
             while (!done.getAsBoolean()) {
                 if (fatal != null) {
-                    throw new RendezvousException(settings.name(settings.endpoint()) + " could not join job "
-                            + Integer.toUnsignedString(settings.job()) + ": " + fatal);
+                    throw new RendezvousException(settings.name(settings.identity().endpoint()) + " could not join job "
+                            + Integer.toUnsignedString(settings.identity().job()) + ": " + fatal);
                 }
                 long remaining = deadlineNanos - System.nanoTime();
                 if (remaining <= 0) {
-                    throw new RendezvousException(settings.name(settings.endpoint()) + " could not join job "
-                            + Integer.toUnsignedString(settings.job()) + " within "
-                            + settings.rendezvousTimeout().toMillis() + " ms: " + missing.get());
+                    throw new RendezvousException(settings.name(settings.identity().endpoint()) + " could not join job "
+                            + Integer.toUnsignedString(settings.identity().job()) + " within "
+                            + settings.deadlines().rendezvousTimeout().toMillis() + " ms: " + missing.get());
                 }
                 transport.changed.awaitNanos(remaining);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new RendezvousException(settings.name(settings.endpoint()) + " was interrupted while joining");
+            throw new RendezvousException(settings.name(settings.identity().endpoint())
+                    + " was interrupted while joining");
         } finally {
             transport.lock.unlock();
         }
@@ -364,12 +369,12 @@ public final class TcpCluster implements AutoCloseable {
 
     /** Endpoint 0: frames on every registered link, then the table to each. */
     private void activateRegistrations() {
-        List<InetSocketAddress> endpoints = new ArrayList<>(settings.endpoints());
+        List<InetSocketAddress> endpoints = new ArrayList<>(settings.identity().endpoints());
         List<HandshakeHandler> handlers = new ArrayList<>();
         transport.lock.lock();
         try {
             endpoints.add(InetSocketAddress.createUnresolved(ownHost(null), boundPort));
-            for (int e = 1; e < settings.endpoints(); e++) {
+            for (int e = 1; e < settings.identity().endpoints(); e++) {
                 endpoints.add(registered[e]);
                 handlers.add(registrations[e]);
             }
@@ -400,7 +405,7 @@ public final class TcpCluster implements AutoCloseable {
         List<HandshakeHandler> handlers = new ArrayList<>();
         transport.lock.lock();
         try {
-            for (int e = 1; e < settings.endpoints(); e++) {
+            for (int e = 1; e < settings.identity().endpoints(); e++) {
                 if (registrations[e] != null) {
                     handlers.add(registrations[e]);
                 }
@@ -437,7 +442,7 @@ public final class TcpCluster implements AutoCloseable {
 
     private List<Integer> missingRegistrations() {
         List<Integer> missing = new ArrayList<>();
-        for (int e = 1; e < settings.endpoints(); e++) {
+        for (int e = 1; e < settings.identity().endpoints(); e++) {
             if (registered[e] == null) {
                 missing.add(e);
             }
@@ -459,7 +464,7 @@ public final class TcpCluster implements AutoCloseable {
         List<Integer> missing = transport.missingLinks();
         return "still missing links to " + missing.stream().map(e -> {
             String failure = lastFailure[e];
-            String how = e > settings.endpoint() ? " (it dials this endpoint)"
+            String how = e > settings.identity().endpoint() ? " (it dials this endpoint)"
                     : failure == null ? "" : " (last attempt: " + failure + ")";
             return describeDialed(e) + how;
         }).collect(Collectors.joining(", "));
@@ -480,7 +485,7 @@ public final class TcpCluster implements AutoCloseable {
     }
 
     long handshakeTimeoutMillis() {
-        return Math.min(HANDSHAKE_TIMEOUT_MS, settings.rendezvousTimeout().toMillis());
+        return Math.min(HANDSHAKE_TIMEOUT_MS, settings.deadlines().rendezvousTimeout().toMillis());
     }
 
     /** Acceptor: null when the dialer's HELLO is acceptable, else the reason to refuse it. */
@@ -572,12 +577,12 @@ public final class TcpCluster implements AutoCloseable {
         if (!transport.addLink(link)) {
             return "endpoint " + peer + " is already connected";
         }
-        channel.pipeline().addLast("idle", new IdleStateHandler(false, settings.idleTimeout().toMillis(),
-                settings.heartbeatInterval().toMillis(), 0, TimeUnit.MILLISECONDS));
+        channel.pipeline().addLast("idle", new IdleStateHandler(false, settings.deadlines().idleTimeout().toMillis(),
+                settings.deadlines().heartbeatInterval().toMillis(), 0, TimeUnit.MILLISECONDS));
         FrameReadAllocator reads = channel.config().getRecvByteBufAllocator() instanceof FrameReadAllocator a
                 ? a : null;
-        FrameReader reader = new FrameReader(transport, link, settings.job(), settings.idleTimeout().toNanos(),
-                reads != null);
+        FrameReader reader = new FrameReader(transport, link, settings.identity().job(),
+                settings.deadlines().idleTimeout().toNanos(), reads != null);
         channel.pipeline().addLast("frames", reader);
         if (reads != null) {
             reads.attach(reader);
@@ -607,7 +612,7 @@ public final class TcpCluster implements AutoCloseable {
             if (fatal) {
                 if (this.fatal == null) {
                     this.fatal = message;
-                    log.warning(settings.name(settings.endpoint()) + " cannot join: " + message);
+                    log.warning(settings.name(settings.identity().endpoint()) + " cannot join: " + message);
                 }
                 transport.changed.signalAll();
                 return;
@@ -618,7 +623,7 @@ public final class TcpCluster implements AutoCloseable {
             // a peer that is still starting (or building its trainer after an advise session) is retried every
             // second: say so when the reason changes and every 10th attempt, not each time
             if (news || dialAttempts[peer] % 10 == 0) {
-                log.info(settings.name(settings.endpoint()) + ": " + message + " (will retry"
+                log.info(settings.name(settings.identity().endpoint()) + ": " + message + " (will retry"
                         + (dialAttempts[peer] > 1 ? "; attempt " + dialAttempts[peer] : "") + ")");
             }
             backoffMs = Math.min(1_000, 50L << Math.min(dialAttempts[peer], 5));
@@ -645,7 +650,7 @@ public final class TcpCluster implements AutoCloseable {
 
     /** The endpoint dialed, named with the address dialed: "rank 1 (127.0.0.1:4000)". */
     String describeDialed(int peer) {
-        InetSocketAddress address = peer == 0 ? settings.master() : dialAddresses[peer];
+        InetSocketAddress address = peer == 0 ? settings.addressing().master() : dialAddresses[peer];
         if (address == null && table != null) {
             address = table.get(peer);
         }
@@ -658,16 +663,17 @@ public final class TcpCluster implements AutoCloseable {
     }
 
     private String ownHost(Channel toMaster) {
-        if (settings.advertiseHost() != null) {
-            return settings.advertiseHost();
+        NetSettings.Addressing addressing = settings.addressing();
+        if (addressing.advertiseHost() != null) {
+            return addressing.advertiseHost();
         }
-        if (!isWildcard(settings.bindHost())) {
-            return settings.bindHost();
+        if (!isWildcard(addressing.bindHost())) {
+            return addressing.bindHost();
         }
         if (toMaster != null && toMaster.localAddress() instanceof InetSocketAddress local) {
             return local.getAddress().getHostAddress();
         }
-        return settings.endpoint() == 0 && settings.master() != null ? settings.master().getHostString()
+        return settings.identity().endpoint() == 0 && addressing.master() != null ? addressing.master().getHostString()
                 : InetAddress.getLoopbackAddress()
                 .getHostAddress();
     }

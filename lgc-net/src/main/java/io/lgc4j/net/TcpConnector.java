@@ -45,7 +45,7 @@ public final class TcpConnector implements ClusterConnector {
     /** This process's endpoint: ranks 0..K-1, then the topology's services. */
     @Override
     public int endpoint() {
-        return settings.endpoint();
+        return settings.identity().endpoint();
     }
 
     /** See {@link Builder#colocateServices}. */
@@ -62,7 +62,7 @@ public final class TcpConnector implements ClusterConnector {
                     + " (endpoint 0 listens on the master port and runs in a process of its own)");
         }
         return new TcpConnector(settings.toBuilder().endpoint(endpoint).bindPort(0)
-                .endpoints(Math.max(settings.endpoints(), endpoint + 1)).build(), colocatesServices);
+                .endpoints(Math.max(settings.identity().endpoints(), endpoint + 1)).build(), colocatesServices);
     }
 
     /** The settings this connector joins with, for a run of {@code endpoints} endpoints named by {@code names}. */
@@ -80,7 +80,7 @@ public final class TcpConnector implements ClusterConnector {
     public ClusterConnection connect(int endpoints, IntFunction<String> names, long plan, String planMeaning) {
         TcpCluster cluster = TcpCluster.join(settings.toBuilder().endpoints(endpoints).names(names)
                 .plan(new NetSettings.Plan(plan, planMeaning)).build());
-        return connection(cluster, settings.endpoint());
+        return connection(cluster, settings.identity().endpoint());
     }
 
     /**
@@ -114,8 +114,9 @@ public final class TcpConnector implements ClusterConnector {
     /** Never shows the token. */
     @Override
     public String toString() {
-        return "TcpConnector[endpoint=" + settings.endpoint() + ", job=" + Integer.toUnsignedString(settings.job())
-                + ", attempt=" + settings.attempt() + ", master=" + settings.master() + "]";
+        NetSettings.Identity identity = settings.identity();
+        return "TcpConnector[endpoint=" + identity.endpoint() + ", job=" + Integer.toUnsignedString(identity.job())
+                + ", attempt=" + identity.attempt() + ", master=" + settings.addressing().master() + "]";
     }
 
     /**
@@ -175,13 +176,13 @@ public final class TcpConnector implements ClusterConnector {
             return this;
         }
 
-        /** See {@link NetSettings#endpoint()}: ranks 0..K-1, then the topology's services; no default. */
+        /** See {@link NetSettings.Identity#endpoint()}: ranks 0..K-1, then the topology's services; no default. */
         public Builder endpoint(int value) {
             settings.endpoint(value);
             return this;
         }
 
-        /** See {@link NetSettings#job()}; no default. */
+        /** See {@link NetSettings.Identity#job()}; no default. */
         public Builder job(int value) {
             settings.job(value);
             return this;
@@ -192,31 +193,31 @@ public final class TcpConnector implements ClusterConnector {
             return job(JobId.of(id));
         }
 
-        /** See {@link NetSettings#attempt()}. */
+        /** See {@link NetSettings.Identity#attempt()}. */
         public Builder attempt(int value) {
             settings.attempt(value);
             return this;
         }
 
-        /** See {@link NetSettings#master()}: rank 0's address. */
+        /** See {@link NetSettings.Addressing#master()}: rank 0's address. */
         public Builder master(InetSocketAddress value) {
             settings.master(value);
             return this;
         }
 
-        /** See {@link NetSettings#bindHost()}. */
+        /** See {@link NetSettings.Addressing#bindHost()}. */
         public Builder bindHost(String value) {
             settings.bindHost(value);
             return this;
         }
 
-        /** See {@link NetSettings#bindPort()}: 0 for any, rank 0 listens on master's port. */
+        /** See {@link NetSettings.Addressing#bindPort()}: 0 for any, rank 0 listens on master's port. */
         public Builder bindPort(int value) {
             settings.bindPort(value);
             return this;
         }
 
-        /** See {@link NetSettings#advertiseHost()}: {@code null} for derived. */
+        /** See {@link NetSettings.Addressing#advertiseHost()}: {@code null} for derived. */
         public Builder advertiseHost(String value) {
             settings.advertiseHost(value);
             return this;
@@ -228,31 +229,31 @@ public final class TcpConnector implements ClusterConnector {
             return this;
         }
 
-        /** See {@link NetSettings#rendezvousTimeout()}. */
+        /** See {@link NetSettings.Deadlines#rendezvousTimeout()}. */
         public Builder rendezvousTimeout(Duration value) {
             settings.rendezvousTimeout(value);
             return this;
         }
 
-        /** See {@link NetSettings#receiveTimeout()}. */
+        /** See {@link NetSettings.Deadlines#receiveTimeout()}. */
         public Builder receiveTimeout(Duration value) {
             settings.receiveTimeout(value);
             return this;
         }
 
-        /** See {@link NetSettings#firstReceiveTimeout()}. */
+        /** See {@link NetSettings.Deadlines#firstReceiveTimeout()}. */
         public Builder firstReceiveTimeout(Duration value) {
             settings.firstReceiveTimeout(value);
             return this;
         }
 
-        /** See {@link NetSettings#heartbeatInterval()}. */
+        /** See {@link NetSettings.Deadlines#heartbeatInterval()}. */
         public Builder heartbeatInterval(Duration value) {
             settings.heartbeatInterval(value);
             return this;
         }
 
-        /** See {@link NetSettings#idleTimeout()}. */
+        /** See {@link NetSettings.Deadlines#idleTimeout()}. */
         public Builder idleTimeout(Duration value) {
             settings.idleTimeout(value);
             return this;

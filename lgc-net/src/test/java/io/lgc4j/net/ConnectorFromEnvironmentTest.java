@@ -31,10 +31,11 @@ class ConnectorFromEnvironmentTest {
                 .connector());
         assertEquals(1, tcp.endpoint());
         assertTrue(tcp.colocatesServices(), "LGC_SERVERS unset: the shards run inside the workers");
-        assertEquals(JobId.of("launch-abc"), tcp.settings(2, e -> "rank " + e).job());
+        assertEquals(JobId.of("launch-abc"), tcp.settings(2, e -> "rank " + e).identity().job());
         TcpConnector shard = tcp.forEndpoint(2);
         assertEquals(2, shard.endpoint());
-        assertEquals(0, shard.settings(3, e -> "x").bindPort(), "a colocated shard listens on any free port");
+        assertEquals(0, shard.settings(3, e -> "x").addressing().bindPort(),
+                "a colocated shard listens on any free port");
         Map<String, String> external = new java.util.HashMap<>(launched("2"));
         external.put("LGC_SERVERS", "1");
         assertFalse(TcpConnector.builder().fromEnvironment(LaunchEnvironment.read(external)).build()

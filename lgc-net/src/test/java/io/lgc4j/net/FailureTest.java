@@ -26,7 +26,7 @@ class FailureTest {
 
     /** Endpoint 0 of two, joined with a raw peer as endpoint 1. */
     private static TcpCluster joinWithRawPeer(NetSettings zeroSettings, RawPeer[] raw) throws Exception {
-        InetSocketAddress master = zeroSettings.master();
+        InetSocketAddress master = zeroSettings.addressing().master();
         Future<TcpCluster> zero = async(() -> TcpCluster.join(zeroSettings, new RecordingLog()));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (raw[0] == null) {

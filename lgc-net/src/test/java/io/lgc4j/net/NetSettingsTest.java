@@ -87,28 +87,29 @@ class NetSettingsTest {
     @Test
     void shouldGiveTheDocumentedDefaults() {
         NetSettings s = good();
-        assertEquals("0.0.0.0", s.bindHost());
-        assertEquals(0, s.bindPort());
-        assertNull(s.advertiseHost());
-        assertEquals(0, s.attempt());
-        assertEquals(Duration.ofSeconds(1), s.heartbeatInterval());
-        assertEquals(Duration.ofSeconds(15), s.idleTimeout());
+        assertEquals("0.0.0.0", s.addressing().bindHost());
+        assertEquals(0, s.addressing().bindPort());
+        assertNull(s.addressing().advertiseHost());
+        assertEquals(0, s.identity().attempt());
+        assertEquals(Duration.ofSeconds(1), s.deadlines().heartbeatInterval());
+        assertEquals(Duration.ofSeconds(15), s.deadlines().idleTimeout());
         assertEquals("endpoint 2", s.name(2));
-        assertEquals(Duration.ofSeconds(120), s.rendezvousTimeout());
-        assertEquals(Duration.ofSeconds(120), s.receiveTimeout());
-        assertEquals(Duration.ofMinutes(10), s.firstReceiveTimeout());
+        assertEquals(Duration.ofSeconds(120), s.deadlines().rendezvousTimeout());
+        assertEquals(Duration.ofSeconds(120), s.deadlines().receiveTimeout());
+        assertEquals(Duration.ofMinutes(10), s.deadlines().firstReceiveTimeout());
         assertNull(s.tls());
         assertEquals(NetSettings.Plan.NONE, s.plan());
-        assertNull(NetSettings.builder().endpoint(1).endpoints(3).job(9).token(TOKEN).build().master());
+        assertNull(NetSettings.builder().endpoint(1).endpoints(3).job(9).token(TOKEN).build().addressing().master());
     }
 
     @Test
     void shouldBuildWhatThePositionalConstructorBuildsForTheSameValues() {
         IntFunction<String> names = e -> "rank " + e;
         NetSettings.Plan plan = new NetSettings.Plan(0x1234L, "fusion plan");
-        NetSettings positional = new NetSettings(2, 5, 0xCAFE, 3, MASTER, "127.0.0.1", 7072, "node-2", TOKEN,
-                Duration.ofSeconds(11), Duration.ofSeconds(12), Duration.ofSeconds(13), Duration.ofMillis(14),
-                Duration.ofSeconds(15), names, null, plan);
+        NetSettings positional = new NetSettings(new NetSettings.Identity(2, 5, 0xCAFE, 3),
+                new NetSettings.Addressing(MASTER, "127.0.0.1", 7072, "node-2"), TOKEN,
+                new NetSettings.Deadlines(Duration.ofSeconds(11), Duration.ofSeconds(12), Duration.ofSeconds(13),
+                        Duration.ofMillis(14), Duration.ofSeconds(15)), names, null, plan);
         NetSettings built = NetSettings.builder()
                 .endpoint(2).endpoints(5).job(0xCAFE).attempt(3).master(MASTER)
                 .bindHost("127.0.0.1").bindPort(7072).advertiseHost("node-2").token(TOKEN)
@@ -127,9 +128,10 @@ class NetSettingsTest {
     @Test
     void shouldFillTheDocumentedDefaultsTheWayTheOldDefaultsFactoryDid() {
         NetSettings s = good();
-        assertEquals(new NetSettings(1, 3, 9, 0, MASTER, "0.0.0.0", 0, null, TOKEN, Duration.ofSeconds(120),
-                Duration.ofSeconds(120), Duration.ofMinutes(10), Duration.ofSeconds(1), Duration.ofSeconds(15),
-                s.names(), null, NetSettings.Plan.NONE), s);
+        assertEquals(new NetSettings(new NetSettings.Identity(1, 3, 9, 0),
+                new NetSettings.Addressing(MASTER, "0.0.0.0", 0, null), TOKEN,
+                new NetSettings.Deadlines(Duration.ofSeconds(120), Duration.ofSeconds(120), Duration.ofMinutes(10),
+                        Duration.ofSeconds(1), Duration.ofSeconds(15)), s.names(), null, NetSettings.Plan.NONE), s);
     }
 
     @Test
@@ -149,10 +151,10 @@ class NetSettingsTest {
         NetSettings.Builder builder = NetSettings.builder().endpoint(1).endpoints(3).job(9).token(TOKEN);
         NetSettings first = builder.build();
         builder.attempt(1).receiveTimeout(Duration.ofSeconds(7));
-        assertEquals(0, first.attempt());
-        assertEquals(Duration.ofSeconds(120), first.receiveTimeout());
-        assertEquals(1, builder.build().attempt());
+        assertEquals(0, first.identity().attempt());
+        assertEquals(Duration.ofSeconds(120), first.deadlines().receiveTimeout());
+        assertEquals(1, builder.build().identity().attempt());
         assertEquals(Integer.MIN_VALUE, NetSettings.builder().endpoint(1).endpoints(3).job(Integer.MIN_VALUE)
-                .token(TOKEN).build().job(), "every int is a job id");
+                .token(TOKEN).build().identity().job(), "every int is a job id");
     }
 }

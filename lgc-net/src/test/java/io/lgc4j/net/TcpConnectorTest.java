@@ -33,9 +33,10 @@ class TcpConnectorTest {
                 .build();
         // what TcpConnector(3, 0xCAFE, 2, MASTER, "127.0.0.1", 0, "node-3", TOKEN, 11 s, 12 s, 13 s, 14 ms, 15 s,
         // null).settings(5, names) built
-        NetSettings positional = new NetSettings(3, 5, 0xCAFE, 2, MASTER, "127.0.0.1", 0, "node-3", TOKEN,
-                Duration.ofSeconds(11), Duration.ofSeconds(12), Duration.ofSeconds(13), Duration.ofMillis(14),
-                Duration.ofSeconds(15), names, null, NetSettings.Plan.NONE);
+        NetSettings positional = new NetSettings(new NetSettings.Identity(3, 5, 0xCAFE, 2),
+                new NetSettings.Addressing(MASTER, "127.0.0.1", 0, "node-3"), TOKEN,
+                new NetSettings.Deadlines(Duration.ofSeconds(11), Duration.ofSeconds(12), Duration.ofSeconds(13),
+                        Duration.ofMillis(14), Duration.ofSeconds(15)), names, null, NetSettings.Plan.NONE);
         assertEquals(positional, tcp.settings(5, names));
         assertEquals(3, tcp.endpoint());
         assertEquals("TcpConnector[endpoint=3, job=51966, attempt=2, master=" + MASTER + "]", tcp.toString());
