@@ -46,12 +46,25 @@ final class StepCollector {
     }
 
     /**
-     * A step whose workers have reported, waiting for its services' reports; when a checkpoint is due after it,
-     * rank 0's part (its state at the end of the step) and the parts the other ranks wrote.
+     * A step whose workers have reported, waiting for its services' reports (their traffic rows and notes join
+     * {@code rows} and {@code notes}); {@code due} is null when no checkpoint is due after it.
      */
-    private record Pending(int step, Stage stage, double loss, long[] mean, long[] max, long wallNanos,
-                           double accuracy, long[][] rows, Map<String, Double> notes, CheckpointPart.Builder own,
-                           String ownChecksum, List<RunReport.Saved> saved) {
+    private record Pending(int step, Stage stage, Merged workers, long[][] rows, Map<String, Double> notes,
+                           Due due) {
+    }
+
+    /**
+     * The workers' reports of a step, merged: their mean loss, the mean and the longest time of each phase, rank 0's
+     * wall time of the step and, when the step evaluated, the accuracy (NaN otherwise).
+     */
+    private record Merged(double loss, long[] mean, long[] max, long wallNanos, double accuracy) {
+    }
+
+    /**
+     * A checkpoint due after a step: rank 0's part (its state at the end of the step) with its replica checksum, and
+     * the parts the other ranks wrote (the services' join when they report).
+     */
+    private record Due(CheckpointPart.Builder own, String ownChecksum, List<RunReport.Saved> saved) {
     }
 
     /**
@@ -90,8 +103,8 @@ final class StepCollector {
             mean[p] /= workers;
         }
         double accuracy = shares == null ? Double.NaN : EvaluationShares.accuracy(shares);
-        pending.add(new Pending(s, stage, loss / workers, mean, max, System.nanoTime() - stepStart, accuracy,
-                rows, merged, ownPart, ownChecksum, saved));
+        pending.add(new Pending(s, stage, new Merged(loss / workers, mean, max, System.nanoTime() - stepStart,
+                accuracy), rows, merged, ownPart == null ? null : new Due(ownPart, ownChecksum, saved)));
         // a service reports step s once it has served it, or the next; a checkpoint waits for those reports (and
         // for notes this exchange writes after the step), any other step completes at the end of the next
         boolean checkpoint = ownPart != null;
@@ -107,26 +120,27 @@ final class StepCollector {
             p.notes().putAll(notes.take(p.step()));
         }
         for (int e = run.workers(); e < run.endpoints(); e++) {
-            if (p.saved() != null) {
-                p.saved().add(link.receiveReport(e, RunReport.Saved.class, p.step(), "service endpoint " + e));
+            if (p.due() != null) {
+                p.due().saved().add(link.receiveReport(e, RunReport.Saved.class, p.step(), "service endpoint " + e));
             }
             RunReport.StepReport report = link.receiveReport(e, RunReport.StepReport.class, p.step(),
                     "service endpoint " + e);
             p.rows()[e] = report.traffic();
             p.notes().putAll(report.notes());
         }
-        if (!Double.isNaN(p.accuracy())) {
-            lastAccuracy = p.accuracy();
+        Merged w = p.workers();
+        if (!Double.isNaN(w.accuracy())) {
+            lastAccuracy = w.accuracy();
         }
-        StepMetrics m = new StepMetrics(p.step(), p.step() / run.plan().stepsPerEpoch(), p.stage(), p.loss(),
-                p.accuracy(), p.mean(), p.max(), p.wallNanos(), TrafficMeter.Snapshot.ofRows(p.rows()),
+        StepMetrics m = new StepMetrics(p.step(), p.step() / run.plan().stepsPerEpoch(), p.stage(), w.loss(),
+                w.accuracy(), w.mean(), w.max(), w.wallNanos(), TrafficMeter.Snapshot.ofRows(p.rows()),
                 run.workers(), p.notes());
         history.add(m);
         for (TrainingListener l : run.spec().observation().listeners()) {
             l.onStep(m);
         }
-        if (p.own() != null) {
-            completeCheckpoint(p);
+        if (p.due() != null) {
+            completeCheckpoint(p.step(), p.due());
         }
     }
 
@@ -135,25 +149,25 @@ final class StepCollector {
      * then the manifest listing every part: the checkpoint is complete. The replicas every rank saved must be
      * identical; if not, no manifest is written.
      */
-    private void completeCheckpoint(Pending p) {
+    private void completeCheckpoint(int step, Due due) {
         Checkpointing checkpoints = run.checkpoints();
-        String own = p.ownChecksum();
+        String own = due.ownChecksum();
         for (int r = 1; r < run.workers(); r++) {
-            String other = p.saved().get(r - 1).replicaChecksum();
+            String other = due.saved().get(r - 1).replicaChecksum();
             if (!other.equals(own)) {
-                throw new IllegalStateException("the replicas differ at the checkpoint after step " + p.step()
+                throw new IllegalStateException("the replicas differ at the checkpoint after step " + step
                         + ": rank 0 saved parameters with checksum " + own + ", rank " + r + " with " + other
                         + "; the checkpoint is left without a manifest");
             }
         }
         long start = System.nanoTime();
-        StepHistory.write(p.own().section(Checkpointing.HISTORY), history);
-        p.own().section(Checkpointing.ACCURACY).putDouble(lastAccuracy);
+        StepHistory.write(due.own().section(Checkpointing.HISTORY), history);
+        due.own().section(Checkpointing.ACCURACY).putDouble(lastAccuracy);
         List<PartInfo> parts = new ArrayList<>();
-        parts.add(checkpoints.writeRank(p.step(), 0, p.own().build()));
+        parts.add(checkpoints.writeRank(step, 0, due.own().build()));
         long slowest = System.nanoTime() - start;
         String slowestName = "rank 0";
-        for (RunReport.Saved saved : p.saved()) {
+        for (RunReport.Saved saved : due.saved()) {
             parts.add(new PartInfo(saved.file(), saved.size(), saved.crc32c()));
             if (saved.writeNanos() > slowest) {
                 slowest = saved.writeNanos();
@@ -161,9 +175,9 @@ final class StepCollector {
             }
         }
         for (TrainingListener l : run.spec().observation().listeners()) {
-            l.onCheckpoint(p.step());
+            l.onCheckpoint(step);
         }
-        checkpoints.writeManifest(p.step(), parts, slowest, slowestName);
+        checkpoints.writeManifest(step, parts, slowest, slowestName);
     }
 
     /** Starts from a checkpoint's history and last accuracy. */
