@@ -35,6 +35,7 @@ class LaunchEnvironmentTest {
         assertEquals("127.0.0.1", env.bindAddress(), "a loopback master: listen there");
         assertTrue(env.shards().colocated(), "LGC_SERVERS unset: the shards run inside the workers");
         assertFalse(env.toString().contains("secret"), env.toString());
+        assertFalse(env.credentials().toString().contains("secret"), env.credentials().toString());
     }
 
     @Test
