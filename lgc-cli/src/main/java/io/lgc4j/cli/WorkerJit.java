@@ -9,19 +9,11 @@ import java.util.Locale;
 /**
  * The JIT of every JVM {@code lgc launch} starts: {@code auto}, {@code c1} or {@code tiered}.
  *
- * <p>With less than a core per process (a {@code --cpu-share} below 1, or more processes than the CPUs they share),
- * HotSpot's C2 compiler threads compile on the rank's own CPU share while it trains, for the whole of a short run, and
- * the other ranks wait for it. Measured on a 2-core VM at 10 Mbit/s, K = 4, 0.4 cores each, PowerSGD from step 0:
- * 80 % in 12.2 s with the tiered JIT against 9.5 s with C1 alone, 3 interleaved rounds each. So {@code auto} runs C1
- * alone ({@code -XX:TieredStopAtLevel=1}) there and the tiered JIT (C1, then C2) with a core or more per process.
- *
- * <p>C1 alone also compiles early ({@code -XX:CompileThresholdScaling=0.01}, {@link #EARLY_FLAG}). HotSpot compiles
- * a method after about 200 calls, and much of a step's Java code (DL4J's per-layer passes, the exchange's per-step
- * calls) runs a few times a step: it stayed interpreted for the first 50–200 steps, and a dense ring's step at
- * K = 4, 0.4 cores, fell from 110 to 70 ms over 150 steps. Compiling after a couple of calls, it reaches ~60 ms by
- * step 10 (150 steps in 11.6–12.2 s against 13.1–13.2 s). With C2 the same scaling is slower (C2 compiles on thin
- * profiles: 300 steps of K = 2 on whole cores in 16.7–18.5 s against 10.5–11.2 s), so the tiered JIT keeps HotSpot's
- * thresholds. None of this changes a bit: Java's floating point is the same interpreted or on either compiler.
+ * <p>{@code auto} runs C1 alone ({@code -XX:TieredStopAtLevel=1}) when a process has less than a core (a
+ * {@code --cpu-share} below 1, or more processes than CPUs), where C2's compiler threads would spend the rank's share,
+ * and the tiered JIT otherwise. C1 alone also compiles early ({@link #EARLY_FLAG}); the tiered JIT keeps HotSpot's
+ * thresholds. No choice changes a bit of the results. The measurements behind this are in
+ * {@code docs/architecture/compute.md}.
  *
  * <pre>{@code
  * WorkerJit jit = WorkerJit.resolve("auto", CpuLimits.ofThisProcess(), 4);   // 4 processes on 2 CPUs: C1

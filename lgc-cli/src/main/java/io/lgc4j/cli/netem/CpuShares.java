@@ -13,23 +13,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * An equal, fixed CPU share for each of N processes: the kernel's CFS bandwidth control caps process i at
- * {@code coresEach} cores (a quota of {@code coresEach × 100 ms} of CPU time per 100 ms period), whatever the others
- * do, so K ranks of one method get the same compute as K ranks of another and the network's effect is not drowned by
- * K processes competing for two cores. One cgroup per process:
- *
- * <ul>
- *   <li>cgroup v2 with the {@code cpu} controller: {@code <mount>/<prefix>-<i>/cpu.max = "quota period"};</li>
- *   <li>else cgroup v1's {@code cpu} controller (a hybrid host, as here: v2 is mounted but holds no cpu controller):
- *       {@code cpu.cfs_quota_us} and {@code cpu.cfs_period_us}, the same CFS mechanism;</li>
- *   <li>else neither is usable: {@link #create} refuses, naming what it looked for (pinning with {@code taskset}
- *       gives no fixed share: a rank gets a whole core while its neighbour waits on the network).</li>
- * </ul>
- *
- * A process enters its cgroup before it executes: {@link #wrap} prefixes its command with
- * {@code sh -c 'echo $$ > <cgroup>/cgroup.procs && exec "$@"'}, so all of its threads are capped from the first
- * instruction. {@link #close()} kills (by pid) what is left in the cgroups and removes them; it is idempotent and a
- * shutdown hook.
+ * An equal, fixed CPU share for each of N processes, so K ranks of one method get the same compute as K ranks of
+ * another: one cgroup per process, capped by the kernel's CFS bandwidth control at {@code coresEach} cores (cgroup v2
+ * {@code cpu.max}, else v1's {@code cpu.cfs_quota_us}; {@link #create} refuses, naming what it looked for, when
+ * neither is usable). {@link #wrap} makes a process enter its cgroup before it executes, so every thread is capped
+ * from the start. {@link #close()} kills (by pid) what is left in the cgroups and removes them; it is idempotent and
+ * a shutdown hook. Details: {@code docs/architecture/slow-links.md}.
  *
  * <pre>{@code
  * try (CpuShares cpu = CpuShares.create(4, 0.4)) {

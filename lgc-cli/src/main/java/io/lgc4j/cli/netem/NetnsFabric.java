@@ -6,22 +6,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * N network namespaces, each a "host" with one address, joined by veth pairs to a bridge that lives in a namespace
- * of its own, so nothing of the fabric appears in the host's network. Every link is shaped on the egress of both of
- * its ends ({@link LinkShape}: {@code tc qdisc add dev ... root tbf ...}), so each direction of each link is capped:
- * host i to the bridge on its {@code lgc0}, the bridge to host i on its port {@code p<i>}.
- *
- * <pre>
- *   ns &lt;prefix&gt;-n0 [lgc0 10.200.0.1/24] ──veth── [p0] ┐
- *   ns &lt;prefix&gt;-n1 [lgc0 10.200.0.2/24] ──veth── [p1] ├─ br0 in ns &lt;prefix&gt;-br
- *   ...                                                 ┘
- * </pre>
- *
- * <p>Every name carries a prefix unique to this process and fabric ({@code lgc<pid>f<n>}), so concurrent fabrics
- * never collide. {@link #close()} removes every namespace (with it every veth end, the bridge and the qdiscs); it is
- * idempotent and registered as a shutdown hook, so an exception, Ctrl-C or the JVM's end all tear the fabric down.
- * A failure half-way through {@link #create} removes what was made before it throws. Processes still running in
- * a namespace at teardown were started there by the fabric's user; they are killed, by pid.
+ * N network namespaces, each a "host" with one address ({@code 10.200.0.<i+1>/24} on {@code lgc0}), joined by veth
+ * pairs to a bridge in a namespace of its own, so nothing of the fabric appears in the host's network. Both ends of
+ * every link are shaped ({@link LinkShape}, tbf), so each direction is capped. Names carry a prefix unique to this
+ * process and fabric ({@code lgc<pid>f<n>}), so concurrent fabrics never collide. {@link #close()} kills (by pid)
+ * what still runs in the namespaces and removes them; it is idempotent and a shutdown hook. A failure half-way through
+ * {@link #create} removes what was made before it throws. Layout diagram: {@code docs/architecture/slow-links.md}.
  *
  * <pre>{@code
  * try (NetnsFabric fabric = NetnsFabric.create(3, LinkShape.parse("100mbit", 400))) {

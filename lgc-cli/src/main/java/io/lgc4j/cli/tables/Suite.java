@@ -14,14 +14,9 @@ import java.util.Locale;
 
 /**
  * A table's or figure's suite, as read by {@link SuiteLoader}: which models, which methods, and the experiment config
- * each (method, model) pair trains with, in the full and the {@code --quick} profile.
- *
- * <p>A run's config is built by merging, key by key, {@code base}, then (quick profile) the suite's {@code quick},
- * then the method's {@code config}, then (quick profile) the method's {@code quick}; {@code run.name} becomes
- * {@code <method>-<model>} and {@code model.name} the model. With {@code seeds}, every (method, model) pair runs once
- * per seed, {@code run.seed} set to it and the run named {@code <method>-<model>-s<seed>}. The runs of the
- * {@code diagnosticSeeds} also set {@code training.diagnostics: true}. The result is checked by {@link ConfigLoader} like any
- * config file, so a suite's errors read like a config's, prefixed with the suite file, the method and the model.
+ * each (method, model[, seed]) run trains with, in the full and the {@code --quick} profile: {@code base}, the suite's
+ * {@code quick}, the method's {@code config} and its {@code quick} merged key by key, checked by {@link ConfigLoader}
+ * (the order and run names: {@code docs/architecture/runner.md}).
  *
  * @param file     where the suite was read from
  * @param kind     the command it feeds
@@ -30,15 +25,11 @@ import java.util.Locale;
  * @param base     the config every method starts from
  * @param quick    what {@code --quick} changes in every method
  * @param methods  the methods, in table order (empty for the mutual-information figure)
- * @param seeds    the seeds every (method, model) pair runs with, in order; empty: once, with the config's own
- *                 {@code run.seed}
- * @param diagnosticSeeds the seeds (of {@code seeds}) whose runs train in the diagnostic mode
- *                 ({@code training.diagnostics: true}): it changes nothing a run computes, so these runs count like
- *                 the others and also give the table its fidelity columns; empty: as the config says
+ * @param seeds    the seeds every (method, model) pair runs with, in order; empty: once, with its own {@code run.seed}
+ * @param diagnosticSeeds the seeds (of {@code seeds}) whose runs set {@code training.diagnostics: true}, or none
  * @param analysis      the mutual-information settings (null for the other kinds)
  * @param quickAnalysis the same under {@code --quick} (null for the other kinds)
- * @param timeToAccuracy the links, CPU shares, target and PyTorch peers of {@code lgc table time-to-accuracy} (null
- *                       for the other kinds)
+ * @param timeToAccuracy the links, CPU shares, target and peers of {@code lgc table time-to-accuracy}, else null
  */
 public record Suite(Path file, SuiteKind kind, String title, List<String> models, ObjectNode base, ObjectNode quick,
                     List<Method> methods, List<Long> seeds, List<Long> diagnosticSeeds,

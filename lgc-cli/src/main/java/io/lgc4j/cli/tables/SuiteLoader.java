@@ -19,32 +19,22 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Reads a suite file ({@code configs/tables/*.yaml}) and checks all of it, every merged config of both profiles
- * included, before anything trains:
+ * Reads a suite file ({@code configs/tables/*.yaml}; every key in {@code docs/architecture/runner.md}) and checks all
+ * of it, every merged config of both profiles included, before anything trains:
  *
  * <pre>{@code
- * suite: compression                 # which command reads it: compression | phases | sparsification | ...
- * title: Table VI analog             # table.md's heading
- * models: [small-cnn, small-resnet]  # every method runs once per model
- * seeds: [42, 43, 44]                # optional: every method and model runs once per seed (run.seed); tables
- *                                    # report mean ± sd over them
- * diagnosticSeeds: [42]              # optional, of seeds: those runs train in the diagnostic mode (the same
- *                                    # results, plus the fidelity of each applied update; compression only)
- * base: {training: {workers: 4}}     # an experiment config (configs/*.yaml keys) every method starts from
- * quick: {training: {maxSteps: 60}}  # what --quick changes
+ * suite: compression
+ * title: Table VI analog
+ * models: [small-cnn, small-resnet]
+ * seeds: [42, 43, 44]
+ * base: {training: {workers: 4}}
+ * quick: {training: {maxSteps: 60}}
  * methods:
- *   - id: dgc                        # [a-z0-9-]+, unique
- *     label: DGC                     # shown in tables and legends
- *     config: {compressor: {type: dgc}, model: {updater: {type: sgd}}}
- *     quick: {}                      # optional, what --quick changes for this method only
- * analysis:                          # mutual-information only, instead of methods
- *   {steps: 1404, every: 25, rankA: 0, rankB: 1, bins: [64, 256, float32], quick: {steps: 100}}
+ *   - {id: dgc, label: DGC, config: {compressor: {type: dgc}, model: {updater: {type: sgd}}}}
  * }</pre>
  *
- * Errors are {@link ConfigException}s starting with the file, e.g.
- * {@code configs/tables/x.yaml: unknown key 'metods'; allowed keys at the top level: base, methods, models, quick,
- * suite, title} or {@code configs/tables/x.yaml (method 'dgc', model small-cnn, quick profile): key
- * 'compressor.type' expects one of [...], found "dgx"}.
+ * Errors are {@link ConfigException}s starting with the file, then the method, model and profile where one applies:
+ * {@code configs/tables/x.yaml (method 'dgc', model small-cnn, quick profile): key 'compressor.type' expects ...}.
  */
 public final class SuiteLoader {
 

@@ -12,36 +12,23 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The {@code network} and {@code peers} sections of a time-to-accuracy suite ({@code lgc table time-to-accuracy}):
- *
+ * The {@code network} and {@code peers} sections of a time-to-accuracy suite (every key: slow-links.md), e.g.
  * <pre>{@code
- * network:
- *   rates: [unshaped, 1gbit, 100mbit, 10mbit]   # every method runs once per rate (LinkShape: tc tbf, both directions)
- *   latencyMs: 400                  # the tbf queue's bound
- *   cpuPerProcess: 0.4              # cores each process gets (cgroup CFS quota), the same for every method
- *   probeSeconds: 3                 # the raw stream between two namespaces that measures each cap
- *   targetAccuracy: 0.85            # time to accuracy: the first evaluation at or above it
- *   untilTarget: true               # train under the caps only until the target (UntilTarget); default false
- *   peerScript: ../shared/peers/ddp_peer.py   # the PyTorch DDP peer (run with /usr/bin/python3)
- *   quick: {rates: [unshaped, 10mbit], targetAccuracy: 0.5, probeSeconds: 2}
- * peers:                            # PyTorch DDP over gloo under the same namespaces, caps and CPU shares
- *   - {id: ddp-dense, label: "PyTorch DDP dense", method: dense}
- *   - {id: ddp-powersgd-r2, label: "PyTorch DDP PowerSGD r = 2", method: powersgd, rank: 2}
+ * network: {rates: [unshaped, 10mbit], cpuPerProcess: 0.4, targetAccuracy: 0.85, quick: {rates: [10mbit]}}
  * }</pre>
  *
- * @param rates          the links of the full profile, in table order
+ * @param rates          the links of the full profile, in table order ({@link LinkShape}: tbf, both directions)
  * @param quickRates     the links of the quick profile
  * @param latencyMs      the tbf queue bound of every shaped link
- * @param cpuPerProcess  cores per process
- * @param probeSeconds   the probe's duration, full profile
+ * @param cpuPerProcess  cores per process (a cgroup CFS quota), the same for every method
+ * @param probeSeconds   the duration of the stream that measures each cap, full profile
  * @param quickProbeSeconds the probe's duration, quick profile
- * @param targetAccuracy the target test accuracy, full profile
+ * @param targetAccuracy the target test accuracy (the first evaluation at or above it), full profile
  * @param quickTargetAccuracy the target, quick profile
- * @param untilTarget    full profile: a reference run per method (uncapped, whole schedule), then under each cap only
- *                       the steps it needed to reach the target ({@link UntilTarget})
- * @param quickUntilTarget the same, quick profile
- * @param peerScript     the PyTorch peer's script
- * @param peers          the PyTorch peer's methods (may be empty)
+ * @param untilTarget    full profile: under each cap, train only the steps a reference run needed ({@link UntilTarget})
+ * @param quickUntilTarget the same, quick profile (default: {@code untilTarget}, whose default is false)
+ * @param peerScript     the PyTorch DDP peer's script (run with {@code /usr/bin/python3})
+ * @param peers          the PyTorch DDP peer's methods, over gloo under the same caps (may be empty)
  */
 public record TimeToAccuracySettings(List<LinkShape> rates, List<LinkShape> quickRates, int latencyMs,
                                      double cpuPerProcess, double probeSeconds, double quickProbeSeconds,

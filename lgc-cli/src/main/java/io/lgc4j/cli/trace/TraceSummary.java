@@ -24,22 +24,11 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * Where each worker's step went, read from a merged trace (docs/design/time.md §3.5). Per step and worker:
- * <ul>
- *   <li>{@code cpu_wait}: the {@code cpu_wait} phase (in-process: a turn on the shared CPU, the aligned exchange);</li>
- *   <li>{@code compute}: the {@code compute} phase; {@code cpu}: the other CPU phases of the step itself (select,
- *       encode, decode, apply); {@code evaluate}: the evaluation phase, apart (a step that evaluates is long, and a
- *       traced range holding one would otherwise show it as the step's CPU);</li>
- *   <li>{@code wire}: the worker's own bytes sent ÷ a given link rate (the floor's part; empty without a rate);</li>
- *   <li>{@code wait}: the time blocked in receives, split by what the awaited frame's sender was doing between the
- *       receive's start and the frame's send: blocked in a receive itself → {@code chained} (round trips); else, a
- *       service → {@code server}, a worker → {@code straggler}; from the send to the receive's end →
- *       {@code latency};</li>
- *   <li>{@code throttled}: the Δ of the endpoint's {@code cpu} counter over the step (it overlaps the others).</li>
- *   <li>With backward overlap ({@code training.overlap: backward}) a step's frames go on the exchange thread while the
- *       pass runs: {@code wire} counts them, {@code wait} is the rank's {@code communicate} phase after the pass (the
- *       part of the exchange the pass did not hide), and straggler, server, chained and latency split the exchange
- *       thread's receives, which overlap the pass, so they may add up to more than {@code wait}.</li>
- * </ul>
+ * {@code cpu_wait} and {@code compute} (those phases), {@code cpu} (the step's other CPU phases), {@code evaluate}
+ * (apart), {@code wire} (own bytes sent ÷ the given link rate; empty without one), {@code wait} (blocked in receives,
+ * split by what the awaited frame's sender was doing: {@code chained}, {@code server}, {@code straggler},
+ * {@code latency}) and {@code throttled} (the Δ of the endpoint's {@code cpu} counter). The columns' exact meaning,
+ * with backward overlap too, is in {@code docs/architecture/trace.md}.
  *
  * <pre>{@code
  * TraceSummary summary = TraceSummary.read(runDir.resolve("trace.json"), 100.0);
