@@ -25,22 +25,12 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The analog of seeds/003 Fig. 14: the reconstruction loss of the autoencoders over their online training (the TOP_K
- * stage, one set of K compact vectors per step), with the similarity loss off (λ2 = 0) and on (λ2 = 0.5), for the
- * parameter server and the ring, as Markdown tables.
- *
- * <p>Data: {@link SyntheticGradients} (correlated vectors, a common part and a per-rank innovation), and, when given,
- * a {@link CompactVectorFile} recorded from real training ({@link CompactVectorRecorder}). Every configuration of one
- * data source trains a fresh autoencoder from the same seed on the same sequence of steps, so the columns differ only
- * by topology and λ2. Training goes through {@link AutoencoderTrainer}: the PS common rank is drawn at random each
- * step (seeds/003 Fig. 6); the ring's scale reference is the recorded leader for recorded data, a random rank for
- * synthetic data.
- *
- * <p>The loss reported for the PS is L_rec over all K decoders (the paper plots one node's); both are the normalized
- * means of {@link AeTraining}. A table row is the mean of the losses of the steps within ±{@code window} of its
- * step, clipped to the run. Below each table, the {@link Baselines}: how much the ranks' vectors correlate, and the
- * loss of decoders that output zeros or (PS) just the innovation they are given, so that a loss can be read
- * against what learning nothing would score.
+ * The analog of the paper's Fig. 14: the reconstruction loss of the autoencoders over their online training (the
+ * TOP_K stage), with the similarity loss off (λ2 = 0) and on (λ2 = 0.5), for the parameter server and the ring, as
+ * Markdown tables, on {@link SyntheticGradients} and, when given, a recorded {@link CompactVectorFile}. Every
+ * configuration of one data source trains a fresh autoencoder ({@link AutoencoderTrainer}) from the same seed on the
+ * same steps, so columns differ only by topology and λ2. A row is the mean loss within ±{@code window} steps; below
+ * each table, the {@link Baselines} that learning nothing would score. Details: {@code docs/architecture/lgc.md}.
  *
  * <pre>{@code
  * AeConvergence.run(System.out, AeConvergence.Settings.DEFAULT, recordingOrNull, csvOrNull);

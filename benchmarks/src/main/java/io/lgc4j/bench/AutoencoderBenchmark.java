@@ -17,21 +17,10 @@ import java.util.function.IntConsumer;
 
 /**
  * Latency of the gradient autoencoders ({@link AutoencoderSpec#PAPER}, {@link AeTraining#DEFAULT}) at the lengths
- * μ of real compact vectors, as a Markdown table beside the paper's GPU figures (seeds/003, Section VI-B: encoder
- * 0.007 ms ring / 0.01 ms parameter server, decoder 1 ms, for ResNet-50 on four RTX 2080 Ti).
- *
- * <p>Six operations, each what one party does in one step of the COMPRESSED or TOP_K stage (ARCHITECTURE §3):
- * <ul>
- *   <li>ring encode: one rank's scale and latent;</li>
- *   <li>PS encode: the leader's scale, latent and innovation (its top 10 % by magnitude: the paper's PS encoder time
- *       includes this top-k);</li>
- *   <li>ring decode: the mean latent into the mean compact vector (every rank);</li>
- *   <li>PS decode: one rank's decoder D_k on the common latent and its innovation (the server runs K of them);</li>
- *   <li>ring and PS train step: one online step on the K ranks' vectors (batch 1), forward, backward, update.</li>
- * </ul>
- * Inputs are {@link SyntheticGradients} (innovation 0.2); latency does not depend on the values. Each run calls
- * the six operations in turn (so they share the machine's load), after warm-up runs that also build the SameDiff
- * graphs; the first call of each is reported apart. Mean and 95th percentile are over the timed runs.
+ * μ of real compact vectors, as a Markdown table beside the paper's GPU figures: six operations (ring and PS encode,
+ * decode and train step), each what one party does in one step, on {@link SyntheticGradients}. Each run calls the
+ * six in turn after warm-up runs; the first call of each is reported apart, then mean and 95th percentile. The
+ * operations and the paper's figures: {@code docs/architecture/lgc.md}.
  *
  * <pre>{@code
  * AutoencoderBenchmark.run(System.out, new AutoencoderBenchmark.Settings(List.of(1000, 10_000, 25_000), 4, 5, 50, 42));

@@ -32,25 +32,12 @@ import java.util.stream.Stream;
 
 /**
  * {@code lgc bench checkpoints}: what a checkpoint costs, per model and method, in process at K = 4. Each
- * configuration trains {@code steps} steps of Fashion-MNIST with {@code training.checkpointEverySteps}, through
- * {@link ExperimentRunner} (the trainer's own checkpointing, nothing re-implemented), so that every checkpoint is
- * measured as a run takes it:
- *
- * <ul>
- *   <li>bytes: the files of {@code checkpoints/step-NNNNNN/} (rank 0's part, which also holds the history of every
- *       step so far; another rank's; the server's; the manifest);</li>
- *   <li>write times: rank 0's log line {@code checkpoint … complete: … slowest part X ms (…), manifest Y ms} (the
- *       slowest endpoint's own time to build and write its part, from its {@code RunReport.Saved}, and the manifest's
- *       write, which re-checks every part on disk);</li>
- *   <li>resume, from every checkpoint in turn (a scratch copy of the run directory holding that checkpoint only, so
- *       that it is the latest): {@code verify} = {@link CheckpointDirectory#latest()} (manifest, then every part's
- *       size, CRC and trailer); {@code restore} = from the trainer's start (listeners' {@code onStart}, after data and
- *       model are built) to the first resumed step's start (first step's completion minus its wall time): every rank
- *       and the server reading and restoring their parts; {@code to first step} = from calling
- *       {@link ExperimentRunner#resume} to the first resumed step's start (data read, model and trainer built,
- *       checkpoint verified and restored).</li>
- * </ul>
- * The runs go one after the other; the machine's load is in the environment line.
+ * configuration trains {@code steps} steps of Fashion-MNIST with {@code training.checkpointEverySteps} through
+ * {@link ExperimentRunner} (the trainer's own checkpointing), then resumes a scratch copy from every checkpoint in
+ * turn, reporting each checkpoint's bytes per part, write times, and {@code verify}
+ * ({@link CheckpointDirectory#latest()}), {@code restore} and {@code to first step} ({@link ExperimentRunner#resume})
+ * times. The runs go one after the other; the machine's load is in the environment line. How each column is
+ * measured: {@code docs/architecture/checkpoints.md}.
  */
 public final class CheckpointBenchmark {
 

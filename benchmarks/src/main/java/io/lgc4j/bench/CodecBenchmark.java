@@ -23,16 +23,9 @@ import java.util.zip.Inflater;
  * Index codecs side by side: bits per index against the bound {@code log2 C(n,k) / k}, and encode and decode
  * throughput, as a Markdown table.
  *
- * <p>{@link #run(PrintStream)} uses uniform random k-subsets of {@code [0, n)} at 0.1% density (k = n/1000) for
- * n = 1M and 25M, drawn with a fixed seed; {@link #run(PrintStream, List, int)} takes index sets recorded from
- * training instead. Every codec in {@link IndexCodecs} is measured (the {@code "deflate"} alias once, under its
- * transform's name), plus one ablation row: the byte-plane content deflated as one plain zlib stream (level 9,
- * default strategy), to show what the block per plane and Huffman-only coding of
- * {@link DeflateIndexCodec.Transform#GAPS_BYTE_PLANES} buy. Every encoding is decoded and compared before it is
- * counted.
- *
- * <p>Throughput is MB/s of the int32 indices (4 bytes an index) through {@code encode} and {@code decode},
- * single-threaded, per second of the thread's CPU time, the fastest of five 200 ms rounds after a warm-up.
+ * <p>Every codec in {@link IndexCodecs} is measured, plus an ablation row (the byte-plane content as one plain zlib
+ * stream); every encoding is decoded and compared before it counts. Throughput is MB/s of int32 indices per second
+ * of the thread's CPU time. The protocol: {@code docs/results/bench/README.md}.
  *
  * <pre>{@code
  * CodecBenchmark.run(System.out);                          // synthetic: n = 1M and 25M

@@ -19,24 +19,12 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * The versioned binary form of recorded compact vectors: per step, the leader rank and the K ranks' compact vectors
- * (what the LGC autoencoder trains on, ARCHITECTURE §4.1), as {@link CompactVectorRecorder} writes them.
- *
- * <pre>
- * offset  size  field (little-endian)
- *      0     4  magic "LGCV"
- *      4     2  version (1)
- *      6     2  reserved, 0
- *      8     4  K, ranks per step (1 .. 65,536)
- *     12     4  μ, floats per compact vector (1 .. 2^28)
- *     16     4  steps (0 .. 2^31 - 1)
- *     20        steps records: leader (int32, in [0, K)), then K·μ float32 values, rank 0's vector first
- * </pre>
- *
- * <p>The header fixes the file's length, {@code 20 + steps · (4 + 4·K·μ)} bytes; {@link #open} checks it against the
- * file before reading or allocating anything, so a truncated or over-long file, or counts that no file could hold,
- * are rejected with a message naming what was expected and what was found (never an {@link OutOfMemoryError}).
- * Leaders outside {@code [0, K)} and non-finite values are rejected where they are read.
+ * The versioned binary form of recorded compact vectors (what the LGC autoencoder trains on), as
+ * {@link CompactVectorRecorder} writes them: little-endian, a 20-byte header ({@code "LGCV"}, version 1 and a reserved
+ * 0 as int16, then K, μ and steps as int32), then per step the leader (int32) and the K·μ float32 values, rank 0's
+ * vector first (layout and bounds: {@code docs/architecture/lgc.md}). {@link #open} checks the length the header
+ * fixes, {@code 20 + steps · (4 + 4·K·μ)} bytes, before reading or allocating, naming what was expected and found;
+ * bad leaders and non-finite values are rejected where they are read.
  *
  * <pre>{@code
  * try (CompactVectorFile.Writer w = CompactVectorFile.create(path, 4, mu, 300)) {

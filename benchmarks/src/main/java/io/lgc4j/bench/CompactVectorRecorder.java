@@ -19,22 +19,12 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
- * Records what the LGC autoencoder trains on (ARCHITECTURE §3, the TOP_K stage; §4.1 and §4.4): the K ranks' compact
- * vectors on the leader's support, step by step, from real data-parallel training.
- *
- * <p>K ranks each compute a gradient on their own disjoint mini-batch ({@link ShardPlan}, as the distributed
- * trainer shards). For {@code warmup} steps the model applies the mean dense gradient with its own updater.
- * Then, every step: each rank adds its gradient to its own error-feedback accumulator; a leader rank drawn from a
- * {@link SplittableRandom} seeded with the run seed selects, per {@link LayerPolicy#LEARNED} block, the top
- * {@code ceil(ratio·n)} entries ({@link TopK#countFor}) of its accumulator; every rank gathers its accumulator at
- * that support (the LEARNED blocks concatenated in parameter order: the compact vector, length μ) and zeroes those
- * positions (they are sent). The model applies the mean dense gradient on the other blocks and, on the LEARNED
- * blocks, the mean of the K compact vectors scattered onto the support (zero elsewhere). With a low-pass factor
- * β < 1 the accumulators are the training runs' filtered memory ({@code compressor.lowPass}, ScaleCom's): a rank
- * offers m + g, and keeps (1 − β)·m + β·(m + g − sent); β = 1 is the plain rule above.
- *
- * <p>The replicas of a real run stay identical, so one model computes all K gradients in turn: the recording is
- * what K separate replicas would produce, with one model in memory.
+ * Records what the LGC autoencoder trains on (the TOP_K stage): the K ranks' compact vectors on the leader's support,
+ * step by step, from real data-parallel training. After {@code warmup} dense steps, each step's leader (drawn from
+ * the run seed) selects the top entries of its error-feedback accumulator per {@link LayerPolicy#LEARNED} block and
+ * every rank gathers its accumulator there; the model applies the mean. One model computes all K gradients in turn
+ * (the replicas of a real run stay identical). The full step rule, low-pass memory included:
+ * {@code docs/architecture/lgc.md}.
  *
  * <pre>{@code
  * try (CompactVectorFile.Writer out = CompactVectorFile.create(path, 4, mu, 300)) {

@@ -35,24 +35,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 
 /**
- * {@code lgc bench compressors}: the CPU time one rank spends per compressed step coding and decoding its gradient,
- * method by method, on the small CNN's layout (LeNet-5: conv1 DENSE, conv2 and fc1 LEARNED, output TOP_K; 430,560
- * compressible floats), K = 4, Gaussian gradients from a fixed seed — the encode and decode columns of a training
- * run's phases without the network, the model or the machine's other trainings in them.
- *
- * <ul>
- *   <li>Sparse GD (top-k 0.1 %): select (top-k with error feedback), encode (indices through DEFLATE, values), decode
- *       (the K ranks' sets decoded and averaged, as the ring's all-gather ends);</li>
- *   <li>PowerSGD r = 1, 2, 4: round one (M = memory + gradient, P = M·Q), round two (Gram–Schmidt on the mean P,
- *       Q = Mᵀ·P̂), finish (P̂·Q̄ᵀ written, memory updated); the payloads' encoding is a float copy and is left out;</li>
- *   <li>LGC's autoencoder at the compact vector's length μ of this layout at 0.1 % ({@link AutoencoderBenchmark}'s
- *       operations: encode on one ring rank; the PS leader's encode + innovation; decode of the mean latent on a ring
- *       rank; one PS decoder D_k);</li>
- *   <li>the same PowerSGD arithmetic in PyTorch ({@code torch.matmul} and PyTorch's own Gram–Schmidt loop on the
- *       same matrix shapes, one thread), run as a child process in the same run when {@code python3-torch} is there.</li>
- * </ul>
- * Each operation is timed alone, the methods taking turns step by step, so they see the same load; the table gives
- * mean, median and minimum over the timed steps. Machines here are shared: compare within the table.
+ * {@code lgc bench compressors}: the CPU time one rank spends per compressed step coding and decoding its gradient
+ * (Sparse GD, PowerSGD r = 1, 2, 4, LGC's autoencoder, and PowerSGD's arithmetic in PyTorch when
+ * {@code python3-torch} is there), on the small CNN's layout at K = 4 with Gaussian gradients from a fixed seed: a
+ * training run's encode and decode columns without the network or the model. Each operation is timed alone, the
+ * methods taking turns step by step; the table gives mean, median and minimum. What each row times:
+ * {@code docs/results/bench/README.md}.
  */
 public final class CompressorBenchmark {
     /** Seed of the gradients. */

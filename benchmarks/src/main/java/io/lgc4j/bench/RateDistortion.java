@@ -22,38 +22,13 @@ import java.util.SplittableRandom;
 import java.util.TreeSet;
 
 /**
- * How well each code carries the ranks' mean compact vector for the floats it sends: the learned codes (the ring's
- * and the parameter server's autoencoders, their latent at float32 and at 8 bits) against codes with nothing
- * learned, at the same number of floats per rank, on recorded compact vectors ({@link CompactVectorRecorder}).
- *
- * <p>The first {@code trainSteps} recorded steps play the TOP_K stage: the autoencoders train on them online, one
- * step per recorded step, as the runs train them ({@link AutoencoderTrainer}: the ring's scale reference is the
- * step's leader, the parameter server's common rank is drawn at random), and the linear code (PCA) is fitted on
- * them. Every later step plays a COMPRESSED step and is scored, with every code frozen, except the "continued" rows,
- * whose autoencoder also trains on each scored step after scoring it (what continued training on the true vectors
- * could reach at best). A step's score is the relative error ‖a − m‖ / ‖m‖ and the cosine of the mean a the code
- * delivers against the true mean m of the K compact vectors, exactly as the diagnostic mode scores a run's update on
- * the support.
- *
- * <p>The codes, each at {@code f} floats per rank per step:
- * <ul>
- *   <li><b>LGC-RAR</b>: every rank encodes its vector with the leader's scale; the K latents are averaged (what the
- *       ring's allreduce produces); the decoder reads the mean latent. f = the latent size.</li>
- *   <li><b>LGC-PS</b>: the leader's latent and every rank's innovation (its top 10 %, values exact, put over the
- *       decoder's output); the mean of the K reconstructions. f = latent / K + the innovation count, on average
- *       over the ranks (the innovation's positions not counted).</li>
- *   <li><b>innovation only</b>: the mean of the K innovations (LGC-PS without the decoders' output).</li>
- *   <li><b>PCA</b>: the best linear code of f floats fitted on the training steps (the top f eigenvectors of their
- *       second-moment matrix); linear, so the mean of the codes is the code of the mean.</li>
- *   <li><b>top-f on the leader's support</b>: the positions of the leader's f largest magnitudes, every rank's exact
- *       value there (ScaleCom's choice, applied within the compact vector); zero elsewhere.</li>
- *   <li><b>random-f</b>: f positions drawn from a seed every rank knows (no positions travel), exact values.</li>
- *   <li><b>top-f of the mean</b>: the mean's own f largest magnitudes: not a code (no rank knows the mean), the
- *       bound of any f-position exact code.</li>
- * </ul>
- * Positions: every code works inside the compact vector, whose μ positions the leader sends in any case; only the
- * top-f rows need to say which f of them they kept (f positions more from the leader). So at equal floats the
- * learned codes are at no index disadvantage.
+ * How well each code carries the ranks' mean compact vector for the floats it sends: the learned codes (LGC-RAR's
+ * and LGC-PS's autoencoders, latent at float32 and at 8 bits) against codes with nothing learned (PCA, top-f on the
+ * leader's support, random-f, innovation only, and the top-f of the mean as a bound), at the same floats per rank, on
+ * recorded compact vectors ({@link CompactVectorRecorder}). The first {@code trainSteps} steps train the autoencoders
+ * online ({@link AutoencoderTrainer}) and fit PCA; every later step is scored with every code frozen (except the
+ * "continued" rows) by the relative error ‖a − m‖ / ‖m‖ and the cosine of the delivered mean a against the true mean
+ * m, as the diagnostic mode scores a run. Each code's definition: {@code docs/architecture/lgc.md}.
  */
 public final class RateDistortion {
 

@@ -22,18 +22,10 @@ import java.util.concurrent.TimeUnit;
  * one-pass memory-bandwidth floor and against PyTorch's {@code torch.topk(v.abs(), k)} measured in the same run, as a
  * Markdown table.
  *
- * <p>The floor is the time of one pass computing {@code max |v|} the fastest way C2 (JDK 17) vectorizes it: chunks of
- * 4096 floats copied into scratch and folded in halves. Any exact top-k reads every value at least once, so the ratio
- * to the floor is what the selection itself costs. A repeat is a batch of {@link TopK} calls (about 20 ms: one call at
- * 25M, dozens at 1M), each timed alone next to one floor pass (taking turns at going first), so both see the same
- * load. The table gives the mean, median and minimum over all calls; the ratios are of the minima (the cost of the
- * work) and of the medians (a shared machine preempts long runs). The selection is checked against the definition (every unselected magnitude
- * below the smallest selected one, ties to the lower index) before it is reported.
- *
- * <p>PyTorch runs as a child process ({@value #PYTHON}; Debian's {@code python3-torch}), timing only
- * {@code torch.topk(v.abs(), k)} after one warm-up call, {@value #TORCH_REPEATS} repeats per n. When python3 or torch
- * is missing, the torch columns say so and the rest of the table stands. Machines here are shared: compare the
- * ratios, not the absolute times.
+ * <p>Each {@link TopK} call is timed next to one floor pass ({@code max |v|}, vectorized), and checked exact before
+ * it counts; the table gives mean, median and minimum, and the ratios of the minima and of the medians. PyTorch runs
+ * as a child process ({@value #PYTHON}), {@value #TORCH_REPEATS} repeats per n; without python3 or torch its columns
+ * say so and the rest stands. Protocol details: {@code docs/results/bench/README.md}.
  *
  * <pre>{@code
  * TopKBenchmark.run(System.out, 10);   // 10 timed repeats per n after a warm-up

@@ -208,13 +208,11 @@ public final class TransportBenchmark {
      * @param cpuSecondsPerGb   process CPU seconds per GB of payload
      * @param cpuCores          process CPU time / wall time: how many cores the configuration kept busy
      * @param gcPercent         the collectors' reported time as a percentage of the wall time
-     * @param allocPerStepRank  heap bytes allocated by all threads per step, divided by the endpoints (point to
-     *                          point: 2) or K (exchanges; the PS server's allocation is in the total)
+     * @param allocPerStepRank  heap bytes all threads allocate per step ÷ the endpoints (2, or K with the PS server's)
      * @param allocPercent      allocPerStepRank as a percentage of sizeBytes
      * @param sendCopies        copies per payload byte from the sender's float[] to the socket (NaN: raw stream)
      * @param receiveCopies     copies per payload byte from the socket to the receiver's float[] (NaN: raw stream)
-     * @param poolMb            direct MB the endpoints' frame pools allocated in the whole row (warm-up included;
-     *                          NaN in process and for the raw stream)
+     * @param poolMb            direct MB the frame pools allocated in the row, warm-up included (NaN: in process, raw)
      */
     public record Row(Part part, String transport, String io, int workers, long sizeBytes, int steps, double seconds,
                       double mbPerSecond, double busMbPerSecond, double meanMillis, double p50Millis, double p99Millis,
