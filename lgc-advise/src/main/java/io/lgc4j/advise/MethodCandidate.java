@@ -11,10 +11,8 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * One method an {@link Advisor} compares: what {@code DistributedTrainer.Builder} would be given for it — a topology
- * (built fresh for each use), a stage schedule, the value encoding, the overlap mode — and, if known, how many steps it
- * needs to the target relative to dense.
- *
+ * One method an {@link Advisor} compares: what {@code DistributedTrainer.Builder} would be given for it, and, if
+ * known, its steps to the target relative to dense:
  * <pre>{@code
  * MethodCandidate fp16 = MethodCandidate.of("fp16", "Dense fp16 (ring)", RingTopology::new)
  *         .values(ValueEncoding.FP16).penalty(1.0, "my 3 seeds");

@@ -14,19 +14,10 @@ import java.util.TreeMap;
  * What a method does to the math of a step, as one line of text: two methods with the same key take the same steps
  * to a target on the same model and data, so committed evidence for one holds for the other.
  *
- * <p>Built from the method's description (a topology's {@code TopologyDescription.toMap()}, with the resolved
- * {@code warmup} when the FULL stage is not dense: what {@code summary.json} records as {@code method}), its stage
- * schedule and its overlap mode. Left out, because they change no step's math:
- * <ul>
- *   <li>the index codec ({@code codec}: every codec is lossless);</li>
- *   <li>routes and shards (a topology does not describe them: {@code supportPath}, {@code directBelowBytes}, the
- *       server count and layout give the same bits, {@code tta/routes/README.md});</li>
- *   <li>{@link Overlap#BACKWARD} (the synchronous step's math, {@code tta/backward/README.md}).</li>
- * </ul>
- * Every method whose steps are dense fp32 and synchronous, on any topology, has the key {@link #DENSE}: dense ring and
- * dense parameter server reach a target at the same step (they differ in the order of a float sum only). A topology
- * that averages models rather than every step's gradients ({@link #MODEL_AVERAGING}: local SGD) is another method,
- * keyed by its description like a compressed one, its period in {@code topologySettings}.
+ * <p>Built from the method's description (what {@code summary.json} records as {@code method}), its stage schedule and
+ * its overlap mode; the index codec, routes, shards and {@link Overlap#BACKWARD} change no math and are left out.
+ * Every dense fp32 synchronous method, on any topology, has the key {@link #DENSE}; local SGD
+ * ({@link #MODEL_AVERAGING}) is keyed by its description, like a compressed method (docs/architecture/runner.md).
  *
  * <pre>{@code
  * MethodKey.of(Map.of("topology", "ps", "compressor", "none", "compressorSettings", Map.of(), "values", "fp32",
@@ -35,9 +26,8 @@ import java.util.TreeMap;
  * // compressor=scalecom;compressorSettings.learnedRatio=0.001;...;stages=50/rest;topology=ring;...;values=fp32
  * }</pre>
  *
- * @param text the key: {@code dense}, or the description's entries sorted by key ({@code a.b=value} for nested
- *             maps, {@code [x y]} for lists) joined by {@code ;}, then {@code stages=F/T} and, for delayed
- *             application, {@code overlap=delayed|predicted}
+ * @param text {@code dense}, or the description's entries sorted by key ({@code a.b=value}, lists {@code [x y]}) joined
+ *             by {@code ;}, then {@code stages=F/T} and, when delayed, {@code overlap=delayed|predicted}
  */
 public record MethodKey(String text) {
 

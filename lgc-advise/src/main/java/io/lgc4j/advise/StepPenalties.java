@@ -18,14 +18,8 @@ import java.util.OptionalDouble;
  * ({@code step-penalties.csv}). The file is generated from committed run directories ({@code lgc evidence
  * step-penalties}) and never edited by hand: a reader checks that every penalty follows from its steps.
  *
- * <p>Format: a header line, then one row per (target, evidence, method); lists are space-separated, {@code -} is a
- * seed that never reached the target, an empty penalty says so for the whole row. Cells are quoted as RFC 4180 does
- * when they hold a comma or a quote.
- * <pre>
- * target,evidence,method,seeds,steps,dense_steps,penalty,runs
- * 0.8,data.dataset=fashion-mnist;...,dense,1 2 3 42,100 125 100 100,100 125 100 100,1.0000,time-to-accuracy/...
- * 0.8,data.dataset=fashion-mnist;...,compressor=scalecom;...,1 2 3 42,250 225 175 200,100 125 100 100,2.0000,...
- * </pre>
+ * <p>Format ({@code docs/architecture/runner.md}): a header line, then one row per (target, evidence, method) with the
+ * columns {@code target,evidence,method,seeds,steps,dense_steps,penalty,runs}.
  *
  * <pre>{@code
  * StepPenalties evidence = StepPenalties.read(Path.of("step-penalties.csv"));

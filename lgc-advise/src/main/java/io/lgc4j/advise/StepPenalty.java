@@ -14,8 +14,7 @@ import java.util.OptionalDouble;
  * p.penalty();   // OptionalDouble[2.0000]: 650 steps over the seeds where dense took 325
  * }</pre>
  *
- * @param evidence   the evidence key: what dense's step count depends on (model, data, workers, batch, updater,
- *                   evaluation interval), as the generator wrote it
+ * @param evidence   the evidence key (what dense's step count depends on), as the generator wrote it
  * @param method     the method's key ({@link MethodKey#DENSE} for the dense row itself)
  * @param target     the test accuracy, a fraction in (0, 1]
  * @param seeds      the seeds both the method and dense ran with, ascending, at least one

@@ -4,13 +4,10 @@
  * description, a schedule and an overlap mode, and runs a candidate's step in core's {@code DryRun}); nothing in the
  * core refers to it.
  *
- * <p>A step penalty is how many steps a method needs to reach a target relative to dense training of the same model
- * on the same data: {@link io.lgc4j.advise.StepPenalty}, read from a CSV that is generated from committed runs
- * ({@code lgc evidence step-penalties}), never written by hand ({@link io.lgc4j.advise.StepPenalties}). Runs are
- * matched by two keys: the <em>evidence</em> key (model, data, workers, batch, updater, evaluation interval: what
- * dense's step count depends on) and the {@link io.lgc4j.advise.MethodKey} (what changes the math of a step:
- * compressor and its settings, topology, warm-up, stages, values, delayed application; not the routes, shard counts,
- * index codec or backward overlap, which change no math).
+ * <p>A step penalty ({@link io.lgc4j.advise.StepPenalty}) is a method's steps to a target relative to dense training
+ * of the same model and data, read from a generated CSV ({@link io.lgc4j.advise.StepPenalties}) and matched by the
+ * evidence key (what dense's step count depends on) and the {@link io.lgc4j.advise.MethodKey} (what changes a
+ * step's math). The keys in full: {@code docs/architecture/runner.md}.
  *
  * <pre>{@code
  * StepPenalties evidence = StepPenalties.read(Path.of("step-penalties.csv"));

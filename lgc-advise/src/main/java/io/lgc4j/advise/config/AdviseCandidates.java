@@ -23,11 +23,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The methods a config is compared over. A candidates file has {@code base}, the method settings every candidate
- * starts from, and {@code candidates}, each an {@code id}, a {@code label} and a {@code config} of method sections
- * only; a candidate's config is the user's config without its own method sections, then {@code base}, then the
- * candidate's sections, merged key by key (the suites' {@code methods} do the same). So the user's model, data,
- * workers, batch, seed and runtime stay as written, and the method is the candidate's.
+ * The methods a config is compared over. A candidates file has {@code base} (method settings every candidate starts
+ * from) and {@code candidates} (an {@code id}, a {@code label} and a {@code config} of method sections only); a
+ * candidate's config is the user's without its method sections, then {@code base}, then its own, merged key by key.
  *
  * <pre>
  * base:

@@ -26,24 +26,11 @@ import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 
 /**
- * A config whose method is {@code compressor: auto}: the run measures its own processes before step 0 and trains
- * the candidate the advisor predicts fastest to the target ({@link AutoRun}). The file is an ordinary config but for
- * two things: {@code compressor: auto} (or {@code compressor: {type: auto}}) names no method, and an optional
- * {@code advise} section says among what and to what target:
- *
- * <pre>
- * compressor: auto
- * advise:
- *   candidates: default        # default (the shipped list) | a candidates file (base + candidates, see
- *                              #   AdviseCandidates), relative to the config's directory
- *   target: 0.80               # the test accuracy the times are predicted to
- *   denseSteps: 0              # dense training's steps to the target on this model and data, if you know them
- *                              #   (0: from the committed evidence, when it has this setting)
- *   penalties: {fp16: 1.0}     # your own evidence: a candidate's steps to the target as a multiple of dense's
- * </pre>
- *
- * The user's {@code topology}, {@code warmup}, {@code stages}, {@code autoencoder} and {@code training.overlap} are
- * replaced by each candidate's; every other key (model, data, workers, batch, seed, runtime) stays as written.
+ * A config whose method is {@code compressor: auto} (or {@code {type: auto}}): the run trains the candidate the
+ * advisor predicts fastest to the target ({@link AutoRun}); an optional {@code advise} section (every key:
+ * {@code docs/architecture/runner.md}) says among what and to what target, e.g.
+ * {@code advise: {candidates: default, target: 0.80, penalties: {fp16: 1.0}}}. Each candidate replaces the method
+ * keys; model, data, workers, batch, seed and runtime stay as written.
  *
  * <pre>{@code
  * Optional<AutoMethod> auto = AutoMethod.read(Path.of("my-auto.yaml"));   // empty: the config names its method

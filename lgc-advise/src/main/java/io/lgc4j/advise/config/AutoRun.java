@@ -37,20 +37,12 @@ import java.util.Set;
 import java.util.function.IntFunction;
 
 /**
- * {@code compressor: auto} before step 0: the advisor on the run's own processes chooses the method, and the run
- * trains the chosen candidate's config, an ordinary config ({@code docs/design/advise.md} §4).
- * <ul>
- *   <li>{@link #inProcess}: one JVM's ranks share memory, so there is no link to probe; the advisor predicts on
- *       {@link Link#IN_PROCESS} with the process's cores shared by the K ranks.</li>
- *   <li>{@link #asEndpoint}: every process a launch started joins an {@link AdviseSession} on a connection of its own
- *       (its plan refuses a training peer), measures the links, and learns rank 0's choice; the trainer then connects
- *       anew with the chosen method.</li>
- *   <li>{@link #recorded}: a restart or resume takes the choice its run directory's {@code advice.json} recorded,
- *       after checking that the candidates are the same, so attempts never differ.</li>
- * </ul>
- * The run directory gets {@code advice.json} (the choice, the candidates' digest, the measured link) and
- * {@code advice.csv} (the table, one row per candidate and stage); {@code config.yaml} holds the chosen method, so
- * {@code lgc run config.yaml} retrains the choice without advising.
+ * {@code compressor: auto} before step 0: the advisor chooses the method and the run trains the chosen candidate's
+ * config, an ordinary config: {@link #inProcess} predicts on {@link Link#IN_PROCESS}; {@link #asEndpoint} measures
+ * the links in an {@link AdviseSession} on a connection of its own and learns rank 0's choice; {@link #recorded}
+ * takes a restart's or resume's choice from {@code advice.json}, refusing other candidates. The run directory gets
+ * {@code advice.json} (choice, candidates' digest, link) and {@code advice.csv} (one row per candidate and stage).
+ * Details: {@code docs/architecture/runner.md}.
  *
  * <pre>{@code
  * AutoMethod auto = AutoMethod.read(Path.of("my-auto.yaml")).orElseThrow();
