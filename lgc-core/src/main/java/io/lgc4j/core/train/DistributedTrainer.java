@@ -49,23 +49,19 @@ import java.util.function.Function;
  * gradient, aggregates it through a {@link Topology} (real frames, every byte metered) and applies the identical
  * aggregate with the model's own updater, so replicas stay bit-identical. Each rank runs {@link RankLoop} on the
  * run's {@link TrainingRuntime}: threads of this JVM by default, or one endpoint per process on
- * {@link TrainingRuntime#cluster}, where every process builds the same trainer and gets the same bits.
+ * {@link TrainingRuntime#cluster}, every process building the same trainer. {@link #fit} may be called once; the
+ * model passed in is not modified, and rank 0's replica is the trained model ({@link #trainedModel()}).
  *
  * <pre>{@code
  * TrainingResult result = DistributedTrainer.builder()
  *         .model(net)                        // a MultiLayerNetwork or ComputationGraph, initialized
  *         .data(trainIterator)               // read once into memory; or a DataSource each rank streams
- *         .workers(4)
- *         .batchSizePerWorker(32)
+ *         .workers(4).batchSizePerWorker(32)
  *         .topology(new RingTopology())
  *         .evaluation(testIterator, 100)     // every 100 steps and at each epoch's end
  *         .seed(42)
- *         .build()
- *         .fit(1);
+ *         .build().fit(1);
  * }</pre>
- *
- * <p>Lifecycle: {@link #fit} may be called once. The model passed in is not modified; rank 0's replica is the
- * trained model ({@link #trainedModel()}).
  */
 public final class DistributedTrainer {
     private final TrainingSpec spec;
