@@ -260,9 +260,9 @@ public final class Advisor {
                         "nothing chosen: no candidate has a predicted time to the target")), Optional.of(advice),
                         Optional.empty(), (System.nanoTime() - start) / 1e9);
             }
-            if (env.servers() != null) {
+            if (env.shards().servers() != null) {
                 throw new IllegalStateException("the launch started server processes of their own (LGC_SERVERS="
-                        + env.servers() + "): a program chooses its method with the shards inside the workers; launch"
+                        + env.shards().servers() + "): a program chooses its method with the shards inside the workers; launch"
                         + " without --servers");
             }
             return adviseOver(TrainingRuntime.connector(env), env.requireWorldSize(), env.requireRank());

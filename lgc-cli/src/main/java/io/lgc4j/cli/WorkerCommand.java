@@ -176,7 +176,7 @@ final class WorkerCommand implements Callable<Integer> {
             LauncherWatch.start(env, "lgc worker");
             auto = AutoMethod.read(config);
             if (auto.isPresent()) {
-                if (env.servers() != null) {
+                if (env.shards().servers() != null) {
                     throw new UsageException("--servers (LGC_SERVERS) sets one method's shards; with compressor: auto"
                             + " each candidate has its own (the launch starts the most any needs)");
                 }
@@ -184,8 +184,8 @@ final class WorkerCommand implements Callable<Integer> {
                 return runAuto(auto.get(), env);
             }
             cfg = launched(ConfigLoader.load(config));
-            if (env.servers() != null) {
-                cfg = cfg.withTopology(cfg.topology().withServers(env.servers()));
+            if (env.shards().servers() != null) {
+                cfg = cfg.withTopology(cfg.topology().withServers(env.shards().servers()));
             }
             int workers = cfg.training().workers();
             int endpoints = workers + ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(workers);
@@ -196,16 +196,16 @@ final class WorkerCommand implements Callable<Integer> {
                         + (endpoints - workers > 1 ? "es" : "") : "") + "), found " + endpoint);
             }
             int shards = endpoints - workers;
-            if (env.colocate() && endpoint >= workers) {
+            if (env.shards().colocate() && endpoint >= workers) {
                 throw new UsageException("--colocate is for worker ranks (0.." + (workers - 1) + "): they start their"
                         + " shard themselves; found rank " + endpoint);
             }
-            if (env.colocate() && shards > workers) {
+            if (env.shards().colocate() && shards > workers) {
                 throw new UsageException("--colocate needs at most as many shards as workers, found " + shards
                         + " shards (topology.servers) for " + workers + " workers");
             }
             // the shards' placement is --colocate's alone: the config already says how many there are
-            connector = connector(cfg.runtime(), env).colocateServices(env.colocate()).build();
+            connector = connector(cfg.runtime(), env).colocateServices(env.shards().colocate()).build();
         } catch (ConfigException | UsageException | IllegalArgumentException | UncheckedIOException e) {
             System.err.println("lgc worker: " + e.getMessage());
             return 2;
@@ -238,7 +238,7 @@ final class WorkerCommand implements Callable<Integer> {
     /** The config as this launched process runs it: the launch's workers, this command's options, over TCP. */
     private ExperimentConfig launched(ExperimentConfig cfg) {
         LaunchEnvironment env = LaunchEnvironment.read(variables(System.getenv()));
-        if (env.worldSize() != null) {
+        if (env.rendezvous().worldSize() != null) {
             cfg = cfg.withTraining(cfg.training().withWorkers(env.requireWorldSize()));
         }
         cfg = options.apply(cfg);
@@ -264,11 +264,12 @@ final class WorkerCommand implements Callable<Integer> {
                     + servers + " server process" + (servers == 1 ? "" : "es") + " started for compressor: auto),"
                     + " found " + endpoint);
         }
-        TcpConnector connector = connector(auto.base().runtime(), env).colocateServices(env.colocate()).build();
+        TcpConnector connector = connector(auto.base().runtime(), env).colocateServices(env.shards().colocate())
+                .build();
         AutoRun.Resolved chosen;
         try {
-            Optional<AutoRun.Resolved> recorded = env.runDir() == null ? Optional.empty()
-                    : AutoRun.recorded(auto, env.runDir());
+            Optional<AutoRun.Resolved> recorded = env.resume().runDir() == null ? Optional.empty()
+                    : AutoRun.recorded(auto, env.resume().runDir());
             chosen = recorded.isPresent() ? recorded.get()
                     : AutoRun.asEndpoint(auto, connector, endpoints, endpoint, System.err);
         } catch (RunInputException e) {
@@ -283,7 +284,7 @@ final class WorkerCommand implements Callable<Integer> {
             return endpoint == 0 ? writeAdvice(auto, chosen) : 0;
         }
         int services = ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(workers);
-        if (endpoint >= workers + services || env.colocate() && endpoint >= workers) {
+        if (endpoint >= workers + services || env.shards().colocate() && endpoint >= workers) {
             System.err.println("lgc worker: endpoint " + endpoint + " has no role in the chosen method ("
                     + chosen.chosen().id() + ", " + services + " server process" + (services == 1 ? "" : "es")
                     + "): exiting");
@@ -341,7 +342,7 @@ final class WorkerCommand implements Callable<Integer> {
                 runner.records(chosen.files(), chosen.provenance(), chosen::summary);
             }
             ExperimentRunner.RunOutcome outcome = runner.runAsEndpoint(cfg, config.toString(),
-                    connector, endpoint, listeners, env.runDir(), env.resumeStep());
+                    connector, endpoint, listeners, env.resume().runDir(), env.resume().resumeStep());
             if (endpoint == 0) {
                 System.out.printf(Locale.ROOT, "%s after %d steps (%.1f s); results in %s%n",
                         ExperimentRunner.accuracy(outcome.result().finalAccuracy()), outcome.result().steps().size(),

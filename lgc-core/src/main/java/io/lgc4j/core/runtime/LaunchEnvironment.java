@@ -188,31 +188,6 @@ public record LaunchEnvironment(Rendezvous rendezvous, Listen listen, Credential
         return rendezvous.rank() != null;
     }
 
-    /** LGC_WORLD_SIZE, K, or null: {@code rendezvous().worldSize()}. */
-    public Integer worldSize() {
-        return rendezvous.worldSize();
-    }
-
-    /** LGC_SERVERS, how many shards, or null: {@code shards().servers()}. */
-    public Integer servers() {
-        return shards.servers();
-    }
-
-    /** LGC_COLOCATE, default false: {@code shards().colocate()}. */
-    public boolean colocate() {
-        return shards.colocate();
-    }
-
-    /** LGC_RUN_DIR, or null: {@code resume().runDir()}. */
-    public Path runDir() {
-        return resume.runDir();
-    }
-
-    /** LGC_RESUME_STEP, default -1: {@code resume().resumeStep()}. */
-    public long resumeStep() {
-        return resume.resumeStep();
-    }
-
     /** LGC_RANK: this process's endpoint. */
     public int requireRank() {
         return require("rank", "LGC_RANK", rendezvous.rank());

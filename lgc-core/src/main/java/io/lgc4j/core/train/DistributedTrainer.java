@@ -481,9 +481,10 @@ public final class DistributedTrainer {
                 if (threads != null) {
                     compute = compute.withThreads(Integer.parseInt(threads.strip()));
                 }
-                if (env.runDir() != null) {
-                    checkpoints(env.runDir(), checkpointEverySteps);
-                    resume = env.resumeStep() < 0 ? resume : Checkpointing.load(env.runDir(), env.resumeStep());
+                LaunchEnvironment.Resume given = env.resume();
+                if (given.runDir() != null) {
+                    checkpoints(given.runDir(), checkpointEverySteps);
+                    resume = given.resumeStep() < 0 ? resume : Checkpointing.load(given.runDir(), given.resumeStep());
                 }
                 // lgc launch --trace FILE -- …: every process records, the launcher merges (a trace set here wins)
                 TraceSettings asked = TraceSettings.fromEnvironment(System.getenv());

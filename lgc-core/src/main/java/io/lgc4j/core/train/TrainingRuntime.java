@@ -166,7 +166,7 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
         }
         int workers = env.requireWorldSize();
         LauncherWatch.start(env, "rank " + env.requireRank());
-        return new ClusterRuntime(connector(env), workers, env.servers() == null ? -1 : env.servers());
+        return new ClusterRuntime(connector(env), workers, env.shards().servers() == null ? -1 : env.shards().servers());
     }
 
     /**

@@ -29,8 +29,8 @@ class LaunchEnvironmentTest {
         assertEquals(1, env.requireRank());
         assertEquals(2, env.requireWorldSize());
         assertEquals(3, env.rendezvous().attempt());
-        assertEquals(Path.of("/tmp/run"), env.runDir());
-        assertEquals(8, env.resumeStep());
+        assertEquals(Path.of("/tmp/run"), env.resume().runDir());
+        assertEquals(8, env.resume().resumeStep());
         assertEquals(4711L, env.launcherPid());
         assertEquals("127.0.0.1", env.bindAddress(), "a loopback master: listen there");
         assertTrue(env.shards().colocated(), "LGC_SERVERS unset: the shards run inside the workers");
