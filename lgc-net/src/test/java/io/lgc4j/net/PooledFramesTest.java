@@ -4,7 +4,7 @@ import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameBuffer;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
-import io.lgc4j.core.exchange.StepLink;
+import io.lgc4j.core.link.StepLink;
 import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.stage.Stage;
 import org.junit.jupiter.api.Test;

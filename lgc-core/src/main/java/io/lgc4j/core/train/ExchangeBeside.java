@@ -1,6 +1,6 @@
 package io.lgc4j.core.train;
 
-import io.lgc4j.core.exchange.GradientPieces;
+import io.lgc4j.core.link.GradientPieces;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.Timeline;

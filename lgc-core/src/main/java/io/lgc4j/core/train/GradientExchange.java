@@ -5,7 +5,7 @@ import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.checkpoint.Persistent;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.compress.OfferTap;
-import io.lgc4j.core.exchange.GradientPieces;
+import io.lgc4j.core.link.GradientPieces;
 import io.lgc4j.core.metrics.PhaseClock;
 
 import java.util.Optional;

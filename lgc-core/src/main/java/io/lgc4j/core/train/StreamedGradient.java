@@ -1,7 +1,7 @@
 package io.lgc4j.core.train;
 
 import io.lgc4j.core.comm.TransportClosedException;
-import io.lgc4j.core.exchange.GradientPieces;
+import io.lgc4j.core.link.GradientPieces;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.ParamBlock;
 

@@ -1,6 +1,6 @@
 package io.lgc4j.core.comm;
 
-import io.lgc4j.core.exchange.StepLink;
+import io.lgc4j.core.link.StepLink;
 import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.stage.Stage;
 import org.junit.jupiter.api.Test;

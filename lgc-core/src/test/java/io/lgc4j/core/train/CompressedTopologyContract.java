@@ -86,7 +86,7 @@ public abstract class CompressedTopologyContract {
     protected abstract Topology denseTopology();
 
     /**
-     * The topology under test carrying {@code compressor} and taking every shortcut it has for it ({@link Routes}: the
+     * The topology under test carrying {@code compressor} and taking every shortcut it has for it ({@link Shortcuts}: the
      * leader's support sent directly, small allreduces in one leg); by default it has none, and the shortcut test is
      * skipped.
      */
@@ -147,7 +147,7 @@ public abstract class CompressedTopologyContract {
     /**
      * A compressed step beside the backward pass keeps the bits: on K = 3 and 4 ranks, through 6 steps with memory,
      * every rank holds after every step what the whole-gradient step gives it, with each layer a piece of its own
-     * ({@link GradientExchange#allReduceMean(StepTag, float[], PhaseClock, io.lgc4j.core.exchange.GradientPieces)}),
+     * ({@link GradientExchange#allReduceMean(StepTag, float[], PhaseClock, io.lgc4j.core.link.GradientPieces)}),
      * and sends as many value bytes. PowerSGD streams; a method that does not waits for the whole gradient.
      */
     @ParameterizedTest(name = "{0}")
@@ -465,9 +465,9 @@ public abstract class CompressedTopologyContract {
      */
     protected static Steps exchangeSteps(Topology topology, GradientLayout layout, float[][][] inputs,
                                          int bucketBytes) throws Exception {
-        List<io.lgc4j.core.exchange.GradientPieces.Piece> plan = bucketBytes > 0
-                ? io.lgc4j.core.exchange.GradientPieces.plan(layout, bucketBytes) : List.of();
-        io.lgc4j.core.exchange.GradientPieces ready = new io.lgc4j.core.exchange.GradientPieces() {
+        List<io.lgc4j.core.link.GradientPieces.Piece> plan = bucketBytes > 0
+                ? io.lgc4j.core.link.GradientPieces.plan(layout, bucketBytes) : List.of();
+        io.lgc4j.core.link.GradientPieces ready = new io.lgc4j.core.link.GradientPieces() {
             @Override
             public List<Piece> pieces() {
                 return plan;

@@ -7,7 +7,7 @@ import io.lgc4j.core.comm.MeteredTransport;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.comm.Transport;
-import io.lgc4j.core.exchange.StepLink;
+import io.lgc4j.core.link.StepLink;
 import io.lgc4j.core.protocol.FloatFrames;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.comm.StepTag;

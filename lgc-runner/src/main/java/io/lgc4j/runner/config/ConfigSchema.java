@@ -4,7 +4,7 @@ import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.compress.CompressorKeys;
 import io.lgc4j.core.compress.CompressorProvider;
-import io.lgc4j.core.exchange.Routes;
+import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.method.Methods;
 import io.lgc4j.core.settings.Section;
 import io.lgc4j.core.warmup.Warmup;
@@ -164,7 +164,7 @@ public final class ConfigSchema {
             into.put(prefix + "type", TopologyType.names());
             choicesOf(prefix + "support", LgcPsTopology.SupportPolicy.class, into);
             choicesOf(prefix, Shards.class, into);
-            choicesOf(prefix, Routes.class, into);
+            choicesOf(prefix, Shortcuts.class, into);
             return;
         }
         if (type.isEnum()) {

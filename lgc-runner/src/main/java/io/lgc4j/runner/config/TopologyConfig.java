@@ -2,7 +2,7 @@ package io.lgc4j.runner.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
-import io.lgc4j.core.exchange.Routes;
+import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.settings.Section;
 import io.lgc4j.core.shard.FusionPlan;
 import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
@@ -18,7 +18,7 @@ import java.util.stream.Stream;
  * The {@code topology} section: how gradients travel between the workers. This record only holds the keys; each
  * topology defines their defaults and checks: {@code support} LGC-PS's ({@link SupportPolicy}), {@code servers},
  * {@code fusionBufferBytes} and {@code shardBy} the sharded server's ({@link Shards}), {@code supportPath} and
- * {@code directBelowBytes} every topology's ({@link Routes}), {@code period} and {@code localFrom} local SGD's
+ * {@code directBelowBytes} every topology's ({@link Shortcuts}), {@code period} and {@code localFrom} local SGD's
  * ({@link LocalSgdTopology.Settings}, accepted and written with {@code type: local-sgd} only).
  * <pre>{@code
  * topology:
@@ -35,10 +35,10 @@ import java.util.stream.Stream;
  * @param type     ring allreduce, parameter server or local SGD
  * @param support  how LGC on the parameter server picks the support
  * @param shards   the parameter server's shards (one with a ring)
- * @param routes   the shortcuts through the mesh
+ * @param shortcuts   the shortcuts through the mesh
  * @param localSgd when local SGD averages ({@link LocalSgdTopology.Settings#DEFAULT} with any other type)
  */
-public record TopologyConfig(TopologyType type, SupportPolicy support, Shards shards, Routes routes,
+public record TopologyConfig(TopologyType type, SupportPolicy support, Shards shards, Shortcuts shortcuts,
                              LocalSgdTopology.Settings localSgd) {
 
     /** Default of {@code topology.type}. */
@@ -59,7 +59,7 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
         Checks.required("topology.type", type);
         Checks.required("topology.support", support);
         Checks.required("topology.shards", shards);
-        Checks.required("topology.routes", routes);
+        Checks.required("topology.shortcuts", shortcuts);
         Checks.required("topology.localSgd", localSgd);
         if (!TopologyType.LOCAL_SGD.equals(type)) {
             LocalSgdTopology.Settings d = LocalSgdTopology.Settings.DEFAULT;
@@ -73,8 +73,8 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
     }
 
     /** A topology section without local SGD's keys. */
-    public TopologyConfig(TopologyType type, SupportPolicy support, Shards shards, Routes routes) {
-        this(type, support, shards, routes, LocalSgdTopology.Settings.DEFAULT);
+    public TopologyConfig(TopologyType type, SupportPolicy support, Shards shards, Shortcuts shortcuts) {
+        this(type, support, shards, shortcuts, LocalSgdTopology.Settings.DEFAULT);
     }
 
     /**
@@ -83,7 +83,7 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
      * @param localSgd when it averages the models
      */
     public static TopologyConfig localSgd(LocalSgdTopology.Settings localSgd) {
-        return new TopologyConfig(TopologyType.LOCAL_SGD, DEFAULT_SUPPORT, Shards.DEFAULT, Routes.DEFAULT, localSgd);
+        return new TopologyConfig(TopologyType.LOCAL_SGD, DEFAULT_SUPPORT, Shards.DEFAULT, Shortcuts.DEFAULT, localSgd);
     }
 
     private static ConfigException localSgdOnly(String key, Object value, Object type) {
@@ -91,9 +91,9 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
                 + " only, found " + value + " with topology.type " + type + "; remove it or change the type");
     }
 
-    /** A topology section without shortcuts ({@link Routes#DEFAULT}). */
+    /** A topology section without shortcuts ({@link Shortcuts#DEFAULT}). */
     public TopologyConfig(TopologyType type, SupportPolicy support, Shards shards) {
-        this(type, support, shards, Routes.DEFAULT);
+        this(type, support, shards, Shortcuts.DEFAULT);
     }
 
     /**
@@ -142,11 +142,11 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
      */
     public TopologyConfig withServers(int count) {
         return new TopologyConfig(type, support, Checks.check("topology",
-                () -> new Shards(count, shards.fusionBufferBytes(), shards.shardBy())), routes, localSgd);
+                () -> new Shards(count, shards.fusionBufferBytes(), shards.shardBy())), shortcuts, localSgd);
     }
 
     /**
-     * The section as {@code config.yaml} writes it: {@code type}, {@code support}, the shards' keys, the routes', then
+     * The section as {@code config.yaml} writes it: {@code type}, {@code support}, the shards' keys, the shortcuts', then
      * with {@code type: local-sgd} local SGD's.
      */
     @JsonValue
@@ -158,7 +158,7 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
         Map<String, Object> shardKeys = (Map<String, Object>) Section.plain(shards);
         map.putAll(shardKeys);
         @SuppressWarnings("unchecked")
-        Map<String, Object> routeKeys = (Map<String, Object>) Section.plain(routes);
+        Map<String, Object> routeKeys = (Map<String, Object>) Section.plain(shortcuts);
         map.putAll(routeKeys);
         if (TopologyType.LOCAL_SGD.equals(type)) {
             @SuppressWarnings("unchecked")
@@ -182,7 +182,7 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
         Object support = shardKeys.remove("support");
         List<String> allowed = Stream.of(Stream.of("type", "support"),
                 Stream.of(Shards.class.getRecordComponents()).map(c -> c.getName()),
-                Stream.of(Routes.class.getRecordComponents()).map(c -> c.getName()),
+                Stream.of(Shortcuts.class.getRecordComponents()).map(c -> c.getName()),
                 Stream.of(LocalSgdTopology.Settings.class.getRecordComponents()).map(c -> c.getName()))
                 .flatMap(k -> k).toList();
         for (String key : shardKeys.keySet()) {
@@ -191,7 +191,7 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
             }
         }
         Map<String, Object> routeKeys = new LinkedHashMap<>();
-        for (var c : Routes.class.getRecordComponents()) {
+        for (var c : Shortcuts.class.getRecordComponents()) {
             if (shardKeys.containsKey(c.getName())) {
                 routeKeys.put(c.getName(), shardKeys.remove(c.getName()));
             }
@@ -209,9 +209,9 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
         SupportPolicy policy = support == null ? DEFAULT_SUPPORT : Checks.check(
                 () -> Section.of("topology", Map.of("support", support)).choice("support", SupportPolicy.class));
         Shards shards = SectionBinding.bind("topology", shardKeys, Shards.class, Shards.DEFAULT);
-        Routes routes = SectionBinding.bind("topology", routeKeys, Routes.class, Routes.DEFAULT);
+        Shortcuts shortcuts = SectionBinding.bind("topology", routeKeys, Shortcuts.class, Shortcuts.DEFAULT);
         LocalSgdTopology.Settings localSgd = SectionBinding.bind("topology", localKeys,
                 LocalSgdTopology.Settings.class, LocalSgdTopology.Settings.DEFAULT);
-        return new TopologyConfig(type, policy, shards, routes, localSgd);
+        return new TopologyConfig(type, policy, shards, shortcuts, localSgd);
     }
 }

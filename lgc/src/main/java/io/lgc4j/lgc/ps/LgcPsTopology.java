@@ -29,13 +29,13 @@ import io.lgc4j.core.train.TopologyChecks;
 import io.lgc4j.core.train.TopologyDescription;
 import io.lgc4j.core.warmup.Warmup;
 import io.lgc4j.core.warmup.WarmupExchange;
-import io.lgc4j.ps.exchange.PsServer;
-import io.lgc4j.ps.exchange.PsServerEnd;
-import io.lgc4j.ps.exchange.PsWorker;
-import io.lgc4j.ps.exchange.PsWorkerEnd;
+import io.lgc4j.ps.skeleton.PsServer;
+import io.lgc4j.ps.skeleton.PsServerEnd;
+import io.lgc4j.ps.skeleton.PsWorker;
+import io.lgc4j.ps.skeleton.PsWorkerEnd;
 import io.lgc4j.ps.topology.ParameterServerTopology;
 import io.lgc4j.ps.topology.Shards;
-import io.lgc4j.core.exchange.Routes;
+import io.lgc4j.core.link.Shortcuts;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -141,14 +141,14 @@ public final class LgcPsTopology implements Topology {
             } catch (SettingsException e) {
                 throw e.key().equals("support") ? e.under(topology.path()) : e.under(ae.path());
             }
-            Routes routes = Routes.of(topology).checkNoRing("ps");
+            Shortcuts shortcuts = Shortcuts.of(topology).checkNoRing("ps");
             try {
                 return builder().settings(lgc).codec(request.codec()).innovationShare(ps.innovationShare())
-                        .support(ps.support()).seed(request.seed()).shards(shards).warmup(warmup).routes(routes)
+                        .support(ps.support()).seed(request.seed()).shards(shards).warmup(warmup).shortcuts(shortcuts)
                         .build();
             } catch (SettingsException e) {
                 if (e.key().startsWith(topology.path() + ".")) {
-                    throw e; // the routes' check names its key whole
+                    throw e; // the shortcuts' check names its key whole
                 }
                 throw e.under(ae.path()); // the ablation or the linear code, keys of the autoencoder section
             }
@@ -172,7 +172,7 @@ public final class LgcPsTopology implements Topology {
     private final long seed;
     private final LgcControl control;
     private final Warmup warmup;
-    private final Routes routes;
+    private final Shortcuts shortcuts;
     private StepNotes notes = new StepNotes();
     private volatile LgcPsServer server;
 
@@ -207,20 +207,20 @@ public final class LgcPsTopology implements Topology {
         private LgcControl control = LgcControl.DEFAULT;
         private Shards shards = Shards.DEFAULT;
         private Warmup warmup = Warmup.NONE;
-        private Routes routes = Routes.DEFAULT;
+        private Shortcuts shortcuts = Shortcuts.DEFAULT;
 
         private Builder() {
         }
 
         /**
-         * The shortcuts the topology takes (default {@link Routes#DEFAULT}: none). With a direct support path the
+         * The shortcuts the topology takes (default {@link Shortcuts#DEFAULT}: none). With a direct support path the
          * step's leader sends its indices (and, in the compressed stage, its scale rides with its code as before) to
          * every other worker itself instead of through the server: the same bits, one leg less. Support policy
          * {@code leader} only ({@link #build()} refuses {@code own}: every rank sends its own support to the server,
          * there is no leader's to send).
          */
-        public Builder routes(Routes routes) {
-            this.routes = routes;
+        public Builder shortcuts(Shortcuts shortcuts) {
+            this.shortcuts = shortcuts;
             return this;
         }
 
@@ -332,8 +332,8 @@ public final class LgcPsTopology implements Topology {
         this.control = Objects.requireNonNull(control, "control");
         control.ablation().requireIn(ABLATIONS, "ps", "LGC-PS");
         this.warmup = Objects.requireNonNull(b.warmup, "warmup");
-        this.routes = Objects.requireNonNull(b.routes, "routes").checkNoRing("ps");
-        if (routes.directSupport() && policy == SupportPolicy.OWN) {
+        this.shortcuts = Objects.requireNonNull(b.shortcuts, "shortcuts").checkNoRing("ps");
+        if (shortcuts.directSupport() && policy == SupportPolicy.OWN) {
             throw new SettingsException("topology.supportPath", "direct applies to topology.support leader (the"
                     + " leader's indices sent to every worker), found own: every rank sends its own support to the"
                     + " server; remove it or use support: leader");
@@ -439,7 +439,7 @@ public final class LgcPsTopology implements Topology {
 
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-        PsWorkerEnd end = new PsWorkerEnd(rank, workers, transport, shards.plan(layout), true, routes);
+        PsWorkerEnd end = new PsWorkerEnd(rank, workers, transport, shards.plan(layout), true, shortcuts);
         return WarmupExchange.wrap(new PsWorker(end, new LgcPsWorker(end, layout, this)), warmup,
                 () -> ParameterServerTopology.warmupWorker(end, layout, warmup, codec));
     }
@@ -456,7 +456,7 @@ public final class LgcPsTopology implements Topology {
     /** Shard 0: LGC-PS's server on the compressible blocks and its DENSE pieces; any other: its pieces alone. */
     @Override
     public ServiceLoop service(int index, int workers, Transport transport, GradientLayout layout) {
-        PsServerEnd end = new PsServerEnd(transport, workers, shards.plan(layout), index, routes);
+        PsServerEnd end = new PsServerEnd(transport, workers, shards.plan(layout), index, shortcuts);
         if (index > 0) {
             return new PsServer(end, PsServer.denseOnly(end));
         }

@@ -27,8 +27,8 @@ import io.lgc4j.core.protocol.Support;
 import io.lgc4j.core.protocol.Values;
 import io.lgc4j.lgc.wire.Weights;
 import io.lgc4j.core.comm.StepTag;
-import io.lgc4j.ps.exchange.PsWorker;
-import io.lgc4j.ps.exchange.PsWorkerEnd;
+import io.lgc4j.ps.skeleton.PsWorker;
+import io.lgc4j.ps.skeleton.PsWorkerEnd;
 import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
 
 import java.util.ArrayList;

@@ -25,8 +25,8 @@ import io.lgc4j.core.train.TopologyChecks;
 import io.lgc4j.core.train.TopologyDescription;
 import io.lgc4j.core.warmup.Warmup;
 import io.lgc4j.core.warmup.WarmupExchange;
-import io.lgc4j.ring.exchange.RingEnd;
-import io.lgc4j.core.exchange.Routes;
+import io.lgc4j.ring.skeleton.RingEnd;
+import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.ring.topology.RingTopology;
 
 import java.util.List;
@@ -73,7 +73,7 @@ public final class LgcRingTopology implements Topology {
             LgcSettings lgc = request.compressor().settings(LgcSettings.class);
             try {
                 return builder().settings(lgc).codec(request.codec()).seed(request.seed())
-                        .warmup(Warmup.of(request)).routes(Routes.of(request.config().section("topology"))).build();
+                        .warmup(Warmup.of(request)).shortcuts(Shortcuts.of(request.config().section("topology"))).build();
             } catch (SettingsException e) {
                 throw e.under(request.config().section("autoencoder").path()); // the ablation
             }
@@ -95,7 +95,7 @@ public final class LgcRingTopology implements Topology {
     private final LgcControl control;
     private int linearLatent;
     private Warmup warmup = Warmup.NONE;
-    private Routes routes = Routes.DEFAULT;
+    private Shortcuts shortcuts = Shortcuts.DEFAULT;
     private StepNotes notes = new StepNotes();
 
     /**
@@ -125,7 +125,7 @@ public final class LgcRingTopology implements Topology {
         private LgcControl control = LgcControl.DEFAULT;
         private int linearCode;
         private Warmup warmup = Warmup.NONE;
-        private Routes routes = Routes.DEFAULT;
+        private Shortcuts shortcuts = Shortcuts.DEFAULT;
 
         private Builder() {
         }
@@ -180,9 +180,9 @@ public final class LgcRingTopology implements Topology {
             return this;
         }
 
-        /** The ring's shortcuts (default {@link Routes#DEFAULT}: none; the same bits with them). */
-        public Builder routes(Routes routes) {
-            this.routes = routes;
+        /** The ring's shortcuts (default {@link Shortcuts#DEFAULT}: none; the same bits with them). */
+        public Builder shortcuts(Shortcuts shortcuts) {
+            this.shortcuts = shortcuts;
             return this;
         }
 
@@ -199,7 +199,7 @@ public final class LgcRingTopology implements Topology {
          */
         public LgcRingTopology build() {
             return new LgcRingTopology(ratio, codec, spec, training, seed, control).withLinearCode(linearCode)
-                    .withWarmup(warmup).withRoutes(routes);
+                    .withWarmup(warmup).withShortcuts(shortcuts);
         }
     }
 
@@ -263,12 +263,12 @@ public final class LgcRingTopology implements Topology {
     }
 
     /**
-     * @param shortcuts the ring's shortcuts ({@link Routes}: the leader's support and scale sent to every rank
+     * @param shortcuts the ring's shortcuts ({@link Shortcuts}: the leader's support and scale sent to every rank
      *                  directly, small fp32 allreduces in one leg); the same bits as without them
      * @return this topology
      */
-    public LgcRingTopology withRoutes(Routes shortcuts) {
-        this.routes = Objects.requireNonNull(shortcuts, "shortcuts");
+    public LgcRingTopology withShortcuts(Shortcuts shortcuts) {
+        this.shortcuts = Objects.requireNonNull(shortcuts, "shortcuts");
         return this;
     }
 
@@ -316,7 +316,7 @@ public final class LgcRingTopology implements Topology {
 
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-        RingEnd end = new RingEnd(rank, workers, transport, layout, routes);
+        RingEnd end = new RingEnd(rank, workers, transport, layout, shortcuts);
         return WarmupExchange.wrap(new LgcRingExchange(end, layout, support, codec, spec, training, seed, notes,
                 control, linearLatent), warmup, () -> RingTopology.warmupExchange(end, layout, warmup, codec));
     }

@@ -6,7 +6,7 @@ import io.lgc4j.lgc.autoencoder.PsAutoencoder;
 import io.lgc4j.lgc.autoencoder.Scale;
 import io.lgc4j.lgc.support.CompactLayout;
 import io.lgc4j.lgc.support.LgcSupportCompressor;
-import io.lgc4j.core.exchange.Averages;
+import io.lgc4j.core.link.Averages;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;

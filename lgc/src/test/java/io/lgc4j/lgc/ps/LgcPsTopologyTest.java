@@ -1,6 +1,6 @@
 package io.lgc4j.lgc.ps;
 
-import io.lgc4j.core.exchange.Routes;
+import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.train.TopologyDescription;
 import io.lgc4j.lgc.LgcAblation;
@@ -312,7 +312,7 @@ class LgcPsTopologyTest {
         LgcControl guarded = new LgcControl(10, 2, 4, 4, true, true, 1.0);
         DistributedTrainer relayed = trainer(12, topology(SupportPolicy.LEADER, guarded));
         DistributedTrainer direct = trainer(12, LgcPsTopology.builder().ratio(RATIO).support(SupportPolicy.LEADER)
-                .seed(TOPOLOGY_SEED).control(guarded).routes(new Routes(Routes.SupportPath.DIRECT, 0)).build());
+                .seed(TOPOLOGY_SEED).control(guarded).shortcuts(new Shortcuts(Shortcuts.SupportPath.DIRECT, 0)).build());
         relayed.fit(1);
         TrainingResult result = direct.fit(1);
         for (int r = 0; r < K; r++) {
@@ -323,7 +323,7 @@ class LgcPsTopologyTest {
             assertEquals(0, result.traffic().bytes(SERVER, d, TrafficKind.INDICES), "server, " + d);
         }
         SettingsException e = assertThrows(SettingsException.class, () -> LgcPsTopology.builder()
-                .support(SupportPolicy.OWN).routes(new Routes(Routes.SupportPath.DIRECT, 0)).build());
+                .support(SupportPolicy.OWN).shortcuts(new Shortcuts(Shortcuts.SupportPath.DIRECT, 0)).build());
         assertEquals("topology.supportPath direct applies to topology.support leader (the leader's indices sent"
                 + " to every worker), found own: every rank sends its own support to the server; remove it or use"
                 + " support: leader", e.getMessage());

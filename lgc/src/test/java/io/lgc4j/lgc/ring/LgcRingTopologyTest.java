@@ -128,8 +128,8 @@ class LgcRingTopologyTest {
         DistributedTrainer plain = trainer(11, new LgcRingTopology(0.05, IndexCodecs.defaultCodec(),
                 AutoencoderSpec.PAPER, AeTraining.DEFAULT, 42, guarded));
         DistributedTrainer routed = trainer(11, new LgcRingTopology(0.05, IndexCodecs.defaultCodec(),
-                AutoencoderSpec.PAPER, AeTraining.DEFAULT, 42, guarded).withRoutes(
-                new io.lgc4j.core.exchange.Routes(io.lgc4j.core.exchange.Routes.SupportPath.DIRECT, 1 << 16)));
+                AutoencoderSpec.PAPER, AeTraining.DEFAULT, 42, guarded).withShortcuts(
+                new io.lgc4j.core.link.Shortcuts(io.lgc4j.core.link.Shortcuts.SupportPath.DIRECT, 1 << 16)));
         TrainingResult a = plain.fit(1);
         TrainingResult b = routed.fit(1);
         for (int r = 0; r < K; r++) {

@@ -21,8 +21,8 @@ import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.shard.ShardView;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.comm.StepTag;
-import io.lgc4j.ps.exchange.PsWorker;
-import io.lgc4j.ps.exchange.PsWorkerEnd;
+import io.lgc4j.ps.skeleton.PsWorker;
+import io.lgc4j.ps.skeleton.PsWorkerEnd;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -17,8 +17,8 @@ import io.lgc4j.core.protocol.SketchPayload;
 import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.shard.ShardView;
 import io.lgc4j.core.comm.StepTag;
-import io.lgc4j.ps.exchange.PsServer;
-import io.lgc4j.ps.exchange.PsServerEnd;
+import io.lgc4j.ps.skeleton.PsServer;
+import io.lgc4j.ps.skeleton.PsServerEnd;
 
 import java.util.List;
 import java.util.Optional;

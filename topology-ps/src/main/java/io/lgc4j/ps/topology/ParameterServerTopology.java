@@ -4,7 +4,7 @@ import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
-import io.lgc4j.core.exchange.Routes;
+import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.compress.LowRankCompressor;
 import io.lgc4j.core.compress.SketchCompressor;
 import io.lgc4j.core.layout.GradientLayout;
@@ -19,10 +19,10 @@ import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TopologyDescription;
 import io.lgc4j.core.warmup.Warmup;
 import io.lgc4j.core.warmup.WarmupExchange;
-import io.lgc4j.ps.exchange.PsServer;
-import io.lgc4j.ps.exchange.PsServerEnd;
-import io.lgc4j.ps.exchange.PsWorker;
-import io.lgc4j.ps.exchange.PsWorkerEnd;
+import io.lgc4j.ps.skeleton.PsServer;
+import io.lgc4j.ps.skeleton.PsServerEnd;
+import io.lgc4j.ps.skeleton.PsWorker;
+import io.lgc4j.ps.skeleton.PsWorkerEnd;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -61,10 +61,10 @@ public final class ParameterServerTopology implements Topology {
             Shards shards = Shards.of(request.config().section("topology"));
             Compressor compressor = request.compressor().create(request.seed()).orElse(null);
             Warmup warmup = Warmup.of(request);
-            Routes routes = Routes.of(request.config().section("topology")).checkNoRing("ps")
+            Shortcuts shortcuts = Shortcuts.of(request.config().section("topology")).checkNoRing("ps")
                     .checkSupport(compressor, warmup.compressor());
             return new ParameterServerTopology(compressor, compressor == null ? null : request.codec(), shards)
-                    .withWarmup(warmup, request.codec()).withRoutes(routes);
+                    .withWarmup(warmup, request.codec()).withShortcuts(shortcuts);
         }
     }
 
@@ -73,7 +73,7 @@ public final class ParameterServerTopology implements Topology {
     private final Shards shards;
     private final Warmup warmup;
     private final IndexCodec warmupCodec;
-    private final Routes routes;
+    private final Shortcuts shortcuts;
 
     /** The dense parameter server. */
     public ParameterServerTopology() {
@@ -119,13 +119,13 @@ public final class ParameterServerTopology implements Topology {
      * @throws IllegalArgumentException for a compressor that cannot be sharded
      */
     public ParameterServerTopology(Compressor compressor, IndexCodec codec, Shards shards) {
-        this(compressor, codec, shards, Warmup.NONE, null, Routes.DEFAULT);
+        this(compressor, codec, shards, Warmup.NONE, null, Shortcuts.DEFAULT);
     }
 
     private ParameterServerTopology(Compressor compressor, IndexCodec codec, Shards shards, Warmup warmup,
-                                    IndexCodec warmupCodec, Routes routes) {
+                                    IndexCodec warmupCodec, Shortcuts shortcuts) {
         this.warmup = Objects.requireNonNull(warmup, "warmup");
-        this.routes = Objects.requireNonNull(routes, "routes").checkNoRing("ps");
+        this.shortcuts = Objects.requireNonNull(shortcuts, "shortcuts").checkNoRing("ps");
         this.warmupCodec = warmupCodec == null ? IndexCodecs.defaultCodec() : warmupCodec;
         this.compressor = compressor;
         this.codec = compressor == null ? null : codec == null ? IndexCodecs.defaultCodec() : codec;
@@ -165,23 +165,23 @@ public final class ParameterServerTopology implements Topology {
                     + shards.servers() + unsharded + "; use a sparse compressor (topk, dgc, scalecom, randomk) or one"
                     + " server");
         }
-        return new ParameterServerTopology(compressor, this.codec, shards, warmup, codec, routes);
+        return new ParameterServerTopology(compressor, this.codec, shards, warmup, codec, shortcuts);
     }
 
     /**
-     * The same topology taking {@code routes}' shortcut: the step leader's support sent to every other worker by the
+     * The same topology taking {@code shortcuts}' shortcut: the step leader's support sent to every other worker by the
      * leader itself instead of relayed by the server. The same bits as without it; not part of {@link #describe()},
      * since the method is the same.
      *
      * @throws SettingsException naming {@code topology.directBelowBytes} when it is set (a ring's route)
      */
-    public ParameterServerTopology withRoutes(Routes routes) {
-        return new ParameterServerTopology(compressor, codec, shards, warmup, warmupCodec, routes);
+    public ParameterServerTopology withShortcuts(Shortcuts shortcuts) {
+        return new ParameterServerTopology(compressor, codec, shards, warmup, warmupCodec, shortcuts);
     }
 
-    /** @return the shortcuts this topology takes ({@link Routes#DEFAULT}: none) */
-    public Routes routes() {
-        return routes;
+    /** @return the shortcuts this topology takes ({@link Shortcuts#DEFAULT}: none) */
+    public Shortcuts shortcuts() {
+        return shortcuts;
     }
 
     /** @return the warm-up this topology's FULL steps run ({@link Warmup#NONE}: dense, today's) */
@@ -249,7 +249,7 @@ public final class ParameterServerTopology implements Topology {
 
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-        PsWorkerEnd end = new PsWorkerEnd(rank, workers, transport, plan(layout), false, routes);
+        PsWorkerEnd end = new PsWorkerEnd(rank, workers, transport, plan(layout), false, shortcuts);
         return WarmupExchange.wrap(
                 new PsWorker(end, compressor == null ? null : new CompressedPsWorker(end, layout, compressor, codec)),
                 warmup, () -> warmupWorker(end, layout, warmup, warmupCodec));
@@ -268,7 +268,7 @@ public final class ParameterServerTopology implements Topology {
     @Override
     public ServiceLoop service(int index, int workers, Transport transport, GradientLayout layout) {
         FusionPlan plan = plan(layout);
-        PsServerEnd end = new PsServerEnd(transport, workers, plan, index, routes);
+        PsServerEnd end = new PsServerEnd(transport, workers, plan, index, shortcuts);
         return new PsServer(end, compressor == null ? null : new CompressedServer(end,
                 plan.view(index, layout.compressibleBlocks()), compressor, codec),
                 warmupServer(end, plan, index, layout, warmup, warmupCodec));

@@ -1,7 +1,7 @@
 package io.lgc4j.ps.topology;
 
 import io.lgc4j.core.compress.ScaleComCompressor;
-import io.lgc4j.core.exchange.Routes;
+import io.lgc4j.core.link.Shortcuts;
 import org.junit.jupiter.api.Assumptions;
 import io.lgc4j.core.comm.Direction;
 import io.lgc4j.core.comm.FrameDescriptor;
@@ -39,7 +39,7 @@ class CompressedParameterServerTest extends CompressedTopologyContract {
     protected Topology routedTopology(Compressor compressor) {
         Assumptions.assumeTrue(leaderChoosesSupport(compressor),
                 "only a leader's support has a shortcut on the parameter server");
-        return ((ParameterServerTopology) topology(compressor)).withRoutes(new Routes(Routes.SupportPath.DIRECT, 0));
+        return ((ParameterServerTopology) topology(compressor)).withShortcuts(new Shortcuts(Shortcuts.SupportPath.DIRECT, 0));
     }
 
     @Override

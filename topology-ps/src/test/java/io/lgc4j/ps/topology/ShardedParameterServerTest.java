@@ -1,6 +1,6 @@
 package io.lgc4j.ps.topology;
 
-import io.lgc4j.core.exchange.Routes;
+import io.lgc4j.core.link.Shortcuts;
 import org.junit.jupiter.api.Assumptions;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Direction;
@@ -58,7 +58,7 @@ class ShardedParameterServerTest extends CompressedTopologyContract {
     protected Topology routedTopology(Compressor compressor) {
         Assumptions.assumeTrue(leaderChoosesSupport(compressor),
                 "only a leader's support has a shortcut on the parameter server");
-        return ((ParameterServerTopology) topology(compressor)).withRoutes(new Routes(Routes.SupportPath.DIRECT, 0));
+        return ((ParameterServerTopology) topology(compressor)).withShortcuts(new Shortcuts(Shortcuts.SupportPath.DIRECT, 0));
     }
 
     @Override

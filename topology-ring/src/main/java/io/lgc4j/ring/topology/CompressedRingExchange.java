@@ -12,7 +12,7 @@ import io.lgc4j.core.compress.GatherCompressor;
 import io.lgc4j.core.protocol.Sketch;
 import io.lgc4j.core.compress.SparseMean;
 import io.lgc4j.core.protocol.SparseSet;
-import io.lgc4j.core.exchange.StepLink;
+import io.lgc4j.core.link.StepLink;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
@@ -23,12 +23,12 @@ import io.lgc4j.core.protocol.SketchPayload;
 import io.lgc4j.core.protocol.SparseFrames;
 import io.lgc4j.core.protocol.Support;
 import io.lgc4j.core.comm.ValueEncoding;
-import io.lgc4j.core.exchange.GradientPieces;
+import io.lgc4j.core.link.GradientPieces;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.ring.collective.RingAllReduce;
-import io.lgc4j.ring.exchange.RingEnd;
+import io.lgc4j.ring.skeleton.RingEnd;
 
 import java.util.List;
 

@@ -1,10 +1,10 @@
 package io.lgc4j.ring.topology;
 
 import io.lgc4j.core.comm.StepTag;
-import io.lgc4j.core.exchange.GradientPieces;
+import io.lgc4j.core.link.GradientPieces;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.train.GradientExchange;
-import io.lgc4j.ring.exchange.RingEnd;
+import io.lgc4j.ring.skeleton.RingEnd;
 
 /**
  * A dense ring rank: every step's mean around the ring ({@link RingEnd#fullStep}); under backward overlap piece by

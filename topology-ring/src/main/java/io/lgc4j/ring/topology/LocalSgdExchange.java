@@ -4,7 +4,7 @@ import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.train.GradientExchange;
-import io.lgc4j.ring.exchange.RingEnd;
+import io.lgc4j.ring.skeleton.RingEnd;
 
 /**
  * A local SGD rank ({@link LocalSgdTopology}): the dense ring's step before {@code localFrom}, nothing after (the

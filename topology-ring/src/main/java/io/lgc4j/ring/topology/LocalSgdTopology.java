@@ -2,7 +2,7 @@ package io.lgc4j.ring.topology;
 
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
-import io.lgc4j.core.exchange.Routes;
+import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.method.TopologyRequest;
@@ -14,7 +14,7 @@ import io.lgc4j.core.train.Overlap;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TopologyDescription;
 import io.lgc4j.core.warmup.Warmup;
-import io.lgc4j.ring.exchange.RingEnd;
+import io.lgc4j.ring.skeleton.RingEnd;
 
 import java.util.Objects;
 
@@ -89,7 +89,7 @@ public final class LocalSgdTopology implements Topology {
 
     /**
      * Registers {@code local-sgd} (META-INF/services): {@link Settings} from the {@code topology} section, the
-     * ring's routes ({@code directBelowBytes}: the same bits), and the refusals a configuration can state at load:
+     * ring's shortcuts ({@code directBelowBytes}: the same bits), and the refusals a configuration can state at load:
      * a compressor, a warm-up, and what {@link #checkTraining} refuses ({@code training.overlap},
      * {@code training.checkpointEverySteps}).
      */
@@ -119,7 +119,7 @@ public final class LocalSgdTopology implements Topology {
                         + " compressor.values, its averagings in fp32");
             }
             Section topology = request.config().section("topology");
-            LocalSgdTopology local = new LocalSgdTopology(Settings.of(topology), Routes.of(topology).checkSupport());
+            LocalSgdTopology local = new LocalSgdTopology(Settings.of(topology), Shortcuts.of(topology).checkSupport());
             Section training = request.config().section("training");
             local.checkTraining(training.has("overlap") ? Overlap.parse(training.text("overlap")) : Overlap.NONE,
                     training.has("checkpointEverySteps") && training.integer("checkpointEverySteps") > 0, false);
@@ -128,20 +128,20 @@ public final class LocalSgdTopology implements Topology {
     }
 
     private final Settings settings;
-    private final Routes routes;
+    private final Shortcuts shortcuts;
 
     /** Local SGD averaging every {@code period} steps from step {@code localFrom} on, without shortcuts. */
     public LocalSgdTopology(int period, int localFrom) {
-        this(new Settings(period, localFrom), Routes.DEFAULT);
+        this(new Settings(period, localFrom), Shortcuts.DEFAULT);
     }
 
     /**
-     * Local SGD of {@code settings}, its allreduces taking {@code routes}' shortcuts (an fp32 allreduce below
-     * {@link Routes#directBelowBytes()} in one leg: the same bits).
+     * Local SGD of {@code settings}, its allreduces taking {@code shortcuts}' shortcuts (an fp32 allreduce below
+     * {@link Shortcuts#directBelowBytes()} in one leg: the same bits).
      */
-    public LocalSgdTopology(Settings settings, Routes routes) {
+    public LocalSgdTopology(Settings settings, Shortcuts shortcuts) {
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.routes = Objects.requireNonNull(routes, "routes");
+        this.shortcuts = Objects.requireNonNull(shortcuts, "shortcuts");
     }
 
     /** @return when it averages */
@@ -149,9 +149,9 @@ public final class LocalSgdTopology implements Topology {
         return settings;
     }
 
-    /** @return the shortcuts its allreduces take ({@link Routes#DEFAULT}: none) */
-    public Routes routes() {
-        return routes;
+    /** @return the shortcuts its allreduces take ({@link Shortcuts#DEFAULT}: none) */
+    public Shortcuts shortcuts() {
+        return shortcuts;
     }
 
     @Override
@@ -189,6 +189,6 @@ public final class LocalSgdTopology implements Topology {
 
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-        return new LocalSgdExchange(new RingEnd(rank, workers, transport, layout, routes), settings);
+        return new LocalSgdExchange(new RingEnd(rank, workers, transport, layout, shortcuts), settings);
     }
 }

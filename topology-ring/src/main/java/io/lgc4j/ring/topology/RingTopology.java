@@ -4,7 +4,7 @@ import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
-import io.lgc4j.core.exchange.Routes;
+import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.method.TopologyProvider;
@@ -14,7 +14,7 @@ import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.warmup.Warmup;
 import io.lgc4j.core.warmup.WarmupExchange;
 import io.lgc4j.core.train.TopologyDescription;
-import io.lgc4j.ring.exchange.RingEnd;
+import io.lgc4j.ring.skeleton.RingEnd;
 
 import java.util.Objects;
 import java.util.Optional;
@@ -62,10 +62,10 @@ public final class RingTopology implements Topology {
         @Override
         public Topology create(TopologyRequest request) {
             Compressor compressor = request.compressor().create(request.seed()).orElse(null);
-            Routes routes = Routes.of(request.config().section("topology")).checkSupport(compressor);
+            Shortcuts shortcuts = Shortcuts.of(request.config().section("topology")).checkSupport(compressor);
             return (compressor == null ? new RingTopology()
                     : new RingTopology(compressor, request.codec(), GatherPolicy.ALL_GATHER))
-                    .withWarmup(Warmup.of(request), request.codec()).withRoutes(routes);
+                    .withWarmup(Warmup.of(request), request.codec()).withShortcuts(shortcuts);
         }
     }
 
@@ -74,11 +74,11 @@ public final class RingTopology implements Topology {
     private final GatherPolicy policy;
     private final Warmup warmup;
     private final IndexCodec warmupCodec;
-    private final Routes routes;
+    private final Shortcuts shortcuts;
 
     /** The dense ring. */
     public RingTopology() {
-        this(null, null, null, Warmup.NONE, null, Routes.DEFAULT);
+        this(null, null, null, Warmup.NONE, null, Shortcuts.DEFAULT);
     }
 
     /** A compressed ring that carries gather-only payloads by all-gather, indices through the default codec. */
@@ -92,13 +92,13 @@ public final class RingTopology implements Topology {
      * @throws IllegalArgumentException when {@code policy} is REFUSE and the compressor's payloads are not summable
      */
     public RingTopology(Compressor compressor, IndexCodec codec, GatherPolicy policy) {
-        this(Objects.requireNonNull(compressor, "compressor"), codec, policy, Warmup.NONE, null, Routes.DEFAULT);
+        this(Objects.requireNonNull(compressor, "compressor"), codec, policy, Warmup.NONE, null, Shortcuts.DEFAULT);
     }
 
     private RingTopology(Compressor compressor, IndexCodec codec, GatherPolicy policy, Warmup warmup,
-                         IndexCodec warmupCodec, Routes routes) {
+                         IndexCodec warmupCodec, Shortcuts shortcuts) {
         this.warmup = Objects.requireNonNull(warmup, "warmup");
-        this.routes = Objects.requireNonNull(routes, "routes");
+        this.shortcuts = Objects.requireNonNull(shortcuts, "shortcuts");
         this.warmupCodec = warmupCodec == null ? IndexCodecs.defaultCodec() : warmupCodec;
         this.compressor = compressor; // null: dense, without codec or policy
         this.codec = compressor == null ? null : Objects.requireNonNull(codec, "codec");
@@ -119,21 +119,21 @@ public final class RingTopology implements Topology {
      * @param codec the warm-up's index codec ({@code null}: the default)
      */
     public RingTopology withWarmup(Warmup warmup, IndexCodec codec) {
-        return new RingTopology(compressor, this.codec, policy, warmup, codec, routes);
+        return new RingTopology(compressor, this.codec, policy, warmup, codec, shortcuts);
     }
 
     /**
-     * The same ring taking {@code routes}' shortcuts: the leader's support sent to every rank directly, small fp32
+     * The same ring taking {@code shortcuts}' shortcuts: the leader's support sent to every rank directly, small fp32
      * allreduces in one leg. The same bits on every rank as without them; not part of {@link #describe()}, since the
      * method is the same.
      */
-    public RingTopology withRoutes(Routes routes) {
-        return new RingTopology(compressor, codec, policy, warmup, warmupCodec, routes);
+    public RingTopology withShortcuts(Shortcuts shortcuts) {
+        return new RingTopology(compressor, codec, policy, warmup, warmupCodec, shortcuts);
     }
 
-    /** @return the shortcuts this ring takes ({@link Routes#DEFAULT}: none) */
-    public Routes routes() {
-        return routes;
+    /** @return the shortcuts this ring takes ({@link Shortcuts#DEFAULT}: none) */
+    public Shortcuts shortcuts() {
+        return shortcuts;
     }
 
     /** @return the warm-up this ring's FULL steps run ({@link Warmup#NONE}: dense, today's) */
@@ -183,7 +183,7 @@ public final class RingTopology implements Topology {
 
     @Override
     public GradientExchange worker(int rank, int workers, Transport transport, GradientLayout layout) {
-        RingEnd end = new RingEnd(rank, workers, transport, layout, routes);
+        RingEnd end = new RingEnd(rank, workers, transport, layout, shortcuts);
         GradientExchange main = compressor != null ? new CompressedRingExchange(end, layout, compressor, codec)
                 : new DenseRingExchange(end);
         return WarmupExchange.wrap(main, warmup, () -> warmupExchange(end, layout, warmup, warmupCodec));

@@ -10,7 +10,7 @@ import io.lgc4j.core.compress.DgcCompressor;
 import io.lgc4j.core.compress.GatherCompressor;
 import io.lgc4j.core.compress.RandomKCompressor;
 import io.lgc4j.core.compress.ScaleComCompressor;
-import io.lgc4j.core.exchange.Routes;
+import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.CompressedTopologyContract;
 import io.lgc4j.core.train.Topology;
@@ -45,8 +45,8 @@ class CompressedRingTest extends CompressedTopologyContract {
     /** Every allreduce of the test layout under 4 KiB goes direct; a leader's support goes direct too. */
     @Override
     protected Topology routedTopology(Compressor compressor) {
-        return new RingTopology(compressor).withRoutes(new Routes(leaderChoosesSupport(compressor)
-                ? Routes.SupportPath.DIRECT : Routes.SupportPath.RELAY, 4096));
+        return new RingTopology(compressor).withShortcuts(new Shortcuts(leaderChoosesSupport(compressor)
+                ? Shortcuts.SupportPath.DIRECT : Shortcuts.SupportPath.RELAY, 4096));
     }
 
     @Test

@@ -249,7 +249,7 @@ class LocalSgdTopologyTest {
                 Map.of("type", "local-sgd", "period", 8, "localFrom", 2, "directBelowBytes", 4096))));
         LocalSgdTopology local = assertInstanceOf(LocalSgdTopology.class, built);
         assertEquals(new LocalSgdTopology.Settings(8, 2), local.settings());
-        assertEquals(4096, local.routes().directBelowBytes());
+        assertEquals(4096, local.shortcuts().directBelowBytes());
         assertEquals(LocalSgdTopology.Settings.DEFAULT, ((LocalSgdTopology) new LocalSgdTopology.Provider().create(
                 request(none(), Map.of()))).settings());
     }

@@ -1,4 +1,4 @@
-package io.lgc4j.core.exchange;
+package io.lgc4j.core.link;
 
 /**
  * Turning sums into means, the one way every topology does it: each element divided by K as a float (never

@@ -1,13 +1,13 @@
-package io.lgc4j.ps.exchange;
+package io.lgc4j.ps.skeleton;
 
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.BlockRegion;
-import io.lgc4j.core.exchange.Averages;
-import io.lgc4j.core.exchange.Routes;
-import io.lgc4j.core.exchange.StepLink;
+import io.lgc4j.core.link.Averages;
+import io.lgc4j.core.link.Shortcuts;
+import io.lgc4j.core.link.StepLink;
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
@@ -36,7 +36,7 @@ public final class PsServerEnd {
     private final BlockRegion dense;
     private final float[] denseSum;
     private final float[] fullSum;
-    private final Routes routes;
+    private final Shortcuts shortcuts;
 
     /** The unsharded server. */
     public PsServerEnd(Transport transport, int workers, GradientLayout layout) {
@@ -50,12 +50,12 @@ public final class PsServerEnd {
      * @param shard     which shard this is
      */
     public PsServerEnd(Transport transport, int workers, FusionPlan plan, int shard) {
-        this(transport, workers, plan, shard, Routes.DEFAULT);
+        this(transport, workers, plan, shard, Shortcuts.DEFAULT);
     }
 
-    /** @param routes whether the leader's support passes through this server ({@link #leadersSupport}) */
-    public PsServerEnd(Transport transport, int workers, FusionPlan plan, int shard, Routes routes) {
-        this.routes = Objects.requireNonNull(routes, "routes");
+    /** @param shortcuts whether the leader's support passes through this server ({@link #leadersSupport}) */
+    public PsServerEnd(Transport transport, int workers, FusionPlan plan, int shard, Shortcuts shortcuts) {
+        this.shortcuts = Objects.requireNonNull(shortcuts, "shortcuts");
         this.workers = workers;
         this.link = StepLink.psServer(workers, plan.shards(), shard, transport);
         this.dense = new BlockRegion(plan.view(shard, plan.layout().blocks(LayerPolicy.DENSE)).blocks());
@@ -117,12 +117,12 @@ public final class PsServerEnd {
 
     /**
      * The leader's support when it passes through this server ({@link #relaySupport}); empty when the leader sends
-     * it to the workers itself ({@link Routes.SupportPath#DIRECT}), and then the values frames say their lengths
+     * it to the workers itself ({@link Shortcuts.SupportPath#DIRECT}), and then the values frames say their lengths
      * ({@link #receiveAlignedValues}).
      */
     public Optional<int[][]> leadersSupport(int leader, List<ParamBlock> blocks, IndexCodec codec,
                                             int[] maxCounts, StepTag tag) {
-        return routes.directSupport() ? Optional.empty()
+        return shortcuts.directSupport() ? Optional.empty()
                 : Optional.of(relaySupport(leader, blocks, codec, maxCounts, tag));
     }
 

@@ -1,4 +1,4 @@
-package io.lgc4j.ps.exchange;
+package io.lgc4j.ps.skeleton;
 
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
@@ -7,9 +7,9 @@ import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.BlockRegion;
 import io.lgc4j.core.compress.SharedSupportCompressor;
-import io.lgc4j.core.exchange.GradientPieces;
-import io.lgc4j.core.exchange.Routes;
-import io.lgc4j.core.exchange.StepLink;
+import io.lgc4j.core.link.GradientPieces;
+import io.lgc4j.core.link.Shortcuts;
+import io.lgc4j.core.link.StepLink;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
@@ -45,7 +45,7 @@ public final class PsWorkerEnd {
     /** Where the compressible blocks' frames go: every shard its pieces, or shard 0 all of them. */
     private final List<Shard> compressible;
     private final boolean oneCompressibleShard;
-    private final Routes routes;
+    private final Shortcuts shortcuts;
 
     /** What this worker sends shard s and gets back from it: its slices, DENSE pieces and compressible pieces. */
     private record Shard(int endpoint, BlockRegion all, BlockRegion dense, float[] allBuffer, float[] denseBuffer,
@@ -74,15 +74,15 @@ public final class PsWorkerEnd {
      *                                its slices of the dense gradient (FULL) and of the DENSE blocks
      */
     public PsWorkerEnd(int rank, int workers, Transport transport, FusionPlan plan, boolean compressibleOnShardZero) {
-        this(rank, workers, transport, plan, compressibleOnShardZero, Routes.DEFAULT);
+        this(rank, workers, transport, plan, compressibleOnShardZero, Shortcuts.DEFAULT);
     }
 
     /**
-     * @param routes how the step leader's support reaches the other workers ({@link #leadersSupport})
+     * @param shortcuts how the step leader's support reaches the other workers ({@link #leadersSupport})
      */
     public PsWorkerEnd(int rank, int workers, Transport transport, FusionPlan plan, boolean compressibleOnShardZero,
-                       Routes routes) {
-        this.routes = Objects.requireNonNull(routes, "routes");
+                       Shortcuts shortcuts) {
+        this.shortcuts = Objects.requireNonNull(shortcuts, "shortcuts");
         this.rank = rank;
         this.workers = workers;
         this.plan = plan;
@@ -109,7 +109,7 @@ public final class PsWorkerEnd {
 
     /** Whether the step leader sends its support to the workers itself ({@link #leadersSupport}). */
     public boolean directSupport() {
-        return routes.directSupport();
+        return shortcuts.directSupport();
     }
 
     /** This worker's rank. */
@@ -246,14 +246,14 @@ public final class PsWorkerEnd {
     /**
      * The step leader's support, by the configured route: relayed by the shards ({@link #exchangeSupport}: the leader
      * sends each shard its pieces' indices, the shards relay them, two legs), or with
-     * {@link Routes.SupportPath#DIRECT} sent by the leader to every other worker itself (the same frames, one leg;
+     * {@link Shortcuts.SupportPath#DIRECT} sent by the leader to every other worker itself (the same frames, one leg;
      * the shards never see them).
      *
      * @param maxCounts per block, the most indices a received support may have
      */
     public int[][] leadersSupport(SharedSupportCompressor.State memory, int leader, IndexCodec codec, int[] maxCounts,
                                   StepTag tag, PhaseClock clock) {
-        if (!routes.directSupport()) {
+        if (!shortcuts.directSupport()) {
             return exchangeSupport(memory, rank == leader, codec, maxCounts, tag, clock);
         }
         if (rank == leader) {

@@ -1,4 +1,4 @@
-package io.lgc4j.core.exchange;
+package io.lgc4j.core.link;
 
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.FrameCodec;

@@ -1,4 +1,4 @@
-package io.lgc4j.core.exchange;
+package io.lgc4j.core.link;
 
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.SeededSupportCompressor;
@@ -27,7 +27,7 @@ import java.util.List;
  * @param supportPath      how a shared support reaches the workers
  * @param directBelowBytes ring allreduces of fp32 payloads smaller than this go direct; 0 never
  */
-public record Routes(SupportPath supportPath, int directBelowBytes) {
+public record Shortcuts(SupportPath supportPath, int directBelowBytes) {
 
     /** How the step leader's support reaches the other workers. */
     public enum SupportPath {
@@ -45,10 +45,10 @@ public record Routes(SupportPath supportPath, int directBelowBytes) {
     }
 
     /** Every route as it was: relayed support, no direct allreduce. */
-    public static final Routes DEFAULT = new Routes(SupportPath.RELAY, 0);
+    public static final Shortcuts DEFAULT = new Shortcuts(SupportPath.RELAY, 0);
 
     /** Checks each, naming the first that is wrong. */
-    public Routes {
+    public Shortcuts {
         Require.required("supportPath", supportPath);
         Require.atLeast("directBelowBytes", directBelowBytes, 0);
     }
@@ -65,7 +65,7 @@ public record Routes(SupportPath supportPath, int directBelowBytes) {
      * @param compressors the compressors the topology runs (the method's, a warm-up's); {@code null}s are dense
      * @throws SettingsException naming {@code topology.supportPath} when none of them sends a leader's support
      */
-    public Routes checkSupport(Compressor... compressors) {
+    public Shortcuts checkSupport(Compressor... compressors) {
         if (!directSupport()) {
             return this;
         }
@@ -89,7 +89,7 @@ public record Routes(SupportPath supportPath, int directBelowBytes) {
      * @param topology the topology's type, for the message
      * @throws SettingsException naming {@code topology.directBelowBytes} when it is set
      */
-    public Routes checkNoRing(String topology) {
+    public Shortcuts checkNoRing(String topology) {
         if (directBelowBytes != 0) {
             throw new SettingsException("topology.directBelowBytes", "applies to topology.type ring (its allreduces),"
                     + " found " + directBelowBytes + " with topology.type " + topology + "; remove it");
@@ -98,7 +98,7 @@ public record Routes(SupportPath supportPath, int directBelowBytes) {
     }
 
     /** From the {@code topology} section; an absent key takes its default; a bad value is named under the section. */
-    public static Routes of(Section topology) {
-        return topology.bind(Routes.class, DEFAULT);
+    public static Shortcuts of(Section topology) {
+        return topology.bind(Shortcuts.class, DEFAULT);
     }
 }

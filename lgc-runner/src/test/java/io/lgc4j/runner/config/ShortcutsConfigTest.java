@@ -1,6 +1,6 @@
 package io.lgc4j.runner.config;
 
-import io.lgc4j.core.exchange.Routes;
+import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.lgc.ps.LgcPsTopology;
 import io.lgc4j.lgc.ring.LgcRingTopology;
 import io.lgc4j.ps.topology.ParameterServerTopology;
@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * {@code topology.supportPath} and {@code topology.directBelowBytes}: the defaults take no shortcut, the built
  * topologies carry what the file says, and a shortcut a method cannot take is refused naming the key and why.
  */
-class RoutesConfigTest {
+class ShortcutsConfigTest {
 
     private static final String RUN = "run:\n  name: q\n";
 
@@ -29,21 +29,21 @@ class RoutesConfigTest {
 
     @Test
     void shouldDefaultToNoShortcut() {
-        assertEquals(Routes.DEFAULT, parse(RUN).topology().routes());
+        assertEquals(Shortcuts.DEFAULT, parse(RUN).topology().shortcuts());
         RingTopology ring = assertInstanceOf(RingTopology.class, ConfiguredMethod.of(parse(RUN
                 + "compressor: {type: scalecom}\n")).newTopology());
-        assertEquals(Routes.DEFAULT, ring.routes());
+        assertEquals(Shortcuts.DEFAULT, ring.shortcuts());
     }
 
     @Test
-    void shouldBuildTheTopologiesWithTheirRoutes() {
+    void shouldBuildTheTopologiesWithTheirShortcuts() {
         RingTopology ring = assertInstanceOf(RingTopology.class, ConfiguredMethod.of(parse(RUN
                 + "topology: {type: ring, supportPath: direct, directBelowBytes: 8192}\ncompressor: {type: scalecom}\n"))
                 .newTopology());
-        assertEquals(new Routes(Routes.SupportPath.DIRECT, 8192), ring.routes());
+        assertEquals(new Shortcuts(Shortcuts.SupportPath.DIRECT, 8192), ring.shortcuts());
         ParameterServerTopology ps = assertInstanceOf(ParameterServerTopology.class, ConfiguredMethod.of(parse(RUN
                 + "topology: {type: ps, supportPath: direct}\ncompressor: {type: scalecom}\n")).newTopology());
-        assertEquals(new Routes(Routes.SupportPath.DIRECT, 0), ps.routes());
+        assertEquals(new Shortcuts(Shortcuts.SupportPath.DIRECT, 0), ps.shortcuts());
         // a dense ring takes the small-allreduce route (a model of small tensors), and a ring's warm-up may carry the
         // support that goes direct
         assertInstanceOf(RingTopology.class, ConfiguredMethod.of(parse(RUN

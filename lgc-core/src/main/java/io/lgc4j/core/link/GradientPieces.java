@@ -1,4 +1,4 @@
-package io.lgc4j.core.exchange;
+package io.lgc4j.core.link;
 
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.ParamBlock;

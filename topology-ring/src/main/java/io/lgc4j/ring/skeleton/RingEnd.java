@@ -1,13 +1,13 @@
-package io.lgc4j.ring.exchange;
+package io.lgc4j.ring.skeleton;
 
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.BlockRegion;
-import io.lgc4j.core.exchange.Averages;
-import io.lgc4j.core.exchange.GradientPieces;
-import io.lgc4j.core.exchange.Routes;
-import io.lgc4j.core.exchange.StepLink;
+import io.lgc4j.core.link.Averages;
+import io.lgc4j.core.link.GradientPieces;
+import io.lgc4j.core.link.Shortcuts;
+import io.lgc4j.core.link.StepLink;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.metrics.Phase;
@@ -28,7 +28,7 @@ public final class RingEnd {
     private final RingAllReduce ring;
     private final BlockRegion dense;
     private final float[] denseBuffer;
-    private final Routes routes;
+    private final Shortcuts shortcuts;
 
     /**
      * @param rank      this rank
@@ -37,19 +37,19 @@ public final class RingEnd {
      * @param layout    the gradient's blocks (its DENSE blocks always ride the allreduce dense)
      */
     public RingEnd(int rank, int workers, Transport transport, GradientLayout layout) {
-        this(rank, workers, transport, layout, Routes.DEFAULT);
+        this(rank, workers, transport, layout, Shortcuts.DEFAULT);
     }
 
     /**
-     * @param routes the shortcuts this ring takes: the leader's frames sent to every rank directly, small fp32
+     * @param shortcuts the shortcuts this ring takes: the leader's frames sent to every rank directly, small fp32
      *               allreduces in one leg
      */
-    public RingEnd(int rank, int workers, Transport transport, GradientLayout layout, Routes routes) {
+    public RingEnd(int rank, int workers, Transport transport, GradientLayout layout, Shortcuts shortcuts) {
         this.rank = rank;
         this.workers = workers;
-        this.routes = Objects.requireNonNull(routes, "routes");
+        this.shortcuts = Objects.requireNonNull(shortcuts, "shortcuts");
         this.link = StepLink.ringRank(rank, transport);
-        this.ring = new RingAllReduce(transport, rank, workers, routes.directBelowBytes());
+        this.ring = new RingAllReduce(transport, rank, workers, shortcuts.directBelowBytes());
         this.dense = new BlockRegion(layout.blocks(LayerPolicy.DENSE));
         this.denseBuffer = new float[dense.length()];
     }
@@ -192,7 +192,7 @@ public final class RingEnd {
     /**
      * Frames the step's leader sends to every rank, passed around the ring: the leader sends {@code frames} to its
      * right; every other rank receives one frame of each of {@code kinds} from its left and forwards them unchanged
-     * unless its right is the leader (K−1 hops). With {@link Routes.SupportPath#DIRECT} the leader sends them to every
+     * unless its right is the leader (K−1 hops). With {@link Shortcuts.SupportPath#DIRECT} the leader sends them to every
      * other rank itself (one leg; the same bytes arrive).
      *
      * @param frames the leader's frames (ignored on the other ranks)
@@ -203,7 +203,7 @@ public final class RingEnd {
         int right = (rank + 1) % workers;
         int left = (rank + workers - 1) % workers;
         Frame[] received = new Frame[kinds.length];
-        if (routes.directSupport()) {
+        if (shortcuts.directSupport()) {
             if (rank == leader) {
                 for (byte[] f : frames) {
                     link.sendToAllBut(workers, leader, f);

@@ -1,11 +1,11 @@
-package io.lgc4j.ps.exchange;
+package io.lgc4j.ps.skeleton;
 
 import io.lgc4j.core.comm.FrameException;
 import io.lgc4j.core.comm.InProcessCluster;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.ValueEncoding;
-import io.lgc4j.core.exchange.Routes;
+import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
@@ -34,7 +34,7 @@ class PsServerEndTest {
 
     private static PsServerEnd server(InProcessCluster cluster) {
         return new PsServerEnd(cluster.transport(3), 3, FusionPlan.single(LAYOUT), 0,
-                new Routes(Routes.SupportPath.DIRECT, 0));
+                new Shortcuts(Shortcuts.SupportPath.DIRECT, 0));
     }
 
     private static void send(InProcessCluster cluster, int worker, float... values) {

@@ -1,4 +1,4 @@
-package io.lgc4j.ps.exchange;
+package io.lgc4j.ps.skeleton;
 
 import io.lgc4j.core.checkpoint.Persistent;
 import io.lgc4j.core.comm.Frame;

@@ -1,10 +1,10 @@
-package io.lgc4j.ps.exchange;
+package io.lgc4j.ps.skeleton;
 
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.checkpoint.Persistent;
 import io.lgc4j.core.compress.OfferTap;
-import io.lgc4j.core.exchange.GradientPieces;
+import io.lgc4j.core.link.GradientPieces;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;

@@ -1,7 +1,0 @@
-/**
- * The pieces every topology's protocol is built from, written once: a step-checked link to the peers
- * ({@link io.lgc4j.core.exchange.StepLink}: receive a frame of this step or fail naming both ends, send, relay,
- * broadcast, sum frames in rank order), the division by K ({@link io.lgc4j.core.exchange.Averages}), and one rank's
- * compressor state as a closed set of kinds ({@link io.lgc4j.core.exchange.RankState}).
- */
-package io.lgc4j.core.exchange;
