@@ -1,9 +1,9 @@
 package io.lgc4j.core.train;
 
 import io.lgc4j.core.comm.TransportClosedException;
-import io.lgc4j.core.link.GradientPieces;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.link.GradientPieces;
 
 import org.nd4j.linalg.api.ndarray.INDArray;
 

@@ -5,8 +5,8 @@ import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.compress.OfferTap;
-import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.link.GradientPieces;
+import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
 

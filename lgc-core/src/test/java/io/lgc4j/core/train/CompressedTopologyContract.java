@@ -86,9 +86,9 @@ public abstract class CompressedTopologyContract {
     protected abstract Topology denseTopology();
 
     /**
-     * The topology under test carrying {@code compressor} and taking every shortcut it has for it ({@link Shortcuts}: the
-     * leader's support sent directly, small allreduces in one leg); by default it has none, and the shortcut test is
-     * skipped.
+     * The topology under test carrying {@code compressor} and taking every shortcut it has for it ({@link Shortcuts}:
+     * the leader's support sent directly, small allreduces in one leg); by default it has none, and the shortcut test
+     * is skipped.
      */
     protected Topology routedTopology(Compressor compressor) {
         org.junit.jupiter.api.Assumptions.assumeTrue(false, "this topology takes no shortcuts");

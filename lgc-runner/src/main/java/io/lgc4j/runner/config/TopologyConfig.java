@@ -32,11 +32,11 @@ import java.util.stream.Stream;
  *   period: 4                    # local-sgd only: the models averaged after every 4th local step, the first included
  *   localFrom: 0                 # local-sgd only: steps before it average gradients (the dense ring)
  * }</pre>
- * @param type     ring allreduce, parameter server or local SGD
- * @param support  how LGC on the parameter server picks the support
- * @param shards   the parameter server's shards (one with a ring)
- * @param shortcuts   the shortcuts through the mesh
- * @param localSgd when local SGD averages ({@link LocalSgdTopology.Settings#DEFAULT} with any other type)
+ * @param type      ring allreduce, parameter server or local SGD
+ * @param support   how LGC on the parameter server picks the support
+ * @param shards    the parameter server's shards (one with a ring)
+ * @param shortcuts the shortcuts through the mesh
+ * @param localSgd  when local SGD averages ({@link LocalSgdTopology.Settings#DEFAULT} with any other type)
  */
 public record TopologyConfig(TopologyType type, SupportPolicy support, Shards shards, Shortcuts shortcuts,
                              LocalSgdTopology.Settings localSgd) {
@@ -146,8 +146,8 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
     }
 
     /**
-     * The section as {@code config.yaml} writes it: {@code type}, {@code support}, the shards' keys, the shortcuts', then
-     * with {@code type: local-sgd} local SGD's.
+     * The section as {@code config.yaml} writes it: {@code type}, {@code support}, the shards' keys, the shortcuts',
+     * then with {@code type: local-sgd} local SGD's.
      */
     @JsonValue
     private Map<String, Object> yaml() {
@@ -158,8 +158,8 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
         Map<String, Object> shardKeys = (Map<String, Object>) Section.plain(shards);
         map.putAll(shardKeys);
         @SuppressWarnings("unchecked")
-        Map<String, Object> routeKeys = (Map<String, Object>) Section.plain(shortcuts);
-        map.putAll(routeKeys);
+        Map<String, Object> shortcutKeys = (Map<String, Object>) Section.plain(shortcuts);
+        map.putAll(shortcutKeys);
         if (TopologyType.LOCAL_SGD.equals(type)) {
             @SuppressWarnings("unchecked")
             Map<String, Object> localKeys = (Map<String, Object>) Section.plain(localSgd);
@@ -190,10 +190,10 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
                 throw ConfigException.unknownKey("topology." + key, allowed);
             }
         }
-        Map<String, Object> routeKeys = new LinkedHashMap<>();
+        Map<String, Object> shortcutKeys = new LinkedHashMap<>();
         for (var c : Shortcuts.class.getRecordComponents()) {
             if (shardKeys.containsKey(c.getName())) {
-                routeKeys.put(c.getName(), shardKeys.remove(c.getName()));
+                shortcutKeys.put(c.getName(), shardKeys.remove(c.getName()));
             }
         }
         Map<String, Object> localKeys = new LinkedHashMap<>();
@@ -209,7 +209,7 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
         SupportPolicy policy = support == null ? DEFAULT_SUPPORT : Checks.check(
                 () -> Section.of("topology", Map.of("support", support)).choice("support", SupportPolicy.class));
         Shards shards = SectionBinding.bind("topology", shardKeys, Shards.class, Shards.DEFAULT);
-        Shortcuts shortcuts = SectionBinding.bind("topology", routeKeys, Shortcuts.class, Shortcuts.DEFAULT);
+        Shortcuts shortcuts = SectionBinding.bind("topology", shortcutKeys, Shortcuts.class, Shortcuts.DEFAULT);
         LocalSgdTopology.Settings localSgd = SectionBinding.bind("topology", localKeys,
                 LocalSgdTopology.Settings.class, LocalSgdTopology.Settings.DEFAULT);
         return new TopologyConfig(type, policy, shards, shortcuts, localSgd);

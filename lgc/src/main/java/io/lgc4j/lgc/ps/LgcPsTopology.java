@@ -15,6 +15,7 @@ import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.CompressorKeys;
 import io.lgc4j.lgc.support.LgcSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.settings.Section;
 import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.method.TopologyProvider;
@@ -35,7 +36,6 @@ import io.lgc4j.ps.skeleton.PsWorker;
 import io.lgc4j.ps.skeleton.PsWorkerEnd;
 import io.lgc4j.ps.topology.ParameterServerTopology;
 import io.lgc4j.ps.topology.Shards;
-import io.lgc4j.core.link.Shortcuts;
 
 import java.util.ArrayList;
 import java.util.List;

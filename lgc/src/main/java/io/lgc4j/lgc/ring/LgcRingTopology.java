@@ -14,6 +14,7 @@ import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.CompressorKeys;
 import io.lgc4j.lgc.support.LgcSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.method.TopologyRequest;
@@ -26,7 +27,6 @@ import io.lgc4j.core.train.TopologyDescription;
 import io.lgc4j.core.warmup.Warmup;
 import io.lgc4j.core.warmup.WarmupExchange;
 import io.lgc4j.ring.skeleton.RingEnd;
-import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.ring.topology.RingTopology;
 
 import java.util.List;
@@ -72,8 +72,8 @@ public final class LgcRingTopology implements Topology {
         public Topology create(TopologyRequest request) {
             LgcSettings lgc = request.compressor().settings(LgcSettings.class);
             try {
-                return builder().settings(lgc).codec(request.codec()).seed(request.seed())
-                        .warmup(Warmup.of(request)).shortcuts(Shortcuts.of(request.config().section("topology"))).build();
+                return builder().settings(lgc).codec(request.codec()).seed(request.seed()).warmup(Warmup.of(request))
+                        .shortcuts(Shortcuts.of(request.config().section("topology"))).build();
             } catch (SettingsException e) {
                 throw e.under(request.config().section("autoencoder").path()); // the ablation
             }

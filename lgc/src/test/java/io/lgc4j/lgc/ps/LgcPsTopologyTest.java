@@ -312,7 +312,8 @@ class LgcPsTopologyTest {
         LgcControl guarded = new LgcControl(10, 2, 4, 4, true, true, 1.0);
         DistributedTrainer relayed = trainer(12, topology(SupportPolicy.LEADER, guarded));
         DistributedTrainer direct = trainer(12, LgcPsTopology.builder().ratio(RATIO).support(SupportPolicy.LEADER)
-                .seed(TOPOLOGY_SEED).control(guarded).shortcuts(new Shortcuts(Shortcuts.SupportPath.DIRECT, 0)).build());
+                .seed(TOPOLOGY_SEED).control(guarded)
+                .shortcuts(new Shortcuts(Shortcuts.SupportPath.DIRECT, 0)).build());
         relayed.fit(1);
         TrainingResult result = direct.fit(1);
         for (int r = 0; r < K; r++) {

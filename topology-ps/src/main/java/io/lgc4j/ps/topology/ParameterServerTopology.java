@@ -4,10 +4,10 @@ import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
-import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.compress.LowRankCompressor;
 import io.lgc4j.core.compress.SketchCompressor;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.settings.SettingsException;
@@ -169,9 +169,9 @@ public final class ParameterServerTopology implements Topology {
     }
 
     /**
-     * The same topology taking {@code shortcuts}' shortcut: the step leader's support sent to every other worker by the
-     * leader itself instead of relayed by the server. The same bits as without it; not part of {@link #describe()},
-     * since the method is the same.
+     * The same topology taking the shortcut in {@code shortcuts}: the step leader's support sent to every other worker
+     * by the leader itself instead of relayed by the server. The same bits as without it; not part of
+     * {@link #describe()}, since the method is the same.
      *
      * @throws SettingsException naming {@code topology.directBelowBytes} when it is set (a ring's route)
      */

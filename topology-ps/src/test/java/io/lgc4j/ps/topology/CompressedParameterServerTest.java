@@ -1,7 +1,6 @@
 package io.lgc4j.ps.topology;
 
 import io.lgc4j.core.compress.ScaleComCompressor;
-import io.lgc4j.core.link.Shortcuts;
 import org.junit.jupiter.api.Assumptions;
 import io.lgc4j.core.comm.Direction;
 import io.lgc4j.core.comm.FrameDescriptor;
@@ -9,6 +8,7 @@ import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.RandomKCompressor;
+import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.CompressedTopologyContract;
 import io.lgc4j.core.train.Topology;
@@ -39,7 +39,8 @@ class CompressedParameterServerTest extends CompressedTopologyContract {
     protected Topology routedTopology(Compressor compressor) {
         Assumptions.assumeTrue(leaderChoosesSupport(compressor),
                 "only a leader's support has a shortcut on the parameter server");
-        return ((ParameterServerTopology) topology(compressor)).withShortcuts(new Shortcuts(Shortcuts.SupportPath.DIRECT, 0));
+        return ((ParameterServerTopology) topology(compressor))
+                .withShortcuts(new Shortcuts(Shortcuts.SupportPath.DIRECT, 0));
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.lgc4j.ps.topology;
 
-import io.lgc4j.core.link.Shortcuts;
 import org.junit.jupiter.api.Assumptions;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Direction;
@@ -14,6 +13,7 @@ import io.lgc4j.core.compress.S2SketchCompressor;
 import io.lgc4j.core.compress.ScaleComCompressor;
 import io.lgc4j.core.compress.SketchCompressor;
 import io.lgc4j.core.compress.TopKCompressor;
+import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.shard.FusionPlan;
 import io.lgc4j.core.stage.StageSchedule;
@@ -58,7 +58,8 @@ class ShardedParameterServerTest extends CompressedTopologyContract {
     protected Topology routedTopology(Compressor compressor) {
         Assumptions.assumeTrue(leaderChoosesSupport(compressor),
                 "only a leader's support has a shortcut on the parameter server");
-        return ((ParameterServerTopology) topology(compressor)).withShortcuts(new Shortcuts(Shortcuts.SupportPath.DIRECT, 0));
+        return ((ParameterServerTopology) topology(compressor))
+                .withShortcuts(new Shortcuts(Shortcuts.SupportPath.DIRECT, 0));
     }
 
     @Override

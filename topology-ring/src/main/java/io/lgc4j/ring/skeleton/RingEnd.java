@@ -4,12 +4,12 @@ import io.lgc4j.core.comm.Frame;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.BlockRegion;
+import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.link.Averages;
 import io.lgc4j.core.link.GradientPieces;
 import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.link.StepLink;
-import io.lgc4j.core.layout.GradientLayout;
-import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.comm.StepTag;
@@ -42,7 +42,7 @@ public final class RingEnd {
 
     /**
      * @param shortcuts the shortcuts this ring takes: the leader's frames sent to every rank directly, small fp32
-     *               allreduces in one leg
+     *                  allreduces in one leg
      */
     public RingEnd(int rank, int workers, Transport transport, GradientLayout layout, Shortcuts shortcuts) {
         this.rank = rank;
@@ -192,8 +192,8 @@ public final class RingEnd {
     /**
      * Frames the step's leader sends to every rank, passed around the ring: the leader sends {@code frames} to its
      * right; every other rank receives one frame of each of {@code kinds} from its left and forwards them unchanged
-     * unless its right is the leader (K−1 hops). With {@link Shortcuts.SupportPath#DIRECT} the leader sends them to every
-     * other rank itself (one leg; the same bytes arrive).
+     * unless its right is the leader (K−1 hops). With {@link Shortcuts.SupportPath#DIRECT} the leader sends them to
+     * every other rank itself (one leg; the same bytes arrive).
      *
      * @param frames the leader's frames (ignored on the other ranks)
      * @return on the other ranks the frames received, in order; on the leader {@code frames}' count of nulls

@@ -2,8 +2,8 @@ package io.lgc4j.ring.topology;
 
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
-import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.settings.Require;
@@ -136,7 +136,7 @@ public final class LocalSgdTopology implements Topology {
     }
 
     /**
-     * Local SGD of {@code settings}, its allreduces taking {@code shortcuts}' shortcuts (an fp32 allreduce below
+     * Local SGD of {@code settings}, its allreduces taking the shortcuts in {@code shortcuts} (an fp32 allreduce below
      * {@link Shortcuts#directBelowBytes()} in one leg: the same bits).
      */
     public LocalSgdTopology(Settings settings, Shortcuts shortcuts) {

@@ -4,8 +4,8 @@ import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
-import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.layout.GradientLayout;
+import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.method.TopologyRequest;
@@ -123,9 +123,9 @@ public final class RingTopology implements Topology {
     }
 
     /**
-     * The same ring taking {@code shortcuts}' shortcuts: the leader's support sent to every rank directly, small fp32
-     * allreduces in one leg. The same bits on every rank as without them; not part of {@link #describe()}, since the
-     * method is the same.
+     * The same ring taking the shortcuts in {@code shortcuts}: the leader's support sent to every rank directly, small
+     * fp32 allreduces in one leg. The same bits on every rank as without them; not part of {@link #describe()}, since
+     * the method is the same.
      */
     public RingTopology withShortcuts(Shortcuts shortcuts) {
         return new RingTopology(compressor, codec, policy, warmup, warmupCodec, shortcuts);
