@@ -14,7 +14,6 @@ import io.lgc4j.core.compute.CpuLimits;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.TraceSection;
 import io.lgc4j.advise.config.AutoMethod;
-import io.lgc4j.runner.config.ConfiguredMethod;
 import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.runner.ExperimentRunner;
 import io.lgc4j.net.JobToken;
@@ -319,7 +318,7 @@ final class LaunchCommand implements Callable<Integer> {
                 if (servers != null) {
                     cfg = cfg.withTopology(cfg.topology().withServers(servers));
                 }
-                services = ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(nproc);
+                services = cfg.method().newTopology().serviceEndpoints(nproc);
             }
             threadsOption = cfg.model().compute().threads();
             trace = options.apply(cfg).training().trace();

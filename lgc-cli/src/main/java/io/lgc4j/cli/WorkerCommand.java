@@ -11,7 +11,6 @@ import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.advise.config.AutoMethod;
 import io.lgc4j.advise.config.AutoRun;
 import io.lgc4j.runner.config.ConfigLoader;
-import io.lgc4j.runner.config.ConfiguredMethod;
 import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.runner.config.RuntimeConfig;
 import io.lgc4j.runner.config.RuntimeType;
@@ -188,7 +187,7 @@ final class WorkerCommand implements Callable<Integer> {
                 cfg = cfg.withTopology(cfg.topology().withServers(env.shards().servers()));
             }
             int workers = cfg.training().workers();
-            int endpoints = workers + ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(workers);
+            int endpoints = workers + cfg.method().newTopology().serviceEndpoints(workers);
             endpoint = env.requireRank();
             if (endpoint < 0 || endpoint >= endpoints) {
                 throw new UsageException("rank must be in 0.." + (endpoints - 1) + " (" + workers + " workers"
@@ -283,7 +282,7 @@ final class WorkerCommand implements Callable<Integer> {
         if (adviseOnly) {
             return endpoint == 0 ? writeAdvice(auto, chosen) : 0;
         }
-        int services = ConfiguredMethod.of(cfg).newTopology().serviceEndpoints(workers);
+        int services = cfg.method().newTopology().serviceEndpoints(workers);
         if (endpoint >= workers + services || env.shards().colocate() && endpoint >= workers) {
             System.err.println("lgc worker: endpoint " + endpoint + " has no role in the chosen method ("
                     + chosen.chosen().id() + ", " + services + " server process" + (services == 1 ? "" : "es")

@@ -340,7 +340,7 @@ public final class ExperimentRunner {
         DataSetIterator test = worker ? testData(data) : null;
         Model model = buildModel(config.model(), config.run().seed());
         // the compressor and topology come from the registry (ServiceLoader): the runner names no method
-        ConfiguredMethod method = ConfiguredMethod.of(config);
+        ConfiguredMethod method = config.method();
         Topology topology = method.newTopology();
         LateListener csv = new LateListener();
         DistributedTrainer.Builder builder = DistributedTrainer.builder()
@@ -649,12 +649,12 @@ public final class ExperimentRunner {
      * TOP_K for the rest with one; FULL, TOP_K while the autoencoder trains, then COMPRESSED for LGC.
      */
     public static StageSchedule stages(ExperimentConfig config) {
-        return ConfiguredMethod.of(config).stages();
+        return config.method().stages();
     }
 
     /** The topology a config names, carrying its compressor (if any), built by the registered provider. */
     public static Topology topology(ExperimentConfig config) {
-        return ConfiguredMethod.of(config).newTopology();
+        return config.method().newTopology();
     }
 
     /** {@code root/<name>-<yyyyMMdd-HHmmss>[-n]}, a path that does not exist yet (not created). */

@@ -7,7 +7,6 @@ import io.lgc4j.advise.config.AdviseCandidate;
 import io.lgc4j.advise.config.AutoMethod;
 import io.lgc4j.advise.config.AutoRun;
 import io.lgc4j.runner.config.ConfigLoader;
-import io.lgc4j.runner.config.ConfiguredMethod;
 import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.runner.ExperimentRunner;
 import io.lgc4j.net.NetSettings;
@@ -148,7 +147,7 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
                     : choose(context, partition, attempt, host, config, dir, resume, tlsSettings);
             ExperimentConfig trained = chosen == null ? config : chosen.config();
             int shards = chosen == null ? services
-                    : ConfiguredMethod.of(trained).newTopology().serviceEndpoints(workers);
+                    : trained.method().newTopology().serviceEndpoints(workers);
             int[] endpoints = endpointsOf(partition, workers, shards, colocate);
             // a rendezvous of its own: the advise session's gathered other ports
             TaskRendezvous rendezvous = new TaskRendezvous(context, endpoints.length, workers + shards, job,

@@ -2,7 +2,6 @@ package io.lgc4j.spark;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.lgc4j.runner.config.ConfiguredMethod;
 import io.lgc4j.advise.config.AutoMethod;
 import io.lgc4j.runner.config.ExperimentConfig;
 import io.lgc4j.runner.config.RuntimeType;
@@ -107,7 +106,7 @@ public final class LgcSpark {
         ClusterChecks.refuseDynamicAllocation(sc.sc());
         int workers = tcp.training().workers();
         // auto: every task a worker; the chosen method's shards start inside the workers' tasks
-        int services = auto != null ? 0 : ConfiguredMethod.of(tcp).newTopology().serviceEndpoints(workers);
+        int services = auto != null ? 0 : tcp.method().newTopology().serviceEndpoints(workers);
         boolean colocate = auto != null || options.colocate() && services > 0;
         if (colocate && services > workers) {
             throw new LgcSparkException("co-located shards need at most as many shards as workers, found " + services

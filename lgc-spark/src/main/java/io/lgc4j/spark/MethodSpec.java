@@ -93,7 +93,7 @@ record MethodSpec(TopologyFactory factory, String yaml, BarrierTraining.AutoPlan
 
     /** An endpoint of the chosen candidate's method ({@code compressor: auto}). */
     static Endpoint endpointOf(ExperimentConfig chosen) {
-        ConfiguredMethod method = ConfiguredMethod.of(chosen);
+        ConfiguredMethod method = chosen.method();
         return new Endpoint(method.newTopology(), method.stages(), chosen.compressor().valueEncoding(),
                 chosen.runtime());
     }
@@ -109,7 +109,7 @@ record MethodSpec(TopologyFactory factory, String yaml, BarrierTraining.AutoPlan
         }
         if (yaml != null) {
             ExperimentConfig config = ConfigLoader.parse(yaml, SOURCE);
-            ConfiguredMethod method = ConfiguredMethod.of(config);
+            ConfiguredMethod method = config.method();
             return new Endpoint(method.newTopology(), method.stages(), config.compressor().valueEncoding(),
                     config.runtime());
         }

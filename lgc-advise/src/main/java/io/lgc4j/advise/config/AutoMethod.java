@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.runner.config.ConfigLoader;
-import io.lgc4j.runner.config.ConfiguredMethod;
 import io.lgc4j.runner.config.ExperimentConfig;
 
 import java.io.IOException;
@@ -139,7 +138,7 @@ public record AutoMethod(ExperimentConfig base, List<AdviseCandidate> candidates
                 : AdviseCandidates.load(dir.resolve(keys.candidates()), base);
         for (AdviseCandidate c : list) {
             try {
-                ConfiguredMethod.of(c.config()).newTopology();
+                c.config().method().newTopology();
             } catch (RuntimeException e) {
                 throw ConfigException.forSource(source, "advise.candidates '" + c.id() + "': " + e.getMessage(), e);
             }
@@ -245,7 +244,7 @@ public record AutoMethod(ExperimentConfig base, List<AdviseCandidate> candidates
     public int maxServices(int workers) {
         int most = 0;
         for (AdviseCandidate c : candidates) {
-            most = Math.max(most, ConfiguredMethod.of(c.config()).newTopology().serviceEndpoints(workers));
+            most = Math.max(most, c.config().method().newTopology().serviceEndpoints(workers));
         }
         return most;
     }

@@ -95,7 +95,7 @@ public final class ConfigAdvisor {
 
     /** {@code c}'s config as the library's candidate: its topology, stages, values and overlap; no penalty. */
     public static MethodCandidate method(AdviseCandidate c) {
-        ConfiguredMethod method = ConfiguredMethod.of(c.config());
+        ConfiguredMethod method = c.config().method();
         return new MethodCandidate(c.id(), c.label(), method::newTopology, method.stages(),
                 c.config().compressor().valueEncoding(), c.config().training().overlapMode(), Optional.empty(),
                 MethodCandidate.NO_EVIDENCE);
@@ -110,7 +110,7 @@ public final class ConfigAdvisor {
     private static MethodCandidate candidate(AdviseCandidate c, StepPenalties evidence, String evidenceKey,
                                              Optional<Double> denseSteps, double target) {
         ExperimentConfig config = c.config();
-        ConfiguredMethod method = ConfiguredMethod.of(config);
+        ConfiguredMethod method = config.method();
         MethodCandidate m = method(c);
         MethodKey key = StepEvidence.methodKey(config);
         if (key.isDense()) {

@@ -67,7 +67,7 @@ public final class StepEvidence {
 
     /** The method {@code config} names, as {@code summary.json} records it, with its schedule and overlap mode. */
     public static MethodKey methodKey(ExperimentConfig config) {
-        ConfiguredMethod method = ConfiguredMethod.of(config);
+        ConfiguredMethod method = config.method();
         var described = method.newTopology().describe().withValues(config.compressor().valueEncoding());
         return MethodKey.of(RunSummary.method(config, described), method.stages(), config.training().overlapMode());
     }

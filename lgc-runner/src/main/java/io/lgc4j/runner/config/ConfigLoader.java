@@ -21,7 +21,6 @@ import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 import java.io.IOException;
-import java.lang.reflect.RecordComponent;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.CharacterCodingException;
@@ -31,7 +30,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
@@ -432,10 +430,9 @@ public final class ConfigLoader {
         return String.join(".", names);
     }
 
-    /** The sections of {@link ExperimentConfig}, sorted: derived from the record so a new section is never missed. */
+    /** The sections of {@link ExperimentConfig}, sorted. */
     private static List<String> topLevelKeys() {
-        return Arrays.stream(ExperimentConfig.class.getRecordComponents())
-                .map(RecordComponent::getName).sorted().toList();
+        return ExperimentConfig.SECTIONS.stream().sorted().toList();
     }
 
     private static String firstLine(String message) {

@@ -76,7 +76,7 @@ public final class ConfigSchema {
     /** The keys of the shipped sections and of every compressor and topology registered on the class path. */
     public static ConfigSchema installed() {
         Map<String, List<String>> choices = new TreeMap<>();
-        choicesOf("", ExperimentConfig.class, choices);
+        ExperimentConfig.sectionTypes().forEach((name, type) -> choicesOf(name + ".", type, choices));
         List<Key> keys = new ArrayList<>();
         Map<String, Object> flat = new LinkedHashMap<>();
         flatten("", ConfigLoader.asTree(ExperimentConfig.defaults("my-run")), flat);

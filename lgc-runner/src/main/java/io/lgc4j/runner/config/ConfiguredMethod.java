@@ -1,9 +1,7 @@
 package io.lgc4j.runner.config;
 
-import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.compress.BoundCompressor;
 import io.lgc4j.core.method.Methods;
-import io.lgc4j.core.settings.ResolvedConfig;
 import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.stage.StageSchedule;
@@ -13,13 +11,14 @@ import io.lgc4j.core.warmup.Warmup;
 import java.util.Objects;
 
 /**
- * The method a config names, resolved through the registry ({@link Methods#installed()}): the compressor with its
- * settings record, the topology provider that carries it, and the stage schedule the compressor goes through. No
- * type is switched on here or in the runner: a compressor or topology registered by any jar on the class path is
- * built the same way as a shipped one.
+ * The method a config names, resolved through the registry ({@link Methods#installed()}) once, when the
+ * {@link ExperimentConfig} is built ({@link ExperimentConfig#method()}): the compressor with its settings record, the
+ * topology provider that carries it, and the stage schedule the compressor goes through. No type is switched on here
+ * or in the runner: a compressor or topology registered by any jar on the class path is built the same way as a
+ * shipped one.
  *
  * <pre>{@code
- * ConfiguredMethod method = ConfiguredMethod.of(ConfigLoader.load(Path.of("configs/lgc-ps.yaml")));
+ * ConfiguredMethod method = ConfigLoader.load(Path.of("configs/lgc-ps.yaml")).method();
  * Topology topology = method.newTopology();   // LgcPsTopology, from the provider registered for (ps, lgc)
  * StageSchedule stages = method.stages();     // FULL, TOP_K while the autoencoder trains, then COMPRESSED
  * }</pre>
@@ -38,23 +37,6 @@ public record ConfiguredMethod(BoundCompressor<?> compressor, TopologyProvider t
         Objects.requireNonNull(topologyProvider, "topologyProvider");
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(stages, "stages");
-    }
-
-    /**
-     * The method {@code config} names.
-     *
-     * @throws ConfigException when a setting is rejected (a config that loaded has passed these checks already)
-     */
-    public static ConfiguredMethod of(ExperimentConfig config) {
-        ResolvedConfig resolved = config.resolved();
-        BoundCompressor<?> compressor = ConfigMethods.bind(config.compressor().type(), resolved);
-        TopologyProvider provider = Methods.installed().topology(config.topology().type().toString(),
-                compressor.type());
-        TopologyRequest request = new TopologyRequest(compressor, IndexCodecs.byName(config.compressor().codec()),
-                config.run().seed(), resolved);
-        StageSchedule stages = compressor.schedule(config.stages().fullIterations(),
-                config.stages().aeTrainingIterations());
-        return new ConfiguredMethod(compressor, provider, request, stages);
     }
 
     /**

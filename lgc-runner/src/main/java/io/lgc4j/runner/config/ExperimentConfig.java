@@ -2,7 +2,7 @@ package io.lgc4j.runner.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.annotation.JsonValue;
 import io.lgc4j.lgc.AutoencoderSection;
 import io.lgc4j.lgc.LgcAblation;
 import io.lgc4j.lgc.ps.LgcPsTopology;
@@ -17,33 +17,39 @@ import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.warmup.Warmup;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * One experiment, as read from a {@code configs/*.yaml} file: every component non-null and checked, a missing
- * section holding its defaults (only {@code run.name} has none).
+ * One experiment, as read from a {@code configs/*.yaml} file: every section non-null and checked, a missing section
+ * holding its defaults (only {@code run.name} has none). Immutable. Built once, concluded once: the sections bound,
+ * the rules across them checked, and the method they name resolved through the registry ({@link #method()}: the
+ * compressor bound to its settings, the topology provider, the stage schedule), so nothing reads the sections again.
  * <pre>{@code
  * ExperimentConfig config = ConfigLoader.load(Path.of("configs/quickstart.yaml"));
  * ExperimentConfig smoke = config.withTraining(config.training().withMaxSteps(20));
  * String resolved = smoke.toYaml();   // every default spelled out; ConfigLoader.parse(resolved, ...) equals smoke
+ * Topology topology = smoke.method().newTopology();
  * }</pre>
- * @param run      name, seed and output directory
- * @param data     dataset, location, limits and preprocessing
- * @param model    architecture and optimiser
- * @param training workers, batch size and length of training
- * @param topology how the workers exchange gradients
- * @param compressor how the non-dense blocks are compressed after the FULL stage
- * @param stages     how many steps are dense first
- * @param warmup     how those FULL steps travel: dense (the default), or through a compressor or value encoding
- * @param autoencoder the gradient autoencoders' architecture and training
- * @param runtime    where the ranks live (threads of one JVM, or one process each over TCP) and the deadlines
  */
-@JsonPropertyOrder({"run", "data", "model", "training", "topology", "compressor", "stages", "warmup", "autoencoder",
-    "runtime"})
-public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
-                               TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
-                               WarmupConfig warmup, AutoencoderSection autoencoder, RuntimeConfig runtime) {
+public final class ExperimentConfig {
+
+    /** The sections, in the order {@code config.yaml} writes them. */
+    public static final List<String> SECTIONS = List.of("run", "data", "model", "training", "topology", "compressor",
+            "stages", "warmup", "autoencoder", "runtime");
+
+    private final RunConfig run;
+    private final DataConfig data;
+    private final ModelConfig model;
+    private final TrainingConfig training;
+    private final TopologyConfig topology;
+    private final CompressorConfig compressor;
+    private final StagesConfig stages;
+    private final WarmupConfig warmup;
+    private final AutoencoderSection autoencoder;
+    private final RuntimeConfig runtime;
+    private final ConfiguredMethod method;
 
     /**
      * Checks every component; rejects a null section.
@@ -63,19 +69,21 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      *         below one global batch, {@code support: own} other than LGC on the parameter server, a topology
      *         without a provider for the compressor or rejecting a setting, an {@code ablation} without {@code lgc}
      */
-    public ExperimentConfig {
+    public ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
+                            TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
+                            WarmupConfig warmup, AutoencoderSection autoencoder, RuntimeConfig runtime) {
         // Only nulls to reject: each section checked its own keys when it was built.
-        Checks.required("run", run);
-        Checks.required("data", data);
-        Checks.required("model", model);
-        Checks.required("training", training);
-        Checks.required("topology", topology);
-        Checks.required("compressor", compressor);
-        Checks.required("stages", stages);
-        Checks.required("warmup", warmup);
-        Checks.required("autoencoder", autoencoder);
-        Checks.required("runtime", runtime);
-        checkAcrossSections(run, data, model, training, topology, compressor, stages, warmup, autoencoder);
+        this.run = Checks.required("run", run);
+        this.data = Checks.required("data", data);
+        this.model = Checks.required("model", model);
+        this.training = Checks.required("training", training);
+        this.topology = Checks.required("topology", topology);
+        this.compressor = Checks.required("compressor", compressor);
+        this.stages = Checks.required("stages", stages);
+        this.warmup = Checks.required("warmup", warmup);
+        this.autoencoder = Checks.required("autoencoder", autoencoder);
+        this.runtime = Checks.required("runtime", runtime);
+        this.method = conclude(run, data, model, training, topology, compressor, stages, warmup, autoencoder);
     }
 
     /**
@@ -103,7 +111,12 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
      * each section as {@code config.yaml} writes it, every default filled in.
      */
     public ResolvedConfig resolved() {
-        return resolved(run, data, model, training, topology, compressor, stages, warmup, autoencoder);
+        return method.request().config();
+    }
+
+    /** The method the sections name, resolved through the registry when this config was built. */
+    public ConfiguredMethod method() {
+        return method;
     }
 
     private static ResolvedConfig resolved(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
@@ -123,13 +136,13 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
     }
 
     /**
-     * The rules that tie keys of different sections together, so that a config that cannot run fails here, at load,
-     * rather than as a stack trace after the data is read.
+     * The method the sections name, after the rules that tie keys of different sections together, so that a config
+     * that cannot run fails here, at load, rather than as a stack trace after the data is read.
      */
-    private static void checkAcrossSections(RunConfig run, DataConfig data, ModelConfig model,
-                                            TrainingConfig training, TopologyConfig topology,
-                                            CompressorConfig compressor, StagesConfig stages, WarmupConfig warmup,
-                                            AutoencoderSection autoencoder) {
+    private static ConfiguredMethod conclude(RunConfig run, DataConfig data, ModelConfig model,
+                                             TrainingConfig training, TopologyConfig topology,
+                                             CompressorConfig compressor, StagesConfig stages, WarmupConfig warmup,
+                                             AutoencoderSection autoencoder) {
         // the compressor's settings record checks its own keys (a registered compressor's extension keys included)
         ResolvedConfig resolved = resolved(run, data, model, training, topology, compressor, stages, warmup,
                 autoencoder);
@@ -190,16 +203,20 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
             throw ConfigException.forKey("topology.type", "cannot carry compressor.type " + compressor.type() + ": "
                     + e.getMessage());
         }
-        // The topology is built once, and dropped: its provider reads the settings of its own (LGC-PS's support and
+        // A topology is built here and dropped: its provider reads the settings of its own (LGC-PS's support and
         // innovation share, the ablations LGC-PS and LGC-RAR run) and rejects here what the run would reject.
+        TopologyRequest request = new TopologyRequest(bound, IndexCodecs.byName(compressor.codec()), run.seed(),
+                resolved);
         try {
-            provider.create(new TopologyRequest(bound, IndexCodecs.byName(compressor.codec()), run.seed(), resolved));
+            provider.create(request);
         } catch (SettingsException e) {
             throw ConfigException.forKey(e.key(), e.problem());
         } catch (IllegalArgumentException e) {
             throw ConfigException.forKey("topology.type", "cannot carry compressor.type " + compressor.type() + ": "
                     + e.getMessage());
         }
+        return new ConfiguredMethod(bound, provider, request,
+                bound.schedule(stages.fullIterations(), stages.aeTrainingIterations()));
     }
 
     /**
@@ -316,6 +333,104 @@ public record ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model
     public ExperimentConfig withRuntime(RuntimeConfig newRuntime) {
         return new ExperimentConfig(run, data, model, training, topology, compressor, stages, warmup,
                 autoencoder, newRuntime);
+    }
+
+    /** @return name, seed and output directory */
+    public RunConfig run() {
+        return run;
+    }
+
+    /** @return dataset, location, limits and preprocessing */
+    public DataConfig data() {
+        return data;
+    }
+
+    /** @return architecture and optimiser */
+    public ModelConfig model() {
+        return model;
+    }
+
+    /** @return workers, batch size and length of training */
+    public TrainingConfig training() {
+        return training;
+    }
+
+    /** @return how the workers exchange gradients */
+    public TopologyConfig topology() {
+        return topology;
+    }
+
+    /** @return how the non-dense blocks are compressed after the FULL stage */
+    public CompressorConfig compressor() {
+        return compressor;
+    }
+
+    /** @return how many steps are dense first */
+    public StagesConfig stages() {
+        return stages;
+    }
+
+    /** @return how the FULL steps travel: dense (the default), or through a compressor or value encoding */
+    public WarmupConfig warmup() {
+        return warmup;
+    }
+
+    /** @return the gradient autoencoders' architecture and training */
+    public AutoencoderSection autoencoder() {
+        return autoencoder;
+    }
+
+    /** @return where the ranks live (threads of one JVM, or one process each over TCP) and the deadlines */
+    public RuntimeConfig runtime() {
+        return runtime;
+    }
+
+    /** Each section's record type, in {@link #SECTIONS}' order (what the key listing walks). */
+    static Map<String, Class<?>> sectionTypes() {
+        Map<String, Class<?>> types = new LinkedHashMap<>();
+        List<Class<?>> classes = List.of(RunConfig.class, DataConfig.class, ModelConfig.class, TrainingConfig.class,
+                TopologyConfig.class, CompressorConfig.class, StagesConfig.class, WarmupConfig.class,
+                AutoencoderSection.class, RuntimeConfig.class);
+        for (int i = 0; i < SECTIONS.size(); i++) {
+            types.put(SECTIONS.get(i), classes.get(i));
+        }
+        return types;
+    }
+
+    /** The sections as {@code config.yaml} writes them, in {@link #SECTIONS}' order. */
+    @JsonValue
+    private Map<String, Object> yaml() {
+        Map<String, Object> sections = new LinkedHashMap<>();
+        sections.put("run", run);
+        sections.put("data", data);
+        sections.put("model", model);
+        sections.put("training", training);
+        sections.put("topology", topology);
+        sections.put("compressor", compressor);
+        sections.put("stages", stages);
+        sections.put("warmup", warmup);
+        sections.put("autoencoder", autoencoder);
+        sections.put("runtime", runtime);
+        return sections;
+    }
+
+    /** Equal when every section is: the method follows from them. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ExperimentConfig c && c.yaml().equals(yaml());
+    }
+
+    @Override
+    public int hashCode() {
+        return yaml().hashCode();
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder text = new StringBuilder("ExperimentConfig[");
+        yaml().forEach((name, section) -> text.append(text.length() > 17 ? ", " : "").append(name).append('=')
+                .append(section));
+        return text.append(']').toString();
     }
 
     /**

@@ -104,7 +104,7 @@ class ConfigLoaderTest {
         ExperimentConfig frozen = ConfigLoader.parse("run: {name: f}\ntopology: {type: ps}\ncompressor: {type: lgc}\n"
                 + "autoencoder: {ablation: learned_frozen}\n", "f.yaml");
         assertEquals(LgcAblation.LEARNED_FROZEN, frozen.autoencoder().ablation());
-        ConfiguredMethod method = ConfiguredMethod.of(frozen);
+        ConfiguredMethod method = frozen.method();
         assertEquals(LgcAblation.LEARNED_FROZEN, method.compressor().settings(LgcSettings.class).control().ablation());
         Map<?, ?> settings = (Map<?, ?>) method.newTopology().describe().toMap().get("compressorSettings");
         assertEquals("learned-frozen", ((Map<?, ?>) settings.get("control")).get("ablation"));

@@ -34,7 +34,7 @@ class LocalSgdConfigTest {
         assertEquals(TopologyType.LOCAL_SGD, config.topology().type());
         assertEquals(new LocalSgdTopology.Settings(8, 2), config.topology().localSgd());
         LocalSgdTopology topology = assertInstanceOf(LocalSgdTopology.class,
-                ConfiguredMethod.of(config).newTopology());
+                config.method().newTopology());
         assertEquals(new LocalSgdTopology.Settings(8, 2), topology.settings());
         assertEquals(config, ConfigLoader.parse(config.toYaml(), "config.yaml"), "config.yaml reads back as the run");
         assertTrue(config.toYaml().contains("period: 8"), config.toYaml());

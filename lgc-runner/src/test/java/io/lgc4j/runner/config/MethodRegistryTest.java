@@ -70,7 +70,7 @@ class MethodRegistryTest {
         "scalecom", "sparse-gd"})
     void shouldBuildEveryShippedConfigsTopologyAndScheduleThroughTheRegistry(String name) {
         ExperimentConfig config = ConfigLoader.load(shippedConfig(name + ".yaml"));
-        ConfiguredMethod method = ConfiguredMethod.of(config);
+        ConfiguredMethod method = config.method();
         Topology topology = method.newTopology();
         String compressor = config.compressor().type().toString();
         boolean ps = config.topology().type().equals(TopologyType.PS);
@@ -107,7 +107,7 @@ class MethodRegistryTest {
         ExperimentConfig config = ConfigLoader.parse(RUN + "topology: {type: ps}\n"
                 + "compressor: {type: boosted-topk, ratio: 0.01, boost: 3}\n", "x.yaml");
         assertEquals(Map.of("boost", 3), config.compressor().extensions());
-        ConfiguredMethod method = ConfiguredMethod.of(config);
+        ConfiguredMethod method = config.method();
         assertInstanceOf(BoostedTopKCompressor.Provider.class, method.compressor().provider());
         Topology topology = method.newTopology();
         assertInstanceOf(ParameterServerTopology.class, topology);
@@ -154,13 +154,13 @@ class MethodRegistryTest {
     void shouldTakeTheRatioForTheLearnedBlocksUnlessLearnedRatioIsGiven() {
         ExperimentConfig plain = ConfigLoader.parse(RUN + "compressor: {type: topk, ratio: 0.01}\n", "x.yaml");
         assertEquals(Map.of(), plain.compressor().extensions());
-        assertEquals(new TopKCompressor.Settings(0.01, 0, 0.01), ConfiguredMethod.of(plain).compressor().settings());
+        assertEquals(new TopKCompressor.Settings(0.01, 0, 0.01), plain.method().compressor().settings());
         assertFalse(plain.toYaml().contains("learnedRatio"), plain.toYaml());
 
         ExperimentConfig given = ConfigLoader.parse(RUN + "topology: {type: ring}\n"
                 + "compressor: {type: randomk, ratio: 0.01, learnedRatio: 0.04}\n", "x.yaml");
         assertEquals(Map.of("learnedRatio", 0.04), given.compressor().extensions());
-        ConfiguredMethod method = ConfiguredMethod.of(given);
+        ConfiguredMethod method = given.method();
         // a YAML config always has compressor.lowPass (0.1 by default): random-k's memory is filtered with it
         assertEquals(new RandomKCompressor.Settings(0.01, 0.04, 0.1), method.compressor().settings());
         Topology ring = method.newTopology();
@@ -168,9 +168,9 @@ class MethodRegistryTest {
         assertEquals(new RandomKCompressor.Settings(0.01, 0.04, 0.1), ring.describe().compressorSettings());
         assertTrue(given.toYaml().contains("  learnedRatio: 0.04\n"), given.toYaml());
         assertEquals(given, ConfigLoader.parse(given.toYaml(), "config.yaml"));
-        assertEquals(new DgcCompressor.Settings(0.01, 0.9, 0.0, 100, 0.002), ConfiguredMethod.of(ConfigLoader.parse(
+        assertEquals(new DgcCompressor.Settings(0.01, 0.9, 0.0, 100, 0.002), ConfigLoader.parse(
                 RUN + "compressor: {type: dgc, ratio: 0.01, warmupSteps: 100, learnedRatio: 0.002}\n"
-                        + "model: {updater: {type: sgd}}\n", "x.yaml")).compressor().settings());
+                        + "model: {updater: {type: sgd}}\n", "x.yaml").method().compressor().settings());
     }
 
     @Test

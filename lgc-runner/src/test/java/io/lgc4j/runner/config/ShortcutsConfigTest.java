@@ -30,32 +30,32 @@ class ShortcutsConfigTest {
     @Test
     void shouldDefaultToNoShortcut() {
         assertEquals(Shortcuts.DEFAULT, parse(RUN).topology().shortcuts());
-        RingTopology ring = assertInstanceOf(RingTopology.class, ConfiguredMethod.of(parse(RUN
-                + "compressor: {type: scalecom}\n")).newTopology());
+        RingTopology ring = assertInstanceOf(RingTopology.class, parse(RUN
+                + "compressor: {type: scalecom}\n").method().newTopology());
         assertEquals(Shortcuts.DEFAULT, ring.shortcuts());
     }
 
     @Test
     void shouldBuildTheTopologiesWithTheirShortcuts() {
-        RingTopology ring = assertInstanceOf(RingTopology.class, ConfiguredMethod.of(parse(RUN
-                + "topology: {type: ring, supportPath: direct, directBelowBytes: 8192}\ncompressor: {type: scalecom}\n"))
-                .newTopology());
+        RingTopology ring = assertInstanceOf(RingTopology.class, parse(RUN
+                + "topology: {type: ring, supportPath: direct, directBelowBytes: 8192}\ncompressor: {type: scalecom}\n")
+                .method().newTopology());
         assertEquals(new Shortcuts(Shortcuts.SupportPath.DIRECT, 8192), ring.shortcuts());
-        ParameterServerTopology ps = assertInstanceOf(ParameterServerTopology.class, ConfiguredMethod.of(parse(RUN
-                + "topology: {type: ps, supportPath: direct}\ncompressor: {type: scalecom}\n")).newTopology());
+        ParameterServerTopology ps = assertInstanceOf(ParameterServerTopology.class, parse(RUN
+                + "topology: {type: ps, supportPath: direct}\ncompressor: {type: scalecom}\n").method().newTopology());
         assertEquals(new Shortcuts(Shortcuts.SupportPath.DIRECT, 0), ps.shortcuts());
         // a dense ring takes the small-allreduce route (a model of small tensors), and a ring's warm-up may carry the
         // support that goes direct
-        assertInstanceOf(RingTopology.class, ConfiguredMethod.of(parse(RUN
-                + "topology: {type: ring, directBelowBytes: 4096}\n")).newTopology());
-        assertInstanceOf(ParameterServerTopology.class, ConfiguredMethod.of(parse(RUN
-                + "topology: {type: ps, supportPath: direct}\ncompressor: {type: topk}\nwarmup: {type: scalecom}\n"))
-                .newTopology());
-        assertInstanceOf(LgcPsTopology.class, ConfiguredMethod.of(parse(RUN
-                + "topology: {type: ps, supportPath: direct}\ncompressor: {type: lgc}\n")).newTopology());
-        assertInstanceOf(LgcRingTopology.class, ConfiguredMethod.of(parse(RUN
-                + "topology: {type: ring, supportPath: direct, directBelowBytes: 4096}\ncompressor: {type: lgc}\n"))
-                .newTopology());
+        assertInstanceOf(RingTopology.class, parse(RUN
+                + "topology: {type: ring, directBelowBytes: 4096}\n").method().newTopology());
+        assertInstanceOf(ParameterServerTopology.class, parse(RUN
+                + "topology: {type: ps, supportPath: direct}\ncompressor: {type: topk}\nwarmup: {type: scalecom}\n")
+                .method().newTopology());
+        assertInstanceOf(LgcPsTopology.class, parse(RUN
+                + "topology: {type: ps, supportPath: direct}\ncompressor: {type: lgc}\n").method().newTopology());
+        assertInstanceOf(LgcRingTopology.class, parse(RUN
+                + "topology: {type: ring, supportPath: direct, directBelowBytes: 4096}\ncompressor: {type: lgc}\n")
+                .method().newTopology());
     }
 
     @Test

@@ -36,14 +36,14 @@ class WarmupConfigTest {
     void shouldDefaultToTheDenseWarmupThatBuildsNoWrapper() {
         ExperimentConfig config = parse(LGC_PS);
         assertEquals(WarmupConfig.defaults(), config.warmup());
-        assertSame(Warmup.NONE.getClass(), ConfiguredMethod.of(config).warmup().getClass());
-        assertTrue(ConfiguredMethod.of(config).warmup().isNone());
+        assertSame(Warmup.NONE.getClass(), config.method().warmup().getClass());
+        assertTrue(config.method().warmup().isNone());
     }
 
     @Test
     void shouldResolveAPowerSgdWarmupWithItsOwnKeysAndWriteThemBack() {
         ExperimentConfig config = parse(LGC_PS + "warmup: {type: powersgd, rank: 2, values: fp16}\n");
-        Warmup warmup = ConfiguredMethod.of(config).warmup();
+        Warmup warmup = config.method().warmup();
         PowerSgdCompressor powerSgd = assertInstanceOf(PowerSgdCompressor.class, warmup.compressor());
         assertEquals(2, powerSgd.settings().rank());
         assertEquals(ValueEncoding.FP16, warmup.values());
@@ -56,7 +56,7 @@ class WarmupConfigTest {
 
     @Test
     void aDenseWarmupInHalfPrecisionShouldHaveNoCompressor() {
-        Warmup warmup = ConfiguredMethod.of(parse(RUN + "compressor: {type: scalecom}\nwarmup: {values: bf16}\n"))
+        Warmup warmup = parse(RUN + "compressor: {type: scalecom}\nwarmup: {values: bf16}\n").method()
                 .warmup();
         assertNull(warmup.compressor());
         assertEquals(ValueEncoding.BF16, warmup.values());
@@ -67,8 +67,8 @@ class WarmupConfigTest {
     void shouldBuildAWarmupCompressorOnTheDenseTopologies() {
         for (String topology : List.of("ring", "ps")) {
             ExperimentConfig config = parse(RUN + "topology: {type: " + topology + "}\nwarmup: {type: powersgd}\n");
-            assertInstanceOf(PowerSgdCompressor.class, ConfiguredMethod.of(config).warmup().compressor());
-            assertEquals(topology, ConfiguredMethod.of(config).newTopology().name());
+            assertInstanceOf(PowerSgdCompressor.class, config.method().warmup().compressor());
+            assertEquals(topology, config.method().newTopology().name());
         }
     }
 
