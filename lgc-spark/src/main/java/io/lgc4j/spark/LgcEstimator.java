@@ -38,9 +38,7 @@ import java.util.TreeMap;
 
 /**
  * A Spark ML {@link Estimator} that trains your DL4J model on a DataFrame with lgc4j's data-parallel runtime: K
- * workers, one per partition, in one barrier stage, each rank reading only its own partition's rows, gradients
- * aggregated (and compressed) over lgc-net's authenticated TCP links, never through Spark.
- *
+ * workers, one per partition, in one barrier stage; gradients travel over lgc-net's authenticated links, never Spark.
  * <pre>{@code
  * LgcEstimator estimator = new LgcEstimator()
  *         .setModelFactory(() -> MyModels.graph(42))          // serializable; every JVM builds the same model
@@ -52,39 +50,9 @@ import java.util.TreeMap;
  * Dataset<Row> scored = model.transform(test);                // + prediction, probability
  * ComputationGraph trained = (ComputationGraph) model.model();
  * }</pre>
- *
- * <p>What {@link #fit} does: checks the schema (each column present and of a type it reads) and the cluster
- * (dynamic allocation off, K task slots at once, at most {@code slotWaitSeconds}); builds the model once on the
- * driver to learn its input and output widths and its initial parameters' checksum; repartitions the DataFrame to K
- * (unless it has K partitions already and {@code forceRepartition} is false), sorts within partitions by
- * {@code sortCol} when set; counts every partition's rows in one small job that also checks every row (width,
- * class index, nulls) and refuses an empty partition or one with less than one batch, naming it; then runs one
- * barrier stage in which every rank takes min_p ⌊n_p / b⌋ steps per epoch. Partition p is rank p; a
- * parameter-server topology's shard p runs on a thread of task p. Rank 0 returns the trained model with its updater
- * state (DL4J's {@code ModelSerializer} format) to the driver; nothing else is collected.
- *
- * <p>Memory: each task holds its own partition's rows as one float32 data set (rows × (width + numClasses) × 4
- * bytes) besides its model replica; no row goes to the driver. A spill to the executor's local disk for partitions
- * larger than memory is not built yet.
- *
- * <p>Determinism: the run is the same bit for bit as {@code DistributedTrainer} in one JVM over a
- * {@code RankLocalSource} of the same partitions in the same order. Rows reach a partition after a shuffle in
- * fetch order, so set {@code sortCol} to a column unique per row for a run that repeats. The tasks check that the
- * factory builds the driver's initial parameters.
- *
- * <p>Checkpoints and retries: with {@code checkpointDir} set (a directory the driver and every executor reach, e.g.
- * a shared file system) and {@code checkpointEverySteps} > 0, every endpoint saves its part of a checkpoint into
- * {@code checkpointDir/<run id>/checkpoints/} (one run id per fit, made on the driver), and the barrier stage feeds
- * a one-partition shuffle, so that it is a shuffle-map stage: Spark retries a failed one whole (up to
- * {@code spark.stage.maxConsecutiveAttempts}), and the retried attempt resumes every rank, and every co-located
- * shard, from the latest complete checkpoint, to end where an uninterrupted fit ends, bit for bit (set
- * {@code sortCol}: the retry reads the shuffled rows again). Without a {@code checkpointDir} the stage is a result
- * stage, and a failed task ends the fit at once. {@link LgcModel#stageAttempts()} and
- * {@link LgcModel#resumedFromStep()} say what happened.
- *
- * <p>Local mode: Spark 3.5 leaves a non-daemon barrier timer thread in the JVM that ran a barrier task
- * (SPARK-46895, fixed in 4.0); in local mode that is the driver's, and the estimator replaces it with a daemon one
- * before its first stage, so a program exits after {@code fit} without {@code System.exit}.
+ * {@link #fit} checks schema, cluster and every row first, then each rank takes min_p floor(n_p / b) steps per epoch
+ * and rank 0 returns the model with its updater state. Set {@code sortCol} for a run that repeats bit for bit; set
+ * {@code checkpointDir} for a stage Spark retries from the latest checkpoint (docs/architecture/spark.md).
  */
 public final class LgcEstimator extends Estimator<LgcModel> {
     private static final long serialVersionUID = 1L;
@@ -446,7 +414,7 @@ public final class LgcEstimator extends Estimator<LgcModel> {
     }
 
     /**
-     * Trains the model on {@code dataset}; see the class comment for the steps.
+     * Trains the model on {@code dataset}: a counting job, then one barrier stage (docs/architecture/spark.md).
      *
      * @throws IllegalArgumentException naming the column, parameter, partition or row that is wrong, and what was
      *                                  expected

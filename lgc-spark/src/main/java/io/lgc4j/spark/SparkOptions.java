@@ -7,8 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * How {@link LgcSpark#fit} runs a job on Spark, beyond the experiment's own config.
- *
+ * How {@link LgcSpark#fit} runs a job on Spark, beyond the experiment's own config; immutable (the token is copied).
  * <pre>{@code
  * SparkOptions options = SparkOptions.defaults()
  *         .withSharedDir(Path.of("/mnt/shared/lgc"))      // checkpoints every executor can reach
@@ -16,20 +15,15 @@ import java.time.Duration;
  *         .withTls(true);                                 // mutual TLS, certificates made by the tasks
  * }</pre>
  *
- * @param colocate  {@code topology: ps}: the task of rank r < S also runs parameter-server shard r (endpoint K + r)
- *                  on its own links, so the stage has K tasks; false gives every shard a task of its own (K + S)
+ * @param colocate  {@code topology: ps}: rank r &lt; S's task also runs shard r (K tasks); false: K + S tasks
  * @param outputDir where the driver writes {@code <run-id>/}; null for the config's {@code run.outputDir}
- * @param sharedDir a directory every executor reaches (a shared file system) under which the run's directory holds
- *                  the checkpoints that a retried stage resumes from; null for the driver's own result directory,
- *                  which executors reach only on the driver's machine (local and single-host clusters)
- * @param slotWait  how long to wait for executors to register enough task slots before refusing the job
- * @param token     the job token of the runtime's links (at least 16 bytes); null for 32 random bytes per job. It
- *                  travels to the executors inside the task, so turn on {@code spark.authenticate} and
- *                  {@code spark.network.crypto.enabled} on a shared network
- * @param fault     for tests of recovery: rank 0's task fails after this step in the stage's first attempt, or null
- * @param tls       mutual TLS on the runtime's links: each task makes its own CA and certificate, only the CA
- *                  certificates travel (one extra allGather), and a peer is trusted when it is a task of the stage;
- *                  the job token still authenticates every link on top
+ * @param sharedDir a directory every executor reaches, holding the checkpoints a retried stage resumes from; null
+ *                  for the driver's result directory (local and single-host clusters)
+ * @param slotWait  how long to wait for enough task slots before refusing the job, at least 0
+ * @param token     the links' job token (at least 16 bytes), null for 32 random bytes per job; it travels inside the
+ *                  task, so turn on {@code spark.authenticate} on a shared network (docs/manual.md)
+ * @param fault     for tests of recovery: rank 0 fails after this step in the stage's first attempt, or null
+ * @param tls       mutual TLS on the runtime's links, each task its own CA (docs/architecture/spark.md)
  */
 public record SparkOptions(boolean colocate, Path outputDir, Path sharedDir, Duration slotWait, byte[] token,
                            Fault fault, boolean tls) {
