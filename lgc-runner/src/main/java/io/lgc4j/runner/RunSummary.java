@@ -48,14 +48,8 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * What a run's {@code summary.json} holds: the runner builds it ({@link #of}) and writes it ({@link #write}), the
- * tables read it back ({@link #read}). The JSON keys are the component names, but for the millisecond fields
- * ({@code wall_ms}, {@code compute_ms}, ...) and the per-kind bytes of worker 0 in a stage, written as
- * {@code worker0Sent<KIND>PerStep} (for instance {@code worker0SentVALUESPerStep}) next to the stage's other figures.
- *
- * <p>Summaries written before a field existed read with that field absent: {@code compressor}, {@code parameters},
- * {@code replicaChecksums} and {@code method} are then {@code null}, {@code bytesByStage} is empty, and a stage's
- * per-worker bytes are {@link SentBytes#NONE}.
- *
+ * tables read it back ({@link #read}); older summaries read with the newer fields null or empty (key names and absent
+ * fields: docs/architecture/runner.md).
  * <pre>{@code
  * RunSummary s = RunSummary.read(Path.of("results/lgc-ps-20260101-120000/summary.json"));
  * double bytesPerStep = s.bytesByStage().get(Stage.COMPRESSED).workerSentPerStep().information();
@@ -67,8 +61,7 @@ import java.util.function.ToDoubleFunction;
  * @param steps                       training steps run
  * @param finalTestAccuracy           test accuracy after the last step (NaN without test data)
  * @param finalLoss                   the last step's loss (NaN when no step ran)
- * @param bytesSentPerEndpoint        bytes each endpoint sent over the whole run, setup included (workers first,
- *                                    then service endpoints such as the parameter server)
+ * @param bytesSentPerEndpoint        bytes each endpoint sent over the run, setup included (workers, then services)
  * @param bytesReceivedPerEndpoint    bytes each endpoint received over the whole run
  * @param meanBytesSentPerStepWorker0 mean bytes worker 0 sent per step
  * @param compressor                  {@code compressor.type} as written in YAML ({@code none}, {@code lgc}, ...)
@@ -76,12 +69,10 @@ import java.util.function.ToDoubleFunction;
  * @param meanPhaseTimesPerStep       mean time per step of each phase over the whole run (no wall time)
  * @param wallMs                      the run's wall time (key {@code wall_ms})
  * @param parameters                  the model's parameter count
- * @param replicaChecksums            CRC32C of every rank's final parameters (hex), equal when the replicas stayed
- *                                    bit-identical
+ * @param replicaChecksums            CRC32C of every rank's final parameters (hex), equal when the replicas agree
  * @param method                      the method as the trained topology described itself
- *                                    ({@link io.lgc4j.core.train.TopologyDescription#toMap()}): {@code topology},
- *                                    {@code compressor}, {@code compressorSettings}, {@code codec},
- *                                    {@code values} (the value encoding: fp32, fp16, bf16), {@code topologySettings}
+ *                                    ({@link io.lgc4j.core.train.TopologyDescription#toMap()})
+ * @param advice                      what {@code compressor: auto} chose, or null for a run that named its method
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"run", "topology", "workers", "steps", "finalTestAccuracy", "finalLoss", "bytesSentPerEndpoint",
