@@ -12,11 +12,8 @@ import java.util.Objects;
 import java.util.function.IntFunction;
 
 /**
- * Everything one endpoint needs to join a {@link TcpCluster}: who it is, where endpoint 0 listens, where it listens
- * itself, the job token and the deadlines. Build them with {@link #builder()}, which names every setting and holds
- * the defaults; each part's constructor (and this one, for what spans parts) rejects a bad value naming the field,
- * the value and what was expected.
- *
+ * Everything one endpoint needs to join a {@link TcpCluster}; {@link #builder()} names every setting and holds the
+ * defaults, and every constructor rejects a bad value naming the field, the value and what was expected.
  * <pre>{@code
  * NetSettings settings = NetSettings.builder()
  *         .endpoint(rank).endpoints(5).job(jobId)
@@ -33,10 +30,9 @@ import java.util.function.IntFunction;
  * @param token      the job token, the key of the handshake's HMAC, at least 16 bytes; never sent
  * @param deadlines  how long the rendezvous, a receive and a silent peer may take
  * @param names      how messages name an endpoint, e.g. {@code e -> e < 4 ? "rank " + e : "the server"}
- * @param tls        mutual TLS for every link, or {@code null} for plain TCP (the token's handshake runs either
- *                   way)
- * @param plan       the run's plan fingerprint (the parameter server's fusion plan, say), sent in every HELLO: a
- *                   peer with another is refused ({@link Plan#NONE} when there is nothing to check)
+ * @param tls        mutual TLS for every link, or {@code null} for plain TCP (the token's handshake runs either way)
+ * @param plan       the run's plan fingerprint, sent in every HELLO: a peer with another is refused
+ *                   ({@link Plan#NONE} when there is nothing to check)
  */
 public record NetSettings(Identity identity, Addressing addressing, byte[] token, Deadlines deadlines,
                           IntFunction<String> names, Tls tls, Plan plan) {

@@ -24,10 +24,8 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
- * One endpoint of a job's TCP cluster: it listens, meets the others through endpoint 0, authenticates every link
- * with the job token, and hands out a {@link Transport} over a full mesh of links (one TCP connection per pair of
- * endpoints) carrying the core's frames.
- *
+ * One endpoint of a job's TCP cluster: {@link #join} meets the others through endpoint 0 and returns once a full mesh
+ * of links authenticated with the job token is up (rendezvous and handshake: docs/architecture/tcp.md).
  * <pre>{@code
  * NetSettings settings = NetSettings.builder().endpoint(rank).endpoints(endpoints).job(jobId).master(master)
  *         .token(JobToken.fromFile(tokenFile)).build();
@@ -42,15 +40,7 @@ import java.util.stream.Collectors;
  *     cluster.abort(e.peer(), e.getMessage());             // every process then names the same first loss
  * }
  * }</pre>
- *
- * <p><b>Rendezvous.</b> Every endpoint binds first. Endpoints 1..N-1 dial endpoint 0 (retrying until the
- * rendezvous deadline), authenticate and register the address they listen on; when endpoint 0 holds every
- * registration it sends each the endpoint table over the same link, which stays their data link. Then each
- * endpoint i dials every endpoint 0 &lt; j &lt; i. {@link #join} returns once all N-1 links are up.
- *
- * <p><b>Failures</b> are {@link io.lgc4j.core.comm.PeerLostException}s naming the peer and what was seen; see
- * {@link Transport} and the module's notes. {@link #close()} says goodbye on every link; {@link #abort} tells every
- * peer which endpoint was lost instead.
+ * A lost peer is a {@link io.lgc4j.core.comm.PeerLostException} naming it; {@link #abort} tells every peer which.
  */
 public final class TcpCluster implements AutoCloseable {
     /** A connection must authenticate within this (or the rendezvous deadline, if shorter). */
