@@ -25,34 +25,9 @@ import java.util.stream.IntStream;
 
 /**
  * The advise session: every endpoint of a run, on a connection of its own, measures the links it will train over,
- * and rank 0 decides the method and tells every endpoint ({@code docs/design/advise.md} §2.1, §2.4, §2.5). It runs
- * before a trainer is built, because the endpoint count and the training connection's plan depend on the choice.
- *
- * <p>The sequence, every endpoint in step (N endpoints: the K workers, then any server processes):
- * <ol>
- *   <li><b>hello</b>: every endpoint sends rank 0 the digest of the candidates it advises among; rank 0 answers
- *       every one with go, or with the disagreement, which every endpoint then throws;</li>
- *   <li><b>idle round trips</b>: rank 0 and each other endpoint, {@value #RTT_ROUNDS} small frames, the least
- *       kept;</li>
- *   <li><b>ring at size</b> (workers): K − 1 hops round the workers' ring of frames of the probe size (the dense
- *       ring's chunk, n/K floats, at most {@value #MAX_PROBE_BYTES} B), each hop's send before its receive as a ring
- *       allreduce does, after one round of {@value #WARM_BYTES}-byte frames; up to {@value #MAX_SIZE_ROUNDS} rounds
- *       while they take less than a second together, the fastest kept: the ring pattern's own rate;</li>
- *   <li><b>fan-in and fan-out</b>: on the hub's word (the first server process, else rank 0) every worker sends it a
- *       frame of the probe size at once, then the hub sends one to every worker, which acknowledges; rounds as the
- *       ring's: a parameter server's two directions;</li>
- *   <li><b>loaded rounds</b> (workers): {@value #LOADED_ROUNDS} times a forward and backward pass of the user's
- *       model on a throwaway copy, then 2(K − 1) hops of a {@value #SMALL_BYTES}-byte frame round the ring: per
- *       round, the time after the slowest pass until the last hop, per hop, is a leg's loaded cost, and the
- *       slowest pass minus the mean the straggler (what a step's critical chain costs beyond its bytes on a busy
- *       process);</li>
- *   <li><b>measured</b>: every endpoint sends rank 0 its figures; rank 0 makes a {@link Probe} of them;</li>
- *   <li><b>chosen</b>: rank 0 decides ({@link Decision}: the advisor on that link) and sends every endpoint the
- *       chosen candidate's id, or why nothing was chosen, which every endpoint then throws.</li>
- * </ol>
- * Every frame is a {@link TrafficKind#REPORT} frame of stage {@link Stage#SETUP} whose step is the phase, so a frame
- * out of turn fails naming both. The session touches no model but the throwaway copy its passes run on.
- *
+ * and rank 0 decides the method and tells every endpoint. It runs before a trainer is built, because the endpoint
+ * count and the training connection's plan depend on the choice; it touches no model but a throwaway copy. Every
+ * endpoint throws when the candidates disagree or nothing is chosen (the phases: docs/architecture/runner.md).
  * <pre>{@code
  * try (ClusterConnection c = connector.connect(n, names, AdviseSession.PLAN, AdviseSession.PLAN_MEANING)) {
  *     AdviseSession.Outcome o = AdviseSession.run(c.transport(), workers, digest, probeBytes, pass,

@@ -36,22 +36,9 @@ import java.util.Set;
 
 /**
  * Predicts each candidate method's step time and time to a target accuracy for the user's own model and data on a
- * given link, from what this process measures ({@code docs/design/advise.md}, the single-process part of §2 and all
- * of §3):
- * <ol>
- *   <li>the compute probe: the CPU of a pass and of the update of the user's model, and each rank's gradient of its
- *       first batch ({@link ComputeProbe});</li>
- *   <li>a dry run of every candidate: its topology's exchanges on one in-process cluster, two steps per stage on those
- *       gradients, for the bytes through the busiest endpoint, the legs and the CPU of every endpoint
- *       ({@link DryRun});</li>
- *   <li>per stage, {@link StepModel} on those figures and the link; per candidate, {@link TimeModel} over its schedule
- *       up to the target, with its steps from its penalty (a candidate whose steps compute dense's math needs dense's
- *       steps).</li>
- * </ol>
- * The link is given ({@link Link}): by the user, or probed on the run's own processes by an {@link AdviseSession}. The
- * YAML runner's {@code lgc advise} builds its candidates from configs and their penalties from committed evidence; a
- * library user builds them from topologies:
- *
+ * given {@link Link} (the user's, or probed by an {@link AdviseSession}): a {@link ComputeProbe} of the model, a
+ * {@link DryRun} of every candidate, then {@link StepModel} per stage and {@link TimeModel} up to the target
+ * (docs/architecture/runner.md). {@code lgc advise} builds its candidates from configs; a library user from topologies:
  * <pre>{@code
  * Advice advice = Advisor.builder().model(net).data(source).workers(4).batchSizePerWorker(32)
  *         .candidates(List.of(MethodCandidate.of("ring", "Dense ring", RingTopology::new),
@@ -227,14 +214,10 @@ public final class Advisor {
         }
 
         /**
-         * {@code compressor: auto} for a program of one's own: every process of a run {@code lgc launch} started
-         * ({@code LGC_RANK} set; K = {@code LGC_WORLD_SIZE}, the shards inside the workers) calls this before it
-         * builds its trainer. They join an {@link AdviseSession} on a connection of their own, which probes the links
-         * between them; rank 0 advises on that link (its cores: its quota, or the machine's CPUs shared by the
-         * workers on it) and every process learns the chosen candidate. Not launched, it advises in this JVM on
-         * {@link Link#IN_PROCESS} with this process's cores shared by the workers. A link given with {@link #link}
-         * is ignored: the session measures it.
-         *
+         * {@code compressor: auto} for a program of one's own, called by every process {@code lgc launch} started
+         * before it builds its trainer: they probe the links in an {@link AdviseSession}, rank 0 advises on that link
+         * (a link given with {@link #link} is ignored) and every process learns the choice. Not launched, it advises
+         * in this JVM on {@link Link#IN_PROCESS}, this process's cores shared by the workers.
          * <pre>{@code
          * AdviseSession.Outcome o = Advisor.builder().model(net).data(source).batchSizePerWorker(32)
          *         .candidates(candidates).adviseFromEnvironment();

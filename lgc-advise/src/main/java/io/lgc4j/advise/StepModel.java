@@ -5,27 +5,9 @@ import java.util.Objects;
 
 /**
  * The time of one step of one stage of a method, from what was measured of the user's model and of the method's
- * exchange ({@code docs/design/advise.md} §3.1, as built): a pure function, so a recorded measurement predicts the
- * same again.
- *
- * <pre>
- * local  = the pass and the update + the exchange's select, encode, decode: CPU time at one core
- * wire   = the busiest link's bytes ÷ its rate: both directions at once on a ring (max), in turn through a parameter
- *          server (up + down − psOverlap · min(up, down): the means to the first worker overlap the next pushes)
- * legs   = legs × the loaded cost of a leg + the straggler (the slowest rank's pass minus the mean)
- * server = the busiest service's CPU ÷ min(1, its cores)
- * step   = the largest of
- *            local + wire + legs − what backward overlap hides     (the chain of one step)
- *            local ÷ min(1, cores)                                (a CFS quota of fewer than one core: the process
- *                                                                  cannot run more than its share, however short
- *                                                                  its waits; a wait of at least a period lets the
- *                                                                  quota refill, which the first term then covers)
- *            server + wire + legs                                 (a service that computes longer than the ranks)
- * </pre>
- * Backward overlap ({@code training.overlap: backward}) hides min(wire + legs, backward) only when every process has a
- * core of its own: on shared cores the pass and the exchange compete for the CPU and it buys a few per cent
- * ({@code tta/backward/README.md}: −9.6 % with a core each, −3.2 % at 0.4 cores), which the model counts as nothing.
- *
+ * exchange: a pure function, so a recorded measurement predicts the same again. The step is the largest of the chain
+ * local + wire + legs (less what backward overlap hides, with a core per process only), the CPU at the process's
+ * quota, and a service's CPU + wire + legs (the terms: docs/architecture/runner.md).
  * <pre>{@code
  * StepModel.Prediction p = StepModel.predict(new StepModel.Inputs(new StepModel.Local(37, 3.3, 0.4),
  *         new StepModel.Wire(2_586_600, 2_586_600, false, 9.6, 0), new StepModel.Legs(6, 0.05, 0),
