@@ -9,12 +9,10 @@ import java.util.List;
 
 /**
  * The {@code autoencoder} section of a configuration, the one definition of its keys: the gradient autoencoders'
- * architecture and online training (seeds/003 Tables I and II, eqs. 5–11), LGC-PS's innovation share and the
- * controls beyond the paper. The defaults ({@link #DEFAULT}) are the paper's architecture and λs; the optimizer
- * defaults to Adam at 1e-3 ({@link AeTraining#DEFAULT} says why), {@code optimizer: sgd} gives the paper's SGD.
- * {@code compressor: {type: lgc}} reads it ({@link LgcSettings.Provider}); a configuration binds it, with its
- * defaults, whatever the compressor, and writes it back whole.
- *
+ * architecture and online training (seeds/003 Tables I and II), LGC-PS's innovation share and the controls beyond
+ * the paper. {@link #DEFAULT} has the paper's architecture and trains with Adam at 1e-3 and λ2 = 0
+ * ({@link AeTraining#DEFAULT} says why). Every configuration binds it, whatever the compressor;
+ * {@code compressor: {type: lgc}} reads it ({@link LgcSettings.Provider}).
  * <pre>{@code
  * autoencoder:
  *   encoderFilters: [64, 128, 256, 64]   # strided 1x3 convolutions (Table I)
