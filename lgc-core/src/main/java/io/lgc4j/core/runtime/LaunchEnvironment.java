@@ -7,20 +7,15 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Who this process is in a launched job, read once from the launcher's {@code LGC_*} environment variables (torchrun's
- * conventions) by {@code lgc worker} and user programs alike. A record of strings, numbers and paths; it opens no
- * sockets and reads no files. A component is {@code null} (or its stated default) when its variable is unset; the
- * {@code require…} methods name the missing variable and option.
- *
+ * Who this process is in a launched job, read once from the launcher's {@code LGC_*} environment variables (each one:
+ * docs/manual.md, "One process per rank"); it opens no sockets and reads no files. A component is {@code null} (or
+ * its stated default) when its variable is unset; the {@code require…} methods name the missing variable and option.
  * <pre>{@code
  * LaunchEnvironment env = LaunchEnvironment.current();
  * if (env.launched()) { int rank = env.requireRank(); int workers = env.requireWorldSize(); }
  * }</pre>
- *
- * <p>The variables come in parts: the {@link Rendezvous} (who this process is and whom it meets), where it
- * {@link Listen}s, its {@link Credentials}, where the parameter-server {@link Shards} run, and what it
- * {@link Resume}s from. {@link #worldSize()}, {@link #servers()}, {@link #colocate()}, {@link #runDir()} and
- * {@link #resumeStep()} read a part's component for the many callers that need just that one.
+ * {@link #worldSize()}, {@link #servers()}, {@link #colocate()}, {@link #runDir()} and {@link #resumeStep()} read one
+ * part's component for the callers that need just that one.
  *
  * @param rendezvous  LGC_RANK, LGC_WORLD_SIZE, LGC_MASTER_ADDR, LGC_MASTER_PORT, LGC_JOB_ID, LGC_ATTEMPT
  * @param listen      LGC_BIND_ADDR, LGC_PORT, LGC_ADVERTISE_ADDR
