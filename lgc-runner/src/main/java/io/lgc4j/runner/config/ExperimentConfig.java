@@ -119,9 +119,11 @@ public final class ExperimentConfig {
         return method;
     }
 
-    private static ResolvedConfig resolved(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
-                                           TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
-                                           WarmupConfig warmup, AutoencoderSection autoencoder) {
+    /** The sections the providers read (all but {@code runtime}), in {@link #SECTIONS}' order. */
+    private static Map<String, Object> sections(RunConfig run, DataConfig data, ModelConfig model,
+                                                TrainingConfig training, TopologyConfig topology,
+                                                CompressorConfig compressor, StagesConfig stages, WarmupConfig warmup,
+                                                AutoencoderSection autoencoder) {
         Map<String, Object> sections = new LinkedHashMap<>();
         sections.put("run", run);
         sections.put("data", data);
@@ -132,7 +134,7 @@ public final class ExperimentConfig {
         sections.put("stages", stages);
         sections.put("warmup", warmup);
         sections.put("autoencoder", autoencoder);
-        return ConfigMethods.resolved(sections);
+        return sections;
     }
 
     /**
@@ -144,8 +146,8 @@ public final class ExperimentConfig {
                                              CompressorConfig compressor, StagesConfig stages, WarmupConfig warmup,
                                              AutoencoderSection autoencoder) {
         // the compressor's settings record checks its own keys (a registered compressor's extension keys included)
-        ResolvedConfig resolved = resolved(run, data, model, training, topology, compressor, stages, warmup,
-                autoencoder);
+        ResolvedConfig resolved = ConfigMethods.resolved(sections(run, data, model, training, topology, compressor,
+                stages, warmup, autoencoder));
         BoundCompressor<?> bound = ConfigMethods.bind(compressor.type(), resolved);
         boolean appliesMomentum = bound.create(run.seed()).map(Compressor::appliesMomentum).orElse(false);
         if (appliesMomentum && model.updater().type() != UpdaterType.SGD) {
@@ -400,16 +402,8 @@ public final class ExperimentConfig {
     /** The sections as {@code config.yaml} writes them, in {@link #SECTIONS}' order. */
     @JsonValue
     private Map<String, Object> yaml() {
-        Map<String, Object> sections = new LinkedHashMap<>();
-        sections.put("run", run);
-        sections.put("data", data);
-        sections.put("model", model);
-        sections.put("training", training);
-        sections.put("topology", topology);
-        sections.put("compressor", compressor);
-        sections.put("stages", stages);
-        sections.put("warmup", warmup);
-        sections.put("autoencoder", autoencoder);
+        Map<String, Object> sections = sections(run, data, model, training, topology, compressor, stages, warmup,
+                autoencoder);
         sections.put("runtime", runtime);
         return sections;
     }
