@@ -7,11 +7,14 @@ import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.CompressorKeys;
 import io.lgc4j.lgc.support.LgcSupportCompressor;
 import io.lgc4j.core.compress.CompressorProvider;
+import io.lgc4j.core.method.Methods;
 import io.lgc4j.core.settings.ResolvedConfig;
+import io.lgc4j.core.settings.Section;
 import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.stage.Stage;
 
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -97,6 +100,31 @@ public record LgcSettings(double ratio, AutoencoderSpec spec, AeTraining trainin
          */
         public static AutoencoderSection autoencoder(ResolvedConfig config) {
             return config.section("autoencoder").bind(AutoencoderSection.class, AutoencoderSection.DEFAULT);
+        }
+
+        /** The {@code autoencoder} section, in every configuration whichever compressor it names. */
+        @Override
+        public Map<String, Record> sections() {
+            return Map.of("autoencoder", AutoencoderSection.DEFAULT);
+        }
+
+        /**
+         * An {@code autoencoder.ablation} other than {@code none} needs {@code compressor.type lgc}; which
+         * ablations a topology of lgc runs is that topology's own check.
+         *
+         * @throws SettingsException {@code autoencoder.ablation does not apply to compressor.type ...}
+         */
+        @Override
+        public void checkAcross(ResolvedConfig config) {
+            LgcAblation ablation = autoencoder(config).ablation();
+            Section compressor = config.section("compressor");
+            String compressorType = compressor.text("type");
+            if (ablation != LgcAblation.NONE && !type().equals(Methods.normalize(compressorType))) {
+                throw new SettingsException("autoencoder.ablation", "does not apply to compressor.type "
+                        + compressorType + " on topology.type " + config.section("topology").text("type")
+                        + ", found " + ablation + "; ablations are controls of compressor.type " + type()
+                        + ", allowed with compressor.type " + compressorType + ": [" + LgcAblation.NONE + "]");
+            }
         }
 
         @Override

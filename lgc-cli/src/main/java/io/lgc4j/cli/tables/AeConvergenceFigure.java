@@ -1,6 +1,7 @@
 package io.lgc4j.cli.tables;
 
 import io.lgc4j.core.metrics.StepNotes;
+import io.lgc4j.lgc.AutoencoderSection;
 import io.lgc4j.runner.config.ExperimentConfig;
 
 import java.io.IOException;
@@ -66,14 +67,15 @@ public final class AeConvergenceFigure {
                 double[] sm = simSteps.stream().mapToDouble(Double::doubleValue).toArray();
                 int tenth = Math.max(1, r.length / 10);
                 ExperimentConfig c = run.planned().config();
+                double lambdaSim = c.section("autoencoder", AutoencoderSection.class).lambdaSim();
                 table.add(model, run.planned().label(), c.topology().type().toString(),
-                        Table.number(c.autoencoder().lambdaSim(), 2), String.valueOf(r.length),
+                        Table.number(lambdaSim, 2), String.valueOf(r.length),
                         Table.number(mean(r, 0, tenth), 4), Table.number(mean(r, r.length - tenth, r.length), 4),
                         Table.number(mean(sm, sm.length - tenth, sm.length), 4), Table.number(mean(drift, 0,
                                 drift.length), 4), String.valueOf((long) sum(fallback)),
                         Table.number(100 * run.summary().finalTestAccuracy(), 2));
                 lines.add(new Charts.Line(run.planned().label(), Charts.range(r.length),
-                        Charts.smooth(r, Math.max(5, r.length / 20)), c.autoencoder().lambdaSim() == 0));
+                        Charts.smooth(r, Math.max(5, r.length / 20)), lambdaSim == 0));
             }
             String png = "ae-convergence-" + model + ".png";
             Charts.lines("Autoencoder reconstruction loss during online training (" + model + ")",

@@ -8,6 +8,7 @@ import java.lang.reflect.RecordComponent;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -65,6 +66,26 @@ public interface CompressorProvider<S extends Record> {
      */
     default S settings(ResolvedConfig config) {
         return config.section("compressor").bind(settingsType(), defaults().orElse(null));
+    }
+
+    /**
+     * The top-level sections this compressor adds to every configuration, whichever compressor it names: the
+     * section's name → the record of its defaults (its components are the keys, its compact constructor the checks).
+     * A configuration binds and writes each one, a missing key at its default; two providers may not declare the
+     * same name. Default: none. LGC's: {@code autoencoder} → {@code AutoencoderSection.DEFAULT}.
+     */
+    default Map<String, Record> sections() {
+        return Map.of();
+    }
+
+    /**
+     * The rules that tie this compressor's keys to other sections, checked on every configuration (whichever
+     * compressor it names) once each section has checked its own keys. Default: none.
+     *
+     * @param config the resolved configuration, every section as {@code config.yaml} writes it
+     * @throws SettingsException naming the dotted key at fault, with the values that disagree
+     */
+    default void checkAcross(ResolvedConfig config) {
     }
 
     /**

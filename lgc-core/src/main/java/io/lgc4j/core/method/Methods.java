@@ -1,6 +1,8 @@
 package io.lgc4j.core.method;
 
 import io.lgc4j.core.compress.CompressorProvider;
+import io.lgc4j.core.settings.ResolvedConfig;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.train.Topology;
 
 import java.util.ArrayList;
@@ -41,11 +43,14 @@ public final class Methods {
     private final Map<String, CompressorProvider<?>> compressors;
     /** Topology type → (compressor type, or "" for the generic provider) → provider. */
     private final Map<String, Map<String, TopologyProvider>> topologies;
+    /** The sections the providers declare, by name: name → the defaults record. */
+    private final Map<String, Record> sections;
 
     private Methods(Map<String, CompressorProvider<?>> compressors,
-                    Map<String, Map<String, TopologyProvider>> topologies) {
+                    Map<String, Map<String, TopologyProvider>> topologies, Map<String, Record> sections) {
         this.compressors = compressors;
         this.topologies = topologies;
+        this.sections = sections;
     }
 
     /** Loaded on first use, once per class loader of this class. */
@@ -122,7 +127,30 @@ public final class Methods {
             }
         }
         topologies.replaceAll((t, m) -> Collections.unmodifiableMap(m));
-        return new Methods(Collections.unmodifiableMap(compressors), Collections.unmodifiableMap(topologies));
+        return new Methods(Collections.unmodifiableMap(compressors), Collections.unmodifiableMap(topologies),
+                declaredSections(compressors.values()));
+    }
+
+    /** Every provider's {@link CompressorProvider#sections()}, by name; a name declared twice is refused. */
+    private static Map<String, Record> declaredSections(Collection<CompressorProvider<?>> providers) {
+        Map<String, Record> sections = new TreeMap<>();
+        Map<String, CompressorProvider<?>> owners = new TreeMap<>();
+        for (CompressorProvider<?> p : providers) {
+            for (Map.Entry<String, Record> e : p.sections().entrySet()) {
+                String name = e.getKey();
+                if (name == null || name.isBlank() || e.getValue() == null) {
+                    throw new IllegalStateException(p.getClass().getName() + ".sections() must map names to"
+                            + " defaults records, found " + name + " → " + e.getValue());
+                }
+                CompressorProvider<?> before = owners.putIfAbsent(name, p);
+                if (before != null) {
+                    throw new IllegalStateException("two providers of section '" + name + "': "
+                            + before.getClass().getName() + " and " + p.getClass().getName());
+                }
+                sections.put(name, e.getValue());
+            }
+        }
+        return Collections.unmodifiableMap(sections);
     }
 
     private static String checkedName(String name, Object provider, String what) {
@@ -183,6 +211,26 @@ public final class Methods {
     public Topology newTopology(String type, TopologyRequest request) {
         Objects.requireNonNull(request, "request");
         return topology(type, request.compressor().type()).create(request);
+    }
+
+    /**
+     * @return the top-level sections the providers add to every configuration ({@link CompressorProvider#sections}):
+     *         name → the record of its defaults, by name
+     */
+    public Map<String, Record> sections() {
+        return sections;
+    }
+
+    /**
+     * Every provider's rules across sections ({@link CompressorProvider#checkAcross}), in the order of their types.
+     *
+     * @throws SettingsException the first rule {@code config} breaks, naming its key
+     */
+    public void checkAcross(ResolvedConfig config) {
+        Objects.requireNonNull(config, "config");
+        for (CompressorProvider<?> p : compressors.values()) {
+            p.checkAcross(config);
+        }
     }
 
     /** @return the registered compressor types, sorted */

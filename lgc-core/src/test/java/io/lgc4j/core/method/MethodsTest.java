@@ -10,6 +10,7 @@ import io.lgc4j.core.compress.TopKCompressor;
 import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.settings.ResolvedConfig;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
 import io.lgc4j.core.train.GradientExchange;
@@ -114,6 +115,64 @@ class MethodsTest {
                 twoGeneric);
         assertTrue(assertThrows(IllegalStateException.class, () -> Methods.of(List.of(),
                 List.of(new Named("PS", Set.of())))).getMessage().contains("must be a lower-case name"));
+    }
+
+    /** A compressor that declares a top-level section {@code extra} and a rule tying it to the compressor's type. */
+    private record Extra(int level) {
+        static final Extra DEFAULT = new Extra(0);
+    }
+
+    private static final class WithSection implements CompressorProvider<Extra> {
+        private final String type;
+
+        WithSection(String type) {
+            this.type = type;
+        }
+
+        @Override
+        public String type() {
+            return type;
+        }
+
+        @Override
+        public Class<Extra> settingsType() {
+            return Extra.class;
+        }
+
+        @Override
+        public Optional<Compressor> create(Extra settings, long seed) {
+            return Optional.empty();
+        }
+
+        @Override
+        public Map<String, Record> sections() {
+            return Map.of("extra", Extra.DEFAULT);
+        }
+
+        @Override
+        public void checkAcross(ResolvedConfig config) {
+            if (config.section("extra").integer("level") > 0
+                    && !type.equals(config.section("compressor").text("type"))) {
+                throw new SettingsException("extra.level", "needs compressor.type " + type);
+            }
+        }
+    }
+
+    @Test
+    void shouldDeclareEachProvidersSectionsOnceAndCheckTheirRules() {
+        Methods methods = Methods.of(List.of(new DgcCompressor.Provider(), new WithSection("mine")), List.of());
+        assertEquals(Map.of("extra", Extra.DEFAULT), methods.sections());
+        assertEquals(Map.of(), registry().sections());
+        methods.checkAcross(ResolvedConfig.of(Map.of("compressor", Map.of("type", "dgc"), "extra",
+                Map.of("level", 0))));
+        String rule = assertThrows(SettingsException.class, () -> methods.checkAcross(
+                ResolvedConfig.of(Map.of("compressor", Map.of("type", "dgc"), "extra", Map.of("level", 1)))))
+                .getMessage();
+        assertEquals("extra.level needs compressor.type mine", rule);
+        String twice = assertThrows(IllegalStateException.class, () -> Methods.of(
+                List.of(new WithSection("one"), new WithSection("two")), List.of())).getMessage();
+        assertEquals("two providers of section 'extra': " + WithSection.class.getName() + " and "
+                + WithSection.class.getName(), twice);
     }
 
     @Test

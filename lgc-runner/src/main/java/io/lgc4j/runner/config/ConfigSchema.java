@@ -23,10 +23,10 @@ import java.util.TreeMap;
 
 /**
  * Every key a config may hold, read from the definitions the loader binds (the runner's section records, lgc-core's
- * {@link CompressorKeys}, the sharded server's {@link Shards}, local SGD's {@link LocalSgdTopology.Settings}, LGC's
- * {@code AutoencoderSection}) and from the registry
- * (compressor and topology types, the keys a registered compressor adds): what {@code lgc config keys} prints, so the
- * listing cannot disagree with what a file may say.
+ * {@link CompressorKeys}, the sharded server's {@link Shards}, local SGD's {@link LocalSgdTopology.Settings}) and from
+ * the registry (compressor and topology types, the keys a registered compressor adds, the sections the providers
+ * declare with their defaults records: LGC's {@code autoencoder}): what {@code lgc config keys} prints, so the listing
+ * cannot disagree with what a file may say.
  *
  * <pre>{@code
  * for (ConfigSchema.Key key : ConfigSchema.installed().keys()) {

@@ -1,10 +1,6 @@
 package io.lgc4j.runner.config;
 
-import com.fasterxml.jackson.annotation.JsonCreator;
-import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonValue;
-import io.lgc4j.lgc.AutoencoderSection;
-import io.lgc4j.lgc.LgcAblation;
 import io.lgc4j.lgc.ps.LgcPsTopology;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.compress.Compressor;
@@ -16,6 +12,8 @@ import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.warmup.Warmup;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -35,9 +33,11 @@ import java.util.Map;
  */
 public final class ExperimentConfig {
 
-    /** The sections, in the order {@code config.yaml} writes them. */
-    public static final List<String> SECTIONS = List.of("run", "data", "model", "training", "topology", "compressor",
-            "stages", "warmup", "autoencoder", "runtime");
+    /**
+     * The sections, in the order {@code config.yaml} writes them: the runner's, then those the registered providers
+     * declare ({@link Methods#sections()}, by name: {@code autoencoder}), then {@code runtime}.
+     */
+    public static final List<String> SECTIONS = sectionNames();
 
     private final RunConfig run;
     private final DataConfig data;
@@ -47,7 +47,8 @@ public final class ExperimentConfig {
     private final CompressorConfig compressor;
     private final StagesConfig stages;
     private final WarmupConfig warmup;
-    private final AutoencoderSection autoencoder;
+    /** The sections the providers declare, every one present, in {@link Methods#sections()}' order. */
+    private final Map<String, Record> sections;
     private final RuntimeConfig runtime;
     private final ConfiguredMethod method;
 
@@ -62,16 +63,20 @@ public final class ExperimentConfig {
      * @param compressor how the non-dense blocks are compressed after the FULL stage
      * @param stages     how many steps are dense first
      * @param warmup     how those FULL steps travel
-     * @param autoencoder the gradient autoencoders' architecture and training
+     * @param sections   the sections the providers declare ({@link Methods#sections()}: {@code autoencoder}), by
+     *                   name; one left out holds its defaults
      * @param runtime    where the ranks live and the deadlines
      * @throws ConfigException if a component is missing or out of range, or components disagree: a value the
      *         compressor's settings reject, {@code dgc} with an updater other than {@code sgd}, a {@code trainLimit}
      *         below one global batch, {@code support: own} other than LGC on the parameter server, a topology
-     *         without a provider for the compressor or rejecting a setting, an {@code ablation} without {@code lgc}
+     *         without a provider for the compressor or rejecting a setting, a provider's rule across sections
+     *         ({@code autoencoder.ablation} without {@code lgc})
+     * @throws IllegalArgumentException if {@code sections} names a section no provider declares, or holds a record
+     *         of another type than the declared defaults
      */
     public ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
                             TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
-                            WarmupConfig warmup, AutoencoderSection autoencoder, RuntimeConfig runtime) {
+                            WarmupConfig warmup, Map<String, ? extends Record> sections, RuntimeConfig runtime) {
         // Only nulls to reject: each section checked its own keys when it was built.
         this.run = Checks.required("run", run);
         this.data = Checks.required("data", data);
@@ -81,9 +86,38 @@ public final class ExperimentConfig {
         this.compressor = Checks.required("compressor", compressor);
         this.stages = Checks.required("stages", stages);
         this.warmup = Checks.required("warmup", warmup);
-        this.autoencoder = Checks.required("autoencoder", autoencoder);
+        this.sections = declared(Checks.required("sections", sections));
         this.runtime = Checks.required("runtime", runtime);
-        this.method = conclude(run, data, model, training, topology, compressor, stages, warmup, autoencoder);
+        this.method = conclude(run, data, model, training, topology, compressor, stages, warmup, this.sections);
+    }
+
+    /** {@code given} over the declared sections' defaults, in their order. */
+    private static Map<String, Record> declared(Map<String, ? extends Record> given) {
+        Map<String, Record> declared = Methods.installed().sections();
+        for (String name : given.keySet()) {
+            if (!declared.containsKey(name)) {
+                throw new IllegalArgumentException("no provider declares a section '" + name + "'; declared: "
+                        + declared.keySet());
+            }
+        }
+        Map<String, Record> sections = new LinkedHashMap<>();
+        declared.forEach((name, defaults) -> {
+            Record section = given.get(name);
+            if (section != null && section.getClass() != defaults.getClass()) {
+                throw new IllegalArgumentException("section '" + name + "' is a " + defaults.getClass().getName()
+                        + ", found a " + section.getClass().getName());
+            }
+            sections.put(name, section == null ? defaults : section);
+        });
+        return Collections.unmodifiableMap(sections);
+    }
+
+    private static List<String> sectionNames() {
+        List<String> names = new ArrayList<>(List.of("run", "data", "model", "training", "topology", "compressor",
+                "stages", "warmup"));
+        names.addAll(Methods.installed().sections().keySet());
+        names.add("runtime");
+        return List.copyOf(names);
     }
 
     /**
@@ -96,14 +130,13 @@ public final class ExperimentConfig {
      * @param topology    how the workers exchange gradients
      * @param compressor  how the non-dense blocks are compressed after the FULL stage
      * @param stages      how many steps are dense first
-     * @param autoencoder the gradient autoencoders' architecture and training
+     * @param sections    the sections the providers declare, by name; one left out holds its defaults
      * @param runtime     where the ranks live and the deadlines
      */
     public ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
                             TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
-                            AutoencoderSection autoencoder, RuntimeConfig runtime) {
-        this(run, data, model, training, topology, compressor, stages, WarmupConfig.defaults(), autoencoder,
-                runtime);
+                            Map<String, ? extends Record> sections, RuntimeConfig runtime) {
+        this(run, data, model, training, topology, compressor, stages, WarmupConfig.defaults(), sections, runtime);
     }
 
     /**
@@ -123,7 +156,7 @@ public final class ExperimentConfig {
     private static Map<String, Object> sections(RunConfig run, DataConfig data, ModelConfig model,
                                                 TrainingConfig training, TopologyConfig topology,
                                                 CompressorConfig compressor, StagesConfig stages, WarmupConfig warmup,
-                                                AutoencoderSection autoencoder) {
+                                                Map<String, Record> declared) {
         Map<String, Object> sections = new LinkedHashMap<>();
         sections.put("run", run);
         sections.put("data", data);
@@ -133,7 +166,7 @@ public final class ExperimentConfig {
         sections.put("compressor", compressor);
         sections.put("stages", stages);
         sections.put("warmup", warmup);
-        sections.put("autoencoder", autoencoder);
+        sections.putAll(declared);
         return sections;
     }
 
@@ -144,10 +177,10 @@ public final class ExperimentConfig {
     private static ConfiguredMethod conclude(RunConfig run, DataConfig data, ModelConfig model,
                                              TrainingConfig training, TopologyConfig topology,
                                              CompressorConfig compressor, StagesConfig stages, WarmupConfig warmup,
-                                             AutoencoderSection autoencoder) {
+                                             Map<String, Record> declared) {
         // the compressor's settings record checks its own keys (a registered compressor's extension keys included)
         ResolvedConfig resolved = ConfigMethods.resolved(sections(run, data, model, training, topology, compressor,
-                stages, warmup, autoencoder));
+                stages, warmup, declared));
         BoundCompressor<?> bound = ConfigMethods.bind(compressor.type(), resolved);
         boolean appliesMomentum = bound.create(run.seed()).map(Compressor::appliesMomentum).orElse(false);
         if (appliesMomentum && model.updater().type() != UpdaterType.SGD) {
@@ -191,12 +224,12 @@ public final class ExperimentConfig {
                     + " found " + topology.servers() + " with topology.type " + topology.type() + "; remove it or"
                     + " write 1");
         }
-        if (autoencoder.ablation() != LgcAblation.NONE && !CompressorType.LGC.equals(compressor.type())) {
-            // the autoencoder section is LGC's; the topologies of lgc check which ablations they run (below)
-            throw ConfigException.forKey("autoencoder.ablation", "does not apply to compressor.type "
-                    + compressor.type() + " on topology.type " + topology.type() + ", found " + autoencoder.ablation()
-                    + "; ablations are controls of compressor.type lgc, allowed with compressor.type "
-                    + compressor.type() + ": [" + LgcAblation.NONE + "]");
+        try {
+            // the providers' rules for the sections they declare (LGC's: autoencoder.ablation needs lgc); the
+            // topologies check which of their settings they run (below)
+            Methods.installed().checkAcross(resolved);
+        } catch (SettingsException e) {
+            throw ConfigException.forKey(e.key(), e.problem());
         }
         TopologyProvider provider;
         try {
@@ -222,7 +255,7 @@ public final class ExperimentConfig {
     }
 
     /**
-     * A config with the default {@code autoencoder} section.
+     * A config whose provider sections ({@code autoencoder}) hold their defaults.
      *
      * @param run        name, seed and output directory
      * @param data       dataset, location, limits and preprocessing
@@ -234,7 +267,7 @@ public final class ExperimentConfig {
      */
     public ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
                             TopologyConfig topology, CompressorConfig compressor, StagesConfig stages) {
-        this(run, data, model, training, topology, compressor, stages, AutoencoderSection.DEFAULT);
+        this(run, data, model, training, topology, compressor, stages, Map.of());
     }
 
     /**
@@ -247,12 +280,12 @@ public final class ExperimentConfig {
      * @param topology    how the workers exchange gradients
      * @param compressor  how the non-dense blocks are compressed after the FULL stage
      * @param stages      how many steps are dense first
-     * @param autoencoder the gradient autoencoders' architecture and training
+     * @param sections    the sections the providers declare, by name; one left out holds its defaults
      */
     public ExperimentConfig(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
                             TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
-                            AutoencoderSection autoencoder) {
-        this(run, data, model, training, topology, compressor, stages, autoencoder, RuntimeConfig.defaults());
+                            Map<String, ? extends Record> sections) {
+        this(run, data, model, training, topology, compressor, stages, sections, RuntimeConfig.defaults());
     }
 
     /**
@@ -262,7 +295,7 @@ public final class ExperimentConfig {
     public static ExperimentConfig defaults(String runName) {
         return new ExperimentConfig(RunConfig.named(runName), DataConfig.defaults(), ModelConfig.defaults(),
                 TrainingConfig.defaults(), TopologyConfig.defaults(), CompressorConfig.defaults(),
-                StagesConfig.defaults(), AutoencoderSection.DEFAULT);
+                StagesConfig.defaults());
     }
 
     /**
@@ -271,7 +304,7 @@ public final class ExperimentConfig {
      */
     public ExperimentConfig withRun(RunConfig newRun) {
         return new ExperimentConfig(newRun, data, model, training, topology, compressor, stages, warmup,
-                autoencoder, runtime);
+                sections, runtime);
     }
 
     /**
@@ -280,7 +313,7 @@ public final class ExperimentConfig {
      */
     public ExperimentConfig withData(DataConfig newData) {
         return new ExperimentConfig(run, newData, model, training, topology, compressor, stages, warmup,
-                autoencoder, runtime);
+                sections, runtime);
     }
 
     /**
@@ -289,7 +322,7 @@ public final class ExperimentConfig {
      */
     public ExperimentConfig withTraining(TrainingConfig newTraining) {
         return new ExperimentConfig(run, data, model, newTraining, topology, compressor, stages, warmup,
-                autoencoder, runtime);
+                sections, runtime);
     }
 
     /**
@@ -298,7 +331,7 @@ public final class ExperimentConfig {
      */
     public ExperimentConfig withTopology(TopologyConfig newTopology) {
         return new ExperimentConfig(run, data, model, training, newTopology, compressor, stages, warmup,
-                autoencoder, runtime);
+                sections, runtime);
     }
 
     /**
@@ -307,7 +340,7 @@ public final class ExperimentConfig {
      */
     public ExperimentConfig withCompressor(CompressorConfig newCompressor) {
         return new ExperimentConfig(run, data, model, training, topology, newCompressor, stages, warmup,
-                autoencoder, runtime);
+                sections, runtime);
     }
 
     /**
@@ -315,17 +348,24 @@ public final class ExperimentConfig {
      * @return this config with {@code warmup} replaced
      */
     public ExperimentConfig withWarmup(WarmupConfig newWarmup) {
-        return new ExperimentConfig(run, data, model, training, topology, compressor, stages, newWarmup, autoencoder,
+        return new ExperimentConfig(run, data, model, training, topology, compressor, stages, newWarmup, sections,
                 runtime);
     }
 
     /**
-     * @param newAutoencoder the autoencoder section
-     * @return this config with {@code autoencoder} replaced
+     * @param name       a section a provider declares ({@link Methods#sections()}), e.g. {@code autoencoder}
+     * @param newSection the section, a record of the declared defaults' type
+     * @return this config with section {@code name} replaced
+     * @throws IllegalArgumentException if no provider declares {@code name}, or {@code newSection} is of another type
      */
-    public ExperimentConfig withAutoencoder(AutoencoderSection newAutoencoder) {
-        return new ExperimentConfig(run, data, model, training, topology, compressor, stages, warmup,
-                newAutoencoder, runtime);
+    public ExperimentConfig withSection(String name, Record newSection) {
+        Map<String, Record> replaced = new LinkedHashMap<>(sections);
+        if (!replaced.containsKey(name)) {
+            declared(Map.of(name, newSection));
+        }
+        replaced.put(name, Checks.required(name, newSection));
+        return new ExperimentConfig(run, data, model, training, topology, compressor, stages, warmup, replaced,
+                runtime);
     }
 
     /**
@@ -334,7 +374,7 @@ public final class ExperimentConfig {
      */
     public ExperimentConfig withRuntime(RuntimeConfig newRuntime) {
         return new ExperimentConfig(run, data, model, training, topology, compressor, stages, warmup,
-                autoencoder, newRuntime);
+                sections, newRuntime);
     }
 
     /** @return name, seed and output directory */
@@ -377,9 +417,32 @@ public final class ExperimentConfig {
         return warmup;
     }
 
-    /** @return the gradient autoencoders' architecture and training */
-    public AutoencoderSection autoencoder() {
-        return autoencoder;
+    /**
+     * A section a provider declares, e.g. LGC's gradient autoencoders:
+     * {@code config.section("autoencoder", AutoencoderSection.class)}.
+     *
+     * @param name the section's name
+     * @param type its record type (the declared defaults' type)
+     * @param <R>  that type
+     * @return the section, its defaults when the file left it out
+     * @throws IllegalArgumentException if no provider declares {@code name}, or declares it of another type
+     */
+    public <R extends Record> R section(String name, Class<R> type) {
+        Record section = sections.get(name);
+        if (section == null) {
+            throw new IllegalArgumentException("no provider declares a section '" + name + "'; declared: "
+                    + sections.keySet());
+        }
+        if (!type.isInstance(section)) {
+            throw new IllegalArgumentException("section '" + name + "' is a " + section.getClass().getName()
+                    + ", not a " + type.getName());
+        }
+        return type.cast(section);
+    }
+
+    /** @return the sections the providers declare, by name, each at its defaults when the file left it out */
+    public Map<String, Record> sections() {
+        return sections;
     }
 
     /** @return where the ranks live (threads of one JVM, or one process each over TCP) and the deadlines */
@@ -391,21 +454,22 @@ public final class ExperimentConfig {
     static Map<String, Class<?>> sectionTypes() {
         Map<String, Class<?>> types = new LinkedHashMap<>();
         List<Class<?>> classes = List.of(RunConfig.class, DataConfig.class, ModelConfig.class, TrainingConfig.class,
-                TopologyConfig.class, CompressorConfig.class, StagesConfig.class, WarmupConfig.class,
-                AutoencoderSection.class, RuntimeConfig.class);
-        for (int i = 0; i < SECTIONS.size(); i++) {
+                TopologyConfig.class, CompressorConfig.class, StagesConfig.class, WarmupConfig.class);
+        for (int i = 0; i < classes.size(); i++) {
             types.put(SECTIONS.get(i), classes.get(i));
         }
+        Methods.installed().sections().forEach((name, defaults) -> types.put(name, defaults.getClass()));
+        types.put("runtime", RuntimeConfig.class);
         return types;
     }
 
     /** The sections as {@code config.yaml} writes them, in {@link #SECTIONS}' order. */
     @JsonValue
     private Map<String, Object> yaml() {
-        Map<String, Object> sections = sections(run, data, model, training, topology, compressor, stages, warmup,
-                autoencoder);
-        sections.put("runtime", runtime);
-        return sections;
+        Map<String, Object> all = sections(run, data, model, training, topology, compressor, stages, warmup,
+                sections);
+        all.put("runtime", runtime);
+        return all;
     }
 
     /** Equal when every section is: the method follows from them. */
@@ -434,17 +498,15 @@ public final class ExperimentConfig {
         return ConfigWriter.toYaml(this);
     }
 
-    @JsonCreator
-    private static ExperimentConfig fromYaml(@JsonProperty("run") RunConfig run,
-                                             @JsonProperty("data") DataConfig data,
-                                             @JsonProperty("model") ModelConfig model,
-                                             @JsonProperty("training") TrainingConfig training,
-                                             @JsonProperty("topology") TopologyConfig topology,
-                                             @JsonProperty("compressor") CompressorConfig compressor,
-                                             @JsonProperty("stages") StagesConfig stages,
-                                             @JsonProperty("warmup") WarmupConfig warmup,
-                                             @JsonProperty("autoencoder") AutoencoderSection autoencoder,
-                                             @JsonProperty("runtime") RuntimeConfig runtime) {
+    /**
+     * The config of the sections a file gave, each absent one ({@code null}) at its defaults; what
+     * {@link ExperimentConfigDeserializer} builds.
+     *
+     * @throws ConfigException {@code run.name is required} when {@code run} is absent, else as the constructor
+     */
+    static ExperimentConfig fromYaml(RunConfig run, DataConfig data, ModelConfig model, TrainingConfig training,
+                                     TopologyConfig topology, CompressorConfig compressor, StagesConfig stages,
+                                     WarmupConfig warmup, Map<String, Record> sections, RuntimeConfig runtime) {
         if (run == null) {
             // Report the key the user has to write, not the section that holds it.
             throw ConfigException.forKey("run.name", "is required");
@@ -457,7 +519,7 @@ public final class ExperimentConfig {
                 compressor == null ? CompressorConfig.defaults() : compressor,
                 stages == null ? StagesConfig.defaults() : stages,
                 warmup == null ? WarmupConfig.defaults() : warmup,
-                autoencoder == null ? AutoencoderSection.DEFAULT : autoencoder,
+                sections,
                 runtime == null ? RuntimeConfig.defaults() : runtime);
     }
 }

@@ -27,8 +27,8 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import com.fasterxml.jackson.dataformat.yaml.util.StringQuotingChecker;
+import io.lgc4j.core.method.Methods;
 import io.lgc4j.core.settings.Section;
-import io.lgc4j.lgc.AutoencoderSection;
 
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -64,8 +64,10 @@ final class YamlMapping {
             }
         });
         // sections whose schema is a settings record of the library: bound and written through Section
-        sectionRecord(enums, AutoencoderSection.class, "autoencoder", AutoencoderSection.DEFAULT);
+        // the sections the providers declare (LGC's autoencoder), and the top level that holds them
+        Methods.installed().sections().forEach((name, defaults) -> declaredSection(enums, name, defaults));
         sectionRecord(enums, TraceSection.class, "training.trace", TraceSection.OFF);
+        enums.addDeserializer(ExperimentConfig.class, new ExperimentConfigDeserializer());
         YAMLFactory factory = YAMLFactory.builder().stringQuotingChecker(new PlainOnlyWhenSafe()).build();
         return YAMLMapper.builder(factory)
                 // "key:" with no value is YAML's null, meaning "take the default"; a quoted '' stays text.
@@ -92,6 +94,12 @@ final class YamlMapping {
                 .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
                 .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
                 .build();
+    }
+
+    /** {@link #sectionRecord} for a section known by its defaults only. */
+    @SuppressWarnings("unchecked")
+    private static <R extends Record> void declaredSection(SimpleModule module, String name, R defaults) {
+        sectionRecord(module, (Class<R>) defaults.getClass(), name, defaults);
     }
 
     private static <R extends Record> void sectionRecord(SimpleModule module, Class<R> type, String path,

@@ -116,10 +116,11 @@ class ConfigLoaderErrorsTest {
     void shouldReadAnAutoencoderSectionAndDefaultTheRest() {
         ExperimentConfig c = ConfigLoader.parse(RUN + "autoencoder:\n  optimizer: sgd\n  lambdaSim: 0\n"
                 + "  decoderStrides: [2, 2, 2, 2, 2]\n", "x.yaml");
-        assertEquals(AutoencoderSection.DEFAULT.spec().encoderFilters(), c.autoencoder().spec().encoderFilters());
-        assertEquals(32, c.autoencoder().spec().decoderUpsampling());
-        assertEquals(0.0, c.autoencoder().training().lambdaSim());
-        assertEquals(new org.nd4j.linalg.learning.config.Sgd(1e-3), c.autoencoder().training().updater());
+        AutoencoderSection ae = c.section("autoencoder", AutoencoderSection.class);
+        assertEquals(AutoencoderSection.DEFAULT.spec().encoderFilters(), ae.spec().encoderFilters());
+        assertEquals(32, ae.spec().decoderUpsampling());
+        assertEquals(0.0, ae.training().lambdaSim());
+        assertEquals(new org.nd4j.linalg.learning.config.Sgd(1e-3), ae.training().updater());
         assertEquals(io.lgc4j.lgc.autoencoder.AutoencoderSpec.PAPER, AutoencoderSection.DEFAULT.spec());
         assertEquals(io.lgc4j.lgc.autoencoder.AeTraining.DEFAULT, AutoencoderSection.DEFAULT.training());
     }
@@ -448,7 +449,8 @@ class ConfigLoaderErrorsTest {
         assertEquals("x.yaml: key 'autoencoder.linearLatent' must be >= 0, found -1", parseError(RUN
                 + "topology: {type: ring}\ncompressor: {type: lgc}\nautoencoder: {linearLatent: -1}\n"));
         assertEquals(108, ConfigLoader.parse(RUN + "topology: {type: ring}\ncompressor: {type: lgc}\n"
-                + "autoencoder: {linearLatent: 108}\n", "x.yaml").autoencoder().linearLatent());
+                + "autoencoder: {linearLatent: 108}\n", "x.yaml").section("autoencoder", AutoencoderSection.class)
+                .linearLatent());
     }
 
     @ParameterizedTest(name = "{0} on {1}")
@@ -478,7 +480,7 @@ class ConfigLoaderErrorsTest {
         // none is the default, and every resolved config.yaml writes it, whatever the compressor
         assertEquals(LgcAblation.NONE, ConfigLoader.parse(RUN + updater + "topology: {type: "
                 + topology + "}\ncompressor: {type: " + compressor + "}\nautoencoder: {ablation: none}\n", "x.yaml")
-                .autoencoder().ablation());
+                .section("autoencoder", AutoencoderSection.class).ablation());
     }
 
     @Test

@@ -62,7 +62,8 @@ class ConfigLoaderTest {
                 new ModelConfig(ModelSpec.SMALL_RESNET, new UpdaterConfig(UpdaterType.ADAM, 1e-3, 0.5)),
                 new TrainingConfig(8, 16, 3, 250, 0),
                 new TopologyConfig(TopologyType.PS), CompressorConfig.defaults(), StagesConfig.defaults(),
-                AutoencoderSection.DEFAULT, new RuntimeConfig(RuntimeType.TCP, 30_000, 90_000, 60_000, 500, 3_000)),
+                Map.of("autoencoder", AutoencoderSection.DEFAULT),
+                new RuntimeConfig(RuntimeType.TCP, 30_000, 90_000, 60_000, 500, 3_000)),
                 config);
     }
 
@@ -100,10 +101,11 @@ class ConfigLoaderTest {
 
     @Test
     void shouldDefaultTheAblationToNoneAndReadItIntoTheMethodsSettingsAndDescription() {
-        assertEquals(LgcAblation.NONE, ConfigLoader.load(fixture("minimal.yaml")).autoencoder().ablation());
+        assertEquals(LgcAblation.NONE, ConfigLoader.load(fixture("minimal.yaml"))
+                .section("autoencoder", AutoencoderSection.class).ablation());
         ExperimentConfig frozen = ConfigLoader.parse("run: {name: f}\ntopology: {type: ps}\ncompressor: {type: lgc}\n"
                 + "autoencoder: {ablation: learned_frozen}\n", "f.yaml");
-        assertEquals(LgcAblation.LEARNED_FROZEN, frozen.autoencoder().ablation());
+        assertEquals(LgcAblation.LEARNED_FROZEN, frozen.section("autoencoder", AutoencoderSection.class).ablation());
         ConfiguredMethod method = frozen.method();
         assertEquals(LgcAblation.LEARNED_FROZEN, method.compressor().settings(LgcSettings.class).control().ablation());
         Map<?, ?> settings = (Map<?, ?>) method.newTopology().describe().toMap().get("compressorSettings");

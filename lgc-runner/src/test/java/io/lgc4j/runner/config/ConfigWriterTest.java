@@ -1,5 +1,6 @@
 package io.lgc4j.runner.config;
 
+import io.lgc4j.lgc.AutoencoderSection;
 import io.lgc4j.core.compress.CompressorKeys;
 import io.lgc4j.core.compress.S2SketchCompressor;
 import io.lgc4j.data.PixelPreprocessing;
@@ -155,8 +156,9 @@ class ConfigWriterTest {
         String yaml = config.toYaml();
         assertTrue(yaml.contains("\n  ablation: " + ablation + "\n"), yaml);
         assertEquals(config, ConfigLoader.parse(yaml, "resolved.yaml"));
-        assertEquals(ablation, config.autoencoder().ablation().toString());
-        assertEquals(config.autoencoder().ablation(), config.autoencoder().control(config.compressor().lowPass()).ablation());
+        AutoencoderSection autoencoder = config.section("autoencoder", AutoencoderSection.class);
+        assertEquals(ablation, autoencoder.ablation().toString());
+        assertEquals(autoencoder.ablation(), autoencoder.control(config.compressor().lowPass()).ablation());
     }
 
     @Test

@@ -38,7 +38,8 @@ class ShippedConfigsTest {
         assertEquals(0.001, quickstart.compressor().ratio());
         assertEquals(0.1, quickstart.compressor().lowPass());
         assertEquals(new StagesConfig(150, 150), quickstart.stages());
-        assertEquals(AutoencoderSection.DEFAULT, quickstart.autoencoder(), "its autoencoder keys are the defaults");
+        assertEquals(AutoencoderSection.DEFAULT, quickstart.section("autoencoder", AutoencoderSection.class),
+                "its autoencoder keys are the defaults");
     }
 
     @Test
