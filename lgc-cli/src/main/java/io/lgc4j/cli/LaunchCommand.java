@@ -316,7 +316,7 @@ final class LaunchCommand implements Callable<Integer> {
                 sessionEndpoints = colocate ? nproc : nproc + services;
             } else {
                 if (servers != null) {
-                    cfg = cfg.withTopology(cfg.topology().withServers(servers));
+                    cfg = cfg.withTopology(cfg.topology().with("servers", servers));
                 }
                 services = cfg.method().newTopology().serviceEndpoints(nproc);
             }

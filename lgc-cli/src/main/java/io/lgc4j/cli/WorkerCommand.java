@@ -184,7 +184,7 @@ final class WorkerCommand implements Callable<Integer> {
             }
             cfg = launched(ConfigLoader.load(config));
             if (env.shards().servers() != null) {
-                cfg = cfg.withTopology(cfg.topology().withServers(env.shards().servers()));
+                cfg = cfg.withTopology(cfg.topology().with("servers", env.shards().servers()));
             }
             int workers = cfg.training().workers();
             int endpoints = workers + cfg.method().newTopology().serviceEndpoints(workers);

@@ -4,6 +4,7 @@ import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.runner.config.ConfigException;
 import io.lgc4j.runner.config.ConfigLoader;
 import io.lgc4j.runner.config.ExperimentConfig;
+import io.lgc4j.ps.topology.Shards;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -41,7 +42,7 @@ class AdviseCandidatesTest {
             assertEquals(16, config.training().batchSizePerWorker());
             // the user's method is gone: its overlap, shards, warm-up and stages are not the candidate's
             assertEquals("none", config.training().overlap(), c.id());
-            assertEquals(1, config.topology().servers(), c.id());
+            assertEquals(1, config.topology().keys(Shards.class).servers(), c.id());
             assertEquals(50, config.stages().fullIterations(), c.id());
             assertEquals(0.001, config.compressor().ratio(), c.id());
         }

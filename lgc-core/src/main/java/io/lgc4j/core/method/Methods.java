@@ -8,6 +8,7 @@ import io.lgc4j.core.train.Topology;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -45,12 +46,19 @@ public final class Methods {
     private final Map<String, Map<String, TopologyProvider>> topologies;
     /** The sections the providers declare, by name: name → the defaults record. */
     private final Map<String, Record> sections;
+    /** The keys topology providers add to other sections: section → its key records by rank. */
+    private final Map<String, List<SectionKeys>> sectionKeys;
+    /** Every topology provider once, in the order their rules run ({@link #checkAcross}). */
+    private final List<TopologyProvider> topologyRules;
 
     private Methods(Map<String, CompressorProvider<?>> compressors,
-                    Map<String, Map<String, TopologyProvider>> topologies, Map<String, Record> sections) {
+                    Map<String, Map<String, TopologyProvider>> topologies, Map<String, Record> sections,
+                    Map<String, List<SectionKeys>> sectionKeys, List<TopologyProvider> topologyRules) {
         this.compressors = compressors;
         this.topologies = topologies;
         this.sections = sections;
+        this.sectionKeys = sectionKeys;
+        this.topologyRules = topologyRules;
     }
 
     /** Loaded on first use, once per class loader of this class. */
@@ -127,8 +135,50 @@ public final class Methods {
             }
         }
         topologies.replaceAll((t, m) -> Collections.unmodifiableMap(m));
+        List<TopologyProvider> distinct = new ArrayList<>();
+        for (TopologyProvider p : topologyProviders) {
+            if (distinct.stream().noneMatch(d -> d == p)) {
+                distinct.add(p);
+            }
+        }
+        // a provider's rules run in the order of its keys (LGC-PS's support before the shards' servers), a
+        // provider without keys after them, ties by type: the first error a config reports does not depend on the
+        // class path's order
+        distinct.sort(Comparator.comparingInt(Methods::firstRank).thenComparing(TopologyProvider::type)
+                .thenComparing(p -> p.getClass().getName()));
         return new Methods(Collections.unmodifiableMap(compressors), Collections.unmodifiableMap(topologies),
-                declaredSections(compressors.values()));
+                declaredSections(compressors.values()), declaredKeys(distinct), List.copyOf(distinct));
+    }
+
+    private static int firstRank(TopologyProvider p) {
+        return p.sectionKeys().stream().mapToInt(SectionKeys::rank).min().orElse(Integer.MAX_VALUE);
+    }
+
+    /**
+     * Every topology provider's {@link TopologyProvider#sectionKeys()}, by section, by rank; a key declared twice is
+     * refused.
+     */
+    private static Map<String, List<SectionKeys>> declaredKeys(List<TopologyProvider> providers) {
+        Map<String, List<SectionKeys>> keys = new TreeMap<>();
+        Map<String, TopologyProvider> owners = new TreeMap<>();
+        for (TopologyProvider p : providers) {
+            for (SectionKeys k : p.sectionKeys()) {
+                for (var c : k.defaults().getClass().getRecordComponents()) {
+                    String key = k.section() + "." + c.getName();
+                    TopologyProvider before = owners.putIfAbsent(key, p);
+                    if (before != null) {
+                        throw new IllegalStateException("two providers of key '" + key + "': "
+                                + before.getClass().getName() + " and " + p.getClass().getName());
+                    }
+                }
+                keys.computeIfAbsent(k.section(), s -> new ArrayList<>()).add(k);
+            }
+        }
+        keys.replaceAll((s, list) -> {
+            list.sort(Comparator.comparingInt(SectionKeys::rank));
+            return List.copyOf(list);
+        });
+        return Collections.unmodifiableMap(keys);
     }
 
     /** Every provider's {@link CompressorProvider#sections()}, by name; a name declared twice is refused. */
@@ -222,12 +272,24 @@ public final class Methods {
     }
 
     /**
-     * Every provider's rules across sections ({@link CompressorProvider#checkAcross}), in the order of their types.
+     * @param section a section another owner writes, e.g. {@code topology}
+     * @return the key records the topology providers add to it ({@link TopologyProvider#sectionKeys}), by rank
+     */
+    public List<SectionKeys> sectionKeys(String section) {
+        return sectionKeys.getOrDefault(section, List.of());
+    }
+
+    /**
+     * Every provider's rules across sections: the topology providers' ({@link TopologyProvider#checkAcross}) in the
+     * order of their keys' ranks, then the compressor providers' ({@link CompressorProvider#checkAcross}) by type.
      *
      * @throws SettingsException the first rule {@code config} breaks, naming its key
      */
     public void checkAcross(ResolvedConfig config) {
         Objects.requireNonNull(config, "config");
+        for (TopologyProvider p : topologyRules) {
+            p.checkAcross(config);
+        }
         for (CompressorProvider<?> p : compressors.values()) {
             p.checkAcross(config);
         }

@@ -1,7 +1,9 @@
 package io.lgc4j.core.method;
 
+import io.lgc4j.core.settings.ResolvedConfig;
 import io.lgc4j.core.train.Topology;
 
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -34,6 +36,24 @@ public interface TopologyProvider {
      */
     default Set<String> compressorTypes() {
         return Set.of();
+    }
+
+    /**
+     * The keys this provider adds to sections it does not own (the runner's {@code topology}), each set with its
+     * rank in the written order. Default: none.
+     */
+    default List<SectionKeys> sectionKeys() {
+        return List.of();
+    }
+
+    /**
+     * The rules that tie this provider's keys to other sections, checked on every configuration (whichever topology
+     * it names) once each section has checked its own keys. Default: none.
+     *
+     * @param config the resolved configuration, every section as {@code config.yaml} writes it
+     * @throws io.lgc4j.core.settings.SettingsException naming the dotted key at fault, with the values that disagree
+     */
+    default void checkAcross(ResolvedConfig config) {
     }
 
     /**

@@ -175,6 +175,47 @@ class MethodsTest {
                 + WithSection.class.getName(), twice);
     }
 
+    /** A topology that adds keys to {@code topology} at a rank, and a rule on them. */
+    private record Keyed(String type, int rank, Record defaults, String rule) implements TopologyProvider {
+        @Override
+        public List<SectionKeys> sectionKeys() {
+            return List.of(new SectionKeys("topology", rank, defaults));
+        }
+
+        @Override
+        public void checkAcross(ResolvedConfig config) {
+            throw new SettingsException("topology." + rule, "broken");
+        }
+
+        @Override
+        public Topology create(TopologyRequest request) {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    private record Low(int low) {
+    }
+
+    private record High(int high) {
+    }
+
+    @Test
+    void shouldOrderTopologyKeysAndRulesByRankWhateverTheClassPathOrder() {
+        Keyed high = new Keyed("ring", 40, new High(1), "high");
+        Keyed low = new Keyed("ps", 10, new Low(0), "low");
+        Methods methods = Methods.of(List.of(), List.of(high, low));
+        assertEquals(List.of(new Low(0), new High(1)),
+                methods.sectionKeys("topology").stream().map(SectionKeys::defaults).toList());
+        assertEquals(List.of(), methods.sectionKeys("compressor"));
+        String first = assertThrows(SettingsException.class,
+                () -> methods.checkAcross(ResolvedConfig.of(Map.of()))).getMessage();
+        assertEquals("topology.low broken", first);
+        String twice = assertThrows(IllegalStateException.class, () -> Methods.of(List.of(),
+                List.of(low, new Keyed("ring", 20, new Low(2), "x")))).getMessage();
+        assertEquals("two providers of key 'topology.low': " + Keyed.class.getName() + " and "
+                + Keyed.class.getName(), twice);
+    }
+
     @Test
     void shouldBuildTheTopologyForABoundCompressor() {
         ResolvedConfig config = ResolvedConfig.of(Map.of("compressor", Map.of("type", "dgc", "ratio", 0.01,

@@ -4,14 +4,11 @@ import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.compress.CompressorKeys;
 import io.lgc4j.core.compress.CompressorProvider;
-import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.method.Methods;
+import io.lgc4j.core.method.SectionKeys;
 import io.lgc4j.core.settings.Section;
 import io.lgc4j.core.warmup.Warmup;
 import io.lgc4j.core.warmup.WarmupSection;
-import io.lgc4j.lgc.ps.LgcPsTopology;
-import io.lgc4j.ps.topology.Shards;
-import io.lgc4j.ring.topology.LocalSgdTopology;
 
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
@@ -23,10 +20,10 @@ import java.util.TreeMap;
 
 /**
  * Every key a config may hold, read from the definitions the loader binds (the runner's section records, lgc-core's
- * {@link CompressorKeys}, the sharded server's {@link Shards}, local SGD's {@link LocalSgdTopology.Settings}) and from
- * the registry (compressor and topology types, the keys a registered compressor adds, the sections the providers
- * declare with their defaults records: LGC's {@code autoencoder}): what {@code lgc config keys} prints, so the listing
- * cannot disagree with what a file may say.
+ * {@link CompressorKeys}) and from the registry (compressor and topology types, the keys a registered compressor
+ * adds, the sections the compressor providers declare with their defaults records: LGC's {@code autoencoder}, the
+ * keys the topology providers add to {@code topology}: LGC-PS's support, the sharded server's, local SGD's): what
+ * {@code lgc config keys} prints, so the listing cannot disagree with what a file may say.
  *
  * <pre>{@code
  * for (ConfigSchema.Key key : ConfigSchema.installed().keys()) {
@@ -84,7 +81,7 @@ public final class ConfigSchema {
                 choices.getOrDefault(path, List.of()), List.of(), null)));
         keys.addAll(compressorKeys());
         keys.addAll(warmupKeys());
-        keys.addAll(localSgdKeys());
+        keys.addAll(typeOnlyKeys());
         return new ConfigSchema(keys);
     }
 
@@ -114,11 +111,19 @@ public final class ConfigSchema {
         return keys;
     }
 
-    /** Local SGD's keys ({@code topology.period}, {@code topology.localFrom}), in a section of its type only. */
-    private static List<Key> localSgdKeys() {
+    /**
+     * The keys written with their topology type only (local SGD's {@code topology.period} and
+     * {@code topology.localFrom}), which the defaults' section (a ring) leaves out.
+     */
+    private static List<Key> typeOnlyKeys() {
         List<Key> keys = new ArrayList<>();
-        ((Map<?, ?>) Section.plain(LocalSgdTopology.Settings.DEFAULT)).forEach((key, value) -> keys.add(new Key(
-                "topology." + key, value, List.of(), List.of(LocalSgdTopology.TYPE), null)));
+        for (SectionKeys d : TopologyConfig.declared()) {
+            if (!d.types().isEmpty()) {
+                List<String> types = d.types().stream().sorted().toList();
+                ((Map<?, ?>) Section.plain(d.defaults())).forEach((key, value) -> keys.add(new Key(
+                        "topology." + key, value, List.of(), types, null)));
+            }
+        }
         return keys;
     }
 
@@ -162,9 +167,9 @@ public final class ConfigSchema {
         }
         if (type == TopologyConfig.class) {
             into.put(prefix + "type", TopologyType.names());
-            choicesOf(prefix + "support", LgcPsTopology.SupportPolicy.class, into);
-            choicesOf(prefix, Shards.class, into);
-            choicesOf(prefix, Shortcuts.class, into);
+            for (SectionKeys d : TopologyConfig.declared()) {
+                choicesOf(prefix, d.defaults().getClass(), into);
+            }
             return;
         }
         if (type.isEnum()) {

@@ -1,7 +1,6 @@
 package io.lgc4j.runner.config;
 
 import com.fasterxml.jackson.annotation.JsonValue;
-import io.lgc4j.lgc.ps.LgcPsTopology;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.BoundCompressor;
@@ -207,26 +206,10 @@ public final class ExperimentConfig {
                     + " training.batchSizePerWorker = " + training.workers() + " × " + training.batchSizePerWorker()
                     + " = " + globalBatch + " (every worker reads one batch per step), found " + data.trainLimit());
         }
-        if (topology.support() == LgcPsTopology.SupportPolicy.OWN) {
-            // topology.support is LGC-PS's key in the shared schema; the rule names the one method that reads it
-            if (!TopologyType.PS.equals(topology.type())) {
-                throw ConfigException.forKey("topology.support", "applies to the parameter server only (topology.type"
-                        + " ps with compressor.type lgc), found own with topology.type " + topology.type()
-                        + "; remove it or write leader");
-            }
-            if (!CompressorType.LGC.equals(compressor.type())) {
-                throw ConfigException.forKey("topology.support", "applies to compressor.type lgc only, found own with"
-                        + " compressor.type " + compressor.type() + "; remove it or write leader");
-            }
-        }
-        if (topology.servers() != TopologyConfig.DEFAULT_SERVERS && !TopologyType.PS.equals(topology.type())) {
-            throw ConfigException.forKey("topology.servers", "applies to the parameter server only (topology.type ps),"
-                    + " found " + topology.servers() + " with topology.type " + topology.type() + "; remove it or"
-                    + " write 1");
-        }
         try {
-            // the providers' rules for the sections they declare (LGC's: autoencoder.ablation needs lgc); the
-            // topologies check which of their settings they run (below)
+            // the providers' rules for the keys they declare, the topologies' first (LGC-PS's support: own, the
+            // sharded server's servers), then the compressors' (LGC's autoencoder.ablation); the topology built
+            // below checks which of their settings it runs
             Methods.installed().checkAcross(resolved);
         } catch (SettingsException e) {
             throw ConfigException.forKey(e.key(), e.problem());

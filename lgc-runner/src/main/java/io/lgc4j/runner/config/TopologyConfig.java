@@ -3,23 +3,24 @@ package io.lgc4j.runner.config;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import io.lgc4j.core.link.Shortcuts;
+import io.lgc4j.core.method.Methods;
+import io.lgc4j.core.method.SectionKeys;
 import io.lgc4j.core.settings.Section;
-import io.lgc4j.core.shard.FusionPlan;
-import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
-import io.lgc4j.ps.topology.Shards;
-import io.lgc4j.ring.topology.LocalSgdTopology;
 
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
- * The {@code topology} section: how gradients travel between the workers. This record only holds the keys; each
- * topology defines their defaults and checks: {@code support} LGC-PS's ({@link SupportPolicy}), {@code servers},
- * {@code fusionBufferBytes} and {@code shardBy} the sharded server's ({@link Shards}), {@code supportPath} and
- * {@code directBelowBytes} every topology's ({@link Shortcuts}), {@code period} and {@code localFrom} local SGD's
- * ({@link LocalSgdTopology.Settings}, accepted and written with {@code type: local-sgd} only).
+ * The {@code topology} section: how gradients travel between the workers. The runner owns {@code type} and the
+ * shortcuts every topology takes ({@link Shortcuts}); the other keys are the topology providers'
+ * ({@link Methods#sectionKeys}: LGC-PS's {@code support}, the sharded server's {@code servers},
+ * {@code fusionBufferBytes} and {@code shardBy}, local SGD's {@code period} and {@code localFrom}, accepted and
+ * written with {@code type: local-sgd} only), each record with its defaults and checks, written in the order of its
+ * declared rank.
  * <pre>{@code
  * topology:
  *   type: ring                   # ring | ps | local-sgd
@@ -32,138 +33,146 @@ import java.util.stream.Stream;
  *   period: 4                    # local-sgd only: the models averaged after every 4th local step, the first included
  *   localFrom: 0                 # local-sgd only: steps before it average gradients (the dense ring)
  * }</pre>
- * @param type      ring allreduce, parameter server or local SGD
- * @param support   how LGC on the parameter server picks the support
- * @param shards    the parameter server's shards (one with a ring)
- * @param shortcuts the shortcuts through the mesh
- * @param localSgd  when local SGD averages ({@link LocalSgdTopology.Settings#DEFAULT} with any other type)
+ * <pre>{@code
+ * int servers = config.topology().keys(Shards.class).servers();
+ * TopologyConfig four = config.topology().with("servers", 4);   // bound and checked as a file's would be
+ * }</pre>
+ *
+ * @param type ring allreduce, parameter server or local SGD
+ * @param keys the key records, one per {@link #declared()} entry in its order, each at its defaults when left out
  */
-public record TopologyConfig(TopologyType type, SupportPolicy support, Shards shards, Shortcuts shortcuts,
-                             LocalSgdTopology.Settings localSgd) {
+public record TopologyConfig(TopologyType type, List<Record> keys) {
 
     /** Default of {@code topology.type}. */
     public static final TopologyType DEFAULT_TYPE = TopologyType.RING;
-    /** Default of {@code topology.support}. */
-    public static final SupportPolicy DEFAULT_SUPPORT = SupportPolicy.LEADER;
-    /** Default of {@code topology.servers}. */
-    public static final int DEFAULT_SERVERS = Shards.DEFAULT_SERVERS;
+
+    /** The runner's own keys: the shortcuts, between the sharded server's and local SGD's. */
+    private static final SectionKeys SHORTCUTS = new SectionKeys("topology", 30, Shortcuts.DEFAULT);
 
     /**
-     * Rejects a missing component, and local SGD's keys away from their defaults with another type; the shards
-     * checked their keys when they were built.
+     * Fills the records left out with their defaults, in the declared order; rejects a record no provider declares,
+     * and keys of a type-only record away from their defaults with another type.
      *
-     * @throws ConfigException if a component is missing, or {@code period} or {@code localFrom} is set with a type
-     *                         other than {@code local-sgd}
+     * @throws ConfigException if {@code type} is missing, or {@code period} or {@code localFrom} (a key written with
+     *                         its type only) is set with another type
+     * @throws IllegalArgumentException if a record is of a type no provider declares under {@code topology}
      */
     public TopologyConfig {
         Checks.required("topology.type", type);
-        Checks.required("topology.support", support);
-        Checks.required("topology.shards", shards);
-        Checks.required("topology.shortcuts", shortcuts);
-        Checks.required("topology.localSgd", localSgd);
-        if (!TopologyType.LOCAL_SGD.equals(type)) {
-            LocalSgdTopology.Settings d = LocalSgdTopology.Settings.DEFAULT;
-            if (localSgd.period() != d.period()) {
-                throw localSgdOnly("period", localSgd.period(), type);
-            }
-            if (localSgd.localFrom() != d.localFrom()) {
-                throw localSgdOnly("localFrom", localSgd.localFrom(), type);
+        Checks.required("topology.keys", keys);
+        Map<Class<?>, Record> given = new LinkedHashMap<>();
+        for (Record r : keys) {
+            given.put(Checks.required("topology.keys", r).getClass(), r);
+        }
+        List<Record> filled = new ArrayList<>();
+        for (SectionKeys d : declared()) {
+            Record r = given.remove(d.defaults().getClass());
+            filled.add(r == null ? d.defaults() : r);
+            if (r != null && !accepts(d, type) && !r.equals(d.defaults())) {
+                Map<?, ?> values = (Map<?, ?>) Section.plain(r);
+                Map<?, ?> defaults = (Map<?, ?>) Section.plain(d.defaults());
+                for (Map.Entry<?, ?> e : values.entrySet()) {
+                    if (!e.getValue().equals(defaults.get(e.getKey()))) {
+                        throw typeOnly(d, String.valueOf(e.getKey()), e.getValue(), type);
+                    }
+                }
             }
         }
-    }
-
-    /** A topology section without local SGD's keys. */
-    public TopologyConfig(TopologyType type, SupportPolicy support, Shards shards, Shortcuts shortcuts) {
-        this(type, support, shards, shortcuts, LocalSgdTopology.Settings.DEFAULT);
-    }
-
-    /**
-     * A local SGD section ({@code type: local-sgd}) without shortcuts.
-     *
-     * @param localSgd when it averages the models
-     */
-    public static TopologyConfig localSgd(LocalSgdTopology.Settings localSgd) {
-        return new TopologyConfig(TopologyType.LOCAL_SGD, DEFAULT_SUPPORT, Shards.DEFAULT, Shortcuts.DEFAULT, localSgd);
-    }
-
-    private static ConfigException localSgdOnly(String key, Object value, Object type) {
-        return ConfigException.forKey("topology." + key, "applies to topology.type " + LocalSgdTopology.TYPE
-                + " only, found " + value + " with topology.type " + type + "; remove it or change the type");
-    }
-
-    /** A topology section without shortcuts ({@link Shortcuts#DEFAULT}). */
-    public TopologyConfig(TopologyType type, SupportPolicy support, Shards shards) {
-        this(type, support, shards, Shortcuts.DEFAULT);
+        if (!given.isEmpty()) {
+            throw new IllegalArgumentException("no provider declares keys of " + given.keySet() + " under topology;"
+                    + " declared: " + declared().stream().map(d -> d.defaults().getClass().getName()).toList());
+        }
+        keys = List.copyOf(filled);
     }
 
     /**
-     * A topology section with the default support policy and one server.
+     * A topology section with every key but {@code type} at its default.
      *
-     * @param type ring allreduce or parameter server
+     * @param type ring allreduce, parameter server or local SGD
      */
     public TopologyConfig(TopologyType type) {
-        this(type, DEFAULT_SUPPORT);
-    }
-
-    /**
-     * A topology section with one server.
-     *
-     * @param type    ring allreduce or parameter server
-     * @param support how LGC on the parameter server picks the support
-     */
-    public TopologyConfig(TopologyType type, SupportPolicy support) {
-        this(type, support, Shards.DEFAULT);
+        this(type, List.of());
     }
 
     /** @return the topology section with every key at its default */
     public static TopologyConfig defaults() {
-        return new TopologyConfig(DEFAULT_TYPE, DEFAULT_SUPPORT);
-    }
-
-    /** @return the parameter server's shards, 1..1024 (1 with a ring) */
-    public int servers() {
-        return shards.servers();
-    }
-
-    /** @return the fusion buffers the shards split, in bytes */
-    public int fusionBufferBytes() {
-        return shards.fusionBufferBytes();
-    }
-
-    /** @return how the shards share the gradient */
-    public FusionPlan.Placement shardBy() {
-        return shards.shardBy();
+        return new TopologyConfig(DEFAULT_TYPE);
     }
 
     /**
-     * The same section with {@code count} server shards.
-     *
-     * @throws ConfigException if {@code count} is out of range
+     * The key records of the section in their written order: the providers' ({@link Methods#sectionKeys}) and the
+     * runner's shortcuts, by rank.
      */
-    public TopologyConfig withServers(int count) {
-        return new TopologyConfig(type, support, Checks.check("topology",
-                () -> new Shards(count, shards.fusionBufferBytes(), shards.shardBy())), shortcuts, localSgd);
+    static List<SectionKeys> declared() {
+        return Declared.KEYS;
+    }
+
+    private static final class Declared {
+        static final List<SectionKeys> KEYS = load();
+
+        private static List<SectionKeys> load() {
+            List<SectionKeys> keys = new ArrayList<>(Methods.installed().sectionKeys("topology"));
+            keys.add(SHORTCUTS);
+            keys.sort(Comparator.comparingInt(SectionKeys::rank));
+            return List.copyOf(keys);
+        }
     }
 
     /**
-     * The section as {@code config.yaml} writes it: {@code type}, {@code support}, the shards' keys, the shortcuts',
-     * then with {@code type: local-sgd} local SGD's.
+     * One record of keys, e.g. {@code keys(Shards.class).servers()}.
+     *
+     * @throws IllegalArgumentException if no provider declares that record under {@code topology}
+     */
+    public <R extends Record> R keys(Class<R> recordType) {
+        for (Record r : keys) {
+            if (recordType.isInstance(r)) {
+                return recordType.cast(r);
+            }
+        }
+        throw new IllegalArgumentException("no provider declares keys of " + recordType.getName() + " under topology");
+    }
+
+    /** @return the shortcuts through the mesh */
+    public Shortcuts shortcuts() {
+        return keys(Shortcuts.class);
+    }
+
+    /**
+     * The same section with {@code key} set to {@code value}, bound and checked as a file's would be.
+     *
+     * @throws ConfigException naming the key when it is unknown, of the wrong kind or out of range
+     */
+    public TopologyConfig with(String key, Object value) {
+        Map<String, Object> map = yaml();
+        map.put(key, value);
+        return fromYaml(map);
+    }
+
+    private static boolean accepts(SectionKeys d, TopologyType type) {
+        return d.types().isEmpty() || d.types().contains(type.toString());
+    }
+
+    private static ConfigException typeOnly(SectionKeys d, String key, Object value, Object type) {
+        return ConfigException.forKey("topology." + key, "applies to topology.type "
+                + String.join(" or ", d.types().stream().sorted().toList()) + " only, found " + value
+                + " with topology.type " + type + "; remove it or change the type");
+    }
+
+    /**
+     * The section as {@code config.yaml} writes it: {@code type}, then each record's keys in the declared order (a
+     * type-only record's with its type only).
      */
     @JsonValue
     private Map<String, Object> yaml() {
         Map<String, Object> map = new LinkedHashMap<>();
         map.put("type", type.toString());
-        map.put("support", Section.plain(support));
-        @SuppressWarnings("unchecked")
-        Map<String, Object> shardKeys = (Map<String, Object>) Section.plain(shards);
-        map.putAll(shardKeys);
-        @SuppressWarnings("unchecked")
-        Map<String, Object> shortcutKeys = (Map<String, Object>) Section.plain(shortcuts);
-        map.putAll(shortcutKeys);
-        if (TopologyType.LOCAL_SGD.equals(type)) {
-            @SuppressWarnings("unchecked")
-            Map<String, Object> localKeys = (Map<String, Object>) Section.plain(localSgd);
-            map.putAll(localKeys);
+        List<SectionKeys> declared = declared();
+        for (int i = 0; i < declared.size(); i++) {
+            if (accepts(declared.get(i), type)) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> plain = (Map<String, Object>) Section.plain(keys.get(i));
+                map.putAll(plain);
+            }
         }
         return map;
     }
@@ -177,41 +186,42 @@ public record TopologyConfig(TopologyType type, SupportPolicy support, Shards sh
     static TopologyConfig fromYaml(Map<String, Object> given) {
         TopologyType type = SectionBinding.registeredName("topology.type", given.get("type"), DEFAULT_TYPE,
                 TopologyType::find, TopologyType.names());
-        Map<String, Object> shardKeys = new LinkedHashMap<>(given);
-        shardKeys.remove("type");
-        Object support = shardKeys.remove("support");
-        List<String> allowed = Stream.of(Stream.of("type", "support"),
-                Stream.of(Shards.class.getRecordComponents()).map(c -> c.getName()),
-                Stream.of(Shortcuts.class.getRecordComponents()).map(c -> c.getName()),
-                Stream.of(LocalSgdTopology.Settings.class.getRecordComponents()).map(c -> c.getName()))
-                .flatMap(k -> k).toList();
-        for (String key : shardKeys.keySet()) {
+        Map<String, Object> rest = new LinkedHashMap<>(given);
+        rest.remove("type");
+        List<String> allowed = new ArrayList<>(List.of("type"));
+        for (SectionKeys d : declared()) {
+            for (RecordComponent c : d.defaults().getClass().getRecordComponents()) {
+                allowed.add(c.getName());
+            }
+        }
+        for (String key : rest.keySet()) {
             if (!allowed.contains(key)) {
                 throw ConfigException.unknownKey("topology." + key, allowed);
             }
         }
-        Map<String, Object> shortcutKeys = new LinkedHashMap<>();
-        for (var c : Shortcuts.class.getRecordComponents()) {
-            if (shardKeys.containsKey(c.getName())) {
-                shortcutKeys.put(c.getName(), shardKeys.remove(c.getName()));
-            }
-        }
-        Map<String, Object> localKeys = new LinkedHashMap<>();
-        for (var c : LocalSgdTopology.Settings.class.getRecordComponents()) {
-            if (shardKeys.containsKey(c.getName())) {
-                Object value = shardKeys.remove(c.getName());
-                if (!TopologyType.LOCAL_SGD.equals(type)) {
-                    throw localSgdOnly(c.getName(), value, type);
+        List<Map<String, Object>> split = new ArrayList<>();
+        for (SectionKeys d : declared()) {
+            Map<String, Object> own = new LinkedHashMap<>();
+            for (RecordComponent c : d.defaults().getClass().getRecordComponents()) {
+                if (rest.containsKey(c.getName())) {
+                    Object value = rest.get(c.getName());
+                    if (!accepts(d, type)) {
+                        throw typeOnly(d, c.getName(), value, type);
+                    }
+                    own.put(c.getName(), value);
                 }
-                localKeys.put(c.getName(), value);
             }
+            split.add(own);
         }
-        SupportPolicy policy = support == null ? DEFAULT_SUPPORT : Checks.check(
-                () -> Section.of("topology", Map.of("support", support)).choice("support", SupportPolicy.class));
-        Shards shards = SectionBinding.bind("topology", shardKeys, Shards.class, Shards.DEFAULT);
-        Shortcuts shortcuts = SectionBinding.bind("topology", shortcutKeys, Shortcuts.class, Shortcuts.DEFAULT);
-        LocalSgdTopology.Settings localSgd = SectionBinding.bind("topology", localKeys,
-                LocalSgdTopology.Settings.class, LocalSgdTopology.Settings.DEFAULT);
-        return new TopologyConfig(type, policy, shards, shortcuts, localSgd);
+        List<Record> keys = new ArrayList<>();
+        for (int i = 0; i < declared().size(); i++) {
+            keys.add(bind(split.get(i), declared().get(i).defaults()));
+        }
+        return new TopologyConfig(type, keys);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <R extends Record> R bind(Map<String, Object> given, R defaults) {
+        return SectionBinding.bind("topology", given, (Class<R>) defaults.getClass(), defaults);
     }
 }

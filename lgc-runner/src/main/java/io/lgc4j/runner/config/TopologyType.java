@@ -2,7 +2,6 @@ package io.lgc4j.runner.config;
 
 import com.fasterxml.jackson.annotation.JsonValue;
 import io.lgc4j.core.method.Methods;
-import io.lgc4j.ring.topology.LocalSgdTopology;
 
 import java.util.List;
 import java.util.Objects;
@@ -30,9 +29,9 @@ public final class TopologyType {
     public static final TopologyType PS = new TopologyType("ps");
     /**
      * Local SGD: the ring's allreduce averages the models every few local steps instead of the gradients every step
-     * ({@link LocalSgdTopology}).
+     * (topology-ring's {@code LocalSgdTopology}).
      */
-    public static final TopologyType LOCAL_SGD = new TopologyType(LocalSgdTopology.TYPE);
+    public static final TopologyType LOCAL_SGD = new TopologyType("local-sgd");
 
     private final String name;
 

@@ -3,6 +3,7 @@ package io.lgc4j.runner.config;
 import io.lgc4j.lgc.AutoencoderSection;
 import io.lgc4j.lgc.LgcAblation;
 import io.lgc4j.lgc.ps.LgcPsTopology;
+import io.lgc4j.ps.topology.Shards;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -346,12 +347,12 @@ class ConfigLoaderErrorsTest {
         assertEquals("x.yaml: key 'topology.shardBy' expects one of [blocks, buffers, layers], found \"tensors\"",
                 parseError(RUN + "topology: {type: ps, shardBy: tensors}\n"));
         assertEquals(3, ConfigLoader.parse(RUN + "topology: {type: ps, servers: 3}\ncompressor: {type: lgc}\n",
-                "x.yaml").topology().servers());
+                "x.yaml").topology().keys(Shards.class).servers());
         assertEquals("x.yaml: key 'topology.servers' must be 1 with compressor s2, found 2: a sharded server sums"
                 + " elements of its slices, and a sketch's counters are not elements of the gradient",
                 parseError(RUN + "topology: {type: ps, servers: 2}\ncompressor: {type: s2}\n"));
         assertEquals(4, ConfigLoader.parse(RUN + "topology: {type: ps, servers: 4}\ncompressor: {type: dgc}\n"
-                + "model: {updater: {type: sgd}}\n", "x.yaml").topology().servers());
+                + "model: {updater: {type: sgd}}\n", "x.yaml").topology().keys(Shards.class).servers());
     }
 
     /** The topology section's keys belong to the topologies (Shards, LGC-PS); their words are the config's. */
@@ -404,9 +405,9 @@ class ConfigLoaderErrorsTest {
                 parseError(RUN + "topology: {type: ps, support: own}\ncompressor: {type: topk}\n"));
         // leader is the default and every resolved config.yaml writes it, whatever the topology
         assertEquals(LgcPsTopology.SupportPolicy.LEADER, ConfigLoader.parse(RUN + "topology: {type: ring, support: leader}\n"
-                + "compressor: {type: lgc}\n", "x.yaml").topology().support());
+                + "compressor: {type: lgc}\n", "x.yaml").topology().keys(LgcPsTopology.Support.class).support());
         assertEquals(LgcPsTopology.SupportPolicy.OWN, ConfigLoader.parse(RUN + "topology: {type: ps, support: own}\n"
-                + "compressor: {type: lgc}\n", "x.yaml").topology().support());
+                + "compressor: {type: lgc}\n", "x.yaml").topology().keys(LgcPsTopology.Support.class).support());
     }
 
     /**

@@ -32,14 +32,14 @@ class LocalSgdConfigTest {
     void shouldLoadPeriodAndLocalFromIntoTheTopologyTheRunBuilds() {
         ExperimentConfig config = parse(RUN + "topology: {type: local-sgd, period: 8, localFrom: 2}\n");
         assertEquals(TopologyType.LOCAL_SGD, config.topology().type());
-        assertEquals(new LocalSgdTopology.Settings(8, 2), config.topology().localSgd());
+        assertEquals(new LocalSgdTopology.Settings(8, 2), config.topology().keys(LocalSgdTopology.Settings.class));
         LocalSgdTopology topology = assertInstanceOf(LocalSgdTopology.class,
                 config.method().newTopology());
         assertEquals(new LocalSgdTopology.Settings(8, 2), topology.settings());
         assertEquals(config, ConfigLoader.parse(config.toYaml(), "config.yaml"), "config.yaml reads back as the run");
         assertTrue(config.toYaml().contains("period: 8"), config.toYaml());
         assertEquals(LocalSgdTopology.Settings.DEFAULT, parse(RUN + "topology: {type: local_sgd}\n").topology()
-                .localSgd());
+                .keys(LocalSgdTopology.Settings.class));
     }
 
     @Test
@@ -95,7 +95,8 @@ class LocalSgdConfigTest {
     @Test
     void shouldLoadTheShippedConfig() {
         ExperimentConfig config = ConfigLoader.load(shippedConfig("local-sgd.yaml"));
-        assertEquals(TopologyConfig.localSgd(new LocalSgdTopology.Settings(4, 100)), config.topology());
+        assertEquals(new TopologyConfig(TopologyType.LOCAL_SGD,
+                List.of(new LocalSgdTopology.Settings(4, 100))), config.topology());
         assertEquals(CompressorType.NONE, config.compressor().type());
         assertEquals(config, ConfigLoader.parse(config.toYaml(), "config.yaml"));
     }

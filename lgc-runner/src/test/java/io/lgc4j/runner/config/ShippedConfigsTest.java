@@ -6,6 +6,7 @@ import io.lgc4j.data.PixelPreprocessing;
 import io.lgc4j.zoo.ModelSpec;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.Map;
 
 import static io.lgc4j.runner.config.Fixtures.shippedConfig;
@@ -33,7 +34,8 @@ class ShippedConfigsTest {
         assertEquals(dense.data(), quickstart.data());
         assertEquals(dense.model(), quickstart.model());
         assertEquals(dense.training(), quickstart.training());
-        assertEquals(new TopologyConfig(TopologyType.PS, LgcPsTopology.SupportPolicy.LEADER), quickstart.topology());
+        assertEquals(new TopologyConfig(TopologyType.PS,
+                List.of(new LgcPsTopology.Support(LgcPsTopology.SupportPolicy.LEADER))), quickstart.topology());
         assertEquals(CompressorType.LGC, quickstart.compressor().type());
         assertEquals(0.001, quickstart.compressor().ratio());
         assertEquals(0.1, quickstart.compressor().lowPass());

@@ -18,7 +18,10 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.settings.Section;
 import io.lgc4j.core.settings.SettingsException;
+import io.lgc4j.core.method.Methods;
+import io.lgc4j.core.method.SectionKeys;
 import io.lgc4j.core.method.TopologyProvider;
+import io.lgc4j.core.settings.ResolvedConfig;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.Stage;
@@ -78,6 +81,22 @@ public final class LgcPsTopology implements Topology {
     }
 
     /**
+     * The key LGC-PS adds to the {@code topology} section (rank 10 of {@link SectionKeys}: first after
+     * {@code type}).
+     *
+     * @param support whose support the ranks send their values on ({@code topology.support}; default leader)
+     */
+    public record Support(SupportPolicy support) {
+        /** {@code support: leader}. */
+        public static final Support DEFAULT = new Support(SupportPolicy.LEADER);
+
+        /** Rejects a missing policy. */
+        public Support {
+            SettingsException.required(support, "support");
+        }
+    }
+
+    /**
      * What LGC-PS adds to {@link LgcSettings}: the settings only the parameter server has.
      *
      * @param support         whose support the ranks send their values on ({@code topology.support})
@@ -116,6 +135,36 @@ public final class LgcPsTopology implements Topology {
         @Override
         public Set<String> compressorTypes() {
             return Set.of("lgc");
+        }
+
+        /** {@code topology.support} ({@link Support}). */
+        @Override
+        public List<SectionKeys> sectionKeys() {
+            return List.of(new SectionKeys("topology", 10, Support.DEFAULT));
+        }
+
+        /**
+         * {@code support: own} needs the parameter server and {@code compressor.type lgc}.
+         *
+         * @throws SettingsException {@code topology.support applies to ...}
+         */
+        @Override
+        public void checkAcross(ResolvedConfig config) {
+            Section topology = config.section("topology");
+            if (!topology.has("support") || topology.choice("support", SupportPolicy.class) != SupportPolicy.OWN) {
+                return;
+            }
+            String topologyType = topology.text("type");
+            if (!type().equals(Methods.normalize(topologyType))) {
+                throw new SettingsException("topology.support", "applies to the parameter server only (topology.type"
+                        + " ps with compressor.type lgc), found own with topology.type " + topologyType
+                        + "; remove it or write leader");
+            }
+            String compressorType = config.section("compressor").text("type");
+            if (!compressorTypes().contains(Methods.normalize(compressorType))) {
+                throw new SettingsException("topology.support", "applies to compressor.type lgc only, found own with"
+                        + " compressor.type " + compressorType + "; remove it or write leader");
+            }
         }
 
         @Override

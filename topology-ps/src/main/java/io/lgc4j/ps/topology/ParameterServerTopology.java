@@ -9,7 +9,11 @@ import io.lgc4j.core.compress.SketchCompressor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.stage.StageSchedule;
+import io.lgc4j.core.method.Methods;
+import io.lgc4j.core.method.SectionKeys;
 import io.lgc4j.core.method.TopologyProvider;
+import io.lgc4j.core.settings.ResolvedConfig;
+import io.lgc4j.core.settings.Section;
 import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.shard.FusionPlan;
@@ -54,6 +58,29 @@ public final class ParameterServerTopology implements Topology {
         @Override
         public String type() {
             return "ps";
+        }
+
+        /** {@code topology.servers}, {@code fusionBufferBytes} and {@code shardBy} ({@link Shards}). */
+        @Override
+        public List<SectionKeys> sectionKeys() {
+            return List.of(new SectionKeys("topology", 20, Shards.DEFAULT));
+        }
+
+        /**
+         * {@code servers} other than 1 needs the parameter server.
+         *
+         * @throws SettingsException {@code topology.servers applies to the parameter server only ...}
+         */
+        @Override
+        public void checkAcross(ResolvedConfig config) {
+            Section topology = config.section("topology");
+            int servers = topology.has("servers") ? topology.integer("servers") : Shards.DEFAULT_SERVERS;
+            String topologyType = topology.text("type");
+            if (servers != Shards.DEFAULT_SERVERS && !type().equals(Methods.normalize(topologyType))) {
+                throw new SettingsException("topology.servers", "applies to the parameter server only (topology.type"
+                        + " ps), found " + servers + " with topology.type " + topologyType + "; remove it or write "
+                        + Shards.DEFAULT_SERVERS);
+            }
         }
 
         @Override

@@ -4,6 +4,7 @@ import io.lgc4j.core.comm.Transport;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.link.Shortcuts;
+import io.lgc4j.core.method.SectionKeys;
 import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.settings.Require;
@@ -16,7 +17,9 @@ import io.lgc4j.core.train.TopologyDescription;
 import io.lgc4j.core.warmup.Warmup;
 import io.lgc4j.ring.skeleton.RingEnd;
 
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Local SGD with periodic model averaging, as PyTorch's post-local SGD runs it ({@code PostLocalSGDOptimizer} with
@@ -97,6 +100,12 @@ public final class LocalSgdTopology implements Topology {
         @Override
         public String type() {
             return TYPE;
+        }
+
+        /** {@code topology.period} and {@code localFrom} ({@link Settings}), accepted and written with its type only. */
+        @Override
+        public List<SectionKeys> sectionKeys() {
+            return List.of(new SectionKeys("topology", 40, Settings.DEFAULT, Set.of(TYPE)));
         }
 
         @Override
