@@ -41,11 +41,13 @@ class TransportBenchmarkTest {
             long expected = part == TransportBenchmark.Part.RING || part == TransportBenchmark.Part.PS ? 4 : 2;
             assertEquals(expected, rows.stream().filter(r -> r.part() == part).count(), part + "\n" + out);
         }
+        assertTrue(rows.stream().anyMatch(r -> r.cpuSecondsPerGb() > 0), "no row counted any CPU time\n" + out);
         for (TransportBenchmark.Row r : rows) {
             String at = r + "\n" + out;
             assertTrue(r.steps() >= 3, at);
             assertTrue(r.mbPerSecond() > 0 && r.meanMillis() > 0 && r.p99Millis() > 0 && r.p50Millis() >= 0, at);
-            assertTrue(r.cpuSecondsPerGb() > 0, at);
+            // process CPU time counts in the kernel's ticks (10 ms): a tiny size's window may see none of them
+            assertTrue(r.cpuSecondsPerGb() >= 0, at);
             assertTrue(r.allocPerStepRank() > 0 && r.allocPercent() > 0, at);
             assertEquals(r.part() == TransportBenchmark.Part.RING, !Double.isNaN(r.busMbPerSecond()), at);
             switch (r.transport()) {
