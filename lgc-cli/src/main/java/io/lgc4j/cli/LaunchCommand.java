@@ -91,6 +91,12 @@ final class LaunchCommand implements Callable<Integer> {
                     + " own part")
     private Path resume;
 
+    @Option(names = "--resize",
+            description = "with --resume: go on at --nproc workers also from a checkpoint of another number (the"
+                    + " rest of its epoch split over them, each compressor memory regrouped keeping its mean;"
+                    + " LGC_ALLOW_RESIZE for a program)")
+    private boolean resize;
+
     @Option(names = "--advise-only",
             description = "compressor: auto: run the advise session on the launched processes (their links, a leg"
                     + " under load, the straggler, the model's pass, each candidate's exchange), print the table,"
@@ -241,6 +247,9 @@ final class LaunchCommand implements Callable<Integer> {
         }
         if (maxRestarts < 0) {
             throw new UsageError("--max-restarts must be >= 0, found " + maxRestarts);
+        }
+        if (resize && resume == null) {
+            throw new UsageError("--resize goes with --resume RUN_DIR: it lets a run go on at another --nproc");
         }
         if (cpuShare < 0) {
             throw new UsageError("--cpu-share must be >= 0 cores, found " + cpuShare);
@@ -488,6 +497,9 @@ final class LaunchCommand implements Callable<Integer> {
         }
         if (resumeStep >= 0) {
             command.addAll(List.of("--resume-step", String.valueOf(resumeStep)));
+            if (resize) {
+                command.add("--allow-resize");
+            }
         }
         return command;
     }
@@ -703,7 +715,8 @@ final class LaunchCommand implements Callable<Integer> {
 
     /**
      * Program mode, one attempt: the user's command per endpoint, with the identity, LGC_SERVERS (only with
-     * --servers), LGC_RUN_DIR, LGC_RESUME_STEP (a restart, or --resume) and LGC_LAUNCHER_PID.
+     * --servers), LGC_RUN_DIR, LGC_RESUME_STEP (a restart, or --resume), LGC_ALLOW_RESIZE (--resize) and
+     * LGC_LAUNCHER_PID.
      */
     private int launchProgram(EmulatedHosts hosts, int workers, int services, Path tokenFile, int attempt,
                               Path runDir, long resumeStep, int port, String job)
@@ -725,6 +738,7 @@ final class LaunchCommand implements Callable<Integer> {
                 env.remove("LGC_COLOCATE");
                 env.remove("LGC_RUN_DIR");
                 env.remove("LGC_RESUME_STEP");
+                env.remove("LGC_ALLOW_RESIZE");
                 if (servers != null) {
                     env.put("LGC_SERVERS", String.valueOf(services));
                 }
@@ -733,6 +747,9 @@ final class LaunchCommand implements Callable<Integer> {
                 }
                 if (resumeStep >= 0) {
                     env.put("LGC_RESUME_STEP", String.valueOf(resumeStep));
+                    if (resize) {
+                        env.put("LGC_ALLOW_RESIZE", "true");
+                    }
                 }
                 env.put("LGC_LAUNCHER_PID", String.valueOf(ProcessHandle.current().pid()));
                 env.put(StopReport.ENV_DIR, group.failureDir().toString());

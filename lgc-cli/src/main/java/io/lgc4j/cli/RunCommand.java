@@ -48,6 +48,12 @@ final class RunCommand implements Callable<Integer> {
             description = "resume this result directory from its latest complete checkpoint")
     private Path resume;
 
+    @Option(names = "--workers", paramLabel = "K",
+            description = "with --resume: go on at K workers, also from a checkpoint of another K (the rest of its"
+                    + " epoch split over K, each compressor memory regrouped keeping its mean; the global batch"
+                    + " becomes K x batchSizePerWorker, the learning rate unchanged)")
+    private Integer workers;
+
     @Mixin
     private TrainingOptions options;
 
@@ -60,6 +66,11 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() {
         if (resume != null) {
             return resume();
+        }
+        if (workers != null) {
+            System.err.println("lgc: --workers K goes with --resume RUN_DIR (a new run takes training.workers from its"
+                    + " config)");
+            return 2;
         }
         if (config == null) {
             System.err.println("lgc: run needs a CONFIG (e.g. lgc run configs/quickstart.yaml) or --resume RUN_DIR");
@@ -181,8 +192,14 @@ final class RunCommand implements Callable<Integer> {
                         + " run's config.yaml")).config();
             } else if (config != null) {
                 cfg = ConfigLoader.load(config);
-            } else if (options.maxSteps != null) {
+            } else if (options.maxSteps != null || workers != null) {
                 cfg = ConfigLoader.load(resume.resolve("config.yaml"));
+            }
+            if (workers != null) {
+                if (workers < 1) {
+                    throw new RunInputException("--workers must be >= 1, found " + workers);
+                }
+                cfg = cfg.withTraining(cfg.training().withWorkers(workers));
             }
             if (cfg != null) {
                 cfg = options.apply(cfg);
@@ -194,7 +211,8 @@ final class RunCommand implements Callable<Integer> {
         try {
             List<TrainingListener> listeners = new ArrayList<>();
             listeners.add(options.progress());
-            ExperimentRunner.RunOutcome outcome = new ExperimentRunner().resume(resume, cfg,
+            ExperimentRunner runner = new ExperimentRunner().allowResize(workers != null);
+            ExperimentRunner.RunOutcome outcome = runner.resume(resume, cfg,
                     config != null ? config.toString() : resume.resolve("config.yaml").toString(), listeners,
                     System.out);
             System.out.printf(Locale.ROOT, "%s after %d steps (%.1f s resumed); results in %s%n",

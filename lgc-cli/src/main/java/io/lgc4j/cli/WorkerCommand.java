@@ -156,6 +156,11 @@ final class WorkerCommand implements Callable<Integer> {
                     + " -1: start at step 0)")
     private Long resumeStep;
 
+    @Option(names = "--allow-resize",
+            description = "the checkpoint of --resume-step may be one of another number of workers (env"
+                    + " LGC_ALLOW_RESIZE; lgc launch --resize)")
+    private boolean allowResize;
+
     @Override
     public Integer call() {
         // the transport logs through java.util.logging: one line per record, behind the launcher's rank prefix
@@ -319,6 +324,7 @@ final class WorkerCommand implements Callable<Integer> {
         put(vars, "LGC_SERVERS", servers);
         put(vars, "LGC_RUN_DIR", runDir);
         put(vars, "LGC_RESUME_STEP", resumeStep);
+        put(vars, "LGC_ALLOW_RESIZE", allowResize ? "true" : null);
         return vars;
     }
 
@@ -336,7 +342,7 @@ final class WorkerCommand implements Callable<Integer> {
             listeners.add(options.progress());
         }
         try {
-            ExperimentRunner runner = new ExperimentRunner();
+            ExperimentRunner runner = new ExperimentRunner().allowResize(env.resume().allowResize());
             if (chosen != null) {
                 runner.records(chosen.files(), chosen.provenance(), chosen::summary);
             }

@@ -86,6 +86,7 @@ public final class ExperimentRunner {
     private Map<String, String> records = Map.of();
     private Map<String, Object> provenanceExtra = Map.of();
     private Function<TrainingResult, Map<String, Object>> summaryExtra = r -> null;
+    private boolean allowResize;
 
     /**
      * Files to write into the run's directory beside {@code config.yaml} (name to content), and entries to add to
@@ -95,6 +96,15 @@ public final class ExperimentRunner {
     public ExperimentRunner records(Map<String, String> files, Map<String, Object> provenance) {
         this.records = Map.copyOf(files);
         this.provenanceExtra = Map.copyOf(provenance);
+        return this;
+    }
+
+    /**
+     * Lets a resumed run go on at another number of workers than its checkpoint's ({@code lgc run --resume DIR
+     * --workers K}, {@code lgc launch --resize}): see {@code DistributedTrainer.Builder#allowResize}.
+     */
+    public ExperimentRunner allowResize(boolean allow) {
+        this.allowResize = allow;
         return this;
     }
 
@@ -321,7 +331,7 @@ public final class ExperimentRunner {
      * @param resultDir the run's directory, where a relative {@code training.trace.file} goes; null: the working
      *                  directory
      */
-    private static Prepared prepare(ExperimentConfig config, List<TrainingListener> extraListeners,
+    private Prepared prepare(ExperimentConfig config, List<TrainingListener> extraListeners,
                                     ClusterConnector connector, Path runDir, Checkpoint resume, boolean worker,
                                     Path resultDir)
             throws IOException {
@@ -368,7 +378,7 @@ public final class ExperimentRunner {
             builder.checkpoints(runDir, config.training().checkpointEverySteps());
         }
         if (resume != null) {
-            builder.resumeFrom(resume);
+            builder.resumeFrom(resume).allowResize(allowResize);
         }
         TraceSection trace = config.training().trace();
         if (trace.on()) {
@@ -542,7 +552,7 @@ public final class ExperimentRunner {
                     : "provenance.json").toFile(), provenance);
             try (MetricsCsvWriter csv = resumeStep > 0
                     ? MetricsCsvWriter.continuing(dir.resolve("metrics.csv"), config.training().diagnostics(),
-                            resumeStep)
+                            resumeStep, config.training().workers())
                     : new MetricsCsvWriter(dir.resolve("metrics.csv"), config.training().diagnostics())) {
                 prepared.csv().target = csv;
                 started = true;

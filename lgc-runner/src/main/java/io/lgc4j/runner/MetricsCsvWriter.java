@@ -34,13 +34,16 @@ import java.util.stream.Stream;
  * the measured relative reconstruction error ({@code ae_drift}) and 1 on drift-guard fallback steps
  * ({@code lgc_fallback}); empty when a step has none. In the diagnostic mode four more columns follow: the fidelity
  * of the applied LEARNED update ({@code applied_rel_err}, {@code applied_cos}, {@code applied_cos_all},
- * {@code offer_share}; see {@link StepNotes#APPLIED_REL_ERR}).
+ * {@code offer_share}; see {@link StepNotes#APPLIED_REL_ERR}). A run resumed at another K keeps one pair of byte
+ * columns per worker any part of it had: a worker a step did not have has empty cells there.
  */
 public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
     private final FileChannel file;
     private final BufferedWriter out;
     private int endpoints;
     private int workers;
+    /** Workers with byte columns: this run's K, or more when the run had more workers before a resize. */
+    private int columnWorkers;
     private final List<String> notes;
     private final String continuedHeader; // the header of the file continued, or null for a new file
 
@@ -70,6 +73,16 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
      * @throws IOException when the file is missing, or lacks a row of a step before {@code nextStep} (naming it)
      */
     public static MetricsCsvWriter continuing(Path file, boolean diagnostics, long nextStep) throws IOException {
+        return continuing(file, diagnostics, nextStep, 0);
+    }
+
+    /**
+     * As {@link #continuing(Path, boolean, long)}, for a run that goes on at {@code workers} ranks: when the file has
+     * byte columns for fewer workers (the run resumed at a larger K), empty columns for the others are added to
+     * every row kept.
+     */
+    public static MetricsCsvWriter continuing(Path file, boolean diagnostics, long nextStep, int workers)
+            throws IOException {
         if (!Files.isRegularFile(file)) {
             throw new IOException("cannot continue " + file + ": no such file");
         }
@@ -94,25 +107,57 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
             throw new IOException("cannot continue " + file + ": it has rows of steps 0.." + (kept.size() - 2)
                     + " only; the checkpoint is after step " + (nextStep - 1));
         }
+        int had = workersIn(kept.get(0));
+        for (int i = 0; had < workers && i < kept.size(); i++) {
+            kept.set(i, widened(kept.get(i), had, workers, i == 0));
+        }
         Path temp = file.resolveSibling("." + file.getFileName() + ".continued");
         Files.write(temp, kept, StandardCharsets.UTF_8);
         Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         return new MetricsCsvWriter(FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND),
-                diagnostics, lines.get(0));
+                diagnostics, kept.get(0));
     }
+
+    /** The workers a header has byte columns for. */
+    private static int workersIn(String header) {
+        int n = 0;
+        while (header.contains(",bytes_sent_w" + n + ",")) {
+            n++;
+        }
+        return n;
+    }
+
+    /** A line of a file with byte columns for {@code had} workers, with empty ones up to {@code workers}. */
+    private static String widened(String line, int had, int workers, boolean header) {
+        String[] cells = line.split(",", -1);
+        int at = FIRST_BYTES_COLUMN + 2 * had;
+        List<String> out = new ArrayList<>(List.of(cells).subList(0, at));
+        for (int w = had; w < workers; w++) {
+            out.add(header ? "bytes_sent_w" + w : "");
+            out.add(header ? "bytes_received_w" + w : "");
+        }
+        out.addAll(List.of(cells).subList(at, cells.length));
+        return String.join(",", out);
+    }
+
+    /** The first byte column: after step, epoch, stage, loss, accuracy, the phases, wall and evaluate-max. */
+    private static final int FIRST_BYTES_COLUMN = 5 + Phase.values().length + 2;
 
     @Override
     public void onStart(TrainingPlan plan) {
         workers = plan.workers();
         endpoints = plan.workers() + plan.serviceEndpoints();
+        columnWorkers = continuedHeader == null ? workers : Math.max(workers, workersIn(continuedHeader));
         StringBuilder h = new StringBuilder("step,epoch,stage,loss,test_accuracy");
         for (Phase p : Phase.values()) {
             h.append(',').append(p.name().toLowerCase(Locale.ROOT)).append("_ms");
         }
         h.append(",wall_ms,evaluate_max_ms");
-        for (int e = 0; e < endpoints; e++) {
-            String name = e < workers ? "w" + e : "s" + (e - workers);
-            h.append(",bytes_sent_").append(name).append(",bytes_received_").append(name);
+        for (int w = 0; w < columnWorkers; w++) {
+            h.append(",bytes_sent_w").append(w).append(",bytes_received_w").append(w);
+        }
+        for (int s = 0; s < endpoints - workers; s++) {
+            h.append(",bytes_sent_s").append(s).append(",bytes_received_s").append(s);
         }
         h.append(",header_bytes_sent_w0");
         for (String note : notes) {
@@ -135,7 +180,13 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
             row.append(',').append(millis(m.nanos(p)));
         }
         row.append(',').append(millis(m.wallNanos())).append(',').append(millis(m.maxNanos(Phase.EVALUATE)));
-        for (int e = 0; e < endpoints; e++) {
+        for (int c = 0; c < columnWorkers + endpoints - workers; c++) {
+            // the byte columns of workers this step had not are empty; a service's is endpoint K + s
+            int e = c < columnWorkers ? c : workers + c - columnWorkers;
+            if (c >= workers && c < columnWorkers) {
+                row.append(",,");
+                continue;
+            }
             row.append(',').append(m.traffic().bytes(e, Direction.SENT, m.stage()))
                     .append(',').append(m.traffic().bytes(e, Direction.RECEIVED, m.stage()));
         }

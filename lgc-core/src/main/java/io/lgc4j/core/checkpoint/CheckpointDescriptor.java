@@ -5,7 +5,7 @@ package io.lgc4j.core.checkpoint;
  * multi-byte fields are little-endian. {@link CheckpointPart} writes and reads it.
  *
  * <pre>
- *  0 magic "LGCK" (4) | 4 version {@value #VERSION} (1) | 5 kind: {@value #KIND_RANK} rank, {@value #KIND_SERVER}
+ *  0 magic "LGCK" (4) | 4 version {@value #VERSION} or {@value #MAX_VERSION} (1) | 5 kind: {@value #KIND_RANK} rank, {@value #KIND_SERVER}
  *  server, {@value #KIND_MANIFEST} manifest (1) | 6 reserved 0 (2) | 8 section count N (uint32)
  *  12 N sections in insertion order: name length L (uint16, 1..{@value #MAX_NAME_LENGTH}), name (UTF-8, unique),
  *     body length B (uint64), CRC32C of the body (4), body (B, little-endian, layout owned by the section's writer)
@@ -17,8 +17,13 @@ package io.lgc4j.core.checkpoint;
 final class CheckpointDescriptor {
     /** The magic bytes "LGCK". */
     public static final byte[] MAGIC = {'L', 'G', 'C', 'K'};
-    /** The format version this build writes and reads. */
+    /** The format version this build writes, unless a part holds what only a newer version says. */
     public static final int VERSION = 1;
+    /**
+     * The newest version this build reads and writes: 2, a manifest that records where its run is in an epoch (a
+     * run resumed at another K), which a build that reads version 1 only must refuse rather than misread.
+     */
+    public static final int MAX_VERSION = 2;
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 4;
     public static final int KIND_OFFSET = 5;

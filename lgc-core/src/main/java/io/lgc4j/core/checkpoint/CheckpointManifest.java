@@ -1,5 +1,6 @@
 package io.lgc4j.core.checkpoint;
 
+import io.lgc4j.core.data.EpochCursor;
 import io.lgc4j.core.stage.Stage;
 
 import java.util.ArrayList;
@@ -15,7 +16,9 @@ import java.util.function.Supplier;
  * it, where that run resumes, what must match to resume from it, and every part's file with its size and CRC32C, so a
  * part changed or cut short afterwards is refused. A {@link CheckpointPart} of kind {@link PartKind#MANIFEST} with
  * the sections {@code run}, {@code position}, {@code cluster}, {@code model}, {@code config} and {@code parts}, in
- * that order, each read to its last byte (see {@link PartInfo} for which bytes a part's CRC covers).
+ * that order, each read to its last byte (see {@link PartInfo} for which bytes a part's CRC covers); a run that was
+ * resumed at another K adds {@code data} (format version 2), where it is in its epoch: uint32 epoch, uint32 count of
+ * parts, per part int32 K and int32 steps.
  *
  * <pre>{@code
  * checkpoints.writeManifest(new CheckpointManifest("lgc-ps", 124, Stage.TOP_K, signature, parts));
@@ -27,8 +30,11 @@ import java.util.function.Supplier;
  * @param stage    the stage of that next step (never {@link Stage#SETUP})
  * @param run      K, S, the model and the config of the run that wrote it
  * @param parts    every part's file, size and CRC32C: the K ranks' in rank order, then the S services'
+ * @param cursor   how much of its epoch the run had read, when that does not follow from {@code nextStep} and K (a run
+ *                 resumed at another K); null when it does: epoch {@code nextStep div T}, step {@code nextStep mod T}
  */
-public record CheckpointManifest(String runName, long nextStep, Stage stage, RunSignature run, List<PartInfo> parts) {
+public record CheckpointManifest(String runName, long nextStep, Stage stage, RunSignature run, List<PartInfo> parts,
+                                 EpochCursor cursor) {
 
     /**
      * The config keys a resume ignores unless told otherwise: how the run executes ({@code runtime.*}: in-process
@@ -67,6 +73,7 @@ public record CheckpointManifest(String runName, long nextStep, Stage stage, Run
     static final String MODEL = "model";
     static final String CONFIG = "config";
     static final String PARTS = "parts";
+    static final String DATA = "data";
 
     /** Checks every component; the part list must be exactly the K ranks' and S services' files, in order. */
     public CheckpointManifest {
@@ -89,6 +96,11 @@ public record CheckpointManifest(String runName, long nextStep, Stage stage, Run
             throw new IllegalArgumentException("the parts of K = " + run.workers() + ", S = " + run.services()
                     + " must be " + expected + " in this order, found " + found);
         }
+    }
+
+    /** A manifest of a run whose place in its epoch follows from {@code nextStep} and K. */
+    public CheckpointManifest(String runName, long nextStep, Stage stage, RunSignature run, List<PartInfo> parts) {
+        this(runName, nextStep, stage, run, parts, null);
     }
 
     /** The part files of a checkpoint of K ranks and S services, in manifest order. */
@@ -142,7 +154,8 @@ public record CheckpointManifest(String runName, long nextStep, Stage stage, Run
 
     /** The manifest as a part, ready to be written. */
     public CheckpointPart toPart() {
-        CheckpointPart.Builder b = CheckpointPart.builder(PartKind.MANIFEST);
+        CheckpointPart.Builder b = CheckpointPart.builder(PartKind.MANIFEST,
+                cursor == null ? CheckpointDescriptor.VERSION : CheckpointDescriptor.MAX_VERSION);
         b.section(RUN).putString(runName);
         b.section(POSITION).putLong(nextStep).putByte(stage.wireId());
         b.section(CLUSTER).putInt(run.workers()).putInt(run.services());
@@ -152,6 +165,10 @@ public record CheckpointManifest(String runName, long nextStep, Stage stage, Run
         SectionWriter list = b.section(PARTS).putInt(parts.size());
         for (PartInfo p : parts) {
             list.putString(p.fileName()).putLong(p.size()).putInt(p.crc32c());
+        }
+        if (cursor != null) {
+            SectionWriter data = b.section(DATA).putInt(cursor.epoch()).putInt(cursor.read().size());
+            cursor.read().forEach(p -> data.putInt(p.workers()).putInt(p.steps()));
         }
         return b.build();
     }
@@ -205,9 +222,24 @@ public record CheckpointManifest(String runName, long nextStep, Stage stage, Run
             parts.add(valid(part, () -> new PartInfo(fileName, size, crc)));
         }
         s.end();
+        EpochCursor cursor = part.has(DATA) ? cursor(part) : null;
         ModelIdentity model = valid(part, () -> new ModelIdentity(parameterCount, fingerprint));
         RunSignature run = valid(part, () -> new RunSignature(workers, services, model, config));
-        return valid(part, () -> new CheckpointManifest(runName, nextStep, stage, run, parts));
+        return valid(part, () -> new CheckpointManifest(runName, nextStep, stage, run, parts, cursor));
+    }
+
+    private static EpochCursor cursor(CheckpointPart part) throws CheckpointException {
+        SectionReader s = part.section(DATA);
+        int epoch = s.getInt();
+        long count = Integer.toUnsignedLong(s.getInt());
+        List<EpochCursor.Part> read = new ArrayList<>();
+        for (long i = 0; i < count; i++) {
+            int workers = s.getInt();
+            int steps = s.getInt();
+            read.add(valid(part, () -> new EpochCursor.Part(workers, steps)));
+        }
+        s.end();
+        return valid(part, () -> new EpochCursor(epoch, read));
     }
 
     private static Stage stage(int id, CheckpointPart part) throws CheckpointException {

@@ -31,6 +31,7 @@ import static io.lgc4j.core.checkpoint.CheckpointDescriptor.MAX_NAME_LENGTH;
 import static io.lgc4j.core.checkpoint.CheckpointDescriptor.MAX_PART_LENGTH;
 import static io.lgc4j.core.checkpoint.CheckpointDescriptor.NAME_LENGTH_SIZE;
 import static io.lgc4j.core.checkpoint.CheckpointDescriptor.TRAILER_LENGTH;
+import static io.lgc4j.core.checkpoint.CheckpointDescriptor.MAX_VERSION;
 import static io.lgc4j.core.checkpoint.CheckpointDescriptor.VERSION;
 
 /**
@@ -52,19 +53,35 @@ import static io.lgc4j.core.checkpoint.CheckpointDescriptor.VERSION;
  */
 public final class CheckpointPart {
     private final PartKind kind;
+    private final int version;
     private final String label;
     /** Read-only, little-endian views of the bodies, in order. */
     private final Map<String, ByteBuffer> sections;
 
-    private CheckpointPart(PartKind kind, String label, Map<String, ByteBuffer> sections) {
+    private CheckpointPart(PartKind kind, int version, String label, Map<String, ByteBuffer> sections) {
         this.kind = kind;
+        this.version = version;
         this.label = label;
         this.sections = Collections.unmodifiableMap(sections);
     }
 
-    /** A builder of a part of this kind. */
+    /** A builder of a part of this kind, in format version {@value CheckpointDescriptor#VERSION}. */
     public static Builder builder(PartKind kind) {
-        return new Builder(kind);
+        return new Builder(kind, VERSION);
+    }
+
+    /** A builder of a part of this kind in format {@code version} (1 or {@value CheckpointDescriptor#MAX_VERSION}). */
+    static Builder builder(PartKind kind, int version) {
+        if (version < VERSION || version > MAX_VERSION) {
+            throw new IllegalArgumentException("format version must be in [" + VERSION + ", " + MAX_VERSION
+                    + "], found " + version);
+        }
+        return new Builder(kind, version);
+    }
+
+    /** The format version the part was written in. */
+    public int version() {
+        return version;
     }
 
     /** What the part holds. */
@@ -187,7 +204,7 @@ public final class CheckpointPart {
     private int writeTo(WritableByteChannel channel) throws IOException {
         CRC32C trailer = new CRC32C();
         ByteBuffer header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
-                .put(MAGIC).put((byte) VERSION).put((byte) kind.wireId()).putShort((short) 0)
+                .put(MAGIC).put((byte) version).put((byte) kind.wireId()).putShort((short) 0)
                 .putInt(sections.size());
         emit(channel, header.flip(), trailer);
         for (Map.Entry<String, ByteBuffer> e : sections.entrySet()) {
@@ -279,7 +296,8 @@ public final class CheckpointPart {
                 section(i, count, sections, order);
             }
             trailer(count);
-            return new CheckpointPart(kind, label, sections);
+            return new CheckpointPart(kind, Byte.toUnsignedInt(bytes[CheckpointDescriptor.VERSION_OFFSET]), label,
+                    sections);
         }
 
         /** The magic, the version, the kind and the reserved bytes of the part's header. */
@@ -294,9 +312,9 @@ public final class CheckpointPart {
                         + Messages.bytes(HEADER_LENGTH) + ", found " + Messages.bytes(bytes.length));
             }
             int version = Byte.toUnsignedInt(in.get(CheckpointDescriptor.VERSION_OFFSET));
-            if (version != VERSION) {
+            if (version < VERSION || version > MAX_VERSION) {
                 throw new CheckpointException(label + ": checkpoint format version " + version
-                        + ", this build reads version " + VERSION + " only");
+                        + ", this build reads versions " + VERSION + " to " + MAX_VERSION);
             }
             int kindId = Byte.toUnsignedInt(in.get(CheckpointDescriptor.KIND_OFFSET));
             PartKind kind = PartKind.ofWireId(kindId);
@@ -416,11 +434,13 @@ public final class CheckpointPart {
      */
     public static final class Builder {
         private final PartKind kind;
+        private final int version;
         private final Map<String, SectionWriter> sections = new LinkedHashMap<>();
         private boolean built;
 
-        private Builder(PartKind kind) {
+        private Builder(PartKind kind, int version) {
             this.kind = Objects.requireNonNull(kind, "kind");
+            this.version = version;
         }
 
         /**
@@ -471,7 +491,7 @@ public final class CheckpointPart {
                 throw new IllegalStateException("the " + kind + " part would have " + Messages.bytes(length)
                         + ", more than the " + Messages.bytes(MAX_PART_LENGTH) + " a reader accepts");
             }
-            return new CheckpointPart(kind, "new " + kind + " part", bodies);
+            return new CheckpointPart(kind, version, "new " + kind + " part", bodies);
         }
     }
 }

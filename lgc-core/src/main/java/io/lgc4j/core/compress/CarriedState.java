@@ -2,6 +2,7 @@ package io.lgc4j.core.compress;
 
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.Persistent.Regrouping;
 import io.lgc4j.core.checkpoint.Persistent;
 
 import java.util.Optional;
@@ -42,6 +43,11 @@ public abstract class CarriedState implements Persistent {
     @Override
     public void save(CheckpointPart.Builder part, String prefix) {
         carried().save(part, prefix);
+    }
+
+    @Override
+    public Regrouping regrouping(String prefix) {
+        return carried().regrouping(prefix);
     }
 
     @Override

@@ -2,8 +2,9 @@ package io.lgc4j.core.compress;
 
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
-import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.checkpoint.Persistent.Regrouping;
 import io.lgc4j.core.comm.ValueEncoding;
+import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.protocol.SparseSet;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
@@ -142,6 +143,12 @@ public final class DgcCompressor implements GatherCompressor {
         public void save(CheckpointPart.Builder part, String prefix) {
             part.section(prefix + "/u").putFloats(u);
             v.save(part, prefix);
+        }
+
+        @Override
+        public Regrouping regrouping(String prefix) {
+            // u (the local momentum) is linear in the gradient: its mean is the momentum of the mean gradient
+            return Regrouping.of(prefix + "/u", Regrouping.Rule.MEMORY).and(v.regrouping(prefix));
         }
 
         @Override

@@ -2,6 +2,7 @@ package io.lgc4j.core.compress;
 
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.Persistent.Regrouping;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.sparse.SparseVector;
@@ -221,6 +222,11 @@ final class ErrorFeedback {
 
     void save(CheckpointPart.Builder part, String prefix) {
         part.section(prefix + "/" + section).putFloats(memory);
+    }
+
+    /** The memory is one: {@link Regrouping.Rule#MEMORY}. */
+    Regrouping regrouping(String prefix) {
+        return Regrouping.of(prefix + "/" + section, Regrouping.Rule.MEMORY);
     }
 
     void restore(CheckpointPart part, String prefix) throws CheckpointException {

@@ -2,6 +2,7 @@ package io.lgc4j.core.compress;
 
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.Persistent.Regrouping;
 import io.lgc4j.core.checkpoint.SectionReader;
 import io.lgc4j.core.checkpoint.SectionWriter;
 import io.lgc4j.core.layout.ParamBlock;
@@ -185,6 +186,12 @@ public final class PowerSgdCompressor implements LowRankCompressor {
                     w.putFloats(block);
                 }
             }
+        }
+
+        @Override
+        public Regrouping regrouping(String prefix) {
+            // Q̄ is the mean every rank holds alike; the memory M − P̂Q̄ᵀ is each rank's
+            return memory.regrouping(prefix).and(prefix + "/q", Regrouping.Rule.REPLICATED);
         }
 
         @Override

@@ -2,11 +2,12 @@ package io.lgc4j.core.compress;
 
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.Persistent.Regrouping;
 import io.lgc4j.core.layout.ParamBlock;
-import io.lgc4j.core.settings.Require;
-import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.protocol.Sketch;
 import io.lgc4j.core.protocol.SparseSet;
+import io.lgc4j.core.settings.Require;
+import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
 
@@ -182,6 +183,15 @@ public final class S2SketchCompressor implements SketchCompressor {
         @Override
         public void save(CheckpointPart.Builder part, String prefix) {
             memory.save(part, prefix);
+        }
+
+
+        @Override
+
+        public Regrouping regrouping(String prefix) {
+
+            return memory.regrouping(prefix);
+
         }
 
         @Override

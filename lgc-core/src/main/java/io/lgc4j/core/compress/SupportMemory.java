@@ -2,6 +2,7 @@ package io.lgc4j.core.compress;
 
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.Persistent.Regrouping;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.sparse.TopK;
 
@@ -31,6 +32,15 @@ final class SupportMemory implements SharedSupportCompressor.State {
     @Override
     public void save(CheckpointPart.Builder part, String prefix) {
         memory.save(part, prefix);
+    }
+
+
+    @Override
+
+    public Regrouping regrouping(String prefix) {
+
+        return memory.regrouping(prefix);
+
     }
 
     @Override

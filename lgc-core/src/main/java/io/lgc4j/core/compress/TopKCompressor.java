@@ -2,8 +2,9 @@ package io.lgc4j.core.compress;
 
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
-import io.lgc4j.core.layout.ParamBlock;
+import io.lgc4j.core.checkpoint.Persistent.Regrouping;
 import io.lgc4j.core.comm.ValueEncoding;
+import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.protocol.SparseSet;
 import io.lgc4j.core.sparse.SparseVector;
 import io.lgc4j.core.sparse.TopK;
@@ -123,6 +124,15 @@ public final class TopKCompressor implements GatherCompressor {
         @Override
         public void save(CheckpointPart.Builder part, String prefix) {
             residual.save(part, prefix);
+        }
+
+
+        @Override
+
+        public Regrouping regrouping(String prefix) {
+
+            return residual.regrouping(prefix);
+
         }
 
         @Override

@@ -35,6 +35,16 @@ public interface DataSource extends AutoCloseable {
      */
     DataSetIterator open(Shard shard) throws IOException;
 
+    /**
+     * Whether {@link #open} reads a {@link Shard#resized() resized} shard: the rest of an epoch part of which another
+     * number of ranks read, by {@link EpochCursor}'s rule. A run resumed at another K inside an epoch refuses a source
+     * that cannot (it may resume at an epoch's first step, or at the same K). By default false; every
+     * {@link IndexedSource} can.
+     */
+    default boolean resplits() {
+        return false;
+    }
+
     /** What the data is, for provenance and messages: "memory, 60,000 examples", "csv /data/train (3 files, …)". */
     String describe();
 

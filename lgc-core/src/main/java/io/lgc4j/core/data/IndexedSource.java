@@ -127,6 +127,12 @@ public abstract class IndexedSource implements DataSource {
         return row >= to - 1 ? to : Math.min(row + SAMPLE_EVERY, to - 1);
     }
 
+    /** An indexed source can read the rest of an epoch at another K: it owns the order. */
+    @Override
+    public boolean resplits() {
+        return true;
+    }
+
     @Override
     public DataSetIterator open(Shard shard) {
         long n = examples();
@@ -134,24 +140,29 @@ public abstract class IndexedSource implements DataSource {
             throw new IllegalArgumentException(describe() + " holds " + n + " examples; a shuffled order over all of"
                     + " them is limited to " + Integer.MAX_VALUE);
         }
-        DataPlan plan = plan(shard.workers(), shard.batchSize());
-        if (shard.fromStep() > plan.stepsPerEpoch()) {
-            throw new IllegalArgumentException("step " + shard.fromStep() + " is beyond the epoch's "
-                    + plan.stepsPerEpoch() + " steps");
-        }
         int[] order = EpochOrder.of((int) n, shard.seed(), shard.epoch());
         int b = shard.batchSize();
-        long start = EpochOrder.position(n, shard.workers(), b, shard.rank(), 0);
-        return new ShardIterator(b, plan.stepsPerEpoch() - shard.fromStep()) {
+        if (shard.resized()) {
+            // the examples the epoch's earlier parts did not read, split over this K as a fresh epoch of them
+            order = new EpochCursor(shard.epoch(), shard.before()).unreadOf(order, b);
+        }
+        int steps = order.length / (shard.workers() * b);
+        if (shard.fromStep() > steps) {
+            throw new IllegalArgumentException("step " + shard.fromStep() + " is beyond the epoch's " + steps
+                    + " steps");
+        }
+        int[] rows = order;
+        long start = EpochOrder.position(rows.length, shard.workers(), b, shard.rank(), 0);
+        return new ShardIterator(b, steps - shard.fromStep()) {
             private int step = shard.fromStep();
 
             @Override
             protected DataSet read() {
-                int[] rows = new int[b];
-                System.arraycopy(order, (int) (start + (long) step * b), rows, 0, b);
+                int[] batch = new int[b];
+                System.arraycopy(rows, (int) (start + (long) step * b), batch, 0, b);
                 step++;
                 try {
-                    return IndexedSource.this.read(rows);
+                    return IndexedSource.this.read(batch);
                 } catch (IOException e) {
                     throw new UncheckedIOException(describe() + ": cannot read rank " + shard.rank() + "'s batch of"
                             + " step " + (step - 1) + " in epoch " + shard.epoch() + ": " + e.getMessage(), e);

@@ -90,6 +90,11 @@ public final class RankLocalSource implements DataSource {
 
     @Override
     public DataSetIterator open(Shard shard) {
+        if (shard.resized()) {
+            throw new IllegalArgumentException("rank " + shard.rank() + ": a rank-local source cannot read the rest of"
+                    + " an epoch another number of ranks began (its rows have no order across ranks); resume at an"
+                    + " epoch's first step or at the same K");
+        }
         IndexedSource mine = read.computeIfAbsent(shard.rank(), r -> {
             IndexedSource s = rowsOf.apply(r);
             if (s == null) {

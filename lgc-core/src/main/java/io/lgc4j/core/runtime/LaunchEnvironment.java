@@ -105,10 +105,12 @@ public record LaunchEnvironment(Rendezvous rendezvous, Listen listen, Credential
     /**
      * The run this process continues, if any.
      *
-     * @param runDir     LGC_RUN_DIR, the run's directory (checkpoints), or null
-     * @param resumeStep LGC_RESUME_STEP, default -1: start at step 0
+     * @param runDir      LGC_RUN_DIR, the run's directory (checkpoints), or null
+     * @param resumeStep  LGC_RESUME_STEP, default -1: start at step 0
+     * @param allowResize LGC_ALLOW_RESIZE: the checkpoint may have been written by another number of workers
+     *                    ({@code lgc launch --resize}; {@code DistributedTrainer.Builder#allowResize})
      */
-    public record Resume(Path runDir, long resumeStep) {
+    public record Resume(Path runDir, long resumeStep, boolean allowResize) {
 
         /** A resume step needs the directory that holds its checkpoint. */
         public Resume {
@@ -116,6 +118,11 @@ public record LaunchEnvironment(Rendezvous rendezvous, Listen listen, Credential
                 throw new IllegalArgumentException("--resume-step needs --run-dir (or LGC_RUN_DIR): the directory"
                         + " whose checkpoints/ holds step-" + String.format("%06d", resumeStep));
             }
+        }
+
+        /** A resume at the checkpoint's own K. */
+        public Resume(Path runDir, long resumeStep) {
+            this(runDir, resumeStep, false);
         }
     }
 
@@ -132,7 +139,7 @@ public record LaunchEnvironment(Rendezvous rendezvous, Listen listen, Credential
             Map.entry("LGC_TLS_CERT", "--tls-cert"), Map.entry("LGC_TLS_KEY", "--tls-key"),
             Map.entry("LGC_TLS_CA", "--tls-ca"), Map.entry("LGC_COLOCATE", "--colocate"),
             Map.entry("LGC_SERVERS", "--servers"), Map.entry("LGC_RUN_DIR", "--run-dir"),
-            Map.entry("LGC_RESUME_STEP", "--resume-step"));
+            Map.entry("LGC_RESUME_STEP", "--resume-step"), Map.entry("LGC_ALLOW_RESIZE", "--allow-resize"));
 
     /** Rejects a missing part: an unset variable is a part's null component, never a null part. */
     public LaunchEnvironment {
@@ -158,11 +165,8 @@ public record LaunchEnvironment(Rendezvous rendezvous, Listen listen, Credential
         Integer attempt = integer(variables, "LGC_ATTEMPT");
         Integer port = integer(variables, "LGC_PORT");
         Long resume = longValue(variables, "LGC_RESUME_STEP");
-        String colocate = text(variables, "LGC_COLOCATE");
-        if (colocate != null && !colocate.equalsIgnoreCase("true") && !colocate.equalsIgnoreCase("false")) {
-            throw new IllegalArgumentException(describe("LGC_COLOCATE") + " must be true or false, found '"
-                    + colocate + "'");
-        }
+        boolean colocate = bool(variables, "LGC_COLOCATE");
+        boolean allowResize = bool(variables, "LGC_ALLOW_RESIZE");
         Rendezvous rendezvous = new Rendezvous(integer(variables, "LGC_RANK"), integer(variables, "LGC_WORLD_SIZE"),
                 text(variables, "LGC_MASTER_ADDR"), integer(variables, "LGC_MASTER_PORT"),
                 text(variables, "LGC_JOB_ID"), attempt == null ? 0 : attempt);
@@ -170,12 +174,21 @@ public record LaunchEnvironment(Rendezvous rendezvous, Listen listen, Credential
                 text(variables, "LGC_ADVERTISE_ADDR"));
         Credentials credentials = new Credentials(path(variables, "LGC_TOKEN_FILE"), variables.get("LGC_TOKEN"),
                 path(variables, "LGC_TLS_CERT"), path(variables, "LGC_TLS_KEY"), path(variables, "LGC_TLS_CA"));
-        Shards shards = new Shards(Boolean.parseBoolean(colocate), integer(variables, "LGC_SERVERS"));
+        Shards shards = new Shards(colocate, integer(variables, "LGC_SERVERS"));
         Path runDir = path(variables, "LGC_RUN_DIR");
         // every variable parsed before the parts' checks, so a malformed one is reported first
         Long launcherPid = longValue(variables, "LGC_LAUNCHER_PID");
         return new LaunchEnvironment(rendezvous, listen, credentials, shards,
-                new Resume(runDir, resume == null ? -1 : resume), launcherPid);
+                new Resume(runDir, resume == null ? -1 : resume, allowResize), launcherPid);
+    }
+
+    /** A variable that is true or false (unset: false). */
+    private static boolean bool(Map<String, String> variables, String name) {
+        String value = text(variables, name);
+        if (value != null && !value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {
+            throw new IllegalArgumentException(describe(name) + " must be true or false, found '" + value + "'");
+        }
+        return Boolean.parseBoolean(value);
     }
 
     /** Whether a launcher started this process: {@code LGC_RANK} is set. */

@@ -2,10 +2,12 @@ package io.lgc4j.core.train;
 
 import io.lgc4j.core.checkpoint.Checkpoint;
 import io.lgc4j.core.checkpoint.CheckpointDirectory;
+import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointManifest;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.checkpoint.PartInfo;
 import io.lgc4j.core.checkpoint.PartKind;
+import io.lgc4j.core.checkpoint.Persistent.Regrouping;
 import io.lgc4j.core.checkpoint.Persistent;
 import io.lgc4j.core.checkpoint.RunSignature;
 import io.lgc4j.core.stage.StageSchedule;
@@ -30,9 +32,12 @@ import java.util.logging.Logger;
  * @param stages     the run's schedule (the manifest names the stage of the next step)
  * @param totalSteps the run's steps
  * @param resume     the checkpoint this run resumes from, or null for a run from step 0
+ * @param epochs     which epoch each step is in: a manifest records the cursor when it does not follow from the step
+ * @param regroup    the checkpoint's parts at this run's K when it was written by another K, or null
  */
 record Checkpointing(CheckpointDirectory directory, int everySteps, boolean atEnd, String runName,
-                     RunSignature signature, StageSchedule stages, int totalSteps, Checkpoint resume) {
+                     RunSignature signature, StageSchedule stages, int totalSteps, Checkpoint resume,
+                     EpochMap epochs, Regroup regroup) {
 
     private static final Logger LOG = Logger.getLogger(Checkpointing.class.getName());
 
@@ -109,7 +114,7 @@ record Checkpointing(CheckpointDirectory directory, int everySteps, boolean atEn
      */
     void writeManifest(int s, List<PartInfo> parts, long slowestWriteNanos, String slowest) {
         CheckpointManifest manifest = new CheckpointManifest(runName, s + 1L, stages.stageAt(s + 1), signature,
-                parts);
+                parts, epochs.isPlain() ? null : epochs.cursorAt(s + 1));
         try {
             long start = System.nanoTime();
             Checkpoint written = directory.writeManifest(manifest);
@@ -123,10 +128,15 @@ record Checkpointing(CheckpointDirectory directory, int everySteps, boolean atEn
         }
     }
 
-    /** The part of rank {@code rank} of the checkpoint resumed from. */
-    CheckpointPart rankPart(int rank) {
+    /**
+     * The part of rank {@code rank} of the checkpoint resumed from; of a checkpoint of another K, the part this K's
+     * rank gets by the trainer's rules and {@code exchange}'s ({@link Regroup}).
+     */
+    CheckpointPart rankPart(int rank, Regrouping exchange) throws CheckpointException {
         try {
-            return resume.rankPart(rank);
+            return regroup != null ? regroup.rankPart(rank, exchange) : resume.rankPart(rank);
+        } catch (CheckpointException e) {
+            throw e;
         } catch (IOException e) {
             throw new UncheckedIOException("rank " + rank + " cannot read its part of " + resume.directory() + ": "
                     + e.getMessage(), e);

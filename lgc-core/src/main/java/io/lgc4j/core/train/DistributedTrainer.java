@@ -3,7 +3,7 @@ package io.lgc4j.core.train;
 import io.lgc4j.core.checkpoint.Checkpoint;
 import io.lgc4j.core.checkpoint.CheckpointDirectory;
 import io.lgc4j.core.checkpoint.CheckpointManifest;
-import io.lgc4j.core.metrics.TraceSettings;
+import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.compute.ComputeReport;
 import io.lgc4j.core.compute.ComputeSettings;
 import io.lgc4j.core.compute.ComputeThreads;
@@ -16,7 +16,7 @@ import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.StepNotes;
-import io.lgc4j.core.comm.ValueEncoding;
+import io.lgc4j.core.metrics.TraceSettings;
 import io.lgc4j.core.runtime.ClusterConnector;
 import io.lgc4j.core.runtime.LaunchEnvironment;
 import io.lgc4j.core.stage.Stage;
@@ -154,6 +154,11 @@ public final class DistributedTrainer {
         return true;
     }
 
+    /** The settings the builder concluded. */
+    TrainingSpec spec() {
+        return spec;
+    }
+
     /** Steps one epoch takes. */
     public int stepsPerEpoch() {
         return spec.input().plan().stepsPerEpoch();
@@ -178,11 +183,12 @@ public final class DistributedTrainer {
             throw new IllegalStateException("fit may be called once per DistributedTrainer");
         }
         used = true;
-        TrainingPlan plan = plan(epochs);
+        EpochMap map = spec.epochs();
+        TrainingPlan plan = plan(epochs, map);
         EvaluationShares evaluation = spec.evaluation().data() == null ? null
                 : EvaluationShares.lazy(spec.evaluation().data());
-        RankLoop.Run run = new RankLoop.Run(spec, plan, spec.aggregation().describe(), checkpointing(plan.totalSteps()),
-                evaluation);
+        RankLoop.Run run = new RankLoop.Run(spec, plan, spec.aggregation().describe(),
+                checkpointing(plan.totalSteps(), map), evaluation, map);
         List<TrainingListener> listeners = spec.observation().listeners();
         listeners.forEach(l -> l.onStart(plan));
         TrainingResult outcome = null;
@@ -196,12 +202,15 @@ public final class DistributedTrainer {
         }
     }
 
-    /** The plan of a run of {@code epochs} passes over the data, capped at the builder's {@code maxSteps}. */
-    private TrainingPlan plan(int epochs) {
+    /**
+     * The plan of a run of {@code epochs} passes over the data, capped at the builder's {@code maxSteps}; a run
+     * resumed at another K inside an epoch reads the rest of it at its K ({@code map}).
+     */
+    private TrainingPlan plan(int epochs, EpochMap map) {
         TrainingSpec.Ranks ranks = spec.ranks();
         DataPlan data = spec.input().plan();
         int perEpoch = data.stepsPerEpoch();
-        int total = perEpoch * epochs;
+        int total = map.totalSteps(epochs);
         if (ranks.maxSteps() > 0) {
             total = Math.min(total, ranks.maxSteps());
         }
@@ -211,7 +220,7 @@ public final class DistributedTrainer {
     }
 
     /** Where and when a run of {@code total} steps saves its checkpoints and what it resumes from; null: neither. */
-    private Checkpointing checkpointing(int total) {
+    private Checkpointing checkpointing(int total, EpochMap epochs) {
         TrainingSpec.Checkpoints c = spec.checkpoints();
         if (c.runDirectory() == null && c.resume() == null) {
             return null;
@@ -222,8 +231,10 @@ public final class DistributedTrainer {
         }
         CheckpointDirectory dir = c.runDirectory() != null ? CheckpointDirectory.in(c.runDirectory())
                 : CheckpointDirectory.in(c.resume().directory().getParent().getParent());
+        Regroup regroup = c.resume() != null && c.resume().manifest().run().workers() != spec.ranks().workers()
+                ? new Regroup(c.resume(), spec.ranks().workers()) : null;
         return new Checkpointing(dir, c.everySteps(), c.atEnd() && c.runDirectory() != null, c.runName(),
-                spec.signature(), spec.aggregation().stages(), total, c.resume());
+                spec.signature(), spec.aggregation().stages(), total, c.resume(), epochs, regroup);
     }
 
     /** Builds a {@link DistributedTrainer}; {@link #build()} checks every setting and names the one that is wrong. */
@@ -249,6 +260,7 @@ public final class DistributedTrainer {
         private int checkpointEverySteps;
         private boolean checkpointAtEnd = true;
         private Checkpoint resume;
+        private boolean allowResize;
         private String runName = "run";
         private Map<String, String> runConfig;
         private Collection<String> resumeIgnoredKeys = CheckpointManifest.DEFAULT_IGNORED_KEYS;
@@ -461,7 +473,7 @@ public final class DistributedTrainer {
          * runtime is {@link TrainingRuntime#fromEnvironment()}, K is {@code LGC_WORLD_SIZE} (a different
          * {@link #workers} is refused, naming both), checkpoints go under {@code LGC_RUN_DIR} every
          * {@link #checkpoints} steps already asked for (else at the end only), {@code LGC_RESUME_STEP} resumes
-         * from that checkpoint, {@code LGC_COMPUTE_THREADS} ({@code lgc launch --threads}) replaces the compute
+         * from that checkpoint ({@code LGC_ALLOW_RESIZE}, {@code lgc launch --resize}: one of another K too), {@code LGC_COMPUTE_THREADS} ({@code lgc launch --threads}) replaces the compute
          * settings' thread count, and {@code LGC_TRACE_FILE} ({@code lgc launch --trace}) traces the run unless
          * {@link #trace} was given. Call it after the other settings.
          */
@@ -485,6 +497,7 @@ public final class DistributedTrainer {
                 if (given.runDir() != null) {
                     checkpoints(given.runDir(), checkpointEverySteps);
                     resume = given.resumeStep() < 0 ? resume : Checkpointing.load(given.runDir(), given.resumeStep());
+                    allowResize = allowResize || given.allowResize();
                 }
                 // lgc launch --trace FILE -- …: every process records, the launcher merges (a trace set here wins)
                 TraceSettings asked = TraceSettings.fromEnvironment(System.getenv());
@@ -541,6 +554,20 @@ public final class DistributedTrainer {
          */
         public Builder resumeFrom(Checkpoint checkpoint) {
             this.resume = Objects.requireNonNull(checkpoint, "checkpoint");
+            return this;
+        }
+
+        /**
+         * Lets {@link #resumeFrom} take a checkpoint written by another number of workers (default false: refused,
+         * naming both). The run goes on at this builder's K: the model, the updater and the step as saved; the rest
+         * of the epoch it stopped in split over the new K (every example not yet read in it, by the rule of a fresh
+         * epoch: {@link io.lgc4j.core.data.EpochCursor}); each compressor memory regrouped so its mean over the ranks
+         * is kept ({@link io.lgc4j.core.checkpoint.Persistent.Regrouping.Rule#MEMORY}). The global batch becomes K'·b and the
+         * learning rate is not changed. A method whose state cannot change size is refused, saying why; so is a data
+         * source that cannot re-split an epoch it stopped inside ({@link DataSource#resplits()}).
+         */
+        public Builder allowResize(boolean allow) {
+            this.allowResize = allow;
             return this;
         }
 
@@ -626,7 +653,7 @@ public final class DistributedTrainer {
             TrainingSpec spec = new TrainingSpec(ranks, new TrainingSpec.Input(data, plan, prefetch, dataCheck),
                     new TrainingSpec.Evaluation(evalData, evalEverySteps), aggregation, compute,
                     new TrainingSpec.Checkpoints(checkpointRunDir, checkpointEverySteps, checkpointAtEnd, resume,
-                            runName, config, resumeIgnoredKeys),
+                            allowResize, runName, config, resumeIgnoredKeys),
                     new TrainingSpec.Observation(List.copyOf(listeners), diagnostics, trace), runtime);
             spec.checkResumable();
             return spec;

@@ -62,11 +62,12 @@ final class RankCompute implements AutoCloseable {
      */
     Computed pass(int s, PhaseClock clock, float[] into, float[] predictor, StreamedGradient streamed) {
         TrainingPlan plan = run.plan();
-        int inEpoch = s % plan.stepsPerEpoch();
+        EpochMap epochs = run.epochs();
+        int inEpoch = epochs.partStep(s);
         if (batches == null) {
-            int count = Math.min(plan.stepsPerEpoch() - inEpoch, plan.totalSteps() - s);
-            Shard shard = new Shard(rank, run.workers(), run.batchSize(), s / plan.stepsPerEpoch(), inEpoch,
-                    run.spec().ranks().seed());
+            int count = Math.min(epochs.partSteps(s) - inEpoch, plan.totalSteps() - s);
+            Shard shard = new Shard(rank, run.workers(), run.batchSize(), epochs.epochOf(s), inEpoch,
+                    run.spec().ranks().seed(), epochs.before(s));
             batches = BatchReader.open(run.spec().input().source(), shard, count, run.spec().input().prefetch(), timeline);
         }
         ReplicaModel.Snapshot current = null;
@@ -87,7 +88,7 @@ final class RankCompute implements AutoCloseable {
         } finally {
             gate.afterCompute();
         }
-        if (inEpoch == plan.stepsPerEpoch() - 1 || s == plan.totalSteps() - 1) {
+        if (epochs.epochEnd(s) || s == plan.totalSteps() - 1) {
             batches.close();
             batches = null;
         }

@@ -4,10 +4,11 @@ import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.checkpoint.PartInfo;
 import io.lgc4j.core.checkpoint.PartKind;
+import io.lgc4j.core.checkpoint.Persistent.Regrouping;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.TrafficMeter;
-import io.lgc4j.core.data.DataSource;
 import io.lgc4j.core.compute.CpuStat;
+import io.lgc4j.core.data.DataSource;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.StepNotes;
@@ -62,7 +63,7 @@ final class RankLoop {
      * method is, its checkpoints (null: none) and its evaluation data (null: none).
      */
     record Run(TrainingSpec spec, TrainingPlan plan, TopologyDescription method, Checkpointing checkpoints,
-               EvaluationShares evalData) {
+               EvaluationShares evalData, EpochMap epochs) {
         int workers() {
             return plan.workers();
         }
@@ -202,7 +203,7 @@ final class RankLoop {
             }
         }
         clock.reset();
-        boolean epochEnd = s % plan.stepsPerEpoch() == plan.stepsPerEpoch() - 1;
+        boolean epochEnd = run.epochs().epochEnd(s);
         boolean last = s == plan.totalSteps() - 1;
         boolean evaluates = run.evalData() != null
                 && (last || epochEnd || (run.spec().evaluation().everySteps() > 0 && (s + 1) % run.spec().evaluation().everySteps() == 0));
@@ -302,10 +303,11 @@ final class RankLoop {
      */
     private long[] resume(StepOrder order, StepCollector collector) {
         Checkpointing checkpoints = run.checkpoints();
-        CheckpointPart part = checkpoints.rankPart(rank);
         try {
+            Regrouping rules = exchange.regrouping(Checkpointing.EXCHANGE);
+            CheckpointPart part = checkpoints.rankPart(rank, rules);
             // the replica is in rank 0's part (a checkpoint of an earlier build has it in every part, all the same)
-            CheckpointPart rank0 = rank == 0 ? part : checkpoints.rankPart(0);
+            CheckpointPart rank0 = rank == 0 ? part : checkpoints.rankPart(0, rules);
             replica.restore(rank0, Checkpointing.REPLICA);
             order.restore(rank0);
             exchange.restore(part, Checkpointing.EXCHANGE);

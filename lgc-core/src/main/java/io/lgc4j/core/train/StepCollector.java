@@ -132,7 +132,7 @@ final class StepCollector {
         if (!Double.isNaN(w.accuracy())) {
             lastAccuracy = w.accuracy();
         }
-        StepMetrics m = new StepMetrics(p.step(), p.step() / run.plan().stepsPerEpoch(), p.stage(), w.loss(),
+        StepMetrics m = new StepMetrics(p.step(), run.epochs().epochOf(p.step()), p.stage(), w.loss(),
                 w.accuracy(), w.mean(), w.max(), w.wallNanos(), TrafficMeter.Snapshot.ofRows(p.rows()),
                 run.workers(), p.notes());
         history.add(m);

@@ -67,6 +67,17 @@ public interface Topology {
     }
 
     /**
+     * Refuses a resume at {@code to} workers from a checkpoint of {@code from} when this topology's state cannot
+     * change size, saying why; called by {@link DistributedTrainer.Builder#build()} before the first step. The default
+     * accepts: each rank's exchange then says at load how its sections regroup
+     * ({@link io.lgc4j.core.checkpoint.Persistent#regrouping}), and a section no rule names is refused there.
+     *
+     * @throws CheckpointMismatchException naming the topology and why its state cannot go from K = from to K = to
+     */
+    default void checkResize(int from, int to) {
+    }
+
+    /**
      * Gives the topology the board for its per-step notes (autoencoder losses and the like); called once before
      * {@link #worker} and {@link #services}. The default ignores it.
      */

@@ -2,6 +2,7 @@ package io.lgc4j.core.train;
 
 import io.lgc4j.core.checkpoint.Checkpoint;
 import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointManifest;
 import io.lgc4j.core.checkpoint.ModelIdentity;
 import io.lgc4j.core.checkpoint.RunSignature;
 import io.lgc4j.core.comm.ValueEncoding;
@@ -9,6 +10,7 @@ import io.lgc4j.core.compute.ComputeSettings;
 import io.lgc4j.core.data.DataCheck;
 import io.lgc4j.core.data.DataPlan;
 import io.lgc4j.core.data.DataSource;
+import io.lgc4j.core.data.EpochCursor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.metrics.TraceSettings;
 import io.lgc4j.core.stage.StageSchedule;
@@ -59,16 +61,19 @@ record TrainingSpec(Ranks ranks, Input input, Evaluation evaluation, Aggregation
 
     /**
      * Where checkpoints go (null: nowhere), after how many steps (0: none on the way) and whether after the last; the
-     * checkpoint resumed from (null: a fresh run); the name and configuration a checkpoint records and a resume
-     * compares, ignoring {@code ignoredKeys}.
+     * checkpoint resumed from (null: a fresh run) and whether it may have been written by another K; the name and
+     * configuration a checkpoint records and a resume compares, ignoring {@code ignoredKeys}.
      */
-    record Checkpoints(Path runDirectory, int everySteps, boolean atEnd, Checkpoint resume, String runName,
-                       Map<String, String> runConfig, Collection<String> ignoredKeys) {
+    record Checkpoints(Path runDirectory, int everySteps, boolean atEnd, Checkpoint resume, boolean allowResize,
+                       String runName, Map<String, String> runConfig, Collection<String> ignoredKeys) {
     }
 
     /** What watches the run: the listeners, the diagnostic mode, the trace (null: none). */
     record Observation(List<TrainingListener> listeners, boolean diagnostics, TraceSettings trace) {
     }
+
+    /** The config key of K: a resize changes it. */
+    static final String WORKERS_KEY = "training.workers";
 
     /** What a checkpoint of this run must match to be resumed: K, S, the model and the configuration. */
     RunSignature signature() {
@@ -77,18 +82,59 @@ record TrainingSpec(Ranks ranks, Input input, Evaluation evaluation, Aggregation
     }
 
     /**
-     * Refuses a resume from a checkpoint of another run (another K, S, model or configuration), listing every
-     * difference.
+     * Refuses a resume from a checkpoint of another run (another K unless allowed, S, model or configuration),
+     * listing every difference; and a resume at another K inside an epoch from a source that cannot re-split it.
      */
     void checkResumable() {
         if (checkpoints.resume() == null) {
             return;
         }
-        try {
-            checkpoints.resume().manifest().checkCompatible(signature(), checkpoints.ignoredKeys());
-        } catch (CheckpointException e) {
-            throw new CheckpointMismatchException(e.getMessage(), e);
+        CheckpointManifest manifest = checkpoints.resume().manifest();
+        int written = manifest.run().workers();
+        boolean resized = written != ranks.workers();
+        RunSignature mine = signature();
+        if (resized && checkpoints.allowResize()) {
+            // K is the one thing allowed to differ, as the signature and as the config's key
+            Map<String, String> config = new TreeMap<>(mine.config());
+            config.computeIfPresent(WORKERS_KEY, (k, v) -> String.valueOf(written));
+            mine = new RunSignature(written, mine.services(), mine.model(), config);
         }
+        try {
+            manifest.checkCompatible(mine, checkpoints.ignoredKeys());
+        } catch (CheckpointException e) {
+            String hint = resized && !checkpoints.allowResize() ? "\n  to go on at K = " + ranks.workers()
+                    + " from this checkpoint, allow a resize: DistributedTrainer.Builder#allowResize(true), lgc run"
+                    + " --resume DIR --workers " + ranks.workers() + ", lgc launch --resume --resize" : "";
+            throw new CheckpointMismatchException(e.getMessage() + hint, e);
+        }
+        if (resized) {
+            aggregation.topology().checkResize(written, ranks.workers());
+        }
+        if (resized && !epochs().before((int) manifest.nextStep()).isEmpty() && !input.source().resplits()) {
+            throw new CheckpointMismatchException("cannot resume " + checkpoints.resume().directory().getFileName()
+                    + " of K = " + written + " at K = " + ranks.workers() + ": it stopped inside epoch "
+                    + epochs().epochOf((int) manifest.nextStep()) + ", and the data source (" + input.source()
+                    .describe() + ") cannot read the rest of an epoch at another K (DataSource.resplits); resume at"
+                    + " K = " + written + " or from a checkpoint at an epoch's first step", null);
+        }
+    }
+
+    /**
+     * Which epoch each step is in: from step 0, or from where the checkpoint resumed from stopped (its cursor, or,
+     * written by a run that never changed K, what its next step says at its K).
+     */
+    EpochMap epochs() {
+        int perEpoch = input.plan().stepsPerEpoch();
+        Checkpoint resume = checkpoints.resume();
+        if (resume == null) {
+            return EpochMap.plain(ranks.workers(), ranks.batchSize(), perEpoch);
+        }
+        CheckpointManifest m = resume.manifest();
+        int written = m.run().workers();
+        EpochCursor cursor = m.cursor() != null ? m.cursor() : EpochMap.derived(m.nextStep(), written,
+                DataPlan.of(input.plan().examples(), written, ranks.batchSize(), 0).stepsPerEpoch());
+        return EpochMap.resumed(input.plan().examples(), ranks.workers(), ranks.batchSize(), perEpoch,
+                Math.toIntExact(m.nextStep()), cursor);
     }
 
     /**
@@ -98,7 +144,7 @@ record TrainingSpec(Ranks ranks, Input input, Evaluation evaluation, Aggregation
      */
     static Map<String, String> ownConfig(Ranks ranks, Aggregation aggregation, ComputeSettings compute) {
         Map<String, String> config = new TreeMap<>();
-        config.put("training.workers", String.valueOf(ranks.workers()));
+        config.put(WORKERS_KEY, String.valueOf(ranks.workers()));
         config.put("training.batchSizePerWorker", String.valueOf(ranks.batchSize()));
         config.put("run.seed", String.valueOf(ranks.seed()));
         config.put("compressor.values", aggregation.values().toString());

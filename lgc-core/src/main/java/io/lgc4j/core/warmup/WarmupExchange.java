@@ -2,6 +2,7 @@ package io.lgc4j.core.warmup;
 
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.Persistent.Regrouping;
 import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.core.compress.OfferTap;
@@ -131,6 +132,16 @@ public final class WarmupExchange implements GradientExchange {
             warmup.save(part, prefix + "/" + Warmup.SECTION);
             part.section(prefix + "/" + Warmup.SECTION + "/switched").putBoolean(switched);
         }
+    }
+
+    @Override
+    public Regrouping regrouping(String prefix) {
+        Regrouping rules = main.regrouping(prefix);
+        if (warmup == null) {
+            return rules;
+        }
+        return rules.and(warmup.regrouping(prefix + "/" + Warmup.SECTION))
+                .and(prefix + "/" + Warmup.SECTION + "/switched", Regrouping.Rule.REPLICATED);
     }
 
     @Override

@@ -201,9 +201,12 @@ class CheckpointPartTest {
 
     @Test
     void shouldRefuseAnotherVersionKindOrReservedBytes() {
-        byte[] v2 = small();
-        v2[CheckpointDescriptor.VERSION_OFFSET] = 2;
-        assertEquals("rank-1.lgcc: checkpoint format version 2, this build reads version 1 only", parseMessage(v2));
+        byte[] v3 = small();
+        v3[CheckpointDescriptor.VERSION_OFFSET] = 3;
+        assertEquals("rank-1.lgcc: checkpoint format version 3, this build reads versions 1 to 2", parseMessage(v3));
+        byte[] v0 = small();
+        v0[CheckpointDescriptor.VERSION_OFFSET] = 0;
+        assertEquals("rank-1.lgcc: checkpoint format version 0, this build reads versions 1 to 2", parseMessage(v0));
         byte[] kind = small();
         kind[CheckpointDescriptor.KIND_OFFSET] = 9;
         assertEquals("rank-1.lgcc: unknown part kind 9 (1 rank, 2 server, 3 manifest)", parseMessage(kind));

@@ -273,6 +273,34 @@ public abstract class CompressedTopologyContract {
     }
 
     /**
+     * A resume at another K with each compressor's memory: a K = 4 run (5 dense steps, then compressed; 12 steps an
+     * epoch, two epochs) resumed after step 8 at K' = 3 and 5 goes on as {@link ResizeCheck} says, and every memory's
+     * mean over the ranks is kept by the regroup.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("sparse")
+    void shouldResumeAtAnotherNumberOfWorkersKeepingTheMemoriesMean(Compressor compressor, @TempDir Path dir)
+            throws Exception {
+        topology(compressor); // aborts the test when the topology cannot carry the compressor
+        java.util.function.Supplier<DistributedTrainer.Builder> run = () -> DistributedTrainer.builder()
+                .model(TestModels.mlp(13, new Sgd(0.1))).data(TestModels.data(4 * 8 * 12, 7)).batchSizePerWorker(8)
+                .topology(topology(compressor)).seed(2).stages(StageSchedule.denseWarmup(5));
+        if (resizeRefusal() != null) {
+            ResizeCheck.assertRefused(run, 4, 4, dir, 8, 5, resizeRefusal());
+            return;
+        }
+        ResizeCheck.assertMeansKept(ResizeCheck.run(run, 4, 2, 4, dir, 8, 3, 5), compressor.name());
+    }
+
+    /**
+     * How a resume at another K is refused by a topology whose state cannot change size (the message's start), or
+     * null when it resumes.
+     */
+    protected String resizeRefusal() {
+        return null;
+    }
+
+    /**
      * A checkpoint is complete when its step ends, with compressed steps (the checkpoint after step 5 in TOP_K): a
      * run that fails in the step after it leaves it for a restart.
      */

@@ -280,6 +280,36 @@ public abstract class TopologyContract {
     }
 
     /**
+     * A resume at another K: a K = 4 run of two epochs of 12 steps (every stage the topology runs, a momentum
+     * updater) resumed after step 6 at K' = 3 and K' = 5 reads the rest of its epoch at K', keeps its replicas
+     * identical and is itself resumable exactly ({@link ResizeCheck}).
+     */
+    @Test
+    void shouldResumeAtAnotherNumberOfWorkers(@TempDir Path dir) throws Exception {
+        java.util.function.Supplier<DistributedTrainer.Builder> run = () -> {
+            DistributedTrainer.Builder b = DistributedTrainer.builder().model(TestModels.mlp(43))
+                    .data(TestModels.data(4 * 8 * 12, 3)).batchSizePerWorker(8).topology(topology()).seed(5);
+            if (replicaStages() != null) {
+                b.stages(replicaStages());
+            }
+            return b;
+        };
+        if (resizeRefusal() != null) {
+            ResizeCheck.assertRefused(run, 4, 6, dir, 6, 3, resizeRefusal());
+            return;
+        }
+        ResizeCheck.run(run, 4, 2, 6, dir, 6, 3, 5);
+    }
+
+    /**
+     * How a resume at another K is refused by a topology whose state cannot change size (the message's start), or
+     * null when it resumes.
+     */
+    protected String resizeRefusal() {
+        return null;
+    }
+
+    /**
      * A model that draws random numbers while it trains (Dropout, Gaussian noise, alpha dropout, DropConnect, beside
      * batch normalization and a skip connection; Adam): the replicas stay identical, and a resume — every step after it
      * on new rank threads — ends exactly where the uninterrupted run ends.

@@ -26,6 +26,7 @@ import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.stage.StageSchedule;
+import io.lgc4j.core.train.CheckpointMismatchException;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.ServiceLoop;
 import io.lgc4j.core.train.Topology;
@@ -475,6 +476,14 @@ public final class LgcPsTopology implements Topology {
     PsAutoencoder serverAutoencoder() {
         LgcPsServer s = server;
         return s == null ? null : s.autoencoder();
+    }
+
+    /** LGC's state does not change size yet: a resume at another K is refused before the first step. */
+    @Override
+    public void checkResize(int from, int to) {
+        throw new CheckpointMismatchException("LGC-PS cannot resume at K = " + to + " from a checkpoint of K = "
+                + from + ": its server keeps one decoder per worker and trains its autoencoder on K workers' latents,"
+                + " which do not change size yet (docs/design/elastic.md says how they would)", null);
     }
 
     @Override

@@ -1,35 +1,36 @@
 package io.lgc4j.lgc.ps;
 
-import io.lgc4j.lgc.DriftGuard;
-import io.lgc4j.core.compress.CompressorState;
-import io.lgc4j.core.compress.CarriedState;
-import io.lgc4j.lgc.LgcControl;
-import io.lgc4j.lgc.LgcProtocolState;
-import io.lgc4j.lgc.autoencoder.PsAutoencoder;
-import io.lgc4j.lgc.autoencoder.Scale;
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.Persistent.Regrouping;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
-import io.lgc4j.lgc.support.CompactLayout;
-import io.lgc4j.lgc.support.LgcSupportCompressor;
+import io.lgc4j.core.comm.StepTag;
+import io.lgc4j.core.compress.CarriedState;
+import io.lgc4j.core.compress.CompressorState;
 import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
+import io.lgc4j.core.protocol.SparseFrames;
+import io.lgc4j.core.protocol.Support;
+import io.lgc4j.core.protocol.Values;
+import io.lgc4j.lgc.DriftGuard;
+import io.lgc4j.lgc.LgcControl;
+import io.lgc4j.lgc.LgcProtocolState;
+import io.lgc4j.lgc.autoencoder.PsAutoencoder;
+import io.lgc4j.lgc.autoencoder.Scale;
+import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
+import io.lgc4j.lgc.support.CompactLayout;
+import io.lgc4j.lgc.support.LgcSupportCompressor;
 import io.lgc4j.lgc.wire.Code;
 import io.lgc4j.lgc.wire.Flag;
 import io.lgc4j.lgc.wire.Innovation;
 import io.lgc4j.lgc.wire.Sample;
-import io.lgc4j.core.protocol.SparseFrames;
-import io.lgc4j.core.protocol.Support;
-import io.lgc4j.core.protocol.Values;
 import io.lgc4j.lgc.wire.Weights;
-import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.ps.skeleton.PsWorker;
 import io.lgc4j.ps.skeleton.PsWorkerEnd;
-import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -73,6 +74,12 @@ final class LgcPsWorker extends CarriedState implements PsWorker.Step {
      * built them) and the protocol's flags ({@code prefix/protocol/state}). The rest is configuration, or the step's
      * own (the support, the values, the frames).
      */
+    @Override
+    public Regrouping regrouping(String prefix) {
+        return Regrouping.refuse("LGC-PS keeps one decoder per worker on its server, and its autoencoder is trained on K workers' latents: it"
+                + " does not change K yet (docs/design/elastic.md says how it would)");
+    }
+
     @Override
     public void save(CheckpointPart.Builder part, String prefix) {
         super.save(part, prefix);

@@ -1,46 +1,47 @@
 package io.lgc4j.lgc.ring;
 
-import io.lgc4j.lgc.autoencoder.AeLosses;
-import io.lgc4j.core.compress.CompressorState;
-import io.lgc4j.core.compress.CarriedState;
-import io.lgc4j.lgc.autoencoder.AeTraining;
-import io.lgc4j.lgc.autoencoder.AutoencoderLane;
-import io.lgc4j.lgc.autoencoder.AutoencoderSpec;
-import io.lgc4j.lgc.autoencoder.AutoencoderTrainer;
-import io.lgc4j.lgc.DriftGuard;
-import io.lgc4j.lgc.LgcAblation;
-import io.lgc4j.lgc.LgcControl;
-import io.lgc4j.lgc.LgcProtocolState;
-import io.lgc4j.lgc.autoencoder.LinearRingCode;
-import io.lgc4j.lgc.autoencoder.RingAutoencoder;
-import io.lgc4j.lgc.autoencoder.Scale;
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.Persistent.Regrouping;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
-import io.lgc4j.core.metrics.TracedTransport;
+import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.comm.TrafficKind;
-import io.lgc4j.lgc.support.CompactLayout;
-import io.lgc4j.lgc.support.LgcSupportCompressor;
+import io.lgc4j.core.comm.ValueEncoding;
+import io.lgc4j.core.compress.CarriedState;
+import io.lgc4j.core.compress.CompressorState;
 import io.lgc4j.core.compress.SharedSupportCompressor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.ParamBlock;
 import io.lgc4j.core.link.Averages;
+import io.lgc4j.core.link.GradientPieces;
 import io.lgc4j.core.metrics.Phase;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.metrics.Timeline;
+import io.lgc4j.core.metrics.TracedTransport;
+import io.lgc4j.core.protocol.Support;
+import io.lgc4j.core.stage.Stage;
+import io.lgc4j.core.train.GradientExchange;
+import io.lgc4j.lgc.DriftGuard;
+import io.lgc4j.lgc.LgcAblation;
+import io.lgc4j.lgc.LgcControl;
+import io.lgc4j.lgc.LgcProtocolState;
+import io.lgc4j.lgc.autoencoder.AeLosses;
+import io.lgc4j.lgc.autoencoder.AeTraining;
+import io.lgc4j.lgc.autoencoder.AutoencoderLane;
+import io.lgc4j.lgc.autoencoder.AutoencoderSpec;
+import io.lgc4j.lgc.autoencoder.AutoencoderTrainer;
+import io.lgc4j.lgc.autoencoder.LinearRingCode;
+import io.lgc4j.lgc.autoencoder.RingAutoencoder;
+import io.lgc4j.lgc.autoencoder.Scale;
+import io.lgc4j.lgc.support.CompactLayout;
+import io.lgc4j.lgc.support.LgcSupportCompressor;
 import io.lgc4j.lgc.wire.AeSample;
 import io.lgc4j.lgc.wire.Code;
 import io.lgc4j.lgc.wire.Flag;
 import io.lgc4j.lgc.wire.Sample;
-import io.lgc4j.core.protocol.Support;
-import io.lgc4j.core.comm.ValueEncoding;
 import io.lgc4j.lgc.wire.Weights;
-import io.lgc4j.core.link.GradientPieces;
-import io.lgc4j.core.stage.Stage;
-import io.lgc4j.core.train.GradientExchange;
-import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.ring.collective.RingAllReduce;
 import io.lgc4j.ring.skeleton.RingEnd;
 
@@ -146,6 +147,12 @@ final class LgcRingExchange extends CarriedState implements GradientExchange {
      * the drift guard's window when a guard runs ({@code prefix/guard/window}) and the protocol's flags
      * ({@code prefix/protocol/state}). The rest is configuration, or the step's own (support, values, frames).
      */
+    @Override
+    public Regrouping regrouping(String prefix) {
+        return Regrouping.refuse("LGC-RAR's autoencoder and its trainer's state are not yet regrouped to another K (docs/design/elastic.md"
+                + " says how they would be)");
+    }
+
     @Override
     public void save(CheckpointPart.Builder part, String prefix) {
         super.save(part, prefix);

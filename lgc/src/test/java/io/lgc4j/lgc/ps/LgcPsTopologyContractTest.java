@@ -46,6 +46,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LgcPsTopologyContractTest extends TopologyContract {
 
+    /** LGC's state does not change size yet. */
+    @Override
+    protected String resizeRefusal() {
+        return "LGC-PS cannot resume at K = ";
+    }
+
     /**
      * A small autoencoder, so the contract stays fast: two stride-2 convolutions of 4 filters, a latent of 2 channels
      * (μ = 11 pads to 12, a latent of 2 × 3 floats). The paper's architecture runs in {@link LgcPsTopologyTest}.
@@ -153,6 +159,12 @@ class LgcPsTopologyContractTest extends TopologyContract {
     /** The paper-literal policy: every rank sends its own support. */
     @Nested
     class OwnSupport extends TopologyContract {
+
+        /** LGC's state does not change size yet. */
+        @Override
+        protected String resizeRefusal() {
+            return "LGC-PS cannot resume at K = ";
+        }
         @Override
         protected Topology topology() {
             return lgc(SupportPolicy.OWN);
@@ -192,6 +204,12 @@ class LgcPsTopologyContractTest extends TopologyContract {
      */
     @Nested
     class LeaderSupportAsCompressedTopology extends CompressedTopologyContract {
+
+        /** LGC's state does not change size yet. */
+        @Override
+        protected String resizeRefusal() {
+            return "LGC-PS cannot resume at K = ";
+        }
         @Override
         protected Topology topology(Compressor compressor) {
             assumeTrue(compressor instanceof SharedSupportCompressor
@@ -212,6 +230,12 @@ class LgcPsTopologyContractTest extends TopologyContract {
      */
     @Nested
     class OwnSupportAsCompressedTopology extends CompressedTopologyContract {
+
+        /** LGC's state does not change size yet. */
+        @Override
+        protected String resizeRefusal() {
+            return "LGC-PS cannot resume at K = ";
+        }
         @Override
         protected Topology topology(Compressor compressor) {
             assumeTrue(compressor instanceof TopKCompressor, "LGC-PS under the OWN policy selects like Sparse GD"

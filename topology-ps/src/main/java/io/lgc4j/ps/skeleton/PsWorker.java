@@ -2,13 +2,14 @@ package io.lgc4j.ps.skeleton;
 
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.Persistent.Regrouping;
 import io.lgc4j.core.checkpoint.Persistent;
+import io.lgc4j.core.comm.StepTag;
 import io.lgc4j.core.compress.OfferTap;
 import io.lgc4j.core.link.GradientPieces;
 import io.lgc4j.core.metrics.PhaseClock;
 import io.lgc4j.core.stage.Stage;
 import io.lgc4j.core.train.GradientExchange;
-import io.lgc4j.core.comm.StepTag;
 
 import java.util.Objects;
 import java.util.Optional;
@@ -74,6 +75,11 @@ public final class PsWorker implements GradientExchange {
             public void restore(CheckpointPart part, String prefix) throws CheckpointException {
                 step.restore(part, prefix);
             }
+
+            @Override
+            public Regrouping regrouping(String prefix) {
+                return step.regrouping(prefix);
+            }
         };
     }
 
@@ -125,6 +131,11 @@ public final class PsWorker implements GradientExchange {
         if (compressed != null) {
             compressed.restore(part, prefix);
         }
+    }
+
+    @Override
+    public Regrouping regrouping(String prefix) {
+        return compressed == null ? Regrouping.NONE : compressed.regrouping(prefix);
     }
 
     @Override

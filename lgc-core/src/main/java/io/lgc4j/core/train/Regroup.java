@@ -1,0 +1,211 @@
+package io.lgc4j.core.train;
+
+import io.lgc4j.core.checkpoint.Checkpoint;
+import io.lgc4j.core.checkpoint.CheckpointException;
+import io.lgc4j.core.checkpoint.CheckpointPart;
+import io.lgc4j.core.checkpoint.PartKind;
+import io.lgc4j.core.checkpoint.Persistent.Regrouping;
+import io.lgc4j.core.checkpoint.SectionReader;
+import io.lgc4j.core.comm.TrafficMeter;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Logger;
+import java.util.stream.IntStream;
+
+/**
+ * A checkpoint written by K ranks, read as the parts of K' ranks (a resume at another K), built in memory when a rank
+ * asks for its part. Every section follows a rule: the trainer's own (the replica, what the step order carries, the
+ * history and accuracy stay with rank 0; each rank's traffic counters stay with it, a new rank's start at 0, and a
+ * rank no longer there has its counters added to rank 0's, so the run's totals count every byte), the exchange's
+ * ({@link Regrouping}: memories keep their mean, replicated sections their bytes). A section with no rule is refused,
+ * naming it. The services' parts are read as they are (the services are the same: S' = S).
+ */
+final class Regroup {
+
+    private static final Logger LOG = Logger.getLogger(Regroup.class.getName());
+
+    private final Checkpoint checkpoint;
+    private final int from;
+    private final int to;
+    /** The old ranks' parts, read once (a memory section needs every rank's). */
+    private CheckpointPart[] old;
+    private final Map<Integer, CheckpointPart> built = new HashMap<>();
+
+    Regroup(Checkpoint checkpoint, int to) {
+        this.checkpoint = checkpoint;
+        this.from = checkpoint.manifest().run().workers();
+        this.to = to;
+    }
+
+    int from() {
+        return from;
+    }
+
+    int to() {
+        return to;
+    }
+
+    /**
+     * Rank {@code rank}'s part at K' ranks, by the trainer's rules and {@code exchange}'s (every rank's exchange
+     * declares the same).
+     *
+     * @throws CheckpointException naming the section and the part when a section has no rule, replicated sections
+     *                             differ, or memories differ in length
+     */
+    synchronized CheckpointPart rankPart(int rank, Regrouping exchange) throws IOException, CheckpointException {
+        CheckpointPart part = built.get(rank);
+        if (part == null) {
+            part = build(rank, exchange);
+            built.put(rank, part);
+        }
+        return part;
+    }
+
+    private CheckpointPart build(int rank, Regrouping exchange) throws IOException, CheckpointException {
+        if (exchange.refusal() != null) {
+            throw new CheckpointException("cannot resume " + checkpoint.directory().getFileName() + " of K = " + from
+                    + " at K = " + to + ": " + exchange.refusal());
+        }
+        CheckpointPart[] parts = oldParts();
+        CheckpointPart.Builder out = CheckpointPart.builder(PartKind.RANK);
+        for (String name : parts[0].sectionNames()) {
+            for (int r = 1; r < from; r++) {
+                // rank 0's part holds every section a rank's does, and its own
+                requireSameNames(parts[0], parts[r]);
+            }
+            if (name.equals(Checkpointing.TRAFFIC)) {
+                out.section(name).putLongs(traffic(rank, parts));
+                continue;
+            }
+            switch (ruleOf(name, exchange)) {
+                case RANK_ZERO -> {
+                    if (rank == 0) {
+                        out.section(name).putBytes(parts[0].bytes(name));
+                    }
+                }
+                case REPLICATED -> out.section(name).putBytes(replicated(name, parts));
+                case MEMORY -> out.section(name).putFloats(memory(name, rank, parts));
+            }
+        }
+        if (rank == 0) {
+            LOG.info(() -> "resuming " + checkpoint.directory() + " of K = " + from + " at K = " + to
+                    + ": memories keep their mean, rank 0 keeps the replica");
+        }
+        return out.build();
+    }
+
+    private CheckpointPart[] oldParts() throws IOException {
+        if (old == null) {
+            CheckpointPart[] parts = new CheckpointPart[from];
+            for (int r = 0; r < from; r++) {
+                parts[r] = checkpoint.rankPart(r);
+            }
+            old = parts;
+        }
+        return old;
+    }
+
+    /** The trainer's rule for its own sections, else the exchange's. */
+    private Regrouping.Rule ruleOf(String name, Regrouping exchange) throws CheckpointException {
+        if (name.startsWith(Checkpointing.REPLICA + "/") || name.equals(Checkpointing.HISTORY)
+                || name.equals(Checkpointing.ACCURACY)) {
+            return Regrouping.Rule.RANK_ZERO;
+        }
+        Regrouping.Rule rule = exchange.ruleOf(name);
+        if (rule == null) {
+            throw new CheckpointException("cannot resume " + checkpoint.directory().getFileName() + " of K = " + from
+                    + " at K = " + to + ": section '" + name + "' of rank-0.lgcc has no rule for another number of"
+                    + " ranks (its state does not say how it changes size; it declares "
+                    + (exchange.rules().isEmpty() ? "none" : String.join(", ", exchange.rules().keySet())) + ")");
+        }
+        return rule;
+    }
+
+    private void requireSameNames(CheckpointPart rank0, CheckpointPart other) throws CheckpointException {
+        for (String name : other.sectionNames()) {
+            if (!rank0.has(name)) {
+                throw new CheckpointException("cannot resume " + checkpoint.directory().getFileName() + " at K = "
+                        + to + ": " + other.label() + " has section '" + name + "', which rank-0.lgcc has not");
+            }
+        }
+    }
+
+    private byte[] replicated(String name, CheckpointPart[] parts) throws CheckpointException {
+        byte[] bytes = parts[0].bytes(name);
+        for (int r = 1; r < from; r++) {
+            if (!parts[r].has(name) || !Arrays.equals(bytes, parts[r].bytes(name))) {
+                throw new CheckpointException("cannot resume " + checkpoint.directory().getFileName() + " at K = "
+                        + to + ": section '" + name + "' should be the same on every rank, and rank " + r
+                        + "'s differs from rank 0's");
+            }
+        }
+        return bytes;
+    }
+
+    /** {@link Regrouping.Rule#MEMORY} for new rank {@code rank}. */
+    private float[] memory(String name, int rank, CheckpointPart[] parts) throws CheckpointException {
+        float[][] m = new float[from][];
+        for (int r = 0; r < from; r++) {
+            if (!parts[r].has(name)) {
+                throw new CheckpointException(parts[r].label() + " has no section '" + name + "', a memory every"
+                        + " rank holds");
+            }
+            SectionReader s = parts[r].section(name);
+            m[r] = parts[r].floats(name, s.remaining() / Float.BYTES);
+            if (m[r].length != m[0].length) {
+                throw new CheckpointException("section '" + name + "': rank " + r + " holds " + m[r].length
+                        + " values, rank 0 " + m[0].length);
+            }
+        }
+        return memoryOf(m, rank, to);
+    }
+
+    /**
+     * The memory of new rank {@code rank} of {@code to} from the old ranks' {@code m}: the rank's own deviation from
+     * the kept ranks' mean, around the mean of all (see {@link Regrouping.Rule#MEMORY}).
+     */
+    static float[] memoryOf(float[][] m, int rank, int to) {
+        int from = m.length;
+        int n = m[0].length;
+        if (to >= from && rank < from) {
+            return m[rank].clone(); // growth keeps every old rank as it is
+        }
+        int kept = Math.min(from, to);
+        float[] out = new float[n];
+        for (int i = 0; i < n; i++) {
+            double all = 0;
+            for (float[] row : m) {
+                all += row[i];
+            }
+            double mean = all / from;
+            if (rank >= from) {
+                out[i] = (float) mean;
+                continue;
+            }
+            double keptSum = 0;
+            for (int r = 0; r < kept; r++) {
+                keptSum += m[r][i];
+            }
+            out[i] = (float) (mean + (m[rank][i] - keptSum / kept));
+        }
+        return out;
+    }
+
+    /** Kept ranks keep their counters, new ones start at 0, and rank 0 adds those of the ranks no longer there. */
+    private long[] traffic(int rank, CheckpointPart[] parts) throws CheckpointException {
+        long[] row = new long[TrafficMeter.ROW_LENGTH];
+        List<Integer> ranks = rank == 0 ? IntStream.concat(IntStream.of(0), IntStream.range(to, from)).boxed().toList()
+                : rank < from ? List.of(rank) : List.of();
+        for (int r : ranks) {
+            long[] old = parts[r].longs(Checkpointing.TRAFFIC, TrafficMeter.ROW_LENGTH);
+            for (int i = 0; i < row.length; i++) {
+                row[i] += old[i];
+            }
+        }
+        return row;
+    }
+}
