@@ -34,13 +34,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.LocalTime;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 /**
@@ -108,6 +112,18 @@ final class LaunchCommand implements Callable<Integer> {
             description = "when a process fails, stop the others and start every process again from the last"
                     + " complete checkpoint (from step 0 when there is none), at most N times (default 0)")
     private int maxRestarts;
+
+    @Option(names = "--min-nproc", paramLabel = "M",
+            description = "elastic: when a worker process fails, go on from the last complete checkpoint with the"
+                    + " workers left, down to M, resumed at the smaller K as with --resize (each such restart counts"
+                    + " against --max-restarts; default: --nproc, every restart at --nproc)")
+    private Integer minNproc;
+
+    @Option(names = "--rejoin-after", paramLabel = "SECONDS",
+            description = "elastic: a lost worker's slot is back SECONDS after it was lost; once the next checkpoint"
+                    + " after that is complete, every process stops and the job goes on from it with one worker more"
+                    + " (up to --nproc)")
+    private Integer rejoinAfter;
 
     @Option(names = "--nproc", paramLabel = "K", description = "the number of worker processes (default: the config's"
             + " training.workers; when given, it overrides that key as --max-steps overrides training.maxSteps)")
@@ -201,6 +217,8 @@ final class LaunchCommand implements Callable<Integer> {
 
     /** What the last failed attempt's first failure was, for the restart's log line. */
     private String lastFailure = "";
+    /** The process that failed first in the last attempt ({@code rank 1}, {@code server}), or null. */
+    private String lastFailed;
 
     /** A usage error found before any process starts: the launch prints it after "lgc launch: " and exits 2. */
     private static final class UsageError extends Exception {
@@ -250,6 +268,17 @@ final class LaunchCommand implements Callable<Integer> {
         }
         if (resize && resume == null) {
             throw new UsageError("--resize goes with --resume RUN_DIR: it lets a run go on at another --nproc");
+        }
+        if (minNproc != null && (minNproc < 1 || (nprocOption != null && minNproc > nprocOption))) {
+            throw new UsageError("--min-nproc must be in [1, --nproc], found " + minNproc);
+        }
+        if (minNproc != null && maxRestarts < 1) {
+            throw new UsageError("--min-nproc goes on after a failure, which is a restart: give --max-restarts N"
+                    + " (N >= 1)");
+        }
+        if (rejoinAfter != null && (minNproc == null || rejoinAfter < 0)) {
+            throw new UsageError(minNproc == null ? "--rejoin-after goes with --min-nproc"
+                    : "--rejoin-after must be >= 0 seconds, found " + rejoinAfter);
         }
         if (cpuShare < 0) {
             throw new UsageError("--cpu-share must be >= 0 cores, found " + cpuShare);
@@ -413,22 +442,63 @@ final class LaunchCommand implements Callable<Integer> {
         }
     }
 
+    /** Whether the job goes on with fewer workers after a failure ({@code --min-nproc} below {@code --nproc}). */
+    private boolean elastic() {
+        return minNproc != null && minNproc < nproc;
+    }
+
+    /** Whether every process may resume a checkpoint of another K: {@code --resize}, or an elastic job. */
+    private boolean allowResize() {
+        return resize || elastic();
+    }
+
+    /**
+     * Every attempt of the job: a failed one restarts (at most {@code --max-restarts} times) from the latest complete
+     * checkpoint, with one worker less when the job is elastic and a worker failed (down to {@code --min-nproc}); a
+     * lost worker's slot is back after {@code --rejoin-after}, and the job then stops at its next complete checkpoint
+     * and goes on from it with one worker more.
+     */
     private int launchAttempts(EmulatedHosts hosts, int services, Path runDir, long resumeStep)
             throws IOException, InterruptedException {
+        if (elastic() && colocate && services > minNproc) {
+            throw new IllegalStateException("--colocate puts " + services + " shards on the workers: --min-nproc "
+                    + minNproc + " leaves too few");
+        }
         Path tokenDir = Files.createTempDirectory("lgc-job-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Path tokenFile = Files.createFile(tokenDir.resolve("token"),
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         Files.write(tokenFile, JobToken.generate());
+        int workers = nproc;
+        Deque<Long> lostAt = new ArrayDeque<>(); // when each lost slot was lost (nanoTime), oldest first
         try {
-            for (int attempt = 0; ; attempt++) {
-                int status = launch(hosts, nproc, services, tokenFile, attempt, runDir, resumeStep);
-                if (status == 0 || attempt >= maxRestarts) {
+            for (int attempt = 0, restarts = 0; ; attempt++) {
+                Rejoin rejoin = new Rejoin(runDir, lostAt);
+                int status = launch(hosts, workers, services, tokenFile, attempt, runDir, resumeStep, rejoin);
+                if (rejoin.fired) {
+                    workers++;
+                    lostAt.poll();
+                    resumeStep = latestStep(runDir);
+                    System.out.println("lgc launch: a worker's slot is back and the checkpoint after " + resumeStep
+                            + " steps is complete: attempt " + attempt + " stopped at " + LocalTime.now().withNano(0)
+                            + "; every process again at K = " + workers + ", from that checkpoint");
+                    continue;
+                }
+                if (status == 0 || restarts >= maxRestarts) {
                     return status;
+                }
+                restarts++;
+                boolean shrinks = elastic() && lastFailed != null && lastFailed.startsWith("rank ")
+                        && workers - 1 >= minNproc;
+                if (shrinks) {
+                    workers--;
+                    lostAt.add(System.nanoTime());
                 }
                 resumeStep = latestStep(runDir);
                 System.err.println("lgc launch: attempt " + attempt + " failed at " + LocalTime.now()
-                        .withNano(0) + " (" + lastFailure + "); restart " + (attempt + 1) + " of " + maxRestarts
+                        .withNano(0) + " (" + lastFailure + "); restart " + restarts + " of " + maxRestarts
+                        + (shrinks ? " at K = " + workers + " (" + lastFailed + "'s slot lost" + (rejoinAfter == null
+                        ? "" : ", back in " + rejoinAfter + " s") + ")" : "")
                         + ": every process again, " + (resumeStep < 0 ? "from step 0 (no complete checkpoint yet)"
                         : "from the checkpoint after " + resumeStep + " steps in " + runDir));
             }
@@ -438,6 +508,57 @@ final class LaunchCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * When a lost slot is back ({@code --rejoin-after} after it was lost): true, once, as soon as a checkpoint
+     * completes after that, so the attempt stops there and the job goes on with one worker more. Looks at the run's
+     * checkpoint directories (a manifest present) every 500 ms.
+     */
+    private final class Rejoin implements BooleanSupplier {
+        private final Path runDir;
+        private final Deque<Long> lostAt;
+        private long stepWhenBack = Long.MIN_VALUE;
+        private long lastLook;
+        boolean fired;
+
+        Rejoin(Path runDir, Deque<Long> lostAt) {
+            this.runDir = runDir;
+            this.lostAt = lostAt;
+        }
+
+        @Override
+        public boolean getAsBoolean() {
+            long now = System.nanoTime();
+            if (fired || rejoinAfter == null || runDir == null || lostAt.isEmpty()
+                    || now - lostAt.peek() < TimeUnit.SECONDS.toNanos(rejoinAfter) || now - lastLook < 500_000_000L) {
+                return fired;
+            }
+            lastLook = now;
+            long latest = manifestStep(runDir);
+            if (stepWhenBack == Long.MIN_VALUE) {
+                stepWhenBack = latest;
+            }
+            fired = latest > stepWhenBack;
+            return fired;
+        }
+    }
+
+    /** The largest step of a checkpoint directory of {@code runDir} that holds a manifest (-1: none); no file read. */
+    private static long manifestStep(Path runDir) {
+        Path root = CheckpointDirectory.in(runDir).root();
+        long latest = -1;
+        try (var dirs = Files.list(root)) {
+            for (Path d : (Iterable<Path>) dirs::iterator) {
+                String name = d.getFileName().toString();
+                if (name.matches("step-\\d+") && Files.exists(d.resolve("manifest.lgcc"))) {
+                    latest = Math.max(latest, Long.parseLong(name.substring(5)));
+                }
+            }
+        } catch (IOException e) {
+            return -1; // no checkpoint directory yet
+        }
+        return latest;
+    }
+
     /** The next step of the latest complete checkpoint in {@code runDir}, or -1 when it has none. */
     private static long latestStep(Path runDir) throws IOException {
         return CheckpointDirectory.in(runDir).latest(skipped -> System.err.println("lgc launch: passing over a"
@@ -445,11 +566,11 @@ final class LaunchCommand implements Callable<Integer> {
     }
 
     private int launch(EmulatedHosts hosts, int workers, int services, Path tokenFile, int attempt, Path runDir,
-                       long resumeStep) throws IOException, InterruptedException {
+                       long resumeStep, BooleanSupplier stop) throws IOException, InterruptedException {
         int port = masterPort != null && attempt == 0 ? masterPort : freePort();
         String job = "launch-" + new String(JobToken.generate(), 0, 12, StandardCharsets.US_ASCII);
         if (program != null) {
-            return launchProgram(hosts, workers, services, tokenFile, attempt, runDir, resumeStep, port, job);
+            return launchProgram(hosts, workers, services, tokenFile, attempt, runDir, resumeStep, port, job, stop);
         }
         List<String> command = workerCommand(runDir, resumeStep);
         int endpoints = colocate ? workers : workers + services;
@@ -466,8 +587,9 @@ final class LaunchCommand implements Callable<Integer> {
                 pb.environment().put(StopReport.ENV_DIR, group.failureDir().toString());
                 group.start(name, pb);
             }
-            ProcessGroup.Outcome outcome = group.await(graceSeconds);
+            ProcessGroup.Outcome outcome = group.await(graceSeconds, stop);
             lastFailure = outcome.describe();
+            lastFailed = outcome.firstFailed();
             return outcome.status();
         }
     }
@@ -497,7 +619,7 @@ final class LaunchCommand implements Callable<Integer> {
         }
         if (resumeStep >= 0) {
             command.addAll(List.of("--resume-step", String.valueOf(resumeStep)));
-            if (resize) {
+            if (allowResize()) {
                 command.add("--allow-resize");
             }
         }
@@ -719,7 +841,7 @@ final class LaunchCommand implements Callable<Integer> {
      * LGC_LAUNCHER_PID.
      */
     private int launchProgram(EmulatedHosts hosts, int workers, int services, Path tokenFile, int attempt,
-                              Path runDir, long resumeStep, int port, String job)
+                              Path runDir, long resumeStep, int port, String job, BooleanSupplier stop)
             throws IOException, InterruptedException {
         int endpoints = workers + services;
         System.out.println("lgc launch: job " + job + ": " + shortened(program) + " as " + workers
@@ -747,7 +869,7 @@ final class LaunchCommand implements Callable<Integer> {
                 }
                 if (resumeStep >= 0) {
                     env.put("LGC_RESUME_STEP", String.valueOf(resumeStep));
-                    if (resize) {
+                    if (allowResize()) {
                         env.put("LGC_ALLOW_RESIZE", "true");
                     }
                 }
@@ -755,8 +877,9 @@ final class LaunchCommand implements Callable<Integer> {
                 env.put(StopReport.ENV_DIR, group.failureDir().toString());
                 group.start(name, pb);
             }
-            ProcessGroup.Outcome outcome = group.await(graceSeconds);
+            ProcessGroup.Outcome outcome = group.await(graceSeconds, stop);
             lastFailure = outcome.describe();
+            lastFailed = outcome.firstFailed();
             return outcome.status();
         }
     }

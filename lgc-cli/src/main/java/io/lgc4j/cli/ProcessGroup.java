@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * The processes of one job, started and watched together ({@code lgc launch}'s workers, the PyTorch peer's ranks):
@@ -92,8 +93,20 @@ final class ProcessGroup implements AutoCloseable {
      * is the peer that lost it).
      */
     Outcome await(int graceSeconds) throws InterruptedException {
+        return await(graceSeconds, () -> false);
+    }
+
+    /**
+     * As {@link #await(int)}, and while no member has failed, kills every member as soon as {@code stop} says so
+     * (asked every 100 ms; the elastic launcher's regroup at a checkpoint): the outcome then names no failure.
+     */
+    Outcome await(int graceSeconds, BooleanSupplier stop) throws InterruptedException {
         Watch watch = new Watch(graceSeconds);
         while (!watch.running.isEmpty()) {
+            if (watch.first == null && stop.getAsBoolean()) {
+                watch.stopAll();
+                break;
+            }
             watch.look();
         }
         for (Member c : members) {
@@ -118,6 +131,7 @@ final class ProcessGroup implements AutoCloseable {
         private Member stoppedFirst;
         private long failedAt;
         private long lastLook = System.nanoTime();
+        private boolean stoppedOnRequest;
 
         Watch(int graceSeconds) {
             this.graceSeconds = graceSeconds;
@@ -199,6 +213,16 @@ final class ProcessGroup implements AutoCloseable {
             }
         }
 
+        /** Stopped on request: kills every member still running, none of them a failure. */
+        void stopAll() throws InterruptedException {
+            for (Member c : running) {
+                c.process.destroyForcibly();
+                c.process.waitFor(5, TimeUnit.SECONDS);
+            }
+            running.clear();
+            stoppedOnRequest = true;
+        }
+
         /** The grace period is over: kills every member still running. */
         private void killTheRest() throws InterruptedException {
             for (Member c : running) {
@@ -211,6 +235,10 @@ final class ProcessGroup implements AutoCloseable {
 
         /** How the group ended, said in one line: every process finished, or which one failed first. */
         Outcome outcome() {
+            if (stoppedOnRequest) {
+                System.out.println(who + ": every process stopped, as asked");
+                return new Outcome(null, 0, List.of());
+            }
             if (first == null) {
                 System.out.println(who + ": all " + members.size() + " processes finished");
                 return new Outcome(null, 0, List.of());

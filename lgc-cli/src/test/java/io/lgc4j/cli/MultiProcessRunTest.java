@@ -356,6 +356,110 @@ class MultiProcessRunTest {
         assertFalse(Files.exists(b.resolve(ExperimentRunner.FAILURE)), "the failure of attempt 0 is cleared");
     }
 
+    /**
+     * A resume at another K computes the same bits in one JVM and as one process per rank: a K = 3 run of DGC through
+     * a parameter server checkpointed after step 4 (inside its epoch) goes on at K = 2 with {@code lgc run --resume
+     * --workers 2} and with {@code lgc launch --resume --nproc 2 --resize}; the metrics (their byte columns keep the
+     * third worker's, empty from the resume on) and the summaries agree.
+     */
+    @Test
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
+    void aRunResumedAtAnotherKShouldComputeTheSameBitsLaunched(@TempDir Path tmp) throws Exception {
+        String body = yaml("dgc-ps", tmp.resolve("k3"), "").replace("maxSteps: 10", "maxSteps: 12")
+                .replace("evalEverySteps: 6}", "evalEverySteps: 6, checkpointEverySteps: 4}");
+        new ExperimentRunner().run(ConfigLoader.parse(body, "dgc-ps.yaml"), "dgc-ps.yaml", List.of());
+        Path k3 = only(tmp.resolve("k3"));
+        Path inProcess = tmp.resolve("in-process");
+        Path launched = tmp.resolve("launched");
+        for (Path copy : List.of(inProcess, launched)) {
+            copyTree(k3, copy);
+            for (String later : List.of("step-000008", "step-000012")) {
+                deleteTree(copy.resolve("checkpoints").resolve(later));
+            }
+        }
+        assertEquals(0, LgcCommand.execute("run", "--resume", inProcess.toString(), "--workers", "2",
+                "--no-progress"));
+        Launch launch = Launch.start(tmp, launched.resolve("config.yaml"), 2, "--resume", launched.toString(),
+                "--resize");
+        assertEquals(0, launch.process().waitFor(), launch.output());
+        RunFiles.assertSameRun(inProcess, launched);
+        List<String> header = Files.readAllLines(launched.resolve("metrics.csv")).subList(0, 1);
+        assertTrue(header.get(0).contains("bytes_sent_w2,bytes_received_w2,bytes_sent_s0"), header.get(0));
+        JsonNode summary = new ObjectMapper().readTree(launched.resolve("summary.json").toFile());
+        assertEquals(2, summary.get("workers").asInt());
+        assertEquals(12, summary.get("steps").asInt());
+        assertEquals(2, summary.get("replicaChecksums").size());
+    }
+
+    /**
+     * An elastic launch: {@code --nproc 3 --min-nproc 2 --max-restarts 1 --rejoin-after 2}, rank 2 killed after 6
+     * steps. The job goes on at K = 2 from the last complete checkpoint; once the slot is back and the next checkpoint
+     * is complete, every process stops and the job goes on from it at K = 3; it finishes its epoch, each example read
+     * at most once (all but a tail short of one global batch), its replicas identical.
+     */
+    @Test
+    @Timeout(value = 8, unit = TimeUnit.MINUTES)
+    void anElasticLaunchShouldGoOnWithTheWorkersLeftAndGrowBack(@TempDir Path tmp) throws Exception {
+        Path launched = tmp.resolve("launched");
+        String body = yaml("dgc-ps", launched, "").replace("maxSteps: 10", "maxSteps: 0")
+                .replace("evalEverySteps: 6}", "evalEverySteps: 0, checkpointEverySteps: 4}");
+        Path config = tmp.resolve("dgc-ps.yaml");
+        Files.writeString(config, body);
+        Launch launch = Launch.start(tmp, config, 3, "--min-nproc", "2", "--max-restarts", "1", "--rejoin-after",
+                "2");
+        launch.awaitTraining(launched, 2, 6).destroyForcibly(); // SIGKILL
+        assertTrue(launch.process().waitFor(6, TimeUnit.MINUTES), "the launcher did not end: " + launch.output());
+        String output = launch.output();
+        assertEquals(0, launch.process().exitValue(), output);
+        assertTrue(output.matches("(?s).*restart 1 of 1 at K = 2 \\(rank 2's slot lost, back in 2 s\\): every"
+                + " process again, from the checkpoint after \\d+ steps in .*"), output);
+        assertTrue(output.matches("(?s).*a worker's slot is back and the checkpoint after \\d+ steps is complete:"
+                + " attempt 1 stopped at \\S+; every process again at K = 3, from that checkpoint.*"), output);
+        Path run = only(launched);
+        JsonNode summary = new ObjectMapper().readTree(run.resolve("summary.json").toFile());
+        assertEquals(3, summary.get("workers").asInt());
+        assertEquals(3, summary.get("replicaChecksums").size());
+        assertEquals(1, java.util.stream.StreamSupport.stream(summary.get("replicaChecksums").spliterator(), false)
+                .map(JsonNode::asText).distinct().count(), summary.toString());
+        // each step's K from its byte columns (a worker a step had not has empty cells): 2 for some, 3 for others
+        List<String> rows = Files.readAllLines(run.resolve("metrics.csv"));
+        List<String> header = Arrays.asList(rows.get(0).split(","));
+        int w2 = header.indexOf("bytes_sent_w2");
+        long examples = 0;
+        java.util.Set<Integer> ks = new java.util.TreeSet<>();
+        for (int i = 1; i < rows.size(); i++) {
+            String[] cells = rows.get(i).split(",", -1);
+            assertEquals(String.valueOf(i - 1), cells[0], "rows step by step");
+            int k = cells[w2].isEmpty() ? 2 : 3;
+            ks.add(k);
+            examples += 16L * k;
+        }
+        assertEquals(java.util.Set.of(2, 3), ks, "steps at K = 2 and at K = 3");
+        assertTrue(examples <= 1920 && 1920 - examples < 3 * 16, "one epoch of 1,920 examples, read once: "
+                + examples);
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (var files = Files.walk(from)) {
+            for (Path p : files.toList()) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target);
+                }
+            }
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (var files = Files.walk(dir)) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
     /** {@code lgc launch} in its own JVM, its output in a file, its process tree watched. */
     private record Launch(Process process, Path log, List<ProcessHandle> tree) {
 

@@ -86,6 +86,12 @@ public interface DataSource extends AutoCloseable {
             public String describe() {
                 return String.format("counts only, %,d examples (a service endpoint)", examples);
             }
+
+            /** A service reads nothing, so nothing stops its run from going on at another K. */
+            @Override
+            public boolean resplits() {
+                return true;
+            }
         };
     }
 

@@ -1,5 +1,6 @@
 package io.lgc4j.core.checkpoint;
 
+import io.lgc4j.core.data.EpochCursor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
@@ -30,6 +31,8 @@ class CheckpointGoldenTest {
     private static final Path DIRECTORY = Path.of("src/test/resources/golden");
     static final String PART_FILE = "checkpoint-part-rank.hex";
     static final String MANIFEST_FILE = "checkpoint-manifest.hex";
+    /** A manifest of a run resumed at another K: format version 2, with the epoch cursor. */
+    static final String RESIZED_MANIFEST_FILE = "checkpoint-manifest-resized.hex";
 
     static final long STEP = 124;
     static final float[] RESIDUAL = {1.0f, -2.5f, 0.125f, -0.0f};
@@ -62,10 +65,18 @@ class CheckpointGoldenTest {
                 new PartInfo("server-0.lgcc", 50, 0)));
     }
 
+    /** The manifest's run, 7 steps of epoch 3 read by 4 workers, then 2 by 3. */
+    static CheckpointManifest resizedManifest() {
+        CheckpointManifest m = manifest();
+        return new CheckpointManifest(m.runName(), m.nextStep(), m.stage(), m.run(), m.parts(),
+                new EpochCursor(3, List.of(new EpochCursor.Part(4, 7), new EpochCursor.Part(3, 2))));
+    }
+
     static Map<String, byte[]> files() {
         Map<String, byte[]> files = new LinkedHashMap<>();
         files.put(PART_FILE, part().toBytes());
         files.put(MANIFEST_FILE, manifest().toPart().toBytes());
+        files.put(RESIZED_MANIFEST_FILE, resizedManifest().toPart().toBytes());
         return files;
     }
 
@@ -127,6 +138,19 @@ class CheckpointGoldenTest {
         assertEquals("sha256:2a89fcbf166fd7b39f48f275de20e8d4", read.run().model().fingerprint(), "the layout's hash");
         assertEquals(1100, read.run().model().parameterCount());
         assertEquals(List.of("compressor.ratio", "training.workers"), List.copyOf(read.run().config().keySet()));
+    }
+
+    @Test
+    void shouldReadTheGoldenResizedManifest() throws IOException {
+        byte[] bytes = golden(RESIZED_MANIFEST_FILE);
+        assertEquals("4c47434b" + "02" + "03" + "0000" + "07000000", HexFormat.of().formatHex(bytes, 0, 12),
+                "magic, version 2, kind manifest, reserved, 7 sections");
+        CheckpointPart part = CheckpointPart.parse(bytes, RESIZED_MANIFEST_FILE);
+        assertEquals(List.of("run", "position", "cluster", "model", "config", "parts", "data"), part.sectionNames());
+        assertEquals(resizedManifest(), CheckpointManifest.fromPart(part));
+        assertEquals(2, part.version());
+        assertEquals(1, CheckpointPart.parse(golden(MANIFEST_FILE), MANIFEST_FILE).version(),
+                "a manifest without a cursor stays version 1, which every earlier build reads");
     }
 
     private static byte[] golden(String name) throws IOException {

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Accuracy of a run resumed at another number of workers, beside the runs it must be compared with.
+
+For each method and seed: the run at K = 4 uninterrupted (checkpoints every --every steps); the same run resumed from
+its checkpoint after --after steps (inside epoch 0) at K' = 3 and K' = 5 (`lgc run --resume DIR --workers K'`); and
+runs at K' = 3 and K' = 5 from step 0 (what a job that had K' workers all along reaches). Every run in one JVM, one at a
+time. Writes OUT/runs.csv (one row per run) and OUT/README.md (the table: final test accuracy, mean and spread over the
+seeds, steps, and each resumed run beside the uninterrupted K = 4 run).
+
+Usage: scripts/elastic-accuracy.py [--out DIR] [--seeds 1,2,3] [--methods dense-ps,...] [--jar lgc-cli/target/lgc.jar]
+"""
+import argparse
+import csv
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# method -> YAML lines after `training:` (topology, compressor, stages); the data and model are the same for all
+METHODS = {
+    "dense-ring": "topology: {type: ring}\n",
+    "dense-ps": "topology: {type: ps}\n",
+    "topk": "topology: {type: ring}\ncompressor: {type: topk, ratio: 0.01}\nstages: {fullIterations: 20}\n",
+    "dgc": "topology: {type: ps}\ncompressor: {type: dgc, ratio: 0.01, momentum: 0.9}\nstages: {fullIterations: 20}\n",
+    "powersgd": "topology: {type: ps}\ncompressor: {type: powersgd, rank: 2}\nstages: {fullIterations: 20}\n",
+}
+SGD_METHODS = {"dgc"}  # DGC applies momentum itself: plain SGD under it
+
+
+def config(method, seed, workers, out, every, epochs, train, batch):
+    updater = ("{type: sgd, learningRate: 0.05}" if method in SGD_METHODS
+               else "{type: nesterovs, learningRate: 0.05, momentum: 0.9}")
+    return (f"run: {{name: {method}-s{seed}-k{workers}, seed: {seed}, outputDir: {out}}}\n"
+            f"data: {{trainLimit: {train}, testLimit: 2000}}\n"
+            f"model: {{name: tiny-cnn, updater: {updater}}}\n"
+            f"training: {{workers: {workers}, batchSizePerWorker: {batch}, epochs: {epochs}, evalEverySteps: 0,"
+            f" checkpointEverySteps: {every}}}\n" + METHODS[method])
+
+
+def lgc(jar, *args, log):
+    cmd = ["java", "-Xmx2g", "-Dorg.bytedeco.javacpp.maxbytes=3G", "-jar", str(jar), *args, "--no-progress"]
+    with open(log, "a") as f:
+        f.write("$ " + " ".join(cmd) + "\n")
+        f.flush()
+        started = time.time()
+        rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT).returncode
+        f.write(f"(exit {rc}, {time.time() - started:.1f} s)\n")
+    if rc != 0:
+        sys.exit(f"failed: {' '.join(args)} (see {log})")
+
+
+def summary(run_dir):
+    s = json.loads((run_dir / "summary.json").read_text())
+    return s["finalTestAccuracy"], s["steps"], s["workers"], s["finalLoss"]
+
+
+def only(directory):
+    dirs = [d for d in directory.iterdir() if d.is_dir()]
+    if len(dirs) != 1:
+        sys.exit(f"expected one run in {directory}, found {dirs}")
+    return dirs[0]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", default=str(ROOT / "docs/results/elastic"))
+    p.add_argument("--work", default="/tmp/lgc-elastic", help="where the runs go (large; not committed)")
+    p.add_argument("--seeds", default="1,2,3")
+    p.add_argument("--methods", default=",".join(METHODS))
+    p.add_argument("--jar", default=str(ROOT / "lgc-cli/target/lgc.jar"))
+    p.add_argument("--train", type=int, default=12800, help="training examples (Fashion-MNIST's first N)")
+    p.add_argument("--batch", type=int, default=32)
+    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--every", type=int, default=10, help="checkpoint every N steps")
+    p.add_argument("--after", type=int, default=50, help="resume from the checkpoint after N steps")
+    a = p.parse_args()
+    out, work, jar = Path(a.out), Path(a.work), Path(a.jar)
+    out.mkdir(parents=True, exist_ok=True)
+    work.mkdir(parents=True, exist_ok=True)
+    log = work / "log.txt"
+    rows = []
+    for method in a.methods.split(","):
+        for seed in [int(s) for s in a.seeds.split(",")]:
+            base = work / method / f"s{seed}"
+            if base.exists():
+                shutil.rmtree(base)
+            for k in (4, 3, 5):
+                d = base / f"k{k}"
+                d.mkdir(parents=True)
+                yaml = d / "config.yaml"
+                yaml.write_text(config(method, seed, k, d / "results", a.every, a.epochs, a.train, a.batch))
+                lgc(jar, "run", str(yaml), log=log)
+                acc, steps, workers, loss = summary(only(d / "results"))
+                rows.append(dict(method=method, seed=seed, run=f"K = {k} from step 0", workers=workers, steps=steps,
+                                 accuracy=acc, loss=loss))
+            full = only(base / "k4" / "results")
+            for k in (3, 5):
+                copy = base / f"k4-to-{k}"
+                shutil.copytree(full, copy)
+                for c in (copy / "checkpoints").iterdir():
+                    if int(c.name.split("-")[1]) > a.after:
+                        shutil.rmtree(c)
+                lgc(jar, "run", "--resume", str(copy), "--workers", str(k), log=log)
+                acc, steps, workers, loss = summary(copy)
+                rows.append(dict(method=method, seed=seed, run=f"K = 4, then {k} after step {a.after}",
+                                 workers=workers, steps=steps, accuracy=acc, loss=loss))
+            print(method, seed, [(r["run"], r["accuracy"]) for r in rows if r["method"] == method
+                                 and r["seed"] == seed], flush=True)
+    with open(out / "runs.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    write_readme(out, rows, a)
+
+
+def write_readme(out, rows, a):
+    runs = ["K = 4 from step 0", f"K = 4, then 3 after step {a.after}", f"K = 4, then 5 after step {a.after}",
+            "K = 3 from step 0", "K = 5 from step 0"]
+    lines = ["# Resume at another number of workers: accuracy", "",
+             f"Fashion-MNIST's first {a.train:,} training images (test: the first 2,000), tiny-cnn, b = {a.batch} per "
+             f"worker, {a.epochs} epochs, in one JVM; a checkpoint every {a.every} steps; the resized runs go on from "
+             f"the K = 4 run's checkpoint after step {a.after} (inside epoch 0) with `lgc run --resume DIR --workers "
+             "K'`. Final test accuracy, mean ± standard deviation over the seeds "
+             f"({a.seeds}); steps in parentheses. Δ: the resized run's accuracy minus the uninterrupted K = 4 run's, "
+             "seed by seed, mean ± sd.", "",
+             "| method | " + " | ".join(runs) + " | Δ 4→3 | Δ 4→5 |",
+             "| --- |" + " ---: |" * (len(runs) + 2)]
+    for method in dict.fromkeys(r["method"] for r in rows):
+        cells = []
+        by_run = {}
+        for run in runs:
+            rs = [r for r in rows if r["method"] == method and r["run"] == run]
+            by_run[run] = {r["seed"]: r["accuracy"] for r in rs}
+            accs = [r["accuracy"] for r in rs]
+            steps = sorted({r["steps"] for r in rs})
+            cells.append(f"{statistics.mean(accs):.4f} ± {spread(accs):.4f} ({'/'.join(map(str, steps))})")
+        for k in (3, 5):
+            resized = by_run[f"K = 4, then {k} after step {a.after}"]
+            d = [resized[s] - by_run["K = 4 from step 0"][s] for s in resized]
+            cells.append(f"{statistics.mean(d):+.4f} ± {spread(d):.4f}")
+        lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    lines += ["", "Reproduce: `scripts/elastic-accuracy.py` (builds nothing: `bin/lgc --version` first; ~25 min on "
+              "2 cores). Raw: [`runs.csv`](runs.csv).", ""]
+    (out / "README.md").write_text("\n".join(lines))
+
+
+def spread(values):
+    return statistics.stdev(values) if len(values) > 1 else 0.0
+
+
+if __name__ == "__main__":
+    main()
