@@ -13,6 +13,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -44,15 +45,21 @@ def config(method, seed, workers, out, every, epochs, train, batch):
 
 
 def lgc(jar, *args, log):
+    """Runs lgc; returns its output (also appended to log)."""
     cmd = ["java", "-Xmx2g", "-Dorg.bytedeco.javacpp.maxbytes=3G", "-jar", str(jar), *args, "--no-progress"]
+    started = time.time()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     with open(log, "a") as f:
-        f.write("$ " + " ".join(cmd) + "\n")
-        f.flush()
-        started = time.time()
-        rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT).returncode
-        f.write(f"(exit {rc}, {time.time() - started:.1f} s)\n")
-    if rc != 0:
+        f.write("$ " + " ".join(cmd) + "\n" + p.stdout + f"(exit {p.returncode}, {time.time() - started:.1f} s)\n")
+    if p.returncode != 0:
         sys.exit(f"failed: {' '.join(args)} (see {log})")
+    return p.stdout
+
+
+def memory_means(output):
+    """The regroup's log line: each memory section's mean over the ranks of its element sum, before and after."""
+    found = re.findall(r"; (\S+): mean of Σm (\S+) at K = (\d+), (\S+) at K = (\d+)", output)
+    return "; ".join(f"{name} {before} → {after}" for name, before, _, after, _ in found)
 
 
 def summary(run_dir):
@@ -98,7 +105,7 @@ def main():
                 lgc(jar, "run", str(yaml), log=log)
                 acc, steps, workers, loss = summary(only(d / "results"))
                 rows.append(dict(method=method, seed=seed, run=f"K = {k} from step 0", workers=workers, steps=steps,
-                                 accuracy=acc, loss=loss))
+                                 accuracy=acc, loss=loss, memory=""))
             full = only(base / "k4" / "results")
             for k in (3, 5):
                 copy = base / f"k4-to-{k}"
@@ -106,10 +113,11 @@ def main():
                 for c in (copy / "checkpoints").iterdir():
                     if int(c.name.split("-")[1]) > a.after:
                         shutil.rmtree(c)
-                lgc(jar, "run", "--resume", str(copy), "--workers", str(k), log=log)
+                output = lgc(jar, "run", "--resume", str(copy), "--workers", str(k), log=log)
                 acc, steps, workers, loss = summary(copy)
                 rows.append(dict(method=method, seed=seed, run=f"K = 4, then {k} after step {a.after}",
-                                 workers=workers, steps=steps, accuracy=acc, loss=loss))
+                                 workers=workers, steps=steps, accuracy=acc, loss=loss,
+                                 memory=memory_means(output)))
             print(method, seed, [(r["run"], r["accuracy"]) for r in rows if r["method"] == method
                                  and r["seed"] == seed], flush=True)
     with open(out / "runs.csv", "w", newline="") as f:
@@ -145,6 +153,13 @@ def write_readme(out, rows, a):
             d = [resized[s] - by_run["K = 4 from step 0"][s] for s in resized]
             cells.append(f"{statistics.mean(d):+.4f} ± {spread(d):.4f}")
         lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    lines += ["", "Each memory's mean over the ranks of its element sum (Σm / K), before the regroup and after it "
+              "(Σm' / K'), as `lgc run --resume --workers` logs it; the rule keeps it to float rounding (seed "
+              f"{a.seeds.split(',')[0]}):", "", "| method | K' | memory: before → after |", "| --- | ---: | --- |"]
+    first = int(a.seeds.split(",")[0])
+    for r in rows:
+        if r["seed"] == first and r["memory"]:
+            lines.append(f"| {r['method']} | {r['workers']} | {r['memory']} |")
     lines += ["", "Reproduce: `scripts/elastic-accuracy.py` (builds nothing: `bin/lgc --version` first; ~25 min on "
               "2 cores). Raw: [`runs.csv`](runs.csv).", ""]
     (out / "README.md").write_text("\n".join(lines))

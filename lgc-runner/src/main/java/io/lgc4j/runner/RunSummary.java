@@ -431,7 +431,7 @@ public record RunSummary(String run, String topology, int workers, int steps, do
         for (Stage stage : Stage.values()) {
             List<StepMetrics> ofStage = steps.stream().filter(m -> m.stage() == stage).toList();
             if (!ofStage.isEmpty()) {
-                byStage.put(stage, stage(stage, ofStage, total, workers));
+                byStage.put(stage, stage(stage, ofStage, total));
             }
         }
         PhaseTimes phases = PhaseTimes.of(p -> {
@@ -463,8 +463,7 @@ public record RunSummary(String run, String topology, int workers, int steps, do
         return withWarmup;
     }
 
-    private static StageSummary stage(Stage stage, List<StepMetrics> ofStage, TrafficMeter.Snapshot total,
-                                      int workers) {
+    private static StageSummary stage(Stage stage, List<StepMetrics> ofStage, TrafficMeter.Snapshot total) {
         long count = ofStage.size();
         Map<TrafficKind, Double> byKind = new EnumMap<>(TrafficKind.class);
         for (TrafficKind kind : TrafficKind.values()) {
@@ -477,9 +476,9 @@ public record RunSummary(String run, String topology, int workers, int steps, do
                 ofStage.stream().mapToLong(StepMetrics::wallNanos).average().orElse(0) / 1e6);
         return new StageSummary(count, byKind, (double) total.bytes(0, Direction.SENT, stage) / count,
                 (double) total.bytes(0, Direction.RECEIVED, stage) / count,
-                sentBytes(ofStage, workers, latent -> true),
+                sentBytes(ofStage, latent -> true),
                 // LGC-PS: the step's leader sends the latent, the others only their innovation; shown apart
-                sentBytes(ofStage, workers, latent -> latent), sentBytes(ofStage, workers, latent -> !latent), phases,
+                sentBytes(ofStage, latent -> latent), sentBytes(ofStage, latent -> !latent), phases,
                 diagnostics(ofStage));
     }
 
@@ -497,12 +496,13 @@ public record RunSummary(String run, String topology, int workers, int steps, do
      * Mean bytes a worker sent per step, by kind and in total, over the workers {@code pick} selects by whether
      * they sent a latent that step (all workers: {@code r -> true}); {@link SentBytes#NONE} when none was selected.
      */
-    private static SentBytes sentBytes(List<StepMetrics> steps, int workers, Predicate<Boolean> pick) {
+    private static SentBytes sentBytes(List<StepMetrics> steps, Predicate<Boolean> pick) {
         Map<TrafficKind, Double> sums = new EnumMap<>(TrafficKind.class);
         double sumTotal = 0;
         long samples = 0;
         for (StepMetrics m : steps) {
-            for (int r = 0; r < workers; r++) {
+            // the step's own K: a run resumed at another K has steps of each
+            for (int r = 0; r < m.workers(); r++) {
                 boolean latent = m.traffic().bytes(r, Direction.SENT, TrafficKind.LATENT) > 0;
                 if (!pick.test(latent)) {
                     continue;

@@ -86,6 +86,58 @@ class ResumeRunTest {
      * A copy of {@code full} as a process killed during step {@code killedAfter + 1} leaves it: no summary, the
      * checkpoints written up to then, and metrics.csv rows up to step {@code killedAfter}.
      */
+    /**
+     * A resume at another K through the runner ({@code lgc run --resume DIR --workers K'}): a K = 3 run killed after
+     * step 9 goes on from the checkpoint after step 8 at K' = 4 on a ring (more workers than the checkpoint has parts,
+     * a step's endpoints more than the history's) and at K' = 2 on a parameter server. metrics.csv keeps a byte column
+     * per worker the run ever had, empty where a step had not that worker, and its rows before the resume as they
+     * were; summary.json counts the new K, every step and each endpoint's bytes; without {@code allowResize} the resume
+     * is refused, naming both K and how to allow it.
+     */
+    @ParameterizedTest(name = "{0} on {1} at K = {2}")
+    @CsvSource({"dense, ring, 4", "topk, ring, 4", "dgc, ps, 2"})
+    void aRunShouldResumeAtAnotherNumberOfWorkers(String method, String topology, int workers, @TempDir Path out)
+            throws IOException {
+        ExperimentConfig cfg = config(method, topology, out.resolve("full"), 4);
+        Path full = new ExperimentRunner().run(cfg, "resume.yaml", List.of()).directory();
+        Path killed = simulateKill(full, out.resolve("killed"), 9);
+        ExperimentConfig resized = ConfigLoader.load(killed.resolve("config.yaml"));
+        ExperimentConfig atK = resized.withTraining(resized.training().withWorkers(workers));
+        PrintStream quiet = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        RunInputException refused = assertThrows(RunInputException.class, () -> new ExperimentRunner()
+                .resume(killed, atK, "resume.yaml", List.of(), quiet));
+        assertTrue(refused.getMessage().contains("the checkpoint was written by K = 3 workers, this run has K = "
+                + workers) && refused.getMessage().contains("lgc run --resume DIR --workers " + workers),
+                refused.getMessage());
+        ExperimentRunner.RunOutcome outcome = new ExperimentRunner().allowResize(true).resume(killed, atK,
+                "resume.yaml", List.of(), quiet);
+        assertEquals(workers, outcome.result().steps().get(outcome.result().steps().size() - 1).workers());
+        List<String> before = nonTiming(full.resolve("metrics.csv"));
+        List<String> after = nonTiming(killed.resolve("metrics.csv"));
+        assertEquals(25, after.size(), "a header and 24 steps (maxSteps)");
+        String header = Files.readAllLines(killed.resolve("metrics.csv")).get(0);
+        int columns = Math.max(3, workers);
+        for (int w = 0; w < columns; w++) {
+            assertTrue(header.contains(",bytes_sent_w" + w + ",bytes_received_w" + w + ","), header);
+        }
+        assertFalse(header.contains("bytes_sent_w" + columns), header);
+        if (workers < 3) {
+            assertEquals(before.subList(0, 9), after.subList(0, 9), "the rows before the resume as they were");
+            String[] row = Files.readAllLines(killed.resolve("metrics.csv")).get(20).split(",", -1);
+            int w2 = List.of(header.split(",")).indexOf("bytes_sent_w2");
+            assertEquals("", row[w2], "no third worker after the resume");
+        } else {
+            String[] row = Files.readAllLines(killed.resolve("metrics.csv")).get(3).split(",", -1);
+            int w3 = List.of(header.split(",")).indexOf("bytes_sent_w3");
+            assertEquals("", row[w3], "no fourth worker before the resume");
+        }
+        JsonNode summary = new ObjectMapper().readTree(killed.resolve("summary.json").toFile());
+        assertEquals(workers, summary.get("workers").asInt());
+        assertEquals(24, summary.get("steps").asInt());
+        assertEquals(workers, summary.get("replicaChecksums").size());
+        assertEquals(workers + (topology.equals("ps") ? 1 : 0), summary.get("bytesSentPerEndpoint").size());
+    }
+
     static Path simulateKill(Path full, Path into, int killedAfter) throws IOException {
         copy(full, into);
         Files.delete(into.resolve("summary.json"));

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.logging.Logger;
 import java.util.stream.IntStream;
@@ -93,7 +94,7 @@ final class Regroup {
         }
         if (rank == 0) {
             LOG.info(() -> "resuming " + checkpoint.directory() + " of K = " + from + " at K = " + to
-                    + ": memories keep their mean, rank 0 keeps the replica");
+                    + ": rank 0 keeps the replica; each memory keeps its mean over the ranks" + sums);
         }
         return out.build();
     }
@@ -146,6 +147,9 @@ final class Regroup {
         return bytes;
     }
 
+    /** Rank 0's log of each memory: the mean over the ranks of its element sum, before and after. */
+    private final StringBuilder sums = new StringBuilder();
+
     /** {@link Regrouping.Rule#MEMORY} for new rank {@code rank}. */
     private float[] memory(String name, int rank, CheckpointPart[] parts) throws CheckpointException {
         float[][] m = new float[from][];
@@ -161,7 +165,27 @@ final class Regroup {
                         + " values, rank 0 " + m[0].length);
             }
         }
+        if (rank == 0) {
+            double before = 0;
+            for (float[] row : m) {
+                before += sum(row);
+            }
+            double after = 0;
+            for (int j = 0; j < to; j++) {
+                after += sum(memoryOf(m, j, to));
+            }
+            sums.append(String.format(Locale.ROOT, "; %s: mean of Σm %.6g at K = %d, %.6g at K = %d", name,
+                    before / from, from, after / to, to));
+        }
         return memoryOf(m, rank, to);
+    }
+
+    private static double sum(float[] v) {
+        double s = 0;
+        for (float x : v) {
+            s += x;
+        }
+        return s;
     }
 
     /**
