@@ -9,6 +9,7 @@ import io.lgc4j.core.checkpoint.SectionReader;
 import io.lgc4j.core.comm.TrafficMeter;
 
 import java.io.IOException;
+import java.lang.ref.SoftReference;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -32,9 +33,12 @@ final class Regroup {
     private final Checkpoint checkpoint;
     private final int from;
     private final int to;
-    /** The old ranks' parts, read once (a memory section needs every rank's). */
-    private CheckpointPart[] old;
-    private final Map<Integer, CheckpointPart> built = new HashMap<>();
+    /**
+     * The old ranks' parts, read once (a memory section needs every rank's), and the parts built, each kept softly:
+     * needed only while the ranks resume, and built again, to the same bits, should the collector have taken one.
+     */
+    private SoftReference<CheckpointPart[]> old = new SoftReference<>(null);
+    private final Map<Integer, SoftReference<CheckpointPart>> built = new HashMap<>();
 
     Regroup(Checkpoint checkpoint, int to) {
         this.checkpoint = checkpoint;
@@ -58,26 +62,28 @@ final class Regroup {
      *                             differ, or memories differ in length
      */
     synchronized CheckpointPart rankPart(int rank, Regrouping exchange) throws IOException, CheckpointException {
-        CheckpointPart part = built.get(rank);
+        SoftReference<CheckpointPart> kept = built.get(rank);
+        CheckpointPart part = kept == null ? null : kept.get();
         if (part == null) {
             part = build(rank, exchange);
-            built.put(rank, part);
+            built.put(rank, new SoftReference<>(part));
         }
         return part;
     }
 
     private CheckpointPart build(int rank, Regrouping exchange) throws IOException, CheckpointException {
+        sums.setLength(0);
         if (exchange.refusal() != null) {
             throw new CheckpointException("cannot resume " + checkpoint.directory().getFileName() + " of K = " + from
                     + " at K = " + to + ": " + exchange.refusal());
         }
         CheckpointPart[] parts = oldParts();
+        for (int r = 1; r < from; r++) {
+            // rank 0's part holds every section a rank's does, and its own
+            requireSameNames(parts[0], parts[r]);
+        }
         CheckpointPart.Builder out = CheckpointPart.builder(PartKind.RANK);
         for (String name : parts[0].sectionNames()) {
-            for (int r = 1; r < from; r++) {
-                // rank 0's part holds every section a rank's does, and its own
-                requireSameNames(parts[0], parts[r]);
-            }
             if (name.equals(Checkpointing.TRAFFIC)) {
                 out.section(name).putLongs(traffic(rank, parts));
                 continue;
@@ -100,14 +106,15 @@ final class Regroup {
     }
 
     private CheckpointPart[] oldParts() throws IOException {
-        if (old == null) {
-            CheckpointPart[] parts = new CheckpointPart[from];
+        CheckpointPart[] parts = old.get();
+        if (parts == null) {
+            parts = new CheckpointPart[from];
             for (int r = 0; r < from; r++) {
                 parts[r] = checkpoint.rankPart(r);
             }
-            old = parts;
+            old = new SoftReference<>(parts);
         }
-        return old;
+        return parts;
     }
 
     /** The trainer's rule for its own sections, else the exchange's. */
