@@ -4,7 +4,7 @@
 For each method and seed: the run at K = 4 uninterrupted (checkpoints every --every steps); the same run resumed from
 its checkpoint after --after steps (inside epoch 0) at K' = 3 and K' = 5 (`lgc run --resume DIR --workers K'`); and
 runs at K' = 3 and K' = 5 from step 0 (what a job that had K' workers all along reaches). Every run in one JVM, one at a
-time. Writes OUT/runs.csv (one row per run) and OUT/README.md (the table: final test accuracy, mean and spread over the
+time. Writes OUT/runs.csv (one row per run) and OUT/table.md (the table: final test accuracy, mean and spread over the
 seeds, steps, and each resumed run beside the uninterrupted K = 4 run).
 
 Usage: scripts/elastic-accuracy.py [--out DIR] [--seeds 1,2,3] [--methods dense-ps,...] [--jar lgc-cli/target/lgc.jar]
@@ -162,7 +162,7 @@ def write_readme(out, rows, a):
             lines.append(f"| {r['method']} | {r['workers']} | {r['memory']} |")
     lines += ["", "Reproduce: `scripts/elastic-accuracy.py` (builds nothing: `bin/lgc --version` first; ~25 min on "
               "2 cores). Raw: [`runs.csv`](runs.csv).", ""]
-    (out / "README.md").write_text("\n".join(lines))
+    (out / "table.md").write_text("\n".join(lines))
 
 
 def spread(values):

@@ -3,7 +3,7 @@
 `lgc launch --nproc 4 --min-nproc 2 --max-restarts 3 --rejoin-after R` job at a random step; the job must go on with
 the workers left and grow back once the slot is back. Per injection: did it finish, the K of each attempt, the steps
 done again (the kill's step minus the step of the checkpoint the restart resumed), the final accuracy beside the same
-config's uninterrupted run at K = 4 (in one JVM, once per method and seed). Writes OUT/README.md and OUT/runs.csv.
+config's uninterrupted run at K = 4 (in one JVM, once per method and seed). Writes OUT/table.md and OUT/runs.csv.
 
 Usage: scripts/elastic-campaign.py [--injections 20] [--seed 1] [--out DIR] [--jar lgc-cli/target/lgc.jar]
 """
@@ -174,7 +174,7 @@ def main():
                      f" | {acc} ({r['uninterrupted_accuracy']:.4f}) | {'yes' if r['finished'] else 'NO'} |")
     lines += ["", "Reproduce: `scripts/elastic-campaign.py --injections 20` (~25 min on 2 cores). Raw: "
               "[`runs.csv`](runs.csv).", ""]
-    (out / "README.md").write_text("\n".join(lines))
+    (out / "table.md").write_text("\n".join(lines))
     sys.exit(0 if len(finished) == len(rows) else 1)
 
 
