@@ -67,13 +67,10 @@ final class RunCommand implements Callable<Integer> {
         if (resume != null) {
             return resume();
         }
-        if (workers != null) {
-            System.err.println("lgc: --workers K goes with --resume RUN_DIR (a new run takes training.workers from its"
-                    + " config)");
-            return 2;
-        }
-        if (config == null) {
-            System.err.println("lgc: run needs a CONFIG (e.g. lgc run configs/quickstart.yaml) or --resume RUN_DIR");
+        if (config == null || workers != null) {
+            System.err.println(workers != null ? "lgc: --workers K goes with --resume RUN_DIR (a new run takes"
+                    + " training.workers from its config)"
+                    : "lgc: run needs a CONFIG (e.g. lgc run configs/quickstart.yaml) or --resume RUN_DIR");
             return 2;
         }
         ExperimentConfig cfg;

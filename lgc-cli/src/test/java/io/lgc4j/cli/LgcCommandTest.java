@@ -286,6 +286,27 @@ class LgcCommandTest {
     }
 
     @Test
+    void theResizeAndElasticOptionsShouldSayWhatTheyGoWith(@TempDir Path dir) {
+        assertEquals(2, LgcCommand.execute("run", "configs/x.yaml", "--workers", "3"));
+        assertEquals("lgc: --workers K goes with --resume RUN_DIR (a new run takes training.workers from its config)",
+                error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("launch", "--nproc", "2", "--resize", "configs/x.yaml"));
+        assertEquals("lgc launch: --resize goes with --resume RUN_DIR: it lets a run go on at another --nproc", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("launch", "--nproc", "4", "--min-nproc", "2", "configs/x.yaml"));
+        assertEquals("lgc launch: --min-nproc goes on after a failure, which is a restart: give --max-restarts N"
+                + " (N >= 1)", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("launch", "--nproc", "4", "--min-nproc", "5", "--max-restarts", "1",
+                "configs/x.yaml"));
+        assertEquals("lgc launch: --min-nproc must be in [1, --nproc], found 5", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("launch", "--nproc", "4", "--rejoin-after", "5", "configs/x.yaml"));
+        assertEquals("lgc launch: --rejoin-after goes with --min-nproc", error());
+    }
+
+    @Test
     void shouldRejectZeroWorkers(@TempDir Path dir) throws IOException {
         Path config = dir.resolve("zero.yaml");
         Files.writeString(config, "run: {name: x}\ntraining: {workers: 0}\n");
