@@ -8,6 +8,7 @@ time. Writes OUT/runs.csv (one row per run) and OUT/table.md (the table: final t
 seeds, steps, and each resumed run beside the uninterrupted K = 4 run).
 
 Usage: scripts/elastic-accuracy.py [--out DIR] [--seeds 1,2,3] [--methods dense-ps,...] [--jar lgc-cli/target/lgc.jar]
+       [--append] [--table-only]
 """
 import argparse
 import csv
@@ -30,6 +31,8 @@ METHODS = {
     "topk": "topology: {type: ring}\ncompressor: {type: topk, ratio: 0.01}\nstages: {fullIterations: 20}\n",
     "dgc": "topology: {type: ps}\ncompressor: {type: dgc, ratio: 0.01, momentum: 0.9}\nstages: {fullIterations: 20}\n",
     "powersgd": "topology: {type: ps}\ncompressor: {type: powersgd, rank: 2}\nstages: {fullIterations: 20}\n",
+    "lgc-rar": "topology: {type: ring}\ncompressor: {type: lgc, ratio: 0.01}\n"
+               "stages: {fullIterations: 20, aeTrainingIterations: 20}\n",
 }
 SGD_METHODS = {"dgc"}  # DGC applies momentum itself: plain SGD under it
 
@@ -86,7 +89,15 @@ def main():
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--every", type=int, default=10, help="checkpoint every N steps")
     p.add_argument("--after", type=int, default=50, help="resume from the checkpoint after N steps")
+    p.add_argument("--append", action="store_true", help="add these runs to OUT/runs.csv instead of replacing it")
+    p.add_argument("--table-only", action="store_true", help="rewrite OUT/table.md from OUT/runs.csv; run nothing")
     a = p.parse_args()
+    if a.table_only:
+        with open(Path(a.out) / "runs.csv") as f:
+            rows = [dict(r, seed=int(r["seed"]), steps=int(r["steps"]), workers=int(r["workers"]),
+                         accuracy=float(r["accuracy"]), loss=float(r["loss"])) for r in csv.DictReader(f)]
+        write_readme(Path(a.out), rows, a)
+        return
     out, work, jar = Path(a.out), Path(a.work), Path(a.jar)
     out.mkdir(parents=True, exist_ok=True)
     work.mkdir(parents=True, exist_ok=True)
@@ -120,6 +131,10 @@ def main():
                                  memory=memory_means(output)))
             print(method, seed, [(r["run"], r["accuracy"]) for r in rows if r["method"] == method
                                  and r["seed"] == seed], flush=True)
+    if a.append and (out / "runs.csv").exists():
+        with open(out / "runs.csv") as f:
+            rows = [dict(r, seed=int(r["seed"]), steps=int(r["steps"]), workers=int(r["workers"]),
+                         accuracy=float(r["accuracy"]), loss=float(r["loss"])) for r in csv.DictReader(f)] + rows
     with open(out / "runs.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()

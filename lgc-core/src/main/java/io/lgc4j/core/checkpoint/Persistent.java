@@ -80,7 +80,14 @@ public interface Persistent {
             /** The same bytes on every rank (a shared factor, a flag): checked equal, then every new rank holds them. */
             REPLICATED,
             /** Held by rank 0 alone (the replica, the history): rank 0 keeps it. */
-            RANK_ZERO
+            RANK_ZERO,
+            /**
+             * Rank 0's own, and on every other rank the copy rank 0 shipped them, the same on each (LGC-RAR's
+             * autoencoder: rank 0 trains it, the others hold the weights it last sent): rank 0 keeps its own, every
+             * other new rank holds old rank 1's copy, checked equal on old ranks 1..K−1. A checkpoint of one rank has
+             * no copy to give: growing it is refused.
+             */
+            SHIPPED
         }
 
         /** A state with nothing to regroup. */

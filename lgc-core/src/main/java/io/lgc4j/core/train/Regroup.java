@@ -94,7 +94,13 @@ final class Regroup {
                         out.section(name).putBytes(parts[0].bytes(name));
                     }
                 }
-                case REPLICATED -> out.section(name).putBytes(replicated(name, parts));
+                case REPLICATED -> out.section(name).putBytes(replicated(name, parts, 0));
+                case SHIPPED -> {
+                    byte[] copy = rank == 0 ? parts[0].bytes(name) : shipped(name, parts);
+                    if (copy != null) {
+                        out.section(name).putBytes(copy);
+                    }
+                }
                 case MEMORY -> out.section(name).putFloats(memory(name, rank, parts));
             }
         }
@@ -142,16 +148,27 @@ final class Regroup {
         }
     }
 
-    private byte[] replicated(String name, CheckpointPart[] parts) throws CheckpointException {
-        byte[] bytes = parts[0].bytes(name);
-        for (int r = 1; r < from; r++) {
+    /** The section's bytes on old rank {@code first}, checked equal on every old rank after it. */
+    private byte[] replicated(String name, CheckpointPart[] parts, int first) throws CheckpointException {
+        byte[] bytes = parts[first].bytes(name);
+        for (int r = first + 1; r < from; r++) {
             if (!parts[r].has(name) || !Arrays.equals(bytes, parts[r].bytes(name))) {
                 throw new CheckpointException("cannot resume " + checkpoint.directory().getFileName() + " at K = "
-                        + to + ": section '" + name + "' should be the same on every rank, and rank " + r
-                        + "'s differs from rank 0's");
+                        + to + ": section '" + name + "' should be the same on every rank" + (first == 0 ? "" : " but 0")
+                        + ", and rank " + r + "'s differs from rank " + first + "'s");
             }
         }
         return bytes;
+    }
+
+    /** {@link Regrouping.Rule#SHIPPED} for a rank other than 0: old rank 1's copy, or none when it has none yet. */
+    private byte[] shipped(String name, CheckpointPart[] parts) throws CheckpointException {
+        if (from == 1) {
+            throw new CheckpointException("cannot resume " + checkpoint.directory().getFileName() + " of K = 1 at K = "
+                    + to + ": section '" + name + "' is rank 0's own, and no other rank holds the copy it ships,"
+                    + " which a new rank would need");
+        }
+        return parts[1].has(name) ? replicated(name, parts, 1) : null;
     }
 
     /** Rank 0's log of each memory: the mean over the ranks of its element sum, before and after. */

@@ -89,6 +89,7 @@ class RegroupTest {
             }
             b.section("exchange/memory").putFloats(m[r]);
             b.section("exchange/switched").putBoolean(sameFlag || r != 3);
+            b.section("exchange/ae").putInt(r == 0 ? 9 : 1); // rank 0's own, a shipped copy on the others
             if (extra != null) {
                 b.section(extra).putInt(r);
             }
@@ -102,7 +103,7 @@ class RegroupTest {
     }
 
     private static final Regrouping RULES = Regrouping.of("exchange/memory", Regrouping.Rule.MEMORY)
-            .and("exchange/switched", Regrouping.Rule.REPLICATED);
+            .and("exchange/switched", Regrouping.Rule.REPLICATED).and("exchange/ae", Regrouping.Rule.SHIPPED);
 
     @Test
     void eachSectionShouldFollowItsRule(@TempDir Path dir) throws IOException {
@@ -111,8 +112,10 @@ class RegroupTest {
         CheckpointPart rank0 = shrink.rankPart(0, RULES);
         CheckpointPart rank2 = shrink.rankPart(2, RULES);
         assertEquals(List.of("replica/params", "history", "accuracy", "exchange/memory", "exchange/switched",
-                "traffic"), rank0.sectionNames(), "rank 0 keeps the replica, the history, the accuracy");
-        assertEquals(List.of("exchange/memory", "exchange/switched", "traffic"), rank2.sectionNames());
+                "exchange/ae", "traffic"), rank0.sectionNames(), "rank 0 keeps the replica, the history, the accuracy");
+        assertEquals(List.of("exchange/memory", "exchange/switched", "exchange/ae", "traffic"), rank2.sectionNames());
+        assertEquals(9, rank0.section("exchange/ae").getInt(), "rank 0 keeps its own");
+        assertEquals(1, rank2.section("exchange/ae").getInt(), "the others the shipped copy");
         assertArrayEquals(new float[] {1, 2, 3}, rank0.floats("replica/params", 3));
         assertArrayEquals(Regroup.memoryOf(memories(4, 5), 2, 3), rank2.floats("exchange/memory", 5));
         assertTrue(rank2.section("exchange/switched").getBoolean());
@@ -126,6 +129,7 @@ class RegroupTest {
         assertEquals(0, rank5.longs("traffic", TrafficMeter.ROW_LENGTH)[0], "a new rank starts its counters at 0");
         assertArrayEquals(Regroup.memoryOf(memories(4, 5), 5, 6), rank5.floats("exchange/memory", 5));
         assertEquals(100, grow.rankPart(0, RULES).longs("traffic", TrafficMeter.ROW_LENGTH)[0]);
+        assertEquals(1, rank5.section("exchange/ae").getInt(), "a new rank gets the shipped copy");
         assertFalse(rank5.has("replica/params"));
     }
 
@@ -134,12 +138,22 @@ class RegroupTest {
         Checkpoint unknown = checkpoint(dir.resolve("a"), true, "exchange/velocity");
         assertEquals("cannot resume step-000010 of K = 4 at K = 3: section 'exchange/velocity' of rank-0.lgcc has no"
                 + " rule for another number of ranks (its state does not say how it changes size; it declares"
-                + " exchange/memory, exchange/switched)", assertThrows(CheckpointException.class,
+                + " exchange/memory, exchange/switched, exchange/ae)", assertThrows(CheckpointException.class,
                 () -> new Regroup(unknown, 3).rankPart(1, RULES)).getMessage());
         Checkpoint differing = checkpoint(dir.resolve("b"), false, null);
         assertEquals("cannot resume step-000010 at K = 5: section 'exchange/switched' should be the same on every"
                 + " rank, and rank 3's differs from rank 0's", assertThrows(CheckpointException.class,
                 () -> new Regroup(differing, 5).rankPart(0, RULES)).getMessage());
+        CheckpointDirectory one = CheckpointDirectory.in(dir.resolve("one"));
+        CheckpointPart.Builder b = CheckpointPart.builder(PartKind.RANK);
+        b.section("exchange/ae").putInt(9);
+        b.section(Checkpointing.TRAFFIC).putLongs(new long[TrafficMeter.ROW_LENGTH]);
+        PartInfo only = one.writeRankPart(10, 0, b.build());
+        Checkpoint single = one.writeManifest(new CheckpointManifest("regroup", 10, Stage.TOP_K, new RunSignature(1, 0,
+                new ModelIdentity(3, "sha256:00"), Map.of()), List.of(only)));
+        assertEquals("cannot resume step-000010 of K = 1 at K = 2: section 'exchange/ae' is rank 0's own, and no other"
+                + " rank holds the copy it ships, which a new rank would need", assertThrows(CheckpointException.class,
+                () -> new Regroup(single, 2).rankPart(1, RULES)).getMessage());
         Checkpoint fine = checkpoint(dir.resolve("c"), true, null);
         assertEquals("cannot resume step-000010 of K = 4 at K = 2: LGC-X keeps one decoder per worker",
                 assertThrows(CheckpointException.class, () -> new Regroup(fine, 2).rankPart(0,

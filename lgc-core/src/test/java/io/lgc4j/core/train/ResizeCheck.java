@@ -124,8 +124,8 @@ public final class ResizeCheck {
     }
 
     /**
-     * Each exchange section of {@code from} holding one float per element on every rank (a memory), as the regroup to
-     * {@code to} ranks leaves it: {mean over the K ranks before, mean over the K' ranks after}, per section.
+     * Each error-feedback memory of {@code from}'s exchange sections (named {@code …/memory}, {@code …/residual},
+     * DGC's {@code …/u} and {@code …/v}), as the regroup to {@code to} ranks leaves it: {mean over the K ranks before, mean over the K' ranks after}, per section.
      */
     static Map<String, double[]> memorySums(Checkpoint from, int to) throws IOException {
         int k = from.manifest().run().workers();
@@ -137,8 +137,10 @@ public final class ResizeCheck {
             if (!name.startsWith(Checkpointing.EXCHANGE + "/")) {
                 continue;
             }
-            boolean memory = rank1.has(name) && !java.util.Arrays.equals(rank0.bytes(name), rank1.bytes(name));
-            rules = rules.and(name, memory ? Regrouping.Rule.MEMORY : Regrouping.Rule.REPLICATED);
+            // an error-feedback memory by its name (ErrorFeedback's sections); what else differs between ranks is
+            // rank 0's own beside a copy on the others (LGC-RAR's autoencoder), the same on ranks 1..K-1
+            boolean memory = rank1.has(name) && name.matches(".*/(memory|residual|u|v)$");
+            rules = rules.and(name, memory ? Regrouping.Rule.MEMORY : Regrouping.Rule.SHIPPED);
             if (memory) {
                 memories.add(name);
             }

@@ -68,18 +68,19 @@ final class LgcPsWorker extends CarriedState implements PsWorker.Step {
         this.seed = config.seed();
     }
 
-    /**
-     * What a worker carries from step to step: its accumulator ({@code prefix/memory}), the encoder the server
-     * shipped ({@code prefix/ae/encoder}: a worker only encodes, never trains, and its decoders stay as the seed
-     * built them) and the protocol's flags ({@code prefix/protocol/state}). The rest is configuration, or the step's
-     * own (the support, the values, the frames).
-     */
+    /** LGC-PS does not change K yet: {@link LgcPsTopology#checkResize} refuses before the first step. */
     @Override
     public Regrouping regrouping(String prefix) {
         return Regrouping.refuse("LGC-PS keeps one decoder per worker on its server, and its autoencoder is trained on K workers' latents: it"
                 + " does not change K yet (docs/design/elastic.md says how it would)");
     }
 
+    /**
+     * What a worker carries from step to step: its accumulator ({@code prefix/memory}), the encoder the server
+     * shipped ({@code prefix/ae/encoder}: a worker only encodes, never trains, and its decoders stay as the seed
+     * built them) and the protocol's flags ({@code prefix/protocol/state}). The rest is configuration, or the step's
+     * own (the support, the values, the frames).
+     */
     @Override
     public void save(CheckpointPart.Builder part, String prefix) {
         super.save(part, prefix);

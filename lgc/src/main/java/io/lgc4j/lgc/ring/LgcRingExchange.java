@@ -141,18 +141,30 @@ final class LgcRingExchange extends CarriedState implements GradientExchange {
     }
 
     /**
+     * At another K: the accumulator keeps its mean over the ranks ({@code MEMORY}); the autoencoder or linear code is
+     * rank {@value #TRAINER}'s own and every other rank's shipped copy ({@code SHIPPED}); the trainer's draws and losses
+     * stay with rank {@value #TRAINER} (its draws replayed over the new K, so the generator goes on as a run of the new
+     * K would from there); the guard's pooled window and the protocol's flags are the same everywhere.
+     */
+    @Override
+    public Regrouping regrouping(String prefix) {
+        Regrouping rules = super.regrouping(prefix);
+        for (String shipped : List.of("ae/encoder", "ae/decoder", "ae/training", "linear/moment", "linear/basis")) {
+            rules = rules.and(prefix + "/" + shipped, Regrouping.Rule.SHIPPED);
+        }
+        return rules.and(prefix + "/trainer/random", Regrouping.Rule.RANK_ZERO)
+                .and(prefix + "/trainer/history", Regrouping.Rule.RANK_ZERO)
+                .and(prefix + "/guard/window", Regrouping.Rule.REPLICATED)
+                .and(prefix + "/protocol/state", Regrouping.Rule.REPLICATED);
+    }
+
+    /**
      * What this rank carries from step to step: its accumulator ({@code prefix/memory}), its autoencoder
      * ({@code prefix/ae/...}: encoder, decoder and optimizer state — the trainer's trains, the others' hold the
      * weights shipped to them), the trainer's draws and losses on rank {@value #TRAINER} ({@code prefix/trainer/...}),
      * the drift guard's window when a guard runs ({@code prefix/guard/window}) and the protocol's flags
      * ({@code prefix/protocol/state}). The rest is configuration, or the step's own (support, values, frames).
      */
-    @Override
-    public Regrouping regrouping(String prefix) {
-        return Regrouping.refuse("LGC-RAR's autoencoder and its trainer's state are not yet regrouped to another K (docs/design/elastic.md"
-                + " says how they would be)");
-    }
-
     @Override
     public void save(CheckpointPart.Builder part, String prefix) {
         super.save(part, prefix);

@@ -20,7 +20,6 @@ import io.lgc4j.core.method.TopologyProvider;
 import io.lgc4j.core.method.TopologyRequest;
 import io.lgc4j.core.metrics.StepNotes;
 import io.lgc4j.core.stage.StageSchedule;
-import io.lgc4j.core.train.CheckpointMismatchException;
 import io.lgc4j.core.train.GradientExchange;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TopologyChecks;
@@ -308,14 +307,6 @@ public final class LgcRingTopology implements Topology {
         return new TopologyDescription(name(), support.name(),
                 new LgcSettings(ratio, spec, training, control, linearLatent), codec.name(),
                 TopologyDescription.NO_SETTINGS);
-    }
-
-    /** LGC's state does not change size yet: a resume at another K is refused before the first step. */
-    @Override
-    public void checkResize(int from, int to) {
-        throw new CheckpointMismatchException("LGC-RAR cannot resume at K = " + to + " from a checkpoint of K = "
-                + from + ": its autoencoder's trainer and shipped weights do not change size yet"
-                + " (docs/design/elastic.md says how they would)", null);
     }
 
     @Override

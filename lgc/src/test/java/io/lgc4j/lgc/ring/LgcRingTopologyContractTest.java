@@ -43,11 +43,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LgcRingTopologyContractTest extends TopologyContract {
 
-    /** LGC's state does not change size yet. */
-    @Override
-    protected String resizeRefusal() {
-        return "LGC-RAR cannot resume at K = ";
-    }
 
     /**
      * A small autoencoder, so the contract stays fast: two stride-2 convolutions of 4 filters, a latent of 2 channels.
@@ -136,11 +131,6 @@ class LgcRingTopologyContractTest extends TopologyContract {
     @Nested
     class AsCompressedTopology extends CompressedTopologyContract {
 
-        /** LGC's state does not change size yet. */
-        @Override
-        protected String resizeRefusal() {
-            return "LGC-RAR cannot resume at K = ";
-        }
         @Override
         protected Topology topology(Compressor compressor) {
             assumeTrue(compressor instanceof SharedSupportCompressor
