@@ -64,8 +64,23 @@ public interface Persistent {
      *
      * @param rules   each section's full name and its rule, in the order declared
      * @param refusal why the state cannot change size, or null when the rules say how
+     * @param service how a service's part changes (a parameter server that holds something per rank), or null: a
+     *                service with this state keeps its part as it is, and one whose part holds a section of state is
+     *                refused
      */
-    record Regrouping(Map<String, Rule> rules, String refusal) {
+    record Regrouping(Map<String, Rule> rules, String refusal, ServiceResize service) {
+
+        /** How a service's part goes from K ranks to K': every section it keeps, written into the new part. */
+        @FunctionalInterface
+        public interface ServiceResize {
+            /**
+             * Writes into {@code into} the sections of {@code old} (its traffic counters excepted, which the trainer
+             * keeps) as a service of a run of {@code to} ranks holds them.
+             *
+             * @throws CheckpointException naming the section that cannot change size
+             */
+            void resize(CheckpointPart old, CheckpointPart.Builder into, int from, int to) throws CheckpointException;
+        }
 
         /** What happens to one section from K ranks to K'. */
         public enum Rule {
@@ -91,7 +106,7 @@ public interface Persistent {
         }
 
         /** A state with nothing to regroup. */
-        public static final Regrouping NONE = new Regrouping(Map.of(), null);
+        public static final Regrouping NONE = new Regrouping(Map.of(), null, null);
 
         /** Copies the rules. */
         public Regrouping {
@@ -105,7 +120,7 @@ public interface Persistent {
 
         /** A state that cannot change size, and why (the message a resize is refused with). */
         public static Regrouping refuse(String why) {
-            return new Regrouping(Map.of(), Objects.requireNonNull(why, "why"));
+            return new Regrouping(Map.of(), Objects.requireNonNull(why, "why"), null);
         }
 
         /** These rules and {@code section}'s. */
@@ -114,7 +129,7 @@ public interface Persistent {
             if (all.put(Objects.requireNonNull(section, "section"), Objects.requireNonNull(rule, "rule")) != null) {
                 throw new IllegalArgumentException("section '" + section + "' has two rules");
             }
-            return new Regrouping(all, refusal);
+            return new Regrouping(all, refusal, service);
         }
 
         /** These rules and {@code other}'s; a refusal of either refuses. */
@@ -123,7 +138,13 @@ public interface Persistent {
             for (Map.Entry<String, Rule> e : other.rules.entrySet()) {
                 all = all.and(e.getKey(), e.getValue());
             }
-            return refusal != null || other.refusal == null ? all : new Regrouping(all.rules, other.refusal);
+            return new Regrouping(all.rules, refusal != null ? refusal : other.refusal,
+                    service != null ? service : other.service);
+        }
+
+        /** These rules, and {@code how} a service's part changes. */
+        public Regrouping withService(ServiceResize how) {
+            return new Regrouping(rules, refusal, Objects.requireNonNull(how, "how"));
         }
 
         /** The rule of the section named {@code section}, or null when none is declared. */

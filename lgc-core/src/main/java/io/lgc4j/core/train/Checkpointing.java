@@ -143,10 +143,15 @@ record Checkpointing(CheckpointDirectory directory, int everySteps, boolean atEn
         }
     }
 
-    /** The part of service {@code service} of the checkpoint resumed from. */
-    CheckpointPart servicePart(int service) {
+    /**
+     * The part of service {@code service} of the checkpoint resumed from; of a checkpoint of another K, the part as
+     * {@code state}'s rules make it ({@link Regroup#servicePart}).
+     */
+    CheckpointPart servicePart(int service, Regrouping state) throws CheckpointException {
         try {
-            return resume.serverPart(service);
+            return regroup != null ? regroup.servicePart(service, state) : resume.serverPart(service);
+        } catch (CheckpointException e) {
+            throw e;
         } catch (IOException e) {
             throw new UncheckedIOException("service " + service + " cannot read its part of " + resume.directory()
                     + ": " + e.getMessage(), e);

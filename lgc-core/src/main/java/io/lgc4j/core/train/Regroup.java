@@ -111,6 +111,33 @@ final class Regroup {
         return out.build();
     }
 
+    /**
+     * Service {@code service}'s part at K' ranks: its traffic counters kept, its state by {@code state}'s
+     * {@link Regrouping#service()} (a part with state and no such rule is refused, naming the section); the part as it
+     * is when it holds no state.
+     */
+    CheckpointPart servicePart(int service, Regrouping state) throws IOException, CheckpointException {
+        CheckpointPart old = checkpoint.serverPart(service);
+        if (state.refusal() != null) {
+            throw new CheckpointException("cannot resume " + checkpoint.directory().getFileName() + " of K = " + from
+                    + " at K = " + to + ": " + state.refusal());
+        }
+        if (state.service() == null) {
+            for (String name : old.sectionNames()) {
+                if (!name.equals(Checkpointing.TRAFFIC)) {
+                    throw new CheckpointException("cannot resume " + checkpoint.directory().getFileName() + " of K = "
+                            + from + " at K = " + to + ": section '" + name + "' of " + old.label() + " has no rule"
+                            + " for another number of ranks (its service does not say how its state changes size)");
+                }
+            }
+            return old;
+        }
+        CheckpointPart.Builder out = CheckpointPart.builder(PartKind.SERVER);
+        state.service().resize(old, out, from, to);
+        out.section(Checkpointing.TRAFFIC).putBytes(old.bytes(Checkpointing.TRAFFIC));
+        return out.build();
+    }
+
     private CheckpointPart[] oldParts() throws IOException {
         CheckpointPart[] parts = old.get();
         if (parts == null) {

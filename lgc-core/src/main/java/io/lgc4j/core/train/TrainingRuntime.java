@@ -87,8 +87,8 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
         if (first == 0) {
             return;
         }
-        CheckpointPart part = checkpoints.servicePart(index);
         try {
+            CheckpointPart part = checkpoints.servicePart(index, service.state().regrouping(Checkpointing.SERVICE));
             service.state().restore(part, Checkpointing.SERVICE);
             long[] row = part.longs(Checkpointing.TRAFFIC, TrafficMeter.ROW_LENGTH);
             meter.add(run.workers() + index, row);

@@ -40,6 +40,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -285,18 +286,21 @@ public abstract class CompressedTopologyContract {
         java.util.function.Supplier<DistributedTrainer.Builder> run = () -> DistributedTrainer.builder()
                 .model(TestModels.mlp(13, new Sgd(0.1))).data(TestModels.data(4 * 8 * 12, 7)).batchSizePerWorker(8)
                 .topology(topology(compressor)).seed(2).stages(StageSchedule.denseWarmup(5));
-        if (resizeRefusal() != null) {
-            ResizeCheck.assertRefused(run, 4, 4, dir, 8, 5, resizeRefusal());
-            return;
+        int[] resumes = IntStream.of(3, 5).filter(k -> resizeRefusal(k) == null).toArray();
+        if (resumes.length > 0) {
+            ResizeCheck.assertMeansKept(ResizeCheck.run(run, 4, 2, 4, dir.resolve("resumes"), 8, resumes),
+                    compressor.name());
         }
-        ResizeCheck.assertMeansKept(ResizeCheck.run(run, 4, 2, 4, dir, 8, 3, 5), compressor.name());
+        for (int k : IntStream.of(3, 5).filter(k -> resizeRefusal(k) != null).toArray()) {
+            ResizeCheck.assertRefused(run, 4, 4, dir.resolve("refused-" + k), 8, k, resizeRefusal(k));
+        }
     }
 
     /**
-     * How a resume at another K is refused by a topology whose state cannot change size (the message's start), or
-     * null when it resumes.
+     * How a resume of a K = 4 checkpoint at {@code to} workers is refused by a topology whose state cannot change to
+     * that size (the message's start), or null when it resumes.
      */
-    protected String resizeRefusal() {
+    protected String resizeRefusal(int to) {
         return null;
     }
 

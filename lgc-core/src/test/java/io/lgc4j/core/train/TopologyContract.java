@@ -30,6 +30,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -294,18 +295,20 @@ public abstract class TopologyContract {
             }
             return b;
         };
-        if (resizeRefusal() != null) {
-            ResizeCheck.assertRefused(run, 4, 6, dir, 6, 3, resizeRefusal());
-            return;
+        int[] resumes = IntStream.of(3, 5).filter(k -> resizeRefusal(k) == null).toArray();
+        if (resumes.length > 0) {
+            ResizeCheck.run(run, 4, 2, 6, dir.resolve("resumes"), 6, resumes);
         }
-        ResizeCheck.run(run, 4, 2, 6, dir, 6, 3, 5);
+        for (int k : IntStream.of(3, 5).filter(k -> resizeRefusal(k) != null).toArray()) {
+            ResizeCheck.assertRefused(run, 4, 6, dir.resolve("refused-" + k), 6, k, resizeRefusal(k));
+        }
     }
 
     /**
-     * How a resume at another K is refused by a topology whose state cannot change size (the message's start), or
-     * null when it resumes.
+     * How a resume of a K = 4 checkpoint at {@code to} workers is refused by a topology whose state cannot change to
+     * that size (the message's start), or null when it resumes.
      */
-    protected String resizeRefusal() {
+    protected String resizeRefusal(int to) {
         return null;
     }
 

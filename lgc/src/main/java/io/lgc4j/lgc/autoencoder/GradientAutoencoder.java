@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.function.Predicate;
 
 /**
  * What both gradient autoencoders share: the compact-vector length μ and its padding, the encoder E_c, the online
@@ -279,6 +280,31 @@ public abstract sealed class GradientAutoencoder implements Persistent permits P
         restoreWeights(part, prefix + "/encoder", encoder);
         restoreDecoders(part, prefix);
         restoreTraining(part, prefix + "/training");
+    }
+
+    /**
+     * Copies the training section {@code section} of {@code old} ({@link #save}'s {@code prefix/training}) into
+     * {@code into}, keeping the optimizer state of the tensors {@code keep} accepts (the iteration as it was): the
+     * training state of an autoencoder that lost some decoders (LGC-PS at fewer workers).
+     *
+     * @throws CheckpointException when the section is not a training section
+     */
+    public static void keepTraining(CheckpointPart old, String section, SectionWriter into, Predicate<String> keep)
+            throws CheckpointException {
+        SectionReader r = old.section(section);
+        int steps = r.getInt();
+        int count = r.getInt();
+        Map<String, float[]> kept = new LinkedHashMap<>();
+        for (int i = 0; i < count; i++) {
+            String name = r.getString();
+            float[] state = r.getFloats(r.getInt());
+            if (keep.test(name)) {
+                kept.put(name, state);
+            }
+        }
+        r.end();
+        into.putInt(kept.isEmpty() ? 0 : steps).putInt(kept.size());
+        kept.forEach((name, state) -> into.putString(name).putInt(state.length).putFloats(state));
     }
 
     /**

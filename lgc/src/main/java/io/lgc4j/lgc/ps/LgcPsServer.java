@@ -3,6 +3,7 @@ package io.lgc4j.lgc.ps;
 import io.lgc4j.lgc.autoencoder.AeLosses;
 import io.lgc4j.lgc.autoencoder.AutoencoderLane;
 import io.lgc4j.lgc.autoencoder.AutoencoderTrainer;
+import io.lgc4j.lgc.autoencoder.GradientAutoencoder;
 import io.lgc4j.lgc.DriftGuard;
 import io.lgc4j.lgc.LgcAblation;
 import io.lgc4j.lgc.LgcControl;
@@ -12,6 +13,7 @@ import io.lgc4j.lgc.autoencoder.Scale;
 import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.checkpoint.Persistent;
+import io.lgc4j.core.checkpoint.Persistent.Regrouping;
 import io.lgc4j.core.codec.IndexCodec;
 import io.lgc4j.core.comm.Frame;
 import io.lgc4j.lgc.support.CompactLayout;
@@ -39,6 +41,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The server of LGC-PS in TOP_K and COMPRESSED steps; see {@link LgcPsTopology} for the protocol. It owns the
@@ -122,6 +126,39 @@ final class LgcPsServer implements PsServer.Step, Persistent {
     public Persistent state() {
         return this;
     }
+
+    /**
+     * At fewer workers (LGC-PS cannot grow: {@link LgcPsTopology#checkResize}): the decoders of the ranks no longer
+     * there, {@code prefix/ae/decoder-<k>} for k ≥ K', go with them, and so does their optimizer state in
+     * {@code prefix/ae/training} (tensors {@code decoder<k>/…}); the encoder, the kept decoders, the iteration, the
+     * trainer's draws (replayed over the new K at restore: its generator goes on as a run of K' would), its losses, the
+     * guard's window and the protocol's flags stay as they are.
+     */
+    @Override
+    public Regrouping regrouping(String prefix) {
+        return Regrouping.NONE.withService((old, into, from, to) -> {
+            String decoder = prefix + "/ae/decoder-";
+            for (String name : old.sectionNames()) {
+                if (!name.startsWith(prefix + "/")
+                        || name.startsWith(decoder) && Integer.parseInt(name.substring(decoder.length())) >= to) {
+                    continue; // the trainer's own sections (traffic), or a decoder of a rank no longer there
+                }
+                if (name.equals(prefix + "/ae/training")) {
+                    GradientAutoencoder.keepTraining(old, name, into.section(name), tensor -> decoderOf(tensor) < to);
+                } else {
+                    into.section(name).putBytes(old.bytes(name));
+                }
+            }
+        });
+    }
+
+    /** The rank whose decoder a training tensor belongs to ({@code decoder<k>/…}), or -1 for the encoder's. */
+    private static int decoderOf(String tensor) {
+        Matcher m = DECODER_TENSOR.matcher(tensor);
+        return m.lookingAt() ? Integer.parseInt(m.group(1)) : -1;
+    }
+
+    private static final Pattern DECODER_TENSOR = Pattern.compile("decoder(\\d+)\\D");
 
     /**
      * What the server carries from step to step: the autoencoder ({@code prefix/ae/...}: encoder, the K decoders,

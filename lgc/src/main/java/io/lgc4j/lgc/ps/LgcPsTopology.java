@@ -478,12 +478,17 @@ public final class LgcPsTopology implements Topology {
         return s == null ? null : s.autoencoder();
     }
 
-    /** LGC's state does not change size yet: a resume at another K is refused before the first step. */
+    /**
+     * LGC-PS goes on with fewer workers (the decoders of the ranks no longer there dropped), not with more: the server
+     * has one decoder per worker and none to give a new one.
+     */
     @Override
     public void checkResize(int from, int to) {
-        throw new CheckpointMismatchException("LGC-PS cannot resume at K = " + to + " from a checkpoint of K = "
-                + from + ": its server keeps one decoder per worker and trains its autoencoder on K workers' latents,"
-                + " which do not change size yet (docs/design/elastic.md says how they would)", null);
+        if (to > from) {
+            throw new CheckpointMismatchException("LGC-PS cannot resume at K = " + to + " from a checkpoint of K = "
+                    + from + ": its server keeps one decoder per worker, trained with the others, and has none for a"
+                    + " new worker; it can go on with fewer (K <= " + from + ")", null);
+        }
     }
 
     @Override

@@ -68,11 +68,14 @@ final class LgcPsWorker extends CarriedState implements PsWorker.Step {
         this.seed = config.seed();
     }
 
-    /** LGC-PS does not change K yet: {@link LgcPsTopology#checkResize} refuses before the first step. */
+    /**
+     * At fewer workers: the accumulator keeps its mean over the ranks; the encoder the server shipped and the
+     * protocol's flags are the same on every worker and stay so.
+     */
     @Override
     public Regrouping regrouping(String prefix) {
-        return Regrouping.refuse("LGC-PS keeps one decoder per worker on its server, and its autoencoder is trained on K workers' latents: it"
-                + " does not change K yet (docs/design/elastic.md says how it would)");
+        return super.regrouping(prefix).and(prefix + "/ae/encoder", Regrouping.Rule.REPLICATED)
+                .and(prefix + "/protocol/state", Regrouping.Rule.REPLICATED);
     }
 
     /**

@@ -46,10 +46,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LgcPsTopologyContractTest extends TopologyContract {
 
-    /** LGC's state does not change size yet. */
+    /** LGC-PS goes on with fewer workers, not more. */
     @Override
-    protected String resizeRefusal() {
-        return "LGC-PS cannot resume at K = ";
+    protected String resizeRefusal(int to) {
+        return to > 4 ? "LGC-PS cannot resume at K = " + to : null;
     }
 
     /**
@@ -160,11 +160,12 @@ class LgcPsTopologyContractTest extends TopologyContract {
     @Nested
     class OwnSupport extends TopologyContract {
 
-        /** LGC's state does not change size yet. */
+        /** LGC-PS goes on with fewer workers, not more. */
         @Override
-        protected String resizeRefusal() {
-            return "LGC-PS cannot resume at K = ";
+        protected String resizeRefusal(int to) {
+            return to > 4 ? "LGC-PS cannot resume at K = " + to : null;
         }
+
         @Override
         protected Topology topology() {
             return lgc(SupportPolicy.OWN);
@@ -205,11 +206,12 @@ class LgcPsTopologyContractTest extends TopologyContract {
     @Nested
     class LeaderSupportAsCompressedTopology extends CompressedTopologyContract {
 
-        /** LGC's state does not change size yet. */
+        /** LGC-PS goes on with fewer workers, not more. */
         @Override
-        protected String resizeRefusal() {
-            return "LGC-PS cannot resume at K = ";
+        protected String resizeRefusal(int to) {
+            return to > 4 ? "LGC-PS cannot resume at K = " + to : null;
         }
+
         @Override
         protected Topology topology(Compressor compressor) {
             assumeTrue(compressor instanceof SharedSupportCompressor
@@ -231,11 +233,12 @@ class LgcPsTopologyContractTest extends TopologyContract {
     @Nested
     class OwnSupportAsCompressedTopology extends CompressedTopologyContract {
 
-        /** LGC's state does not change size yet. */
+        /** LGC-PS goes on with fewer workers, not more. */
         @Override
-        protected String resizeRefusal() {
-            return "LGC-PS cannot resume at K = ";
+        protected String resizeRefusal(int to) {
+            return to > 4 ? "LGC-PS cannot resume at K = " + to : null;
         }
+
         @Override
         protected Topology topology(Compressor compressor) {
             assumeTrue(compressor instanceof TopKCompressor, "LGC-PS under the OWN policy selects like Sparse GD"
