@@ -9,6 +9,8 @@ import io.lgc4j.core.compute.ComputeThreads;
 import io.lgc4j.core.metrics.TraceMerge;
 import io.lgc4j.core.metrics.TraceSettings;
 import io.lgc4j.core.runtime.StopReport;
+import io.lgc4j.core.train.CheckpointMismatchException;
+import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.metrics.StepRange;
 import io.lgc4j.core.compute.CpuLimits;
 import io.lgc4j.runner.config.ConfigLoader;
@@ -356,7 +358,16 @@ final class LaunchCommand implements Callable<Integer> {
                 if (servers != null) {
                     cfg = cfg.withTopology(cfg.topology().with("servers", servers));
                 }
-                services = cfg.method().newTopology().serviceEndpoints(nproc);
+                Topology topology = cfg.method().newTopology();
+                services = topology.serviceEndpoints(nproc);
+                if (rejoinAfter != null && nproc > 1) {
+                    try {
+                        topology.checkResize(nproc - 1, nproc); // a job that grows back must be able to grow
+                    } catch (CheckpointMismatchException e) {
+                        throw new UsageError("--rejoin-after grows the job back, which this method refuses: "
+                                + e.getMessage());
+                    }
+                }
             }
             threadsOption = cfg.model().compute().threads();
             trace = options.apply(cfg).training().trace();

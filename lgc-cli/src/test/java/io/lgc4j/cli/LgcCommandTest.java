@@ -307,6 +307,17 @@ class LgcCommandTest {
     }
 
     @Test
+    void anElasticLaunchShouldNotPromiseToGrowAMethodThatCannot(@TempDir Path dir) throws IOException {
+        Path config = dir.resolve("lgc-ps.yaml");
+        Files.writeString(config, "run: {name: x}\ntopology: {type: ps}\ncompressor: {type: lgc}\n");
+        assertEquals(2, LgcCommand.execute("launch", "--nproc", "3", "--min-nproc", "2", "--max-restarts", "1",
+                "--rejoin-after", "5", config.toString()));
+        assertEquals("lgc launch: --rejoin-after grows the job back, which this method refuses: LGC-PS cannot resume at"
+                + " K = 3 from a checkpoint of K = 2: its server keeps one decoder per worker, trained with the others,"
+                + " and has none for a new worker; it can go on with fewer (K <= 2)", error());
+    }
+
+    @Test
     void shouldRejectZeroWorkers(@TempDir Path dir) throws IOException {
         Path config = dir.resolve("zero.yaml");
         Files.writeString(config, "run: {name: x}\ntraining: {workers: 0}\n");
