@@ -31,10 +31,13 @@ METHODS = {
     "topk": "topology: {type: ring}\ncompressor: {type: topk, ratio: 0.01}\nstages: {fullIterations: 20}\n",
     "dgc": "topology: {type: ps}\ncompressor: {type: dgc, ratio: 0.01, momentum: 0.9}\nstages: {fullIterations: 20}\n",
     "powersgd": "topology: {type: ps}\ncompressor: {type: powersgd, rank: 2}\nstages: {fullIterations: 20}\n",
-    "lgc-rar": "topology: {type: ring}\ncompressor: {type: lgc, ratio: 0.01}\n"
-               "stages: {fullIterations: 20, aeTrainingIterations: 20}\n",
-    "lgc-ps": "topology: {type: ps}\ncompressor: {type: lgc, ratio: 0.01}\n"
-              "stages: {fullIterations: 20, aeTrainingIterations: 20}\n",
+    # LGC as configs/lgc-*.yaml trains it (Adam for the autoencoder, λ_sim 0, the low-pass accumulator)
+    "lgc-rar": "topology: {type: ring}\ncompressor: {type: lgc, ratio: 0.01, lowPass: 0.1}\n"
+               "stages: {fullIterations: 20, aeTrainingIterations: 20}\n"
+               "autoencoder: {optimizer: adam, learningRate: 0.001, lambdaSim: 0.0}\n",
+    "lgc-ps": "topology: {type: ps}\ncompressor: {type: lgc, ratio: 0.01, lowPass: 0.1}\n"
+              "stages: {fullIterations: 20, aeTrainingIterations: 20}\n"
+              "autoencoder: {optimizer: adam, learningRate: 0.001, lambdaSim: 0.0}\n",
 }
 SHRINK_ONLY = {"lgc-ps"}  # its server has no decoder for a new worker
 SGD_METHODS = {"dgc"}  # DGC applies momentum itself: plain SGD under it
@@ -58,7 +61,8 @@ def lgc(jar, *args, log):
     with open(log, "a") as f:
         f.write("$ " + " ".join(cmd) + "\n" + p.stdout + f"(exit {p.returncode}, {time.time() - started:.1f} s)\n")
     if p.returncode != 0:
-        sys.exit(f"failed: {' '.join(args)} (see {log})")
+        print(f"failed: {' '.join(args)} (see {log})", flush=True)
+        return None
     return p.stdout
 
 
@@ -69,6 +73,11 @@ def memory_means(output):
 
 
 def summary(run_dir):
+    """Accuracy, steps, K and loss of a finished run; NaN accuracy and the steps written for a run that failed
+    (training diverged: a rank's gradient was not finite)."""
+    if not (run_dir / "summary.json").exists():
+        rows = (run_dir / "metrics.csv").read_text().splitlines() if (run_dir / "metrics.csv").exists() else [""]
+        return float("nan"), len(rows) - 1, 0, float("nan")
     s = json.loads((run_dir / "summary.json").read_text())
     return s["finalTestAccuracy"], s["steps"], s["workers"], s["finalLoss"]
 
@@ -131,7 +140,7 @@ def main():
                 acc, steps, workers, loss = summary(copy)
                 rows.append(dict(method=method, seed=seed, run=f"K = 4, then {k} after step {a.after}",
                                  workers=workers, steps=steps, accuracy=acc, loss=loss,
-                                 memory=memory_means(output)))
+                                 memory=memory_means(output or "")))
             print(method, seed, [(r["run"], r["accuracy"]) for r in rows if r["method"] == method
                                  and r["seed"] == seed], flush=True)
     if a.append and (out / "runs.csv").exists():
@@ -163,13 +172,16 @@ def write_readme(out, rows, a):
         for run in runs:
             rs = [r for r in rows if r["method"] == method and r["run"] == run]
             by_run[run] = {r["seed"]: r["accuracy"] for r in rs}
-            accs = [r["accuracy"] for r in rs]
+            accs = [r["accuracy"] for r in rs if r["accuracy"] == r["accuracy"]]
+            failed = len(rs) - len(accs)
             steps = sorted({r["steps"] for r in rs})
-            cells.append(f"{statistics.mean(accs):.4f} ± {spread(accs):.4f} ({'/'.join(map(str, steps))})"
-                         if accs else "refused")
+            cell = (f"{statistics.mean(accs):.4f} ± {spread(accs):.4f} ({'/'.join(map(str, steps))})" if accs
+                    else "refused" if not rs else "")
+            cells.append(cell + (f"; {failed} of {len(rs)} diverged" if failed else ""))
         for k in (3, 5):
             resized = by_run[f"K = 4, then {k} after step {a.after}"]
-            d = [resized[s] - by_run["K = 4 from step 0"][s] for s in resized]
+            d = [resized[s] - by_run["K = 4 from step 0"][s] for s in resized
+                 if resized[s] == resized[s] and by_run["K = 4 from step 0"][s] == by_run["K = 4 from step 0"][s]]
             cells.append(f"{statistics.mean(d):+.4f} ± {spread(d):.4f}" if d else "—")
         lines.append(f"| {method} | " + " | ".join(cells) + " |")
     lines += ["", "Each memory's mean over the ranks of its element sum (Σm / K), before the regroup and after it "
