@@ -41,7 +41,10 @@ record EpochMap(int workers, int batchSize, int perEpoch, int anchor, int epoch,
         if (!parts.isEmpty() && parts.get(parts.size() - 1).workers() == workers) {
             fromStep = parts.remove(parts.size() - 1).steps();
         }
-        int steps = new EpochCursor(cursor.epoch(), parts).stepsLeft(examples, workers, batchSize);
+        // an epoch no other K read is a whole epoch of the source's plan (a rank-local source's T is its own, not
+        // ⌊N/(K·b)⌋); the rest of one another K began is what the cursor's rule leaves
+        int steps = parts.isEmpty() ? perEpoch
+                : new EpochCursor(cursor.epoch(), parts).stepsLeft(examples, workers, batchSize);
         if (fromStep > steps) {
             throw new IllegalArgumentException("the checkpoint at step " + next + " has read " + fromStep
                     + " steps of epoch " + cursor.epoch() + " at K = " + workers + ", beyond the " + steps

@@ -131,8 +131,11 @@ record TrainingSpec(Ranks ranks, Input input, Evaluation evaluation, Aggregation
         }
         CheckpointManifest m = resume.manifest();
         int written = m.run().workers();
+        // a checkpoint without a cursor never changed K: its epochs were the source's plan at its K
+        int writtenPerEpoch = written == ranks.workers() ? perEpoch
+                : input.source().plan(written, ranks.batchSize()).stepsPerEpoch();
         EpochCursor cursor = m.cursor() != null ? m.cursor() : EpochMap.derived(m.nextStep(), written,
-                DataPlan.of(input.plan().examples(), written, ranks.batchSize(), 0).stepsPerEpoch());
+                writtenPerEpoch);
         return EpochMap.resumed(input.plan().examples(), ranks.workers(), ranks.batchSize(), perEpoch,
                 Math.toIntExact(m.nextStep()), cursor);
     }
