@@ -23,8 +23,10 @@ import java.util.stream.IntStream;
  * asks for its part. Every section follows a rule: the trainer's own (the replica, what the step order carries, the
  * history and accuracy stay with rank 0; each rank's traffic counters stay with it, a new rank's start at 0, and a
  * rank no longer there has its counters added to rank 0's, so the run's totals count every byte), the exchange's
- * ({@link Regrouping}: memories keep their mean, replicated sections their bytes). A section with no rule is refused,
- * naming it. The services' parts are read as they are (the services are the same: S' = S).
+ * ({@link Regrouping}: memories keep their mean, replicated sections their bytes, rank 0's own beside a shipped copy
+ * on the others). A section with no rule is refused, naming it. The services are the same (S' = S): a service's part
+ * is read as it is, or rewritten by its state's {@link Regrouping#service()} (LGC-PS's server drops the decoders of
+ * the ranks no longer there).
  */
 final class Regroup {
 
@@ -44,14 +46,6 @@ final class Regroup {
         this.checkpoint = checkpoint;
         this.from = checkpoint.manifest().run().workers();
         this.to = to;
-    }
-
-    int from() {
-        return from;
-    }
-
-    int to() {
-        return to;
     }
 
     /**
