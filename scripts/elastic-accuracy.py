@@ -105,10 +105,7 @@ def main():
     p.add_argument("--table-only", action="store_true", help="rewrite OUT/table.md from OUT/runs.csv; run nothing")
     a = p.parse_args()
     if a.table_only:
-        with open(Path(a.out) / "runs.csv") as f:
-            rows = [dict(r, seed=int(r["seed"]), steps=int(r["steps"]), workers=int(r["workers"]),
-                         accuracy=float(r["accuracy"]), loss=float(r["loss"])) for r in csv.DictReader(f)]
-        write_readme(Path(a.out), rows, a)
+        write_readme(Path(a.out), read_rows(Path(a.out) / "runs.csv"), a)
         return
     out, work, jar = Path(a.out), Path(a.work), Path(a.jar)
     out.mkdir(parents=True, exist_ok=True)
@@ -144,14 +141,19 @@ def main():
             print(method, seed, [(r["run"], r["accuracy"]) for r in rows if r["method"] == method
                                  and r["seed"] == seed], flush=True)
     if a.append and (out / "runs.csv").exists():
-        with open(out / "runs.csv") as f:
-            rows = [dict(r, seed=int(r["seed"]), steps=int(r["steps"]), workers=int(r["workers"]),
-                         accuracy=float(r["accuracy"]), loss=float(r["loss"])) for r in csv.DictReader(f)] + rows
+        rows = read_rows(out / "runs.csv") + rows
     with open(out / "runs.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
     write_readme(out, rows, a)
+
+
+def read_rows(path):
+    """The rows of a runs.csv this script wrote, with their numbers as numbers."""
+    with open(path) as f:
+        return [dict(r, seed=int(r["seed"]), steps=int(r["steps"]), workers=int(r["workers"]),
+                     accuracy=float(r["accuracy"]), loss=float(r["loss"])) for r in csv.DictReader(f)]
 
 
 def write_readme(out, rows, a):

@@ -555,19 +555,18 @@ final class LaunchCommand implements Callable<Integer> {
 
     /** The largest step of a checkpoint directory of {@code runDir} that holds a manifest (-1: none); no file read. */
     private static long manifestStep(Path runDir) {
-        Path root = CheckpointDirectory.in(runDir).root();
-        long latest = -1;
-        try (var dirs = Files.list(root)) {
-            for (Path d : (Iterable<Path>) dirs::iterator) {
-                String name = d.getFileName().toString();
-                if (name.matches("step-\\d+") && Files.exists(d.resolve("manifest.lgcc"))) {
-                    latest = Math.max(latest, Long.parseLong(name.substring(5)));
+        CheckpointDirectory checkpoints = CheckpointDirectory.in(runDir);
+        try {
+            List<Long> steps = checkpoints.steps();
+            for (int i = steps.size() - 1; i >= 0; i--) {
+                if (Files.exists(checkpoints.stepDirectory(steps.get(i)).resolve(CheckpointDirectory.MANIFEST_FILE))) {
+                    return steps.get(i);
                 }
             }
         } catch (IOException e) {
-            return -1; // no checkpoint directory yet
+            // the directory is being written: the next look sees it
         }
-        return latest;
+        return -1;
     }
 
     /** The next step of the latest complete checkpoint in {@code runDir}, or -1 when it has none. */

@@ -5,7 +5,6 @@ import io.lgc4j.core.checkpoint.CheckpointException;
 import io.lgc4j.core.checkpoint.CheckpointPart;
 import io.lgc4j.core.checkpoint.PartKind;
 import io.lgc4j.core.checkpoint.Persistent.Regrouping;
-import io.lgc4j.core.checkpoint.SectionReader;
 import io.lgc4j.core.comm.TrafficMeter;
 
 import java.io.IOException;
@@ -203,8 +202,7 @@ final class Regroup {
                 throw new CheckpointException(parts[r].label() + " has no section '" + name + "', a memory every"
                         + " rank holds");
             }
-            SectionReader s = parts[r].section(name);
-            m[r] = parts[r].floats(name, s.remaining() / Float.BYTES);
+            m[r] = parts[r].floats(name, parts[r].sectionLength(name) / Float.BYTES);
             if (m[r].length != m[0].length) {
                 throw new CheckpointException("section '" + name + "': rank " + r + " holds " + m[r].length
                         + " values, rank 0 " + m[0].length);
