@@ -1,5 +1,6 @@
 package io.lgc4j.core.checkpoint;
 
+import io.lgc4j.core.data.EpochCursor;
 import io.lgc4j.core.layout.GradientLayout;
 import io.lgc4j.core.layout.LayerPolicy;
 import io.lgc4j.core.layout.ParamBlock;
@@ -51,6 +52,36 @@ class CheckpointManifestTest {
         assertEquals(m, CheckpointManifest.fromPart(part));
         assertEquals(List.of("rank-0.lgcc", "rank-1.lgcc", "rank-2.lgcc", "rank-3.lgcc", "server-0.lgcc"),
                 m.parts().stream().map(PartInfo::fileName).toList());
+    }
+
+    @Test
+    void aCursorShouldRoundTripAndABadOneBeRefusedNamingIt() throws CheckpointException {
+        CheckpointManifest plain = manifest(4, 1);
+        CheckpointManifest resized = new CheckpointManifest(plain.runName(), plain.nextStep(), plain.stage(),
+                plain.run(), plain.parts(), new EpochCursor(2, List.of(new EpochCursor.Part(4, 7))));
+        CheckpointPart part = CheckpointPart.parse(resized.toPart().toBytes(), "manifest.lgcc");
+        assertEquals(resized, CheckpointManifest.fromPart(part));
+        assertEquals(2, part.version());
+        assertEquals(1, CheckpointPart.parse(plain.toPart().toBytes(), "manifest.lgcc").version());
+        assertEquals("manifest.lgcc: a part of an epoch runs >= 1 steps, found 0",
+                message(() -> CheckpointManifest.fromPart(withData(part, w -> w.putInt(2).putInt(1).putInt(4)
+                        .putInt(0)))));
+        assertEquals("section 'data' of manifest.lgcc: expected an int (4 bytes), found 0 bytes",
+                message(() -> CheckpointManifest.fromPart(withData(part, w -> w.putInt(2).putInt(1).putInt(4)))));
+    }
+
+    /** {@code part} with its {@code data} section written by {@code data} instead. */
+    private static CheckpointPart withData(CheckpointPart part, java.util.function.Consumer<SectionWriter> data)
+            throws CheckpointException {
+        CheckpointPart.Builder b = CheckpointPart.builder(PartKind.MANIFEST, 2);
+        for (String name : part.sectionNames()) {
+            if (name.equals("data")) {
+                data.accept(b.section(name));
+            } else {
+                b.section(name).putBytes(part.bytes(name));
+            }
+        }
+        return reparse(b.build());
     }
 
     @Test
