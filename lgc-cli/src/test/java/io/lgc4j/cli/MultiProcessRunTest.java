@@ -372,9 +372,9 @@ class MultiProcessRunTest {
         Path inProcess = tmp.resolve("in-process");
         Path launched = tmp.resolve("launched");
         for (Path copy : List.of(inProcess, launched)) {
-            copyTree(k3, copy);
+            RunFiles.copy(k3, copy);
             for (String later : List.of("step-000008", "step-000012")) {
-                deleteTree(copy.resolve("checkpoints").resolve(later));
+                RunFiles.deleteTree(copy.resolve("checkpoints").resolve(later));
             }
         }
         assertEquals(0, LgcCommand.execute("run", "--resume", inProcess.toString(), "--workers", "2",
@@ -437,27 +437,6 @@ class MultiProcessRunTest {
         assertEquals(java.util.Set.of(2, 3), ks, "steps at K = 2 and at K = 3");
         assertTrue(examples <= 1920 && 1920 - examples < 3 * 16, "one epoch of 1,920 examples, read once: "
                 + examples);
-    }
-
-    private static void copyTree(Path from, Path to) throws IOException {
-        try (var files = Files.walk(from)) {
-            for (Path p : files.toList()) {
-                Path target = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(p, target);
-                }
-            }
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (var files = Files.walk(dir)) {
-            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 
     /** {@code lgc launch} in its own JVM, its output in a file, its process tree watched. */

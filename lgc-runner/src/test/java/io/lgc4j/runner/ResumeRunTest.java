@@ -19,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -70,7 +69,7 @@ class ResumeRunTest {
     static void assertResumesExactly(String method, String topology, int killedAfter, Path out) throws IOException {
         ExperimentConfig cfg = config(method, topology, out.resolve("full"), 4);
         Path full = new ExperimentRunner().run(cfg, "resume.yaml", List.of()).directory();
-        Path killed = simulateKill(full, out.resolve("killed"), killedAfter);
+        Path killed = RunFiles.simulateKill(full, out.resolve("killed"), killedAfter);
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         ExperimentRunner.RunOutcome resumed = new ExperimentRunner().resume(killed, null, "resume.yaml", List.of(),
                 new PrintStream(log, true, StandardCharsets.UTF_8));
@@ -100,7 +99,7 @@ class ResumeRunTest {
             throws IOException {
         ExperimentConfig cfg = config(method, topology, out.resolve("full"), 4);
         Path full = new ExperimentRunner().run(cfg, "resume.yaml", List.of()).directory();
-        Path killed = simulateKill(full, out.resolve("killed"), 9);
+        Path killed = RunFiles.simulateKill(full, out.resolve("killed"), 9);
         ExperimentConfig resized = ConfigLoader.load(killed.resolve("config.yaml"));
         ExperimentConfig atK = resized.withTraining(resized.training().withWorkers(workers));
         PrintStream quiet = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
@@ -138,21 +137,6 @@ class ResumeRunTest {
         assertEquals(workers + (topology.equals("ps") ? 1 : 0), summary.get("bytesSentPerEndpoint").size());
     }
 
-    static Path simulateKill(Path full, Path into, int killedAfter) throws IOException {
-        copy(full, into);
-        Files.delete(into.resolve("summary.json"));
-        CheckpointDirectory dir = CheckpointDirectory.in(into);
-        for (long step : dir.steps()) {
-            if (step > killedAfter + 1) {
-                deleteTree(dir.stepDirectory(step));
-            }
-        }
-        Path csv = into.resolve("metrics.csv");
-        List<String> lines = Files.readAllLines(csv);
-        Files.write(csv, lines.subList(0, killedAfter + 2));
-        return into;
-    }
-
     /** metrics.csv without its timing columns ({@code *_ms}). */
     static List<String> nonTiming(Path csv) throws IOException {
         List<String> lines = Files.readAllLines(csv);
@@ -184,7 +168,7 @@ class ResumeRunTest {
     void aResumeShouldRefuseAnotherConfigNamingEveryKeyThatDiffers(@TempDir Path out) throws IOException {
         ExperimentConfig cfg = config("topk", "ps", out, 4);
         Path dir = new ExperimentRunner().run(cfg, "resume.yaml", List.of()).directory();
-        Path killed = simulateKill(dir, out.resolve("killed"), 9);
+        Path killed = RunFiles.simulateKill(dir, out.resolve("killed"), 9);
         List<String> before = listing(killed);
         ExperimentConfig other = ConfigLoader.parse(cfg.toYaml().replace("ratio: 0.01", "ratio: 0.02")
                 .replace("seed: 7", "seed: 8").replace("maxSteps: 24", "maxSteps: 30"), "other.yaml");
@@ -203,7 +187,7 @@ class ResumeRunTest {
             throws IOException {
         ExperimentConfig cfg = config("dense", "ring", out, 4);
         Path dir = new ExperimentRunner().run(cfg, "resume.yaml", List.of()).directory();
-        Path killed = simulateKill(dir, out.resolve("killed"), 9);
+        Path killed = RunFiles.simulateKill(dir, out.resolve("killed"), 9);
         Path part = CheckpointDirectory.in(killed).stepDirectory(8).resolve("rank-1.lgcc");
         try (RandomAccessFile f = new RandomAccessFile(part.toFile(), "rw")) {
             f.seek(100);
@@ -220,8 +204,8 @@ class ResumeRunTest {
         assertEquals(nonTiming(dir.resolve("metrics.csv")), nonTiming(killed.resolve("metrics.csv")));
 
         Path none = out.resolve("none");
-        copy(dir, none);
-        deleteTree(none.resolve("checkpoints"));
+        RunFiles.copy(dir, none);
+        RunFiles.deleteTree(none.resolve("checkpoints"));
         RunInputException e = assertThrows(RunInputException.class, () -> new ExperimentRunner().resume(none, null,
                 "resume.yaml", List.of(), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)));
         assertEquals("cannot resume " + none + ": no complete checkpoint in " + none.resolve("checkpoints")
@@ -237,27 +221,6 @@ class ResumeRunTest {
                         + java.util.Arrays.hashCode(Files.readAllBytes(p)) : ""));
             }
             return out;
-        }
-    }
-
-    static void copy(Path from, Path to) throws IOException {
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path p : files.sorted().toList()) {
-                Path target = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(p, target);
-                }
-            }
-        }
-    }
-
-    static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
         }
     }
 }

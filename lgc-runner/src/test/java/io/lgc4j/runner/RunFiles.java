@@ -3,14 +3,17 @@ package io.lgc4j.runner;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lgc4j.core.checkpoint.CheckpointDirectory;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -89,5 +92,47 @@ public final class RunFiles {
             ((ObjectNode) it.next().getValue()).remove("meanPhaseTimesPerStep");
         }
         return copy;
+    }
+
+    /**
+     * A copy of the finished run {@code full} in {@code into} as a run killed after step {@code killedAfter} leaves
+     * it: no summary.json, the checkpoints after it gone, metrics.csv cut after its row.
+     */
+    public static Path simulateKill(Path full, Path into, int killedAfter) throws IOException {
+        copy(full, into);
+        Files.delete(into.resolve("summary.json"));
+        CheckpointDirectory dir = CheckpointDirectory.in(into);
+        for (long step : dir.steps()) {
+            if (step > killedAfter + 1) {
+                deleteTree(dir.stepDirectory(step));
+            }
+        }
+        Path csv = into.resolve("metrics.csv");
+        List<String> lines = Files.readAllLines(csv);
+        Files.write(csv, lines.subList(0, killedAfter + 2));
+        return into;
+    }
+
+    /** Copies the tree {@code from} into {@code to}. */
+    public static void copy(Path from, Path to) throws IOException {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path p : files.sorted().toList()) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target);
+                }
+            }
+        }
+    }
+
+    /** Deletes the tree {@code dir}. */
+    public static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 }

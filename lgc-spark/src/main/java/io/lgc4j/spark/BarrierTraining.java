@@ -55,6 +55,8 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
     private final SparkOptions.Fault fault;
     private final boolean tls;
     private AutoPlan auto;
+    private int round;
+    private boolean allowResize;
 
     /**
      * {@code compressor: auto} as the tasks rebuild it: the config without its method, each candidate's config (as
@@ -111,6 +113,17 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
         return this;
     }
 
+    /**
+     * This stage is attempt {@code round} of an elastic fit ({@link SparkOptions.Elastic}): a job of its own, whose
+     * attempt number (in the rendezvous and the links' handshakes) is {@code round} plus the stage's; with {@code
+     * allowResize} the ranks resume a checkpoint written at another K.
+     */
+    BarrierTraining round(int newRound, boolean resize) {
+        this.round = newRound;
+        this.allowResize = resize;
+        return this;
+    }
+
     /** The barrier stage's task count: K, plus S shards when they are not co-located. */
     static int tasks(int workers, int services, boolean colocate) {
         return workers + (colocate ? 0 : services);
@@ -129,14 +142,14 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
         BarrierTaskContext context = BarrierTaskContext.get();
         long start = System.currentTimeMillis();
         int partition = context.partitionId();
-        int attempt = context.stageAttemptNumber();
+        int attempt = round + context.stageAttemptNumber();
         String host = hostOf(context.getTaskInfos()[partition].address());
         ExperimentConfig config = ConfigLoader.parse(yaml, source);
         Path dir = Path.of(runDir);
         long resume = latestCheckpoint(dir, config);
         if (partition == 0 && attempt > 0) {
             System.err.println("lgc-spark: stage attempt " + attempt + " of job " + Integer.toUnsignedString(job)
-                    + ": every rank again, " + (resume < 0 ? "from step 0 (no complete checkpoint in " + dir + ")"
+                    + ": every rank again (K = " + workers + "), " + (resume < 0 ? "from step 0 (no complete checkpoint in " + dir + ")"
                     : "from the checkpoint after " + resume + " steps in " + dir));
         }
         TaskCertificates certificates = tls ? TaskCertificates.create(host) : null;
@@ -214,7 +227,7 @@ final class BarrierTraining extends AbstractFunction1<Iterator<Integer>, Iterato
                 }
             });
         }
-        ExperimentRunner runner = new ExperimentRunner();
+        ExperimentRunner runner = new ExperimentRunner().allowResize(allowResize);
         if (chosen != null) {
             runner.records(chosen.files(), chosen.provenance(), chosen::summary);
         }

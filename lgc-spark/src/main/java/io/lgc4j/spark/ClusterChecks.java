@@ -3,6 +3,7 @@ package io.lgc4j.spark;
 import org.apache.spark.SparkContext;
 
 import java.time.Duration;
+import java.util.function.IntSupplier;
 
 /**
  * What a cluster must offer before lgc-spark submits a barrier stage, checked on the driver: no dynamic allocation,
@@ -31,24 +32,38 @@ final class ClusterChecks {
      * @param lower the setting to lower, for the message ("training.workers")
      */
     static void awaitSlots(SparkContext sc, int tasks, String what, Duration wait, String lower) {
+        int slots = slotsWithin(() -> slots(sc), tasks, wait);
+        if (slots < tasks) {
+            throw tooFew(sc, slots, what, wait, lower);
+        }
+    }
+
+    /**
+     * Waits at most {@code wait} until {@code slots} offers {@code tasks} task slots at once, and returns what it
+     * offers then (fewer when the wait ran out).
+     */
+    static int slotsWithin(IntSupplier slots, int tasks, Duration wait) {
         long deadline = System.nanoTime() + wait.toNanos();
-        int slots = slots(sc);
-        while (slots < tasks && System.nanoTime() - deadline < 0) {
+        int offered = slots.getAsInt();
+        while (offered < tasks && System.nanoTime() - deadline < 0) {
             try {
                 Thread.sleep(SLOT_POLL_MS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new LgcSparkException("interrupted while waiting for task slots");
             }
-            slots = slots(sc);
+            offered = slots.getAsInt();
         }
-        if (slots < tasks) {
-            int executors = sc.statusTracker().getExecutorInfos().length - (sc.isLocal() ? 0 : 1);
-            throw new LgcSparkException("the cluster offers " + slots + " task slot" + (slots == 1 ? "" : "s")
-                    + " (" + sc.master() + ", " + executors + " executor" + (executors == 1 ? "" : "s")
-                    + " registered after " + wait.toSeconds() + " s), the job needs " + what + " at once: add"
-                    + " executors or cores, or lower " + lower);
-        }
+        return offered;
+    }
+
+    /** The refusal of a job the cluster's {@code slots} cannot run: what it offers, what the job needs, what to do. */
+    static LgcSparkException tooFew(SparkContext sc, int slots, String what, Duration wait, String lower) {
+        int executors = sc.statusTracker().getExecutorInfos().length - (sc.isLocal() ? 0 : 1);
+        return new LgcSparkException("the cluster offers " + slots + " task slot" + (slots == 1 ? "" : "s")
+                + " (" + sc.master() + ", " + executors + " executor" + (executors == 1 ? "" : "s")
+                + " registered after " + wait.toSeconds() + " s), the job needs " + what + " at once: add"
+                + " executors or cores, or lower " + lower);
     }
 
     /** Task slots the cluster offers now: what Spark's own barrier check counts (its default resource profile). */

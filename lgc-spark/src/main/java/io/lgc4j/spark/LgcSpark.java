@@ -21,12 +21,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntSupplier;
 import java.util.stream.IntStream;
 import java.util.zip.CRC32C;
 
@@ -103,19 +105,35 @@ public final class LgcSpark {
 
     private static SparkRun fit(JavaSparkContext sc, ExperimentConfig tcp, AutoMethod auto, String source,
                                 SparkOptions options) {
+        return fit(sc, tcp, auto, source, options, () -> ClusterChecks.slots(sc.sc()));
+    }
+
+    /**
+     * The fit, with {@code slots} saying how many task slots the cluster offers now (Spark's count; a test of the
+     * elastic loop gives its own).
+     */
+    static SparkRun fit(JavaSparkContext sc, ExperimentConfig tcp, AutoMethod auto, String source,
+                        SparkOptions options, IntSupplier slots) {
         ClusterChecks.refuseDynamicAllocation(sc.sc());
         int workers = tcp.training().workers();
-        // auto: every task a worker; the chosen method's shards start inside the workers' tasks
-        int services = auto != null ? 0 : tcp.method().newTopology().serviceEndpoints(workers);
-        boolean colocate = auto != null || options.colocate() && services > 0;
-        if (colocate && services > workers) {
-            throw new LgcSparkException("co-located shards need at most as many shards as workers, found " + services
-                    + " shards (topology.servers) for " + workers + " workers; use more workers or"
-                    + " SparkOptions.withColocate(false) (lgc-spark --no-colocate)");
+        SparkOptions.Elastic elastic = options.elastic();
+        if (elastic != null && auto != null) {
+            throw new LgcSparkException("compressor: auto cannot run elastic: its advise session is for K ="
+                    + " training.workers; choose the method first (lgc advise) or drop SparkOptions.withElastic"
+                    + " (lgc-spark --min-workers)");
         }
-        int tasks = BarrierTraining.tasks(workers, services, colocate);
-        ClusterChecks.awaitSlots(sc.sc(), tasks, describeTasks(tcp, auto, workers, services, colocate), options.slotWait(),
-                "training.workers");
+        if (elastic != null && elastic.minWorkers() > workers) {
+            throw new LgcSparkException("elastic.minWorkers is " + elastic.minWorkers() + ", more than the "
+                    + workers + " ranks of training.workers: expected at most " + workers);
+        }
+        Shape shape = new Shape(tcp, auto, options.colocate());
+        shape.check(workers);
+        int k = elastic == null ? workers : shape.elasticWorkers(sc.sc(), slots, workers, elastic.minWorkers(),
+                options.slotWait(), true);
+        if (elastic == null) {
+            ClusterChecks.awaitSlots(sc.sc(), shape.tasks(workers), shape.describe(workers), options.slotWait(),
+                    "training.workers");
+        }
 
         Path root = options.outputDir() != null ? options.outputDir() : Path.of(tcp.run().outputDir());
         Path dir = ExperimentRunner.newRunDirectory(root, tcp.run().name()).toAbsolutePath();
@@ -131,32 +149,43 @@ public final class LgcSpark {
             new SecureRandom().nextBytes(token);
         }
         int job = jobNumber(sc.sc().applicationId() + "/" + dir.getFileName());
-        BarrierTraining task = new BarrierTraining(tcp.toYaml(), source, workers, services, colocate,
-                shared.toString(), token, job, options.fault(), options.tls())
-                .auto(auto == null ? null : BarrierTraining.AutoPlan.of(auto));
-
         if (sc.sc().isLocal()) {
             String problem = BarrierTimer.replaceInThisJvm();
             if (problem != null) {
                 System.err.println("lgc-spark: warning: " + problem);
             }
         }
-        ClassTag<Integer> intTag = ClassTag$.MODULE$.apply(Integer.class);
-        ClassTag<TaskReport> reportTag = ClassTag$.MODULE$.apply(TaskReport.class);
-        sc.setJobDescription("lgc4j " + tcp.run().name() + ": " + describeTasks(tcp, auto, workers, services, colocate));
-        long submitted = System.currentTimeMillis();
+        List<Round> rounds = new ArrayList<>();
         List<TaskReport> reports;
-        try {
-            RDD<Integer> slots = sc.parallelize(IntStream.range(0, tasks).boxed().toList(), tasks).rdd();
-            RDD<TaskReport> trained = slots.barrier().mapPartitions(task, false, reportTag);
-            // through a shuffle: Spark retries a failed barrier stage only when it is a shuffle-map stage; a failed
-            // barrier result stage aborts the job ("Could not recover from a failed barrier ResultStage")
-            reports = new ArrayList<>(new JavaRDD<>(trained, reportTag).repartition(1).collect());
-        } catch (RuntimeException e) {
-            throw new LgcSparkException("the barrier stage of " + tcp.run().name() + " failed: " + e.getMessage()
-                    + " (results, if any, in " + shared + ")", e);
-        } finally {
-            sc.setJobDescription(null);
+        long submitted;
+        for (int round = 0; ; round++) {
+            ExperimentConfig atK = k == workers ? tcp : tcp.withTraining(tcp.training().withWorkers(k));
+            BarrierTraining task = new BarrierTraining(atK.toYaml(), source, k, shape.services(k), shape.colocate(k),
+                    shared.toString(), token, job, options.fault(), options.tls())
+                    .auto(auto == null ? null : BarrierTraining.AutoPlan.of(auto)).round(round, elastic != null);
+            submitted = System.currentTimeMillis();
+            try {
+                reports = runStage(sc, task, shape.tasks(k), elastic == null, "lgc4j " + tcp.run().name() + ": "
+                        + shape.describe(k));
+                rounds.add(new Round(k, reports.get(0).resumedFrom(), null));
+                break;
+            } catch (Exception e) {
+                String why = firstLines(e);
+                if (elastic == null || round >= elastic.maxRestarts()) {
+                    throw new LgcSparkException((elastic == null ? "the barrier stage of " + tcp.run().name()
+                            : "attempt " + (round + 1) + " of " + tcp.run().name() + " at K = " + k + " (after "
+                            + round + " restart" + (round == 1 ? "" : "s") + ", elastic.maxRestarts "
+                            + elastic.maxRestarts() + ")") + " failed: " + why + " (results, if any, in " + shared
+                            + ")", e);
+                }
+                rounds.add(new Round(k, -2, why));
+                pause(SETTLE);
+                int before = k;
+                k = shape.elasticWorkers(sc.sc(), slots, workers, elastic.minWorkers(), options.slotWait(), false);
+                System.err.println("lgc-spark: attempt " + (round + 1) + " at K = " + before + " failed (" + why
+                        + "); the cluster offers " + slots.getAsInt() + " task slots: going on at K = " + k
+                        + " from the last complete checkpoint");
+            }
         }
         long collected = System.currentTimeMillis();
         reports.sort(Comparator.comparingInt(TaskReport::partition));
@@ -164,8 +193,117 @@ public final class LgcSpark {
             write(dir.resolve(f.getKey()), f.getValue());
         }
         SparkRun run = timing(dir, reports, submitted, collected);
-        writeRecord(dir, sc.sc(), reports, run, tasks, colocate, shared, options.tls());
+        writeRecord(dir, sc.sc(), reports, run, shape.tasks(k), shape.colocate(k), shared, options.tls(),
+                elastic == null ? null : rounds);
         return run;
+    }
+
+    /**
+     * Runs one barrier stage of {@code task} over {@code tasks} partitions and returns the tasks' reports. With {@code
+     * retried}, through a shuffle: Spark retries a failed barrier stage (the same tasks) only when it is a shuffle-map
+     * stage; a failed barrier result stage aborts the job ("Could not recover from a failed barrier ResultStage"),
+     * which is what an elastic fit wants: it submits the next attempt itself, at the K the cluster then offers.
+     */
+    private static List<TaskReport> runStage(JavaSparkContext sc, BarrierTraining task, int tasks, boolean retried,
+                                             String description) {
+        ClassTag<TaskReport> reportTag = ClassTag$.MODULE$.apply(TaskReport.class);
+        sc.setJobDescription(description);
+        try {
+            RDD<Integer> slots = sc.parallelize(IntStream.range(0, tasks).boxed().toList(), tasks).rdd();
+            RDD<TaskReport> trained = slots.barrier().mapPartitions(task, false, reportTag);
+            JavaRDD<TaskReport> reports = new JavaRDD<>(trained, reportTag);
+            return new ArrayList<>((retried ? reports.repartition(1) : reports).collect());
+        } finally {
+            sc.setJobDescription(null);
+        }
+    }
+
+    /** How long an elastic fit lets Spark register a lost executor before it counts the slots left. */
+    private static final Duration SETTLE = Duration.ofSeconds(2);
+
+    /**
+     * One attempt of an elastic fit: its K, the checkpoint step it resumed from (-1 step 0, -2 not known: the
+     * attempt failed), and why it failed (null: it finished).
+     */
+    private record Round(int workers, long resumedFrom, String failure) {
+    }
+
+    /** The stage's shape at each K: shards, whether they share the ranks' tasks, task count, description. */
+    private record Shape(ExperimentConfig config, AutoMethod auto, boolean colocateWanted) {
+
+        int services(int k) {
+            // auto: every task a worker; the chosen method's shards start inside the workers' tasks
+            return auto != null ? 0 : config.method().newTopology().serviceEndpoints(k);
+        }
+
+        boolean colocate(int k) {
+            return auto != null || colocateWanted && services(k) > 0;
+        }
+
+        int tasks(int k) {
+            return BarrierTraining.tasks(k, services(k), colocate(k));
+        }
+
+        String describe(int k) {
+            return describeTasks(config, auto, k, services(k), colocate(k));
+        }
+
+        void check(int k) {
+            if (colocate(k) && services(k) > k) {
+                throw new LgcSparkException("co-located shards need at most as many shards as workers, found "
+                        + services(k) + " shards (topology.servers) for " + k + " workers; use more workers or"
+                        + " SparkOptions.withColocate(false) (lgc-spark --no-colocate)");
+            }
+        }
+
+        /**
+         * The K of an elastic attempt: the most ranks, at most {@code most}, whose tasks the cluster offers slots
+         * for; at least {@code least}, waiting up to {@code wait} for them (the first attempt waits that long for
+         * {@code most}).
+         */
+        int elasticWorkers(SparkContext sc, IntSupplier slots, int most, int least, Duration wait, boolean first) {
+            int offered = ClusterChecks.slotsWithin(slots, tasks(first ? most : least), first ? wait : Duration.ZERO);
+            int k = fitting(offered, most, least);
+            if (k < 0 && !first) {
+                offered = ClusterChecks.slotsWithin(slots, tasks(least), wait);
+                k = fitting(offered, most, least);
+            }
+            if (k < 0) {
+                throw ClusterChecks.tooFew(sc, offered, "at least " + describe(least) + " (elastic.minWorkers "
+                        + least + ")", wait, "elastic.minWorkers");
+            }
+            return k;
+        }
+
+        private int fitting(int offered, int most, int least) {
+            for (int k = most; k >= least; k--) {
+                if (tasks(k) <= offered && !(colocate(k) && services(k) > k)) {
+                    return k;
+                }
+            }
+            return -1;
+        }
+    }
+
+    /**
+     * Why a job failed, on one line: Spark's first line and, when it goes on with the failed task's exception, that
+     * exception's line (not its stack).
+     */
+    static String firstLines(Throwable e) {
+        String[] lines = String.valueOf(e.getMessage()).split("\n");
+        if (lines.length > 1 && !lines[1].isBlank() && !lines[1].startsWith("\t")) {
+            return lines[0].strip() + " " + lines[1].strip();
+        }
+        return lines[0].strip();
+    }
+
+    private static void pause(Duration time) {
+        try {
+            Thread.sleep(time.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LgcSparkException("interrupted between two attempts of an elastic fit");
+        }
     }
 
     /** What the stage's tasks are, for messages: "4 tasks (4 ranks, shard 0 with rank 0)". */
@@ -209,7 +347,7 @@ public final class LgcSpark {
     }
 
     private static void writeRecord(Path dir, SparkContext sc, List<TaskReport> reports, SparkRun run, int tasks,
-                                    boolean colocate, Path shared, boolean tls) {
+                                    boolean colocate, Path shared, boolean tls, List<Round> rounds) {
         Map<String, Object> record = new LinkedHashMap<>();
         record.put("master", sc.master());
         record.put("applicationId", sc.applicationId());
@@ -220,6 +358,20 @@ public final class LgcSpark {
         record.put("tls", tls);
         record.put("stageAttempts", run.stageAttempts());
         record.put("resumedFrom", run.resumedFrom());
+        if (rounds != null) {
+            List<Map<String, Object>> attempts = new ArrayList<>();
+            for (Round r : rounds) {
+                Map<String, Object> a = new LinkedHashMap<>();
+                a.put("workers", r.workers());
+                if (r.failure() == null) {
+                    a.put("resumedFrom", r.resumedFrom());
+                } else {
+                    a.put("failure", r.failure());
+                }
+                attempts.add(a);
+            }
+            record.put("elasticAttempts", attempts);
+        }
         record.put("wallMs", run.wallMs());
         record.put("untilTasksMs", run.untilTasksMs());
         record.put("preparingMs", run.preparingMs());

@@ -24,9 +24,35 @@ import java.time.Duration;
  *                  task, so turn on {@code spark.authenticate} on a shared network (docs/manual.md)
  * @param fault     for tests of recovery: rank 0 fails after this step in the stage's first attempt, or null
  * @param tls       mutual TLS on the runtime's links, each task its own CA (docs/architecture/spark.md)
+ * @param elastic   go on with fewer ranks when a task fails ({@link Elastic}), or null: Spark retries the stage whole
  */
 public record SparkOptions(boolean colocate, Path outputDir, Path sharedDir, Duration slotWait, byte[] token,
-                           Fault fault, boolean tls) {
+                           Fault fault, boolean tls, Elastic elastic) {
+
+    /**
+     * Elastic training: when a task of the stage fails (an executor lost, a rank's error), the driver submits the
+     * training again as a new barrier job with as many ranks as the cluster then offers task slots, at most
+     * {@code training.workers} and at least {@code minWorkers}, resumed from the last complete checkpoint at that K
+     * (the resize of {@code lgc run --resume --workers}). Spark cannot retry a stage with fewer tasks, so each attempt
+     * is a job of its own.
+     *
+     * @param minWorkers  the fewest ranks to go on with, at least 1
+     * @param maxRestarts how many failed attempts to start again after, at least 1
+     */
+    public record Elastic(int minWorkers, int maxRestarts) implements Serializable {
+        private static final long serialVersionUID = 1L;
+
+        /** Rejects fewer than one rank or no restart. */
+        public Elastic {
+            if (minWorkers < 1) {
+                throw new IllegalArgumentException("elastic.minWorkers: expected at least 1, found " + minWorkers);
+            }
+            if (maxRestarts < 1) {
+                throw new IllegalArgumentException("elastic.maxRestarts: expected at least 1 (going on after a failure"
+                        + " is a restart), found " + maxRestarts);
+            }
+        }
+    }
 
     /**
      * A fault injected into the first attempt of the barrier stage: rank 0 throws once {@code afterSteps} steps are
@@ -59,10 +85,10 @@ public record SparkOptions(boolean colocate, Path outputDir, Path sharedDir, Dur
 
     /**
      * Co-located shards, the config's output directory, no shared directory, 60 s for slots, a random token, plain
-     * TCP.
+     * TCP, not elastic.
      */
     public static SparkOptions defaults() {
-        return new SparkOptions(true, null, null, Duration.ofSeconds(60), null, null, false);
+        return new SparkOptions(true, null, null, Duration.ofSeconds(60), null, null, false, null);
     }
 
     /** The token, copied (null: a random one per job). */
@@ -73,37 +99,45 @@ public record SparkOptions(boolean colocate, Path outputDir, Path sharedDir, Dur
 
     /** These options with shards co-located on the first ranks' tasks, or in tasks of their own. */
     public SparkOptions withColocate(boolean newColocate) {
-        return new SparkOptions(newColocate, outputDir, sharedDir, slotWait, token, fault, tls);
+        return new SparkOptions(newColocate, outputDir, sharedDir, slotWait, token, fault, tls, elastic);
     }
 
     /** These options writing results under {@code dir} on the driver. */
     public SparkOptions withOutputDir(Path dir) {
-        return new SparkOptions(colocate, dir, sharedDir, slotWait, token, fault, tls);
+        return new SparkOptions(colocate, dir, sharedDir, slotWait, token, fault, tls, elastic);
     }
 
     /** These options keeping checkpoints under {@code dir}, reachable from every executor. */
     public SparkOptions withSharedDir(Path dir) {
-        return new SparkOptions(colocate, outputDir, dir, slotWait, token, fault, tls);
+        return new SparkOptions(colocate, outputDir, dir, slotWait, token, fault, tls, elastic);
     }
 
     /** These options waiting at most {@code wait} for task slots. */
     public SparkOptions withSlotWait(Duration wait) {
-        return new SparkOptions(colocate, outputDir, sharedDir, wait, token, fault, tls);
+        return new SparkOptions(colocate, outputDir, sharedDir, wait, token, fault, tls, elastic);
     }
 
     /** These options with the given job token. */
     public SparkOptions withToken(byte[] newToken) {
-        return new SparkOptions(colocate, outputDir, sharedDir, slotWait, newToken, fault, tls);
+        return new SparkOptions(colocate, outputDir, sharedDir, slotWait, newToken, fault, tls, elastic);
     }
 
     /** These options with a fault in the stage's first attempt (tests of recovery). */
     public SparkOptions withFault(Fault newFault) {
-        return new SparkOptions(colocate, outputDir, sharedDir, slotWait, token, newFault, tls);
+        return new SparkOptions(colocate, outputDir, sharedDir, slotWait, token, newFault, tls, elastic);
     }
 
     /** These options with mutual TLS on the runtime's links, or plain TCP. */
     public SparkOptions withTls(boolean newTls) {
-        return new SparkOptions(colocate, outputDir, sharedDir, slotWait, token, fault, newTls);
+        return new SparkOptions(colocate, outputDir, sharedDir, slotWait, token, fault, newTls, elastic);
+    }
+
+    /**
+     * These options going on with at least {@code minWorkers} ranks when a task fails, at most {@code maxRestarts}
+     * times ({@link Elastic}), or with {@code null} retrying the stage whole at the same K.
+     */
+    public SparkOptions withElastic(Elastic newElastic) {
+        return new SparkOptions(colocate, outputDir, sharedDir, slotWait, token, fault, tls, newElastic);
     }
 
     /** Never shows the token. */
@@ -111,7 +145,7 @@ public record SparkOptions(boolean colocate, Path outputDir, Path sharedDir, Dur
     public String toString() {
         return "SparkOptions[colocate=" + colocate + ", outputDir=" + outputDir + ", sharedDir=" + sharedDir
                 + ", slotWait=" + slotWait + ", token=" + (token == null ? "random" : "given") + ", fault=" + fault
-                + ", tls=" + tls + "]";
+                + ", tls=" + tls + ", elastic=" + elastic + "]";
     }
 
     @Override

@@ -4,6 +4,8 @@ import io.lgc4j.runner.AutoFixtures;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lgc4j.runner.config.ConfigLoader;
+import io.lgc4j.runner.config.ExperimentConfig;
+import io.lgc4j.runner.config.RuntimeType;
 import io.lgc4j.runner.ExperimentRunner;
 import io.lgc4j.runner.RunFiles;
 import io.lgc4j.advise.config.AutoMethod;
@@ -17,11 +19,15 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -166,6 +172,69 @@ class SparkBarrierRunTest {
         assertEquals(8, run.resumedFrom(), "the checkpoint after 8 steps is the last before the fault after 10");
         assertSameRun(only(inProcess), run.directory());
         assertFalse(Files.exists(run.directory().resolve(ExperimentRunner.FAILURE)), "attempt 0's failure is cleared");
+    }
+
+    /**
+     * Elastic: rank 0 fails after 10 steps; the cluster then offers 2 task slots (this test's count stands for a lost
+     * executor), so the next attempt, a barrier job of its own, goes on at K = 2 from the checkpoint after 8 steps:
+     * what {@code lgc run --resume DIR --workers 2} computes in one JVM from that checkpoint, bit for bit (LGC-PS: the
+     * server drops decoder 2; the co-located shard stays with rank 0).
+     */
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void anElasticFitShouldGoOnWithTheSlotsLeftFromTheLastCheckpoint(@TempDir Path tmp) throws IOException {
+        String checkpoints = ", checkpointEverySteps: 4";
+        ExperimentConfig cfg = ConfigLoader.parse(yaml("lgc-ps", tmp.resolve("in-process"), checkpoints),
+                "lgc-ps.yaml");
+        Path full = new ExperimentRunner().run(cfg, "lgc-ps.yaml", List.of()).directory();
+        Path killed = RunFiles.simulateKill(full, tmp.resolve("killed"), 9);
+        ExperimentConfig atTwo = cfg.withTraining(cfg.training().withWorkers(2));
+        new ExperimentRunner().allowResize(true).resume(killed, atTwo, "lgc-ps.yaml", List.of(),
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+
+        ExperimentConfig spark = ConfigLoader.parse(yaml("lgc-ps", tmp.resolve("spark"), checkpoints), "lgc-ps.yaml");
+        AtomicInteger counted = new AtomicInteger();
+        SparkRun run = LgcSpark.fit(sc, spark.withRuntime(spark.runtime().withType(RuntimeType.TCP)), null,
+                "lgc-ps.yaml", SparkOptions.defaults().withFault(new SparkOptions.Fault(10))
+                        .withElastic(new SparkOptions.Elastic(2, 1)),
+                () -> counted.getAndIncrement() == 0 ? 3 : 2);
+        assertEquals(2, run.stageAttempts());
+        assertEquals(8, run.resumedFrom(), "the checkpoint after 8 steps is the last before the fault after 10");
+        assertEquals(2, run.summary().workers());
+        assertSameRun(killed, run.directory());
+        JsonNode attempts = new ObjectMapper().readTree(run.directory().resolve(LgcSpark.SPARK_FILE).toFile())
+                .get("elasticAttempts");
+        assertEquals(2, attempts.size());
+        assertEquals(3, attempts.get(0).get("workers").asInt());
+        assertTrue(attempts.get(0).get("failure").asText().contains("the injected fault after 10 steps"),
+                attempts.toString());
+        assertEquals(2, attempts.get(1).get("workers").asInt());
+        assertEquals(8, attempts.get(1).get("resumedFrom").asInt());
+    }
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void anElasticFitShouldRefuseWhatItCannotRunNamingIt(@TempDir Path tmp) throws IOException {
+        ExperimentConfig cfg = ConfigLoader.parse(yaml("lgc-ps", tmp, ""), "lgc-ps.yaml");
+        ExperimentConfig tcp = cfg.withRuntime(cfg.runtime().withType(RuntimeType.TCP));
+        SparkOptions options = SparkOptions.defaults().withSlotWait(java.time.Duration.ofSeconds(1));
+        LgcSparkException more = assertThrows(LgcSparkException.class, () -> LgcSpark.fit(sc, cfg,
+                options.withElastic(new SparkOptions.Elastic(4, 1))));
+        assertEquals("elastic.minWorkers is 4, more than the 3 ranks of training.workers: expected at most 3",
+                more.getMessage());
+        LgcSparkException few = assertThrows(LgcSparkException.class, () -> LgcSpark.fit(sc, tcp, null, "lgc-ps.yaml",
+                options.withElastic(new SparkOptions.Elastic(2, 1)), () -> 1));
+        assertEquals("the cluster offers 1 task slot (local[3], 1 executor registered after 1 s), the job needs at"
+                + " least 2 barrier tasks (2 ranks, parameter-server shard 0 with rank 0; topology ps, compressor lgc)"
+                + " (elastic.minWorkers 2) at once: add executors or cores, or lower elastic.minWorkers",
+                few.getMessage());
+        IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+                () -> new SparkOptions.Elastic(2, 0));
+        assertEquals("elastic.maxRestarts: expected at least 1 (going on after a failure is a restart), found 0",
+                none.getMessage());
+        try (var left = Files.list(tmp)) {
+            assertEquals(0, left.count(), "nothing written into the output directory");
+        }
     }
 
     @Test
