@@ -41,8 +41,14 @@ class LgcEstimatorExitTest {
         return options;
     }
 
-    /** Starts the program in a JVM of its own with this JVM's class path and module options. */
+    /** Starts {@link EstimatorExitProgram} in a JVM of its own with this JVM's class path and module options. */
     static Process start(Path stderr, Map<String, String> env, List<String> jvm, String... args) throws IOException {
+        return start(EstimatorExitProgram.class, stderr, env, jvm, args);
+    }
+
+    /** Starts {@code program} in a JVM of its own with this JVM's class path and module options. */
+    static Process start(Class<?> program, Path stderr, Map<String, String> env, List<String> jvm, String... args)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(moduleOptions());
@@ -50,7 +56,7 @@ class LgcEstimatorExitTest {
         command.add("-Xmx1g");
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(EstimatorExitProgram.class.getName());
+        command.add(program.getName());
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectError(stderr.toFile());
         builder.environment().put("OMP_NUM_THREADS", "1");
@@ -118,15 +124,10 @@ class LgcEstimatorExitTest {
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void aDriverThatFitOnALocalClusterShouldExitWithinTenSecondsOfReturningFromMain(@TempDir Path tmp)
             throws Exception {
-        Path home = tmp.resolve("spark-home");
-        Files.createDirectories(home.resolve("jars"));
-        Files.createFile(home.resolve("RELEASE"));
-        String executorOptions = String.join(" ", moduleOptions()) + " -Dorg.bytedeco.javacpp.maxbytes=1G";
         Path stderr = tmp.resolve("stderr.txt");
-        Process program = start(stderr, Map.of("SPARK_HOME", home.toString(), "SPARK_SCALA_VERSION", "2.12",
-                "SPARK_LOCAL_IP", "127.0.0.1"), List.of("-Dspark.executor.extraClassPath="
-                + System.getProperty("java.class.path"), "-Dspark.executor.extraJavaOptions=" + executorOptions,
-                "-Dspark.executor.memory=900m"), "local-cluster[2,1,1024]", "estimator");
+        LocalCluster cluster = LocalCluster.in(tmp);
+        Process program = start(EstimatorExitProgram.class, stderr, cluster.env(), cluster.jvm(),
+                "local-cluster[2,1,1024]", "estimator");
         try {
             String threads = assertExitsAfterFit(program, stderr);
             assertEquals("non-daemon threads: []", threads);
@@ -135,7 +136,24 @@ class LgcEstimatorExitTest {
         }
     }
 
-    private static String tail(Path file) throws IOException {
+    /**
+     * What a driver JVM needs to start {@code local-cluster} executors from this class path: a SPARK_HOME with an empty
+     * {@code jars/} (the executors' class path is this JVM's), this JVM's module options, 1 GB of ND4J memory each.
+     */
+    record LocalCluster(Map<String, String> env, List<String> jvm) {
+        static LocalCluster in(Path tmp) throws IOException {
+            Path home = tmp.resolve("spark-home");
+            Files.createDirectories(home.resolve("jars"));
+            Files.createFile(home.resolve("RELEASE"));
+            String executorOptions = String.join(" ", moduleOptions()) + " -Dorg.bytedeco.javacpp.maxbytes=1G";
+            return new LocalCluster(Map.of("SPARK_HOME", home.toString(), "SPARK_SCALA_VERSION", "2.12",
+                    "SPARK_LOCAL_IP", "127.0.0.1"), List.of("-Dspark.executor.extraClassPath="
+                    + System.getProperty("java.class.path"), "-Dspark.executor.extraJavaOptions=" + executorOptions,
+                    "-Dspark.executor.memory=900m"));
+        }
+    }
+
+    static String tail(Path file) throws IOException {
         if (!Files.exists(file)) {
             return "";
         }
