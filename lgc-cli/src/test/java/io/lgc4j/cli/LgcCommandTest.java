@@ -309,12 +309,14 @@ class LgcCommandTest {
     @Test
     void anElasticLaunchShouldNotPromiseToGrowAMethodThatCannot(@TempDir Path dir) throws IOException {
         Path config = dir.resolve("lgc-ps.yaml");
-        Files.writeString(config, "run: {name: x}\ntopology: {type: ps}\ncompressor: {type: lgc}\n");
+        Files.writeString(config, "run: {name: x}\ntopology: {type: ps}\ncompressor: {type: lgc}\n"
+                + "autoencoder: {driftBound: 0}\n");
         assertEquals(2, LgcCommand.execute("launch", "--nproc", "3", "--min-nproc", "2", "--max-restarts", "1",
                 "--rejoin-after", "5", config.toString()));
         assertEquals("lgc launch: --rejoin-after grows the job back, which this method refuses: LGC-PS cannot resume at"
-                + " K = 3 from a checkpoint of K = 2: its server keeps one decoder per worker, trained with the others,"
-                + " and has none for a new worker; it can go on with fewer (K <= 2)", error());
+                + " K = 3 from a checkpoint of K = 2 without the drift guard (autoencoder.driftBound is 0): a new"
+                + " worker's decoder is a copy of another worker's, and only the guard would fall back to training it"
+                + " when it reconstructs badly; turn the guard on, or go on with fewer workers (K <= 2)", error());
     }
 
     @Test

@@ -21,7 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.function.Predicate;
+import java.util.function.Function;
 
 /**
  * What both gradient autoencoders share: the compact-vector length μ and its padding, the encoder E_c, the online
@@ -284,27 +284,28 @@ public abstract sealed class GradientAutoencoder implements Persistent permits P
 
     /**
      * Copies the training section {@code section} of {@code old} ({@link #save}'s {@code prefix/training}) into
-     * {@code into}, keeping the optimizer state of the tensors {@code keep} accepts (the iteration as it was): the
-     * training state of an autoencoder that lost some decoders (LGC-PS at fewer workers).
+     * {@code into} for an autoencoder of other decoders: {@code plan}, given the old tensors' names in order, returns
+     * the new autoencoder's tensors in its order, each with the old tensor whose optimizer state it takes (LGC-PS at
+     * another number of workers: a dropped decoder's tensors are left out, a new decoder's take its source's). The
+     * training steps stay as they were.
      *
      * @throws CheckpointException when the section is not a training section
      */
-    public static void keepTraining(CheckpointPart old, String section, SectionWriter into, Predicate<String> keep)
-            throws CheckpointException {
+    public static void regroupTraining(CheckpointPart old, String section, SectionWriter into,
+                                       Function<List<String>, Map<String, String>> plan) throws CheckpointException {
         SectionReader r = old.section(section);
         int steps = r.getInt();
         int count = r.getInt();
-        Map<String, float[]> kept = new LinkedHashMap<>();
+        Map<String, float[]> states = new LinkedHashMap<>();
         for (int i = 0; i < count; i++) {
             String name = r.getString();
-            float[] state = r.getFloats(r.getInt());
-            if (keep.test(name)) {
-                kept.put(name, state);
-            }
+            states.put(name, r.getFloats(r.getInt()));
         }
         r.end();
+        Map<String, String> kept = plan.apply(List.copyOf(states.keySet()));
         into.putInt(kept.isEmpty() ? 0 : steps).putInt(kept.size());
-        kept.forEach((name, state) -> into.putString(name).putInt(state.length).putFloats(state));
+        kept.forEach((name, source) -> into.putString(name).putInt(states.get(source).length)
+                .putFloats(states.get(source)));
     }
 
     /**

@@ -12,9 +12,12 @@ import org.nd4j.linalg.factory.Nd4j;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The parameter server's autoencoder (seeds/003 Section IV-A, Figs. 5(a) and 6): one encoder E_c and K decoders
@@ -99,6 +102,54 @@ public final class PsAutoencoder extends GradientAutoencoder {
             saveWeights(part, prefix + "/decoder-" + k, decoders.get(k));
         }
     }
+
+    /**
+     * Writes into {@code into} the state {@link #save} wrote under {@code prefix} for {@code from} ranks as an
+     * autoencoder of {@code to} ranks holds it: the encoder as it was; decoder D_k for k &lt; min(K, K') as it was, and
+     * for k ≥ K (more ranks) a copy of D_{k mod K}; each tensor's optimizer state with its decoder (a copy's is its
+     * source's), the training steps as they were. Fewer ranks drop the decoders D_k, k ≥ K', and their optimizer state.
+     *
+     * @throws CheckpointException naming a section that is missing or not this autoencoder's
+     */
+    public static void resize(CheckpointPart old, String prefix, CheckpointPart.Builder into, int from, int to)
+            throws CheckpointException {
+        into.section(prefix + "/encoder").putBytes(old.bytes(prefix + "/encoder"));
+        for (int k = 0; k < to; k++) {
+            into.section(prefix + "/decoder-" + k).putBytes(old.bytes(prefix + "/decoder-" + (k % from)));
+        }
+        regroupTraining(old, prefix + "/training", into.section(prefix + "/training"), names -> {
+            // the training graph's order: the decoders' tensors by k, each decoder's in its order, where the old
+            // graph has them; a new decoder's right after the last old one's
+            int last = -1;
+            for (int i = 0; i < names.size(); i++) {
+                last = decoderOf(names.get(i)) == from - 1 ? i : last;
+            }
+            Map<String, String> plan = new LinkedHashMap<>();
+            for (int i = 0; i < names.size(); i++) {
+                String name = names.get(i);
+                if (decoderOf(name) < to) {
+                    plan.put(name, name); // the encoder's, and the kept decoders'
+                }
+                for (int k = from; i == last && k < to; k++) {
+                    String source = "decoder" + (k % from);
+                    for (String copied : names) {
+                        if (decoderOf(copied) == k % from) {
+                            plan.put("decoder" + k + copied.substring(source.length()), copied);
+                        }
+                    }
+                }
+            }
+            return plan;
+        });
+    }
+
+    /** The rank whose decoder a training tensor belongs to ({@code decoder<k>/…}), or -1 for the encoder's. */
+    private static int decoderOf(String tensor) {
+        Matcher m = DECODER_TENSOR.matcher(tensor);
+        return m.lookingAt() ? Integer.parseInt(m.group(1)) : -1;
+    }
+
+    private static final Pattern DECODER_TENSOR = Pattern.compile("decoder(\\d+)\\D");
 
     @Override
     void restoreDecoders(CheckpointPart part, String prefix) throws CheckpointException {

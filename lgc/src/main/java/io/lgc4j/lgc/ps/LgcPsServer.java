@@ -3,7 +3,6 @@ package io.lgc4j.lgc.ps;
 import io.lgc4j.lgc.autoencoder.AeLosses;
 import io.lgc4j.lgc.autoencoder.AutoencoderLane;
 import io.lgc4j.lgc.autoencoder.AutoencoderTrainer;
-import io.lgc4j.lgc.autoencoder.GradientAutoencoder;
 import io.lgc4j.lgc.DriftGuard;
 import io.lgc4j.lgc.LgcAblation;
 import io.lgc4j.lgc.LgcControl;
@@ -41,8 +40,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The server of LGC-PS in TOP_K and COMPRESSED steps; see {@link LgcPsTopology} for the protocol. It owns the
@@ -128,37 +125,24 @@ final class LgcPsServer implements PsServer.Step, Persistent {
     }
 
     /**
-     * At fewer workers (LGC-PS cannot grow: {@link LgcPsTopology#checkResize}): the decoders of the ranks no longer
-     * there, {@code prefix/ae/decoder-<k>} for k ≥ K', go with them, and so does their optimizer state in
-     * {@code prefix/ae/training} (tensors {@code decoder<k>/…}); the encoder, the kept decoders, the iteration, the
-     * trainer's draws (replayed over the new K at restore: its generator goes on as a run of K' would), its losses, the
-     * guard's window and the protocol's flags stay as they are.
+     * At another number of workers, the autoencoder's part by {@link PsAutoencoder#resize}: fewer workers drop the
+     * decoders of the ranks no longer there with their optimizer state; a new worker k ≥ K gets a copy of decoder k mod
+     * K and its optimizer state ({@link LgcPsTopology#checkResize} allows that only with the drift guard, which falls
+     * back to training when the copy reconstructs the new worker's vectors badly). The trainer's draws (replayed over
+     * the new K at restore: its generator goes on as a run of K' would), its losses, the guard's window and the
+     * protocol's flags stay as they are.
      */
     @Override
     public Regrouping regrouping(String prefix) {
         return Regrouping.NONE.withService((old, into, from, to) -> {
-            String decoder = prefix + "/ae/decoder-";
             for (String name : old.sectionNames()) {
-                if (!name.startsWith(prefix + "/")
-                        || name.startsWith(decoder) && Integer.parseInt(name.substring(decoder.length())) >= to) {
-                    continue; // the trainer's own sections (traffic), or a decoder of a rank no longer there
-                }
-                if (name.equals(prefix + "/ae/training")) {
-                    GradientAutoencoder.keepTraining(old, name, into.section(name), tensor -> decoderOf(tensor) < to);
-                } else {
-                    into.section(name).putBytes(old.bytes(name));
+                if (name.startsWith(prefix + "/") && !name.startsWith(prefix + "/ae/")) {
+                    into.section(name).putBytes(old.bytes(name)); // not the trainer's own sections (traffic)
                 }
             }
+            PsAutoencoder.resize(old, prefix + "/ae", into, from, to);
         });
     }
-
-    /** The rank whose decoder a training tensor belongs to ({@code decoder<k>/…}), or -1 for the encoder's. */
-    private static int decoderOf(String tensor) {
-        Matcher m = DECODER_TENSOR.matcher(tensor);
-        return m.lookingAt() ? Integer.parseInt(m.group(1)) : -1;
-    }
-
-    private static final Pattern DECODER_TENSOR = Pattern.compile("decoder(\\d+)\\D");
 
     /**
      * What the server carries from step to step: the autoencoder ({@code prefix/ae/...}: encoder, the K decoders,

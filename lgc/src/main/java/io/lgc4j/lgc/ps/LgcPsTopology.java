@@ -479,15 +479,17 @@ public final class LgcPsTopology implements Topology {
     }
 
     /**
-     * LGC-PS goes on with fewer workers (the decoders of the ranks no longer there dropped), not with more: the server
-     * has one decoder per worker and none to give a new one.
+     * LGC-PS goes on with fewer workers (the decoders of the ranks no longer there dropped) and with more only under the
+     * drift guard: a new worker's decoder is a copy of another's ({@link LgcPsServer#regrouping}), and only the guard
+     * would notice that it reconstructs the new worker's vectors badly and fall back to training it.
      */
     @Override
     public void checkResize(int from, int to) {
-        if (to > from) {
+        if (to > from && !control.guarded()) {
             throw new CheckpointMismatchException("LGC-PS cannot resume at K = " + to + " from a checkpoint of K = "
-                    + from + ": its server keeps one decoder per worker, trained with the others, and has none for a"
-                    + " new worker; it can go on with fewer (K <= " + from + ")", null);
+                    + from + " without the drift guard (autoencoder.driftBound is 0): a new worker's decoder is a copy"
+                    + " of another worker's, and only the guard would fall back to training it when it reconstructs"
+                    + " badly; turn the guard on, or go on with fewer workers (K <= " + from + ")", null);
         }
     }
 

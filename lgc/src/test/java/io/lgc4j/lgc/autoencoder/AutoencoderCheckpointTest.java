@@ -77,6 +77,63 @@ class AutoencoderCheckpointTest {
         assertTrue(Arrays.equals(trained.encode(v, Scale.rms(v)), worker.encode(v, Scale.rms(v))), "latent");
     }
 
+    /**
+     * LGC-PS at another number of workers: a K = 3 autoencoder trained 3 steps (Adam) resized to 5 restores into a
+     * K = 5 autoencoder with decoder 3 a copy of decoder 0 and decoder 4 of decoder 1 (weights and optimizer state: the
+     * resized part saved again is what was restored), the encoder and the kept decoders as they were; resized to 2,
+     * decoder 2 and its optimizer state are gone. Both go on training.
+     */
+    @ParameterizedTest(name = "K' = {0}")
+    @ValueSource(ints = {2, 5})
+    void aResizedPsAutoencoderShouldCopyOrDropDecodersWithTheirOptimizerState(int to) throws Exception {
+        PsAutoencoder trained = ps(AeTraining.DEFAULT, AE_SEED);
+        AutoencoderTrainer trainer = AutoencoderTrainer.ps(trained, TRAINER_SEED);
+        SyntheticGradients data = new SyntheticGradients(MU, K, 0.2, 7);
+        for (int s = 0; s < 3; s++) {
+            trainer.step(data.next());
+        }
+        CheckpointPart.Builder b = CheckpointPart.builder(PartKind.SERVER);
+        trained.save(b, "ae");
+        CheckpointPart.Builder resized = CheckpointPart.builder(PartKind.SERVER);
+        PsAutoencoder.resize(parse(b), "ae", resized, K, to);
+        CheckpointPart part = parse(resized);
+
+        PsAutoencoder restored = new PsAutoencoder(SMALL, MU, to, 0.1, AeTraining.DEFAULT, OTHER_AE_SEED);
+        restored.restore(part, "ae");
+        assertArrayEquals(trained.encoderBytes(), restored.encoderBytes());
+        for (int k = 0; k < to; k++) {
+            assertArrayEquals(trained.decoderBytes(k % K), restored.decoderBytes(k), "decoder " + k);
+        }
+        CheckpointPart.Builder again = CheckpointPart.builder(PartKind.SERVER);
+        restored.save(again, "ae");
+        assertArrayEquals(part.bytes("ae/training"), parse(again).bytes("ae/training"),
+                "the optimizer state restored is the resized one, in the training graph's order");
+        assertEquals(3, part.section("ae/training").getInt(), "the training steps as they were");
+        int tensors = countTensors(parse(b));
+        int perDecoder = (tensors - countTensors(parse(b), "encoder")) / K;
+        assertEquals(tensors + (to - K) * perDecoder, countTensors(part));
+        AutoencoderTrainer goesOn = AutoencoderTrainer.ps(restored, TRAINER_SEED);
+        float[][] next = new SyntheticGradients(MU, to, 0.2, 8).next();
+        assertTrue(Double.isFinite(goesOn.step(next).total()), "a resized autoencoder trains");
+    }
+
+    /** The tensors with optimizer state in {@code part}'s {@code ae/training} whose names start with {@code start}. */
+    private static int countTensors(CheckpointPart part, String start) throws CheckpointException {
+        var r = part.section("ae/training");
+        r.getInt();
+        int count = r.getInt();
+        int matching = 0;
+        for (int i = 0; i < count; i++) {
+            matching += r.getString().startsWith(start) ? 1 : 0;
+            r.getFloats(r.getInt());
+        }
+        return matching;
+    }
+
+    private static int countTensors(CheckpointPart part) throws CheckpointException {
+        return countTensors(part, "");
+    }
+
     @Test
     void shouldRefuseAnEncoderSectionOfTheWrongLength() {
         PsAutoencoder ae = ps(AeTraining.DEFAULT, AE_SEED);

@@ -46,12 +46,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LgcPsTopologyContractTest extends TopologyContract {
 
-    /** LGC-PS goes on with fewer workers, not more. */
-    @Override
-    protected String resizeRefusal(int to) {
-        return to > 4 ? "LGC-PS cannot resume at K = " + to : null;
-    }
-
     /**
      * A small autoencoder, so the contract stays fast: two stride-2 convolutions of 4 filters, a latent of 2 channels
      * (μ = 11 pads to 12, a latent of 2 × 3 floats). The paper's architecture runs in {@link LgcPsTopologyTest}.
@@ -160,12 +154,6 @@ class LgcPsTopologyContractTest extends TopologyContract {
     @Nested
     class OwnSupport extends TopologyContract {
 
-        /** LGC-PS goes on with fewer workers, not more. */
-        @Override
-        protected String resizeRefusal(int to) {
-            return to > 4 ? "LGC-PS cannot resume at K = " + to : null;
-        }
-
         @Override
         protected Topology topology() {
             return lgc(SupportPolicy.OWN);
@@ -206,10 +194,11 @@ class LgcPsTopologyContractTest extends TopologyContract {
     @Nested
     class LeaderSupportAsCompressedTopology extends CompressedTopologyContract {
 
-        /** LGC-PS goes on with fewer workers, not more. */
+        /** Without the drift guard (the paper's controls) LGC-PS goes on with fewer workers, not more. */
         @Override
         protected String resizeRefusal(int to) {
-            return to > 4 ? "LGC-PS cannot resume at K = " + to : null;
+            return to > 4 ? "LGC-PS cannot resume at K = " + to + " from a checkpoint of K = 4 without the drift"
+                    + " guard" : null;
         }
 
         @Override
@@ -233,10 +222,11 @@ class LgcPsTopologyContractTest extends TopologyContract {
     @Nested
     class OwnSupportAsCompressedTopology extends CompressedTopologyContract {
 
-        /** LGC-PS goes on with fewer workers, not more. */
+        /** Without the drift guard (the paper's controls) LGC-PS goes on with fewer workers, not more. */
         @Override
         protected String resizeRefusal(int to) {
-            return to > 4 ? "LGC-PS cannot resume at K = " + to : null;
+            return to > 4 ? "LGC-PS cannot resume at K = " + to + " from a checkpoint of K = 4 without the drift"
+                    + " guard" : null;
         }
 
         @Override
