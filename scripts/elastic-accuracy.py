@@ -39,7 +39,6 @@ METHODS = {
               "stages: {fullIterations: 20, aeTrainingIterations: 20}\n"
               "autoencoder: {optimizer: adam, learningRate: 0.001, lambdaSim: 0.0}\n",
 }
-SHRINK_ONLY = {"lgc-ps"}  # its server has no decoder for a new worker
 SGD_METHODS = {"dgc"}  # DGC applies momentum itself: plain SGD under it
 
 
@@ -101,7 +100,7 @@ def main():
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--every", type=int, default=10, help="checkpoint every N steps")
     p.add_argument("--after", type=int, default=50, help="resume from the checkpoint after N steps")
-    p.add_argument("--append", action="store_true", help="add these runs to OUT/runs.csv instead of replacing it")
+    p.add_argument("--append", action="store_true", help="add these methods' runs to OUT/runs.csv (replacing theirs) instead of replacing the file")
     p.add_argument("--table-only", action="store_true", help="rewrite OUT/table.md from OUT/runs.csv; run nothing")
     a = p.parse_args()
     if a.table_only:
@@ -127,7 +126,7 @@ def main():
                 rows.append(dict(method=method, seed=seed, run=f"K = {k} from step 0", workers=workers, steps=steps,
                                  accuracy=acc, loss=loss, memory=""))
             full = only(base / "k4" / "results")
-            for k in (3,) if method in SHRINK_ONLY else (3, 5):
+            for k in (3, 5):
                 copy = base / f"k4-to-{k}"
                 shutil.copytree(full, copy)
                 for c in (copy / "checkpoints").iterdir():
@@ -141,7 +140,8 @@ def main():
             print(method, seed, [(r["run"], r["accuracy"]) for r in rows if r["method"] == method
                                  and r["seed"] == seed], flush=True)
     if a.append and (out / "runs.csv").exists():
-        rows = read_rows(out / "runs.csv") + rows
+        again = {r["method"] for r in rows}  # a method run again replaces its old rows
+        rows = [r for r in read_rows(out / "runs.csv") if r["method"] not in again] + rows
     with open(out / "runs.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()

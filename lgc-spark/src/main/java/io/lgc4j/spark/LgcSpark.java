@@ -38,7 +38,9 @@ import java.util.zip.CRC32C;
  * {@code allGather}; training traffic goes over the runtime's own authenticated TCP links, so a run computes what
  * {@code lgc run} computes in one JVM, bit for bit. Rank 0's result files and the trained model come back to the
  * driver into {@code <outputDir>/<run-id>/}. A failed task makes Spark retry the whole stage; with
- * {@code training.checkpointEverySteps} set, the retry resumes from the last complete checkpoint.
+ * {@code training.checkpointEverySteps} set, the retry resumes from the last complete checkpoint. An elastic fit
+ * ({@link SparkOptions#withElastic}) instead submits the next attempt itself, a barrier job of as many ranks as the
+ * cluster then offers slots (a lost executor's are gone), resumed at that K.
  *
  * <pre>{@code
  * JavaSparkContext sc = new JavaSparkContext(new SparkConf().setAppName("lgc"));

@@ -68,6 +68,15 @@ public final class LgcSparkMain implements Callable<Integer> {
             + " still authenticates)")
     private boolean tls;
 
+    @Option(names = "--min-workers", paramLabel = "M", description = "elastic: when a task fails (an executor lost),"
+            + " go on from the last complete checkpoint with as many ranks as the cluster then offers task slots, at"
+            + " least M (each such attempt a barrier job of its own, resumed at the smaller K); needs --max-restarts")
+    private Integer minWorkers;
+
+    @Option(names = "--max-restarts", paramLabel = "N", description = "elastic: give up after N failed attempts"
+            + " (with --min-workers)")
+    private Integer maxRestarts;
+
     /** Runs the command and exits with its status. */
     public static void main(String[] args) {
         System.exit(new CommandLine(new LgcSparkMain()).execute(args));
@@ -89,6 +98,13 @@ public final class LgcSparkMain implements Callable<Integer> {
             options = SparkOptions.defaults().withColocate(!noColocate).withOutputDir(outputDir)
                     .withSharedDir(sharedDir).withSlotWait(Duration.ofSeconds(slotWaitSeconds))
                     .withToken(tokenFile == null ? null : JobToken.fromFile(tokenFile)).withTls(tls);
+            if ((minWorkers == null) != (maxRestarts == null)) {
+                throw new IllegalArgumentException("--min-workers and --max-restarts go together: an elastic fit goes"
+                        + " on with at least M ranks after at most N failed attempts");
+            }
+            if (minWorkers != null) {
+                options = options.withElastic(new SparkOptions.Elastic(minWorkers, maxRestarts));
+            }
         } catch (ConfigException | IllegalArgumentException | UncheckedIOException e) {
             System.err.println("lgc-spark: " + e.getMessage());
             return 2;
@@ -102,9 +118,10 @@ public final class LgcSparkMain implements Callable<Integer> {
                     : LgcSpark.fit(sc, cfg, config.toString(), options);
             String untilTasks = run.untilTasksMs() < 0 ? "" : String.format(Locale.ROOT, "until tasks ran %.1f s, ",
                     run.untilTasksMs() / 1e3);
-            System.out.printf(Locale.ROOT, "test accuracy %.4f after %d steps; %d stage attempt%s%s; wall %.1f s"
+            System.out.printf(Locale.ROOT, "test accuracy %.4f after %d steps at K = %d; %d stage attempt%s%s; wall %.1f s"
                             + " (%s%spreparing %.1f s, rendezvous %.1f s, training %.1f s); results in %s%n",
-                    run.summary().finalTestAccuracy(), run.summary().steps(), run.stageAttempts(),
+                    run.summary().finalTestAccuracy(), run.summary().steps(), run.summary().workers(),
+                    run.stageAttempts(),
                     run.stageAttempts() == 1 ? "" : "s",
                     run.resumedFrom() < 0 ? "" : ", the last resumed after step " + run.resumedFrom(),
                     run.wallMs() / 1e3, run.stageAttempts() == 1 ? "" : "the last attempt's ", untilTasks,

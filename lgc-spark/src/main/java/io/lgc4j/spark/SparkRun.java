@@ -10,7 +10,9 @@ import java.nio.file.Path;
  * @param directory        {@code <outputDir>/<run-id>/} on the driver: config.yaml, provenance.json, metrics.csv,
  *                         summary.json, model.zip, spark.json
  * @param summary          the content of summary.json
- * @param stageAttempts    how many attempts the barrier stage took (1: no retry)
+ * @param stageAttempts    how many attempts the barrier stage took (1: no retry); for an elastic fit, how many
+ *                         barrier jobs ({@link SparkOptions.Elastic}: spark.json's {@code elasticAttempts} says each
+ *                         one's K)
  * @param resumedFrom      the checkpoint step the last attempt resumed from, or -1 for step 0
  * @param wallMs           from submitting the stage to collecting its results
  * @param untilTasksMs     from submitting the stage until its first task started (executors, scheduling); -1 when
