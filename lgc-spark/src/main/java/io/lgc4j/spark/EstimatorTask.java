@@ -28,6 +28,7 @@ import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What every task of an {@link LgcEstimator}'s barrier stage runs: partition p is rank p (and, co-located,
@@ -58,6 +59,9 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
     private final int stepsPerEpoch;
     private final byte[] token;
     private final int job;
+    private int round;
+    private boolean allowResize;
+    private Map<Integer, Integer> earlierSteps = Map.of();
     private final boolean tls;
     private final TaskCheckpoints checkpoints;
 
@@ -93,11 +97,23 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
         this.checkpoints = checkpoints;
     }
 
+    /**
+     * This stage is attempt {@code newRound} of an elastic fit: its attempt number (rendezvous, handshakes) is the
+     * round plus the stage's; with {@code resize} the ranks resume a checkpoint written at another K, whose epochs
+     * had {@code stepsAt}'s steps (K → steps per epoch of the earlier attempts).
+     */
+    EstimatorTask round(int newRound, boolean resize, Map<Integer, Integer> stepsAt) {
+        this.round = newRound;
+        this.allowResize = resize;
+        this.earlierSteps = new java.util.TreeMap<>(stepsAt);
+        return this;
+    }
+
     @Override
     public Iterator<TaskOutcome> apply(Iterator<Row> partitionRows) {
         BarrierTaskContext context = BarrierTaskContext.get();
         int partition = context.partitionId();
-        int attempt = context.stageAttemptNumber();
+        int attempt = round + context.stageAttemptNumber();
         String host = BarrierTraining.hostOf(context.getTaskInfos()[partition].address());
         SpilledPartition mine;
         try {
@@ -131,11 +147,16 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
             }
             return mine;
         });
+        for (Map.Entry<Integer, Integer> e : earlierSteps.entrySet()) {
+            if (e.getKey() != workers) {
+                data = data.withStepsPerEpochAt(e.getKey(), e.getValue());
+            }
+        }
         Checkpoint from = checkpoints == null ? null : checkpoints.latest().orElse(null);
         // a stage without checkpoints can see attempt > 0 too (Spark resubmits it after a lost shuffle output)
         if (partition == 0 && attempt > 0 && checkpoints != null) {
             System.err.println("lgc-spark: stage attempt " + attempt + " of estimator job "
-                    + Integer.toUnsignedString(job) + ": every rank again, " + (from == null ? "from step 0 (no"
+                    + Integer.toUnsignedString(job) + ": every rank again (K = " + workers + "), " + (from == null ? "from step 0 (no"
                     + " complete checkpoint in " + checkpoints.runDir() + ")" : "from the checkpoint after "
                     + from.nextStep() + " steps in " + checkpoints.runDir()));
         }
@@ -240,6 +261,7 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
                     .values(m.values())
                     .maxSteps(maxSteps)
                     .overlap(overlap)
+                    .allowResize(allowResize)
                     .cluster(connectors.get(index));
             if (m.stages() != null) {
                 builder.stages(m.stages());

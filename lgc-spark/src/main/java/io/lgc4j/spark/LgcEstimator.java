@@ -35,6 +35,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.IntSupplier;
 
 /**
  * A Spark ML {@link Estimator} that trains your DL4J model on a DataFrame with lgc4j's data-parallel runtime: K
@@ -78,6 +79,8 @@ public final class LgcEstimator extends Estimator<LgcModel> {
     private final BooleanParam tls;
     private final Param<String> checkpointDir;
     private final IntParam checkpointEverySteps;
+    private final IntParam minWorkers;
+    private final IntParam maxRestarts;
     private SparkOptions.Fault fault;
 
     /** An estimator with a new uid. */
@@ -126,6 +129,13 @@ public final class LgcEstimator extends Estimator<LgcModel> {
                 + " checkpoint; unset: no checkpoints, a failed task ends the fit");
         checkpointEverySteps = new IntParam(this, "checkpointEverySteps", "steps between checkpoints (at least 1 with"
                 + " checkpointDir)", ParamValidators.gtEq(0));
+        minWorkers = new IntParam(this, "minWorkers", "elastic: when a task fails (an executor lost), go on from the"
+                + " latest checkpoint with as many ranks as the cluster then offers task slots, at least this many"
+                + " (0: not elastic, Spark retries the stage whole)", ParamValidators.gtEq(0));
+        maxRestarts = new IntParam(this, "maxRestarts", "elastic: failed attempts to go on after (at least 1 with"
+                + " minWorkers)", ParamValidators.gtEq(0));
+        setDefault(minWorkers, 0);
+        setDefault(maxRestarts, 0);
         setDefault(checkpointEverySteps, 0);
         setDefault(featuresCol, "features");
         setDefault(labelCol, "label");
@@ -387,6 +397,30 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         return this;
     }
 
+    /** The elastic minimum of ranks parameter (0: not elastic). */
+    public IntParam minWorkers() {
+        return minWorkers;
+    }
+
+    /** The elastic restarts parameter. */
+    public IntParam maxRestarts() {
+        return maxRestarts;
+    }
+
+    /**
+     * Makes the fit elastic: when a task fails (an executor lost, a rank's error), the fit goes on from the latest
+     * checkpoint as a new barrier job with as many ranks as the cluster then offers task slots, at most {@code
+     * workers} and at least {@code min}, the DataFrame repartitioned to that K and counted again, at most {@code
+     * restarts} times. Needs {@link #setCheckpointDir}. A resume inside an epoch ends that epoch: the rows of a
+     * partition have no identity across partitionings, so which were read cannot be told, and the next epoch begins
+     * at the checkpoint (docs/manual.md).
+     */
+    public LgcEstimator setElastic(int min, int restarts) {
+        set(minWorkers, min);
+        set(maxRestarts, restarts);
+        return this;
+    }
+
     /**
      * For tests of recovery: rank 0 fails after {@code injected.afterSteps()} steps in the stage's first attempt
      * (only with checkpoints); null for none. Not a parameter: {@link #copy} does not carry it.
@@ -422,6 +456,14 @@ public final class LgcEstimator extends Estimator<LgcModel> {
      */
     @Override
     public LgcModel fit(Dataset<?> dataset) {
+        return fitWith(dataset, null);
+    }
+
+    /**
+     * The fit, with {@code slotCount} saying how many task slots the cluster offers now (null: Spark's count; a test of
+     * the elastic loop gives its own).
+     */
+    LgcModel fitWith(Dataset<?> dataset, IntSupplier slotCount) {
         StructType schema = dataset.schema();
         checkParams(schema);
         String features = getOrDefault(featuresCol);
@@ -435,39 +477,31 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         int classes = classes(model, schema, features, width);
         String initialChecksum = Models.paramsChecksum(model);
 
-        Dataset<Row> df = dataset.toDF();
-        int partitions = df.rdd().getNumPartitions();
-        int k = isDefined(workers) ? intOf(workers) : partitions;
+        int partitions = dataset.toDF().rdd().getNumPartitions();
+        int most = isDefined(workers) ? intOf(workers) : partitions;
         int b = intOf(batchSizePerWorker);
         long seedValue = (Long) getOrDefault(seed);
         MethodSpec spec = MethodSpec.of(isDefined(topologyFactory) ? getOrDefault(topologyFactory) : null,
-                isDefined(method) ? getOrDefault(method) : null, seedValue, k, b);
+                isDefined(method) ? getOrDefault(method) : null, seedValue, most, b);
         if (spec.auto() != null && isDefined(checkpointDir)) {
             throw new IllegalArgumentException("compressor: auto with checkpointDir: a retried stage would have to"
                     + " find the choice its first attempt made, which the estimator does not record yet; name the"
                     + " method, or drop setCheckpointDir");
         }
         Topology probe = spec.auto() != null ? null : spec.newEndpoint().topology();
-        int services = services(probe, k);
-        String what = describeStage(k, services, probe, spec);
-        ClusterChecks.awaitSlots(sc, k, what, Duration.ofSeconds(intOf(slotWaitSeconds)), "workers (setWorkers)");
-        if (partitions != k || (Boolean) getOrDefault(forceRepartition)) {
-            df = df.repartition(k);
+        int least = intOf(minWorkers);
+        if (least > most) {
+            throw new IllegalArgumentException("minWorkers is " + least + ", more than the " + most + " workers: expected"
+                    + " at most " + most);
         }
-        if (isDefined(sortCol)) {
-            df = df.sortWithinPartitions(getOrDefault(sortCol));
-        }
-        JavaRDD<Row> rows = df.select(features, label).javaRDD();
-        Columns columns = new Columns(features, Columns.featureKind(schema, features, "featuresCol"), width, label,
-                Columns.labelKind(schema, label, "labelCol"), classes);
-        List<PartitionCount> counts = countRows(sc, rows, columns, k);
-        int[] perPartition = checkCounts(counts, b, k);
-        if (columns.width() < 0) {
-            columns = columns.withWidth(agreedWidth(counts, features));
-        }
-        int steps = Integer.MAX_VALUE;
-        for (int n : perPartition) {
-            steps = Math.min(steps, n / b);
+        Duration wait = Duration.ofSeconds(intOf(slotWaitSeconds));
+        IntSupplier slots = slotCount != null ? slotCount : () -> ClusterChecks.slots(sc);
+        int k = most;
+        if (least > 0) {
+            k = elasticWorkers(sc, slots, most, least, probe, spec, wait, true);
+        } else {
+            ClusterChecks.awaitSlots(sc, k, describeStage(k, services(probe, k), probe, spec), wait,
+                    "workers (setWorkers)");
         }
         if (sc.isLocal()) {
             String problem = BarrierTimer.replaceInThisJvm();
@@ -478,24 +512,84 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         byte[] token = new byte[32];
         new SecureRandom().nextBytes(token);
         int job = LgcSpark.jobNumber(sc.applicationId() + "/" + uid + "/" + System.nanoTime());
-        TaskCheckpoints checkpoints = null;
-        if (isDefined(checkpointDir)) {
-            Path runDir = newRunDirectory();
-            checkpoints = new TaskCheckpoints(runDir.toString(), intOf(checkpointEverySteps), uid,
-                    identity(columns, initialChecksum, MethodSpec.describe(probe), perPartition), fault);
+        Path runDir = isDefined(checkpointDir) ? newRunDirectory() : null;
+        Map<Integer, Integer> stepsAt = new TreeMap<>();
+        List<TaskOutcome> outcomes;
+        Columns columns;
+        for (int round = 0; ; round++) {
+            Dataset<Row> df = dataset.toDF();
+            if (partitions != k || (Boolean) getOrDefault(forceRepartition) || round > 0) {
+                df = df.repartition(k);
+            }
+            if (isDefined(sortCol)) {
+                df = df.sortWithinPartitions(getOrDefault(sortCol));
+            }
+            JavaRDD<Row> rows = df.select(features, label).javaRDD();
+            columns = new Columns(features, Columns.featureKind(schema, features, "featuresCol"), width, label,
+                    Columns.labelKind(schema, label, "labelCol"), classes);
+            List<PartitionCount> counts = countRows(sc, rows, columns, k);
+            int[] perPartition = checkCounts(counts, b, k);
+            if (columns.width() < 0) {
+                columns = columns.withWidth(agreedWidth(counts, features));
+            }
+            int steps = Integer.MAX_VALUE;
+            for (int n : perPartition) {
+                steps = Math.min(steps, n / b);
+            }
+            int services = services(probe, k);
+            TaskCheckpoints checkpoints = runDir == null ? null : new TaskCheckpoints(runDir.toString(),
+                    intOf(checkpointEverySteps), uid, identity(columns, initialChecksum, MethodSpec.describe(probe),
+                    perPartition, least > 0), fault);
+            EstimatorTask task = new EstimatorTask(columns, factory, initialChecksum, spec, k, services, true, b,
+                    intOf(epochs), seedValue, intOf(maxSteps), Overlap.parse(getOrDefault(overlap)), perPartition, steps,
+                    token, job, (Boolean) getOrDefault(tls), checkpoints).round(round, least > 0, stepsAt);
+            try {
+                outcomes = runStage(sc, rows, task, checkpoints != null && least == 0,
+                        describeStage(k, services, probe, spec));
+                break;
+            } catch (LgcSparkException e) {
+                if (least == 0 || round >= intOf(maxRestarts)) {
+                    throw least == 0 ? e : new LgcSparkException("attempt " + (round + 1) + " of estimator " + uid
+                            + " at K = " + k + " failed after " + round + " restart" + (round == 1 ? "" : "s")
+                            + " (maxRestarts " + intOf(maxRestarts) + "): " + LgcSpark.firstLines(e), e);
+                }
+                stepsAt.put(k, steps);
+                int before = k;
+                LgcSpark.pause(LgcSpark.SETTLE);
+                k = elasticWorkers(sc, slots, most, least, probe, spec, wait, false);
+                System.err.println("lgc-spark: attempt " + (round + 1) + " of estimator " + uid + " at K = " + before
+                        + " failed (" + LgcSpark.firstLines(e) + "); the cluster offers " + slots.getAsInt()
+                        + " task slots: going on at K = " + k + " from the latest checkpoint");
+            }
         }
-        EstimatorTask task = new EstimatorTask(columns, factory, initialChecksum, spec, k, services, true, b,
-                intOf(epochs), seedValue, intOf(maxSteps), Overlap.parse(getOrDefault(overlap)), perPartition, steps,
-                token, job, (Boolean) getOrDefault(tls), checkpoints);
-        List<TaskOutcome> outcomes = runStage(sc, rows, task, checkpoints != null, what);
         TaskOutcome rank0 = outcomes.get(0);
         int attempts = outcomes.stream().mapToInt(TaskOutcome::stageAttempt).max().orElse(0) + 1;
         TaskOutcome.Trained run = rank0.trained();
         LgcModel trained = new LgcModel(uid, run.model(), graph, columns.width(), classes, new FitReport(
                 run.steps(), run.replicaChecksums(), attempts, rank0.resumedFrom(),
-                checkpoints == null ? null : checkpoints.runDir(), rank0.chosen(), rank0.advice()));
+                runDir == null ? null : runDir.toString(), rank0.chosen(), rank0.advice()));
         copyValues(trained, extractParamMap());
         return trained.setParent(this);
+    }
+
+    /**
+     * The K of an elastic attempt: the most ranks, at most {@code most}, whose tasks the cluster offers slots for (a
+     * shard rides with a rank: K tasks); at least {@code least}, waiting up to {@code wait} for them (the first attempt
+     * waits that long for {@code most}).
+     */
+    private static int elasticWorkers(SparkContext sc, IntSupplier slots, int most, int least, Topology probe,
+                                      MethodSpec spec, Duration wait, boolean first) {
+        int offered = ClusterChecks.slotsWithin(slots, first ? most : least, first ? wait : Duration.ZERO);
+        if (offered < least && !first) {
+            offered = ClusterChecks.slotsWithin(slots, least, wait);
+        }
+        for (int k = Math.min(most, offered); k >= least; k--) {
+            if (probe == null || probe.serviceEndpoints(k) <= k) {
+                return k;
+            }
+        }
+        throw ClusterChecks.tooFew(sc, offered, "at least " + describeStage(least, services(probe, least), probe, spec)
+                + " (minWorkers " + least + ")", wait, "minWorkers (setElastic)");
     }
 
     /** The input columns, the model and the checkpoint parameters, before the cluster is asked for anything. */
@@ -583,7 +677,7 @@ public final class LgcEstimator extends Estimator<LgcModel> {
             // stage; a failed barrier result stage aborts the job ("Could not recover from a failed barrier
             // ResultStage"), which is what a fit without checkpoints wants: a retry would start at step 0
             outcomes = new ArrayList<>((checkpointed ? trained.repartition(1) : trained).collect());
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // a failed job throws SparkException, a checked exception to Java
             String hint = String.valueOf(e.getMessage()).contains("Barrier execution mode does not allow")
                     ? " (setForceRepartition(true) gives the stage a lineage of K partitions)" : "";
             throw new LgcSparkException("the barrier stage of estimator " + uid + " failed: " + e.getMessage() + hint,
@@ -610,6 +704,16 @@ public final class LgcEstimator extends Estimator<LgcModel> {
                     + getOrDefault(checkpointDir) + "): expected at least 1, the steps between checkpoints"
                     + " (setCheckpointEverySteps)");
         }
+        if (intOf(minWorkers) > 0 && !isDefined(checkpointDir)) {
+            throw new IllegalArgumentException("minWorkers is " + intOf(minWorkers) + " but checkpointDir is not set:"
+                    + " an elastic fit goes on from the latest checkpoint; setCheckpointDir and"
+                    + " setCheckpointEverySteps");
+        }
+        if (intOf(minWorkers) > 0 && intOf(maxRestarts) < 1) {
+            throw new IllegalArgumentException("maxRestarts is " + intOf(maxRestarts) + " while minWorkers is "
+                    + intOf(minWorkers) + ": expected at least 1, the failed attempts an elastic fit goes on after"
+                    + " (setElastic(min, restarts))");
+        }
         if (!isDefined(checkpointDir) && every > 0) {
             throw new IllegalArgumentException("checkpointEverySteps is " + every + " but checkpointDir is not set:"
                     + " expected a directory the driver and every executor reach (setCheckpointDir), or 0");
@@ -634,9 +738,10 @@ public final class LgcEstimator extends Estimator<LgcModel> {
 
     /**
      * The fit's identity in its checkpoints: the settings a resume must share (epochs, maxSteps and
-     * checkpointEverySteps may change, as lgc-runner's runs allow).
+     * checkpointEverySteps may change, as lgc-runner's runs allow), and, not elastic, the rows of each partition.
      */
-    private Map<String, String> identity(Columns columns, String initialChecksum, String method, int[] rows) {
+    private Map<String, String> identity(Columns columns, String initialChecksum, String method, int[] rows,
+                                         boolean elastic) {
         Map<String, String> id = new TreeMap<>();
         id.put("training.workers", String.valueOf(rows.length));
         id.put("training.batchSizePerWorker", String.valueOf(intOf(batchSizePerWorker)));
@@ -650,7 +755,10 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         id.put("method.yaml", isDefined(this.method) ? getOrDefault(this.method) : "");
         id.put("data.columns", columns.toString());
         id.put("data.sortCol", isDefined(sortCol) ? getOrDefault(sortCol) : "");
-        id.put("data.rowsPerPartition", Arrays.toString(rows));
+        if (!elastic) {
+            // an elastic fit counts its partitions again at each attempt's K: the rows are each attempt's own
+            id.put("data.rowsPerPartition", Arrays.toString(rows));
+        }
         return id;
     }
 

@@ -221,7 +221,7 @@ public final class LgcSpark {
     }
 
     /** How long an elastic fit lets Spark register a lost executor before it counts the slots left. */
-    private static final Duration SETTLE = Duration.ofSeconds(2);
+    static final Duration SETTLE = Duration.ofSeconds(2);
 
     /**
      * One attempt of an elastic fit: its K, the checkpoint step it resumed from (-1 step 0, -2 not known: the
@@ -299,7 +299,7 @@ public final class LgcSpark {
         return lines[0].strip();
     }
 
-    private static void pause(Duration time) {
+    static void pause(Duration time) {
         try {
             Thread.sleep(time.toMillis());
         } catch (InterruptedException e) {

@@ -228,6 +228,54 @@ class LgcEstimatorTest {
         assertNotEquals(Path.of(uninterrupted.checkpointRunDir()), runDir, "each fit has a run id of its own");
     }
 
+    /**
+     * Elastic: rank 0 fails after 5 steps of epoch 0 (8 steps at K = 2 over partitions of 200 and 140 rows); the
+     * cluster then offers 1 slot (this test's count), and the fit goes on at K = 1 over the DataFrame repartitioned to
+     * 1: epoch 0 ends at the checkpoint after 4 steps (which rows were read cannot be told across partitionings), epoch
+     * 1 is whole at K = 1 (340 / 16 = 21 steps). It trains what DistributedTrainer trains in one JVM: K = 2 over the
+     * two partitions to step 4, then resumed at K = 1 over the one (allowResize), bit for bit.
+     */
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void anElasticFitShouldGoOnWithTheSlotsLeftEndingTheEpochAtTheCheckpoint(@TempDir Path tmp) throws Exception {
+        Dataset<Row> train = EstimatorData.frame(spark, EstimatorData.rows(340, 8), EstimatorData.SCHEMA, 200, 140);
+        TopologyFactory topology = () -> new RingTopology(new TopKCompressor(0.25));
+        java.util.concurrent.atomic.AtomicInteger counted = new java.util.concurrent.atomic.AtomicInteger();
+        LgcModel elastic = estimator().setEpochs(2).setTopologyFactory(topology).setCheckpointDir(tmp.resolve("spark").toString())
+                .setCheckpointEverySteps(2).setElastic(1, 1).withFault(new SparkOptions.Fault(5))
+                .fitWith(train, () -> counted.getAndIncrement() == 0 ? 2 : 1);
+        assertEquals(2, elastic.stageAttempts());
+        assertEquals(4, elastic.resumedFromStep(), "the last checkpoint before the fault after 5 steps");
+        assertEquals(4 + 340 / 16, elastic.trainingSteps(), "epoch 0 ends at step 4, epoch 1 is 21 steps at K = 1");
+        assertEquals(1, elastic.replicaChecksums().size());
+
+        // one JVM: K = 2 over the two partitions, its checkpoint after 4 steps resumed at K = 1 over the one
+        Path k2 = tmp.resolve("k2");
+        List<DataSet> two = EstimatorData.partitions(train);
+        DistributedTrainer.builder().model(EstimatorData.graph()).data(RankLocalSource.of(340, 140 / 16, two::get))
+                .workers(2).batchSizePerWorker(16).seed(7).topology(topology.create())
+                .runtime(TrainingRuntime.inProcess()).checkpoints(k2, 2).build().fit(2);
+        io.lgc4j.core.checkpoint.CheckpointDirectory saved = io.lgc4j.core.checkpoint.CheckpointDirectory.in(k2);
+        for (long step : saved.steps()) {
+            if (step > 4) {
+                io.lgc4j.runner.RunFiles.deleteTree(saved.stepDirectory(step));
+            }
+        }
+        List<DataSet> one = EstimatorData.partitions(train.repartition(1));
+        DistributedTrainer resumed = DistributedTrainer.builder().model(EstimatorData.graph())
+                .data(RankLocalSource.of(340, 340 / 16, one::get).withStepsPerEpochAt(2, 140 / 16)).workers(1)
+                .batchSizePerWorker(16).seed(7).topology(topology.create()).runtime(TrainingRuntime.inProcess())
+                .checkpoints(k2, 2).resumeFrom(io.lgc4j.core.checkpoint.CheckpointDirectory.in(k2).load(4))
+                .allowResize(true).build();
+        resumed.fit(2);
+        assertArrayEquals(resumed.trainedModel().params().toFloatVector(), elastic.model().params().toFloatVector());
+        assertArrayEquals(((ComputationGraph) resumed.trainedModel()).getUpdater().getStateViewArray()
+                .toFloatVector(), ((ComputationGraph) elastic.model()).getUpdater().getStateViewArray()
+                .toFloatVector(), "the updater state");
+        assertEquals(1, ((ComputationGraph) elastic.model()).getConfiguration().getEpochCount() - 1,
+                "DL4J's epoch count: epoch 0 ended at the resume, epoch 1 at the end");
+    }
+
     @Test
     @Timeout(value = 1, unit = TimeUnit.MINUTES)
     void checkpointSettingsThatDoNotGoTogetherShouldBeRefusedNamingBoth() {

@@ -45,6 +45,16 @@ public interface DataSource extends AutoCloseable {
         return false;
     }
 
+    /**
+     * Whether a run resumed at another K inside an epoch, when this source cannot {@link #resplits() re-split} it,
+     * ends that epoch where the checkpoint stopped it instead of refusing: the epoch's examples not read yet are not
+     * read in it, and the next epoch, whole, begins at the resume. By default false; a {@link RankLocalSource}'s
+     * examples have no order across ranks, so it ends the epoch.
+     */
+    default boolean endsEpochOnResize() {
+        return false;
+    }
+
     /** What the data is, for provenance and messages: "memory, 60,000 examples", "csv /data/train (3 files, …)". */
     String describe();
 

@@ -32,14 +32,35 @@ public final class RankLocalSource implements DataSource {
     private final int stepsPerEpoch;
     private final IntFunction<? extends IndexedSource> rowsOf;
     private final Map<Integer, IndexedSource> read = new ConcurrentHashMap<>();
+    private final Map<Integer, Integer> earlier;
 
-    private RankLocalSource(long examples, int stepsPerEpoch, IntFunction<? extends IndexedSource> rowsOf) {
+    private RankLocalSource(long examples, int stepsPerEpoch, IntFunction<? extends IndexedSource> rowsOf,
+                            Map<Integer, Integer> earlier) {
         if (stepsPerEpoch < 1) {
             throw new IllegalArgumentException("stepsPerEpoch must be >= 1, found " + stepsPerEpoch);
         }
         this.examples = examples;
         this.stepsPerEpoch = stepsPerEpoch;
         this.rowsOf = Objects.requireNonNull(rowsOf, "rowsOf");
+        this.earlier = Map.copyOf(earlier);
+    }
+
+    private RankLocalSource(long examples, int stepsPerEpoch, IntFunction<? extends IndexedSource> rowsOf) {
+        this(examples, stepsPerEpoch, rowsOf, Map.of());
+    }
+
+    /**
+     * This source, knowing the steps per epoch the run had at {@code workers} ranks over other partitions (an elastic
+     * fit's earlier attempt): what a checkpoint written there, which records only its next step, says about its epoch
+     * ({@link #plan} at that K).
+     */
+    public RankLocalSource withStepsPerEpochAt(int workers, int steps) {
+        if (steps < 1) {
+            throw new IllegalArgumentException("steps per epoch at K = " + workers + " must be >= 1, found " + steps);
+        }
+        Map<Integer, Integer> known = new java.util.HashMap<>(earlier);
+        known.put(workers, steps);
+        return new RankLocalSource(examples, stepsPerEpoch, rowsOf, known);
     }
 
     /**
@@ -83,9 +104,10 @@ public final class RankLocalSource implements DataSource {
         return new RankLocalSource(examples, stepsPerEpoch, rowsOf);
     }
 
+    /** Every K gets the steps per epoch this source was given, but a K it was told of ({@link #withStepsPerEpochAt}). */
     @Override
     public DataPlan plan(int workers, int batchSize) {
-        return new DataPlan(examples, stepsPerEpoch, 0);
+        return new DataPlan(examples, earlier.getOrDefault(workers, stepsPerEpoch), 0);
     }
 
     @Override
@@ -131,6 +153,12 @@ public final class RankLocalSource implements DataSource {
                 }
             }
         };
+    }
+
+    /** A run resumed at another K inside an epoch ends that epoch: which rows were read cannot be told across ranks. */
+    @Override
+    public boolean endsEpochOnResize() {
+        return true;
     }
 
     @Override

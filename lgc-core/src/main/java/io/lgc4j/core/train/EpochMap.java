@@ -33,13 +33,18 @@ record EpochMap(int workers, int batchSize, int perEpoch, int anchor, int epoch,
     /**
      * A run at {@code workers} ranks resumed at step {@code next}, where {@code cursor} says how much of its epoch
      * was read. A last part at this K goes on (the same K reads on where it stopped); any other K's parts are read
-     * around.
+     * around, or, with {@code endsEpoch} (a source that cannot re-split, {@code DataSource#endsEpochOnResize}), the
+     * epoch ends at {@code next}: this K's part of it has no step, and the next epoch begins there.
      */
-    static EpochMap resumed(long examples, int workers, int batchSize, int perEpoch, int next, EpochCursor cursor) {
+    static EpochMap resumed(long examples, int workers, int batchSize, int perEpoch, int next, EpochCursor cursor,
+                            boolean endsEpoch) {
         List<EpochCursor.Part> parts = new ArrayList<>(cursor.read());
         int fromStep = 0;
         if (!parts.isEmpty() && parts.get(parts.size() - 1).workers() == workers) {
             fromStep = parts.remove(parts.size() - 1).steps();
+        }
+        if (endsEpoch && !parts.isEmpty() && fromStep == 0) {
+            return new EpochMap(workers, batchSize, perEpoch, next, cursor.epoch(), parts, 0);
         }
         // an epoch no other K read is a whole epoch of the source's plan (a rank-local source's T is its own, not
         // ⌊N/(K·b)⌋); the rest of one another K began is what the cursor's rule leaves
@@ -61,6 +66,14 @@ record EpochMap(int workers, int batchSize, int perEpoch, int anchor, int epoch,
         int epoch = Math.toIntExact(next / stepsPerEpoch);
         int inEpoch = (int) (next % stepsPerEpoch);
         return EpochCursor.start(epoch).after(workers, inEpoch);
+    }
+
+    /**
+     * Whether the epoch the run resumed in ended at the resume ({@code endsEpoch}): the model's epoch count, saved
+     * inside that epoch, counts one more before the first step.
+     */
+    boolean endedAtResume() {
+        return firstSteps == 0 && !before.isEmpty();
     }
 
     /** Whether the step's epoch and place follow from the step alone ({@code s div T}): no checkpoint needs a cursor. */

@@ -309,6 +309,9 @@ final class RankLoop {
             // the replica is in rank 0's part (a checkpoint of an earlier build has it in every part, all the same)
             CheckpointPart rank0 = rank == 0 ? part : checkpoints.rankPart(0, rules);
             replica.restore(rank0, Checkpointing.REPLICA);
+            if (run.epochs().endedAtResume()) {
+                replica.endEpoch(); // the epoch saved inside ended at the resume (a rank-local source at another K)
+            }
             order.restore(rank0);
             exchange.restore(part, Checkpointing.EXCHANGE);
             long[] row = part.longs(Checkpointing.TRAFFIC, TrafficMeter.ROW_LENGTH);

@@ -137,7 +137,8 @@ record TrainingSpec(Ranks ranks, Input input, Evaluation evaluation, Aggregation
         EpochCursor cursor = m.cursor() != null ? m.cursor() : EpochMap.derived(m.nextStep(), written,
                 writtenPerEpoch);
         return EpochMap.resumed(input.plan().examples(), ranks.workers(), ranks.batchSize(), perEpoch,
-                Math.toIntExact(m.nextStep()), cursor);
+                Math.toIntExact(m.nextStep()), cursor, !input.source().resplits()
+                        && input.source().endsEpochOnResize());
     }
 
     /**
