@@ -20,12 +20,13 @@ import java.util.stream.Stream;
  * rank 1 ({@code SparkContext#killExecutor}: the cluster does not replace it). Prints the fit's outcome, one
  * {@code key=value} a line, then {@code spark.json}'s attempts.
  *
- * <p>Arguments: MASTER OUTPUT_DIR KILL_AFTER.
+ * <p>Arguments: MASTER OUTPUT_DIR KILL_AFTER [SEED]; KILL_AFTER {@code never} kills nothing (the uninterrupted run).
+ * {@code scripts/spark-elastic.py} runs it for several kill points and seeds.
  */
 public final class ElasticClusterProgram {
     /** The config: 1,920 examples, 2 epochs of 40 steps at K = 3, a checkpoint every 4 steps. */
     static final String YAML = """
-            run: {name: elastic-cluster, seed: 5, outputDir: %s}
+            run: {name: elastic-cluster, seed: %d, outputDir: %s}
             data: {trainLimit: 1920, testLimit: 500}
             model: {name: tiny-cnn, updater: {type: sgd, learningRate: 0.05}}
             training: {workers: 3, batchSizePerWorker: 16, epochs: 2, evalEverySteps: 40, checkpointEverySteps: 4}
@@ -41,7 +42,8 @@ public final class ElasticClusterProgram {
     public static void main(String[] args) throws Exception {
         String master = args[0];
         Path out = Path.of(args[1]);
-        long killAfter = Long.parseLong(args[2]);
+        long killAfter = args[2].equals("never") ? -1 : Long.parseLong(args[2]);
+        long seed = args.length > 3 ? Long.parseLong(args[3]) : 5;
         SparkConf conf = new SparkConf().setMaster(master).setAppName("lgc-elastic-cluster")
                 .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1")
                 .set("spark.ui.enabled", "false");
@@ -53,10 +55,13 @@ public final class ElasticClusterProgram {
                     executorOf.put(start.taskInfo().index(), start.taskInfo().executorId());
                 }
             });
-            Thread killer = new Thread(() -> killRankOne(sc, out, killAfter, executorOf), "elastic-test-killer");
-            killer.setDaemon(true);
-            killer.start();
-            SparkRun run = LgcSpark.fit(sc, ConfigLoader.parse(YAML.formatted(out), "elastic-cluster.yaml"),
+            if (killAfter >= 0) {
+                Thread killer = new Thread(() -> killRankOne(sc, out, killAfter, executorOf), "elastic-test-killer");
+                killer.setDaemon(true);
+                killer.start();
+            }
+            long started = System.nanoTime();
+            SparkRun run = LgcSpark.fit(sc, ConfigLoader.parse(YAML.formatted(seed, out), "elastic-cluster.yaml"),
                     SparkOptions.defaults().withElastic(new SparkOptions.Elastic(2, 2)));
             System.out.println("attempts=" + run.stageAttempts());
             System.out.println("resumedFrom=" + run.resumedFrom());
@@ -64,6 +69,7 @@ public final class ElasticClusterProgram {
             System.out.println("steps=" + run.summary().steps());
             System.out.println("accuracy=" + run.summary().finalTestAccuracy());
             System.out.println("directory=" + run.directory());
+            System.out.printf(java.util.Locale.ROOT, "seconds=%.1f%n", (System.nanoTime() - started) / 1e9);
             System.out.println("elasticAttempts=" + new ObjectMapper().readTree(run.directory()
                     .resolve(LgcSpark.SPARK_FILE).toFile()).get("elasticAttempts"));
         }

@@ -70,7 +70,7 @@ class ElasticClusterTest {
 
         Path run = Path.of(said.get("directory"));
         Path cut = RunFiles.simulateKill(run, tmp.resolve("cut"), (int) resumed - 1);
-        ExperimentConfig atTwo = ConfigLoader.parse(ElasticClusterProgram.YAML.formatted(tmp.resolve("unused")),
+        ExperimentConfig atTwo = ConfigLoader.parse(ElasticClusterProgram.YAML.formatted(5, tmp.resolve("unused")),
                 "elastic-cluster.yaml");
         new ExperimentRunner().allowResize(true).resume(cut, atTwo.withTraining(atTwo.training().withWorkers(2)),
                 "elastic-cluster.yaml", List.of(), new PrintStream(new ByteArrayOutputStream(), true,

@@ -285,6 +285,13 @@ class LgcEstimatorTest {
         refuses("checkpointEverySteps is 5 but checkpointDir is not set: expected a directory the driver and every"
                 + " executor reach (setCheckpointDir), or 0", estimator().setCheckpointEverySteps(5), good(40, 40));
         assertNull(estimator().fit(good(40, 40)).checkpointRunDir(), "no checkpoints by default");
+        refuses("minWorkers is 1 but checkpointDir is not set: an elastic fit goes on from the latest checkpoint;"
+                + " setCheckpointDir and setCheckpointEverySteps", estimator().setElastic(1, 1), good(40, 40));
+        refuses("maxRestarts is 0 while minWorkers is 1: expected at least 1, the failed attempts an elastic fit goes"
+                + " on after (setElastic(min, restarts))", estimator().setCheckpointDir("/shared/lgc")
+                .setCheckpointEverySteps(5).setElastic(1, 0), good(40, 40));
+        refuses("minWorkers is 3, more than the 2 workers: expected at most 2", estimator()
+                .setCheckpointDir("/shared/lgc").setCheckpointEverySteps(5).setElastic(3, 1), good(40, 40));
     }
 
     /** The partition files in the tasks' local directory (in local mode, the driver's Spark files directory). */
