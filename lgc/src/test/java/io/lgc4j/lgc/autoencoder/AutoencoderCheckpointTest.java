@@ -59,12 +59,8 @@ class AutoencoderCheckpointTest {
 
     @Test
     void encoderStateShouldCarryTheEncoderAlone() throws Exception {
-        PsAutoencoder trained = ps(AeTraining.DEFAULT, AE_SEED);
-        AutoencoderTrainer trainer = AutoencoderTrainer.ps(trained, TRAINER_SEED);
         SyntheticGradients data = new SyntheticGradients(MU, K, 0.2, 7);
-        for (int s = 0; s < 3; s++) {
-            trainer.step(data.next());
-        }
+        PsAutoencoder trained = trainedThreeSteps(data);
         CheckpointPart.Builder b = CheckpointPart.builder(PartKind.RANK);
         trained.encoderState().save(b, "worker-ae");
         CheckpointPart part = CheckpointPart.parse(b.build().toBytes(), "x");
@@ -86,12 +82,7 @@ class AutoencoderCheckpointTest {
     @ParameterizedTest(name = "K' = {0}")
     @ValueSource(ints = {2, 5})
     void aResizedPsAutoencoderShouldCopyOrDropDecodersWithTheirOptimizerState(int to) throws Exception {
-        PsAutoencoder trained = ps(AeTraining.DEFAULT, AE_SEED);
-        AutoencoderTrainer trainer = AutoencoderTrainer.ps(trained, TRAINER_SEED);
-        SyntheticGradients data = new SyntheticGradients(MU, K, 0.2, 7);
-        for (int s = 0; s < 3; s++) {
-            trainer.step(data.next());
-        }
+        PsAutoencoder trained = trainedThreeSteps(new SyntheticGradients(MU, K, 0.2, 7));
         CheckpointPart.Builder b = CheckpointPart.builder(PartKind.SERVER);
         trained.save(b, "ae");
         CheckpointPart.Builder resized = CheckpointPart.builder(PartKind.SERVER);
@@ -115,6 +106,16 @@ class AutoencoderCheckpointTest {
         AutoencoderTrainer goesOn = AutoencoderTrainer.ps(restored, TRAINER_SEED);
         float[][] next = new SyntheticGradients(MU, to, 0.2, 8).next();
         assertTrue(Double.isFinite(goesOn.step(next).total()), "a resized autoencoder trains");
+    }
+
+    /** A K = 3 LGC-PS autoencoder (Adam) trained 3 steps on {@code data}. */
+    private static PsAutoencoder trainedThreeSteps(SyntheticGradients data) {
+        PsAutoencoder trained = ps(AeTraining.DEFAULT, AE_SEED);
+        AutoencoderTrainer trainer = AutoencoderTrainer.ps(trained, TRAINER_SEED);
+        for (int s = 0; s < 3; s++) {
+            trainer.step(data.next());
+        }
+        return trained;
     }
 
     /** The tensors with optimizer state in {@code part}'s {@code ae/training} whose names start with {@code start}. */
