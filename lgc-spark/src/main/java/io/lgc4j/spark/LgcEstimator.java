@@ -481,13 +481,7 @@ public final class LgcEstimator extends Estimator<LgcModel> {
         int most = isDefined(workers) ? intOf(workers) : partitions;
         int b = intOf(batchSizePerWorker);
         long seedValue = (Long) getOrDefault(seed);
-        MethodSpec spec = MethodSpec.of(isDefined(topologyFactory) ? getOrDefault(topologyFactory) : null,
-                isDefined(method) ? getOrDefault(method) : null, seedValue, most, b);
-        if (spec.auto() != null && isDefined(checkpointDir)) {
-            throw new IllegalArgumentException("compressor: auto with checkpointDir: a retried stage would have to"
-                    + " find the choice its first attempt made, which the estimator does not record yet; name the"
-                    + " method, or drop setCheckpointDir");
-        }
+        MethodSpec spec = methodSpec(most, b, seedValue);
         Topology probe = spec.auto() != null ? null : spec.newEndpoint().topology();
         int least = intOf(minWorkers);
         if (least > most) {
@@ -503,12 +497,7 @@ public final class LgcEstimator extends Estimator<LgcModel> {
             ClusterChecks.awaitSlots(sc, k, describeStage(k, services(probe, k), probe, spec), wait,
                     "workers (setWorkers)");
         }
-        if (sc.isLocal()) {
-            String problem = BarrierTimer.replaceInThisJvm();
-            if (problem != null) {
-                System.err.println("lgc-spark: warning: " + problem);
-            }
-        }
+        LgcSpark.replaceBarrierTimer(sc);
         byte[] token = new byte[32];
         new SecureRandom().nextBytes(token);
         int job = LgcSpark.jobNumber(sc.applicationId() + "/" + uid + "/" + System.nanoTime());
@@ -521,30 +510,19 @@ public final class LgcEstimator extends Estimator<LgcModel> {
             if (partitions != k || (Boolean) getOrDefault(forceRepartition) || round > 0) {
                 df = df.repartition(k);
             }
-            if (isDefined(sortCol)) {
-                df = df.sortWithinPartitions(getOrDefault(sortCol));
-            }
-            JavaRDD<Row> rows = df.select(features, label).javaRDD();
-            columns = new Columns(features, Columns.featureKind(schema, features, "featuresCol"), width, label,
-                    Columns.labelKind(schema, label, "labelCol"), classes);
-            List<PartitionCount> counts = countRows(sc, rows, columns, k);
-            int[] perPartition = checkCounts(counts, b, k);
-            if (columns.width() < 0) {
-                columns = columns.withWidth(agreedWidth(counts, features));
-            }
-            int steps = Integer.MAX_VALUE;
-            for (int n : perPartition) {
-                steps = Math.min(steps, n / b);
-            }
+            Counted counted = counted(sc, df, k, new Columns(features, Columns.featureKind(schema, features,
+                    "featuresCol"), width, label, Columns.labelKind(schema, label, "labelCol"), classes));
+            columns = counted.columns();
             int services = services(probe, k);
             TaskCheckpoints checkpoints = runDir == null ? null : new TaskCheckpoints(runDir.toString(),
                     intOf(checkpointEverySteps), uid, identity(columns, initialChecksum, MethodSpec.describe(probe),
-                    perPartition, least > 0), fault);
+                    counted.perPartition(), least > 0), fault);
             EstimatorTask task = new EstimatorTask(columns, factory, initialChecksum, spec, k, services, true, b,
-                    intOf(epochs), seedValue, intOf(maxSteps), Overlap.parse(getOrDefault(overlap)), perPartition, steps,
-                    token, job, (Boolean) getOrDefault(tls), checkpoints).round(round, least > 0, stepsAt);
+                    intOf(epochs), seedValue, intOf(maxSteps), Overlap.parse(getOrDefault(overlap)),
+                    counted.perPartition(), counted.steps(), token, job, (Boolean) getOrDefault(tls), checkpoints)
+                    .round(round, least > 0, stepsAt);
             try {
-                outcomes = runStage(sc, rows, task, checkpoints != null && least == 0,
+                outcomes = runStage(sc, counted.rows(), task, checkpoints != null && least == 0,
                         describeStage(k, services, probe, spec));
                 break;
             } catch (LgcSparkException e) {
@@ -553,7 +531,7 @@ public final class LgcEstimator extends Estimator<LgcModel> {
                             + " at K = " + k + " failed after " + round + " restart" + (round == 1 ? "" : "s")
                             + " (maxRestarts " + intOf(maxRestarts) + "): " + LgcSpark.firstLines(e), e);
                 }
-                stepsAt.put(k, steps);
+                stepsAt.put(k, counted.steps());
                 int before = k;
                 LgcSpark.pause(LgcSpark.SETTLE);
                 k = elasticWorkers(sc, slots, most, least, probe, spec, wait, false);
@@ -562,14 +540,55 @@ public final class LgcEstimator extends Estimator<LgcModel> {
                         + " task slots: going on at K = " + k + " from the latest checkpoint");
             }
         }
+        return modelOf(outcomes, graph, columns.width(), classes, runDir);
+    }
+
+    /** The model rank 0 trained, with what the fit did ({@link FitReport}) and this estimator's parameters. */
+    private LgcModel modelOf(List<TaskOutcome> outcomes, boolean graph, int width, int classes, Path runDir) {
         TaskOutcome rank0 = outcomes.get(0);
         int attempts = outcomes.stream().mapToInt(TaskOutcome::stageAttempt).max().orElse(0) + 1;
         TaskOutcome.Trained run = rank0.trained();
-        LgcModel trained = new LgcModel(uid, run.model(), graph, columns.width(), classes, new FitReport(
-                run.steps(), run.replicaChecksums(), attempts, rank0.resumedFrom(),
-                runDir == null ? null : runDir.toString(), rank0.chosen(), rank0.advice()));
+        LgcModel trained = new LgcModel(uid, run.model(), graph, width, classes, new FitReport(run.steps(),
+                run.replicaChecksums(), attempts, rank0.resumedFrom(), runDir == null ? null : runDir.toString(),
+                rank0.chosen(), rank0.advice()));
         copyValues(trained, extractParamMap());
         return trained.setParent(this);
+    }
+
+    /** The method of {@code method} or {@code topologyFactory} at K ranks; auto with checkpoints refused. */
+    private MethodSpec methodSpec(int k, int b, long seedValue) {
+        MethodSpec spec = MethodSpec.of(isDefined(topologyFactory) ? getOrDefault(topologyFactory) : null,
+                isDefined(method) ? getOrDefault(method) : null, seedValue, k, b);
+        if (spec.auto() != null && isDefined(checkpointDir)) {
+            throw new IllegalArgumentException("compressor: auto with checkpointDir: a retried stage would have to"
+                    + " find the choice its first attempt made, which the estimator does not record yet; name the"
+                    + " method, or drop setCheckpointDir");
+        }
+        return spec;
+    }
+
+    /** A DataFrame of K partitions ready for the barrier stage: its two columns, their rows counted and checked. */
+    private record Counted(JavaRDD<Row> rows, Columns columns, int[] perPartition, int steps) {
+    }
+
+    /**
+     * {@code df}'s K partitions, sorted by {@code sortCol} when set, as the stage reads them: each partition's rows
+     * counted and checked by a job of their own ({@link #countRows}), the features' width agreed, and the steps per
+     * epoch, the smallest partition's whole batches.
+     */
+    private Counted counted(SparkContext sc, Dataset<Row> df, int k, Columns declared) {
+        Dataset<Row> sorted = isDefined(sortCol) ? df.sortWithinPartitions(getOrDefault(sortCol)) : df;
+        JavaRDD<Row> rows = sorted.select(declared.features(), declared.label()).javaRDD();
+        int b = intOf(batchSizePerWorker);
+        List<PartitionCount> counts = countRows(sc, rows, declared, k);
+        int[] perPartition = checkCounts(counts, b, k);
+        Columns columns = declared.width() < 0 ? declared.withWidth(agreedWidth(counts, declared.features()))
+                : declared;
+        int steps = Integer.MAX_VALUE;
+        for (int n : perPartition) {
+            steps = Math.min(steps, n / b);
+        }
+        return new Counted(rows, columns, perPartition, steps);
     }
 
     /**

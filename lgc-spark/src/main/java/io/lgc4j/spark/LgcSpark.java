@@ -137,26 +137,15 @@ public final class LgcSpark {
                     "training.workers");
         }
 
-        Path root = options.outputDir() != null ? options.outputDir() : Path.of(tcp.run().outputDir());
-        Path dir = ExperimentRunner.newRunDirectory(root, tcp.run().name()).toAbsolutePath();
+        Path dir = resultDirectory(tcp, options);
         Path shared = options.sharedDir() == null ? dir : options.sharedDir().resolve(dir.getFileName());
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the result directory " + dir, e);
-        }
         byte[] token = options.token();
         if (token == null) {
             token = new byte[32];
             new SecureRandom().nextBytes(token);
         }
         int job = jobNumber(sc.sc().applicationId() + "/" + dir.getFileName());
-        if (sc.sc().isLocal()) {
-            String problem = BarrierTimer.replaceInThisJvm();
-            if (problem != null) {
-                System.err.println("lgc-spark: warning: " + problem);
-            }
-        }
+        replaceBarrierTimer(sc.sc());
         List<Round> rounds = new ArrayList<>();
         List<TaskReport> reports;
         long submitted;
@@ -198,6 +187,28 @@ public final class LgcSpark {
         writeRecord(dir, sc.sc(), reports, run, shape.tasks(k), shape.colocate(k), shared, options.tls(),
                 elastic == null ? null : rounds);
         return run;
+    }
+
+    /** The run's new {@code <outputDir>/<run-id>/} on the driver, created. */
+    private static Path resultDirectory(ExperimentConfig config, SparkOptions options) {
+        Path root = options.outputDir() != null ? options.outputDir() : Path.of(config.run().outputDir());
+        Path dir = ExperimentRunner.newRunDirectory(root, config.run().name()).toAbsolutePath();
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the result directory " + dir, e);
+        }
+        return dir;
+    }
+
+    /** In local mode, Spark's non-daemon barrier timer replaced by a daemon one ({@link BarrierTimer}), or a warning. */
+    static void replaceBarrierTimer(SparkContext sc) {
+        if (sc.isLocal()) {
+            String problem = BarrierTimer.replaceInThisJvm();
+            if (problem != null) {
+                System.err.println("lgc-spark: warning: " + problem);
+            }
+        }
     }
 
     /**
