@@ -45,7 +45,22 @@ final class SectionBinding {
             return absent;
         }
         return (raw instanceof String text ? find.apply(text) : Optional.<T>empty()).orElseThrow(() ->
-                ConfigException.forKey(key, "expects one of " + names + ", found " + Section.describe(raw)));
+                ConfigException.forKey(key, "expects one of " + names + ", found " + Section.describe(raw)
+                        + elsewhere(key, raw)));
+    }
+
+    /**
+     * The LGC4J module that registers each of its names, by key: a name a program's class path lacks is most often a
+     * module it does not depend on (lgc-runner brings them at run time only).
+     */
+    private static final Map<String, Map<String, String>> SHIPPED = Map.of(
+            "topology.type", Map.of("ps", "topology-ps", "ring", "topology-ring", "local-sgd", "topology-ring"),
+            "compressor.type", Map.of("lgc", "lgc"));
+
+    private static String elsewhere(String key, Object raw) {
+        String module = SHIPPED.getOrDefault(key, Map.of()).get(String.valueOf(raw));
+        return module == null ? "" : " (LGC4J registers \"" + raw + "\" in module io.lgc4j:" + module + ", which is not on"
+                + " the class path: add it as a dependency)";
     }
 
     /** Every key of {@code given}, and of its nested mappings that bind nested records, is a component. */

@@ -215,4 +215,24 @@ class MethodRegistryTest {
         CompressorProvider<?> dgc = Methods.installed().compressor("dgc");
         assertEquals(new DgcCompressor.Settings(0.001, 0.9, 0.0, 0), dgc.settings(config.resolved()));
     }
+
+    /**
+     * A program whose class path lacks a module LGC4J ships a name in (lgc-runner brings topology-ps and lgc at run
+     * time only, which a class path of compile scope leaves out) is told which module to add.
+     */
+    @Test
+    void aShippedNameMissingFromTheClassPathShouldNameItsModule() {
+        ConfigException ps = assertThrows(ConfigException.class, () -> SectionBinding.registeredName("topology.type",
+                "ps", null, name -> java.util.Optional.empty(), List.of("local-sgd", "ring")));
+        assertEquals("key 'topology.type' expects one of [local-sgd, ring], found \"ps\" (LGC4J registers \"ps\" in"
+                + " module io.lgc4j:topology-ps, which is not on the class path: add it as a dependency)",
+                ps.getMessage());
+        ConfigException lgc = assertThrows(ConfigException.class, () -> SectionBinding.registeredName(
+                "compressor.type", "lgc", null, name -> java.util.Optional.empty(), List.of("none", "topk")));
+        assertTrue(lgc.getMessage().endsWith("(LGC4J registers \"lgc\" in module io.lgc4j:lgc, which is not on the class"
+                + " path: add it as a dependency)"), lgc.getMessage());
+        ConfigException other = assertThrows(ConfigException.class, () -> SectionBinding.registeredName(
+                "topology.type", "mesh", null, name -> java.util.Optional.empty(), List.of("ring")));
+        assertEquals("key 'topology.type' expects one of [ring], found \"mesh\"", other.getMessage());
+    }
 }
