@@ -526,6 +526,11 @@ public final class LgcEstimator extends Estimator<LgcModel> {
                         describeStage(k, services, probe, spec));
                 break;
             } catch (LgcSparkException e) {
+                if (least > 0 && LgcSpark.badInput(e)) {
+                    throw new LgcSparkException("attempt " + (round + 1) + " of estimator " + uid + " at K = " + k
+                            + " failed on a bad input, which every attempt would repeat (not restarted): "
+                            + LgcSpark.firstLines(e), e);
+                }
                 if (least == 0 || round >= intOf(maxRestarts)) {
                     throw least == 0 ? e : new LgcSparkException("attempt " + (round + 1) + " of estimator " + uid
                             + " at K = " + k + " failed after " + round + " restart" + (round == 1 ? "" : "s")

@@ -162,6 +162,10 @@ public final class LgcSpark {
                 break;
             } catch (Exception e) {
                 String why = firstLines(e);
+                if (elastic != null && badInput(e)) {
+                    throw new LgcSparkException("attempt " + (round + 1) + " of " + tcp.run().name() + " at K = " + k
+                            + " failed on a bad input, which every attempt would repeat (not restarted): " + why, e);
+                }
                 if (elastic == null || round >= elastic.maxRestarts()) {
                     throw new LgcSparkException((elastic == null ? "the barrier stage of " + tcp.run().name()
                             : "attempt " + (round + 1) + " of " + tcp.run().name() + " at K = " + k + " (after "
@@ -296,6 +300,21 @@ public final class LgcSpark {
             }
             return -1;
         }
+    }
+
+    /**
+     * Whether a failed job's task failed on a bad input (an {@code IllegalArgumentException}, a config's error: a model
+     * the method refuses, a key out of range), which a restart would only repeat; not a lost executor or peer.
+     */
+    static boolean badInput(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof IllegalArgumentException) {
+                return true;
+            }
+        }
+        String[] lines = String.valueOf(e.getMessage()).split("\n");
+        return lines.length > 1 && (lines[1].startsWith(IllegalArgumentException.class.getName() + ":")
+                || lines[1].startsWith("io.lgc4j.runner.config.ConfigException:"));
     }
 
     /**

@@ -294,6 +294,17 @@ class LgcEstimatorTest {
                 .setCheckpointDir("/shared/lgc").setCheckpointEverySteps(5).setElastic(3, 1), good(40, 40));
     }
 
+    /** A model the method refuses fails every task of every attempt alike: an elastic fit does not restart it. */
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void anElasticFitShouldNotRestartAFailureEveryAttemptWouldRepeat(@TempDir Path tmp) {
+        LgcSparkException e = assertThrows(LgcSparkException.class, () -> estimator()
+                .setMethod("topology: {type: ring}\ncompressor: {type: dgc, ratio: 0.25}")
+                .setCheckpointDir(tmp.toString()).setCheckpointEverySteps(2).setElastic(1, 3).fit(good(40, 40)));
+        assertTrue(e.getMessage().matches("attempt 1 of estimator \\S+ at K = 2 failed on a bad input, which every"
+                + " attempt would repeat \\(not restarted\\): .*applies momentum itself.*"), e.getMessage());
+    }
+
     /** The partition files in the tasks' local directory (in local mode, the driver's Spark files directory). */
     static List<java.nio.file.Path> spilledPartitions() throws java.io.IOException {
         try (var list = java.nio.file.Files.list(SpilledPartition.localDir())) {

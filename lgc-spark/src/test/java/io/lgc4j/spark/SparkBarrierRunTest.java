@@ -224,6 +224,14 @@ class SparkBarrierRunTest {
                 + " least 2 barrier tasks (2 ranks, parameter-server shard 0 with rank 0; topology ps, compressor lgc)"
                 + " (elastic.minWorkers 2) at once: add executors or cores, or lower elastic.minWorkers",
                 few.getMessage());
+        // a bad input fails every task of every attempt alike: no restart (a model the method refuses: the estimator's
+        // test; a config's is refused when it is read)
+        assertTrue(LgcSpark.badInput(new RuntimeException("Job aborted due to stage failure: …\n"
+                + "io.lgc4j.core.train.CheckpointMismatchException: … ", new IllegalArgumentException("LGC-PS cannot"))));
+        assertTrue(LgcSpark.badInput(new RuntimeException("Job aborted due to stage failure: …\n"
+                + "java.lang.IllegalArgumentException: compressor 'dgc' applies momentum itself")));
+        assertFalse(LgcSpark.badInput(new RuntimeException("Job aborted due to stage failure: …\n"
+                + "io.lgc4j.core.train.TrainingFailedException: rank 2 stopped at step 11: lost rank 1")));
         IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
                 () -> new SparkOptions.Elastic(2, 0));
         assertEquals("elastic.maxRestarts: expected at least 1 (going on after a failure is a restart), found 0",
