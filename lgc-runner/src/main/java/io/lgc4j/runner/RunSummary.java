@@ -57,7 +57,7 @@ import java.util.function.ToDoubleFunction;
  *
  * @param run                         the run's name ({@code run.name})
  * @param topology                    {@code topology.type} as written in YAML ({@code ps}, {@code ring})
- * @param workers                     K
+ * @param workers                     K (the last step's, when the run changed K)
  * @param steps                       training steps run
  * @param finalTestAccuracy           test accuracy after the last step (NaN without test data)
  * @param finalLoss                   the last step's loss (NaN when no step ran)
@@ -73,17 +73,29 @@ import java.util.function.ToDoubleFunction;
  * @param method                      the method as the trained topology described itself
  *                                    ({@link io.lgc4j.core.train.TopologyDescription#toMap()})
  * @param advice                      what {@code compressor: auto} chose, or null for a run that named its method
+ * @param workersFromStep             a run resumed at another K: each stretch's first step and K, in step order;
+ *                                    null (absent) for a run that kept one K
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"run", "topology", "workers", "steps", "finalTestAccuracy", "finalLoss", "bytesSentPerEndpoint",
     "bytesReceivedPerEndpoint", "meanBytesSentPerStepWorker0", "compressor", "bytesByStage", "meanPhaseTimesPerStep",
-    "wall_ms", "parameters", "replicaChecksums", "method", "advice"})
+    "wall_ms", "parameters", "replicaChecksums", "method", "advice", "workersFromStep"})
 public record RunSummary(String run, String topology, int workers, int steps, double finalTestAccuracy,
                          double finalLoss, List<Long> bytesSentPerEndpoint, List<Long> bytesReceivedPerEndpoint,
                          double meanBytesSentPerStepWorker0, String compressor,
                          Map<Stage, StageSummary> bytesByStage, PhaseTimes meanPhaseTimesPerStep,
                          @JsonProperty("wall_ms") double wallMs, Integer parameters,
-                         List<String> replicaChecksums, Map<String, Object> method, Map<String, Object> advice) {
+                         List<String> replicaChecksums, Map<String, Object> method, Map<String, Object> advice,
+                         List<WorkersFrom> workersFromStep) {
+
+    /**
+     * A stretch of a run at one K, from {@code step} on (until the next stretch's first step).
+     *
+     * @param step    the stretch's first step
+     * @param workers its K
+     */
+    public record WorkersFrom(int step, int workers) {
+    }
 
     /**
      * This summary with {@code record}: what {@code compressor: auto} chose and how its predicted steps compare with
@@ -92,7 +104,7 @@ public record RunSummary(String run, String topology, int workers, int steps, do
     public RunSummary withAdvice(Map<String, Object> record) {
         return new RunSummary(run, topology, workers, steps, finalTestAccuracy, finalLoss, bytesSentPerEndpoint,
                 bytesReceivedPerEndpoint, meanBytesSentPerStepWorker0, compressor, bytesByStage,
-                meanPhaseTimesPerStep, wallMs, parameters, replicaChecksums, method, record);
+                meanPhaseTimesPerStep, wallMs, parameters, replicaChecksums, method, record, workersFromStep);
     }
 
     /** Indented, so people read the file too. */
@@ -445,7 +457,18 @@ public record RunSummary(String run, String topology, int workers, int steps, do
                 result.finalAccuracy(), steps.isEmpty() ? Double.NaN : steps.get(steps.size() - 1).loss(), sent,
                 received, steps.isEmpty() ? 0 : perStep / steps.size(), config.compressor().type().toString(),
                 byStage, phases, result.wallNanos() / 1e6, parameters, replicaChecksums, method(config, result.method()),
-                null);
+                null, stretches(steps));
+    }
+
+    /** Each stretch of {@code steps} at one K, or null when every step had the same K. */
+    private static List<WorkersFrom> stretches(List<StepMetrics> steps) {
+        List<WorkersFrom> stretches = new ArrayList<>();
+        for (StepMetrics m : steps) {
+            if (stretches.isEmpty() || stretches.get(stretches.size() - 1).workers() != m.workers()) {
+                stretches.add(new WorkersFrom(m.step(), m.workers()));
+            }
+        }
+        return stretches.size() > 1 ? List.copyOf(stretches) : null;
     }
 
     /**

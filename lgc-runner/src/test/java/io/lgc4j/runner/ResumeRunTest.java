@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -132,6 +133,10 @@ class ResumeRunTest {
         }
         JsonNode summary = new ObjectMapper().readTree(killed.resolve("summary.json").toFile());
         assertEquals(workers, summary.get("workers").asInt());
+        assertEquals("[{\"step\":0,\"workers\":3},{\"step\":8,\"workers\":" + workers + "}]",
+                summary.get("workersFromStep").toString(), "each stretch of the run at one K");
+        assertNull(new ObjectMapper().readTree(full.resolve("summary.json").toFile()).get("workersFromStep"),
+                "a run that kept its K says nothing more");
         assertEquals(24, summary.get("steps").asInt());
         assertEquals(workers, summary.get("replicaChecksums").size());
         assertEquals(workers + (topology.equals("ps") ? 1 : 0), summary.get("bytesSentPerEndpoint").size());

@@ -56,7 +56,7 @@ class TimeToAccuracyTableTest {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("metrics.csv"), csv);
         RunSummary summary = new RunSummary(planned.key(), "ring", 2, 4, 0.85, 1.0, List.of(4000L, 12000L),
-                List.of(4000L, 1_000_000L), 1000, "none", Map.of(), null, 4 * wallMs + 400, 10, null, null, null);
+                List.of(4000L, 1_000_000L), 1000, "none", Map.of(), null, 4 * wallMs + 400, 10, null, null, null, null);
         return new SuiteRuns.Finished(planned, dir, summary, false);
     }
 
