@@ -526,16 +526,7 @@ public final class LgcEstimator extends Estimator<LgcModel> {
                         describeStage(k, services, probe, spec));
                 break;
             } catch (LgcSparkException e) {
-                if (least > 0 && LgcSpark.badInput(e)) {
-                    throw new LgcSparkException("attempt " + (round + 1) + " of estimator " + uid + " at K = " + k
-                            + " failed on a bad input, which every attempt would repeat (not restarted): "
-                            + LgcSpark.firstLines(e), e);
-                }
-                if (least == 0 || round >= intOf(maxRestarts)) {
-                    throw least == 0 ? e : new LgcSparkException("attempt " + (round + 1) + " of estimator " + uid
-                            + " at K = " + k + " failed after " + round + " restart" + (round == 1 ? "" : "s")
-                            + " (maxRestarts " + intOf(maxRestarts) + "): " + LgcSpark.firstLines(e), e);
-                }
+                refuseRestart(e, round, k);
                 stepsAt.put(k, counted.steps());
                 int before = k;
                 LgcSpark.pause(LgcSpark.SETTLE);
@@ -570,6 +561,25 @@ public final class LgcEstimator extends Estimator<LgcModel> {
                     + " method, or drop setCheckpointDir");
         }
         return spec;
+    }
+
+    /**
+     * Throws the failure of attempt {@code round} at K = {@code k} when the fit does not go on after it: not elastic,
+     * a bad input every attempt would repeat, or no restart left.
+     */
+    private void refuseRestart(LgcSparkException e, int round, int k) {
+        if (intOf(minWorkers) == 0) {
+            throw e;
+        }
+        String attempt = "attempt " + (round + 1) + " of estimator " + uid + " at K = " + k;
+        if (LgcSpark.badInput(e)) {
+            throw new LgcSparkException(attempt + " failed on a bad input, which every attempt would repeat (not"
+                    + " restarted): " + LgcSpark.firstLines(e), e);
+        }
+        if (round >= intOf(maxRestarts)) {
+            throw new LgcSparkException(attempt + " failed after " + round + " restart" + (round == 1 ? "" : "s")
+                    + " (maxRestarts " + intOf(maxRestarts) + "): " + LgcSpark.firstLines(e), e);
+        }
     }
 
     /** A DataFrame of K partitions ready for the barrier stage: its two columns, their rows counted and checked. */
