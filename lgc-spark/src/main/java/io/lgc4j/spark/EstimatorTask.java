@@ -29,6 +29,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What every task of an {@link LgcEstimator}'s barrier stage runs: partition p is rank p (and, co-located,
@@ -105,7 +106,7 @@ final class EstimatorTask extends AbstractFunction1<Iterator<Row>, Iterator<Task
     EstimatorTask round(int newRound, boolean resize, Map<Integer, Integer> stepsAt) {
         this.round = newRound;
         this.allowResize = resize;
-        this.earlierSteps = new java.util.TreeMap<>(stepsAt);
+        this.earlierSteps = new TreeMap<>(stepsAt);
         return this;
     }
 

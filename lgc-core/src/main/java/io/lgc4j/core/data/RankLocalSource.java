@@ -5,6 +5,7 @@ import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,7 +59,7 @@ public final class RankLocalSource implements DataSource {
         if (steps < 1) {
             throw new IllegalArgumentException("steps per epoch at K = " + workers + " must be >= 1, found " + steps);
         }
-        Map<Integer, Integer> known = new java.util.HashMap<>(earlier);
+        Map<Integer, Integer> known = new HashMap<>(earlier);
         known.put(workers, steps);
         return new RankLocalSource(examples, stepsPerEpoch, rowsOf, known);
     }
