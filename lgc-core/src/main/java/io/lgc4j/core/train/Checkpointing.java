@@ -144,12 +144,13 @@ record Checkpointing(CheckpointDirectory directory, int everySteps, boolean atEn
     }
 
     /**
-     * The part of service {@code service} of the checkpoint resumed from; of a checkpoint of another K, the part as
-     * {@code state}'s rules make it ({@link Regroup#servicePart}).
+     * The part of service {@code service} of the checkpoint resumed from; of a checkpoint of another K or S, the part
+     * as {@code state}'s rules make it ({@link Regroup#servicePart}).
      */
-    CheckpointPart servicePart(int service, Regrouping state) throws CheckpointException {
+    CheckpointPart servicePart(int service, Persistent state) throws CheckpointException {
         try {
-            return regroup != null ? regroup.servicePart(service, state) : resume.serverPart(service);
+            return regroup != null ? regroup.servicePart(service, state.regrouping(SERVICE), state != Persistent.NONE)
+                    : resume.serverPart(service);
         } catch (CheckpointException e) {
             throw e;
         } catch (IOException e) {

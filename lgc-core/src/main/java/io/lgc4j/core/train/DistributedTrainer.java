@@ -231,8 +231,9 @@ public final class DistributedTrainer {
         }
         CheckpointDirectory dir = c.runDirectory() != null ? CheckpointDirectory.in(c.runDirectory())
                 : CheckpointDirectory.in(c.resume().directory().getParent().getParent());
-        Regroup regroup = c.resume() != null && c.resume().manifest().run().workers() != spec.ranks().workers()
-                ? new Regroup(c.resume(), spec.ranks().workers()) : null;
+        int services = spec.signature().services();
+        Regroup regroup = c.resume() != null && Regroup.needed(c.resume(), spec.ranks().workers(), services)
+                ? new Regroup(c.resume(), spec.ranks().workers(), services) : null;
         return new Checkpointing(dir, c.everySteps(), c.atEnd() && c.runDirectory() != null, c.runName(),
                 spec.signature(), spec.aggregation().stages(), total, c.resume(), epochs, regroup);
     }

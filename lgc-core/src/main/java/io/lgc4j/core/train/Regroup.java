@@ -23,9 +23,11 @@ import java.util.stream.IntStream;
  * history and accuracy stay with rank 0; each rank's traffic counters stay with it, a new rank's start at 0, and a
  * rank no longer there has its counters added to rank 0's, so the run's totals count every byte), the exchange's
  * ({@link Regrouping}: memories keep their mean, replicated sections their bytes, rank 0's own beside a shipped copy
- * on the others). A section with no rule is refused, naming it. The services are the same (S' = S): a service's part
- * is read as it is, or rewritten by its state's {@link Regrouping#service()} (LGC-PS's server drops the decoders of
- * the ranks no longer there).
+ * on the others). A section with no rule is refused, naming it. A service kept ({@code s < min(S, S')}) has its part
+ * as it is, or rewritten by its state's {@link Regrouping#service()} (LGC-PS's server drops the decoders of the ranks
+ * no longer there); a new one ({@code s ≥ S}) starts with no state and its counters at 0; one no longer there must
+ * hold nothing but its counters, which service 0 adds to its own. At the same K with another S the ranks' parts are
+ * the checkpoint's as they are.
  */
 final class Regroup {
 
@@ -34,6 +36,8 @@ final class Regroup {
     private final Checkpoint checkpoint;
     private final int from;
     private final int to;
+    private final int servicesFrom;
+    private final int servicesTo;
     /**
      * The old ranks' parts, read once (a memory section needs every rank's), and the parts built, each kept softly:
      * needed only while the ranks resume, and built again, to the same bits, should the collector have taken one.
@@ -41,10 +45,18 @@ final class Regroup {
     private SoftReference<CheckpointPart[]> old = new SoftReference<>(null);
     private final Map<Integer, SoftReference<CheckpointPart>> built = new HashMap<>();
 
-    Regroup(Checkpoint checkpoint, int to) {
+    /** The checkpoint's parts read as the parts of {@code to} ranks and {@code servicesTo} services. */
+    Regroup(Checkpoint checkpoint, int to, int servicesTo) {
         this.checkpoint = checkpoint;
         this.from = checkpoint.manifest().run().workers();
         this.to = to;
+        this.servicesFrom = checkpoint.manifest().run().services();
+        this.servicesTo = servicesTo;
+    }
+
+    /** Whether a resume from {@code checkpoint} at K' = {@code to}, S' = {@code servicesTo} reads it regrouped. */
+    static boolean needed(Checkpoint checkpoint, int to, int servicesTo) {
+        return checkpoint.manifest().run().workers() != to || checkpoint.manifest().run().services() != servicesTo;
     }
 
     /**
@@ -55,6 +67,9 @@ final class Regroup {
      *                             differ, or memories differ in length
      */
     synchronized CheckpointPart rankPart(int rank, Regrouping exchange) throws IOException, CheckpointException {
+        if (from == to) {
+            return checkpoint.rankPart(rank); // another S only: the ranks hold nothing of the services
+        }
         SoftReference<CheckpointPart> kept = built.get(rank);
         CheckpointPart part = kept == null ? null : kept.get();
         if (part == null) {
@@ -105,12 +120,57 @@ final class Regroup {
     }
 
     /**
-     * Service {@code service}'s part at K' ranks: its traffic counters kept, its state by {@code state}'s
-     * {@link Regrouping#service()} (a part with state and no such rule is refused, naming the section); the part as it
-     * is when it holds no state.
+     * Service {@code service}'s part at K' ranks and S' services: a service kept has its traffic counters and its state
+     * by {@code state}'s {@link Regrouping#service()} (a part with state and no such rule is refused, naming the
+     * section), or the part as it is when it holds no state or K is the same; a new service, no state and counters at
+     * 0; service 0 adds the counters of the services no longer there, which must hold nothing else.
+     *
+     * @param stateful whether the service carries state from step to step (a new service cannot be given any)
      */
-    CheckpointPart servicePart(int service, Regrouping state) throws IOException, CheckpointException {
+    CheckpointPart servicePart(int service, Regrouping state, boolean stateful) throws IOException,
+            CheckpointException {
+        if (service >= servicesFrom) {
+            if (stateful) {
+                throw new CheckpointException("cannot resume " + checkpoint.directory().getFileName() + " of S = "
+                        + servicesFrom + " at S = " + servicesTo + ": service " + service + " is new and carries state"
+                        + " from step to step, which the checkpoint has none of for it");
+            }
+            CheckpointPart.Builder fresh = CheckpointPart.builder(PartKind.SERVER);
+            fresh.section(Checkpointing.TRAFFIC).putLongs(new long[TrafficMeter.ROW_LENGTH]);
+            return fresh.build();
+        }
         CheckpointPart old = checkpoint.serverPart(service);
+        CheckpointPart kept = from == to ? old : resized(old, state);
+        if (service != 0 || servicesTo >= servicesFrom) {
+            return kept;
+        }
+        long[] traffic = kept.longs(Checkpointing.TRAFFIC, TrafficMeter.ROW_LENGTH);
+        for (int s = servicesTo; s < servicesFrom; s++) {
+            CheckpointPart dropped = checkpoint.serverPart(s);
+            for (String name : dropped.sectionNames()) {
+                if (!name.equals(Checkpointing.TRAFFIC)) {
+                    throw new CheckpointException("cannot resume " + checkpoint.directory().getFileName() + " of S = "
+                            + servicesFrom + " at S = " + servicesTo + ": service " + s + ", no longer there, holds"
+                            + " section '" + name + "', state no other service would carry on");
+                }
+            }
+            long[] row = dropped.longs(Checkpointing.TRAFFIC, TrafficMeter.ROW_LENGTH);
+            for (int i = 0; i < row.length; i++) {
+                traffic[i] += row[i];
+            }
+        }
+        CheckpointPart.Builder out = CheckpointPart.builder(PartKind.SERVER);
+        for (String name : kept.sectionNames()) {
+            if (!name.equals(Checkpointing.TRAFFIC)) {
+                out.section(name).putBytes(kept.bytes(name));
+            }
+        }
+        out.section(Checkpointing.TRAFFIC).putLongs(traffic);
+        return out.build();
+    }
+
+    /** A kept service's part at K' ranks, by {@code state}'s rules. */
+    private CheckpointPart resized(CheckpointPart old, Regrouping state) throws CheckpointException {
         if (state.refusal() != null) {
             throw new CheckpointException("cannot resume " + checkpoint.directory().getFileName() + " of K = " + from
                     + " at K = " + to + ": " + state.refusal());

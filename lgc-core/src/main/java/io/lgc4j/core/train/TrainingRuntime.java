@@ -88,7 +88,7 @@ public abstract sealed class TrainingRuntime permits InProcessRuntime, ClusterRu
             return;
         }
         try {
-            CheckpointPart part = checkpoints.servicePart(index, service.state().regrouping(Checkpointing.SERVICE));
+            CheckpointPart part = checkpoints.servicePart(index, service.state());
             service.state().restore(part, Checkpointing.SERVICE);
             long[] row = part.longs(Checkpointing.TRAFFIC, TrafficMeter.ROW_LENGTH);
             meter.add(run.workers() + index, row);

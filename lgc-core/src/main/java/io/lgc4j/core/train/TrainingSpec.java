@@ -75,6 +75,19 @@ record TrainingSpec(Ranks ranks, Input input, Evaluation evaluation, Aggregation
     /** The config key of K: a resize changes it. */
     static final String WORKERS_KEY = "training.workers";
 
+    /**
+     * Whether config key {@code key} says how the parameter server is sharded (S, its fusion buffers, its placement:
+     * {@code topology.servers}, a library run's {@code method.topologySettings.…servers}): a sharded server computes
+     * the unsharded server's bits, so a resize may change these with S.
+     */
+    static boolean isSharding(String key) {
+        if (!key.startsWith("topology.") && !key.startsWith("method.topologySettings.")) {
+            return false;
+        }
+        String last = key.substring(key.lastIndexOf('.') + 1);
+        return last.equals("servers") || last.equals("fusionBufferBytes") || last.equals("shardBy");
+    }
+
     /** What a checkpoint of this run must match to be resumed: K, S, the model and the configuration. */
     RunSignature signature() {
         return new RunSignature(ranks.workers(), aggregation.topology().serviceEndpoints(ranks.workers()),
@@ -82,7 +95,7 @@ record TrainingSpec(Ranks ranks, Input input, Evaluation evaluation, Aggregation
     }
 
     /**
-     * Refuses a resume from a checkpoint of another run (another K unless allowed, S, model or configuration),
+     * Refuses a resume from a checkpoint of another run (another K or S unless allowed, model or configuration),
      * listing every difference; and a resume at another K inside an epoch from a source that cannot re-split it.
      */
     void checkResumable() {
@@ -91,20 +104,29 @@ record TrainingSpec(Ranks ranks, Input input, Evaluation evaluation, Aggregation
         }
         CheckpointManifest manifest = checkpoints.resume().manifest();
         int written = manifest.run().workers();
-        boolean resized = written != ranks.workers();
+        int writtenServices = manifest.run().services();
         RunSignature mine = signature();
-        if (resized && checkpoints.allowResize()) {
-            // K is the one thing allowed to differ, as the signature and as the config's key
+        boolean resized = written != ranks.workers();
+        boolean resharded = writtenServices != mine.services();
+        if ((resized || resharded) && checkpoints.allowResize()) {
+            // K, S and how the server is sharded are what a resize may change, as the signature and as config keys
             Map<String, String> config = new TreeMap<>(mine.config());
             config.computeIfPresent(WORKERS_KEY, (k, v) -> String.valueOf(written));
-            mine = new RunSignature(written, mine.services(), mine.model(), config);
+            config.keySet().removeIf(TrainingSpec::isSharding);
+            manifest.run().config().forEach((k, v) -> {
+                if (isSharding(k)) {
+                    config.put(k, v);
+                }
+            });
+            mine = new RunSignature(written, writtenServices, mine.model(), config);
         }
         try {
             manifest.checkCompatible(mine, checkpoints.ignoredKeys());
         } catch (CheckpointException e) {
-            String hint = resized && !checkpoints.allowResize() ? "\n  to go on at K = " + ranks.workers()
-                    + " from this checkpoint, allow a resize: DistributedTrainer.Builder#allowResize(true), lgc run"
-                    + " --resume DIR --workers " + ranks.workers() + ", lgc launch --resume --resize" : "";
+            String hint = (resized || resharded) && !checkpoints.allowResize() ? "\n  to go on at K = "
+                    + ranks.workers() + (resharded ? " and S = " + mine.services() : "") + " from this checkpoint,"
+                    + " allow a resize: DistributedTrainer.Builder#allowResize(true), lgc run --resume DIR --workers "
+                    + ranks.workers() + ", lgc launch --resume --resize" : "";
             throw new CheckpointMismatchException(e.getMessage() + hint, e);
         }
         if (resized) {

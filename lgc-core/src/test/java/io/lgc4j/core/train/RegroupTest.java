@@ -102,13 +102,18 @@ class RegroupTest {
         return d.writeManifest(new CheckpointManifest("regroup", 10, Stage.TOP_K, run, parts));
     }
 
+    /** {@code c} read at K' = {@code to} and its own S. */
+    private static Regroup regroup(Checkpoint c, int to) {
+        return new Regroup(c, to, c.manifest().run().services());
+    }
+
     private static final Regrouping RULES = Regrouping.of("exchange/memory", Regrouping.Rule.MEMORY)
             .and("exchange/switched", Regrouping.Rule.REPLICATED).and("exchange/ae", Regrouping.Rule.SHIPPED);
 
     @Test
     void eachSectionShouldFollowItsRule(@TempDir Path dir) throws IOException {
         Checkpoint c = checkpoint(dir, true, null);
-        Regroup shrink = new Regroup(c, 3);
+        Regroup shrink = regroup(c, 3);
         CheckpointPart rank0 = shrink.rankPart(0, RULES);
         CheckpointPart rank2 = shrink.rankPart(2, RULES);
         assertEquals(List.of("replica/params", "history", "accuracy", "exchange/memory", "exchange/switched",
@@ -124,7 +129,7 @@ class RegroupTest {
         assertEquals(300, rank2.longs("traffic", TrafficMeter.ROW_LENGTH)[0]);
         assertTrue(rank0 == shrink.rankPart(0, RULES), "built once, shared by the ranks of one process");
 
-        Regroup grow = new Regroup(c, 6);
+        Regroup grow = regroup(c, 6);
         CheckpointPart rank5 = grow.rankPart(5, RULES);
         assertEquals(0, rank5.longs("traffic", TrafficMeter.ROW_LENGTH)[0], "a new rank starts its counters at 0");
         assertArrayEquals(Regroup.memoryOf(memories(4, 5), 5, 6), rank5.floats("exchange/memory", 5));
@@ -139,11 +144,11 @@ class RegroupTest {
         assertEquals("cannot resume step-000010 of K = 4 at K = 3: section 'exchange/velocity' of rank-0.lgcc has no"
                 + " rule for another number of ranks (its state does not say how it changes size; it declares"
                 + " exchange/memory, exchange/switched, exchange/ae)", assertThrows(CheckpointException.class,
-                () -> new Regroup(unknown, 3).rankPart(1, RULES)).getMessage());
+                () -> regroup(unknown, 3).rankPart(1, RULES)).getMessage());
         Checkpoint differing = checkpoint(dir.resolve("b"), false, null);
         assertEquals("cannot resume step-000010 at K = 5: section 'exchange/switched' should be the same on every"
                 + " rank, and rank 3's differs from rank 0's", assertThrows(CheckpointException.class,
-                () -> new Regroup(differing, 5).rankPart(0, RULES)).getMessage());
+                () -> regroup(differing, 5).rankPart(0, RULES)).getMessage());
         CheckpointDirectory one = CheckpointDirectory.in(dir.resolve("one"));
         CheckpointPart.Builder b = CheckpointPart.builder(PartKind.RANK);
         b.section("exchange/ae").putInt(9);
@@ -153,10 +158,82 @@ class RegroupTest {
                 new ModelIdentity(3, "sha256:00"), Map.of()), List.of(only)));
         assertEquals("cannot resume step-000010 of K = 1 at K = 2: section 'exchange/ae' is rank 0's own, and no other"
                 + " rank holds the copy it ships, which a new rank would need", assertThrows(CheckpointException.class,
-                () -> new Regroup(single, 2).rankPart(1, RULES)).getMessage());
+                () -> regroup(single, 2).rankPart(1, RULES)).getMessage());
         Checkpoint fine = checkpoint(dir.resolve("c"), true, null);
         assertEquals("cannot resume step-000010 of K = 4 at K = 2: LGC-X keeps one decoder per worker",
-                assertThrows(CheckpointException.class, () -> new Regroup(fine, 2).rankPart(0,
+                assertThrows(CheckpointException.class, () -> regroup(fine, 2).rankPart(0,
                         Regrouping.refuse("LGC-X keeps one decoder per worker"))).getMessage());
+    }
+
+    /**
+     * A checkpoint of 2 ranks and 3 services after step 10: service 0 with a state section (LGC-PS's shard 0), each
+     * service its counters ({@code 1000, 10, 20}); service 2 also a section of state when {@code stateOn2}.
+     */
+    private static Checkpoint sharded(Path dir, boolean stateOn2) throws IOException {
+        CheckpointDirectory d = CheckpointDirectory.in(dir);
+        List<PartInfo> parts = new ArrayList<>();
+        for (int r = 0; r < 2; r++) {
+            CheckpointPart.Builder b = CheckpointPart.builder(PartKind.RANK);
+            b.section("exchange/memory").putFloats(new float[] {r, r + 1});
+            b.section(Checkpointing.TRAFFIC).putLongs(new long[TrafficMeter.ROW_LENGTH]);
+            parts.add(d.writeRankPart(10, r, b.build()));
+        }
+        long[] counted = {1000, 10, 20};
+        for (int s = 0; s < 3; s++) {
+            CheckpointPart.Builder b = CheckpointPart.builder(PartKind.SERVER);
+            if (s == 0 || (s == 2 && stateOn2)) {
+                b.section("service/decoders").putInt(7 + s);
+            }
+            long[] traffic = new long[TrafficMeter.ROW_LENGTH];
+            traffic[0] = counted[s];
+            traffic[1] = 1;
+            b.section(Checkpointing.TRAFFIC).putLongs(traffic);
+            parts.add(d.writeServerPart(10, s, b.build()));
+        }
+        RunSignature run = new RunSignature(2, 3, new ModelIdentity(2, "sha256:00"), Map.of("training.workers", "2"));
+        return d.writeManifest(new CheckpointManifest("sharded", 10, Stage.TOP_K, run, parts));
+    }
+
+    private static long[] traffic(CheckpointPart part) throws CheckpointException {
+        return part.longs(Checkpointing.TRAFFIC, TrafficMeter.ROW_LENGTH);
+    }
+
+    @Test
+    void fewerServicesShouldLeaveTheirCountersToServiceZeroAndTheRanksAsTheyWere(@TempDir Path dir)
+            throws IOException {
+        Checkpoint c = sharded(dir, false);
+        Regroup one = new Regroup(c, 2, 1);
+        CheckpointPart zero = one.servicePart(0, Regrouping.NONE, true);
+        assertEquals(1030, traffic(zero)[0], "service 0 counts the bytes of the services no longer there");
+        assertEquals(3, traffic(zero)[1]);
+        assertArrayEquals(c.serverPart(0).bytes("service/decoders"), zero.bytes("service/decoders"), "its state kept");
+        assertArrayEquals(traffic(c.serverPart(1)), traffic(new Regroup(c, 2, 2).servicePart(1, Regrouping.NONE,
+                false)), "a kept service keeps its counters");
+        for (int r = 0; r < 2; r++) {
+            // the same K: no rule is asked for, not even one a resize of K would need
+            assertArrayEquals(c.rankPart(r).bytes("exchange/memory"), one.rankPart(r, Regrouping.refuse("no K"))
+                    .bytes("exchange/memory"), "rank " + r);
+        }
+    }
+
+    @Test
+    void moreServicesShouldStartTheNewOnesWithNothing(@TempDir Path dir) throws IOException {
+        Checkpoint c = sharded(dir, false);
+        Regroup four = new Regroup(c, 2, 4);
+        CheckpointPart added = four.servicePart(3, Regrouping.NONE, false);
+        assertEquals(List.of(Checkpointing.TRAFFIC), added.sectionNames());
+        assertArrayEquals(new long[TrafficMeter.ROW_LENGTH], traffic(added));
+        assertEquals(1000, traffic(four.servicePart(0, Regrouping.NONE, true))[0], "service 0 as it was");
+        assertEquals("cannot resume step-000010 of S = 3 at S = 4: service 3 is new and carries state from step to step,"
+                + " which the checkpoint has none of for it", assertThrows(CheckpointException.class,
+                () -> four.servicePart(3, Regrouping.NONE, true)).getMessage());
+    }
+
+    @Test
+    void aServiceWithStateShouldNotBeDropped(@TempDir Path dir) throws IOException {
+        Checkpoint c = sharded(dir, true);
+        assertEquals("cannot resume step-000010 of S = 3 at S = 2: service 2, no longer there, holds section"
+                + " 'service/decoders', state no other service would carry on", assertThrows(CheckpointException.class,
+                () -> new Regroup(c, 2, 2).servicePart(0, Regrouping.NONE, true)).getMessage());
     }
 }

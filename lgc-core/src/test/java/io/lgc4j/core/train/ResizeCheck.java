@@ -150,7 +150,7 @@ public final class ResizeCheck {
                 memories.add(name);
             }
         }
-        Regroup regroup = new Regroup(from, to);
+        Regroup regroup = new Regroup(from, to, from.manifest().run().services());
         Map<String, double[]> sums = new LinkedHashMap<>();
         for (String name : memories) {
             double before = 0;

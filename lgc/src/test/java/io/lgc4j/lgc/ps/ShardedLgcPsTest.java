@@ -1,6 +1,8 @@
 package io.lgc4j.lgc.ps;
 
 import io.lgc4j.lgc.LgcControl;
+import io.lgc4j.core.checkpoint.Checkpoint;
+import io.lgc4j.core.checkpoint.CheckpointDirectory;
 import io.lgc4j.core.comm.Direction;
 import io.lgc4j.core.comm.TrafficKind;
 import io.lgc4j.core.metrics.StepMetrics;
@@ -12,9 +14,13 @@ import io.lgc4j.core.train.TrainingResult;
 import io.lgc4j.lgc.ps.LgcPsTopology.SupportPolicy;
 import io.lgc4j.ps.topology.Shards;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.nd4j.linalg.learning.config.Sgd;
+
+import java.nio.file.Path;
+import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -69,6 +75,31 @@ class ShardedLgcPsTest {
         if (guard.equals("flapping")) {
             assertTrue(many.steps().stream().anyMatch(m -> m.notes().containsKey(
                     io.lgc4j.core.metrics.StepNotes.LGC_FALLBACK)), "the guard tripped");
+        }
+    }
+
+    /**
+     * LGC-PS keeps its state on shard 0 and shard 0 is always there, so a run of S = 3 resumed at S' = 1 and 2 after a
+     * checkpoint in COMPRESSED (with {@code allowResize}) is the uninterrupted run bit for bit: replicas, losses,
+     * notes.
+     */
+    @Test
+    void aResumeAtAnotherNumberOfShardsShouldKeepShardZerosStateAndTheBits(@TempDir Path dir) throws Exception {
+        Function<Integer, DistributedTrainer.Builder> run = servers -> DistributedTrainer.builder()
+                .model(TestModels.mlp(5, new Sgd(0.1))).data(TestModels.data(K * 8 * STEPS, 3)).workers(K)
+                .batchSizePerWorker(8).seed(5).stages(LgcPsTopologyContractTest.STAGES)
+                .topology(lgc(SupportPolicy.LEADER, LgcPsTopologyContractTest.LENIENT,
+                        new Shards(servers, 64, FusionPlan.Placement.BUFFERS)));
+        TrainingResult whole = run.apply(3).checkpoints(dir, 8).build().fit(1);
+        Checkpoint after16 = CheckpointDirectory.in(dir).load(16);
+        assertEquals(Stage.COMPRESSED, after16.manifest().stage());
+        for (int servers : new int[] {1, 2}) {
+            TrainingResult resumed = run.apply(servers).resumeFrom(after16).allowResize(true).build().fit(1);
+            assertEquals(whole.replicaChecksums(), resumed.replicaChecksums(), "S = 3 → " + servers);
+            for (int s = 0; s < STEPS; s++) {
+                assertEquals(whole.steps().get(s).loss(), resumed.steps().get(s).loss(), "loss of step " + s);
+                assertEquals(whole.steps().get(s).notes(), resumed.steps().get(s).notes(), "notes of step " + s);
+            }
         }
     }
 

@@ -1,9 +1,12 @@
 package io.lgc4j.ps.topology;
 
 import org.junit.jupiter.api.Assumptions;
+import io.lgc4j.core.checkpoint.Checkpoint;
+import io.lgc4j.core.checkpoint.CheckpointDirectory;
 import io.lgc4j.core.codec.IndexCodecs;
 import io.lgc4j.core.comm.Direction;
 import io.lgc4j.core.comm.TrafficKind;
+import io.lgc4j.core.comm.TrafficMeter;
 import io.lgc4j.core.compress.Compressor;
 import io.lgc4j.core.compress.DgcCompressor;
 import io.lgc4j.core.compress.LowRankCompressor;
@@ -17,18 +20,23 @@ import io.lgc4j.core.link.Shortcuts;
 import io.lgc4j.core.settings.SettingsException;
 import io.lgc4j.core.shard.FusionPlan;
 import io.lgc4j.core.stage.StageSchedule;
+import io.lgc4j.core.train.CheckpointMismatchException;
 import io.lgc4j.core.train.CompressedTopologyContract;
 import io.lgc4j.core.train.DistributedTrainer;
 import io.lgc4j.core.train.TestModels;
 import io.lgc4j.core.train.Topology;
 import io.lgc4j.core.train.TrainingResult;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.nd4j.linalg.learning.config.Sgd;
 
+import java.nio.file.Path;
+import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -115,6 +123,50 @@ class ShardedParameterServerTest extends CompressedTopologyContract {
             }
             assertEquals(7, three.traffic().endpoints(), "4 workers and 3 shards metered");
         }
+    }
+
+    /**
+     * A resume at another S (and another K): the servers hold nothing but their counters, and a sharded server
+     * computes the unsharded one's bits, so a DGC run of K = 4, S = 3 resumed after step 8 at S' = 1 and 2 (with
+     * {@code allowResize}; refused without, naming S) goes on as the uninterrupted run, bit for bit, and at K' = 3,
+     * S' = 2 as the resume at K' = 3 keeping S = 3. Every byte counted before the resume is still counted.
+     */
+    @Test
+    void aResumeAtAnotherNumberOfShardsShouldComputeWhatTheRunComputes(@TempDir Path dir) throws Exception {
+        Function<Integer, DistributedTrainer.Builder> run = shards -> DistributedTrainer.builder()
+                .model(TestModels.mlp(13, new Sgd(0.1))).data(TestModels.data(4 * 8 * 12, 7)).batchSizePerWorker(8)
+                .topology(new ParameterServerTopology(new DgcCompressor(0.05, 0.9, 0, 2), null, shards, BUFFER_BYTES))
+                .seed(2).stages(StageSchedule.denseWarmup(5));
+        TrainingResult whole = run.apply(3).workers(4).checkpoints(dir.resolve("s3"), 4).build().fit(2);
+        Checkpoint after8 = CheckpointDirectory.in(dir.resolve("s3")).load(8);
+        CheckpointMismatchException refused = assertThrows(CheckpointMismatchException.class,
+                () -> run.apply(1).workers(4).resumeFrom(after8).build());
+        assertTrue(refused.getMessage().contains("the checkpoint was written with S = 3 services, this run has S = 1"),
+                refused.getMessage());
+        assertTrue(refused.getMessage().contains("to go on at K = 4 and S = 1 from this checkpoint, allow a resize"),
+                refused.getMessage());
+        long before = 0;
+        for (int s = 0; s < 3; s++) {
+            before += LongStream.of(after8.serverPart(s).longs("traffic", TrafficMeter.ROW_LENGTH)).sum();
+        }
+        for (int shards : new int[] {1, 2}) {
+            TrainingResult resumed = run.apply(shards).workers(4).resumeFrom(after8).allowResize(true).build().fit(2);
+            assertSameBits(whole, resumed, "S = 3 → " + shards);
+            assertEquals(4 + shards, resumed.traffic().endpoints());
+            assertTrue(LongStream.of(resumed.traffic().row(4)).sum() >= before,
+                    "shard 0 counts what the shards no longer there did");
+        }
+        TrainingResult threeOfThree = run.apply(3).workers(3).resumeFrom(after8).allowResize(true).build().fit(2);
+        TrainingResult threeOfTwo = run.apply(2).workers(3).resumeFrom(after8).allowResize(true).build().fit(2);
+        assertSameBits(threeOfThree, threeOfTwo, "K = 4 → 3, S = 3 → 2");
+    }
+
+    private static void assertSameBits(TrainingResult expected, TrainingResult actual, String label) {
+        assertEquals(expected.steps().size(), actual.steps().size(), label + ": steps");
+        for (int s = 0; s < expected.steps().size(); s++) {
+            assertEquals(expected.steps().get(s).loss(), actual.steps().get(s).loss(), label + ": loss of step " + s);
+        }
+        assertEquals(expected.replicaChecksums(), actual.replicaChecksums(), label + ": replicas");
     }
 
     private static TrainingResult train(Topology topology) {
