@@ -54,6 +54,12 @@ final class RunCommand implements Callable<Integer> {
                     + " becomes K x batchSizePerWorker, the learning rate unchanged)")
     private Integer workers;
 
+    @Option(names = "--servers", paramLabel = "S",
+            description = "with --resume: go on with S parameter-server shards (topology.type ps), also from a"
+                    + " checkpoint of another S (a shard holds nothing but its counters, LGC-PS's state is on shard 0;"
+                    + " a sharded server computes the unsharded server's bits)")
+    private Integer servers;
+
     @Mixin
     private TrainingOptions options;
 
@@ -67,9 +73,9 @@ final class RunCommand implements Callable<Integer> {
         if (resume != null) {
             return resume();
         }
-        if (config == null || workers != null) {
-            System.err.println(workers != null ? "lgc: --workers K goes with --resume RUN_DIR (a new run takes"
-                    + " training.workers from its config)"
+        if (config == null || workers != null || servers != null) {
+            System.err.println(workers != null || servers != null ? "lgc: --workers K and --servers S go with --resume"
+                    + " RUN_DIR (a new run takes training.workers and topology.servers from its config)"
                     : "lgc: run needs a CONFIG (e.g. lgc run configs/quickstart.yaml) or --resume RUN_DIR");
             return 2;
         }
@@ -189,7 +195,7 @@ final class RunCommand implements Callable<Integer> {
                         + " run's config.yaml")).config();
             } else if (config != null) {
                 cfg = ConfigLoader.load(config);
-            } else if (options.maxSteps != null || workers != null) {
+            } else if (options.maxSteps != null || workers != null || servers != null) {
                 cfg = ConfigLoader.load(resume.resolve("config.yaml"));
             }
             if (workers != null) {
@@ -197,6 +203,12 @@ final class RunCommand implements Callable<Integer> {
                     throw new RunInputException("--workers must be >= 1, found " + workers);
                 }
                 cfg = cfg.withTraining(cfg.training().withWorkers(workers));
+            }
+            if (servers != null) {
+                if (servers < 1) {
+                    throw new RunInputException("--servers must be >= 1, found " + servers);
+                }
+                cfg = cfg.withTopology(cfg.topology().with("servers", servers));
             }
             if (cfg != null) {
                 cfg = options.apply(cfg);
@@ -208,7 +220,7 @@ final class RunCommand implements Callable<Integer> {
         try {
             List<TrainingListener> listeners = new ArrayList<>();
             listeners.add(options.progress());
-            ExperimentRunner runner = new ExperimentRunner().allowResize(workers != null);
+            ExperimentRunner runner = new ExperimentRunner().allowResize(workers != null || servers != null);
             ExperimentRunner.RunOutcome outcome = runner.resume(resume, cfg,
                     config != null ? config.toString() : resume.resolve("config.yaml").toString(), listeners,
                     System.out);

@@ -288,8 +288,12 @@ class LgcCommandTest {
     @Test
     void theResizeAndElasticOptionsShouldSayWhatTheyGoWith(@TempDir Path dir) {
         assertEquals(2, LgcCommand.execute("run", "configs/x.yaml", "--workers", "3"));
-        assertEquals("lgc: --workers K goes with --resume RUN_DIR (a new run takes training.workers from its config)",
-                error());
+        assertEquals("lgc: --workers K and --servers S go with --resume RUN_DIR (a new run takes training.workers and"
+                + " topology.servers from its config)", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("run", "configs/x.yaml", "--servers", "2"));
+        assertEquals("lgc: --workers K and --servers S go with --resume RUN_DIR (a new run takes training.workers and"
+                + " topology.servers from its config)", error());
         err.reset();
         assertEquals(2, LgcCommand.execute("launch", "--nproc", "2", "--resize", "configs/x.yaml"));
         assertEquals("lgc launch: --resize goes with --resume RUN_DIR: it lets a run go on at another --nproc", error());

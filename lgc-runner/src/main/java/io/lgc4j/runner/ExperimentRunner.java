@@ -552,7 +552,8 @@ public final class ExperimentRunner {
                     : "provenance.json").toFile(), provenance);
             try (MetricsCsvWriter csv = resumeStep > 0
                     ? MetricsCsvWriter.continuing(dir.resolve("metrics.csv"), config.training().diagnostics(),
-                            resumeStep, config.training().workers())
+                            resumeStep, config.training().workers(),
+                            config.method().newTopology().serviceEndpoints(config.training().workers()))
                     : new MetricsCsvWriter(dir.resolve("metrics.csv"), config.training().diagnostics())) {
                 prepared.csv().target = csv;
                 started = true;

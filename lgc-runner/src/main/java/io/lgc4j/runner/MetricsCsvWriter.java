@@ -34,8 +34,8 @@ import java.util.stream.Stream;
  * the measured relative reconstruction error ({@code ae_drift}) and 1 on drift-guard fallback steps
  * ({@code lgc_fallback}); empty when a step has none. In the diagnostic mode four more columns follow: the fidelity
  * of the applied LEARNED update ({@code applied_rel_err}, {@code applied_cos}, {@code applied_cos_all},
- * {@code offer_share}; see {@link StepNotes#APPLIED_REL_ERR}). A run resumed at another K keeps one pair of byte
- * columns per worker any part of it had: a worker a step did not have has empty cells there.
+ * {@code offer_share}; see {@link StepNotes#APPLIED_REL_ERR}). A run resumed at another K (or S) keeps one pair of
+ * byte columns per worker (and service) any part of it had: a worker a step did not have has empty cells there.
  */
 public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
     private final FileChannel file;
@@ -44,6 +44,8 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
     private int workers;
     /** Workers with byte columns: this run's K, or more when the run had more workers before a resize. */
     private int columnWorkers;
+    /** Services with byte columns: this run's S, or more when the run had more before a resize. */
+    private int columnServices;
     private final List<String> notes;
     private final String continuedHeader; // the header of the file continued, or null for a new file
 
@@ -73,16 +75,16 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
      * @throws IOException when the file is missing, or lacks a row of a step before {@code nextStep} (naming it)
      */
     public static MetricsCsvWriter continuing(Path file, boolean diagnostics, long nextStep) throws IOException {
-        return continuing(file, diagnostics, nextStep, 0);
+        return continuing(file, diagnostics, nextStep, 0, 0);
     }
 
     /**
-     * As {@link #continuing(Path, boolean, long)}, for a run that goes on at {@code workers} ranks: when the file has
-     * byte columns for fewer workers (the run resumed at a larger K), empty columns for the others are added to
-     * every row kept.
+     * As {@link #continuing(Path, boolean, long)}, for a run that goes on at {@code workers} ranks and {@code services}
+     * services: when the file has byte columns for fewer workers or services (the run resumed at a larger K or S),
+     * empty columns for the others are added to every row kept.
      */
-    public static MetricsCsvWriter continuing(Path file, boolean diagnostics, long nextStep, int workers)
-            throws IOException {
+    public static MetricsCsvWriter continuing(Path file, boolean diagnostics, long nextStep, int workers,
+                                              int services) throws IOException {
         if (!Files.isRegularFile(file)) {
             throw new IOException("cannot continue " + file + ": no such file");
         }
@@ -107,9 +109,13 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
             throw new IOException("cannot continue " + file + ": it has rows of steps 0.." + (kept.size() - 2)
                     + " only; the checkpoint is after step " + (nextStep - 1));
         }
-        int had = workersIn(kept.get(0));
-        for (int i = 0; had < workers && i < kept.size(); i++) {
-            kept.set(i, widened(kept.get(i), had, workers, i == 0));
+        int had = columnsIn(kept.get(0), "w");
+        int hadServices = columnsIn(kept.get(0), "s");
+        int servicesAt = FIRST_BYTES_COLUMN + 2 * Math.max(had, workers) + 2 * hadServices;
+        for (int i = 0; i < kept.size(); i++) {
+            boolean header = i == 0;
+            String line = widened(kept.get(i), FIRST_BYTES_COLUMN + 2 * had, "w", had, workers, header);
+            kept.set(i, widened(line, servicesAt, "s", hadServices, services, header));
         }
         Path temp = file.resolveSibling("." + file.getFileName() + ".continued");
         Files.write(temp, kept, StandardCharsets.UTF_8);
@@ -118,23 +124,28 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
                 diagnostics, kept.get(0));
     }
 
-    /** The workers a header has byte columns for. */
-    private static int workersIn(String header) {
+    /** The workers ({@code w}) or services ({@code s}) a header has byte columns for. */
+    private static int columnsIn(String header, String endpoint) {
         int n = 0;
-        while (header.contains(",bytes_sent_w" + n + ",")) {
+        while (header.contains(",bytes_sent_" + endpoint + n + ",")) {
             n++;
         }
         return n;
     }
 
-    /** A line of a file with byte columns for {@code had} workers, with empty ones up to {@code workers}. */
-    private static String widened(String line, int had, int workers, boolean header) {
+    /**
+     * A line whose byte columns of endpoints {@code endpoint0..had − 1} end at cell {@code at}, with empty ones (or, in
+     * the header, their names) for {@code had..to − 1} inserted there.
+     */
+    private static String widened(String line, int at, String endpoint, int had, int to, boolean header) {
+        if (had >= to) {
+            return line;
+        }
         String[] cells = line.split(",", -1);
-        int at = FIRST_BYTES_COLUMN + 2 * had;
         List<String> out = new ArrayList<>(List.of(cells).subList(0, at));
-        for (int w = had; w < workers; w++) {
-            out.add(header ? "bytes_sent_w" + w : "");
-            out.add(header ? "bytes_received_w" + w : "");
+        for (int e = had; e < to; e++) {
+            out.add(header ? "bytes_sent_" + endpoint + e : "");
+            out.add(header ? "bytes_received_" + endpoint + e : "");
         }
         out.addAll(List.of(cells).subList(at, cells.length));
         return String.join(",", out);
@@ -147,7 +158,9 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
     public void onStart(TrainingPlan plan) {
         workers = plan.workers();
         endpoints = plan.workers() + plan.serviceEndpoints();
-        columnWorkers = continuedHeader == null ? workers : Math.max(workers, workersIn(continuedHeader));
+        columnWorkers = continuedHeader == null ? workers : Math.max(workers, columnsIn(continuedHeader, "w"));
+        int services = endpoints - workers;
+        columnServices = continuedHeader == null ? services : Math.max(services, columnsIn(continuedHeader, "s"));
         StringBuilder h = new StringBuilder("step,epoch,stage,loss,test_accuracy");
         for (Phase p : Phase.values()) {
             h.append(',').append(p.name().toLowerCase(Locale.ROOT)).append("_ms");
@@ -156,7 +169,7 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
         for (int w = 0; w < columnWorkers; w++) {
             h.append(",bytes_sent_w").append(w).append(",bytes_received_w").append(w);
         }
-        for (int s = 0; s < endpoints - workers; s++) {
+        for (int s = 0; s < columnServices; s++) {
             h.append(",bytes_sent_s").append(s).append(",bytes_received_s").append(s);
         }
         h.append(",header_bytes_sent_w0");
@@ -180,10 +193,10 @@ public final class MetricsCsvWriter implements TrainingListener, AutoCloseable {
             row.append(',').append(millis(m.nanos(p)));
         }
         row.append(',').append(millis(m.wallNanos())).append(',').append(millis(m.maxNanos(Phase.EVALUATE)));
-        for (int c = 0; c < columnWorkers + endpoints - workers; c++) {
-            // the byte columns of workers this step had not are empty; a service's is endpoint K + s
+        for (int c = 0; c < columnWorkers + columnServices; c++) {
+            // the byte columns of workers and services this step had not are empty; a service's is endpoint K + s
             int e = c < columnWorkers ? c : workers + c - columnWorkers;
-            if (c >= workers && c < columnWorkers) {
+            if (c >= workers && c < columnWorkers || e >= endpoints) {
                 row.append(",,");
                 continue;
             }

@@ -142,6 +142,56 @@ class ResumeRunTest {
         assertEquals(workers + (topology.equals("ps") ? 1 : 0), summary.get("bytesSentPerEndpoint").size());
     }
 
+    /**
+     * A resume at another number of parameter-server shards through the runner ({@code lgc run --resume DIR --servers
+     * S'}): a DGC run on 2 shards killed after step 9 goes on at S' = 1 and 3 from the checkpoint after step 8 and ends
+     * where the uninterrupted run ends (a sharded server computes the unsharded one's bits): every step's loss and
+     * accuracy, the replicas. metrics.csv keeps byte columns for every shard the run ever had, empty where a step had
+     * not that shard; without {@code allowResize} the resume is refused, naming S.
+     */
+    @ParameterizedTest(name = "S = 2 → {0}")
+    @CsvSource({"1", "3"})
+    void aRunShouldResumeAtAnotherNumberOfShards(int servers, @TempDir Path out) throws IOException {
+        ExperimentConfig cfg = config("dgc", "ps, servers: 2", out.resolve("full"), 4);
+        Path full = new ExperimentRunner().run(cfg, "resume.yaml", List.of()).directory();
+        Path killed = RunFiles.simulateKill(full, out.resolve("killed"), 9);
+        ExperimentConfig resized = ConfigLoader.load(killed.resolve("config.yaml"));
+        ExperimentConfig atS = resized.withTopology(resized.topology().with("servers", servers));
+        PrintStream quiet = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        RunInputException refused = assertThrows(RunInputException.class, () -> new ExperimentRunner()
+                .resume(killed, atS, "resume.yaml", List.of(), quiet));
+        assertTrue(refused.getMessage().contains("the checkpoint was written with S = 2 services, this run has S = "
+                + servers), refused.getMessage());
+        new ExperimentRunner().allowResize(true).resume(killed, atS, "resume.yaml", List.of(), quiet);
+        List<String> header = List.of(Files.readAllLines(killed.resolve("metrics.csv")).get(0).split(","));
+        for (int s = 0; s < Math.max(2, servers); s++) {
+            assertTrue(header.contains("bytes_sent_s" + s), header.toString());
+        }
+        assertFalse(header.contains("bytes_sent_s" + Math.max(2, servers)), header.toString());
+        List<String[]> before = rows(full);
+        List<String[]> after = rows(killed);
+        assertEquals(before.size(), after.size());
+        int loss = header.indexOf("loss");
+        int accuracy = header.indexOf("test_accuracy");
+        int s2 = header.indexOf("bytes_sent_s" + (Math.max(2, servers) - 1));
+        for (int i = 0; i < before.size(); i++) {
+            assertEquals(before.get(i)[loss], after.get(i)[loss], "loss of step " + i);
+            assertEquals(before.get(i)[accuracy], after.get(i)[accuracy], "accuracy of step " + i);
+            // S = 2 before the resume, S' after: the last shard's cells are there only where the step had it
+            assertEquals(i < 8 == (servers == 1), !after.get(i)[s2].isEmpty(), "the last shard's cell of step " + i);
+        }
+        JsonNode summary = new ObjectMapper().readTree(killed.resolve("summary.json").toFile());
+        assertEquals(new ObjectMapper().readTree(full.resolve("summary.json").toFile()).get("replicaChecksums"),
+                summary.get("replicaChecksums"));
+        assertEquals(3 + servers, summary.get("bytesSentPerEndpoint").size());
+    }
+
+    /** metrics.csv's rows without the header, split into cells. */
+    private static List<String[]> rows(Path runDir) throws IOException {
+        List<String> lines = Files.readAllLines(runDir.resolve("metrics.csv"));
+        return lines.subList(1, lines.size()).stream().map(l -> l.split(",", -1)).toList();
+    }
+
     /** metrics.csv without its timing columns ({@code *_ms}). */
     static List<String> nonTiming(Path csv) throws IOException {
         List<String> lines = Files.readAllLines(csv);
