@@ -98,9 +98,9 @@ final class LaunchCommand implements Callable<Integer> {
     private Path resume;
 
     @Option(names = "--resize",
-            description = "with --resume: go on at --nproc workers also from a checkpoint of another number (the"
-                    + " rest of its epoch split over them, each compressor memory regrouped keeping its mean;"
-                    + " LGC_ALLOW_RESIZE for a program)")
+            description = "with --resume: go on at --nproc workers (and --servers shards) also from a checkpoint of"
+                    + " another number (the rest of its epoch split over them, each compressor memory regrouped"
+                    + " keeping its mean; LGC_ALLOW_RESIZE for a program)")
     private boolean resize;
 
     @Option(names = "--advise-only",
@@ -118,7 +118,8 @@ final class LaunchCommand implements Callable<Integer> {
     @Option(names = "--min-nproc", paramLabel = "M",
             description = "elastic: when a worker process fails, go on from the last complete checkpoint with the"
                     + " workers left, down to M, resumed at the smaller K as with --resize (each such restart counts"
-                    + " against --max-restarts; default: --nproc, every restart at --nproc)")
+                    + " against --max-restarts; default: --nproc, every restart at --nproc); with --colocate, shards"
+                    + " beyond K go with the workers")
     private Integer minNproc;
 
     @Option(names = "--rejoin-after", paramLabel = "SECONDS",
@@ -269,7 +270,8 @@ final class LaunchCommand implements Callable<Integer> {
             throw new UsageError("--max-restarts must be >= 0, found " + maxRestarts);
         }
         if (resize && resume == null) {
-            throw new UsageError("--resize goes with --resume RUN_DIR: it lets a run go on at another --nproc");
+            throw new UsageError("--resize goes with --resume RUN_DIR: it lets a run go on at another --nproc or"
+                    + " --servers");
         }
         if (minNproc != null && (minNproc < 1 || (nprocOption != null && minNproc > nprocOption))) {
             throw new UsageError("--min-nproc must be in [1, --nproc], found " + minNproc);
@@ -471,10 +473,6 @@ final class LaunchCommand implements Callable<Integer> {
      */
     private int launchAttempts(EmulatedHosts hosts, int services, Path runDir, long resumeStep)
             throws IOException, InterruptedException {
-        if (elastic() && colocate && services > minNproc) {
-            throw new IllegalStateException("--colocate puts " + services + " shards on the workers: --min-nproc "
-                    + minNproc + " leaves too few");
-        }
         Path tokenDir = Files.createTempDirectory("lgc-job-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Path tokenFile = Files.createFile(tokenDir.resolve("token"),
@@ -485,7 +483,14 @@ final class LaunchCommand implements Callable<Integer> {
         try {
             for (int attempt = 0, restarts = 0; ; attempt++) {
                 Rejoin rejoin = new Rejoin(runDir, lostAt);
-                int status = launch(hosts, workers, services, tokenFile, attempt, runDir, resumeStep, rejoin);
+                // co-located, shard s runs in worker s: at K below S the shards beyond K go with their workers
+                int shards = colocate && program == null ? Math.min(services, workers) : services;
+                if (shards != services) {
+                    System.out.println("lgc launch: " + shards + " parameter-server shards at K = " + workers
+                            + " (of " + services + "): each runs in a worker's process");
+                }
+                int status = launch(hosts, workers, shards, tokenFile, attempt, runDir, resumeStep, rejoin,
+                        shards != services);
                 if (rejoin.fired) {
                     workers++;
                     lostAt.poll();
@@ -576,13 +581,14 @@ final class LaunchCommand implements Callable<Integer> {
     }
 
     private int launch(EmulatedHosts hosts, int workers, int services, Path tokenFile, int attempt, Path runDir,
-                       long resumeStep, BooleanSupplier stop) throws IOException, InterruptedException {
+                       long resumeStep, BooleanSupplier stop, boolean fewerShards)
+            throws IOException, InterruptedException {
         int port = masterPort != null && attempt == 0 ? masterPort : freePort();
         String job = "launch-" + new String(JobToken.generate(), 0, 12, StandardCharsets.US_ASCII);
         if (program != null) {
             return launchProgram(hosts, workers, services, tokenFile, attempt, runDir, resumeStep, port, job, stop);
         }
-        List<String> command = workerCommand(runDir, resumeStep);
+        List<String> command = workerCommand(runDir, resumeStep, fewerShards ? Integer.valueOf(services) : servers);
         int endpoints = colocate ? workers : workers + services;
         System.out.println("lgc launch: job " + job + ": " + workers + " worker process" + (workers > 1 ? "es" : "")
                 + (colocate ? " (" + services + " of them also run a parameter-server shard)"
@@ -604,16 +610,19 @@ final class LaunchCommand implements Callable<Integer> {
         }
     }
 
-    /** CONFIG mode: what every process of an attempt runs, an {@code lgc worker} of the config. */
-    private List<String> workerCommand(Path runDir, long resumeStep) {
+    /**
+     * CONFIG mode: what every process of an attempt runs, an {@code lgc worker} of the config, with {@code shards}
+     * shards when not null (--servers, or fewer co-located shards at a smaller K).
+     */
+    private List<String> workerCommand(Path runDir, long resumeStep, Integer shards) {
         List<String> command = new ArrayList<>();
         command.add(javaExecutable());
         command.addAll(javaOptions());
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), LgcCommand.class.getName(), "worker",
                 config.toString(), "--exit-with-stdin"));
         command.addAll(options.forward());
-        if (servers != null) {
-            command.addAll(List.of("--servers", String.valueOf(servers)));
+        if (shards != null) {
+            command.addAll(List.of("--servers", String.valueOf(shards)));
         }
         if (colocate) {
             command.add("--colocate");

@@ -393,21 +393,24 @@ class MultiProcessRunTest {
     }
 
     /**
-     * An elastic launch: {@code --nproc 3 --min-nproc 2 --max-restarts 1 --rejoin-after 2}, rank 2 killed after 6
-     * steps. The job goes on at K = 2 from the last complete checkpoint; once the slot is back and the next checkpoint
-     * is complete, every process stops and the job goes on from it at K = 3; it finishes its epoch, each example read
-     * at most once (all but a tail short of one global batch), its replicas identical.
+     * An elastic launch: {@code --nproc 3 --min-nproc 2 --max-restarts 1 --rejoin-after 2 --colocate} of DGC through a
+     * parameter server of three shards, one in each worker's process; rank 2 (and shard 2 with it) killed after 6
+     * steps. The job goes on at K = 2 and S = 2 from the last complete checkpoint; once the slot is back and the next
+     * checkpoint is complete, every process stops and the job goes on from it at K = 3, S = 3; it finishes its epoch,
+     * each example read at most once (all but a tail short of one global batch), its replicas identical, and
+     * metrics.csv has each step's K and S in its byte columns.
      */
     @Test
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void anElasticLaunchShouldGoOnWithTheWorkersLeftAndGrowBack(@TempDir Path tmp) throws Exception {
         Path launched = tmp.resolve("launched");
         String body = yaml("dgc-ps", launched, "").replace("maxSteps: 10", "maxSteps: 0")
-                .replace("evalEverySteps: 6}", "evalEverySteps: 0, checkpointEverySteps: 4}");
+                .replace("evalEverySteps: 6}", "evalEverySteps: 0, checkpointEverySteps: 4}")
+                .replace("servers: 1,", "servers: 3,");
         Path config = tmp.resolve("dgc-ps.yaml");
         Files.writeString(config, body);
         Launch launch = Launch.start(tmp, config, 3, "--min-nproc", "2", "--max-restarts", "1", "--rejoin-after",
-                "2");
+                "2", "--colocate");
         launch.awaitTraining(launched, 2, 6).destroyForcibly(); // SIGKILL
         assertTrue(launch.process().waitFor(6, TimeUnit.MINUTES), "the launcher did not end: " + launch.output());
         String output = launch.output();
@@ -416,22 +419,27 @@ class MultiProcessRunTest {
                 + " process again, from the checkpoint after \\d+ steps in .*"), output);
         assertTrue(output.matches("(?s).*a worker's slot is back and the checkpoint after \\d+ steps is complete:"
                 + " attempt 1 stopped at \\S+; every process again at K = 3, from that checkpoint.*"), output);
+        assertTrue(output.contains("lgc launch: 2 parameter-server shards at K = 2 (of 3): each runs in a worker's"
+                + " process"), output);
         Path run = only(launched);
         JsonNode summary = new ObjectMapper().readTree(run.resolve("summary.json").toFile());
         assertEquals(3, summary.get("workers").asInt());
         assertEquals(3, summary.get("replicaChecksums").size());
+        assertEquals(6, summary.get("bytesSentPerEndpoint").size(), "3 workers and 3 shards");
         assertEquals(1, java.util.stream.StreamSupport.stream(summary.get("replicaChecksums").spliterator(), false)
                 .map(JsonNode::asText).distinct().count(), summary.toString());
         // each step's K from its byte columns (a worker a step had not has empty cells): 2 for some, 3 for others
         List<String> rows = Files.readAllLines(run.resolve("metrics.csv"));
         List<String> header = Arrays.asList(rows.get(0).split(","));
         int w2 = header.indexOf("bytes_sent_w2");
+        int s2 = header.indexOf("bytes_sent_s2");
         long examples = 0;
         java.util.Set<Integer> ks = new java.util.TreeSet<>();
         for (int i = 1; i < rows.size(); i++) {
             String[] cells = rows.get(i).split(",", -1);
             assertEquals(String.valueOf(i - 1), cells[0], "rows step by step");
             int k = cells[w2].isEmpty() ? 2 : 3;
+            assertEquals(k == 2, cells[s2].isEmpty(), "shard 2 with worker 2 at step " + (i - 1));
             ks.add(k);
             examples += 16L * k;
         }
