@@ -150,7 +150,7 @@ public final class LgcSpark {
         List<TaskReport> reports;
         long submitted;
         for (int round = 0; ; round++) {
-            ExperimentConfig atK = k == workers ? tcp : tcp.withTraining(tcp.training().withWorkers(k));
+            ExperimentConfig atK = shape.at(k, workers);
             BarrierTraining task = new BarrierTraining(atK.toYaml(), source, k, shape.services(k), shape.colocate(k),
                     shared.toString(), token, job, options.fault(), options.tls())
                     .auto(auto == null ? null : BarrierTraining.AutoPlan.of(auto)).round(round, elastic != null);
@@ -245,12 +245,26 @@ public final class LgcSpark {
     private record Round(int workers, long resumedFrom, String failure) {
     }
 
-    /** The stage's shape at each K: shards, whether they share the ranks' tasks, task count, description. */
+    /**
+     * The stage's shape at each K: shards, whether they share the ranks' tasks, task count, description. Co-located
+     * shard s runs in rank s's task, so at a K below the config's S (an elastic attempt with fewer slots) the shards
+     * beyond K go with their ranks: S' = min(S, K).
+     */
     private record Shape(ExperimentConfig config, AutoMethod auto, boolean colocateWanted) {
 
-        int services(int k) {
-            // auto: every task a worker; the chosen method's shards start inside the workers' tasks
+        /** The config's shards at K (0 for auto: the chosen method's start inside the workers' tasks). */
+        int configured(int k) {
             return auto != null ? 0 : config.method().newTopology().serviceEndpoints(k);
+        }
+
+        int services(int k) {
+            return colocateWanted ? Math.min(configured(k), k) : configured(k);
+        }
+
+        /** The config an attempt at K runs: training.workers K, and topology.servers S' when fewer shards ride along. */
+        ExperimentConfig at(int k, int workers) {
+            ExperimentConfig atK = k == workers ? config : config.withTraining(config.training().withWorkers(k));
+            return services(k) == configured(k) ? atK : atK.withTopology(atK.topology().with("servers", services(k)));
         }
 
         boolean colocate(int k) {
@@ -266,9 +280,9 @@ public final class LgcSpark {
         }
 
         void check(int k) {
-            if (colocate(k) && services(k) > k) {
+            if (colocateWanted && auto == null && configured(k) > k) {
                 throw new LgcSparkException("co-located shards need at most as many shards as workers, found "
-                        + services(k) + " shards (topology.servers) for " + k + " workers; use more workers or"
+                        + configured(k) + " shards (topology.servers) for " + k + " workers; use more workers or"
                         + " SparkOptions.withColocate(false) (lgc-spark --no-colocate)");
             }
         }
@@ -294,7 +308,7 @@ public final class LgcSpark {
 
         private int fitting(int offered, int most, int least) {
             for (int k = most; k >= least; k--) {
-                if (tasks(k) <= offered && !(colocate(k) && services(k) > k)) {
+                if (tasks(k) <= offered) {
                     return k;
                 }
             }

@@ -173,22 +173,26 @@ class SparkBarrierRunTest {
     /**
      * Elastic: rank 0 fails after 10 steps; the cluster then offers 2 task slots (this test's count stands for a lost
      * executor), so the next attempt, a barrier job of its own, goes on at K = 2 from the checkpoint after 8 steps:
-     * what {@code lgc run --resume DIR --workers 2} computes in one JVM from that checkpoint, bit for bit (LGC-PS: the
-     * server drops decoder 2; the co-located shard stays with rank 0).
+     * what {@code lgc run --resume DIR --workers 2 --servers 2} computes in one JVM from that checkpoint, bit for bit
+     * (LGC-PS on three shards, shard s in rank s's task: shard 2 goes with rank 2, the state stays on shard 0, the
+     * server drops decoder 2).
      */
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void anElasticFitShouldGoOnWithTheSlotsLeftFromTheLastCheckpoint(@TempDir Path tmp) throws IOException {
         String checkpoints = ", checkpointEverySteps: 4";
-        ExperimentConfig cfg = ConfigLoader.parse(yaml("lgc-ps", tmp.resolve("in-process"), checkpoints),
-                "lgc-ps.yaml");
+        String threeShards = "topology: {type: ps, servers: 3, fusionBufferBytes: 65536}";
+        ExperimentConfig cfg = ConfigLoader.parse(yaml("lgc-ps", tmp.resolve("in-process"), checkpoints)
+                .replace("topology: {type: ps}", threeShards), "lgc-ps.yaml");
         Path full = new ExperimentRunner().run(cfg, "lgc-ps.yaml", List.of()).directory();
         Path killed = RunFiles.simulateKill(full, tmp.resolve("killed"), 9);
-        ExperimentConfig atTwo = cfg.withTraining(cfg.training().withWorkers(2));
+        ExperimentConfig atTwo = cfg.withTraining(cfg.training().withWorkers(2))
+                .withTopology(cfg.topology().with("servers", 2));
         new ExperimentRunner().allowResize(true).resume(killed, atTwo, "lgc-ps.yaml", List.of(),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
 
-        ExperimentConfig spark = ConfigLoader.parse(yaml("lgc-ps", tmp.resolve("spark"), checkpoints), "lgc-ps.yaml");
+        ExperimentConfig spark = ConfigLoader.parse(yaml("lgc-ps", tmp.resolve("spark"), checkpoints)
+                .replace("topology: {type: ps}", threeShards), "lgc-ps.yaml");
         AtomicInteger counted = new AtomicInteger();
         SparkRun run = LgcSpark.fit(sc, spark.withRuntime(spark.runtime().withType(RuntimeType.TCP)), null,
                 "lgc-ps.yaml", SparkOptions.defaults().withFault(new SparkOptions.Fault(10))
