@@ -1,5 +1,8 @@
 package io.lgc4j.cli;
 
+import io.lgc4j.cli.hosts.Agent;
+import io.lgc4j.cli.hosts.Message;
+import io.lgc4j.cli.hosts.Store;
 import io.lgc4j.cli.netem.EmulatedHosts;
 import io.lgc4j.cli.netem.FabricException;
 import io.lgc4j.cli.netem.LinkShape;
@@ -29,12 +32,17 @@ import picocli.CommandLine.Spec;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.time.LocalTime;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -127,6 +135,43 @@ final class LaunchCommand implements Callable<Integer> {
                     + " after that is complete, every process stops and the job goes on from it with one worker more"
                     + " (up to --nproc)")
     private Integer rejoinAfter;
+
+    @Option(names = "--nnodes", paramLabel = "MIN:MAX",
+            description = {"elastic on several hosts: the same lgc launch CONFIG --nproc P --nnodes MIN:MAX --rdzv"
+                    + " HOST:PORT on every host (P worker processes each); the job runs in rounds on the hosts present,"
+                    + " at least MIN, at most MAX (N alone: N:N), K = their processes. A lost host: the next round"
+                    + " without it, from the last complete checkpoint; a failed process: the next round with the same"
+                    + " hosts (counted against --max-restarts); a host that joins: a round with it from the next"
+                    + " complete checkpoint. Needs training.checkpointEverySteps > 0, run.outputDir on a file system"
+                    + " every host shares at the same path, and the job token in LGC_TOKEN_FILE on every host"})
+    private String nnodes;
+
+    @Option(names = "--rdzv", paramLabel = "HOST:PORT",
+            description = "with --nnodes: the store every host joins; the launcher on HOST that binds PORT first runs"
+                    + " it")
+    private String rdzv;
+
+    @Option(names = "--join-timeout", defaultValue = "120", paramLabel = "SECONDS",
+            description = "with --nnodes: how long to wait for the store, and for MIN hosts at the start or after a"
+                    + " loss (default 120)")
+    private int joinTimeout;
+
+    @Option(names = "--host-timeout", defaultValue = "15", paramLabel = "SECONDS",
+            description = "with --nnodes: a host silent this long is lost (each side says it is there every second;"
+                    + " default 15)")
+    private int hostTimeout;
+
+    @Option(names = "--host-name", paramLabel = "NAME",
+            description = "with --nnodes: this host's name in the store's lines (default: the machine's)")
+    private String hostName;
+
+    @Option(names = "--advertise-addr", paramLabel = "ADDR",
+            description = "with --nnodes: the address the other hosts reach this one at (default: the address it"
+                    + " reaches the store from)")
+    private String advertiseAddr;
+
+    /** With --nnodes, on a host that does not run the store: the run's directory is the store's, said each round. */
+    private boolean agentOnly;
 
     @Option(names = "--nproc", paramLabel = "K", description = "the number of worker processes (default: the config's"
             + " training.workers; when given, it overrides that key as --max-steps overrides training.maxSteps)")
@@ -297,6 +342,9 @@ final class LaunchCommand implements Callable<Integer> {
      * every attempt of the job on them, each process an {@code lgc worker}.
      */
     private int launchConfig() throws UsageError, IOException, InterruptedException {
+        if (nnodes != null || rdzv != null) {
+            return launchHosts();
+        }
         config = configFile();
         JobPlan plan = readConfig();
         LinkShape shape = linkShape();
@@ -398,6 +446,9 @@ final class LaunchCommand implements Callable<Integer> {
      * directory when the processes need to share one (checkpoints, restarts, a trace), else none.
      */
     private JobPlan planFromConfig(ExperimentConfig cfg, int services) throws UsageError, IOException {
+        if (agentOnly) {
+            return new JobPlan(services, null, -1);
+        }
         Path runDir = resume;
         long resumeStep = -1;
         if (resume != null) {
@@ -549,7 +600,7 @@ final class LaunchCommand implements Callable<Integer> {
                 return fired;
             }
             lastLook = now;
-            long latest = manifestStep(runDir);
+            long latest = Store.manifestStep(runDir);
             if (stepWhenBack == Long.MIN_VALUE) {
                 stepWhenBack = latest;
             }
@@ -558,26 +609,166 @@ final class LaunchCommand implements Callable<Integer> {
         }
     }
 
-    /** The largest step of a checkpoint directory of {@code runDir} that holds a manifest (-1: none); no file read. */
-    private static long manifestStep(Path runDir) {
-        CheckpointDirectory checkpoints = CheckpointDirectory.in(runDir);
-        try {
-            List<Long> steps = checkpoints.steps();
-            for (int i = steps.size() - 1; i >= 0; i--) {
-                if (Files.exists(checkpoints.stepDirectory(steps.get(i)).resolve(CheckpointDirectory.MANIFEST_FILE))) {
-                    return steps.get(i);
-                }
-            }
-        } catch (IOException e) {
-            // the directory is being written: the next look sees it
-        }
-        return -1;
-    }
-
     /** The next step of the latest complete checkpoint in {@code runDir}, or -1 when it has none. */
     private static long latestStep(Path runDir) throws IOException {
-        return CheckpointDirectory.in(runDir).latest(skipped -> System.err.println("lgc launch: passing over a"
-                + " checkpoint that fails its checks: " + skipped.getMessage())).map(c -> c.nextStep()).orElse(-1L);
+        return Store.latestStep(runDir, System.err);
+    }
+
+    /**
+     * {@code --nnodes}: this host's agent of an elastic job on several hosts, and the store when {@code --rdzv} names
+     * a port of this host that no other launcher here has bound ({@link Store}, {@link Agent}).
+     */
+    private int launchHosts() throws UsageError, IOException, InterruptedException {
+        int[] range = hostRange();
+        InetSocketAddress store = rdzvAddress();
+        if (netnsRate != null || cpuShare > 0 || tlsDir != null) {
+            throw new UsageError("--nnodes runs on real hosts: --netns-rate, --cpu-share and --tls-dir emulate or"
+                    + " secure one host's processes and do not go with it yet");
+        }
+        if (minNproc != null || rejoinAfter != null || resize) {
+            throw new UsageError("--nnodes is elastic by hosts: --min-nproc, --rejoin-after and --resize are the"
+                    + " one-host launcher's; give --nnodes MIN:MAX");
+        }
+        String tokenPath = System.getenv("LGC_TOKEN_FILE");
+        if (tokenPath == null) {
+            throw new UsageError("--nnodes needs the job token in LGC_TOKEN_FILE: the same file (chmod 600) on every"
+                    + " host");
+        }
+        byte[] token;
+        try {
+            token = JobToken.fromFile(Path.of(tokenPath));
+        } catch (IllegalArgumentException | UncheckedIOException e) {
+            throw new UsageError(e.getMessage());
+        }
+        String job = System.getenv().getOrDefault("LGC_JOB_ID", "lgc");
+        ServerSocket storeSocket = bindStore(store);
+        agentOnly = storeSocket == null;
+        config = configFile();
+        JobPlan plan = readConfig();
+        if (storeSocket != null && plan.runDir() == null) {
+            storeSocket.close();
+            throw new UsageError("--nnodes needs training.checkpointEverySteps > 0 in " + config + ": each round goes"
+                    + " on from the last complete checkpoint");
+        }
+        int processes = colocate ? nproc : nproc + plan.services();
+        threads = resolveThreads(processes);
+        jit = resolveJit(processes, false);
+        Thread storeThread = null;
+        if (storeSocket != null) {
+            Files.createDirectories(plan.runDir()); // every host's agent checks that it sees it
+            System.out.println("lgc launch: the store of job '" + job + "' listens on " + store + "; run directory "
+                    + plan.runDir());
+            storeThread = new Thread(new Store(storeSocket, token, job, new Store.Settings(range[0], range[1],
+                    Duration.ofSeconds(joinTimeout), Duration.ofSeconds(hostTimeout), maxRestarts, plan.services(),
+                    colocate, plan.runDir(), plan.resumeStep()), System.out), "lgc-store");
+            storeThread.start();
+        }
+        String name = hostName != null ? hostName : InetAddress.getLocalHost().getHostName();
+        Agent agent = new Agent(token, job, new Agent.Settings(store, name, nproc, advertiseAddr,
+                Duration.ofSeconds(hostTimeout), Duration.ofSeconds(joinTimeout)), System.out);
+        int status;
+        try {
+            status = agent.run((round, advertise, stop) -> runRound(round, advertise, plan.services(),
+                    Path.of(tokenPath), stop), LaunchCommand::freePort);
+        } catch (IOException e) {
+            System.err.println("lgc launch: " + e.getMessage());
+            status = 1;
+        }
+        if (storeThread != null) {
+            storeThread.join(TimeUnit.SECONDS.toMillis(hostTimeout));
+        }
+        return status == 0 && storeThread != null && trace.on() ? mergeTrace(plan.runDir()) : status;
+    }
+
+    /** {@code --nnodes MIN:MAX} (or N) as {min, max}. */
+    private int[] hostRange() throws UsageError {
+        String[] parts = nnodes == null ? new String[0] : nnodes.split(":", -1);
+        try {
+            int min = Integer.parseInt(parts[0].strip());
+            int max = parts.length == 1 ? min : Integer.parseInt(parts[1].strip());
+            if (parts.length <= 2 && min >= 1 && max >= min) {
+                return new int[] {min, max};
+            }
+        } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
+            // said below
+        }
+        throw new UsageError("--nnodes expects MIN:MAX hosts (1 <= MIN <= MAX) or N, found " + (nnodes == null
+                ? "none (--rdzv goes with it)" : nnodes));
+    }
+
+    /** {@code --rdzv HOST:PORT}, resolved. */
+    private InetSocketAddress rdzvAddress() throws UsageError {
+        int colon = rdzv == null ? -1 : rdzv.lastIndexOf(':');
+        try {
+            InetSocketAddress a = new InetSocketAddress(rdzv.substring(0, colon), Integer.parseInt(rdzv
+                    .substring(colon + 1)));
+            if (!a.isUnresolved()) {
+                return a;
+            }
+        } catch (RuntimeException e) {
+            // said below
+        }
+        throw new UsageError("--rdzv expects HOST:PORT of the store (a host every host reaches), found " + (rdzv
+                == null ? "none" : rdzv));
+    }
+
+    /** The store's socket when {@code store} is an address of this host whose port no launcher here has bound. */
+    private static ServerSocket bindStore(InetSocketAddress store) throws IOException {
+        InetAddress a = store.getAddress();
+        if (!a.isLoopbackAddress() && !a.isAnyLocalAddress() && NetworkInterface.getByInetAddress(a) == null) {
+            return null;
+        }
+        ServerSocket socket = new ServerSocket();
+        try {
+            socket.bind(store, 50);
+            return socket;
+        } catch (BindException e) {
+            socket.close();
+            return null; // another launcher of this host runs the store
+        }
+    }
+
+    /**
+     * One round on this host, as the store said: its ranks (and the parameter-server processes, when the store put
+     * them here) as {@code lgc worker}s of the round's K, rank 0 at the round's address; until they end or
+     * {@code stop}.
+     */
+    private Agent.Result runRound(Message round, String advertise, int services, Path tokenFile, BooleanSupplier stop)
+            throws IOException, InterruptedException {
+        Path runDir = Path.of(round.runDir());
+        if (!Files.isDirectory(runDir)) {
+            return new Agent.Result(2, true, "the run directory " + runDir + " that the store made is not on this"
+                    + " host: run.outputDir must be a file system every host shares, at the same path");
+        }
+        int workers = round.workers();
+        int shards = round.servers();
+        List<String> command = workerCommand(runDir, round.resumeStep(), shards != services ? Integer.valueOf(shards)
+                : servers, round.allowResize());
+        List<Integer> endpoints = new ArrayList<>();
+        for (int r = round.first(); r < round.first() + nproc && r < workers; r++) {
+            endpoints.add(r);
+        }
+        for (int s = 0; round.services() && !colocate && s < shards; s++) {
+            endpoints.add(workers + s);
+        }
+        System.out.println("lgc launch: round " + round.round() + " here: ranks " + round.first() + ".."
+                + (round.first() + nproc - 1) + " of K = " + workers + (endpoints.size() > nproc ? " and the " + shards
+                + " parameter-server process" + (shards > 1 ? "es" : "") : "") + "; rank 0 at " + round.advertise()
+                + ":" + round.port());
+        EmulatedHosts plain = EmulatedHosts.create(0, null, 0);
+        try (ProcessGroup group = new ProcessGroup("lgc launch")) {
+            for (int e : endpoints) {
+                ProcessBuilder pb = new ProcessBuilder(command);
+                identity(pb.environment(), plain, e, workers, round.port(), round.job(), round.round(), tokenFile);
+                pb.environment().put("LGC_MASTER_ADDR", round.advertise());
+                pb.environment().put("LGC_ADVERTISE_ADDR", advertise);
+                pb.environment().put(StopReport.ENV_DIR, group.failureDir().toString());
+                group.start(e < workers ? "rank " + e : shards == 1 ? "server" : "server " + (e - workers), pb);
+            }
+            ProcessGroup.Outcome outcome = group.await(graceSeconds, stop);
+            return new Agent.Result(outcome.status(), outcome.status() != StopReport.LOST_PEER_STATUS,
+                    outcome.describe());
+        }
     }
 
     private int launch(EmulatedHosts hosts, int workers, int services, Path tokenFile, int attempt, Path runDir,
@@ -588,7 +779,8 @@ final class LaunchCommand implements Callable<Integer> {
         if (program != null) {
             return launchProgram(hosts, workers, services, tokenFile, attempt, runDir, resumeStep, port, job, stop);
         }
-        List<String> command = workerCommand(runDir, resumeStep, fewerShards ? Integer.valueOf(services) : servers);
+        List<String> command = workerCommand(runDir, resumeStep, fewerShards ? Integer.valueOf(services) : servers,
+                allowResize());
         int endpoints = colocate ? workers : workers + services;
         System.out.println("lgc launch: job " + job + ": " + workers + " worker process" + (workers > 1 ? "es" : "")
                 + (colocate ? " (" + services + " of them also run a parameter-server shard)"
@@ -614,7 +806,7 @@ final class LaunchCommand implements Callable<Integer> {
      * CONFIG mode: what every process of an attempt runs, an {@code lgc worker} of the config, with {@code shards}
      * shards when not null (--servers, or fewer co-located shards at a smaller K).
      */
-    private List<String> workerCommand(Path runDir, long resumeStep, Integer shards) {
+    private List<String> workerCommand(Path runDir, long resumeStep, Integer shards, boolean allowResize) {
         List<String> command = new ArrayList<>();
         command.add(javaExecutable());
         command.addAll(javaOptions());
@@ -638,7 +830,7 @@ final class LaunchCommand implements Callable<Integer> {
         }
         if (resumeStep >= 0) {
             command.addAll(List.of("--resume-step", String.valueOf(resumeStep)));
-            if (allowResize()) {
+            if (allowResize) {
                 command.add("--allow-resize");
             }
         }
@@ -681,7 +873,10 @@ final class LaunchCommand implements Callable<Integer> {
     /** Program mode: the options a program needs (--nproc, one command) and those it cannot take. */
     private void checkProgramOptions() throws UsageError {
         String usage = null;
-        if (nprocOption == null) {
+        if (nnodes != null || rdzv != null) {
+            usage = "--nnodes runs a CONFIG on every host (lgc worker); a program of your own on several hosts is not"
+                    + " elastic yet";
+        } else if (nprocOption == null) {
             usage = "a program needs --nproc K (no config says how many workers it has)";
         } else if (mainClass != null && !arguments.isEmpty()) {
             usage = "give the program either after -- or as --main CLASS, not both (found --main " + mainClass

@@ -448,12 +448,81 @@ class MultiProcessRunTest {
                 + examples);
     }
 
+    /**
+     * Elastic on several hosts, two "hosts" on loopback: {@code lgc launch --nproc 1 --nnodes 1:2 --rdzv …} twice,
+     * host a (the first to bind the store's port: the store, rank 0 and the parameter server) and host b, DGC through
+     * the server, two epochs. Host b's launcher is killed (SIGKILL; its worker exits with its standard input) after 6
+     * steps: the store loses it and the job goes on at K = 1 from the last complete checkpoint; b started again joins,
+     * and at the next complete checkpoint every process stops and the job goes on at K = 2. It finishes: replicas
+     * identical, steps at K = 1 and at K = 2, every launcher's status 0.
+     */
+    @Test
+    @Timeout(value = 8, unit = TimeUnit.MINUTES)
+    void anElasticJobOnTwoHostsShouldGoOnWhenOneIsLostAndTakeItBack(@TempDir Path tmp) throws Exception {
+        Path launched = tmp.resolve("launched");
+        String body = yaml("dgc-ps", launched, "").replace("maxSteps: 10", "maxSteps: 0")
+                .replace("epochs: 1", "epochs: 2")
+                .replace("evalEverySteps: 6}", "evalEverySteps: 0, checkpointEverySteps: 4}");
+        Path config = tmp.resolve("dgc-ps.yaml");
+        Files.writeString(config, body);
+        Path token = tmp.resolve("job.token");
+        Files.write(token, io.lgc4j.net.JobToken.generate());
+        Files.setPosixFilePermissions(token, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        Map<String, String> env = Map.of("LGC_TOKEN_FILE", token.toString(), "LGC_JOB_ID", "two-hosts");
+        String[] hostArgs = {"--nnodes", "1:2", "--rdzv", "127.0.0.1:" + port, "--join-timeout", "60",
+                "--host-timeout", "10"};
+        Launch a = Launch.start(tmp.resolve("a.log"), config, 1, env, concat(hostArgs, "--host-name", "a"));
+        a.awaitOutput("the store of job 'two-hosts' listens on");
+        Launch b = Launch.start(tmp.resolve("b.log"), config, 1, env, concat(hostArgs, "--host-name", "b"));
+        a.awaitOutput("round 0 at K = 2 on 2 hosts");
+        a.awaitTraining(launched, 0, 6);
+        b.process().destroyForcibly(); // SIGKILL: the host is gone
+        a.awaitOutput("round 1 at K = 1 on 1 host");
+        Launch back = Launch.start(tmp.resolve("b2.log"), config, 1, env, concat(hostArgs, "--host-name", "b"));
+        assertTrue(a.process().waitFor(6, TimeUnit.MINUTES), "host a did not end: " + a.output());
+        assertTrue(back.process().waitFor(1, TimeUnit.MINUTES), "host b did not end: " + back.output());
+        String output = a.output();
+        assertEquals(0, a.process().exitValue(), output);
+        assertEquals(0, back.process().exitValue(), back.output());
+        assertTrue(output.contains("lgc launch: lost host b (127.0.0.1)"), output);
+        assertTrue(output.matches("(?s).*round 2 at K = 2 on 2 hosts \\(a 1, b 1\\), from the checkpoint after"
+                + " \\d+ steps.*"), output);
+        assertTrue(output.contains("the job is over: every process of round 2 finished"), output);
+        Path run = only(launched);
+        JsonNode summary = new ObjectMapper().readTree(run.resolve("summary.json").toFile());
+        assertEquals(2, summary.get("workers").asInt());
+        assertEquals(1, java.util.stream.StreamSupport.stream(summary.get("replicaChecksums").spliterator(), false)
+                .map(JsonNode::asText).distinct().count(), summary.toString());
+        List<String> rows = Files.readAllLines(run.resolve("metrics.csv"));
+        int w1 = Arrays.asList(rows.get(0).split(",")).indexOf("bytes_sent_w1");
+        java.util.Set<Integer> ks = new java.util.TreeSet<>();
+        for (int i = 1; i < rows.size(); i++) {
+            ks.add(rows.get(i).split(",", -1)[w1].isEmpty() ? 1 : 2);
+        }
+        assertEquals(java.util.Set.of(1, 2), ks, "steps at K = 1 and at K = 2");
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] all = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
     /** {@code lgc launch} in its own JVM, its output in a file, its process tree watched. */
     private record Launch(Process process, Path log, List<ProcessHandle> tree) {
 
         /** {@code lgc launch --nproc NPROC CONFIG}, or with {@code nproc} 0 {@code lgc run CONFIG} (runtime.type tcp). */
         static Launch start(Path tmp, Path config, int nproc, String... more) throws IOException {
-            Path log = tmp.resolve("launch.log");
+            return start(tmp.resolve("launch.log"), config, nproc, Map.of(), more);
+        }
+
+        /** As above, its output in {@code log} and {@code env} added to its environment. */
+        static Launch start(Path log, Path config, int nproc, Map<String, String> env, String... more)
+                throws IOException {
             String javaOpts = "-Xmx1g -Dorg.bytedeco.javacpp.maxbytes=2G -Dorg.bytedeco.javacpp.maxphysicalbytes=3G";
             List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
                     "-Xmx512m", "-cp", System.getProperty("java.class.path"), LgcCommand.class.getName()));
@@ -463,7 +532,18 @@ class MultiProcessRunTest {
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
             pb.environment().put("OMP_NUM_THREADS", "1");
             pb.environment().put("LGC_WORKER_JAVA_OPTS", javaOpts);
+            pb.environment().putAll(env);
             return new Launch(pb.start(), log, new ArrayList<>());
+        }
+
+        /** Waits until the output has a line containing {@code text}. */
+        void awaitOutput(String text) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+            while (!output().contains(text)) {
+                assertTrue(System.nanoTime() < deadline, "no '" + text + "' within 3 minutes: " + output());
+                assertTrue(process.isAlive() || output().contains(text), "the launch ended: " + output());
+                Thread.sleep(200);
+            }
         }
 
         String output() {

@@ -8,12 +8,15 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.Set;
 import java.util.function.Function;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Where a job's token comes from: a file only its owner can read, or an environment variable; never a command-line
@@ -86,6 +89,26 @@ public final class JobToken {
         byte[] random = new byte[GENERATED_BYTES];
         new SecureRandom().nextBytes(random);
         return HexFormat.of().formatHex(random).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * A proof of knowing {@code token}: HMAC-SHA256 keyed by it over {@code label}'s ASCII bytes and then each of
+     * {@code parts} (for a challenge-response, the challenger's nonce and the prover's own, so neither replays). For a
+     * control link of a job's own (the elastic launch's store); the data links' handshake binds more (endpoint, job,
+     * attempt).
+     */
+    public static byte[] proof(byte[] token, String label, byte[]... parts) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(token, "HmacSHA256"));
+            mac.update(label.getBytes(StandardCharsets.US_ASCII));
+            for (byte[] part : parts) {
+                mac.update(part);
+            }
+            return mac.doFinal();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is not available in this JVM", e);
+        }
     }
 
     private static byte[] check(byte[] token, String source) {
