@@ -295,8 +295,34 @@ class LgcCommandTest {
         assertEquals("lgc: --workers K and --servers S go with --resume RUN_DIR (a new run takes training.workers and"
                 + " topology.servers from its config)", error());
         err.reset();
+        assertEquals(2, LgcCommand.execute("launch", "--nproc", "1", "--nnodes", "2:1", "--rdzv", "127.0.0.1:1",
+                "configs/x.yaml"));
+        assertEquals("lgc launch: --nnodes expects MIN:MAX hosts (1 <= MIN <= MAX) or N, found 2:1", error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("launch", "--nproc", "1", "--nnodes", "2", "configs/x.yaml"));
+        assertEquals("lgc launch: --rdzv expects HOST:PORT of the store (a host every host reaches), found none",
+                error());
+        err.reset();
+        assertEquals(2, LgcCommand.execute("launch", "--nproc", "1", "--nnodes", "1:2", "--rdzv", "127.0.0.1:1",
+                "--netns-rate", "10mbit", "configs/x.yaml"));
+        assertEquals("lgc launch: --nnodes runs on real hosts: --netns-rate, --cpu-share and --tls-dir emulate or"
+                + " secure one host's processes and do not go with it yet", error());
+        err.reset();
+        if (System.getenv("LGC_TOKEN_FILE") == null) {
+            assertEquals(2, LgcCommand.execute("launch", "--nproc", "1", "--nnodes", "1:2", "--rdzv", "127.0.0.1:1",
+                    "configs/x.yaml"));
+            assertEquals("lgc launch: --nnodes needs the job token in LGC_TOKEN_FILE: the same file (chmod 600) on"
+                    + " every host", error());
+            err.reset();
+        }
+        assertEquals(2, LgcCommand.execute("launch", "--nproc", "2", "--nnodes", "2", "--rdzv", "h:1", "--", "java",
+                "Main"));
+        assertEquals("lgc launch: --nnodes runs a CONFIG on every host (lgc worker); a program of your own on several"
+                + " hosts is not elastic yet", error());
+        err.reset();
         assertEquals(2, LgcCommand.execute("launch", "--nproc", "2", "--resize", "configs/x.yaml"));
-        assertEquals("lgc launch: --resize goes with --resume RUN_DIR: it lets a run go on at another --nproc", error());
+        assertEquals("lgc launch: --resize goes with --resume RUN_DIR: it lets a run go on at another --nproc or"
+                + " --servers", error());
         err.reset();
         assertEquals(2, LgcCommand.execute("launch", "--nproc", "4", "--min-nproc", "2", "configs/x.yaml"));
         assertEquals("lgc launch: --min-nproc goes on after a failure, which is a restart: give --max-restarts N"

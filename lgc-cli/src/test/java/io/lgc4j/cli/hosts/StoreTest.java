@@ -1,0 +1,135 @@
+package io.lgc4j.cli.hosts;
+
+import io.lgc4j.net.JobToken;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The store's rounds with agents whose "processes" are the test's own code, on loopback: a failed process restarts the
+ * job on the same hosts, the culprit is the host whose process failed itself (not the host whose process lost it),
+ * restarts run out, too few hosts, an agent with another token. What real processes do under it:
+ * {@code MultiProcessRunTest#anElasticJobOnTwoHostsShouldGoOnWhenOneIsLostAndTakeItBack}.
+ */
+class StoreTest {
+    private static final byte[] TOKEN = JobToken.generate();
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+    private final ByteArrayOutputStream storeLog = new ByteArrayOutputStream();
+    private final ExecutorService pool = Executors.newCachedThreadPool();
+
+    private record Running(Store store, Thread thread, InetSocketAddress address) {
+    }
+
+    private Running store(int min, int max, int restarts, Path runDir) throws IOException {
+        ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Store store = new Store(socket, TOKEN, "job", new Store.Settings(min, max, Duration.ofSeconds(3), TIMEOUT,
+                restarts, 1, false, runDir, -1), new PrintStream(storeLog, true, StandardCharsets.UTF_8));
+        Thread t = new Thread(store, "test-store");
+        t.start();
+        return new Running(store, t, new InetSocketAddress(InetAddress.getLoopbackAddress(), socket.getLocalPort()));
+    }
+
+    private Future<Integer> agent(Running store, String host, byte[] token, Agent.RoundRunner runner) {
+        Agent agent = new Agent(token, "job", new Agent.Settings(store.address(), host, 2, null, TIMEOUT,
+                Duration.ofSeconds(5)), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+        AtomicInteger port = new AtomicInteger(30_000);
+        return pool.submit(() -> agent.run(runner, port::incrementAndGet));
+    }
+
+    private String log() {
+        return storeLog.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    @Timeout(value = 1, unit = TimeUnit.MINUTES)
+    void aFailedProcessShouldRestartTheJobOnTheSameHostsNamingTheHostWhereItFailedItself(@TempDir Path dir)
+            throws Exception {
+        Running store = store(2, 2, 1, dir);
+        List<Message> rounds = new CopyOnWriteArrayList<>();
+        // round 0: b's rank 3 fails itself, a's ranks lose it; round 1: every process finishes
+        Future<Integer> a = agent(store, "a", TOKEN, (round, advertise, stop) -> {
+            rounds.add(round);
+            return round.round() == 0 ? new Agent.Result(4, false, "rank 0 failed first with exit status 4")
+                    : new Agent.Result(0, true, "");
+        });
+        Future<Integer> b = agent(store, "b", TOKEN, (round, advertise, stop) -> {
+            rounds.add(round);
+            if (round.round() == 0) {
+                Thread.sleep(300); // b says it later than a: arrival order does not decide
+                return new Agent.Result(137, true, "rank 3 failed first with exit status 137 (signal 9)");
+            }
+            return new Agent.Result(0, true, "");
+        });
+        assertEquals(0, a.get(30, TimeUnit.SECONDS), log());
+        assertEquals(0, b.get(30, TimeUnit.SECONDS), log());
+        store.thread().join(5_000);
+        assertEquals(0, store.store().status());
+        assertTrue(log().contains("round 0 failed (host b (127.0.0.1): rank 3 failed first with exit status 137"
+                + " (signal 9)); restart 1 of 1"), log());
+        assertTrue(log().contains("round 1 at K = 4 on 2 hosts (a 2, b 2), from step 0"), log());
+        assertTrue(log().contains("the job is over: every process of round 1 finished"), log());
+        // each round: K = 4, a holds ranks 0..1 and the parameter server, b ranks 2..3, rank 0 at a's address
+        for (Message r : rounds) {
+            assertEquals(4, r.workers());
+            boolean onA = r.first() == 0;
+            assertEquals(onA, r.services(), "the server processes with rank 0");
+            assertEquals(onA ? 0 : 2, r.first());
+            assertEquals("127.0.0.1", r.advertise());
+            assertEquals(-1L, r.resumeStep(), "no checkpoint in the run directory: every round from step 0");
+            assertEquals(false, r.allowResize());
+        }
+        assertEquals(4, rounds.size());
+    }
+
+    @Test
+    @Timeout(value = 1, unit = TimeUnit.MINUTES)
+    void aJobShouldEndWithTheCulpritsStatusOnceItsRestartsRunOut(@TempDir Path dir) throws Exception {
+        Running store = store(1, 1, 0, dir);
+        Future<Integer> a = agent(store, "a", TOKEN, (round, advertise, stop) -> new Agent.Result(1, true,
+                "rank 1 failed first with exit status 1"));
+        assertEquals(1, a.get(30, TimeUnit.SECONDS), log());
+        store.thread().join(5_000);
+        assertTrue(log().contains("the job is over (status 1): round 0 failed (host a (127.0.0.1): rank 1 failed"
+                + " first with exit status 1), after 0 restarts of 0"), log());
+    }
+
+    @Test
+    @Timeout(value = 1, unit = TimeUnit.MINUTES)
+    void aStoreShouldEndWhenTooFewHostsJoinAndRefuseAnotherToken(@TempDir Path dir) throws Exception {
+        Running store = store(2, 2, 0, dir);
+        byte[] other = JobToken.generate();
+        Future<Integer> stranger = agent(store, "x", other, (round, advertise, stop) -> new Agent.Result(0, true,
+                ""));
+        Exception refused = assertThrows(Exception.class, () -> stranger.get(30, TimeUnit.SECONDS));
+        assertTrue(refused.getCause() instanceof ControlLink.RefusedException, String.valueOf(refused.getCause()));
+        assertEquals("the store at " + store.address() + " refused this host: wrong job token or job id (this"
+                + " store's job is 'job')", refused.getCause().getMessage());
+        Future<Integer> a = agent(store, "a", TOKEN, (round, advertise, stop) -> new Agent.Result(0, true, ""));
+        assertEquals(1, a.get(30, TimeUnit.SECONDS), log());
+        assertTrue(log().contains("the job is over (status 1): fewer than 2 hosts joined within 3 s (1 did)"),
+                log());
+    }
+}
