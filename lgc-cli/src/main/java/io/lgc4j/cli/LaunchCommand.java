@@ -643,16 +643,29 @@ final class LaunchCommand implements Callable<Integer> {
         String job = System.getenv().getOrDefault("LGC_JOB_ID", "lgc");
         ServerSocket storeSocket = bindStore(store);
         agentOnly = storeSocket == null;
-        config = configFile();
-        JobPlan plan = readConfig();
-        if (storeSocket != null && plan.runDir() == null) {
-            storeSocket.close();
-            throw new UsageError("--nnodes needs training.checkpointEverySteps > 0 in " + config + ": each round goes"
-                    + " on from the last complete checkpoint");
+        JobPlan plan;
+        int processes;
+        if (!programMode()) {
+            config = configFile();
+            plan = readConfig();
+            if (storeSocket != null && plan.runDir() == null) {
+                storeSocket.close();
+                throw new UsageError("--nnodes needs training.checkpointEverySteps > 0 in " + config + ": each round"
+                        + " goes on from the last complete checkpoint");
+            }
+            processes = colocate ? nproc : nproc + plan.services();
+            threads = resolveThreads(processes);
+            jit = resolveJit(processes, false);
+        } else {
+            nproc = nprocOption;
+            plan = planProgram();
+            processes = nproc + plan.services();
+            if (threadsOption != null) {
+                threads = resolveThreads(processes);
+            }
+            jit = resolveJit(processes, mainClass == null);
+            program = programCommand();
         }
-        int processes = colocate ? nproc : nproc + plan.services();
-        threads = resolveThreads(processes);
-        jit = resolveJit(processes, false);
         Thread storeThread = null;
         if (storeSocket != null) {
             Files.createDirectories(plan.runDir()); // every host's agent checks that it sees it
@@ -742,8 +755,8 @@ final class LaunchCommand implements Callable<Integer> {
         }
         int workers = round.workers();
         int shards = round.servers();
-        List<String> command = workerCommand(runDir, round.resumeStep(), shards != services ? Integer.valueOf(shards)
-                : servers, round.allowResize());
+        List<String> command = program != null ? program : workerCommand(runDir, round.resumeStep(), shards
+                != services ? Integer.valueOf(shards) : servers, round.allowResize());
         List<Integer> endpoints = new ArrayList<>();
         for (int r = round.first(); r < round.first() + nproc && r < workers; r++) {
             endpoints.add(r);
@@ -760,6 +773,9 @@ final class LaunchCommand implements Callable<Integer> {
             for (int e : endpoints) {
                 ProcessBuilder pb = new ProcessBuilder(command);
                 identity(pb.environment(), plain, e, workers, round.port(), round.job(), round.round(), tokenFile);
+                if (program != null) {
+                    programEnvironment(pb.environment(), shards, runDir, round.resumeStep(), round.allowResize());
+                }
                 pb.environment().put("LGC_MASTER_ADDR", round.advertise());
                 pb.environment().put("LGC_ADVERTISE_ADDR", advertise);
                 pb.environment().put(StopReport.ENV_DIR, group.failureDir().toString());
@@ -848,6 +864,9 @@ final class LaunchCommand implements Callable<Integer> {
      */
     private int launchProgram() throws UsageError, IOException, InterruptedException {
         checkProgramOptions();
+        if (nnodes != null || rdzv != null) {
+            return launchHosts();
+        }
         if (options.trace != null) {
             trace = programTrace();
         }
@@ -873,10 +892,7 @@ final class LaunchCommand implements Callable<Integer> {
     /** Program mode: the options a program needs (--nproc, one command) and those it cannot take. */
     private void checkProgramOptions() throws UsageError {
         String usage = null;
-        if (nnodes != null || rdzv != null) {
-            usage = "--nnodes runs a CONFIG on every host (lgc worker); a program of your own on several hosts is not"
-                    + " elastic yet";
-        } else if (nprocOption == null) {
+        if (nprocOption == null) {
             usage = "a program needs --nproc K (no config says how many workers it has)";
         } else if (mainClass != null && !arguments.isEmpty()) {
             usage = "give the program either after -- or as --main CLASS, not both (found --main " + mainClass
@@ -934,6 +950,9 @@ final class LaunchCommand implements Callable<Integer> {
      * --servers starts them as processes.
      */
     private JobPlan planProgram() throws UsageError, IOException {
+        if (agentOnly) {
+            return new JobPlan(servers == null ? 0 : servers, null, -1);
+        }
         Path runDir = resume != null ? resume : programRunDir;
         long resumeStep = -1;
         if (resume != null) {
@@ -942,7 +961,7 @@ final class LaunchCommand implements Callable<Integer> {
                 throw new UsageError("cannot resume " + resume + ": no complete checkpoint in "
                         + CheckpointDirectory.in(resume).root());
             }
-        } else if (runDir == null && maxRestarts > 0) {
+        } else if (runDir == null && (maxRestarts > 0 || nnodes != null)) {
             runDir = ExperimentRunner.newRunDirectory(Path.of(options.outputDir != null ? options.outputDir
                     : "results"), "launch");
         }
@@ -1070,24 +1089,7 @@ final class LaunchCommand implements Callable<Integer> {
                 ProcessBuilder pb = new ProcessBuilder(hosts.wrap(e, program));
                 Map<String, String> env = pb.environment();
                 identity(env, hosts, e, workers, port, job, attempt, tokenFile);
-                env.remove("LGC_SERVERS");
-                env.remove("LGC_COLOCATE");
-                env.remove("LGC_RUN_DIR");
-                env.remove("LGC_RESUME_STEP");
-                env.remove("LGC_ALLOW_RESIZE");
-                if (servers != null) {
-                    env.put("LGC_SERVERS", String.valueOf(services));
-                }
-                if (runDir != null) {
-                    env.put("LGC_RUN_DIR", runDir.toString());
-                }
-                if (resumeStep >= 0) {
-                    env.put("LGC_RESUME_STEP", String.valueOf(resumeStep));
-                    if (allowResize()) {
-                        env.put("LGC_ALLOW_RESIZE", "true");
-                    }
-                }
-                env.put("LGC_LAUNCHER_PID", String.valueOf(ProcessHandle.current().pid()));
+                programEnvironment(env, services, runDir, resumeStep, allowResize());
                 env.put(StopReport.ENV_DIR, group.failureDir().toString());
                 group.start(name, pb);
             }
@@ -1096,6 +1098,32 @@ final class LaunchCommand implements Callable<Integer> {
             lastFailed = outcome.firstFailed();
             return outcome.status();
         }
+    }
+
+    /**
+     * Program mode: what a program's process reads besides its identity: LGC_SERVERS (with --servers), its run
+     * directory, the checkpoint it resumes from and whether at another K, the launcher's process.
+     */
+    private void programEnvironment(Map<String, String> env, int services, Path runDir, long resumeStep,
+                                    boolean allowResize) {
+        env.remove("LGC_SERVERS");
+        env.remove("LGC_COLOCATE");
+        env.remove("LGC_RUN_DIR");
+        env.remove("LGC_RESUME_STEP");
+        env.remove("LGC_ALLOW_RESIZE");
+        if (servers != null) {
+            env.put("LGC_SERVERS", String.valueOf(services));
+        }
+        if (runDir != null) {
+            env.put("LGC_RUN_DIR", runDir.toString());
+        }
+        if (resumeStep >= 0) {
+            env.put("LGC_RESUME_STEP", String.valueOf(resumeStep));
+            if (allowResize) {
+                env.put("LGC_ALLOW_RESIZE", "true");
+            }
+        }
+        env.put("LGC_LAUNCHER_PID", String.valueOf(ProcessHandle.current().pid()));
     }
 
     /**

@@ -315,10 +315,10 @@ class LgcCommandTest {
                     + " every host", error());
             err.reset();
         }
-        assertEquals(2, LgcCommand.execute("launch", "--nproc", "2", "--nnodes", "2", "--rdzv", "h:1", "--", "java",
-                "Main"));
-        assertEquals("lgc launch: --nnodes runs a CONFIG on every host (lgc worker); a program of your own on several"
-                + " hosts is not elastic yet", error());
+        assertEquals(2, LgcCommand.execute("launch", "--nproc", "2", "--nnodes", "2", "--rdzv", "no-such-host.invalid:1",
+                "--", "java", "Main"));
+        assertEquals("lgc launch: --rdzv expects HOST:PORT of the store (a host every host reaches), found"
+                + " no-such-host.invalid:1", error());
         err.reset();
         assertEquals(2, LgcCommand.execute("launch", "--nproc", "2", "--resize", "configs/x.yaml"));
         assertEquals("lgc launch: --resize goes with --resume RUN_DIR: it lets a run go on at another --nproc or"
