@@ -670,10 +670,10 @@ final class LaunchCommand implements Callable<Integer> {
         if (storeSocket != null) {
             Files.createDirectories(plan.runDir()); // every host's agent checks that it sees it
             System.out.println("lgc launch: the store of job '" + job + "' listens on " + store + "; run directory "
-                    + plan.runDir());
+                    + plan.runDir().toAbsolutePath());
             storeThread = new Thread(new Store(storeSocket, token, job, new Store.Settings(range[0], range[1],
                     Duration.ofSeconds(joinTimeout), Duration.ofSeconds(hostTimeout), maxRestarts, plan.services(),
-                    colocate, plan.runDir(), plan.resumeStep()), System.out), "lgc-store");
+                    colocate, plan.runDir().toAbsolutePath(), plan.resumeStep()), System.out), "lgc-store");
             storeThread.start();
         }
         String name = hostName != null ? hostName : InetAddress.getLocalHost().getHostName();

@@ -19,6 +19,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 
 /**
  * The membership store of an elastic job on several hosts: the hosts' {@link Agent}s join it, and it runs the job as
@@ -244,7 +245,8 @@ public final class Store implements Runnable {
             }
         }
         if (!lost.isEmpty()) {
-            return new RoundEnd(RoundEnd.Kind.LOST, 1, describe(lost) + " lost", false);
+            return new RoundEnd(RoundEnd.Kind.LOST, 1, lost.stream().map(Member::toString)
+                    .collect(Collectors.joining(", ")) + " lost", false);
         }
         if (culprit != null) {
             return new RoundEnd(RoundEnd.Kind.FAILED, culprit.status(), culpritHost + ": " + culprit.why(), usage);
