@@ -16,6 +16,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -66,7 +67,8 @@ public final class Store implements Runnable {
     private final Settings settings;
     private final PrintStream log;
     private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
-    private final List<Member> alive = new ArrayList<>();
+    /** The hosts present, in the order they joined; changed by the store's thread only, read by the beat's. */
+    private final List<Member> alive = new CopyOnWriteArrayList<>();
     private final AtomicInteger joined = new AtomicInteger();
     private volatile int status = -1;
 
@@ -129,7 +131,9 @@ public final class Store implements Runnable {
             status = rounds();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            status = 1;
+            status = end(1, "the store was interrupted");
+        } catch (RuntimeException e) {
+            status = end(1, "the store failed: " + e);
         } finally {
             acceptor.interrupt();
             beats.interrupt();
