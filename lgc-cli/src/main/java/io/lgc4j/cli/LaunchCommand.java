@@ -751,7 +751,7 @@ final class LaunchCommand implements Callable<Integer> {
         Path runDir = Path.of(round.runDir());
         if (!Files.isDirectory(runDir)) {
             return new Agent.Result(2, true, "the run directory " + runDir + " that the store made is not on this"
-                    + " host: run.outputDir must be a file system every host shares, at the same path");
+                    + " host: run.outputDir must be a file system every host shares, at the same path", false);
         }
         int workers = round.workers();
         int shards = round.servers();
@@ -783,7 +783,7 @@ final class LaunchCommand implements Callable<Integer> {
             }
             ProcessGroup.Outcome outcome = group.await(graceSeconds, stop);
             return new Agent.Result(outcome.status(), outcome.status() != StopReport.LOST_PEER_STATUS,
-                    outcome.describe());
+                    outcome.describe(), outcome.stoppedAsAsked());
         }
     }
 

@@ -59,8 +59,15 @@ final class ProcessGroup implements AutoCloseable {
         return failureDir;
     }
 
-    /** How a group ended: the first process that failed (null when none did), its exit status, what was killed. */
-    record Outcome(String firstFailed, int status, List<String> killed) {
+    /**
+     * How a group ended: the first process that failed (null when none did), its exit status, what was killed, and
+     * whether it was stopped as asked (the {@code stop} of {@link #await(int, BooleanSupplier)}) rather than finished.
+     */
+    record Outcome(String firstFailed, int status, List<String> killed, boolean stoppedAsAsked) {
+        Outcome(String firstFailed, int status, List<String> killed) {
+            this(firstFailed, status, killed, false);
+        }
+
         /** Whether every process exited 0. */
         boolean succeeded() {
             return firstFailed == null;
@@ -237,7 +244,7 @@ final class ProcessGroup implements AutoCloseable {
         Outcome outcome() {
             if (stoppedOnRequest) {
                 System.out.println(who + ": every process stopped, as asked");
-                return new Outcome(null, 0, List.of());
+                return new Outcome(null, 0, List.of(), true);
             }
             if (first == null) {
                 System.out.println(who + ": all " + members.size() + " processes finished");

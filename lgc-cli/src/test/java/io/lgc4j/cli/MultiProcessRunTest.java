@@ -404,11 +404,7 @@ class MultiProcessRunTest {
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void anElasticLaunchShouldGoOnWithTheWorkersLeftAndGrowBack(@TempDir Path tmp) throws Exception {
         Path launched = tmp.resolve("launched");
-        String body = yaml("dgc-ps", launched, "").replace("maxSteps: 10", "maxSteps: 0")
-                .replace("evalEverySteps: 6}", "evalEverySteps: 0, checkpointEverySteps: 4}")
-                .replace("servers: 1,", "servers: 3,");
-        Path config = tmp.resolve("dgc-ps.yaml");
-        Files.writeString(config, body);
+        Path config = elasticConfig(tmp, launched, 3, 1);
         Launch launch = Launch.start(tmp, config, 3, "--min-nproc", "2", "--max-restarts", "1", "--rejoin-after",
                 "2", "--colocate");
         launch.awaitTraining(launched, 2, 6).destroyForcibly(); // SIGKILL
@@ -460,11 +456,7 @@ class MultiProcessRunTest {
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void anElasticJobOnTwoHostsShouldGoOnWhenOneIsLostAndTakeItBack(@TempDir Path tmp) throws Exception {
         Path launched = tmp.resolve("launched");
-        String body = yaml("dgc-ps", launched, "").replace("maxSteps: 10", "maxSteps: 0")
-                .replace("epochs: 1", "epochs: 2")
-                .replace("evalEverySteps: 6}", "evalEverySteps: 0, checkpointEverySteps: 4}");
-        Path config = tmp.resolve("dgc-ps.yaml");
-        Files.writeString(config, body);
+        Path config = elasticConfig(tmp, launched, 1, 2);
         Path token = tmp.resolve("job.token");
         Files.write(token, io.lgc4j.net.JobToken.generate());
         Files.setPosixFilePermissions(token, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
@@ -504,6 +496,20 @@ class MultiProcessRunTest {
             ks.add(rows.get(i).split(",", -1)[w1].isEmpty() ? 1 : 2);
         }
         assertEquals(java.util.Set.of(1, 2), ks, "steps at K = 1 and at K = 2");
+    }
+
+    /**
+     * The elastic tests' job: DGC through a parameter server of {@code servers} shards, whole epochs (no maxSteps), a
+     * checkpoint every 4 steps, no evaluation on the way; written to {@code tmp}/dgc-ps.yaml, its runs under {@code out}.
+     */
+    private static Path elasticConfig(Path tmp, Path out, int servers, int epochs) throws IOException {
+        String body = yaml("dgc-ps", out, "").replace("maxSteps: 10", "maxSteps: 0")
+                .replace("epochs: 1", "epochs: " + epochs)
+                .replace("evalEverySteps: 6}", "evalEverySteps: 0, checkpointEverySteps: 4}")
+                .replace("servers: 1,", "servers: " + servers + ",");
+        Path config = tmp.resolve("dgc-ps.yaml");
+        Files.writeString(config, body);
+        return config;
     }
 
     private static String[] concat(String[] a, String... b) {

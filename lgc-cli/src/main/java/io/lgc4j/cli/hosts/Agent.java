@@ -18,8 +18,11 @@ import java.util.function.BooleanSupplier;
  */
 public final class Agent {
 
-    /** How a round's processes on this host ended: the status, and the process that failed first. */
-    public record Result(int status, boolean failedItself, String why) {
+    /**
+     * How a round's processes on this host ended: the status, the process that failed first, and whether they were
+     * stopped as the store asked rather than finished.
+     */
+    public record Result(int status, boolean failedItself, String why, boolean stopped) {
     }
 
     /**
@@ -103,7 +106,8 @@ public final class Agent {
                     int round = m.round();
                     Result r = runner.run(m, advertise, () -> stopRound.get() == round || !reader.isAlive());
                     try {
-                        link.send(Message.done(round, r.status(), r.failedItself(), r.why(), freePort.next()));
+                        link.send(Message.done(round, r.status(), r.failedItself(), r.why(), r.stopped(),
+                                freePort.next()));
                     } catch (IOException e) {
                         // the store is gone: the reader has said so in the inbox
                     }

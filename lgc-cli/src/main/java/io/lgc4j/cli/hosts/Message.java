@@ -15,8 +15,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  *       and the checkpoint to resume from ({@code resumeStep}, -1: none; {@code allowResize});</li>
  *   <li>{@code STOP} (store): stop round {@code round}'s processes ({@code why});</li>
  *   <li>{@code DONE} (agent): round {@code round} ended here with {@code status}; {@code why} names the process that
- *       failed first ({@code failedItself}: it did not merely lose a peer); {@code port}, a free port for the next
- *       round;</li>
+ *       failed first ({@code failedItself}: it did not merely lose a peer); {@code stopped}: the processes were stopped
+ *       as the store asked, not finished; {@code port}, a free port for the next round;</li>
  *   <li>{@code END} (store): the job is over with {@code status} ({@code why});</li>
  *   <li>{@code BEAT} (both): still here.</li>
  * </ul>
@@ -24,36 +24,37 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Message(String type, Integer round, String host, Integer slots, Integer port, String advertise,
                       Integer workers, Integer first, Boolean services, Integer servers, String job, String runDir,
-                      Long resumeStep, Boolean allowResize, Integer status, Boolean failedItself, String why) {
+                      Long resumeStep, Boolean allowResize, Integer status, Boolean failedItself, Boolean stopped,
+                      String why) {
 
     static Message join(String host, int slots, int port, String advertise) {
         return new Message("JOIN", null, host, slots, port, advertise, null, null, null, null, null, null, null, null,
-                null, null, null);
+                null, null, null, null);
     }
 
     static Message round(int round, int workers, int first, boolean services, int servers, String masterAddress,
                          int masterPort, String job, String runDir, long resumeStep, boolean allowResize) {
         return new Message("ROUND", round, null, null, masterPort, masterAddress, workers, first, services, servers,
-                job, runDir, resumeStep, allowResize, null, null, null);
+                job, runDir, resumeStep, allowResize, null, null, null, null);
     }
 
     static Message stop(int round, String why) {
         return new Message("STOP", round, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, why);
+                null, null, why);
     }
 
-    static Message done(int round, int status, boolean failedItself, String why, int port) {
+    static Message done(int round, int status, boolean failedItself, String why, boolean stopped, int port) {
         return new Message("DONE", round, null, null, port, null, null, null, null, null, null, null, null, null,
-                status, failedItself, why);
+                status, failedItself, stopped, why);
     }
 
     static Message end(int status, String why) {
         return new Message("END", null, null, null, null, null, null, null, null, null, null, null, null, null, status,
-                null, why);
+                null, null, why);
     }
 
     static final Message BEAT = new Message("BEAT", null, null, null, null, null, null, null, null, null, null, null,
-            null, null, null, null, null);
+            null, null, null, null, null, null);
 
     boolean is(String t) {
         return type.equals(t);

@@ -208,12 +208,14 @@ public final class Store implements Runnable {
         Member culpritHost = null;
         List<Member> lost = new ArrayList<>();
         boolean usage = false;
+        boolean stopped = false; // some host's processes were stopped, not finished
         while (!pending.isEmpty()) {
             Event e = events.poll(500, TimeUnit.MILLISECONDS);
             if (e instanceof Done d && d.message().round() != null && d.message().round() == round) {
                 pending.remove(d.member());
                 d.member().port = d.message().port();
                 Message m = d.message();
+                stopped |= Boolean.TRUE.equals(m.stopped());
                 if (m.status() != 0 && (culprit == null || m.failedItself() && !culprit.failedItself())) {
                     culprit = m;
                     culpritHost = d.member();
@@ -255,7 +257,7 @@ public final class Store implements Runnable {
         if (culprit != null) {
             return new RoundEnd(RoundEnd.Kind.FAILED, culprit.status(), culpritHost + ": " + culprit.why(), usage);
         }
-        if ("grow".equals(stopping) && !Files.exists(settings.runDir().resolve("summary.json"))) {
+        if ("grow".equals(stopping) && stopped) {
             return new RoundEnd(RoundEnd.Kind.GROW, 0, "a host is back, every process stopped at a checkpoint", false);
         }
         return new RoundEnd(RoundEnd.Kind.FINISHED, 0, "", false);

@@ -13,10 +13,12 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -72,16 +74,16 @@ class StoreTest {
         // round 0: b's rank 3 fails itself, a's ranks lose it; round 1: every process finishes
         Future<Integer> a = agent(store, "a", TOKEN, (round, advertise, stop) -> {
             rounds.add(round);
-            return round.round() == 0 ? new Agent.Result(4, false, "rank 0 failed first with exit status 4")
-                    : new Agent.Result(0, true, "");
+            return round.round() == 0 ? new Agent.Result(4, false, "rank 0 failed first with exit status 4", false)
+                    : new Agent.Result(0, true, "", false);
         });
         Future<Integer> b = agent(store, "b", TOKEN, (round, advertise, stop) -> {
             rounds.add(round);
             if (round.round() == 0) {
                 Thread.sleep(300); // b says it later than a: arrival order does not decide
-                return new Agent.Result(137, true, "rank 3 failed first with exit status 137 (signal 9)");
+                return new Agent.Result(137, true, "rank 3 failed first with exit status 137 (signal 9)", false);
             }
-            return new Agent.Result(0, true, "");
+            return new Agent.Result(0, true, "", false);
         });
         assertEquals(0, a.get(30, TimeUnit.SECONDS), log());
         assertEquals(0, b.get(30, TimeUnit.SECONDS), log());
@@ -109,7 +111,7 @@ class StoreTest {
     void aJobShouldEndWithTheCulpritsStatusOnceItsRestartsRunOut(@TempDir Path dir) throws Exception {
         Running store = store(1, 1, 0, dir);
         Future<Integer> a = agent(store, "a", TOKEN, (round, advertise, stop) -> new Agent.Result(1, true,
-                "rank 1 failed first with exit status 1"));
+                "rank 1 failed first with exit status 1", false));
         assertEquals(1, a.get(30, TimeUnit.SECONDS), log());
         store.thread().join(5_000);
         assertTrue(log().contains("the job is over (status 1): round 0 failed (host a (127.0.0.1): rank 1 failed"
@@ -122,14 +124,51 @@ class StoreTest {
         Running store = store(2, 2, 0, dir);
         byte[] other = JobToken.generate();
         Future<Integer> stranger = agent(store, "x", other, (round, advertise, stop) -> new Agent.Result(0, true,
-                ""));
+                "", false));
         Exception refused = assertThrows(Exception.class, () -> stranger.get(30, TimeUnit.SECONDS));
         assertTrue(refused.getCause() instanceof ControlLink.RefusedException, String.valueOf(refused.getCause()));
         assertEquals("the store at " + store.address() + " refused this host: wrong job token or job id (this"
                 + " store's job is 'job')", refused.getCause().getMessage());
-        Future<Integer> a = agent(store, "a", TOKEN, (round, advertise, stop) -> new Agent.Result(0, true, ""));
+        Future<Integer> a = agent(store, "a", TOKEN, (round, advertise, stop) -> new Agent.Result(0, true, "", false));
         assertEquals(1, a.get(30, TimeUnit.SECONDS), log());
         assertTrue(log().contains("the job is over (status 1): fewer than 2 hosts joined within 3 s (1 did)"),
                 log());
+    }
+
+    /**
+     * A host that joins during a round waits for the next complete checkpoint (a manifest newer than the one when it
+     * joined), then every process stops and the next round takes it in, not counted as a restart (none allowed here).
+     */
+    @Test
+    @Timeout(value = 1, unit = TimeUnit.MINUTES)
+    void aHostThatJoinsShouldBeTakenInAtTheNextCheckpoint(@TempDir Path dir) throws Exception {
+        Running store = store(1, 2, 0, dir);
+        CountDownLatch running = new CountDownLatch(1);
+        Agent.RoundRunner untilStopped = (round, advertise, stop) -> {
+            if (round.round() > 0) {
+                return new Agent.Result(0, true, "", false); // the last round: every process finishes
+            }
+            running.countDown();
+            while (!stop.getAsBoolean()) {
+                Thread.sleep(50);
+            }
+            return new Agent.Result(0, true, "", true);
+        };
+        Future<Integer> a = agent(store, "a", TOKEN, untilStopped);
+        running.await(); // round 0 runs on a alone (MIN 1, after the last call)
+        Future<Integer> b = agent(store, "b", TOKEN, untilStopped);
+        while (!log().contains("host b (127.0.0.1) joined with 2 slots; it takes part from the next complete"
+                + " checkpoint")) {
+            Thread.sleep(50);
+        }
+        Path manifest = dir.resolve("checkpoints").resolve("step-000008").resolve("manifest.lgcc");
+        Files.createDirectories(manifest.getParent());
+        Files.writeString(manifest, "a checkpoint completes");
+        assertEquals(0, a.get(30, TimeUnit.SECONDS), log());
+        assertEquals(0, b.get(30, TimeUnit.SECONDS), log());
+        assertTrue(log().contains("round 0 at K = 2 on 1 host (a 2), from step 0"), log());
+        assertTrue(log().contains("round 0 stopped: a host is back, every process stopped at a checkpoint"), log());
+        assertTrue(log().contains("round 1 at K = 4 on 2 hosts (a 2, b 2)"), log());
+        assertTrue(log().contains("the job is over: every process of round 1 finished"), log());
     }
 }
