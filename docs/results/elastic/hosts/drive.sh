@@ -2,12 +2,12 @@
 # drive.sh NAME EPOCHS KILL_AT_STEP(0: no kill) PORT
 set -u
 name=$1; epochs=$2; killat=$3; port=$4
-dir=/tmp/user/hosts/$name; rm -rf $dir; mkdir -p $dir; cd $dir
+dir=${PROJECT:-/tmp/user/hosts}/$name; rm -rf $dir; mkdir -p $dir; cd $dir
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > job.token; chmod 600 job.token
-CP="$(cat /tmp/user/hosts/target/classpath.txt):/tmp/user/hosts/target/classes"
+CP="$(cat ${PROJECT:-/tmp/user/hosts}/target/classpath.txt):${PROJECT:-/tmp/user/hosts}/target/classes"
 DATA=/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz
 host() {
-  LGC_TOKEN_FILE=$dir/job.token LGC_JOB_ID=digits java -Xmx512m -jar /work/main/lgc-cli/target/lgc.jar launch \
+  LGC_TOKEN_FILE=$dir/job.token LGC_JOB_ID=digits java -Xmx512m -jar ${LGC_JAR:-/work/main/lgc-cli/target/lgc.jar} launch \
     --nproc 1 --nnodes 1:2 --rdzv 127.0.0.1:$port --host-name $1 --max-restarts 2 \
     -- java -Xmx512m -Dorg.bytedeco.javacpp.maxbytes=1G -cp "$CP" my.Digits $DATA $epochs > $2 2>&1 &
   pid=$!
