@@ -621,51 +621,18 @@ final class LaunchCommand implements Callable<Integer> {
     private int launchHosts() throws UsageError, IOException, InterruptedException {
         int[] range = hostRange();
         InetSocketAddress store = rdzvAddress();
-        if (netnsRate != null || cpuShare > 0 || tlsDir != null) {
-            throw new UsageError("--nnodes runs on real hosts: --netns-rate, --cpu-share and --tls-dir emulate or"
-                    + " secure one host's processes and do not go with it yet");
-        }
-        if (minNproc != null || rejoinAfter != null || resize) {
-            throw new UsageError("--nnodes is elastic by hosts: --min-nproc, --rejoin-after and --resize are the"
-                    + " one-host launcher's; give --nnodes MIN:MAX");
-        }
-        String tokenPath = System.getenv("LGC_TOKEN_FILE");
-        if (tokenPath == null) {
-            throw new UsageError("--nnodes needs the job token in LGC_TOKEN_FILE: the same file (chmod 600) on every"
-                    + " host");
-        }
+        checkHostOptions();
+        Path tokenPath = hostToken();
         byte[] token;
         try {
-            token = JobToken.fromFile(Path.of(tokenPath));
+            token = JobToken.fromFile(tokenPath);
         } catch (IllegalArgumentException | UncheckedIOException e) {
             throw new UsageError(e.getMessage());
         }
         String job = System.getenv().getOrDefault("LGC_JOB_ID", "lgc");
         ServerSocket storeSocket = bindStore(store);
         agentOnly = storeSocket == null;
-        JobPlan plan;
-        int processes;
-        if (!programMode()) {
-            config = configFile();
-            plan = readConfig();
-            if (storeSocket != null && plan.runDir() == null) {
-                storeSocket.close();
-                throw new UsageError("--nnodes needs training.checkpointEverySteps > 0 in " + config + ": each round"
-                        + " goes on from the last complete checkpoint");
-            }
-            processes = colocate ? nproc : nproc + plan.services();
-            threads = resolveThreads(processes);
-            jit = resolveJit(processes, false);
-        } else {
-            nproc = nprocOption;
-            plan = planProgram();
-            processes = nproc + plan.services();
-            if (threadsOption != null) {
-                threads = resolveThreads(processes);
-            }
-            jit = resolveJit(processes, mainClass == null);
-            program = programCommand();
-        }
+        JobPlan plan = planHosts(storeSocket);
         Thread storeThread = null;
         if (storeSocket != null) {
             Files.createDirectories(plan.runDir()); // every host's agent checks that it sees it
@@ -681,8 +648,8 @@ final class LaunchCommand implements Callable<Integer> {
                 Duration.ofSeconds(hostTimeout), Duration.ofSeconds(joinTimeout)), System.out);
         int status;
         try {
-            status = agent.run((round, advertise, stop) -> runRound(round, advertise, plan.services(),
-                    Path.of(tokenPath), stop), LaunchCommand::freePort);
+            status = agent.run((round, advertise, stop) -> runRound(round, advertise, plan.services(), tokenPath,
+                    stop), LaunchCommand::freePort);
         } catch (IOException e) {
             System.err.println("lgc launch: " + e.getMessage());
             status = 1;
@@ -691,6 +658,57 @@ final class LaunchCommand implements Callable<Integer> {
             storeThread.join(TimeUnit.SECONDS.toMillis(hostTimeout));
         }
         return status == 0 && storeThread != null && trace.on() ? mergeTrace(plan.runDir()) : status;
+    }
+
+    /** The options one host's launch has and an elastic job on several hosts does not take yet. */
+    private void checkHostOptions() throws UsageError {
+        if (netnsRate != null || cpuShare > 0 || tlsDir != null) {
+            throw new UsageError("--nnodes runs on real hosts: --netns-rate, --cpu-share and --tls-dir emulate or"
+                    + " secure one host's processes and do not go with it yet");
+        }
+        if (minNproc != null || rejoinAfter != null || resize) {
+            throw new UsageError("--nnodes is elastic by hosts: --min-nproc, --rejoin-after and --resize are the"
+                    + " one-host launcher's; give --nnodes MIN:MAX");
+        }
+    }
+
+    /** The job token's file every host has: LGC_TOKEN_FILE. */
+    private static Path hostToken() throws UsageError {
+        String path = System.getenv("LGC_TOKEN_FILE");
+        if (path == null) {
+            throw new UsageError("--nnodes needs the job token in LGC_TOKEN_FILE: the same file (chmod 600) on every"
+                    + " host");
+        }
+        return Path.of(path);
+    }
+
+    /**
+     * This host's part of the job, from its CONFIG or its program, with the threads and JIT of its processes; the run
+     * directory only on the store's host ({@code storeSocket} not null), which needs one.
+     */
+    private JobPlan planHosts(ServerSocket storeSocket) throws UsageError, IOException {
+        if (programMode()) {
+            nproc = nprocOption;
+            JobPlan plan = planProgram();
+            int processes = nproc + plan.services();
+            if (threadsOption != null) {
+                threads = resolveThreads(processes);
+            }
+            jit = resolveJit(processes, mainClass == null);
+            program = programCommand();
+            return plan;
+        }
+        config = configFile();
+        JobPlan plan = readConfig();
+        if (storeSocket != null && plan.runDir() == null) {
+            storeSocket.close();
+            throw new UsageError("--nnodes needs training.checkpointEverySteps > 0 in " + config + ": each round goes"
+                    + " on from the last complete checkpoint");
+        }
+        int processes = colocate ? nproc : nproc + plan.services();
+        threads = resolveThreads(processes);
+        jit = resolveJit(processes, false);
+        return plan;
     }
 
     /** {@code --nnodes MIN:MAX} (or N) as {min, max}. */
