@@ -173,6 +173,9 @@ final class LaunchCommand implements Callable<Integer> {
     /** With --nnodes, on a host that does not run the store: the run's directory is the store's, said each round. */
     private boolean agentOnly;
 
+    /** Whose certificate in --tls-dir the processes present: localhost's, or with --nnodes this host's name's. */
+    private String tlsHost = "localhost";
+
     @Option(names = "--nproc", paramLabel = "K", description = "the number of worker processes (default: the config's"
             + " training.workers; when given, it overrides that key as --max-steps overrides training.maxSteps)")
     private Integer nprocOption;
@@ -215,7 +218,7 @@ final class LaunchCommand implements Callable<Integer> {
     private WorkerJit jit;
 
     @Option(names = "--tls-dir", description = "mutual TLS on every link with the certificates lgc keys wrote in"
-            + " this directory (ca.crt, localhost.crt, localhost.key)")
+            + " this directory (ca.crt, localhost.crt, localhost.key; with --nnodes, this host's NAME.crt and NAME.key)")
     private Path tlsDir;
 
     @Option(names = "--netns-rate", paramLabel = "RATE",
@@ -630,6 +633,8 @@ final class LaunchCommand implements Callable<Integer> {
             throw new UsageError(e.getMessage());
         }
         String job = System.getenv().getOrDefault("LGC_JOB_ID", "lgc");
+        String name = hostName != null ? hostName : InetAddress.getLocalHost().getHostName();
+        checkHostCertificates(name);
         ServerSocket storeSocket = bindStore(store);
         agentOnly = storeSocket == null;
         JobPlan plan = planHosts(storeSocket);
@@ -643,7 +648,6 @@ final class LaunchCommand implements Callable<Integer> {
                     colocate, plan.runDir().toAbsolutePath(), plan.resumeStep()), System.out), "lgc-store");
             storeThread.start();
         }
-        String name = hostName != null ? hostName : InetAddress.getLocalHost().getHostName();
         Agent agent = new Agent(token, job, new Agent.Settings(store, name, nproc, advertiseAddr,
                 Duration.ofSeconds(hostTimeout), Duration.ofSeconds(joinTimeout)), System.out);
         int status;
@@ -662,14 +666,32 @@ final class LaunchCommand implements Callable<Integer> {
 
     /** The options one host's launch has and an elastic job on several hosts does not take yet. */
     private void checkHostOptions() throws UsageError {
-        if (netnsRate != null || cpuShare > 0 || tlsDir != null) {
-            throw new UsageError("--nnodes runs on real hosts: --netns-rate, --cpu-share and --tls-dir emulate or"
-                    + " secure one host's processes and do not go with it yet");
+        if (netnsRate != null || cpuShare > 0) {
+            throw new UsageError("--nnodes runs on real hosts: --netns-rate and --cpu-share emulate one host's links"
+                    + " and cores and do not go with it");
         }
         if (minNproc != null || rejoinAfter != null || resize) {
             throw new UsageError("--nnodes is elastic by hosts: --min-nproc, --rejoin-after and --resize are the"
                     + " one-host launcher's; give --nnodes MIN:MAX");
         }
+    }
+
+    /**
+     * With --tls-dir: the files of host {@code name} that {@code lgc keys DIR --hosts NAME,…} wrote, which its
+     * processes then present (the data links; the store's links carry no secret and are authenticated by the token).
+     */
+    private void checkHostCertificates(String name) throws UsageError {
+        if (tlsDir == null) {
+            return;
+        }
+        for (String file : List.of("ca.crt", name + ".crt", name + ".key")) {
+            if (!Files.isRegularFile(tlsDir.resolve(file))) {
+                throw new UsageError("--tls-dir with --nnodes needs " + tlsDir.resolve(file) + ": each host presents"
+                        + " its own certificate, DIR/<host name>.crt and .key (lgc keys " + tlsDir + " --hosts " + name
+                        + ",...; the name is --host-name, default the machine's)");
+            }
+        }
+        tlsHost = name;
     }
 
     /** The job token's file every host has: LGC_TOKEN_FILE. */
@@ -1013,8 +1035,8 @@ final class LaunchCommand implements Callable<Integer> {
             env.put("LGC_BIND_ADDR", hosts.address(e));
         }
         if (tlsDir != null) {
-            env.put("LGC_TLS_CERT", tlsDir.resolve("localhost.crt").toString());
-            env.put("LGC_TLS_KEY", tlsDir.resolve("localhost.key").toString());
+            env.put("LGC_TLS_CERT", tlsDir.resolve(tlsHost + ".crt").toString());
+            env.put("LGC_TLS_KEY", tlsDir.resolve(tlsHost + ".key").toString());
             env.put("LGC_TLS_CA", tlsDir.resolve("ca.crt").toString());
         }
         if (program != null && trace.on()) {

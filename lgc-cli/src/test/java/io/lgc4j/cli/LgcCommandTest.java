@@ -305,8 +305,8 @@ class LgcCommandTest {
         err.reset();
         assertEquals(2, LgcCommand.execute("launch", "--nproc", "1", "--nnodes", "1:2", "--rdzv", "127.0.0.1:1",
                 "--netns-rate", "10mbit", "configs/x.yaml"));
-        assertEquals("lgc launch: --nnodes runs on real hosts: --netns-rate, --cpu-share and --tls-dir emulate or"
-                + " secure one host's processes and do not go with it yet", error());
+        assertEquals("lgc launch: --nnodes runs on real hosts: --netns-rate and --cpu-share emulate one host's links"
+                + " and cores and do not go with it", error());
         err.reset();
         if (System.getenv("LGC_TOKEN_FILE") == null) {
             assertEquals(2, LgcCommand.execute("launch", "--nproc", "1", "--nnodes", "1:2", "--rdzv", "127.0.0.1:1",
