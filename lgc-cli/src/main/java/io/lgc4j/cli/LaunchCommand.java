@@ -789,9 +789,9 @@ final class LaunchCommand implements Callable<Integer> {
     private Agent.Result runRound(Message round, String advertise, int services, Path tokenFile, BooleanSupplier stop)
             throws IOException, InterruptedException {
         Path runDir = Path.of(round.runDir());
-        if (!Files.isDirectory(runDir)) {
-            return new Agent.Result(2, true, "the run directory " + runDir + " that the store made is not on this"
-                    + " host: run.outputDir must be a file system every host shares, at the same path", false);
+        String notShared = Agent.notShared(runDir, round.marker());
+        if (notShared != null) {
+            return new Agent.Result(2, true, notShared, false);
         }
         int workers = round.workers();
         int shards = round.servers();

@@ -3,6 +3,8 @@ package io.lgc4j.cli.hosts;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -116,6 +118,20 @@ public final class Agent {
         } finally {
             beats.interrupt();
         }
+    }
+
+    /**
+     * Why the run directory a round names is not the store's on this host ({@link Store#MARKER} missing or with
+     * another text: no such directory, or one of that path on another file system), or null when it is.
+     */
+    public static String notShared(Path runDir, String marker) throws IOException {
+        Path file = runDir.resolve(Store.MARKER);
+        if (Files.isRegularFile(file) && Files.readString(file).equals(marker)) {
+            return null;
+        }
+        return "the run directory " + runDir + " that the store made is not on this host" + (Files.isDirectory(runDir)
+                ? " (a directory of that path is, without the store's " + Store.MARKER + ": another file system)" : "")
+                + ": run.outputDir must be a file system every host shares, at the same path";
     }
 
     /** A port free on this host. */

@@ -150,19 +150,25 @@ public final class Store implements Runnable {
             return end(1, "fewer than " + settings.minHosts() + " hosts joined within "
                     + settings.joinTimeout().toSeconds() + " s (" + alive.size() + " did)");
         }
+        String marker;
+        try {
+            marker = mark(settings.runDir());
+        } catch (IOException e) {
+            return end(1, "cannot write into the run directory " + settings.runDir() + ": " + e.getMessage());
+        }
         long resume = settings.resumeStep();
         for (int round = 0, restarts = 0; ; round++) {
             List<Member> members = new ArrayList<>(alive.subList(0, Math.min(alive.size(), settings.maxHosts())));
             int workers = members.stream().mapToInt(m -> m.slots).sum();
             int shards = settings.colocate() ? Math.min(settings.servers(), workers) : settings.servers();
-            String roundJob = "hosts-" + HexFormat.of().formatHex(new SecureRandom().generateSeed(4));
+            String roundJob = "hosts-" + randomHex(4);
             log.println("lgc launch: round " + round + " at K = " + workers + " on " + members.size() + " host"
                     + (members.size() == 1 ? "" : "s") + " (" + describe(members) + ")" + (resume < 0 ? ", from step 0"
                     : ", from the checkpoint after " + resume + " steps"));
             int first = 0;
             for (Member m : members) {
                 send(m, Message.round(round, workers, first, m == members.get(0), shards, members.get(0).advertise,
-                        members.get(0).port, roundJob, settings.runDir().toString(), resume, resume >= 0));
+                        members.get(0).port, roundJob, settings.runDir().toString(), marker, resume, resume >= 0));
                 first += m.slots;
             }
             RoundEnd end = watch(round, members);
@@ -193,6 +199,22 @@ public final class Store implements Runnable {
                 return end(1, "cannot read the checkpoints in " + settings.runDir() + ": " + e.getMessage());
             }
         }
+    }
+
+    /** The file of the run directory whose random content proves to an agent that it sees the store's directory. */
+    public static final String MARKER = ".lgc-store";
+
+    /** Writes {@link #MARKER} into {@code runDir} with a fresh random text, and returns the text. */
+    static String mark(Path runDir) throws IOException {
+        String marker = randomHex(16);
+        Files.writeString(runDir.resolve(MARKER), marker);
+        return marker;
+    }
+
+    private static String randomHex(int bytes) {
+        byte[] b = new byte[bytes];
+        new SecureRandom().nextBytes(b);
+        return HexFormat.of().formatHex(b);
     }
 
     /** How a round ended, and the status and line that say why. */

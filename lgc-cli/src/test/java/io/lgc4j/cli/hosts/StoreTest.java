@@ -95,6 +95,8 @@ class StoreTest {
         assertTrue(log().contains("the job is over: every process of round 1 finished"), log());
         // each round: K = 4, a holds ranks 0..1 and the parameter server, b ranks 2..3, rank 0 at a's address
         for (Message r : rounds) {
+            assertEquals(Files.readString(dir.resolve(Store.MARKER)), r.marker(), "the run directory's marker");
+            assertEquals(null, Agent.notShared(dir, r.marker()));
             assertEquals(4, r.workers());
             boolean onA = r.first() == 0;
             assertEquals(onA, r.services(), "the server processes with rank 0");
@@ -170,5 +172,22 @@ class StoreTest {
         assertTrue(log().contains("round 0 stopped: a host is back, every process stopped at a checkpoint"), log());
         assertTrue(log().contains("round 1 at K = 4 on 2 hosts (a 2, b 2)"), log());
         assertTrue(log().contains("the job is over: every process of round 1 finished"), log());
+    }
+
+    /** A run directory an agent cannot see, or one of that path that is not the store's, is named as such. */
+    @Test
+    void anAgentShouldRefuseARunDirectoryThatIsNotTheStores(@TempDir Path dir) throws IOException {
+        String marker = Store.mark(dir);
+        assertEquals(null, Agent.notShared(dir, marker));
+        Path elsewhere = dir.resolve("other");
+        Files.createDirectories(elsewhere);
+        assertEquals("the run directory " + elsewhere + " that the store made is not on this host (a directory of"
+                + " that path is, without the store's .lgc-store: another file system): run.outputDir must be a file"
+                + " system every host shares, at the same path", Agent.notShared(elsewhere, marker));
+        assertEquals("the run directory " + dir.resolve("none") + " that the store made is not on this host:"
+                + " run.outputDir must be a file system every host shares, at the same path",
+                Agent.notShared(dir.resolve("none"), marker));
+        assertTrue(Agent.notShared(dir, "another store's").startsWith("the run directory " + dir + " that the store"
+                + " made is not on this host (a directory"));
     }
 }
