@@ -468,7 +468,7 @@ class MultiProcessRunTest {
         String[] hostArgs = {"--nnodes", "1:2", "--rdzv", "127.0.0.1:" + port, "--join-timeout", "60",
                 "--host-timeout", "10"};
         Launch a = Launch.start(tmp.resolve("a.log"), config, 1, env, concat(hostArgs, "--host-name", "a"));
-        a.awaitOutput("the store of job 'two-hosts' listens on");
+        a.awaitOutput("as host a with 1 slot"); // a has joined its store first: rank 0 and the server are a's
         Launch b = Launch.start(tmp.resolve("b.log"), config, 1, env, concat(hostArgs, "--host-name", "b"));
         a.awaitOutput("round 0 at K = 2 on 2 hosts");
         a.awaitTraining(launched, 0, 6);

@@ -65,6 +65,13 @@ class StoreTest {
         return storeLog.toString(StandardCharsets.UTF_8);
     }
 
+    /** Waits until the store has said {@code text} (the test's timeout bounds it). */
+    private void awaitLog(String text) throws InterruptedException {
+        while (!log().contains(text)) {
+            Thread.sleep(20);
+        }
+    }
+
     @Test
     @Timeout(value = 1, unit = TimeUnit.MINUTES)
     void aFailedProcessShouldRestartTheJobOnTheSameHostsNamingTheHostWhereItFailedItself(@TempDir Path dir)
@@ -77,6 +84,7 @@ class StoreTest {
             return round.round() == 0 ? new Agent.Result(4, false, "rank 0 failed first with exit status 4", false)
                     : new Agent.Result(0, true, "", false);
         });
+        awaitLog("host a (127.0.0.1) joined"); // a joins first: it holds rank 0
         Future<Integer> b = agent(store, "b", TOKEN, (round, advertise, stop) -> {
             rounds.add(round);
             if (round.round() == 0) {
@@ -159,10 +167,7 @@ class StoreTest {
         Future<Integer> a = agent(store, "a", TOKEN, untilStopped);
         running.await(); // round 0 runs on a alone (MIN 1, after the last call)
         Future<Integer> b = agent(store, "b", TOKEN, untilStopped);
-        while (!log().contains("host b (127.0.0.1) joined with 2 slots; it takes part from the next complete"
-                + " checkpoint")) {
-            Thread.sleep(50);
-        }
+        awaitLog("host b (127.0.0.1) joined with 2 slots; it takes part from the next complete checkpoint");
         Path manifest = dir.resolve("checkpoints").resolve("step-000008").resolve("manifest.lgcc");
         Files.createDirectories(manifest.getParent());
         Files.writeString(manifest, "a checkpoint completes");
