@@ -64,7 +64,7 @@ public final class Agent {
         String advertise = settings.advertise() != null ? settings.advertise() : link.localAddress();
         BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
         AtomicInteger stopRound = new AtomicInteger(-1);
-        Thread reader = daemon("lgc-agent-read", () -> {
+        Thread reader = Store.daemon("lgc-agent-read", () -> {
             try {
                 while (true) {
                     Message m = link.receive();
@@ -79,7 +79,7 @@ public final class Agent {
                 inbox.add(e);
             }
         });
-        Thread beats = daemon("lgc-agent-beat", () -> {
+        Thread beats = Store.daemon("lgc-agent-beat", () -> {
             try {
                 while (true) {
                     link.send(Message.BEAT);
@@ -138,12 +138,5 @@ public final class Agent {
     @FunctionalInterface
     public interface PortSource {
         int next() throws IOException;
-    }
-
-    private static Thread daemon(String name, Runnable body) {
-        Thread t = new Thread(body, name);
-        t.setDaemon(true);
-        t.start();
-        return t;
     }
 }

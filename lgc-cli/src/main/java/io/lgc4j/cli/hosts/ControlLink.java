@@ -118,10 +118,8 @@ public final class ControlLink implements Closeable {
     }
 
     /** Sends one message; safe from several threads. */
-    synchronized void send(Message m) throws IOException {
-        out.write(JSON.writeValueAsString(m));
-        out.write('\n');
-        out.flush();
+    void send(Message m) throws IOException {
+        write(m);
     }
 
     /** The next message; heartbeats are passed over. */
@@ -162,8 +160,9 @@ public final class ControlLink implements Closeable {
         }
     }
 
-    private synchronized void write(Map<String, String> map) throws IOException {
-        out.write(JSON.writeValueAsString(map));
+    /** One line of JSON: a handshake's map or a message. */
+    private synchronized void write(Object value) throws IOException {
+        out.write(JSON.writeValueAsString(value));
         out.write('\n');
         out.flush();
     }

@@ -260,8 +260,7 @@ public final class Store implements Runnable {
             } else if (e instanceof Joined j) {
                 j.member().joinedAtCheckpoint = manifestStep();
                 alive.add(j.member());
-                log.println("lgc launch: " + j.member() + " joined with " + j.member().slots + " slot"
-                        + (j.member().slots == 1 ? "" : "s") + (members.size() < settings.maxHosts()
+                log.println(joined(j.member()) + (members.size() < settings.maxHosts()
                         ? "; it takes part from the next complete checkpoint" : "; it waits: the job has its "
                         + settings.maxHosts() + " hosts"));
             } else if (e == null && stopping == null && members.size() < settings.maxHosts()) {
@@ -304,13 +303,17 @@ public final class Store implements Runnable {
             Event e = events.poll(200, TimeUnit.MILLISECONDS);
             if (e instanceof Joined j) {
                 alive.add(j.member());
-                log.println("lgc launch: " + j.member() + " joined with " + j.member().slots + " slot"
-                        + (j.member().slots == 1 ? "" : "s"));
+                log.println(joined(j.member()));
             } else if (e instanceof Lost l) {
                 alive.remove(l.member());
             }
         }
         return true;
+    }
+
+    /** {@code lgc launch: host b (10.0.0.2) joined with 2 slots}. */
+    private static String joined(Member m) {
+        return "lgc launch: " + m + " joined with " + m.slots + " slot" + (m.slots == 1 ? "" : "s");
     }
 
     private int end(int code, String why) {
@@ -437,7 +440,8 @@ public final class Store implements Runnable {
         return String.join(", ", parts);
     }
 
-    private static Thread daemon(String name, Runnable body) {
+    /** A daemon thread running {@code body}, started (the store's and the agents' links' readers and beats). */
+    static Thread daemon(String name, Runnable body) {
         Thread t = new Thread(body, name);
         t.setDaemon(true);
         t.start();
