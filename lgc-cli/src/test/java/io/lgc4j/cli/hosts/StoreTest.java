@@ -12,6 +12,7 @@ import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -194,5 +195,24 @@ class StoreTest {
                 Agent.notShared(dir.resolve("none"), marker));
         assertTrue(Agent.notShared(dir, "another store's").startsWith("the run directory " + dir + " that the store"
                 + " made is not on this host (a directory"));
+    }
+
+    /**
+     * Something that is not an agent — a connection that sends garbage after the store's nonce, one that closes at
+     * once — is refused with a line naming what was wrong, and the store goes on: the next agent's job runs.
+     */
+    @Test
+    @Timeout(value = 1, unit = TimeUnit.MINUTES)
+    void aStoreShouldRefuseGarbageAndGoOn(@TempDir Path dir) throws Exception {
+        Running store = store(1, 1, 0, dir);
+        try (Socket garbage = new Socket(store.address().getAddress(), store.address().getPort())) {
+            garbage.getOutputStream().write("{\"nonce\": \"not hex\", \"proof\": 7}\n".getBytes(StandardCharsets.UTF_8));
+            garbage.getOutputStream().flush();
+            awaitLog("a malformed handshake message: expected 64 hexadecimal characters, found not hex");
+        }
+        new Socket(store.address().getAddress(), store.address().getPort()).close();
+        Future<Integer> a = agent(store, "a", TOKEN, (round, advertise, stop) -> new Agent.Result(0, true, "", false));
+        assertEquals(0, a.get(30, TimeUnit.SECONDS), log());
+        assertTrue(log().contains("round 0 at K = 2 on 1 host (a 2), from step 0"), log());
     }
 }
